@@ -1,0 +1,69 @@
+/* Input mapping and atomic output.
+ *
+ * Inputs are mapped read-only (or read into memory for pipes and "-"), so
+ * parsers work on views without copying.  Outputs go to a temporary file in
+ * the destination directory and are renamed into place by ofl_out_commit;
+ * ofl_out_abort (or a failed commit) removes the temporary, so no output is
+ * ever left half-written.
+ */
+#ifndef OFFLINK_IO_H
+#define OFFLINK_IO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "offlink/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct ofl_file {
+	const uint8_t *data; /* size bytes; valid until ofl_file_close */
+	size_t size;
+	int fd;        /* open descriptor, or -1 (stdin, in-memory) */
+	int mapped;    /* 1: mmap; 0: malloc (owned); -1: borrowed */
+	uint64_t dev;  /* identity, to refuse writing over an input */
+	uint64_t ino;
+	char *path;    /* owned copy of the name used to open it */
+};
+
+#define OFL_FILE_INIT {NULL, 0, -1, 0, 0, 0, NULL}
+
+/* Opens and maps path ("-" reads standard input). */
+int ofl_file_open(struct ofl_file *f, const char *path, struct ofl_error *err);
+/* Wraps caller-owned memory (not freed by close); for tests and fuzzers. */
+void ofl_file_from_memory(struct ofl_file *f, const void *data, size_t size, const char *name);
+void ofl_file_close(struct ofl_file *f);
+
+struct ofl_out {
+	int fd;
+	int to_stdout;
+	char *path;
+	char *tmp_path;
+	uint64_t written;
+};
+
+#define OFL_OUT_INIT {-1, 0, NULL, NULL, 0}
+
+/* Starts an output ("-" is standard output, written directly). */
+int ofl_out_open(struct ofl_out *o, const char *path, struct ofl_error *err);
+int ofl_out_write(struct ofl_out *o, const void *p, size_t n, struct ofl_error *err);
+int ofl_out_zeros(struct ofl_out *o, uint64_t n, struct ofl_error *err);
+/* Appends len bytes of src starting at off; uses copy_file_range when both
+ * sides are regular files, else writes from the mapping. */
+int ofl_out_copy(struct ofl_out *o, const struct ofl_file *src, uint64_t off, uint64_t len,
+		 struct ofl_error *err);
+int ofl_out_commit(struct ofl_out *o, struct ofl_error *err);
+void ofl_out_abort(struct ofl_out *o);
+
+/* Writes a whole buffer atomically. */
+int ofl_write_file(const char *path, const void *p, size_t n, struct ofl_error *err);
+
+/* 1 when path names an existing file with the same identity as f. */
+int ofl_file_is(const struct ofl_file *f, const char *path);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

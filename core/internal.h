@@ -1,0 +1,92 @@
+/* Private to libofflink: byte decoding, checked arithmetic, allocation. */
+#ifndef OFL_INTERNAL_H
+#define OFL_INTERNAL_H
+
+#ifndef OFL_BUILDING_CORE
+#error "internal.h is private to libofflink"
+#endif
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "offlink/error.h"
+
+/* Little/big-endian loads and stores; never cast structs over file bytes. */
+static inline uint16_t ofl_le16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] | (p[1] << 8));
+}
+static inline uint32_t ofl_le32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) |
+	       ((uint32_t)p[3] << 24);
+}
+static inline uint64_t ofl_le64(const uint8_t *p)
+{
+	return (uint64_t)ofl_le32(p) | ((uint64_t)ofl_le32(p + 4) << 32);
+}
+static inline uint32_t ofl_be32(const uint8_t *p)
+{
+	return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) |
+	       (uint32_t)p[3];
+}
+static inline void ofl_put_le16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+}
+static inline void ofl_put_le32(uint8_t *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+static inline void ofl_put_le64(uint8_t *p, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+static inline void ofl_put_be32(uint8_t *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = (uint8_t)(v >> (24 - 8 * i));
+}
+
+/* Checked arithmetic: return true on overflow. */
+static inline bool ofl_add_overflow(uint64_t a, uint64_t b, uint64_t *r)
+{
+	return __builtin_add_overflow(a, b, r);
+}
+static inline bool ofl_mul_overflow(uint64_t a, uint64_t b, uint64_t *r)
+{
+	return __builtin_mul_overflow(a, b, r);
+}
+
+/* True when [off, off+len) lies inside a buffer of size total. */
+static inline bool ofl_range_ok(uint64_t off, uint64_t len, uint64_t total)
+{
+	return off <= total && len <= total - off;
+}
+
+/* Rounds x up to a multiple of a (a >= 1, any value); false on overflow. */
+static inline bool ofl_align_up(uint64_t x, uint64_t a, uint64_t *r)
+{
+	uint64_t rem = x % a;
+	if (rem == 0) {
+		*r = x;
+		return true;
+	}
+	return !ofl_add_overflow(x, a - rem, r);
+}
+
+/* All library allocations go through these, so tests can inject failures. */
+void *ofl_malloc(size_t n);
+void *ofl_calloc(size_t n, size_t size);
+void *ofl_realloc(void *p, size_t n);
+char *ofl_strndup(const char *s, size_t n);
+char *ofl_strdup(const char *s);
+
+#define OFL_NOMEM(err) ofl_error_set((err), OFL_ENOMEM, NULL, OFL_NO_OFFSET, "out of memory")
+
+#endif

@@ -1,0 +1,62 @@
+# Shared helpers for the shell tests (cli/, interop/, e2e/).  Each test runs
+# in its own scratch directory; exit 77 means "skipped" to ctest.
+set -euo pipefail
+
+: "${OFFLINK:?OFFLINK must point at build/bin/offlink}"
+: "${OFL_COMPAT:?OFL_COMPAT must point at build/bin/compat}"
+: "${OFL_SRC:?OFL_SRC must point at the source tree}"
+LLVM19=${LLVM19:-/usr/lib/llvm-19/bin}
+LLVM22=${LLVM22:-/usr/lib/llvm-22/bin}
+
+SCRATCH=$(mktemp -d "${TMPDIR:-/tmp}/ofl-test-XXXXXX")
+trap 'rm -rf "$SCRATCH"' EXIT
+cd "$SCRATCH"
+
+fail() {
+	echo "FAIL: $*" >&2
+	exit 1
+}
+
+skip() {
+	echo "skipped: $*"
+	exit 77
+}
+
+# A missing external tool skips the test on a developer machine but fails in
+# CI, where scripts/bootstrap installs everything: an interop test must never
+# pass silently without the tool it checks against.
+need() {
+	local t
+	for t in "$@"; do
+		if [ ! -x "$t" ] && ! command -v "$t" >/dev/null 2>&1; then
+			if [ -n "${CI:-}" ] || [ -n "${OFL_REQUIRE_TOOLS:-}" ]; then
+				fail "required tool '$t' is missing"
+			fi
+			skip "'$t' not installed"
+		fi
+	done
+}
+
+# expect_fail CMD...: the command must exit non-zero; its stderr is kept in
+# $SCRATCH/err for inspection.
+expect_fail() {
+	if "$@" 2>"$SCRATCH/err" >"$SCRATCH/out"; then
+		fail "expected failure: $*"
+	fi
+}
+
+# Checks that stderr holds exactly one line and that it matches a pattern.
+expect_err_line() {
+	local pat=$1
+	[ "$(wc -l <"$SCRATCH/err")" -eq 1 ] || { cat "$SCRATCH/err" >&2; fail "expected one error line"; }
+	grep -Eq -- "$pat" "$SCRATCH/err" || { cat "$SCRATCH/err" >&2; fail "error does not match '$pat'"; }
+}
+
+same() {
+	cmp "$1" "$2" || fail "$1 and $2 differ"
+}
+
+# Deterministic pseudo-random bytes: randbytes SEED SIZE > file
+randbytes() {
+	python3 -c 'import random,sys; r=random.Random(int(sys.argv[1])); sys.stdout.buffer.write(r.randbytes(int(sys.argv[2])))' "$1" "$2"
+}

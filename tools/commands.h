@@ -1,0 +1,24 @@
+/* Entry points of the subcommands and LLVM personalities.  Each returns the
+ * process exit status. */
+#ifndef OFL_COMMANDS_H
+#define OFL_COMMANDS_H
+
+/* cmd_bundle.c: offlink bundle|unbundle|list and clang-offload-bundler */
+int cmd_bundle(int argc, char **argv);
+int cmd_unbundle(int argc, char **argv);
+int cmd_list(int argc, char **argv);
+int cmd_llvm_bundler(int argc, char **argv);
+
+/* cmd_package.c: offlink package and clang-offload-packager/llvm-offload-binary */
+int cmd_package(int argc, char **argv);
+int cmd_llvm_packager(int argc, char **argv);
+
+/* cmd_inspect.c */
+int cmd_inspect(int argc, char **argv);
+
+/* cmd_wrap.c: offlink wrap, clang-offload-wrapper, llvm-offload-wrapper */
+int cmd_wrap(int argc, char **argv);
+int cmd_clang_offload_wrapper(int argc, char **argv);
+int cmd_llvm_offload_wrapper(int argc, char **argv);
+
+#endif

@@ -1,0 +1,98 @@
+/* The single offlink binary: subcommands, and LLVM tool personalities chosen
+ * by the name it is invoked under.  A personality only picks the command
+ * line dialect and defaults; the work is done by the same code. */
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+#include "diag.h"
+
+struct subcommand {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *summary;
+};
+
+static const struct subcommand subcommands[] = {
+	{"bundle", cmd_bundle, "combine host and device files into one bundle"},
+	{"unbundle", cmd_unbundle, "take device files back out of a bundle"},
+	{"list", cmd_list, "list the entry IDs of a bundle"},
+	{"package", cmd_package, "create or extract OffloadBinary files"},
+	{"inspect", cmd_inspect, "show what is inside fat binaries, objects and archives"},
+	{"wrap", cmd_wrap, "write a host object that registers device images"},
+	{NULL, NULL, NULL},
+};
+
+struct personality {
+	const char *name; /* matched as a suffix of argv[0]'s file name */
+	int (*fn)(int argc, char **argv);
+};
+
+static const struct personality personalities[] = {
+	{"clang-offload-bundler", cmd_llvm_bundler},
+	{"clang-offload-packager", cmd_llvm_packager},
+	{"llvm-offload-binary", cmd_llvm_packager},
+	{"clang-offload-wrapper", cmd_clang_offload_wrapper},
+	{"llvm-offload-wrapper", cmd_llvm_offload_wrapper},
+	{NULL, NULL},
+};
+
+/* Suffix match, so versioned or cross-prefixed names work:
+ * "clang-offload-bundler-22", "x86_64-linux-gnu-clang-offload-bundler". */
+static const struct personality *find_personality(const char *argv0)
+{
+	const char *base = strrchr(argv0, '/');
+	base = base ? base + 1 : argv0;
+	for (const struct personality *p = personalities; p->name; p++) {
+		const char *hit = strstr(base, p->name);
+		if (!hit)
+			continue;
+		const char *rest = hit + strlen(p->name);
+		/* allow a "-<digits>" version suffix only */
+		if (*rest == '-')
+			for (rest++; *rest >= '0' && *rest <= '9'; rest++)
+				;
+		if (*rest == '\0')
+			return p;
+	}
+	return NULL;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: offlink <command> [options] [args]\n"
+		   "       offlink --help | --version\n\n"
+		   "Link-time offloading toolkit: bundles, OffloadBinaries, wrapped images.\n\n"
+		   "Commands:\n");
+	for (const struct subcommand *c = subcommands; c->name; c++)
+		fprintf(f, "  %-10s %s\n", c->name, c->summary);
+	fprintf(f, "\nRun 'offlink <command> --help' for the options of a command.\n"
+		   "Invoked as clang-offload-bundler, clang-offload-packager, llvm-offload-binary,\n"
+		   "clang-offload-wrapper or llvm-offload-wrapper, offlink speaks that tool's\n"
+		   "command line.\n");
+}
+
+int main(int argc, char **argv)
+{
+	const struct personality *p = find_personality(argv[0]);
+	if (p) {
+		ofl_prog = argv[0];
+		return p->fn(argc, argv);
+	}
+	if (argc < 2) {
+		usage(stderr);
+		return 1;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("offlink %s\n", OFL_VERSION);
+		return 0;
+	}
+	for (const struct subcommand *c = subcommands; c->name; c++)
+		if (!strcmp(argv[1], c->name))
+			return c->fn(argc - 1, argv + 1);
+	return error("'%s' is not an offlink command; see 'offlink --help'", argv[1]);
+}

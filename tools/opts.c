@@ -1,0 +1,191 @@
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diag.h"
+#include "opts.h"
+
+static void *xrealloc(void *p, size_t n)
+{
+	p = realloc(p, n);
+	if (!p) {
+		fprintf(stderr, "%s: error: out of memory\n", ofl_prog);
+		exit(1);
+	}
+	return p;
+}
+
+void strlist_push(struct strlist *l, const char *s)
+{
+	l->v = xrealloc(l->v, (l->n + 1) * sizeof *l->v);
+	l->v[l->n++] = s;
+}
+
+/* The pieces are leaked on purpose: option values live as long as the
+ * process, like argv itself. */
+void strlist_push_csv(struct strlist *l, const char *s)
+{
+	for (;;) {
+		const char *c = strchr(s, ',');
+		size_t n = c ? (size_t)(c - s) : strlen(s);
+		char *piece = xrealloc(NULL, n + 1);
+		memcpy(piece, s, n);
+		piece[n] = '\0';
+		strlist_push(l, piece);
+		if (!c)
+			break;
+		s = c + 1;
+	}
+}
+
+void strlist_release(struct strlist *l)
+{
+	free(l->v);
+	l->v = NULL;
+	l->n = 0;
+}
+
+static const struct opt *find_opt(const struct opt *t, const char *name, size_t len)
+{
+	for (; t->name; t++)
+		if (strlen(t->name) == len && memcmp(t->name, name, len) == 0)
+			return t;
+	return NULL;
+}
+
+static int parse_bool(const char *v, bool *out)
+{
+	if (!strcmp(v, "true") || !strcmp(v, "TRUE") || !strcmp(v, "True") || !strcmp(v, "1"))
+		*out = true;
+	else if (!strcmp(v, "false") || !strcmp(v, "FALSE") || !strcmp(v, "False") ||
+		 !strcmp(v, "0"))
+		*out = false;
+	else
+		return -1;
+	return 0;
+}
+
+static int set_value(const struct opt *o, const char *v)
+{
+	char *end;
+	switch (o->type) {
+	case OPT_STR:
+		*(const char **)o->dest = v;
+		return 0;
+	case OPT_LIST:
+		strlist_push(o->dest, v);
+		return 0;
+	case OPT_CSV:
+		strlist_push_csv(o->dest, v);
+		return 0;
+	case OPT_UINT:
+		errno = 0;
+		*(unsigned long long *)o->dest = strtoull(v, &end, 0);
+		if (errno || *end || !*v || *v == '-') {
+			fprintf(stderr, "%s: for the --%s option: '%s' value invalid for uint argument!\n",
+				ofl_prog, o->name, v);
+			return 1;
+		}
+		return 0;
+	case OPT_INT:
+		errno = 0;
+		*(long long *)o->dest = strtoll(v, &end, 0);
+		if (errno || *end || !*v) {
+			fprintf(stderr, "%s: for the --%s option: '%s' value invalid for integer argument!\n",
+				ofl_prog, o->name, v);
+			return 1;
+		}
+		return 0;
+	case OPT_FLAG:
+		if (parse_bool(v, o->dest)) {
+			fprintf(stderr, "%s: for the --%s option: '%s' is invalid value for boolean argument! Try 0 or 1\n",
+				ofl_prog, o->name, v);
+			return 1;
+		}
+		return 0;
+	case OPT_HELP:
+		return 0;
+	}
+	return 1;
+}
+
+static int parse_one(const struct opt *table, int argc, char **argv, int *i, const char *usage,
+		     const char *overview)
+{
+	const char *arg = argv[*i];
+	const char *name = arg + (arg[1] == '-' ? 2 : 1);
+	const char *eq = strchr(name, '=');
+	size_t len = eq ? (size_t)(eq - name) : strlen(name);
+	const struct opt *o = find_opt(table, name, len);
+	const char *val = eq ? eq + 1 : NULL;
+	if (!o && arg[1] != '-' && len > 1) {
+		/* -oFILE style for one-letter options */
+		o = find_opt(table, name, 1);
+		if (o && o->type != OPT_FLAG && o->type != OPT_HELP)
+			val = name + 1;
+		else
+			o = NULL;
+	}
+	if (!o) {
+		fprintf(stderr, "%s: Unknown command line argument '%s'.  Try: '%s --help'\n", ofl_prog,
+			arg, ofl_prog);
+		return 1;
+	}
+	if (o->count)
+		(*o->count)++;
+	if (o->type == OPT_HELP) {
+		opts_print_help(table, stdout, usage, overview);
+		return 2;
+	}
+	if (o->type == OPT_FLAG) {
+		if (!val)
+			*(bool *)o->dest = true;
+		return val ? set_value(o, val) : 0;
+	}
+	if (!val) {
+		if (*i + 1 >= argc) {
+			fprintf(stderr, "%s: for the --%s option: requires a value!\n", ofl_prog, o->name);
+			return 1;
+		}
+		val = argv[++*i];
+	}
+	return set_value(o, val);
+}
+
+int opts_parse(const struct opt *table, int argc, char **argv, struct strlist *positional,
+	       const char *usage, const char *overview)
+{
+	bool only_pos = false;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (only_pos || a[0] != '-' || a[1] == '\0') {
+			strlist_push(positional, a);
+			continue;
+		}
+		if (!strcmp(a, "--")) {
+			only_pos = true;
+			continue;
+		}
+		int rc = parse_one(table, argc, argv, &i, usage, overview);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+void opts_print_help(const struct opt *table, FILE *f, const char *usage, const char *overview)
+{
+	if (overview)
+		fprintf(f, "OVERVIEW: %s\n\n", overview);
+	fprintf(f, "USAGE: %s\n\nOPTIONS:\n", usage);
+	for (const struct opt *o = table; o->name; o++) {
+		if (!o->help)
+			continue;
+		char left[64];
+		if (o->meta)
+			snprintf(left, sizeof left, "--%s=%s", o->name, o->meta);
+		else
+			snprintf(left, sizeof left, "--%s", o->name);
+		fprintf(f, "  %-30s - %s\n", left, o->help);
+	}
+}

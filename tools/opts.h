@@ -1,0 +1,47 @@
+/* Declarative option tables.  Options are spelled the LLVM cl way: one dash
+ * or two, values after '=' or in the next argument.  A personality gets its
+ * own table; every table fills the same option structs. */
+#ifndef OFL_OPTS_H
+#define OFL_OPTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+struct strlist {
+	const char **v;
+	size_t n;
+};
+
+void strlist_push(struct strlist *l, const char *s);
+/* Appends each comma-separated piece of s (s itself is not modified). */
+void strlist_push_csv(struct strlist *l, const char *s);
+void strlist_release(struct strlist *l);
+
+enum opt_type {
+	OPT_FLAG, /* bool; also accepts =true/=false/=1/=0 */
+	OPT_STR,  /* const char *; last one wins */
+	OPT_LIST, /* struct strlist, one value per occurrence */
+	OPT_CSV,  /* struct strlist, comma-split, may repeat */
+	OPT_UINT, /* unsigned long long */
+	OPT_INT,  /* long long */
+	OPT_HELP, /* prints help; dest unused */
+};
+
+struct opt {
+	const char *name; /* without dashes; a one-letter name also matches -xVALUE */
+	enum opt_type type;
+	void *dest;
+	int *count; /* optional: incremented on each occurrence */
+	const char *meta;
+	const char *help; /* NULL hides the option from --help */
+};
+
+/* Parses argv[1..]; non-options go to positional.  On error prints
+ * "<prog>: <msg>" the LLVM way and returns 1; returns 2 after printing help,
+ * 0 otherwise.  A lone "-" is positional; "--" ends options. */
+int opts_parse(const struct opt *table, int argc, char **argv, struct strlist *positional,
+	       const char *usage, const char *overview);
+void opts_print_help(const struct opt *table, FILE *f, const char *usage, const char *overview);
+
+#endif
