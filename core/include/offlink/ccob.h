@@ -1,0 +1,63 @@
+/* Compressed bundles ("CCOB", formats.md §4): one header and a zlib or zstd
+ * stream holding a whole uncompressed bundle. */
+#ifndef OFFLINK_CCOB_H
+#define OFFLINK_CCOB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "offlink/buf.h"
+#include "offlink/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum ofl_ccob_method { OFL_CCOB_ZLIB = 0, OFL_CCOB_ZSTD = 1 };
+
+struct ofl_ccob_header {
+	uint16_t version;     /* 1, 2 or 3 */
+	uint16_t method;      /* enum ofl_ccob_method */
+	size_t header_size;   /* 20, 24 or 32 */
+	uint64_t total_size;  /* whole CCOB object; v1: unknown, set to input size */
+	uint64_t raw_size;    /* uncompressed bundle size */
+	uint64_t hash;        /* first 8 bytes of MD5(uncompressed), as stored */
+};
+
+/* Starts with "CCOB" and is at least 8 bytes long (LLVM's test). */
+bool ofl_ccob_is(const uint8_t *data, size_t size);
+
+/* Parses and checks the header of the CCOB at data[0..size).  Offsets in
+ * errors are relative to data. */
+int ofl_ccob_parse_header(const uint8_t *data, size_t size, struct ofl_ccob_header *h,
+			  struct ofl_error *err);
+
+/* Decompresses the CCOB at data, appending the bundle to out.  *consumed
+ * gets the CCOB's total size (so a caller can walk concatenated CCOBs and
+ * skip trailing zero padding).  The stored hash is not required to match
+ * (LLVM does not check it); *hash_ok says whether it did. */
+int ofl_ccob_decompress(const uint8_t *data, size_t size, struct ofl_buf *out, size_t *consumed,
+			bool *hash_ok, struct ofl_error *err);
+
+struct ofl_ccob_options {
+	int version;   /* 2 or 3 */
+	int method;    /* enum ofl_ccob_method */
+	int level;     /* compression level; INT32_MIN for the method's default */
+	int threads;   /* 0: one-shot, byte-identical to LLVM; >= 1: zstd workers
+			* (output identical for every count >= 1) */
+};
+
+#define OFL_CCOB_OPTIONS_INIT {3, OFL_CCOB_ZSTD, INT32_MIN, 0}
+
+/* Compresses the bundle data[0..size) into a CCOB appended to out. */
+int ofl_ccob_compress(const uint8_t *data, size_t size, const struct ofl_ccob_options *o,
+		      struct ofl_buf *out, struct ofl_error *err);
+
+/* The truncated MD5 LLVM stores (first 8 digest bytes, little-endian u64). */
+uint64_t ofl_ccob_hash(const uint8_t *data, size_t size);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

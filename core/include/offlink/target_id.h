@@ -1,0 +1,103 @@
+/* Bundle entry IDs and target IDs, as clang-offload-bundler writes and
+ * matches them (formats.md §2).
+ *
+ * A bundle entry ID is "<kind>-<arch>-<vendor>-<os>-<env>-<targetid>", where
+ * the target ID is "<processor>(:<feature>(+|-))*" and may be empty.  How a
+ * command-line string becomes the written ID differs between LLVM 19 (split
+ * textually) and 22 (Triple::normalize); both dialects are offered.
+ */
+#ifndef OFFLINK_TARGET_ID_H
+#define OFFLINK_TARGET_ID_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "offlink/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum ofl_llvm_dialect {
+	OFL_LLVM19 = 19,
+	OFL_LLVM22 = 22, /* the default */
+};
+
+/* One parsed entry ID.  All strings are owned, NUL-terminated. */
+struct ofl_bundle_id {
+	char *kind;      /* "host", "openmp", "hip", "hipv4", ... */
+	char *triple;    /* normalized per dialect, e.g. "x86_64-unknown-linux-gnu" */
+	char *target_id; /* "" or "gfx90a:xnack+" (features verbatim) */
+	char *str;       /* the written form: kind-triple-target_id */
+};
+
+#define OFL_BUNDLE_ID_INIT {NULL, NULL, NULL, NULL}
+
+/* Parses a -targets string the way the bundler does when bundling or
+ * unbundling: validates kind and triple arch, normalizes per dialect.
+ * Errors (OFL_EINVAL) use LLVM's wording: "invalid target 'X', unknown
+ * offloading kind 'k'", ", unknown target triple 't'", and 22's "Targets need
+ * to follow the format ..." message. */
+int ofl_bundle_id_parse(const char *s, enum ofl_llvm_dialect d, struct ofl_bundle_id *out,
+			struct ofl_error *err);
+
+/* Splits an ID as stored in a bundle file, without validation or
+ * normalization beyond what the reader does (never fails except ENOMEM). */
+int ofl_bundle_id_split(const char *s, size_t len, enum ofl_llvm_dialect d,
+			struct ofl_bundle_id *out, struct ofl_error *err);
+
+void ofl_bundle_id_release(struct ofl_bundle_id *id);
+
+bool ofl_bundle_id_is_host(const struct ofl_bundle_id *id);
+
+/* LLVM's compatibility rule (§2.4): may file entry `entry` serve request
+ * `req`?  hip_openmp allows hip* kinds to match openmp. */
+bool ofl_bundle_id_compatible(const struct ofl_bundle_id *entry, const struct ofl_bundle_id *req,
+			      bool hip_openmp);
+
+/* Triple compatibility as llvm::Triple::isCompatibleWith observes it. */
+bool ofl_triple_compatible(const char *a, const char *b);
+
+/* A target ID split into processor and features. */
+struct ofl_target_feature {
+	char *name;
+	char sign; /* '+' or '-' */
+};
+
+struct ofl_target_id {
+	char *processor;
+	size_t nfeatures;
+	struct ofl_target_feature *features; /* in the order written */
+};
+
+#define OFL_TARGET_ID_INIT {NULL, 0, NULL}
+
+/* Parses "gfx90a:xnack+:sramecc-".  A feature without a sign, or a feature
+ * named twice, is OFL_EINVAL (LLVM crashes on these). */
+int ofl_target_id_parse(const char *s, struct ofl_target_id *out, struct ofl_error *err);
+void ofl_target_id_release(struct ofl_target_id *t);
+
+/* The clang driver's canonical form: features sorted by name.  Caller frees. */
+char *ofl_target_id_canonical(const struct ofl_target_id *t);
+
+/* True when a and b conflict: same processor, one sets a feature the other
+ * leaves as Any ("Cannot bundle inputs with conflicting targets"). */
+bool ofl_target_id_conflict(const struct ofl_target_id *a, const struct ofl_target_id *b);
+
+/* Is proc a processor clang of this dialect knows (sm_*, gfx*, ...)? */
+bool ofl_processor_known(const char *proc, size_t len, enum ofl_llvm_dialect d);
+
+/* Is arch a triple architecture LLVM knows ("x86_64", "amdgcn", ...)? */
+bool ofl_triple_arch_known(const char *arch, size_t len);
+
+/* The order in which an llvm::StringMap built by inserting keys[0..n) in
+ * that order iterates (formats.md §1.6): fills order[] with key indices.
+ * Used for -list output and for unbundling's match order.  Returns 0 or
+ * OFL_ENOMEM. */
+int ofl_stringmap_order(const char *const *keys, const size_t *lens, size_t n, size_t *order);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
