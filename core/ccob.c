@@ -1,5 +1,6 @@
 /* Compressed offload bundles, "CCOB" (formats.md §4). */
 #include <md5.h>
+#include <pthread.h>
 
 #include "compress.h"
 #include "internal.h"
@@ -162,6 +163,19 @@ static void put_header(uint8_t *p, const struct ofl_ccob_options *o, uint64_t to
         }
 }
 
+struct hash_job {
+        const uint8_t *data;
+        size_t size;
+        uint64_t hash;
+};
+
+static void *hash_main(void *arg)
+{
+        struct hash_job *j = arg;
+        j->hash = ofl_ccob_hash(j->data, j->size);
+        return NULL;
+}
+
 int ofl_ccob_compress(const uint8_t *data, size_t size, const struct ofl_ccob_options *o,
                       struct ofl_buf *out, struct ofl_error *err)
 {
@@ -180,15 +194,21 @@ int ofl_ccob_compress(const uint8_t *data, size_t size, const struct ofl_ccob_op
                 return OFL_NOMEM(err);
         uint8_t *p = out->data + out->len;
         size_t n = 0;
+        /* With zstd workers, hash on a thread of our own while they run. */
+        struct hash_job job = {data, size, 0};
+        pthread_t tid;
+        bool async = !zlib && o->threads > 0 && pthread_create(&tid, NULL, hash_main, &job) == 0;
         rc = zlib ? ofl_zlib_compress(data, size, level, p + hdr, bound, &n, err)
                   : ofl_zstd_compress(data, size, level, o->threads, p + hdr, bound, &n, err);
+        if (async)
+                pthread_join(tid, NULL);
         if (rc < 0)
                 return rc;
         uint64_t total = (uint64_t)hdr + n;
         if (o->version == 2 && total > UINT32_MAX)
                 return ofl_error_set(err, OFL_EINVAL, NULL, OFL_NO_OFFSET,
                                      "total file size exceeds version 2 limit");
-        put_header(p, o, total, size, ofl_ccob_hash(data, size));
+        put_header(p, o, total, size, async ? job.hash : ofl_ccob_hash(data, size));
         out->len += (size_t)total;
         return 0;
 }
