@@ -181,6 +181,9 @@ static int parse_member(struct ar_parser *p, uint64_t off, uint64_t *next)
         if (h[0] == '/') {
                 rc = long_name(p, h, off, &name);
         } else if (!memcmp(h, "#1/", 3)) {
+                if (!inline_data)
+                        return ofl_error_set(p->err, OFL_EFORMAT, NULL, off,
+                                             "BSD member name in a thin archive");
                 uint64_t nlen;
                 if (!parse_decimal(h + 3, NAME_LEN - 3, &nlen) || nlen > size)
                         return ofl_error_set(p->err, OFL_EFORMAT, NULL, off,

@@ -231,11 +231,16 @@ OFL_TEST(write_elf_objects_match_llvm_ar)
         CHECK(sh("cc -c -O1 -fcommon -m32 c.c -o c32.o 2>/dev/null || cp c.o c32.o") == 0);
         const char *names[] = {"data.bin", "c.o", "s.o", "c32.o"};
         CHECK(same_as_llvm_ar(names, 4));
+        put("x.cc", cxx_src);
         if (have("c++")) {
-                put("x.cc", cxx_src);
                 CHECK(sh("c++ -c -O0 x.cc -o long_cxx_object_name.o") == 0);
                 const char *cx[] = {"long_cxx_object_name.o", "c.o"};
                 CHECK(same_as_llvm_ar(cx, 2));
+        }
+        if (have(CLANG22 "++")) {
+                CHECK(sh(CLANG22 "++ -c -O0 x.cc -o clangxx.o") == 0);
+                const char *cx[] = {"clangxx.o"};
+                CHECK(same_as_llvm_ar(cx, 1));
         }
 }
 
@@ -255,6 +260,71 @@ OFL_TEST(write_openmp_offload_object_matches_llvm_ar)
         CHECK(sh(CLANG22 " -fopenmp -fopenmp-targets=x86_64-pc-linux-gnu -c omp.c -o omp.o") == 0);
         const char *names[] = {"omp.o"};
         CHECK(same_as_llvm_ar(names, 1));
+}
+
+/* Other ELF classes, byte orders and machines, including the mapping-symbol
+ * names LLVM leaves out of the index on AArch64, ARM and RISC-V. */
+OFL_TEST(write_cross_target_objects_match_llvm_ar)
+{
+        if (!have(LLVM_AR) || !have(CLANG22))
+                return;
+        put("c.c", c_src);
+        put("map.s", "\t.text\n\t.globl $x.glob\n$x.glob: nop\n\t.globl $dnot\n$dnot: nop\n"
+                     "\t.globl real\nreal: nop\n\t.globl $t_th\n$t_th: nop\n");
+        static const char *const targets[] = {"aarch64-linux-gnu", "armv7a-linux-gnueabihf",
+                                              "riscv64-linux-gnu", "powerpc64-linux-gnu",
+                                              "s390x-linux-gnu",   "i686-linux-gnu"};
+        for (size_t i = 0; i < sizeof targets / sizeof *targets; i++) {
+                char cmd[512];
+                snprintf(cmd, sizeof cmd,
+                         CLANG22 " --target=%s -O1 -fcommon -c c.c -o c.o && " CLANG22
+                                 " --target=%s -c map.s -o map.o",
+                         targets[i], targets[i]);
+                CHECK(sh(cmd) == 0);
+                const char *names[] = {"c.o", "map.o"};
+                if (!same_as_llvm_ar(names, 2)) {
+                        fprintf(stderr, "target %s\n", targets[i]);
+                        CHECK(0);
+                }
+        }
+}
+
+/* Shared objects are indexed from .symtab only: a stripped one adds an empty
+ * index.  Bitcode without global definitions also gets the empty index (we
+ * do not read bitcode symbols; llvm-ar would). */
+OFL_TEST(write_shared_objects_and_plain_bitcode_match_llvm_ar)
+{
+        if (!have(LLVM_AR) || !have(CLANG22))
+                return;
+        put("c.c", c_src);
+        put("nodefs.c", "static int s(void) { return 1; }\nvoid f(void);\n");
+        CHECK(sh(CLANG22 " -shared -fPIC -nostdlib c.c -o libc1.so && cp libc1.so libc2.so && "
+                         "/usr/lib/llvm-22/bin/llvm-strip libc2.so && " CLANG22
+                         " -c -emit-llvm nodefs.c -o nodefs.bc") == 0);
+        const char *so[] = {"libc1.so"};
+        CHECK(same_as_llvm_ar(so, 1));
+        const char *stripped[] = {"libc2.so"};
+        CHECK(same_as_llvm_ar(stripped, 1));
+        const char *bc[] = {"nodefs.bc"};
+        CHECK(same_as_llvm_ar(bc, 1));
+}
+
+OFL_TEST(write_rejects_broken_elf_like_llvm_ar)
+{
+        /* llvm-ar refuses a member that claims to be ELF and is not. */
+        uint8_t bad[40] = "\177ELF\002\001\001";
+        bad[16] = 1;
+        struct ofl_ar_input in = {"bad.o", bad, sizeof bad};
+        struct ofl_buf out = OFL_BUF_INIT;
+        struct ofl_error err = OFL_ERROR_INIT;
+        CHECK(ofl_archive_write_gnu(&in, 1, &out, &err) == OFL_EFORMAT);
+        CHECK(strstr(err.msg, "bad.o") != NULL);
+        ofl_buf_release(&out);
+        /* Shorter than 18 bytes it is not ELF to llvm-ar: plain data. */
+        in.size = 17;
+        CHECK(ofl_archive_write_gnu(&in, 1, &out, &err) == 0);
+        CHECK_EQ_U(out.len, 8 + 60 + 18);
+        ofl_buf_release(&out);
 }
 
 OFL_TEST(write_object_without_definitions_gets_empty_index)
@@ -296,6 +366,11 @@ OFL_TEST(write_sym64_when_threshold_crossed)
                         saw64 = 1;
                 else
                         saw32 = 1;
+                struct ofl_archive a = OFL_ARCHIVE_INIT;
+                struct ofl_error err = OFL_ERROR_INIT;
+                CHECK(ofl_archive_parse(p, n, &a, &err) == 0);
+                CHECK(a.nmembers == 3 && !strcmp(a.members[1].name, "d"));
+                ofl_archive_release(&a);
                 free(p);
         }
         unsetenv("SYM64_THRESHOLD");
@@ -503,6 +578,10 @@ OFL_TEST(parse_errors_have_offsets)
         hdr(&b, "#1/20", "4");
         ofl_buf_append_str(&b, "name");
         expect_error(&b, 8, "BSD member name length");
+
+        ofl_buf_append_str(&b, "!<thin>\n");
+        hdr(&b, "#1/4", "4");
+        expect_error(&b, 8, "thin archive");
 
         /* Thin: the member data are absent, but tables must fit. */
         ofl_buf_append_str(&b, "!<thin>\n");
