@@ -144,6 +144,28 @@ static bool is_bsd_symdef(const char *name)
                !strcmp(name, "__.SYMDEF_64") || !strcmp(name, "__.SYMDEF_64 SORTED");
 }
 
+/* "#1/<len>": the name is the first len bytes of the data. */
+static int bsd_member(struct ar_parser *p, uint64_t off, const uint8_t *data, uint64_t size)
+{
+        const uint8_t *h = p->data + off;
+        uint64_t nlen;
+        if (!data)
+                return ofl_error_set(p->err, OFL_EFORMAT, NULL, off,
+                                     "BSD member name in a thin archive");
+        if (!parse_decimal(h + 3, NAME_LEN - 3, &nlen) || nlen > size)
+                return ofl_error_set(p->err, OFL_EFORMAT, NULL, off,
+                                     "bad BSD member name length '%.13s'", (const char *)h + 3);
+        /* Writers pad the name with NULs; the name ends at the first. */
+        char *name = ofl_strndup((const char *)data, (size_t)nlen);
+        if (!name)
+                return OFL_NOMEM(p->err);
+        if (is_bsd_symdef(name)) {
+                free(name);
+                return 0;
+        }
+        return add_member(p, name, data + nlen, size - nlen, off + HDR_LEN + nlen, off);
+}
+
 /* One member at offset off; *next receives the offset of the next header. */
 static int parse_member(struct ar_parser *p, uint64_t off, uint64_t *next)
 {
@@ -176,31 +198,10 @@ static int parse_member(struct ar_parser *p, uint64_t off, uint64_t *next)
                 }
                 return 0;
         }
+        if (!memcmp(h, "#1/", 3))
+                return bsd_member(p, off, data, size);
         char *name;
-        int rc;
-        if (h[0] == '/') {
-                rc = long_name(p, h, off, &name);
-        } else if (!memcmp(h, "#1/", 3)) {
-                if (!inline_data)
-                        return ofl_error_set(p->err, OFL_EFORMAT, NULL, off,
-                                             "BSD member name in a thin archive");
-                uint64_t nlen;
-                if (!parse_decimal(h + 3, NAME_LEN - 3, &nlen) || nlen > size)
-                        return ofl_error_set(p->err, OFL_EFORMAT, NULL, off,
-                                             "bad BSD member name length '%.13s'",
-                                             (const char *)h + 3);
-                /* Writers pad the name with NULs; the name ends at the first. */
-                name = ofl_strndup((const char *)data, (size_t)nlen);
-                if (!name)
-                        return OFL_NOMEM(p->err);
-                if (is_bsd_symdef(name)) {
-                        free(name);
-                        return 0;
-                }
-                return add_member(p, name, data + nlen, size - nlen, data_off + nlen, off);
-        } else {
-                rc = short_name(p, h, &name);
-        }
+        int rc = h[0] == '/' ? long_name(p, h, off, &name) : short_name(p, h, &name);
         if (rc)
                 return rc;
         if (is_bsd_symdef(name)) {
@@ -221,8 +222,8 @@ int ofl_archive_parse(const uint8_t *data, size_t size, struct ofl_archive *a,
         struct ar_parser p = {data, size, a, 0, NULL, 0, err};
         a->thin = !memcmp(data, THIN_MAGIC, MAGIC_LEN);
         uint64_t off = MAGIC_LEN;
-        /* A final odd member may lack its pad byte; some writers omit it. */
-        while (off < size && !(off + 1 == size && data[off] == '\n')) {
+        /* off passes size when a final odd member lacks its pad byte. */
+        while (off < size) {
                 int rc = parse_member(&p, off, &off);
                 if (rc) {
                         ofl_archive_release(a);
@@ -373,7 +374,8 @@ static int collect_symbols(const struct ofl_ar_input *m, size_t n, struct sym_li
         return 0;
 }
 
-/* Long-name table with llvm-ar's dedup: one entry per distinct name. */
+/* Long-name table with llvm-ar's dedup: one entry per distinct name, the
+ * later members pointing at the first one's entry. */
 struct longnames {
         struct ofl_buf table;
         uint64_t *offset; /* per member; UINT64_MAX for short names */
@@ -384,33 +386,57 @@ static bool needs_long_name(const char *name)
         return strlen(name) >= NAME_LEN || strchr(name, '/') != NULL;
 }
 
+static uint64_t name_hash(const char *s)
+{
+        uint64_t h = UINT64_C(14695981039346656037); /* FNV-1a */
+        for (; *s; s++)
+                h = (h ^ (uint8_t)*s) * UINT64_C(1099511628211);
+        return h;
+}
+
+/* Index of the first member with the same long name, found through an
+ * open-addressing table of member indices (slot value 0 = empty). */
+static size_t first_with_name(const struct ofl_ar_input *m, size_t i, size_t *slots, size_t mask)
+{
+        size_t k = (size_t)name_hash(m[i].name) & mask;
+        for (; slots[k]; k = (k + 1) & mask)
+                if (!strcmp(m[slots[k] - 1].name, m[i].name))
+                        return slots[k] - 1;
+        slots[k] = i + 1;
+        return i;
+}
+
 static int build_longnames(const struct ofl_ar_input *m, size_t n, struct longnames *ln,
                            struct ofl_error *err)
 {
+        size_t nslots = 16;
+        while (nslots < 2 * n && nslots < SIZE_MAX / 4)
+                nslots *= 2;
+        size_t *slots = ofl_calloc(nslots, sizeof(*slots));
         ln->offset = ofl_malloc((n ? n : 1) * sizeof(*ln->offset));
-        if (!ln->offset)
+        if (!slots || !ln->offset) {
+                free(slots);
                 return OFL_NOMEM(err);
-        for (size_t i = 0; i < n; i++) {
+        }
+        int rc = 0;
+        for (size_t i = 0; i < n && !rc; i++) {
                 ln->offset[i] = UINT64_MAX;
                 if (!needs_long_name(m[i].name))
                         continue;
-                /* Quadratic only among long names, which are few per archive. */
-                for (size_t j = 0; j < i; j++) {
-                        if (ln->offset[j] != UINT64_MAX && !strcmp(m[j].name, m[i].name)) {
-                                ln->offset[i] = ln->offset[j];
-                                break;
-                        }
-                }
-                if (ln->offset[i] != UINT64_MAX)
+                size_t first = first_with_name(m, i, slots, nslots - 1);
+                if (first != i) {
+                        ln->offset[i] = ln->offset[first];
                         continue;
+                }
                 ln->offset[i] = ln->table.len;
                 if (ofl_buf_append_str(&ln->table, m[i].name) ||
                     ofl_buf_append(&ln->table, "/\n", 2))
-                        return OFL_NOMEM(err);
+                        rc = OFL_NOMEM(err);
         }
-        if ((ln->table.len & 1) && ofl_buf_append(&ln->table, "\n", 1))
-                return OFL_NOMEM(err);
-        return 0;
+        free(slots);
+        if (!rc && (ln->table.len & 1) && ofl_buf_append(&ln->table, "\n", 1))
+                rc = OFL_NOMEM(err);
+        return rc;
 }
 
 /* A 60-byte GNU header: name 16, date 12, uid 6, gid 6, mode 8, size 10. */
