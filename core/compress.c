@@ -65,9 +65,12 @@ static int zstd_set(ZSTD_CCtx *cc, ZSTD_cParameter p, int v, struct ofl_error *e
         size_t rc = ZSTD_CCtx_setParameter(cc, p, v);
         if (!ZSTD_isError(rc))
                 return 0;
-        int code = p == ZSTD_c_nbWorkers ? OFL_EUNSUPPORTED : OFL_EINVAL;
-        return ofl_error_set(err, code, NULL, OFL_NO_OFFSET, "zstd parameter %d = %d: %s", (int)p,
-                             v, ZSTD_getErrorName(rc));
+        if (p == ZSTD_c_nbWorkers)
+                return ofl_error_set(err, OFL_EUNSUPPORTED, NULL, OFL_NO_OFFSET,
+                                     "cannot use %d zstd worker threads: %s", v,
+                                     ZSTD_getErrorName(rc));
+        return ofl_error_set(err, OFL_EINVAL, NULL, OFL_NO_OFFSET, "zstd parameter %d = %d: %s",
+                             (int)p, v, ZSTD_getErrorName(rc));
 }
 
 int ofl_zstd_compress(const uint8_t *src, size_t size, int level, int threads, uint8_t *dst,
