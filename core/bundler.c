@@ -251,9 +251,10 @@ static int write_text(const struct ofl_bundler_options *o, const struct ofl_file
 }
 
 /* The host entry of a fat object is a single zero byte; the host object
- * itself carries the sections. */
+ * (or, without a host, the first input) carries the sections. */
 static int write_object(const struct ofl_bundler_options *o, const struct targets *t,
-			const struct inputs *in, size_t host, struct ofl_error *err)
+			const struct inputs *in, size_t host, size_t base,
+			struct ofl_error *err)
 {
 	static const uint8_t host_stub[1] = {0};
 	const char **ids = ofl_calloc(t->n, sizeof *ids);
@@ -271,9 +272,9 @@ static int write_object(const struct ofl_bundler_options *o, const struct target
 				   "a fat object cannot be written to standard output");
 	rc = rc ? rc : ofl_out_open(&out, o->outputs[0], err);
 	if (!rc) {
-		rc = ofl_bundle_object_write(out.fd, in->f[host].data, in->f[host].size, ids,
+		rc = ofl_bundle_object_write(out.fd, in->f[base].data, in->f[base].size, ids,
 					     datas, sizes, t->n, err);
-		ofl_error_locate(err, in->f[host].path, 0);
+		ofl_error_locate(err, in->f[base].path, 0);
 		rc = rc ? rc : ofl_out_commit(&out, err);
 		if (rc)
 			ofl_out_abort(&out);
@@ -327,15 +328,17 @@ int ofl_bundler_bundle(const struct ofl_bundler_options *o, struct ofl_bundler_r
 	rc = rc ? rc : check_conflicts(o, &t, err);
 	rc = rc ? rc : inputs_open(o->inputs, o->ninputs, o->outputs, 1, &in, err);
 	if (!rc) {
-		size_t host = 0;
+		/* the handler follows the host input, or the first one when there
+		 * is no host (HIP) */
+		size_t host = SIZE_MAX, probe = 0;
 		for (size_t i = 0; i < t.n; i++)
 			if (ofl_bundle_id_is_host(&t.ids[i]))
-				host = i;
+				host = probe = i;
 		if (type->handler == OFL_BH_TEXT)
 			rc = write_text(o, type, &t, &in, rep, err);
 		else if (type->handler == OFL_BH_OBJECT &&
-			 ofl_is_elf(in.f[host].data, in.f[host].size))
-			rc = write_object(o, &t, &in, host, err);
+			 ofl_is_elf(in.f[probe].data, in.f[probe].size))
+			rc = write_object(o, &t, &in, host, probe, err);
 		else
 			rc = write_binary(o, &t, &in, rep, err);
 	}

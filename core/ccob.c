@@ -194,10 +194,12 @@ int ofl_ccob_compress(const uint8_t *data, size_t size, const struct ofl_ccob_op
                 return OFL_NOMEM(err);
         uint8_t *p = out->data + out->len;
         size_t n = 0;
-        /* With zstd workers, hash on a thread of our own while they run. */
+        /* The hash does not depend on the compressed bytes, so it runs on a
+         * thread of its own beside the compressor in every mode (the
+         * LLVM-identical one-shot mode included: same bytes, less time). */
         struct hash_job job = {data, size, 0};
         pthread_t tid;
-        bool async = !zlib && o->threads > 0 && pthread_create(&tid, NULL, hash_main, &job) == 0;
+        bool async = size >= (1u << 20) && pthread_create(&tid, NULL, hash_main, &job) == 0;
         rc = zlib ? ofl_zlib_compress(data, size, level, p + hdr, bound, &n, err)
                   : ofl_zstd_compress(data, size, level, o->threads, p + hdr, bound, &n, err);
         if (async)
