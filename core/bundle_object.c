@@ -207,9 +207,9 @@ static int build_map(Elf *e, size_t shstrndx, struct strip_map *m, struct ofl_er
 	return 0;
 }
 
-static int remap_symbols(Elf_Data *d, const struct strip_map *m)
+static int remap_symbols(Elf *e, Elf_Data *d, const struct strip_map *m)
 {
-	size_t n = d->d_size / gelf_fsize(NULL, ELF_T_SYM, 1, EV_CURRENT);
+	size_t n = d->d_size / gelf_fsize(e, ELF_T_SYM, 1, EV_CURRENT);
 	for (size_t i = 0; i < n; i++) {
 		GElf_Sym sym;
 		if (!gelf_getsym(d, (int)i, &sym))
@@ -233,7 +233,7 @@ static void remap_words(Elf_Data *d, const struct strip_map *m, size_t first)
 
 /* Copies one kept section; data that holds section indices is copied and
  * rewritten, everything else is shared with the input. */
-static int copy_section(Elf_Scn *from, Elf_Scn *to, const struct strip_map *m,
+static int copy_section(Elf *in, Elf_Scn *from, Elf_Scn *to, const struct strip_map *m,
 			struct ofl_buf *owned, struct ofl_error *err)
 {
 	GElf_Shdr sh;
@@ -262,7 +262,7 @@ static int copy_section(Elf_Scn *from, Elf_Scn *to, const struct strip_map *m,
 			remap_words(nd, m, 1); /* word 0 holds the group flags */
 		else if (sh.sh_type == SHT_SYMTAB_SHNDX)
 			remap_words(nd, m, 0);
-		else if (remap_symbols(nd, m) < 0)
+		else if (remap_symbols(in, nd, m) < 0)
 			return elf_fail(err, "cannot rewrite symbols");
 	}
 	if (!gelf_update_shdr(to, &sh))
@@ -317,7 +317,7 @@ int ofl_bundle_object_strip(int fd, const uint8_t *data, size_t size, struct ofl
 		if (!m.to[i])
 			continue;
 		Elf_Scn *to = elf_newscn(out);
-		rc = to ? copy_section(elf_getscn(in, i), to, &m, &owned, err)
+		rc = to ? copy_section(in, elf_getscn(in, i), to, &m, &owned, err)
 			: elf_fail(err, "cannot add section");
 	}
 	if (!rc && elf_update(out, ELF_C_WRITE) < 0)

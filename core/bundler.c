@@ -15,17 +15,21 @@
 
 struct targets {
 	size_t n;
-	struct ofl_bundle_id *ids;
-	size_t *order; /* StringMap order of the normalized IDs */
+	struct ofl_bundle_id *ids;   /* as parsed from -targets */
+	struct ofl_bundle_id *match; /* ids[i].str read back, as LLVM matches them */
+	size_t *order;               /* StringMap order of the normalized IDs */
 };
 
 static void targets_release(struct targets *t)
 {
-	for (size_t i = 0; i < t->n; i++)
+	for (size_t i = 0; i < t->n; i++) {
 		ofl_bundle_id_release(&t->ids[i]);
+		ofl_bundle_id_release(&t->match[i]);
+	}
 	free(t->ids);
+	free(t->match);
 	free(t->order);
-	*t = (struct targets){0, NULL, NULL};
+	*t = (struct targets){0, NULL, NULL, NULL};
 }
 
 static int hash_order(char *const *strs, size_t n, size_t *order, struct ofl_error *err)
@@ -44,17 +48,21 @@ static int targets_parse(const struct ofl_bundler_options *o, struct targets *t,
 			 struct ofl_error *err)
 {
 	t->ids = ofl_calloc(o->ntargets, sizeof *t->ids);
+	t->match = ofl_calloc(o->ntargets, sizeof *t->match);
 	t->order = ofl_calloc(o->ntargets, sizeof *t->order);
 	char **strs = ofl_calloc(o->ntargets, sizeof *strs);
-	if (!t->ids || !t->order || !strs) {
+	if (!t->ids || !t->match || !t->order || !strs) {
 		free(strs);
 		return OFL_NOMEM(err);
 	}
 	int rc = 0;
 	for (size_t i = 0; i < o->ntargets && !rc; i++) {
-		rc = ofl_bundle_id_parse(o->targets[i], o->dialect, &t->ids[i], err);
 		t->n = i + 1;
+		rc = ofl_bundle_id_parse(o->targets[i], o->dialect, &t->ids[i], err);
 		strs[i] = t->ids[i].str;
+		if (!rc)
+			rc = ofl_bundle_id_split(strs[i], strlen(strs[i]), o->dialect, &t->match[i],
+						 err);
 	}
 	if (!rc)
 		rc = hash_order(strs, t->n, t->order, err);
@@ -321,7 +329,7 @@ int ofl_bundler_bundle(const struct ofl_bundler_options *o, struct ofl_bundler_r
 	int rc = check_bundle_args(o, type, err);
 	if (rc)
 		return rc;
-	struct targets t = {0, NULL, NULL};
+	struct targets t = {0, NULL, NULL, NULL};
 	struct inputs in = {0, NULL};
 	rc = targets_parse(o, &t, err);
 	rc = rc ? rc : check_hosts(&t, err);
@@ -350,7 +358,9 @@ int ofl_bundler_bundle(const struct ofl_bundler_options *o, struct ofl_bundler_r
 /* ---- reading ---- */
 
 /* Entries in the order LLVM visits them: hash order for binary bundles
- * (they go through a StringMap), file order otherwise. */
+ * (they go through a StringMap), file order otherwise.  An ID may repeat when
+ * several bundles follow each other; its entries then stay together, in file
+ * order, at the place of the ID. */
 static int entry_order(const struct ofl_bundle *b, size_t *order, struct ofl_error *err)
 {
 	if (b->handler != OFL_BH_BINARY) {
@@ -358,13 +368,28 @@ static int entry_order(const struct ofl_bundle *b, size_t *order, struct ofl_err
 			order[i] = i;
 		return 0;
 	}
-	char **ids = ofl_calloc(b->n, sizeof *ids);
-	if (!ids)
-		return OFL_NOMEM(err);
-	for (size_t i = 0; i < b->n; i++)
-		ids[i] = b->entries[i].id;
-	int rc = hash_order(ids, b->n, order, err);
-	free(ids);
+	char **uniq = ofl_calloc(b->n, sizeof *uniq);
+	size_t *first = ofl_calloc(b->n, sizeof *first);
+	size_t *uorder = ofl_calloc(b->n, sizeof *uorder);
+	size_t nu = 0, k = 0;
+	int rc = uniq && first && uorder ? 0 : OFL_NOMEM(err);
+	for (size_t i = 0; !rc && i < b->n; i++) {
+		size_t j = 0;
+		while (j < nu && strcmp(uniq[j], b->entries[i].id))
+			j++;
+		if (j == nu) {
+			uniq[nu] = b->entries[i].id;
+			first[nu++] = i;
+		}
+	}
+	rc = rc ? rc : hash_order(uniq, nu, uorder, err);
+	for (size_t u = 0; !rc && u < nu; u++)
+		for (size_t i = first[uorder[u]]; i < b->n; i++)
+			if (!strcmp(b->entries[i].id, uniq[uorder[u]]))
+				order[k++] = i;
+	free(uniq);
+	free(first);
+	free(uorder);
 	return rc;
 }
 
@@ -518,7 +543,7 @@ static int match_and_write(const struct ofl_bundler_options *o, const struct tar
 		for (size_t r = 0; !rc && r < t->n; r++) {
 			size_t i = t->order[r];
 			if (served[i] ||
-			    !ofl_bundle_id_compatible(&eid, &t->ids[i], o->hip_openmp_compatible))
+			    !ofl_bundle_id_compatible(&eid, &t->match[i], o->hip_openmp_compatible))
 				continue;
 			rc = write_entry(o->outputs[i], f, b, e, err);
 			served[i] = true;
@@ -557,7 +582,7 @@ int ofl_bundler_unbundle(const struct ofl_bundler_options *o, struct ofl_bundler
 	int rc = check_unbundle_args(o, type, err);
 	if (rc)
 		return rc;
-	struct targets t = {0, NULL, NULL};
+	struct targets t = {0, NULL, NULL, NULL};
 	rc = targets_parse(o, &t, err);
 	if (!rc && count_hosts(&t) > 1)
 		rc = ofl_error_set(err, OFL_EINVAL, NULL, OFL_NO_OFFSET,
@@ -713,7 +738,7 @@ static int route_entry(const struct ofl_bundler_options *o, const struct targets
 	uint64_t size = e->size;
 	bool have_host = false;
 	for (size_t i = 0; !rc && i < t->n; i++) {
-		if (!ofl_bundle_id_compatible(&eid, &t->ids[i], o->hip_openmp_compatible))
+		if (!ofl_bundle_id_compatible(&eid, &t->match[i], o->hip_openmp_compatible))
 			continue;
 		if (e->host_stub && !have_host) {
 			rc = host_object(s, b, &data, &size, err);

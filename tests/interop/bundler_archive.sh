@@ -12,7 +12,7 @@ $L22 -type=o -targets=host-x86_64-unknown-linux-gnu,hip-amdgcn-amd-amdhsa--gfx90
 	-input=host.o -input=d1 -input=d2 -output=a1.o
 $L22 -type=bc -targets=host-x86_64-unknown-linux-gnu,hip-amdgcn-amd-amdhsa--gfx90a:xnack+,hipv4-amdgcn-amd-amdhsa--gfx908 \
 	-input=/dev/null -input=d3 -input=d4 -output=b2.bc
-$L22 -type=bc -targets=host-x86_64-unknown-linux-gnu,openmp-nvptx64-nvidia-cuda--sm_70,openmp-x86_64-unknown-linux-gnu \
+COMPRESSED_BUNDLE_FORMAT_VERSION=2 $L22 -type=bc -targets=host-x86_64-unknown-linux-gnu,openmp-nvptx64-nvidia-cuda--sm_70,openmp-x86_64-unknown-linux-gnu \
 	-input=/dev/null -input=d4 -input=d1 -output=nvb.o -compress
 echo "plain text member" >notes.txt
 mkdir sub && cp b2.bc sub/a_very_long_member_name.bc
@@ -27,9 +27,8 @@ for v in 19 22; do
 	# the host member is the fat object minus its bundle sections; LLVM's
 	# objcopy lays it out differently, so compare what the archive holds
 	[ "$(ar t l.host.a)" = "$(ar t o.host.a)" ] || fail "host member names"
-	(mkdir -p xo && cd xo && ar x ../o.host.a && nm ./*.o) >nm.ours
-	nm host.o | sed 's/^/ /' >/dev/null
-	grep -q 'T twice' nm.ours || fail "host object lost its symbols"
+	(mkdir -p xo && cd xo && ar x ../o.host.a && nm a1-host-x86_64-unknown-linux-gnu-a1.o) >nm.ours
+	nm host.o | cmp - nm.ours || fail "host object lost its symbols"
 	nm -s o.host.a | grep -q 'twice in' || fail "host archive has no symbol index"
 done
 ar t o.gfx90a.a | grep -qx 'a1-hip-amdgcn-amd-amdhsa--gfx90aa1.bc' || fail "member naming"

@@ -27,6 +27,7 @@ head -c 4 o22 | grep -q CCOB || fail "not a CCOB"
 COMPRESSED_BUNDLE_FORMAT_VERSION=2 "$LLVM22/clang-offload-bundler" -type=bc -targets=$T $IN -output=l22v2 -compress
 COMPRESSED_BUNDLE_FORMAT_VERSION=2 ./clang-offload-bundler-22 -type=bc -targets=$T $IN -output=o22v2 -compress
 same l22v2 o22v2
+"$LLVM22/clang-offload-bundler" -type=bc -targets=$T $IN -output=l22 -compress
 OFFLOAD_BUNDLER_COMPRESS=1 ./clang-offload-bundler-22 -type=bc -targets=$T $IN -output=env
 same env l22
 OFFLOAD_BUNDLER_COMPRESS=1 ./clang-offload-bundler-22 -type=bc -targets=$T $IN -output=off -compress=false
