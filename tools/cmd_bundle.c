@@ -27,6 +27,16 @@ struct bundle_args {
 	const char *method;
 };
 
+static void args_release(struct bundle_args *a)
+{
+	strlist_release(&a->targets);
+	strlist_release(&a->input);
+	strlist_release(&a->inputs);
+	strlist_release(&a->output);
+	strlist_release(&a->outputs);
+	strlist_release(&a->positional);
+}
+
 /* ---- shared reporting ---- */
 
 /* LLVM prints sizes with thousands separators. */
@@ -238,34 +248,32 @@ static enum ofl_llvm_dialect dialect_from_name(const char *argv0)
 	return n > 3 && !strcmp(argv0 + n - 3, "-19") ? OFL_LLVM19 : OFL_LLVM22;
 }
 
-int cmd_llvm_bundler(int argc, char **argv)
+static int llvm_bundler(int argc, char **argv, struct bundle_args *a)
 {
-	struct bundle_args a = {0};
-	a.align = 1;
 	int help = 0, version = 0;
 	const struct opt table[] = {
-		{"type", OPT_STR, &a.type, NULL, "<string>", "Type of the files to be bundled/unbundled."},
-		{"targets", OPT_CSV, &a.targets, &a.n_targets, "<string>", "[<offload kind>-<target triple>,...]"},
-		{"input", OPT_LIST, &a.input, NULL, "<string>", "Input file. Can be specified multiple times for multiple input files."},
-		{"inputs", OPT_CSV, &a.inputs, &a.n_inputs, "<string>", "[<input file>,...] (deprecated)"},
-		{"output", OPT_LIST, &a.output, NULL, "<string>", "Output file. Can be specified multiple times for multiple output files."},
-		{"outputs", OPT_CSV, &a.outputs, &a.n_outputs, "<string>", "[<output file>,...] (deprecated)"},
-		{"unbundle", OPT_FLAG, &a.unbundle, NULL, NULL, "Unbundle bundled file into several output files."},
-		{"list", OPT_FLAG, &a.list, NULL, NULL, "List bundle IDs in the bundled file."},
-		{"allow-missing-bundles", OPT_FLAG, &a.allow_missing, NULL, NULL, "Create empty files if bundles are missing when unbundling."},
-		{"bundle-align", OPT_UINT, &a.align, NULL, "<uint>", "Alignment of bundle for binary files"},
-		{"check-input-archive", OPT_FLAG, &a.check_archive, NULL, NULL, "Check if input heterogeneous archive is valid in terms of TargetID rules."},
-		{"hip-openmp-compatible", OPT_FLAG, &a.hip_openmp, NULL, NULL, "Treat hip and hipv4 offload kinds as compatible with openmp kind, and vice versa."},
-		{"compress", OPT_FLAG, &a.compress, &a.n_compress, NULL, "Compress output file when bundling."},
-		{"compression-level", OPT_INT, &a.level, &a.n_level, "<int>", "Specify the compression level (integer)"},
-		{"verbose", OPT_FLAG, &a.verbose, NULL, NULL, "Print debug information."},
-		{"###", OPT_FLAG, &a.print_only, NULL, NULL, "Accepted for compatibility; offlink runs no external commands, so there is nothing to print."},
-		{"offlink-llvm-version", OPT_UINT, &a.llvm_version, NULL, "19|22", "Behave like clang-offload-bundler 19 or 22 (default: 22, or 19 when invoked as *-19)"},
+		{"type", OPT_STR, &a->type, NULL, "<string>", "Type of the files to be bundled/unbundled."},
+		{"targets", OPT_CSV, &a->targets, &a->n_targets, "<string>", "[<offload kind>-<target triple>,...]"},
+		{"input", OPT_LIST, &a->input, NULL, "<string>", "Input file. Can be specified multiple times for multiple input files."},
+		{"inputs", OPT_CSV, &a->inputs, &a->n_inputs, "<string>", "[<input file>,...] (deprecated)"},
+		{"output", OPT_LIST, &a->output, NULL, "<string>", "Output file. Can be specified multiple times for multiple output files."},
+		{"outputs", OPT_CSV, &a->outputs, &a->n_outputs, "<string>", "[<output file>,...] (deprecated)"},
+		{"unbundle", OPT_FLAG, &a->unbundle, NULL, NULL, "Unbundle bundled file into several output files."},
+		{"list", OPT_FLAG, &a->list, NULL, NULL, "List bundle IDs in the bundled file."},
+		{"allow-missing-bundles", OPT_FLAG, &a->allow_missing, NULL, NULL, "Create empty files if bundles are missing when unbundling."},
+		{"bundle-align", OPT_UINT, &a->align, NULL, "<uint>", "Alignment of bundle for binary files"},
+		{"check-input-archive", OPT_FLAG, &a->check_archive, NULL, NULL, "Check if input heterogeneous archive is valid in terms of TargetID rules."},
+		{"hip-openmp-compatible", OPT_FLAG, &a->hip_openmp, NULL, NULL, "Treat hip and hipv4 offload kinds as compatible with openmp kind, and vice versa."},
+		{"compress", OPT_FLAG, &a->compress, &a->n_compress, NULL, "Compress output file when bundling."},
+		{"compression-level", OPT_INT, &a->level, &a->n_level, "<int>", "Specify the compression level (integer)"},
+		{"verbose", OPT_FLAG, &a->verbose, NULL, NULL, "Print debug information."},
+		{"###", OPT_FLAG, &a->print_only, NULL, NULL, "Accepted for compatibility; offlink runs no external commands, so there is nothing to print."},
+		{"offlink-llvm-version", OPT_UINT, &a->llvm_version, NULL, "19|22", "Behave like clang-offload-bundler 19 or 22 (default: 22, or 19 when invoked as *-19)"},
 		{"help", OPT_HELP, NULL, &help, NULL, "Display available options"},
 		{"version", OPT_FLAG, &version, NULL, NULL, "Display the version of this program"},
 		{NULL, 0, NULL, NULL, NULL, NULL},
 	};
-	int prc = opts_parse(table, argc, argv, &a.positional, "clang-offload-bundler [options]",
+	int prc = opts_parse(table, argc, argv, &a->positional, "clang-offload-bundler [options]",
 			     llvm_overview);
 	if (prc)
 		return prc == 2 ? 0 : 1;
@@ -274,34 +282,43 @@ int cmd_llvm_bundler(int argc, char **argv)
 		       OFL_VERSION);
 		return 0;
 	}
-	if (a.positional.n)
-		return error("unexpected argument '%s'", a.positional.v[0]);
-	if (a.inputs.n)
+	if (a->positional.n)
+		return error("unexpected argument '%s'", a->positional.v[0]);
+	if (a->inputs.n)
 		warning("-inputs is deprecated, use -input instead");
-	if (a.outputs.n)
+	if (a->outputs.n)
 		warning("-outputs is deprecated, use -output instead");
-	int rc = llvm_check(&a, a.input.n && a.inputs.n, a.output.n && a.outputs.n);
+	int rc = llvm_check(a, a->input.n && a->inputs.n, a->output.n && a->outputs.n);
 	if (rc)
 		return rc;
 
 	struct ofl_bundler_options o = OFL_BUNDLER_OPTIONS_INIT;
-	o.dialect = a.llvm_version == 19 ? OFL_LLVM19
-		    : a.llvm_version == 22 ? OFL_LLVM22
+	o.dialect = a->llvm_version == 19 ? OFL_LLVM19
+		    : a->llvm_version == 22 ? OFL_LLVM22
 					   : dialect_from_name(argv[0]);
 	if (o.dialect == OFL_LLVM19)
 		o.ccob.version = 2;
-	llvm_env(&a, &o);
-	o.compress = a.compress;
+	llvm_env(a, &o);
+	o.compress = a->compress;
 	o.ccob.threads = 0; /* LLVM compresses single-threaded: same bytes */
-	o.ccob.level = a.n_level ? (int)a.level : 3; /* LLVM reports and uses 3 */
-	const struct strlist *in = a.inputs.n ? &a.inputs : &a.input;
-	const struct strlist *out = a.outputs.n ? &a.outputs : &a.output;
-	fill_lists(&o, &a, in, out);
-	if (a.list)
-		return run_list(&o, true, a.verbose);
+	o.ccob.level = a->n_level ? (int)a->level : 3; /* LLVM reports and uses 3 */
+	const struct strlist *in = a->inputs.n ? &a->inputs : &a->input;
+	const struct strlist *out = a->outputs.n ? &a->outputs : &a->output;
+	fill_lists(&o, a, in, out);
+	if (a->list)
+		return run_list(&o, true, a->verbose);
 	if (o.align == 0)
 		return error("-bundle-align must be at least 1");
-	return run(&o, &a);
+	return run(&o, a);
+}
+
+int cmd_llvm_bundler(int argc, char **argv)
+{
+	struct bundle_args a = {0};
+	a.align = 1;
+	int rc = llvm_bundler(argc, argv, &a);
+	args_release(&a);
+	return rc;
 }
 
 /* ---- offlink bundle | unbundle | list ---- */
@@ -380,57 +397,64 @@ static int guess_type(struct bundle_args *a, const char *path)
 	return 0;
 }
 
-static int sub_main(int argc, char **argv, enum sub_mode m)
+static int sub_run(int argc, char **argv, enum sub_mode m, struct bundle_args *a)
 {
-	struct bundle_args a = {0};
-	a.align = 1;
 	const struct opt table[] = {
-		{"targets", OPT_CSV, &a.targets, NULL, "ID,...", "bundle entry IDs, <kind>-<triple>[-<target id>]; may repeat"},
-		{"t", OPT_CSV, &a.targets, NULL, NULL, NULL},
-		{"o", OPT_LIST, &a.output, NULL, NULL, NULL},
-		{"output", OPT_LIST, &a.output, NULL, "FILE", "output file (-o); unbundle: one per target"},
-		{"input", OPT_LIST, &a.input, NULL, "FILE", "input file (also positional)"},
-		{"type", OPT_STR, &a.type, NULL, "T", "i ii cui hipi d ll s bc gch ast o a"},
-		{"align", OPT_UINT, &a.align, NULL, "N", "bundle: align entries of binary bundles to N bytes"},
-		{"compress", OPT_FLAG, &a.compress, NULL, NULL, "bundle: write a compressed bundle (CCOB)"},
-		{"method", OPT_STR, &a.method, NULL, "zstd|zlib", "bundle: compression method (zstd)"},
-		{"level", OPT_INT, &a.level, &a.n_level, "N", "bundle: compression level (zstd 3, zlib 6)"},
-		{"threads", OPT_UINT, &a.threads, NULL, "N", "bundle: zstd worker threads (default: one per CPU)"},
-		{"llvm-identical", OPT_FLAG, &a.llvm_identical, NULL, NULL, "bundle: compress single-threaded, byte-identical to LLVM"},
-		{"format-version", OPT_UINT, &a.format_version, NULL, "2|3", "bundle: CCOB header version (3; 2 for LLVM 19 readers)"},
-		{"allow-missing", OPT_FLAG, &a.allow_missing, NULL, NULL, "unbundle: write empty outputs for absent targets"},
-		{"check-archive", OPT_FLAG, &a.check_archive, NULL, NULL, "unbundle -type=a: reject members with conflicting target IDs"},
-		{"hip-openmp-compatible", OPT_FLAG, &a.hip_openmp, NULL, NULL, "unbundle: let hip entries serve openmp targets and back"},
-		{"llvm-version", OPT_UINT, &a.llvm_version, NULL, "19|22", "entry ID rules of clang-offload-bundler 19 or 22 (22)"},
-		{"verbose", OPT_FLAG, &a.verbose, NULL, NULL, "print compression statistics"},
-		{"v", OPT_FLAG, &a.verbose, NULL, NULL, NULL},
+		{"targets", OPT_CSV, &a->targets, NULL, "ID,...", "bundle entry IDs, <kind>-<triple>[-<target id>]; may repeat"},
+		{"t", OPT_CSV, &a->targets, NULL, NULL, NULL},
+		{"o", OPT_LIST, &a->output, NULL, NULL, NULL},
+		{"output", OPT_LIST, &a->output, NULL, "FILE", "output file (-o); unbundle: one per target"},
+		{"input", OPT_LIST, &a->input, NULL, "FILE", "input file (also positional)"},
+		{"type", OPT_STR, &a->type, NULL, "T", "i ii cui hipi d ll s bc gch ast o a"},
+		{"align", OPT_UINT, &a->align, NULL, "N", "bundle: align entries of binary bundles to N bytes"},
+		{"compress", OPT_FLAG, &a->compress, NULL, NULL, "bundle: write a compressed bundle (CCOB)"},
+		{"method", OPT_STR, &a->method, NULL, "zstd|zlib", "bundle: compression method (zstd)"},
+		{"level", OPT_INT, &a->level, &a->n_level, "N", "bundle: compression level (zstd 3, zlib 6)"},
+		{"threads", OPT_UINT, &a->threads, NULL, "N", "bundle: zstd worker threads (default: one per CPU)"},
+		{"llvm-identical", OPT_FLAG, &a->llvm_identical, NULL, NULL, "bundle: compress single-threaded, byte-identical to LLVM"},
+		{"format-version", OPT_UINT, &a->format_version, NULL, "2|3", "bundle: CCOB header version (3; 2 for LLVM 19 readers)"},
+		{"allow-missing", OPT_FLAG, &a->allow_missing, NULL, NULL, "unbundle: write empty outputs for absent targets"},
+		{"check-archive", OPT_FLAG, &a->check_archive, NULL, NULL, "unbundle -type=a: reject members with conflicting target IDs"},
+		{"hip-openmp-compatible", OPT_FLAG, &a->hip_openmp, NULL, NULL, "unbundle: let hip entries serve openmp targets and back"},
+		{"llvm-version", OPT_UINT, &a->llvm_version, NULL, "19|22", "entry ID rules of clang-offload-bundler 19 or 22 (22)"},
+		{"verbose", OPT_FLAG, &a->verbose, NULL, NULL, "print compression statistics"},
+		{"v", OPT_FLAG, &a->verbose, NULL, NULL, NULL},
 		{"help", OPT_HELP, NULL, NULL, NULL, "show this help"},
 		{"h", OPT_HELP, NULL, NULL, NULL, NULL},
 		{NULL, 0, NULL, NULL, NULL, NULL},
 	};
-	int prc = opts_parse(table, argc, argv, &a.positional, sub_usage[m], sub_overview[m]);
+	int prc = opts_parse(table, argc, argv, &a->positional, sub_usage[m], sub_overview[m]);
 	if (prc)
 		return prc == 2 ? 0 : 1;
 	struct ofl_bundler_options o = OFL_BUNDLER_OPTIONS_INIT;
 	struct strlist in = {0};
-	int rc = sub_prepare(&o, &a, m, &in);
-	if (!rc && m != SUB_BUNDLE && !a.type && in.n == 1)
-		rc = guess_type(&a, in.v[0]);
+	int rc = sub_prepare(&o, a, m, &in);
+	if (!rc && m != SUB_BUNDLE && !a->type && in.n == 1)
+		rc = guess_type(a, in.v[0]);
 	if (!rc && m == SUB_LIST) {
-		fill_lists(&o, &a, &in, &a.output);
-		rc = run_list(&o, false, a.verbose);
+		fill_lists(&o, a, &in, &a->output);
+		rc = run_list(&o, false, a->verbose);
 	} else if (!rc) {
-		a.unbundle = m == SUB_UNBUNDLE;
-		if (!a.targets.n)
+		a->unbundle = m == SUB_UNBUNDLE;
+		if (!a->targets.n)
 			rc = error("no targets given (--targets)");
-		else if (!a.output.n)
+		else if (!a->output.n)
 			rc = error("no output file given (-o)");
-		else if (a.align == 0)
+		else if (a->align == 0)
 			rc = error("--align must be at least 1");
-		fill_lists(&o, &a, &in, &a.output);
-		rc = rc ? rc : run(&o, &a);
+		fill_lists(&o, a, &in, &a->output);
+		rc = rc ? rc : run(&o, a);
 	}
 	strlist_release(&in);
+	return rc;
+}
+
+static int sub_main(int argc, char **argv, enum sub_mode m)
+{
+	struct bundle_args a = {0};
+	a.align = 1;
+	int rc = sub_run(argc, argv, m, &a);
+	args_release(&a);
 	return rc;
 }
 
