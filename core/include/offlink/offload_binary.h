@@ -16,29 +16,29 @@ extern "C" {
 #endif
 
 enum ofl_image_kind {
-        OFL_IMG_NONE = 0,
-        OFL_IMG_OBJECT = 1,
-        OFL_IMG_BITCODE = 2,
-        OFL_IMG_CUBIN = 3,
-        OFL_IMG_FATBINARY = 4,
-        OFL_IMG_PTX = 5,
-        OFL_IMG_SPIRV = 6,
+	OFL_IMG_NONE = 0,
+	OFL_IMG_OBJECT = 1,
+	OFL_IMG_BITCODE = 2,
+	OFL_IMG_CUBIN = 3,
+	OFL_IMG_FATBINARY = 4,
+	OFL_IMG_PTX = 5,
+	OFL_IMG_SPIRV = 6,
 };
 
 /* Offload kinds as stored.  HIP is 3 in LLVM 19 and 4 in LLVM 22. */
 enum ofl_offload_kind {
-        OFL_OFK_NONE = 0,
-        OFL_OFK_OPENMP = 1,
-        OFL_OFK_CUDA = 2,
-        OFL_OFK_HIP19 = 3,
-        OFL_OFK_HIP = 4,
-        OFL_OFK_SYCL = 8,
+	OFL_OFK_NONE = 0,
+	OFL_OFK_OPENMP = 1,
+	OFL_OFK_CUDA = 2,
+	OFL_OFK_HIP19 = 3,
+	OFL_OFK_HIP = 4,
+	OFL_OFK_SYCL = 8,
 };
 
 /* Which LLVM's numbering and rules to follow (19: HIP = 3, no SYCL). */
 enum ofl_llvm_version {
-        OFL_LLVM_19 = 19,
-        OFL_LLVM_22 = 22,
+	OFL_LLVM_19 = 19,
+	OFL_LLVM_22 = 22,
 };
 
 #define OFL_OBIN_MAGIC "\x10\xff\x10\xad"
@@ -48,9 +48,9 @@ enum ofl_llvm_version {
 #define OFL_OBIN_MIN_SIZE 72
 
 struct ofl_obin_string {
-        const char *key;     /* NUL-terminated */
-        const char *value;   /* NUL-terminated; v2+ values may hold NULs too */
-        uint64_t value_size; /* v1: strlen(value); v2+: the stored size */
+	const char *key;     /* NUL-terminated */
+	const char *value;   /* NUL-terminated; v2+ values may hold NULs too */
+	uint64_t value_size; /* v1: strlen(value); v2+: the stored size */
 };
 
 /* One parsed image.  image points into the parsed buffer (or, for a
@@ -58,22 +58,22 @@ struct ofl_obin_string {
  * likewise.  The strings array is owned: by the binary for ofl_obin_parse
  * (free with ofl_obin_release), by the set for ofl_obin_parse_set. */
 struct ofl_obin {
-        uint32_t version;
-        uint16_t image_kind;
-        uint16_t offload_kind; /* raw value */
-        uint32_t flags;
-        const uint8_t *image;
-        uint64_t image_size;
-        uint64_t image_offset; /* as stored: from the start of the binary */
-        size_t nstrings;
-        struct ofl_obin_string *strings; /* in stored order */
-        uint64_t size;                   /* the binary's size field */
+	uint32_t version;
+	uint16_t image_kind;
+	uint16_t offload_kind; /* raw value */
+	uint32_t flags;
+	const uint8_t *image;
+	uint64_t image_size;
+	uint64_t image_offset; /* as stored: from the start of the binary */
+	size_t nstrings;
+	struct ofl_obin_string *strings; /* in stored order */
+	uint64_t size;			 /* the binary's size field */
 };
 
 #define OFL_OBIN_INIT                                                                              \
-        {                                                                                          \
-                0, 0, 0, 0, NULL, 0, 0, 0, NULL, 0                                                 \
-        }
+	{                                                                                          \
+		0, 0, 0, 0, NULL, 0, 0, 0, NULL, 0                                                 \
+	}
 
 /* True when data starts with the magic. */
 bool ofl_obin_is(const uint8_t *data, size_t size);
@@ -88,8 +88,8 @@ void ofl_obin_release(struct ofl_obin *b);
 
 /* How LLVM 19/22 word the rejection of bytes ofl_obin_parse refused. */
 enum ofl_obin_llvm_diag {
-        OFL_OBIN_INVALID_DATA,   /* "Invalid data was encountered while parsing the file" */
-        OFL_OBIN_UNEXPECTED_EOF, /* "The end of the file was unexpectedly encountered" */
+	OFL_OBIN_INVALID_DATA,	 /* "Invalid data was encountered while parsing the file" */
+	OFL_OBIN_UNEXPECTED_EOF, /* "The end of the file was unexpectedly encountered" */
 };
 enum ofl_obin_llvm_diag ofl_obin_llvm_diag(const uint8_t *data, size_t size);
 const char *ofl_obin_llvm_diag_text(enum ofl_obin_llvm_diag d);
@@ -97,25 +97,25 @@ const char *ofl_obin_llvm_diag_text(enum ofl_obin_llvm_diag d);
 /* Any version (1, 2 with several entries, 3 possibly zstd/zlib compressed,
  * formats.md §5.6).  entries and their strings are owned by the set. */
 struct ofl_obin_set {
-        uint32_t version;
-        uint64_t size;          /* the size field */
-        uint64_t span;          /* bytes to the next binary: size, rounded up to
-                                 * 8 for a compressed v3 (as newer LLVM reads) */
-        uint64_t inflated_size; /* v3: size once inflated; 0 when stored plainly */
-        int compression;        /* 0 none, 1 zlib, 2 zstd */
-        size_t nentries;
-        struct ofl_obin *entries;
-        uint8_t *inflated; /* owned copy of an inflated v3 binary */
-        void *pool;        /* owned: strings arrays and v2+ value copies */
+	uint32_t version;
+	uint64_t size;		/* the size field */
+	uint64_t span;		/* bytes to the next binary: size, rounded up to
+				 * 8 for a compressed v3 (as newer LLVM reads) */
+	uint64_t inflated_size; /* v3: size once inflated; 0 when stored plainly */
+	int compression;	/* 0 none, 1 zlib, 2 zstd */
+	size_t nentries;
+	struct ofl_obin *entries;
+	uint8_t *inflated; /* owned copy of an inflated v3 binary */
+	void *pool;	   /* owned: strings arrays and v2+ value copies */
 };
 
 #define OFL_OBIN_SET_INIT                                                                          \
-        {                                                                                          \
-                0, 0, 0, 0, 0, 0, NULL, NULL, NULL                                                 \
-        }
+	{                                                                                          \
+		0, 0, 0, 0, 0, 0, NULL, NULL, NULL                                                 \
+	}
 
 int ofl_obin_parse_set(const uint8_t *data, size_t size, struct ofl_obin_set *out,
-                       struct ofl_error *err);
+		       struct ofl_error *err);
 void ofl_obin_set_release(struct ofl_obin_set *s);
 
 /* Value for key, or NULL. */
@@ -135,14 +135,14 @@ uint16_t ofl_image_kind_from_ext(const char *ext);
 
 /* What to write: strings in the order given (see ofl_obin_llvm_key_order). */
 struct ofl_obin_image {
-        uint16_t image_kind;
-        uint16_t offload_kind;
-        uint32_t flags;
-        const uint8_t *image;
-        uint64_t image_size;
-        size_t nstrings;
-        const char *const *keys;
-        const char *const *values;
+	uint16_t image_kind;
+	uint16_t offload_kind;
+	uint32_t flags;
+	const uint8_t *image;
+	uint64_t image_size;
+	size_t nstrings;
+	const char *const *keys;
+	const char *const *values;
 };
 
 /* Appends one version-1 binary, laid out byte for byte as LLVM 19/22 do. */

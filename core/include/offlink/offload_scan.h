@@ -20,47 +20,47 @@ extern "C" {
 
 /* One binary found.  Offsets are absolute in the scanned buffer. */
 struct ofl_found {
-        uint64_t offset;
-        uint64_t size; /* bytes it spans: the size field (rounded up to 8
-                        * for a compressed v3 binary) */
-        uint32_t version;
-        size_t section; /* ELF section index it was found in; 0: raw scan */
+	uint64_t offset;
+	uint64_t size; /* bytes it spans: the size field (rounded up to 8
+			* for a compressed v3 binary) */
+	uint32_t version;
+	size_t section; /* ELF section index it was found in; 0: raw scan */
 };
 
 struct ofl_found_list {
-        size_t n;
-        size_t cap;
-        struct ofl_found *v;
+	size_t n;
+	size_t cap;
+	struct ofl_found *v;
 };
 
 #define OFL_FOUND_LIST_INIT                                                                        \
-        {                                                                                          \
-                0, 0, NULL                                                                         \
-        }
+	{                                                                                          \
+		0, 0, NULL                                                                         \
+	}
 void ofl_found_list_release(struct ofl_found_list *l);
 
 /* Sections of an ELF file that hold offloading data. */
 struct ofl_elf_section {
-        size_t index;
-        uint32_t type;
-        uint64_t offset; /* of the contents in the file */
-        uint64_t size;
-        char name[64]; /* truncated if longer */
+	size_t index;
+	uint32_t type;
+	uint64_t offset; /* of the contents in the file */
+	uint64_t size;
+	char name[64]; /* truncated if longer */
 };
 
 struct ofl_elf_sections {
-        size_t n;
-        struct ofl_elf_section *v;
+	size_t n;
+	struct ofl_elf_section *v;
 };
 
 #define OFL_ELF_SECTIONS_INIT                                                                      \
-        {                                                                                          \
-                0, NULL                                                                            \
-        }
+	{                                                                                          \
+		0, NULL                                                                            \
+	}
 
 enum {
-        OFL_ELFSEC_BY_TYPE = 1, /* sh_type == SHT_LLVM_OFFLOADING (what LLVM reads) */
-        OFL_ELFSEC_BY_NAME = 2, /* name starts with ".llvm.offloading" */
+	OFL_ELFSEC_BY_TYPE = 1, /* sh_type == SHT_LLVM_OFFLOADING (what LLVM reads) */
+	OFL_ELFSEC_BY_NAME = 2, /* name starts with ".llvm.offloading" */
 };
 
 bool ofl_is_elf(const uint8_t *data, size_t size);
@@ -69,32 +69,32 @@ bool ofl_is_elf(const uint8_t *data, size_t size);
  * order; SHT_NOBITS sections are left out.  Not an ELF file, or a section
  * table or section outside the file: OFL_EFORMAT. */
 int ofl_elf_offload_sections(const uint8_t *data, size_t size, unsigned how,
-                             struct ofl_elf_sections *out, struct ofl_error *err);
+			     struct ofl_elf_sections *out, struct ofl_error *err);
 void ofl_elf_sections_release(struct ofl_elf_sections *s);
 
 enum {
-        /* A magic whose binary does not parse is an error (with its absolute
-         * offset) instead of being skipped. */
-        OFL_SCAN_STRICT = 1,
+	/* A magic whose binary does not parse is an error (with its absolute
+	 * offset) instead of being skipped. */
+	OFL_SCAN_STRICT = 1,
 };
 
 /* Walks size bytes of section contents that start at absolute offset base:
  * binary after binary by their size fields; on bytes that are not a binary
  * (padding, garbage) it scans forward to the next magic. */
 int ofl_scan_walk(const uint8_t *data, size_t size, uint64_t base, size_t section, unsigned flags,
-                  struct ofl_found_list *out, struct ofl_error *err);
+		  struct ofl_found_list *out, struct ofl_error *err);
 
 /* Scans any bytes for the magic and keeps the candidates that parse (any
  * version); skips over each binary found. */
 int ofl_scan_raw(const uint8_t *data, size_t size, unsigned flags, struct ofl_found_list *out,
-                 struct ofl_error *err);
+		 struct ofl_error *err);
 
 /* First occurrence of the 4-byte magic in [p, end), or NULL. */
 const uint8_t *ofl_find_magic(const uint8_t *p, const uint8_t *end);
 
 /* ELF: walks the sections found by type or name; anything else: raw scan. */
 int ofl_scan_file(const uint8_t *data, size_t size, unsigned flags, struct ofl_found_list *out,
-                  struct ofl_error *err);
+		  struct ofl_error *err);
 
 #ifdef __cplusplus
 }
