@@ -185,7 +185,7 @@ int ofl_scan_file(const uint8_t *data, size_t size, unsigned flags, struct ofl_f
 			return OFL_ENOMEM;
 		/* Not ELF, or an ELF we cannot read: the raw scan still works. */
 		ofl_error_clear(err);
-		return ofl_scan_raw(data, size, flags, out, err);
+		return ofl_scan_raw(data, size, 0, out, err);
 	}
 	int rc = 0;
 	for (size_t i = 0; i < secs.n && !rc; i++)
@@ -194,6 +194,6 @@ int ofl_scan_file(const uint8_t *data, size_t size, unsigned flags, struct ofl_f
 	bool none = secs.n == 0;
 	ofl_elf_sections_release(&secs);
 	if (!rc && none)
-		rc = ofl_scan_raw(data, size, flags, out, err);
+		rc = ofl_scan_raw(data, size, 0, out, err);
 	return rc;
 }

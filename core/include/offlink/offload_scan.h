@@ -92,7 +92,9 @@ int ofl_scan_raw(const uint8_t *data, size_t size, unsigned flags, struct ofl_fo
 /* First occurrence of the 4-byte magic in [p, end), or NULL. */
 const uint8_t *ofl_find_magic(const uint8_t *p, const uint8_t *end);
 
-/* ELF: walks the sections found by type or name; anything else: raw scan. */
+/* ELF: walks the sections found by type or name (OFL_SCAN_STRICT applies
+ * to them); an ELF without such sections, or anything else: raw scan, which
+ * is always tolerant since a magic in arbitrary bytes may be chance. */
 int ofl_scan_file(const uint8_t *data, size_t size, unsigned flags, struct ofl_found_list *out,
 		  struct ofl_error *err);
 
