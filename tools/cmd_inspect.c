@@ -107,7 +107,9 @@ static void json_str(const char *s, size_t n)
 	putchar('"');
 }
 
-static void json_entry(const struct insp *in, const struct ofl_obin *b, uint64_t base, bool last)
+/* Image offsets of a compressed binary count in its inflated form. */
+static void json_entry(const struct insp *in, const struct ofl_obin *b, uint64_t base,
+		       bool compressed, bool last)
 {
 	printf("        {\"image_kind\": %u, \"image_kind_name\": ", b->image_kind);
 	const char *ik = ofl_image_kind_objdump_name(b->image_kind);
@@ -115,10 +117,11 @@ static void json_entry(const struct insp *in, const struct ofl_obin *b, uint64_t
 	const char *ok = ofl_offload_kind_name(b->offload_kind, in->llvm);
 	printf(", \"offload_kind\": %u, \"producer\": ", b->offload_kind);
 	json_str(ok, strlen(ok));
-	printf(", \"flags\": %u, \"image_offset\": %llu, \"image_size\": %llu,\n"
-	       "         \"strings\": [",
-	       b->flags, (unsigned long long)(base + b->image_offset),
-	       (unsigned long long)b->image_size);
+	printf(", \"flags\": %u, \"image_offset\": %llu, \"image_offset_in\": \"%s\", "
+	       "\"image_size\": %llu,\n         \"strings\": [",
+	       b->flags,
+	       (unsigned long long)(compressed ? b->image_offset : base + b->image_offset),
+	       compressed ? "inflated" : "file", (unsigned long long)b->image_size);
 	for (size_t j = 0; j < b->nstrings; j++) {
 		printf("%s[", j ? ", " : "");
 		json_str(b->strings[j].key, strlen(b->strings[j].key));
@@ -179,7 +182,8 @@ static void print_binary(const struct insp *in, const struct ofl_found *f,
 	}
 	for (size_t k = 0; k < set->nentries; k++) {
 		if (json)
-			json_entry(in, &set->entries[k], f->offset, k + 1 == set->nentries);
+			json_entry(in, &set->entries[k], f->offset, set->compression != 0,
+				   k + 1 == set->nentries);
 		else
 			tree_entry(in, &set->entries[k], k, f->offset, set->compression != 0);
 	}
