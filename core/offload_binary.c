@@ -122,8 +122,8 @@ static int check_v1_header(const uint8_t *data, size_t size, uint64_t *hsize, st
 		return ofl_error_set(err, OFL_EFORMAT, NULL, 0, "offload binary: bad magic");
 	uint32_t v = ofl_le32(data + 4);
 	if (v != 1)
-		return ofl_error_set(err, v == 2 || v == 3 ? OFL_EUNSUPPORTED : OFL_EFORMAT, NULL,
-				     4, "offload binary: version %u is not read by LLVM 19/22", v);
+		return ofl_error_set(err, OFL_EFORMAT, NULL, 4,
+				     "offload binary: version %u is not read by LLVM 19/22", v);
 	uint64_t s = ofl_le64(data + 8), eo = ofl_le64(data + 16), es = ofl_le64(data + 24);
 	if (s > size)
 		return ofl_error_set(err, OFL_EFORMAT, NULL, 8,

@@ -192,7 +192,7 @@ OFL_TEST(reader_rejects)
 	CHECK_EQ_U(err.offset, 48);
 	c = copy_example();
 	c[4] = 2;
-	CHECK(parse_err(c, 160, &err) == OFL_EUNSUPPORTED);
+	CHECK(parse_err(c, 160, &err) == OFL_EFORMAT);
 	CHECK_EQ_U(err.offset, 4);
 	c = copy_example();
 	put64(c + 64, 0x11); /* image past the size */
@@ -246,7 +246,7 @@ OFL_TEST(version2_entries)
 	CHECK_MEM(s.entries[1].image, "def", 3);
 	CHECK_EQ_U(s.entries[1].offload_kind, 2);
 	ofl_obin_set_release(&s);
-	CHECK(ofl_obin_parse(p, n, &(struct ofl_obin){0}, &err) == OFL_EUNSUPPORTED);
+	CHECK(ofl_obin_parse(p, n, &(struct ofl_obin){0}, &err) == OFL_EFORMAT);
 }
 
 OFL_TEST(version3_zstd)

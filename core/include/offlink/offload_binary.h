@@ -80,8 +80,8 @@ bool ofl_obin_is(const uint8_t *data, size_t size);
 
 /* Parses the version-1 binary that starts at data, with every check LLVM 19
  * and 22 make and the bounds checks they omit; size is what is available
- * (the binary's size field bounds it further).  Versions 2 and 3 are
- * OFL_EUNSUPPORTED here, as LLVM 19/22 reject them: use ofl_obin_parse_set.
+ * (the binary's size field bounds it further).  Other versions are
+ * OFL_EFORMAT here, as LLVM 19/22 reject them: use ofl_obin_parse_set.
  * Offsets in errors are relative to data. */
 int ofl_obin_parse(const uint8_t *data, size_t size, struct ofl_obin *out, struct ofl_error *err);
 void ofl_obin_release(struct ofl_obin *b);
