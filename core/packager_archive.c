@@ -3,7 +3,8 @@
  * TEMPORARY SWITCH: core/archive.c (ofl_archive_parse, ofl_archive_write_gnu)
  * lands on another branch.  Until it is merged this file must not reference
  * those symbols, or the offlink binary would not link; set OFL_PKG_ARCHIVE to
- * 1 (and delete the #else branch) after the merge. */
+ * 1 (and delete the #else branch) after the merge.  -DOFL_PKG_ARCHIVE=1
+ * enables it for a trial build against a stand-in archive.c. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,7 +12,9 @@
 #include "offlink/archive.h"
 #include "packager_priv.h"
 
+#ifndef OFL_PKG_ARCHIVE
 #define OFL_PKG_ARCHIVE 0
+#endif
 
 #if OFL_PKG_ARCHIVE
 struct pkg_archives {
