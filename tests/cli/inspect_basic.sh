@@ -13,7 +13,7 @@ grep -q 'arch = "sm_70"' tree.txt || fail "strings"
 
 cat "$C/offload_binary/v3zstd" "$C/offload_binary/v2" >v.bin
 if "$OFFLINK" inspect --json v.bin elf-merged.o >/dev/null 2>&1; then fail "missing file accepted"; fi
-cp "$C/offload_scan/elf-merged.o" .
+cp "$C/offload_scan/elf-merged" elf-merged.o
 "$OFFLINK" inspect --json v.bin elf-merged.o >out.json
 python3 - <<'PY'
 import json
