@@ -10,12 +10,6 @@
 #include "internal.h"
 #include "offlink/bundle.h"
 
-bool ofl_is_elf(const uint8_t *data, size_t size)
-{
-	return size >= 52 && memcmp(data, "\177ELF", 4) == 0 &&
-	       (data[4] == ELFCLASS32 || data[4] == ELFCLASS64);
-}
-
 static void elf_init(void)
 {
 	static int done;

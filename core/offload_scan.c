@@ -32,11 +32,6 @@ static int found_push(struct ofl_found_list *l, struct ofl_found f, struct ofl_e
 	return 0;
 }
 
-bool ofl_is_elf(const uint8_t *data, size_t size)
-{
-	return size >= 16 && memcmp(data, "\177ELF", 4) == 0;
-}
-
 void ofl_elf_sections_release(struct ofl_elf_sections *s)
 {
 	free(s->v);

@@ -1,10 +1,4 @@
-/* Archive inputs and --archive output of the packager, through archive.h.
- *
- * TEMPORARY SWITCH: core/archive.c (ofl_archive_parse, ofl_archive_write_gnu)
- * lands on another branch.  Until it is merged this file must not reference
- * those symbols, or the offlink binary would not link; set OFL_PKG_ARCHIVE to
- * 1 (and delete the #else branch) after the merge.  -DOFL_PKG_ARCHIVE=1
- * enables it for a trial build against a stand-in archive.c. */
+/* Archive inputs and --archive output of the packager, through archive.h. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,11 +6,6 @@
 #include "offlink/archive.h"
 #include "packager_priv.h"
 
-#ifndef OFL_PKG_ARCHIVE
-#define OFL_PKG_ARCHIVE 0
-#endif
-
-#if OFL_PKG_ARCHIVE
 struct pkg_archives {
 	size_t n;
 	struct ofl_archive *v;
@@ -86,25 +75,3 @@ int ofl_pkg_write_archive(const struct ofl_pkg_entry *const *e, size_t n, struct
 	free(m);
 	return rc;
 }
-#else
-int ofl_pkg_collect_archive(const uint8_t *data, size_t size, uint64_t base, unsigned flags,
-			    struct ofl_pkg_inputs *out, enum ofl_obin_llvm_diag *diag,
-			    struct ofl_error *err)
-{
-	if (diag)
-		*diag = OFL_OBIN_INVALID_DATA;
-	return ofl_error_set(err, OFL_EUNSUPPORTED, NULL, base,
-			     "archive inputs are not supported by this build yet");
-}
-
-void ofl_pkg_release_archives(struct ofl_pkg_inputs *in)
-{
-}
-
-int ofl_pkg_write_archive(const struct ofl_pkg_entry *const *e, size_t n, struct ofl_buf *out,
-			  struct ofl_error *err)
-{
-	return ofl_error_set(err, OFL_EUNSUPPORTED, NULL, OFL_NO_OFFSET,
-			     "--archive output is not supported by this build yet");
-}
-#endif

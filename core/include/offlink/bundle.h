@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "offlink/buf.h"
+#include "offlink/elf.h"
 #include "offlink/error.h"
 
 #ifdef __cplusplus
@@ -87,9 +88,6 @@ int ofl_bundle_text_start(struct ofl_buf *out, const char *comment, const char *
 int ofl_bundle_text_end(struct ofl_buf *out, const char *comment, const char *id);
 
 /* Object handler (bundle_object.c). */
-
-/* True when data is an ELF relocatable/shared/executable object. */
-bool ofl_is_elf(const uint8_t *data, size_t size);
 
 /* Appends to b one entry per __CLANG_OFFLOAD_BUNDLE__ section of an ELF
  * object, in section-table order. */

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "offlink/elf.h"
 #include "offlink/error.h"
 
 #ifdef __cplusplus
@@ -62,8 +63,6 @@ enum {
 	OFL_ELFSEC_BY_TYPE = 1, /* sh_type == SHT_LLVM_OFFLOADING (what LLVM reads) */
 	OFL_ELFSEC_BY_NAME = 2, /* name starts with ".llvm.offloading" */
 };
-
-bool ofl_is_elf(const uint8_t *data, size_t size);
 
 /* Lists the sections matching how (a mask of OFL_ELFSEC_*), in section
  * order; SHT_NOBITS sections are left out.  Not an ELF file, or a section
