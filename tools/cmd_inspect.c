@@ -1,12 +1,16 @@
-/* offlink inspect: what is inside objects and raw files holding
- * OffloadBinaries, as a tree, as JSON, or as llvm-objdump --offloading
- * prints it.  Layers through bundles, CCOB and archives come later. */
+/* offlink inspect: the layers inside a file (core/inspect.c builds the
+ * tree) printed as a tree, as JSON, or as llvm-objdump --offloading prints
+ * them; extraction of any layer; --check for the image a target would get. */
+#include <errno.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "commands.h"
 #include "diag.h"
+#include "offlink/archive.h"
+#include "offlink/inspect.h"
 #include "offlink/io.h"
 #include "offlink/offload_binary.h"
 #include "offlink/offload_scan.h"
@@ -19,43 +23,26 @@ struct insp {
 	enum fmt fmt;
 	enum ofl_llvm_version llvm;
 	int nfiles_done;
+	const char *extract, *output, *extract_all, *check;
+	bool tolerant;
 };
 
 static const char *const compression_names[] = {"none", "zlib", "zstd"};
-
-/* The "file format" name llvm-objdump prints for the common ELF machines. */
-static const char *elf_format_name(const uint8_t *d)
-{
-	bool is64 = d[4] == 2, le = d[5] == 1;
-	unsigned mach = le ? (unsigned)(d[18] | d[19] << 8) : (unsigned)(d[18] << 8 | d[19]);
-	switch (mach) {
-	case 62:
-		return is64 ? "elf64-x86-64" : "elf32-x86-64";
-	case 3:
-		return "elf32-i386";
-	case 183:
-		return le ? "elf64-littleaarch64" : "elf64-bigaarch64";
-	case 224:
-		return "elf64-amdgpu";
-	case 190:
-		return "elf64-nvptx";
-	case 21:
-		return le ? "elf64-powerpcle" : "elf64-powerpc";
-	default:
-		return is64 ? (le ? "elf64-unknown" : "elf64-unknown") : "elf32-unknown";
-	}
-}
 
 /* ---- llvm-objdump --offloading ------------------------------------------ */
 
 static int objdump_error(const char *path, bool walking, enum ofl_obin_llvm_diag d)
 {
 	return error("'%s': %s%s", path, walking ? "while extracting offloading files: " : "",
-		     ofl_obin_llvm_diag_text(d));
+	             ofl_obin_llvm_diag_text(d));
 }
+
+static int objdump_archive(const struct insp *in, const char *path, const uint8_t *d, size_t n);
 
 static int inspect_objdump(const struct insp *in, const char *path, const uint8_t *d, size_t n)
 {
+	if (ofl_archive_is(d, n))
+		return objdump_archive(in, path, d, n);
 	bool elf = ofl_is_elf(d, n), raw = ofl_obin_is(d, n);
 	struct ofl_error err = OFL_ERROR_INIT;
 	if (!elf && !raw)
@@ -68,7 +55,7 @@ static int inspect_objdump(const struct insp *in, const char *path, const uint8_
 			return objdump_error(path, false, ofl_obin_llvm_diag(d, n));
 		ofl_obin_release(&first);
 	} else {
-		printf("\n%s:\tfile format %s\n", path, elf_format_name(d));
+		printf("\n%s:\tfile format %s\n", path, ofl_elf_format_name(d));
 	}
 	struct ofl_pkg_inputs all;
 	enum ofl_obin_llvm_diag diag = OFL_OBIN_INVALID_DATA;
@@ -88,7 +75,41 @@ static int inspect_objdump(const struct insp *in, const char *path, const uint8_
 	return 0;
 }
 
-/* ---- JSON ---------------------------------------------------------------- */
+/* Members print as "lib.a(m.o)", each numbered from 0 as llvm-objdump does;
+ * a thin archive's members are read beside it. */
+static int objdump_archive(const struct insp *in, const char *path, const uint8_t *d, size_t n)
+{
+	struct ofl_archive a;
+	struct ofl_error err = OFL_ERROR_INIT;
+	if (ofl_archive_parse(d, n, &a, &err)) {
+		ofl_error_locate(&err, path, 0);
+		return error_lib(&err);
+	}
+	int rc = 0;
+	for (size_t i = 0; i < a.nmembers && !rc; i++) {
+		const struct ofl_ar_member *m = &a.members[i];
+		char *name = NULL, *file = NULL;
+		const char *slash = strrchr(path, '/');
+		if (asprintf(&name, "%s(%s)", path, m->name) < 0 ||
+		    asprintf(&file, "%.*s%s",
+		             slash && m->name[0] != '/' ? (int)(slash + 1 - path) : 0, path,
+		             m->name) < 0)
+			rc = error("out of memory");
+		struct ofl_file f = OFL_FILE_INIT;
+		if (!rc && a.thin && ofl_file_open(&f, file, &err))
+			rc = error_lib(&err);
+		if (!rc)
+			rc = a.thin ? inspect_objdump(in, name, f.data, f.size)
+			            : inspect_objdump(in, name, m->data, (size_t)m->size);
+		ofl_file_close(&f);
+		free(name);
+		free(file);
+	}
+	ofl_archive_release(&a);
+	return rc;
+}
+
+/* ---- shared helpers ------------------------------------------------------ */
 
 /* Bytes that are not printable ASCII become \u00XX (read as Latin-1), so the
  * output is valid JSON whatever the strings hold. */
@@ -107,139 +128,279 @@ static void json_str(const char *s, size_t n)
 	putchar('"');
 }
 
-/* Image offsets of a compressed binary count in its inflated form. */
-static void json_entry(const struct insp *in, const struct ofl_obin *b, uint64_t base,
-		       bool compressed, bool last)
+static void json_cstr(const char *s)
 {
-	printf("        {\"image_kind\": %u, \"image_kind_name\": ", b->image_kind);
-	const char *ik = ofl_image_kind_objdump_name(b->image_kind);
-	json_str(ik, strlen(ik));
-	const char *ok = ofl_offload_kind_name(b->offload_kind, in->llvm);
-	printf(", \"offload_kind\": %u, \"producer\": ", b->offload_kind);
-	json_str(ok, strlen(ok));
-	printf(", \"flags\": %u, \"image_offset\": %llu, \"image_offset_in\": \"%s\", "
-	       "\"image_size\": %llu,\n         \"strings\": [",
-	       b->flags,
-	       (unsigned long long)(compressed ? b->image_offset : base + b->image_offset),
-	       compressed ? "inflated" : "file", (unsigned long long)b->image_size);
-	for (size_t j = 0; j < b->nstrings; j++) {
-		printf("%s[", j ? ", " : "");
-		json_str(b->strings[j].key, strlen(b->strings[j].key));
-		printf(", ");
-		json_str(b->strings[j].value, (size_t)b->strings[j].value_size);
-		printf("]");
+	if (s)
+		json_str(s, strlen(s));
+	else
+		printf("null");
+}
+
+static const char *node_format(const struct ofl_node *n)
+{
+	return n->format_name ? n->format_name : ofl_node_format_name(n->format);
+}
+
+static char *segment(const struct ofl_node *n)
+{
+	char *full = ofl_node_path(n), *par = n->parent ? ofl_node_path(n->parent) : NULL;
+	if (!full || (n->parent && !par)) {
+		free(full);
+		free(par);
+		return NULL;
 	}
-	printf("]}%s\n", last ? "" : ",");
+	size_t skip = par ? strlen(par) : 0;
+	memmove(full, full + skip, strlen(full + skip) + 1);
+	free(par);
+	return full;
+}
+
+static const char *fatbin_kind_name(uint16_t k)
+{
+	return k == 1 ? "ptx" : k == 2 ? "cubin" : "unknown";
 }
 
 /* ---- tree ---------------------------------------------------------------- */
 
-static void tree_entry(const struct insp *in, const struct ofl_obin *b, size_t k, uint64_t base,
-		       bool compressed)
+static void tree_image(const struct insp *in, const struct ofl_node *n)
 {
-	printf("      image [%zu]: %s, producer %s, %llu bytes", k,
-	       ofl_image_kind_objdump_name(b->image_kind),
-	       ofl_offload_kind_name(b->offload_kind, in->llvm), (unsigned long long)b->image_size);
-	if (compressed)
-		printf(" at %#llx of the inflated binary\n", (unsigned long long)b->image_offset);
-	else
-		printf(" at %#llx\n", (unsigned long long)(base + b->image_offset));
-	for (size_t j = 0; j < b->nstrings; j++) {
-		printf("        %s = ", b->strings[j].key);
-		json_str(b->strings[j].value, (size_t)b->strings[j].value_size);
+	printf("image %s, producer %s, %llu bytes at %#llx%s; OffloadBinary v%u at %#llx, %llu "
+	       "bytes",
+	       ofl_image_kind_objdump_name(n->image_kind),
+	       ofl_offload_kind_name(n->offload_kind, in->llvm), (unsigned long long)n->size,
+	       (unsigned long long)n->offset, n->inflated ? " (inflated)" : "", n->version,
+	       (unsigned long long)n->binary_offset, (unsigned long long)n->binary_size);
+	if (n->compression)
+		printf(", %s, %llu bytes inflated (ratio %.2f)", compression_names[n->compression],
+		       (unsigned long long)n->inflated_size,
+		       (double)n->inflated_size / (double)n->binary_size);
+}
+
+static void tree_node(const struct insp *in, const struct ofl_node *n, int depth)
+{
+	char *seg = segment(n);
+	printf("%*s%s: ", 2 * depth, "", seg ? seg : "?");
+	free(seg);
+	switch (n->kind) {
+	case OFL_NODE_IMAGE:
+		tree_image(in, n);
+		break;
+	case OFL_NODE_FATBIN_ENTRY:
+		printf("%s %s, %llu bytes at %#llx", fatbin_kind_name(n->fatbin_kind), n->arch,
+		       (unsigned long long)n->size, (unsigned long long)n->offset);
+		if (n->fatbin_flags & 0x2000)
+			printf(", compressed, %llu bytes inflated",
+			       (unsigned long long)n->inflated_size);
+		break;
+	default:
+		printf("%s%s%s%llu bytes", n->kind == OFL_NODE_BUNDLE_ENTRY ? "bundle entry, " : "",
+		       node_format(n), *node_format(n) ? ", " : "", (unsigned long long)n->size);
+		if (n->parent)
+			printf(" at %#llx%s", (unsigned long long)n->offset,
+			       n->inflated ? " (inflated)" : "");
+	}
+	if (n->kind == OFL_NODE_IMAGE && n->format)
+		printf(", holds %s", node_format(n));
+	if (n->format == OFL_FMT_CCOB)
+		printf(", %s, %llu bytes inflated (ratio %.2f)", compression_names[n->compression],
+		       (unsigned long long)n->inflated_size,
+		       (double)n->inflated_size / (double)(n->size ? n->size : 1));
+	putchar('\n');
+	for (size_t j = 0; j < n->nstrings; j++) {
+		printf("%*s  %s = ", 2 * depth, "", n->strings[j].key);
+		json_str(n->strings[j].value, (size_t)n->strings[j].value_size);
 		putchar('\n');
 	}
+	for (size_t i = 0; i < n->nchildren; i++)
+		tree_node(in, n->children[i], depth + 1);
 }
 
-static const char *section_name(const struct ofl_elf_sections *s, size_t idx)
-{
-	for (size_t i = 0; i < s->n; i++)
-		if (s->v[i].index == idx)
-			return s->v[i].name;
-	return "";
-}
+/* ---- JSON ---------------------------------------------------------------- */
 
-static void print_binary(const struct insp *in, const struct ofl_found *f,
-			 const struct ofl_obin_set *set, bool last)
+static void json_node(const struct insp *in, const struct ofl_node *n, int depth)
 {
-	bool json = in->fmt == FMT_JSON;
-	if (json) {
-		printf(
-		    "      {\"offset\": %llu, \"size\": %llu, \"version\": %u, \"section\": %zu, "
-		    "\"compression\": \"%s\", \"inflated_size\": %llu,\n       \"entries\": [\n",
-		    (unsigned long long)f->offset, (unsigned long long)set->size, set->version,
-		    f->section, compression_names[set->compression],
-		    (unsigned long long)set->inflated_size);
-	} else {
-		printf("    OffloadBinary v%u at %#llx, %llu bytes", set->version,
-		       (unsigned long long)f->offset, (unsigned long long)set->size);
-		if (set->compression)
-			printf(", %s, %llu bytes inflated (ratio %.2f)",
-			       compression_names[set->compression],
-			       (unsigned long long)set->inflated_size,
-			       (double)set->inflated_size / (double)set->size);
-		putchar('\n');
+	char *sel = ofl_node_path(n);
+	printf("%*s{\"selector\": ", 2 * depth, "");
+	json_cstr(sel);
+	free(sel);
+	printf(", \"kind\": \"%s\", \"format\": ", ofl_node_kind_name(n->kind));
+	json_cstr(node_format(n));
+	printf(", \"offset\": %llu, \"size\": %llu, \"inflated\": %s",
+	       (unsigned long long)n->offset, (unsigned long long)n->size,
+	       n->inflated ? "true" : "false");
+	if (n->name && n->kind != OFL_NODE_FILE) {
+		printf(", \"name\": ");
+		json_cstr(n->name);
 	}
-	for (size_t k = 0; k < set->nentries; k++) {
-		if (json)
-			json_entry(in, &set->entries[k], f->offset, set->compression != 0,
-				   k + 1 == set->nentries);
-		else
-			tree_entry(in, &set->entries[k], k, f->offset, set->compression != 0);
+	if (n->triple || n->arch) {
+		printf(", \"triple\": ");
+		json_cstr(n->triple);
+		printf(", \"arch\": ");
+		json_cstr(n->arch);
 	}
-	if (json)
-		printf("      ]}%s\n", last ? "" : ",");
+	if (n->kind == OFL_NODE_IMAGE) {
+		printf(",\n%*s \"version\": %u, \"binary_offset\": %llu, \"binary_size\": %llu, "
+		       "\"compression\": \"%s\", \"inflated_size\": %llu, \"image_kind\": %u, "
+		       "\"image_kind_name\": \"%s\", \"offload_kind\": %u, \"producer\": \"%s\", "
+		       "\"flags\": %u, \"strings\": {",
+		       2 * depth, "", n->version, (unsigned long long)n->binary_offset,
+		       (unsigned long long)n->binary_size, compression_names[n->compression],
+		       (unsigned long long)n->inflated_size, n->image_kind,
+		       ofl_image_kind_objdump_name(n->image_kind), n->offload_kind,
+		       ofl_offload_kind_name(n->offload_kind, in->llvm), n->flags);
+		for (size_t j = 0; j < n->nstrings; j++) {
+			printf("%s", j ? ", " : "");
+			json_cstr(n->strings[j].key);
+			printf(": ");
+			json_str(n->strings[j].value, (size_t)n->strings[j].value_size);
+		}
+		printf("}");
+	}
+	if (n->kind == OFL_NODE_FATBIN_ENTRY)
+		printf(", \"fatbin_kind\": \"%s\", \"sm\": %u, \"fatbin_flags\": %llu, "
+		       "\"compressed\": %s, \"inflated_size\": %llu",
+		       fatbin_kind_name(n->fatbin_kind), n->sm, (unsigned long long)n->fatbin_flags,
+		       (n->fatbin_flags & 0x2000) ? "true" : "false",
+		       (unsigned long long)n->inflated_size);
+	if (n->format == OFL_FMT_CCOB)
+		printf(", \"compression\": \"%s\", \"inflated_size\": %llu",
+		       compression_names[n->compression], (unsigned long long)n->inflated_size);
+	printf(", \"children\": [");
+	for (size_t i = 0; i < n->nchildren; i++) {
+		printf("%s\n", i ? "," : "");
+		json_node(in, n->children[i], depth + 1);
+	}
+	printf("%s]}", n->nchildren ? "\n" : "");
 }
 
-static int inspect_scan(const struct insp *in, const char *path, const uint8_t *d, size_t n)
+/* ---- extraction and --check ------------------------------------------------ */
+
+static int write_node(const struct ofl_node *n, const char *out)
 {
-	struct ofl_found_list l = OFL_FOUND_LIST_INIT;
-	struct ofl_elf_sections secs = OFL_ELF_SECTIONS_INIT;
 	struct ofl_error err = OFL_ERROR_INIT;
-	bool elf = ofl_is_elf(d, n);
-	if (elf &&
-	    ofl_elf_offload_sections(d, n, OFL_ELFSEC_BY_TYPE | OFL_ELFSEC_BY_NAME, &secs, &err)) {
-		ofl_error_locate(&err, path, 0);
+	if (ofl_write_file(out, n->data, (size_t)n->size, &err))
 		return error_lib(&err);
-	}
-	if (ofl_scan_file(d, n, OFL_SCAN_STRICT, &l, &err)) {
-		ofl_elf_sections_release(&secs);
-		ofl_error_locate(&err, path, 0);
-		return error_lib(&err);
-	}
-	const char *kind = elf ? elf_format_name(d) : ofl_obin_is(d, n) ? "offload binary" : "raw";
-	if (in->fmt == FMT_JSON) {
-		printf("%s  {\"file\": ", in->nfiles_done ? ",\n" : "");
-		json_str(path, strlen(path));
-		printf(", \"size\": %zu, \"format\": \"%s\",\n   \"binaries\": [\n", n, kind);
-	} else {
-		printf("%s: %s, %zu bytes, %zu offload binar%s\n", path, kind, n, l.n,
-		       l.n == 1 ? "y" : "ies");
-	}
-	size_t cur_sec = (size_t)-1;
+	return 0;
+}
+
+static int extract_one(const struct insp *in, const struct ofl_node *root)
+{
+	const struct ofl_node *n = ofl_node_find(root, in->extract);
+	if (!n)
+		return -1;
+	char *name = in->output ? NULL : ofl_node_file_name(n);
+	int rc = write_node(n, in->output ? in->output : name ? name : "-");
+	free(name);
+	return rc;
+}
+
+struct collect {
+	const struct ofl_node **v;
+	size_t n;
+	bool leaves;
+};
+
+static void collect_code(const struct ofl_node *n, void *ctx)
+{
+	struct collect *c = ctx;
+	bool want = c->leaves ? ofl_node_is_code(n)
+	                      : n->kind == OFL_NODE_IMAGE || n->kind == OFL_NODE_BUNDLE_ENTRY ||
+	                            n->kind == OFL_NODE_FATBIN_ENTRY;
+	if (!want)
+		return;
+	const struct ofl_node **v = realloc(c->v, (c->n + 1) * sizeof *v);
+	if (!v)
+		return;
+	c->v = v;
+	c->v[c->n++] = n;
+}
+
+static int extract_all(const struct insp *in, const struct ofl_node *root)
+{
+	struct collect c = {NULL, 0, false};
+	ofl_node_walk(root, collect_code, &c);
+	if (mkdir(in->extract_all, 0777) && errno != EEXIST)
+		return error("cannot create '%s': %s", in->extract_all, strerror(errno));
 	int rc = 0;
-	for (size_t i = 0; i < l.n && !rc; i++) {
-		struct ofl_obin_set set;
-		if (ofl_obin_parse_set(d + l.v[i].offset, n - (size_t)l.v[i].offset, &set, &err)) {
-			ofl_error_locate(&err, path, l.v[i].offset);
-			rc = error_lib(&err);
-			break;
-		}
-		if (in->fmt == FMT_TREE && l.v[i].section != cur_sec) {
-			cur_sec = l.v[i].section;
-			if (cur_sec)
-				printf("  section [%zu] %s\n", cur_sec,
-				       section_name(&secs, cur_sec));
-			else
-				printf("  found by magic scan\n");
-		}
-		print_binary(in, &l.v[i], &set, i + 1 == l.n);
-		ofl_obin_set_release(&set);
+	for (size_t i = 0; i < c.n && !rc; i++) {
+		char *name = ofl_node_file_name(c.v[i]), *full = NULL;
+		if (!name || asprintf(&full, "%s/%s", in->extract_all, name) < 0)
+			rc = error("out of memory");
+		else
+			rc = write_node(c.v[i], full);
+		if (!rc)
+			printf("%s\n", full);
+		free(name);
+		free(full);
 	}
-	if (in->fmt == FMT_JSON)
-		printf("   ]}");
-	ofl_found_list_release(&l);
-	ofl_elf_sections_release(&secs);
+	free(c.v);
+	return rc;
+}
+
+static void describe(FILE *f, const struct ofl_node *n, const char *lead)
+{
+	char *sel = ofl_node_path(n);
+	fprintf(f, "%s%s", lead, sel ? sel : "?");
+	if (n->kind == OFL_NODE_BUNDLE_ENTRY)
+		fprintf(f, "\n");
+	else
+		fprintf(f, " (%s%s%s)\n", n->triple ? n->triple : "",
+		        n->arch && *n->arch ? " " : "", n->arch ? n->arch : "");
+	free(sel);
+}
+
+/* The image a loader would pick: an exact match before a compatible one,
+ * the first in file order among equals. */
+static int check(const struct insp *in, const struct ofl_node *root)
+{
+	struct collect c = {NULL, 0, true};
+	ofl_node_walk(root, collect_code, &c);
+	const struct ofl_node *best = NULL;
+	int best_score = 0;
+	for (size_t i = 0; i < c.n; i++) {
+		int s = ofl_node_match(c.v[i], in->check);
+		if (s > best_score) {
+			best = c.v[i];
+			best_score = s;
+		}
+	}
+	int rc = 0;
+	if (best) {
+		describe(stdout, best, best_score == 2 ? "exact match: " : "compatible: ");
+	} else {
+		rc = error("%s: no image for '%s'; present:%s", root->name, in->check,
+		           c.n ? "" : " none");
+		for (size_t i = 0; i < c.n; i++)
+			describe(stderr, c.v[i], "  ");
+	}
+	free(c.v);
+	return rc;
+}
+
+static int inspect_tree(struct insp *in, const char *path, const uint8_t *d, size_t n)
+{
+	struct ofl_node *root;
+	struct ofl_error err = OFL_ERROR_INIT;
+	if (ofl_inspect_build(d, n, path, in->tolerant ? OFL_INSPECT_TOLERANT : 0, &root, &err))
+		return error_lib(&err);
+	int rc = 0;
+	if (in->extract) {
+		rc = extract_one(in, root);
+		if (rc < 0)
+			rc = error("'%s' names no layer of '%s' (its selectors are what 'offlink "
+			           "inspect --json' lists)",
+			           in->extract, path);
+	} else if (in->extract_all) {
+		rc = extract_all(in, root);
+	} else if (in->check) {
+		rc = check(in, root);
+	} else if (in->fmt == FMT_JSON) {
+		printf("%s", in->nfiles_done ? ",\n" : "");
+		json_node(in, root, 1);
+	} else {
+		tree_node(in, root, 0);
+	}
+	ofl_node_free(root);
 	return rc;
 }
 
@@ -252,33 +413,72 @@ static int inspect_one(struct insp *in, const char *path)
 			return error("'%s': %s", path, strerror(err.sys_errno));
 		return error_lib(&err);
 	}
-	int rc = in->fmt == FMT_OBJDUMP ? inspect_objdump(in, path, f.data, f.size)
-					: inspect_scan(in, path, f.data, f.size);
+	int rc = in->fmt == FMT_OBJDUMP && !in->extract && !in->extract_all && !in->check
+	             ? inspect_objdump(in, path, f.data, f.size)
+	             : inspect_tree(in, path, f.data, f.size);
 	in->nfiles_done++;
 	ofl_file_close(&f);
 	return rc;
 }
 
+/* The file part of a selector: an input it starts with or, with no
+ * inputs, its longest prefix ending before '(', '/' or '[' that names a
+ * file. */
+static int run_extract(struct insp *in, const struct strlist *files)
+{
+	for (size_t i = 0; i < files->n; i++) {
+		size_t len = strlen(files->v[i]);
+		if (!strncmp(in->extract, files->v[i], len))
+			return inspect_one(in, files->v[i]);
+	}
+	for (size_t len = strlen(in->extract); !files->n && len > 0; len--) {
+		char c = in->extract[len];
+		if (c && c != '(' && c != '/' && c != '[')
+			continue;
+		char *f = strndup(in->extract, len);
+		struct stat st;
+		int rc = f && stat(f, &st) == 0 && S_ISREG(st.st_mode) ? inspect_one(in, f) : -1;
+		free(f);
+		if (rc >= 0)
+			return rc;
+	}
+	return error("'%s' names no layer of the input files", in->extract);
+}
+
 int cmd_inspect(int argc, char **argv)
 {
 	const char *format = "tree";
-	bool json = false;
+	bool json = false, tolerant = false;
 	unsigned long long llvm = 22;
 	struct strlist files = {0};
+	struct insp in = {FMT_TREE, OFL_LLVM_22, 0, NULL, NULL, NULL, NULL, false};
 	const struct opt table[] = {
 	    {"format", OPT_STR, &format, NULL, "tree|json|llvm-objdump",
 	     "output format; llvm-objdump prints what llvm-objdump --offloading prints"},
 	    {"json", OPT_FLAG, &json, NULL, NULL, "same as --format=json"},
 	    {"llvm-version", OPT_UINT, &llvm, NULL, "19|22",
 	     "name offload kinds with LLVM 19's or 22's numbering (default 22)"},
+	    {"extract", OPT_STR, &in.extract, NULL, "SELECTOR",
+	     "write the bytes of one layer, e.g. 'lib.a(m.o)/.llvm.offloading[1]'"},
+	    {"o", OPT_STR, &in.output, NULL, "FILE",
+	     "where --extract writes (default: a name "
+	     "made from the selector; - for stdout)"},
+	    {"extract-all", OPT_STR, &in.extract_all, NULL, "DIR",
+	     "write every image and entry into DIR with self-describing names"},
+	    {"check", OPT_STR, &in.check, NULL, "TARGET",
+	     "which image suits TARGET (triple[--target-id], sm_90, gfx90a:xnack+, x86_64); "
+	     "exit 1 when none does"},
+	    {"tolerant", OPT_FLAG, &tolerant, NULL, NULL,
+	     "skip bytes in offloading sections that do not parse instead of failing"},
 	    {"help", OPT_HELP, NULL, NULL, NULL, "show this help"},
 	    {NULL, 0, NULL, NULL, NULL, NULL},
 	};
 	int rc = opts_parse(table, argc, argv, &files, "offlink inspect [options] FILE...",
-			    "show the OffloadBinaries inside objects, executables and raw files");
+	                    "show every layer inside objects, archives, executables and bundles");
 	if (rc)
 		return rc == 2 ? 0 : rc;
-	struct insp in = {FMT_TREE, llvm == 19 ? OFL_LLVM_19 : OFL_LLVM_22, 0};
+	in.llvm = llvm == 19 ? OFL_LLVM_19 : OFL_LLVM_22;
+	in.tolerant = tolerant;
 	if (json || !strcmp(format, "json"))
 		in.fmt = FMT_JSON;
 	else if (!strcmp(format, "llvm-objdump"))
@@ -287,13 +487,23 @@ int cmd_inspect(int argc, char **argv)
 		rc = error("unknown --format '%s': use tree, json or llvm-objdump", format);
 	if (!rc && llvm != 19 && llvm != 22)
 		rc = error("--llvm-version must be 19 or 22, not %llu", llvm);
-	if (!rc && files.n == 0)
+	if (!rc && files.n == 0 && !in.extract)
 		rc = error("no input files; see 'offlink inspect --help'");
-	if (!rc && in.fmt == FMT_JSON)
+	if (!rc && in.output && !in.extract)
+		rc = error("-o needs --extract");
+	if (!rc && (!!in.extract + !!in.extract_all + !!in.check) > 1)
+		rc = error("use one of --extract, --extract-all and --check");
+	if (!rc && in.extract) {
+		rc = run_extract(&in, &files);
+		strlist_release(&files);
+		return rc;
+	}
+	bool json_list = in.fmt == FMT_JSON && !in.extract_all && !in.check;
+	if (!rc && json_list)
 		printf("{\"files\": [\n");
 	for (size_t i = 0; i < files.n && !rc; i++)
 		rc = inspect_one(&in, files.v[i]);
-	if (in.fmt == FMT_JSON && !rc)
+	if (json_list && !rc)
 		printf("\n]}\n");
 	strlist_release(&files);
 	return rc;

@@ -7,8 +7,9 @@ C=$OFL_SRC/tests/fuzz/corpus
 
 cp "$C/offload_scan/garbage-between" mixed.bin
 "$OFFLINK" inspect mixed.bin >tree.txt
-grep -q '^mixed.bin: raw, 468 bytes, 3 offload binaries$' tree.txt || { cat tree.txt; fail "tree header"; }
-grep -q 'OffloadBinary v1 at 0x6, 160 bytes' tree.txt || fail "first binary offset"
+grep -q '^mixed.bin: data, 468 bytes$' tree.txt || { cat tree.txt; fail "tree header"; }
+[ "$(grep -c '^  \[[0-9]\]: image ' tree.txt)" = 3 ] || fail "three images"
+grep -q '^  \[0\]: image elf, producer openmp, 10 bytes at 0x96; OffloadBinary v1 at 0x6, 160 bytes$' tree.txt || fail "first binary offset"
 grep -q 'arch = "sm_70"' tree.txt || fail "strings"
 
 cat "$C/offload_binary/v3zstd" "$C/offload_binary/v2" >v.bin
@@ -19,18 +20,24 @@ python3 - <<'PY'
 import json
 d = json.load(open("out.json"))
 v, elf = d["files"]
-assert [b["version"] for b in v["binaries"]] == [3, 2], v
-b3 = v["binaries"][0]
+imgs = v["children"]
+assert v["format"] == "offload binary" and v["size"] == 320, v
+assert [i["version"] for i in imgs] == [3, 3, 2, 2], imgs
+b3 = imgs[1]
 assert b3["compression"] == "zstd" and b3["inflated_size"] == 192, b3
-assert b3["entries"][1]["strings"] == [["arch", "gfx9"]], b3
-assert b3["entries"][1]["image_offset_in"] == "inflated" and b3["entries"][1]["image_offset"] == 187
-assert v["binaries"][1]["offset"] == 136
-assert v["binaries"][0]["entries"][0]["strings"] == [["arch", "g\u0000"]]
-assert elf["format"] == "elf64-x86-64" and len(elf["binaries"]) == 2
-assert all(b["section"] == 17 for b in elf["binaries"]), elf
-assert elf["binaries"][1]["entries"][0]["strings"][0] == ["arch", "generic"]
+assert b3["strings"] == {"arch": "gfx9"}, b3
+assert b3["inflated"] and b3["offset"] == 187, b3
+assert b3["selector"] == "v.bin[1]"
+assert imgs[2]["binary_offset"] == 136 and not imgs[2]["inflated"]
+assert imgs[0]["strings"] == {"arch": "g\u0000"}
+assert elf["format"] == "elf64-x86-64" and len(elf["children"]) == 1
+sec = elf["children"][0]
+assert sec["selector"] == "elf-merged.o/.llvm.offloading" and sec["offset"] == 0x568, sec
+assert [i["binary_offset"] for i in sec["children"]] == [0x568, 0xbe0], sec
+assert sec["children"][1]["strings"]["arch"] == "generic"
+assert sec["children"][1]["children"] == [] and sec["children"][1]["format"] == "elf64-x86-64"
 PY
-grep -q '"arch", "g\\u0000"' out.json || fail "NUL inside a v2 value must be escaped"
+grep -q '"arch": "g\\u0000"' out.json || fail "NUL inside a v2 value must be escaped"
 
 # A blob in an offloading section whose size runs past the section.
 python3 - <<'PY'

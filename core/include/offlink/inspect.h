@@ -1,0 +1,144 @@
+/* The inspector's view of a file: a tree of layers (archive member ->
+ * section -> OffloadBinary image -> bundle / CCOB / CUDA fatbinary entry ->
+ * ...), each node a range of bytes with what was learnt about it.  Front
+ * ends print the tree; the linker wrapper walks it to find device code. */
+#ifndef OFFLINK_INSPECT_H
+#define OFFLINK_INSPECT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "offlink/error.h"
+#include "offlink/io.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum ofl_node_kind {
+	OFL_NODE_FILE,         /* the file named on the command line */
+	OFL_NODE_MEMBER,       /* archive member; selector "(name)" */
+	OFL_NODE_SECTION,      /* object file section; selector "/name" */
+	OFL_NODE_IMAGE,        /* OffloadBinary entry; selector "[k]" */
+	OFL_NODE_BUNDLE_ENTRY, /* bundle entry; selector "/<entry id>" */
+	OFL_NODE_FATBIN_ENTRY, /* CUDA fatbinary entry; selector "[k]" */
+};
+
+/* What a node's bytes were recognised as. */
+enum ofl_node_format {
+	OFL_FMT_UNKNOWN,
+	OFL_FMT_ELF,
+	OFL_FMT_COFF, /* any non-ELF object libbfd reads */
+	OFL_FMT_ARCHIVE,
+	OFL_FMT_OFFLOAD, /* one or more OffloadBinaries back to back */
+	OFL_FMT_BUNDLE,  /* binary bundle */
+	OFL_FMT_CCOB,    /* compressed bundle */
+	OFL_FMT_FATBIN,  /* CUDA fatbinary (magic 0xBA55ED50) */
+	OFL_FMT_BITCODE, /* LLVM bitcode (embedded objects not decoded) */
+	OFL_FMT_PTX,     /* text starting with a PTX directive */
+};
+
+struct ofl_node_string {
+	char *key;
+	char *value; /* NUL-terminated; v2+ values may hold NULs too */
+	uint64_t value_size;
+};
+
+struct ofl_node {
+	enum ofl_node_kind kind;
+	enum ofl_node_format format;
+	char *name;          /* member or section name, bundle entry ID; owned */
+	size_t index;        /* images and fatbin entries: k among the parent's */
+	const uint8_t *data; /* the node's bytes (a view; see inflated) */
+	uint64_t size;
+	/* Offset of data in the file (or, for a thin archive member, in the
+	 * member's file); when inflated, in the inflated bytes of the nearest
+	 * compressed ancestor instead. */
+	uint64_t offset;
+	bool inflated;
+	char *format_name; /* "elf64-x86-64", "ar archive", ...; owned */
+
+	/* Images: the OffloadBinary that holds them. */
+	uint32_t version;
+	uint64_t binary_offset, binary_size;
+	int compression; /* 0 none, 1 zlib, 2 zstd (binary v3 or CCOB) */
+	uint64_t inflated_size;
+	uint16_t image_kind, offload_kind;
+	uint32_t flags;
+	size_t nstrings;
+	struct ofl_node_string *strings;
+
+	/* Images, bundle and fatbin entries: where the code runs. */
+	char *triple; /* owned, may be NULL */
+	char *arch;   /* processor or target ID ("gfx90a:xnack+", "sm_90") */
+	/* Fatbin entries. */
+	uint16_t fatbin_kind; /* 1 PTX, 2 ELF */
+	uint32_t sm;
+	uint64_t fatbin_flags;
+	uint64_t payload_size;
+
+	struct ofl_node *parent;
+	size_t nchildren;
+	struct ofl_node **children;
+
+	void *owned;           /* inflated bytes the subtree points into */
+	struct ofl_file *file; /* thin member: its mapped file */
+};
+
+enum {
+	/* Warn instead of failing when an ELF offloading section holds bytes
+	 * that do not parse (never the case for LLVM-made files). */
+	OFL_INSPECT_TOLERANT = 1,
+};
+
+#define OFL_INSPECT_MAX_DEPTH 16
+
+/* Builds the tree for the file bytes data[0..size) named path (used for
+ * thin archive members, which are read relative to its directory, and in
+ * errors).  The tree holds views into data, which must outlive it.  Errors
+ * carry the file (for archive members "lib.a(m.o)") and offset; nested
+ * layers deeper than OFL_INSPECT_MAX_DEPTH are an error (a layer that
+ * contains itself would otherwise never end). */
+int ofl_inspect_build(const uint8_t *data, size_t size, const char *path, unsigned flags,
+                      struct ofl_node **out, struct ofl_error *err);
+void ofl_node_free(struct ofl_node *n);
+
+/* The selector of a node: "lib.a(m.o)/.llvm.offloading[1]/hip-amdgcn-...".
+ * Owned by the caller; NULL when out of memory. */
+char *ofl_node_path(const struct ofl_node *n);
+
+/* Finds the node a selector names (the file part included); NULL if none. */
+const struct ofl_node *ofl_node_find(const struct ofl_node *root, const char *sel);
+
+/* A name for extracting the node to a file: its selector with every
+ * character outside [A-Za-z0-9._+-] turned into '_', plus a suffix from what
+ * the bytes are.  Owned by the caller; NULL when out of memory. */
+char *ofl_node_file_name(const struct ofl_node *n);
+
+/* True for nodes that hold device code (images, bundle and fatbin entries)
+ * and no further layers. */
+bool ofl_node_is_code(const struct ofl_node *n);
+
+/* --check: does node n (a code node) suit target t?  t is a triple with an
+ * optional "--<target ID>" ("amdgcn-amd-amdhsa--gfx90a:xnack+"), a bundle
+ * entry ID ("hip-amdgcn-amd-amdhsa--gfx90a"), a bare processor or target ID
+ * ("sm_90", "gfx90a:xnack-") or a bare triple architecture ("x86_64").
+ * Returns 0 for no match, 1 for a compatible one (target-ID rules of
+ * formats.md §2.4), 2 for an exact one. */
+int ofl_node_match(const struct ofl_node *n, const char *t);
+
+/* Visits every node depth first, parents before children. */
+void ofl_node_walk(const struct ofl_node *n, void (*fn)(const struct ofl_node *, void *),
+                   void *ctx);
+
+/* The "file format" name llvm-objdump prints for an ELF header. */
+const char *ofl_elf_format_name(const uint8_t *elf_header);
+
+const char *ofl_node_kind_name(enum ofl_node_kind k);
+const char *ofl_node_format_name(enum ofl_node_format f);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
