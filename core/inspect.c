@@ -775,7 +775,7 @@ static void parse_target(const char *s, struct target *t)
 			tr = s;
 		copy_field(t->triple, sizeof t->triple, tr, (size_t)(dd - tr));
 		copy_field(t->tid, sizeof t->tid, dd + 2, strlen(dd + 2));
-	} else if (strchr(s, '-')) {
+	} else if (strchr(s, '-') && !strchr(s, ':')) {
 		copy_field(t->triple, sizeof t->triple, skip_kind(s), strlen(skip_kind(s)));
 	} else if (ofl_triple_arch_known(s, strlen(s))) {
 		copy_field(t->arch, sizeof t->arch, s, strlen(s));
@@ -857,7 +857,7 @@ int ofl_node_match(const struct ofl_node *n, const char *want)
 		ok = tid[0] ? !strcmp(tid, t.tid) || tids_fit(tid, t.tid) : t.triple[0] != 0;
 	int score = 0;
 	if (ok)
-		score = !strcmp(tid, t.tid) && (!t.triple[0] || !strcmp(triple, t.triple)) ? 2 : 1;
+		score = !strcmp(tid, t.tid) ? 2 : 1;
 	ofl_bundle_id_release(&id);
 	return score;
 }

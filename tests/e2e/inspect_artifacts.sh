@@ -1,0 +1,149 @@
+#!/bin/bash
+# offlink inspect on real artefacts: clang-19/22 OpenMP objects, an ld -r
+# merge of 20, static and thin libraries of them, an executable linked by
+# clang, bundler fat objects in an archive, a compressed bundle, a HIP device
+# bundle, and (where nvcc is installed) a CUDA object.  Checks the tree, the
+# llvm-objdump format on archives against llvm-objdump 19 and 22, --extract
+# and --extract-all against what LLVM's own tools extract, and --check.
+source "$OFL_SRC/tests/lib.sh"
+need "$LLVM19/clang" "$LLVM22/clang" "$LLVM19/llvm-objdump" "$LLVM22/llvm-objdump" \
+	"$LLVM22/llvm-ar" "$LLVM22/clang-offload-bundler" "$LLVM22/clang-offload-packager" ld \
+	python3
+
+cat >omp.c <<'C'
+int FN(int n) { int s = 0;
+#pragma omp target map(tofrom: s)
+	for (int i = 0; i < n; i++) s += i;
+	return s; }
+C
+for i in $(seq 1 20); do
+	v=$((i % 2 ? 19 : 22))
+	"$(eval echo \$LLVM$v)/clang" -fopenmp -fopenmp-targets=x86_64-pc-linux-gnu -DFN=f$i \
+		-c omp.c -o "omp$i.o"
+done
+ld -r omp*.o -o merged20.o
+"$LLVM22/llvm-ar" rc libomp20.a omp1.o omp2.o omp3.o
+mkdir sub && cp omp4.o omp5.o sub/
+(cd sub && "$LLVM22/llvm-ar" rc --thin libthin.a omp4.o omp5.o)
+
+# The tree of an archive: member -> section -> image, with the strings.
+"$OFFLINK" inspect libomp20.a >tree.txt
+grep -q '^libomp20.a: ar archive, ' tree.txt || { cat tree.txt; fail "archive line"; }
+[ "$(grep -c '^  (omp[123].o): elf64-x86-64, ' tree.txt)" = 3 ] || fail "members"
+[ "$(grep -c '^    /.llvm.offloading: offload binary, ' tree.txt)" = 3 ] || fail "sections"
+[ "$(grep -c '^      \[0\]: image elf, producer openmp, ' tree.txt)" = 3 ] || fail "images"
+grep -q '^        triple = "x86_64-pc-linux-gnu"$' tree.txt || fail "strings"
+
+# llvm-objdump --offloading on archives (and a thin one), 19 and 22.
+for v in 19 22; do
+	for f in libomp20.a sub/libthin.a merged20.o; do
+		"$(eval echo \$LLVM$v)/llvm-objdump" --offloading "$f" >l.out
+		"$OFFLINK" inspect --format=llvm-objdump --llvm-version=$v "$f" >o.out
+		cmp l.out o.out || { diff l.out o.out | head; fail "objdump format: $f ($v)"; }
+	done
+done
+
+# Thin members are read beside the archive.
+"$OFFLINK" inspect --json sub/libthin.a >thin.json
+python3 - <<'PY'
+import json
+f = json.load(open("thin.json"))["files"][0]
+assert f["format"] == "thin ar archive", f
+m = f["children"][1]
+assert m["selector"] == "sub/libthin.a(omp5.o)" and m["offset"] == 0, m
+img = m["children"][0]["children"][0]
+assert img["strings"]["triple"] == "x86_64-pc-linux-gnu" and img["image_kind_name"] == "elf"
+PY
+
+# --extract of an image equals what clang-offload-packager extracts.
+"$OFFLINK" inspect --extract 'libomp20.a(omp2.o)/.llvm.offloading[0]' -o img2.o
+"$LLVM22/clang-offload-packager" omp2.o --image=triple=x86_64-pc-linux-gnu,file=pk2.o
+same img2.o pk2.o
+"$OFFLINK" inspect --extract 'merged20.o/.llvm.offloading[19]' -o m19.o
+python3 - <<'PY'
+# The 20th image of the merge, found by walking the blobs by hand.
+import struct
+d = open("merged20.o", "rb").read()
+pos, imgs = d.find(b"\x10\xff\x10\xad"), []
+while pos >= 0 and len(imgs) < 20:
+	size = struct.unpack_from("<Q", d, pos + 8)[0]
+	eoff = struct.unpack_from("<Q", d, pos + 16)[0]
+	ioff, isz = struct.unpack_from("<QQ", d, pos + eoff + 24)
+	imgs.append(d[pos + ioff:pos + ioff + isz])
+	pos = d.find(b"\x10\xff\x10\xad", pos + size)
+assert len(imgs) == 20 and open("m19.o", "rb").read() == imgs[19]
+PY
+expect_fail "$OFFLINK" inspect --extract 'merged20.o/.llvm.offloading[20]' -o no.o
+expect_err_line "names no layer of 'merged20.o'"
+[ ! -e no.o ] || fail "nothing may be written for a missing selector"
+
+# An executable linked by clang keeps its image in .llvm.offloading.
+printf 'int f2(int);\nint main(void) { return f2(3) != 3; }\n' >main.c
+"$LLVM22/clang" -fopenmp -fopenmp-targets=x86_64-pc-linux-gnu omp2.o main.c -o exe \
+	-L/usr/lib/llvm-22/lib -Wl,-rpath,/usr/lib/llvm-22/lib -DFN=x 2>link.err ||
+	{ cat link.err >&2; fail "clang could not link the OpenMP executable"; }
+"$OFFLINK" inspect exe >exe.txt
+grep -q '^  /.llvm.offloading: offload binary, ' exe.txt || { cat exe.txt; fail "exe"; }
+"$LLVM22/llvm-objdump" --offloading exe >l.out
+"$OFFLINK" inspect --format=llvm-objdump exe >o.out
+same l.out o.out
+"$OFFLINK" inspect --check x86_64 exe >chk.txt
+grep -q '^exact match: exe/.llvm.offloading\[0\] (x86_64-pc-linux-gnu)$' chk.txt ||
+	{ cat chk.txt; fail "check exe"; }
+
+# HIP device bundle, bundler fat objects in an archive, a compressed bundle.
+printf '__attribute__((global)) void k(int *p) { *p = 1; }\n' >k.hip
+"$LLVM22/clang" -x hip --offload-arch=gfx90a:xnack+ -nogpulib -nogpuinc --cuda-device-only \
+	-c k.hip -o k.hipfb
+printf 'int devcode;\n' >dev.c
+"$LLVM22/clang" -c dev.c -o host.o
+B="$LLVM22/clang-offload-bundler"
+"$B" -type=o -targets=host-x86_64-unknown-linux-gnu,hip-amdgcn-amd-amdhsa--gfx90a:xnack+ \
+	-input=host.o -input=k.hipfb -output=fat.o
+"$LLVM22/llvm-ar" rc libfat.a fat.o
+"$B" -type=bc -compress \
+	-targets=hip-amdgcn-amd-amdhsa--gfx90a:xnack+,hip-amdgcn-amd-amdhsa--gfx1030 \
+	-input=k.hipfb -input=dev.c -output=c.bundle
+"$OFFLINK" inspect libfat.a c.bundle >b.txt
+grep -q '^  (fat.o): elf64-x86-64, ' b.txt || { cat b.txt; fail "fat member"; }
+grep -q '^    /hip-amdgcn-amd-amdhsa--gfx90a:xnack+: bundle entry, bundle, ' b.txt || fail "entry"
+grep -q '^      /hipv4-amdgcn-amd-amdhsa--gfx90a:xnack+: bundle entry, elf64-amdgpu, ' b.txt ||
+	fail "device code inside the entry"
+grep -Eq '^c.bundle: compressed bundle, [0-9]+ bytes, zstd, [0-9]+ bytes inflated \(ratio [0-9.]+\)$' \
+	b.txt || fail "ccob ratio"
+grep -q '^  /hip-amdgcn-amd-amdhsa--gfx1030: bundle entry, data, 13 bytes at 0x[0-9a-f]* (inflated)$' \
+	b.txt || { cat b.txt; fail "inflated entry"; }
+"$B" -type=bc -unbundle -targets=hip-amdgcn-amd-amdhsa--gfx90a:xnack+ -input=c.bundle -output=u.bin
+"$OFFLINK" inspect --extract 'c.bundle/hip-amdgcn-amd-amdhsa--gfx90a:xnack+' -o x.bin
+same u.bin x.bin
+"$OFFLINK" inspect --check amdgcn-amd-amdhsa--gfx90a:xnack+ libfat.a >chk.txt
+grep -q '^exact match: libfat.a(fat.o)/hip-amdgcn-amd-amdhsa--gfx90a:xnack+/hipv4-amdgcn-amd-amdhsa--gfx90a:xnack+$' \
+	chk.txt || { cat chk.txt; fail "check exact"; }
+"$OFFLINK" inspect --check gfx90a:xnack+:sramecc- k.hipfb >chk.txt
+grep -q '^compatible: k.hipfb/hipv4-amdgcn-amd-amdhsa--gfx90a:xnack+$' chk.txt ||
+	{ cat chk.txt; fail "check compatible"; }
+expect_fail "$OFFLINK" inspect --check amdgcn-amd-amdhsa--gfx90a:xnack- k.hipfb
+grep -q "no image for 'amdgcn-amd-amdhsa--gfx90a:xnack-'; present:" err || fail "check none"
+grep -q '^  k.hipfb/hipv4-amdgcn-amd-amdhsa--gfx90a:xnack+$' err || fail "check lists images"
+
+"$OFFLINK" inspect --extract-all all libfat.a c.bundle >list.txt
+[ "$(wc -l <list.txt)" = 8 ] || { cat list.txt; fail "extract-all count"; }
+same all/libfat.a_fat.o__hip-amdgcn-amd-amdhsa--gfx90a_xnack+.bin k.hipfb
+"$B" -type=bc -unbundle -targets=hipv4-amdgcn-amd-amdhsa--gfx90a:xnack+ -input=k.hipfb \
+	-output=dev.co
+same all/c.bundle_hip-amdgcn-amd-amdhsa--gfx90a_xnack+_hipv4-amdgcn-amd-amdhsa--gfx90a_xnack+.o \
+	dev.co
+same all/c.bundle_hip-amdgcn-amd-amdhsa--gfx1030.bin dev.c
+
+# A CUDA object from nvcc: the .nv_fatbin entries (cubin and PTX).
+NVCC=${NVCC:-/usr/local/cuda/bin/nvcc}
+[ -x "$NVCC" ] || NVCC=$(command -v nvcc) || skip "nvcc not installed (the rest passed)"
+printf '__global__ void k(int *p) { *p = 1; }\n' >k.cu
+"$NVCC" -c k.cu -o kcu.o -arch=sm_80 || skip "nvcc failed (the rest passed)"
+"$OFFLINK" inspect kcu.o >cu.txt
+grep -Eq '^  /.nv_fatbin: cuda fatbinary, [0-9]+ bytes at 0x' cu.txt || { cat cu.txt; fail "nv"; }
+grep -Eq '^    \[0\]: cubin sm_80, [0-9]+ bytes at 0x' cu.txt || { cat cu.txt; fail "cubin"; }
+"$OFFLINK" inspect --extract 'kcu.o/.nv_fatbin[0]' -o k.cubin
+[ "$(head -c 4 k.cubin | od -An -c | tr -d ' ')" = '177ELF' ] || fail "the cubin is ELF"
+"$OFFLINK" inspect --check sm_80 kcu.o | grep -q '^exact match: kcu.o/.nv_fatbin\[0\]' ||
+	fail "check sm_80"
