@@ -187,8 +187,8 @@ static int add_images(struct ictx *c, struct ofl_node *p, const struct ofl_found
 	const uint8_t *inflated = set->inflated;
 	for (size_t k = 0; k < set->nentries; k++) {
 		const struct ofl_obin *b = &set->entries[k];
-		uint64_t off = inflated ? (uint64_t)(b->image - inflated)
-		                             : p->offset + rel + b->image_offset;
+		uint64_t off =
+		    inflated ? (uint64_t)(b->image - inflated) : p->offset + rel + b->image_offset;
 		struct ofl_node *n =
 		    add_child(p, OFL_NODE_IMAGE, b->image, b->image_size, off, c->err);
 		if (!n)

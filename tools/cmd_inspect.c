@@ -38,6 +38,7 @@ static int objdump_error(const char *path, bool walking, enum ofl_obin_llvm_diag
 }
 
 static int objdump_archive(const struct insp *in, const char *path, const uint8_t *d, size_t n);
+static int objdump_other(const struct insp *in, const char *path, const uint8_t *d, size_t n);
 
 static int inspect_objdump(const struct insp *in, const char *path, const uint8_t *d, size_t n)
 {
@@ -46,7 +47,7 @@ static int inspect_objdump(const struct insp *in, const char *path, const uint8_
 	bool elf = ofl_is_elf(d, n), raw = ofl_obin_is(d, n);
 	struct ofl_error err = OFL_ERROR_INIT;
 	if (!elf && !raw)
-		return error("'%s': The file was not recognized as a valid object file", path);
+		return objdump_other(in, path, d, n);
 	if (raw) {
 		/* The first binary is parsed on opening the file, so its errors
 		 * carry no "while extracting" context. */
@@ -107,6 +108,49 @@ static int objdump_archive(const struct insp *in, const char *path, const uint8_
 	}
 	ofl_archive_release(&a);
 	return rc;
+}
+
+static void objdump_image(const struct insp *in, const struct ofl_node *n, size_t *k)
+{
+	if (n->kind != OFL_NODE_IMAGE || n->parent->kind != OFL_NODE_SECTION)
+		return;
+	const char *arch = NULL, *triple = NULL;
+	for (size_t j = 0; j < n->nstrings; j++) {
+		if (!strcmp(n->strings[j].key, "arch"))
+			arch = n->strings[j].value;
+		if (!strcmp(n->strings[j].key, "triple"))
+			triple = n->strings[j].value;
+	}
+	printf("\nOFFLOADING IMAGE [%zu]:\n%-16s%s\n%-16s%s\n%-16s%s\n%-16s%s\n", (*k)++, "kind",
+	       ofl_image_kind_objdump_name(n->image_kind), "arch", arch ? arch : "", "triple",
+	       triple ? triple : "", "producer", ofl_offload_kind_name(n->offload_kind, in->llvm));
+}
+
+/* COFF objects (read by libbfd), named as llvm-objdump names them. */
+static int objdump_other(const struct insp *in, const char *path, const uint8_t *d, size_t n)
+{
+	static const char *const names[][2] = {{"pe-x86-64", "coff-x86-64"},
+	                                       {"pe-i386", "coff-i386"},
+	                                       {"pe-aarch64-little", "coff-arm64"},
+	                                       {"pe-bigobj-x86-64", "COFF-x86-64"}};
+	struct ofl_node *root;
+	struct ofl_error err = OFL_ERROR_INIT;
+	if (ofl_inspect_build(d, n, path, 0, &root, &err) == 0 && root->format == OFL_FMT_COFF) {
+		const char *fmt = root->format_name;
+		for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+			if (!strcmp(fmt, names[i][0]))
+				fmt = names[i][1];
+		printf("\n%s:\tfile format %s\n", path, fmt);
+		size_t k = 0;
+		for (size_t i = 0; i < root->nchildren; i++)
+			for (size_t j = 0; j < root->children[i]->nchildren; j++)
+				objdump_image(in, root->children[i]->children[j], &k);
+		ofl_node_free(root);
+		return 0;
+	}
+	if (err.code == 0)
+		ofl_node_free(root);
+	return error("'%s': The file was not recognized as a valid object file", path);
 }
 
 /* ---- shared helpers ------------------------------------------------------ */

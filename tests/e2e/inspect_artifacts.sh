@@ -135,6 +135,25 @@ same all/c.bundle_hip-amdgcn-amd-amdhsa--gfx90a_xnack+_hipv4-amdgcn-amd-amdhsa--
 	dev.co
 same all/c.bundle_hip-amdgcn-amd-amdhsa--gfx1030.bin dev.c
 
+# COFF objects, read through libbfd, alone and in an archive.
+for v in 19 22; do
+	"$(eval echo \$LLVM$v)/clang" --target=x86_64-pc-windows-msvc -fopenmp \
+		-fopenmp-targets=x86_64-pc-windows-msvc -DFN=w -c omp.c -o coff$v.obj
+done
+"$LLVM22/llvm-ar" rc libcoff.a coff19.obj coff22.obj
+for v in 19 22; do
+	"$(eval echo \$LLVM$v)/llvm-objdump" --offloading coff$v.obj libcoff.a >l.out
+	"$OFFLINK" inspect --format=llvm-objdump --llvm-version=$v coff$v.obj libcoff.a >o.out
+	cmp l.out o.out || { diff l.out o.out | head; fail "objdump format: COFF ($v)"; }
+done
+"$OFFLINK" inspect libcoff.a >coff.txt
+grep -q '^  (coff22.obj): pe-x86-64, ' coff.txt || { cat coff.txt; fail "COFF member"; }
+grep -q '^      \[0\]: image elf, producer openmp, ' coff.txt || fail "COFF image"
+"$OFFLINK" inspect --extract 'libcoff.a(coff22.obj)/.llvm.offloading[0]' -o w.img
+"$LLVM22/clang-offload-packager" coff22.obj --image=file=w2.img,triple=x86_64-pc-windows-msvc \
+	2>/dev/null
+same w.img w2.img
+
 # A CUDA object from nvcc: the .nv_fatbin entries (cubin and PTX).
 NVCC=${NVCC:-/usr/local/cuda/bin/nvcc}
 [ -x "$NVCC" ] || NVCC=$(command -v nvcc) || skip "nvcc not installed (the rest passed)"
