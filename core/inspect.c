@@ -246,6 +246,7 @@ static int read_bundle(struct ictx *c, struct ofl_node *p)
 	struct ofl_bundle b;
 	int rc = ofl_bundle_read(&b, p->data, (size_t)p->size, ofl_file_type_find("bc"), c->err);
 	if (rc) {
+		ofl_bundle_release(&b);
 		locate(c, p, 0);
 		return rc;
 	}

@@ -1,0 +1,53 @@
+/* Fuzzes the inspector's tree builder: every node's bytes lie inside the
+ * input or inside bytes an ancestor inflated, every selector finds its node
+ * again, and --check's matcher and the file namer accept every node. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "offlink/inspect.h"
+
+struct span {
+	const uint8_t *data;
+	size_t size;
+};
+
+static void check_node(const struct ofl_node *n, void *ctx)
+{
+	const struct span *in = ctx;
+	if (!n->inflated && n->kind != OFL_NODE_FILE &&
+	    (n->data < in->data || n->size > in->size ||
+	     (size_t)(n->data - in->data) > in->size - n->size))
+		abort();
+	const struct ofl_node *root = n;
+	while (root->parent)
+		root = root->parent;
+	char *sel = ofl_node_path(n), *name = ofl_node_file_name(n);
+	/* Duplicate names may select an earlier twin; it must be as long. */
+	const struct ofl_node *f = sel ? ofl_node_find(root, sel) : NULL;
+	if (sel && (!f || f->kind != n->kind))
+		abort();
+	if (name && strchr(name, '/'))
+		abort();
+	free(sel);
+	free(name);
+	(void)ofl_node_match(n, "amdgcn-amd-amdhsa--gfx90a:xnack+");
+	(void)ofl_node_match(n, "sm_90");
+	(void)ofl_node_match(n, "x86_64");
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct ofl_node *root;
+	struct ofl_error err = OFL_ERROR_INIT;
+	struct span in = {data, size};
+	for (unsigned flags = 0; flags <= OFL_INSPECT_TOLERANT; flags++) {
+		ofl_error_clear(&err);
+		if (ofl_inspect_build(data, size, "fuzz", flags, &root, &err) != 0)
+			continue;
+		ofl_node_walk(root, check_node, &in);
+		ofl_node_free(root);
+	}
+	return 0;
+}
