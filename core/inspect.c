@@ -430,7 +430,12 @@ static int read_bfd(struct ictx *c, struct ofl_node *p)
 	                         bfd_mem_stat);
 	if (!b)
 		return 0;
-	if (!bfd_check_format(b, bfd_object)) {
+	/* Only formats whose section file positions are byte offsets in the
+	 * file: not S-records or other text formats libbfd also accepts. */
+	bool known = bfd_check_format(b, bfd_object);
+	enum bfd_flavour fl = known ? bfd_get_flavour(b) : bfd_target_unknown_flavour;
+	if (!known || (fl != bfd_target_coff_flavour && fl != bfd_target_mach_o_flavour &&
+	               fl != bfd_target_xcoff_flavour)) {
 		bfd_close(b);
 		return 0;
 	}
@@ -495,7 +500,14 @@ static int read_archive(struct ictx *c, struct ofl_node *p, unsigned depth)
 			rc = OFL_ENOMEM;
 			break;
 		}
-		if (a.thin && !p->inflated && !p->parent)
+		/* Members of a thin archive nested in another layer name files
+		 * relative to nothing we know: they stay unread. */
+		if (a.thin && (p->inflated || p->parent)) {
+			n->data = NULL;
+			n->size = 0;
+			continue;
+		}
+		if (a.thin)
 			rc = thin_member(c, n);
 		rc = rc ? rc : analyze(c, n, depth + 1);
 	}
