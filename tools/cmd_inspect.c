@@ -40,7 +40,34 @@ static int objdump_error(const char *path, bool walking, enum ofl_obin_llvm_diag
 static int objdump_archive(const struct insp *in, const char *path, const uint8_t *d, size_t n);
 static int objdump_other(const struct insp *in, const char *path, const uint8_t *d, size_t n);
 
-static int inspect_objdump(const struct insp *in, const char *path, const uint8_t *d, size_t n)
+/* llvm-objdump 22 writes the entries of bundles in sections to files named
+ * after the object (the member name inside an archive). */
+static int objdump_bundles(const char *path, const char *fname, const uint8_t *d, size_t n)
+{
+	struct ofl_objdump_bundles b;
+	struct ofl_error err = OFL_ERROR_INIT;
+	if (ofl_objdump_bundles(d, n, &b, &err)) {
+		fflush(stdout);
+		return error("'%s': while extracting offload FatBin bundles: %s at offset %llu",
+		             path, err.msg, (unsigned long long)err.offset);
+	}
+	int rc = 0;
+	for (size_t i = 0; i < b.n && !rc; i++) {
+		char *name = NULL;
+		if (asprintf(&name, "%s.%zu.%s", fname, b.v[i].bundle, b.v[i].id) < 0)
+			name = NULL;
+		if (!name || ofl_write_file(name, b.v[i].data, (size_t)b.v[i].size, &err))
+			rc = name ? error_lib(&err) : error("out of memory");
+		else
+			printf("Extracting offload bundle: %s\n", name);
+		free(name);
+	}
+	ofl_objdump_bundles_release(&b);
+	return rc;
+}
+
+static int inspect_objdump(const struct insp *in, const char *path, const char *fname,
+                           const uint8_t *d, size_t n)
 {
 	if (ofl_archive_is(d, n))
 		return objdump_archive(in, path, d, n);
@@ -73,7 +100,7 @@ static int inspect_objdump(const struct insp *in, const char *path, const uint8_
 		       ofl_offload_kind_name(b->offload_kind, in->llvm));
 	}
 	ofl_pkg_inputs_release(&all);
-	return 0;
+	return elf && in->llvm == OFL_LLVM_22 ? objdump_bundles(path, fname, d, n) : 0;
 }
 
 /* Members print as "lib.a(m.o)", each numbered from 0 as llvm-objdump does;
@@ -100,8 +127,8 @@ static int objdump_archive(const struct insp *in, const char *path, const uint8_
 		if (!rc && a.thin && ofl_file_open(&f, file, &err))
 			rc = error_lib(&err);
 		if (!rc)
-			rc = a.thin ? inspect_objdump(in, name, f.data, f.size)
-			            : inspect_objdump(in, name, m->data, (size_t)m->size);
+			rc = a.thin ? inspect_objdump(in, name, m->name, f.data, f.size)
+			            : inspect_objdump(in, name, m->name, m->data, (size_t)m->size);
 		ofl_file_close(&f);
 		free(name);
 		free(file);
@@ -458,7 +485,7 @@ static int inspect_one(struct insp *in, const char *path)
 		return error_lib(&err);
 	}
 	int rc = in->fmt == FMT_OBJDUMP && !in->extract && !in->extract_all && !in->check
-	             ? inspect_objdump(in, path, f.data, f.size)
+	             ? inspect_objdump(in, path, path, f.data, f.size)
 	             : inspect_tree(in, path, f.data, f.size);
 	in->nfiles_done++;
 	ofl_file_close(&f);

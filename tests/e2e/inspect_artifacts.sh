@@ -126,11 +126,33 @@ expect_fail "$OFFLINK" inspect --check amdgcn-amd-amdhsa--gfx90a:xnack- k.hipfb
 grep -q "no image for 'amdgcn-amd-amdhsa--gfx90a:xnack-'; present:" err || fail "check none"
 grep -q '^  k.hipfb/hipv4-amdgcn-amd-amdhsa--gfx90a:xnack+$' err || fail "check lists images"
 
+# llvm-objdump 22 also writes out the entries of bundles it finds at the
+# start of sections (two bundles back to back in one, a CCOB in another,
+# whose entries 22 copies from the object at their inflated offsets).
+cat k.hipfb k.hipfb >two.bin
+objcopy --add-section .hip_fatbin=c.bundle --add-section .two=two.bin host.o fat2.o
+for f in libfat.a fat2.o; do
+	mkdir -p "l22-$f" "o22-$f"
+	cp "$f" "l22-$f/" && cp "$f" "o22-$f/"
+	(cd "l22-$f" && "$LLVM22/llvm-objdump" --offloading "$f" >../l.out)
+	(cd "o22-$f" && "$OFFLINK" inspect --format=llvm-objdump "$f" >../o.out)
+	same l.out o.out
+	diff -r "l22-$f" "o22-$f" || fail "files llvm-objdump 22 writes: $f"
+	[ "$(ls "l22-$f" | wc -l)" -ge 3 ] || fail "llvm-objdump 22 wrote no files for $f"
+	"$LLVM19/llvm-objdump" --offloading "$f" >l.out
+	"$OFFLINK" inspect --format=llvm-objdump --llvm-version=19 "$f" >o.out
+	same l.out o.out
+done
+"$OFFLINK" inspect --format=llvm-objdump fat2.o >o.out
+grep -q '^Extracting offload bundle: fat2.o.2.hip-amdgcn-amd-amdhsa--gfx1030$' o.out ||
+	fail "bundle numbering"
+"$B" -type=bc -unbundle -targets=hipv4-amdgcn-amd-amdhsa--gfx90a:xnack+ -input=k.hipfb \
+	-output=dev.co
+same fat2.o.1.hipv4-amdgcn-amd-amdhsa--gfx90a:xnack+ dev.co
+
 "$OFFLINK" inspect --extract-all all libfat.a c.bundle >list.txt
 [ "$(wc -l <list.txt)" = 8 ] || { cat list.txt; fail "extract-all count"; }
 same all/libfat.a_fat.o__hip-amdgcn-amd-amdhsa--gfx90a_xnack+.bin k.hipfb
-"$B" -type=bc -unbundle -targets=hipv4-amdgcn-amd-amdhsa--gfx90a:xnack+ -input=k.hipfb \
-	-output=dev.co
 same all/c.bundle_hip-amdgcn-amd-amdhsa--gfx90a_xnack+_hipv4-amdgcn-amd-amdhsa--gfx90a_xnack+.o \
 	dev.co
 same all/c.bundle_hip-amdgcn-amd-amdhsa--gfx1030.bin dev.c

@@ -1,9 +1,11 @@
 /* Fuzzes the inspector's tree builder: every node's bytes lie inside the
  * input or inside bytes an ancestor inflated, every selector finds its node
- * again, and --check's matcher and the file namer accept every node. */
+ * again, and --check's matcher and the file namer accept every node; the
+ * bundle entries llvm-objdump 22 would write out lie inside the input. */
 #include <stdlib.h>
 #include <string.h>
 
+#include "offlink/elf.h"
 #include "offlink/inspect.h"
 
 struct span {
@@ -48,6 +50,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			continue;
 		ofl_node_walk(root, check_node, &in);
 		ofl_node_free(root);
+	}
+	struct ofl_objdump_bundles b;
+	ofl_error_clear(&err);
+	if (ofl_is_elf(data, size) && ofl_objdump_bundles(data, size, &b, &err) == 0) {
+		for (size_t i = 0; i < b.n; i++)
+			if (b.v[i].data < data || b.v[i].size > size ||
+			    (size_t)(b.v[i].data - data) > size - b.v[i].size)
+				abort();
+		ofl_objdump_bundles_release(&b);
 	}
 	return 0;
 }

@@ -134,6 +134,38 @@ int ofl_node_match(const struct ofl_node *n, const char *t);
 void ofl_node_walk(const struct ofl_node *n, void (*fn)(const struct ofl_node *, void *),
                    void *ctx);
 
+/* What llvm-objdump 22 --offloading also does with an ELF object: every
+ * section whose contents start with a bundle or CCOB magic is read as
+ * bundles one after another (the next one found by searching for the magic
+ * again; a CCOB ends where the next "CCOB" starts), numbered across the
+ * object, and each entry is written to "<file>.<bundle number>.<entry ID>".
+ * Entry bytes are views into data: for a CCOB, LLVM 22 takes them from the
+ * object at the entries' offsets in the inflated bundle, and so does this. */
+struct ofl_objdump_entry {
+	size_t bundle;
+	const uint8_t *data;
+	uint64_t size;
+	char *id;
+};
+
+struct ofl_objdump_bundles {
+	size_t n, nbundles, nowned;
+	struct ofl_objdump_entry *v;
+	void **owned;
+};
+
+#define OFL_OBJDUMP_BUNDLES_INIT                                                                   \
+	{                                                                                          \
+		0, 0, 0, NULL, NULL                                                                \
+	}
+
+/* Errors: LLVM's "Invalid data was encountered while parsing the file" for
+ * a short header, and an entry outside the bytes (LLVM would read past
+ * them) or a corrupt CCOB, as OFL_EFORMAT. */
+int ofl_objdump_bundles(const uint8_t *data, size_t size, struct ofl_objdump_bundles *out,
+                        struct ofl_error *err);
+void ofl_objdump_bundles_release(struct ofl_objdump_bundles *b);
+
 /* The "file format" name llvm-objdump prints for an ELF header. */
 const char *ofl_elf_format_name(const uint8_t *elf_header);
 
