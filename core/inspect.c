@@ -453,6 +453,64 @@ static int read_bfd(struct ictx *c, struct ofl_node *p)
 	return rc ? rc : 1;
 }
 
+/* ---- bitcode ------------------------------------------------------------- */
+
+/* Bitcode keeps an embedded object (@llvm.embedded.object) as a string
+ * constant whose bytes are 8-bit fields at any bit position: look for
+ * binaries at each of the eight bit shifts.  Each one found becomes a
+ * ".llvm.offloading" node over its own shifted copy of the bytes. */
+static int bitcode_shift(struct ictx *c, struct ofl_node *p, unsigned s)
+{
+	size_t n = (size_t)p->size - 1, pos = 0;
+	uint8_t *b = NULL;
+	int rc = 0;
+	while (!rc) {
+		if (!b) {
+			b = ofl_malloc(n);
+			if (!b)
+				return OFL_NOMEM(c->err);
+			for (size_t i = 0; i < n; i++)
+				b[i] = (uint8_t)(p->data[i] >> s | p->data[i + 1] << (8 - s));
+		}
+		const uint8_t *m = ofl_find_magic(b + pos, b + n);
+		if (!m)
+			break;
+		pos = (size_t)(m - b);
+		struct ofl_obin_set set;
+		if (ofl_obin_parse_set(m, n - pos, &set, c->err) != 0) {
+			ofl_error_clear(c->err);
+			pos++;
+			continue;
+		}
+		uint64_t span = set.span < n - pos ? set.span : n - pos;
+		ofl_obin_set_release(&set);
+		struct ofl_node *sec = add_child(p, OFL_NODE_SECTION, m, span, pos, c->err);
+		if (!sec || set_str(&sec->name, OFL_OFFLOADING_SECTION, 16, c->err)) {
+			free(b);
+			return OFL_ENOMEM;
+		}
+		char fmt[64];
+		snprintf(fmt, sizeof fmt, "offload binary (bitcode bytes shifted by %u bits)", s);
+		rc = set_str(&sec->format_name, fmt, strlen(fmt), c->err);
+		sec->format = OFL_FMT_OFFLOAD;
+		sec->inflated = true;
+		sec->owned = b; /* each node owns its copy: the next one makes another */
+		b = NULL;
+		pos += (size_t)span;
+	}
+	free(b);
+	return rc;
+}
+
+static int read_bitcode(struct ictx *c, struct ofl_node *p)
+{
+	p->format = OFL_FMT_BITCODE;
+	int rc = 0;
+	for (unsigned s = 0; s < 8 && p->size > 1 && !rc; s++)
+		rc = bitcode_shift(c, p, s);
+	return rc;
+}
+
 /* ---- archives ------------------------------------------------------------- */
 
 static int thin_member(struct ictx *c, struct ofl_node *n)
@@ -543,10 +601,8 @@ static int detect(struct ictx *c, struct ofl_node *n, unsigned depth)
 		n->format = OFL_FMT_FATBIN;
 		return read_fatbin(c, n);
 	}
-	if (is_bitcode(d, sz)) {
-		n->format = OFL_FMT_BITCODE;
-		return 0;
-	}
+	if (is_bitcode(d, sz))
+		return read_bitcode(c, n);
 	if (!top)
 		return 0;
 	int rc = read_bfd(c, n);

@@ -157,6 +157,39 @@ same all/c.bundle_hip-amdgcn-amd-amdhsa--gfx90a_xnack+_hipv4-amdgcn-amd-amdhsa--
 	dev.co
 same all/c.bundle_hip-amdgcn-amd-amdhsa--gfx1030.bin dev.c
 
+# Bitcode: the embedded object sits at some bit offset; what inspect finds
+# equals the @llvm.embedded.object constant llvm-dis prints.
+need "$LLVM22/llvm-dis"
+"$LLVM22/clang" -fopenmp -fopenmp-targets=x86_64-pc-linux-gnu -c -emit-llvm -DFN=b omp.c -o omp.bc
+"$OFFLINK" inspect omp.bc >bc.txt
+grep -Eq '^  /.llvm.offloading: offload binary \(bitcode bytes shifted by [0-7] bits\), ' bc.txt ||
+	{ cat bc.txt; fail "bitcode section"; }
+grep -q '^    \[0\]: image llvm ir, producer openmp, ' bc.txt || fail "bitcode image"
+"$OFFLINK" inspect --extract 'omp.bc/.llvm.offloading' -o bc.blob
+"$LLVM22/llvm-dis" omp.bc -o - | python3 -c '
+import sys
+for l in sys.stdin:
+	if l.startswith("@llvm.embedded.object"):
+		s = l[l.index("c\"") + 2:]
+		s = s[:s.index("\", section")]
+		out, i = bytearray(), 0
+		while i < len(s):
+			if s[i] == "\\" and s[i + 1] == "\\":
+				out.append(92); i += 2
+			elif s[i] == "\\":
+				out.append(int(s[i + 1:i + 3], 16)); i += 3
+			else:
+				out.append(ord(s[i])); i += 1
+		assert out == open("bc.blob", "rb").read(), len(out)
+		print("embedded object matches")
+		break
+else:
+	sys.exit("no @llvm.embedded.object")
+'
+"$OFFLINK" inspect --extract 'omp.bc/.llvm.offloading[0]' -o dev.bc
+"$LLVM22/llvm-dis" dev.bc -o - | grep -q '^target triple = "x86_64-pc-linux-gnu"' ||
+	fail "the device image is bitcode"
+
 # COFF objects, read through libbfd, alone and in an archive.
 for v in 19 22; do
 	"$(eval echo \$LLVM$v)/clang" --target=x86_64-pc-windows-msvc -fopenmp \
