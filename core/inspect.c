@@ -458,23 +458,19 @@ static int read_bfd(struct ictx *c, struct ofl_node *p)
 /* Bitcode keeps an embedded object (@llvm.embedded.object) as a string
  * constant whose bytes are 8-bit fields at any bit position: look for
  * binaries at each of the eight bit shifts.  Each one found becomes a
- * ".llvm.offloading" node over its own shifted copy of the bytes. */
+ * ".llvm.offloading" node over a copy of its shifted bytes; offsets below
+ * count in the shifted stream. */
 static int bitcode_shift(struct ictx *c, struct ofl_node *p, unsigned s)
 {
 	size_t n = (size_t)p->size - 1, pos = 0;
-	uint8_t *b = NULL;
+	uint8_t *b = ofl_malloc(n);
+	if (!b)
+		return OFL_NOMEM(c->err);
+	for (size_t i = 0; i < n; i++)
+		b[i] = (uint8_t)(p->data[i] >> s | p->data[i + 1] << (8 - s));
 	int rc = 0;
-	while (!rc) {
-		if (!b) {
-			b = ofl_malloc(n);
-			if (!b)
-				return OFL_NOMEM(c->err);
-			for (size_t i = 0; i < n; i++)
-				b[i] = (uint8_t)(p->data[i] >> s | p->data[i + 1] << (8 - s));
-		}
-		const uint8_t *m = ofl_find_magic(b + pos, b + n);
-		if (!m)
-			break;
+	const uint8_t *m;
+	while (!rc && (m = ofl_find_magic(b + pos, b + n)) != NULL) {
 		pos = (size_t)(m - b);
 		struct ofl_obin_set set;
 		if (ofl_obin_parse_set(m, n - pos, &set, c->err) != 0) {
@@ -482,21 +478,26 @@ static int bitcode_shift(struct ictx *c, struct ofl_node *p, unsigned s)
 			pos++;
 			continue;
 		}
-		uint64_t span = set.span < n - pos ? set.span : n - pos;
+		size_t span = set.span < n - pos ? (size_t)set.span : n - pos;
 		ofl_obin_set_release(&set);
-		struct ofl_node *sec = add_child(p, OFL_NODE_SECTION, m, span, pos, c->err);
-		if (!sec || set_str(&sec->name, OFL_OFFLOADING_SECTION, 16, c->err)) {
-			free(b);
-			return OFL_ENOMEM;
+		/* Each node owns a copy of its own bytes only. */
+		uint8_t *own = ofl_malloc(span);
+		struct ofl_node *sec =
+		    own ? add_child(p, OFL_NODE_SECTION, own, span, pos, c->err) : NULL;
+		if (!sec) {
+			free(own);
+			rc = OFL_NOMEM(c->err);
+			break;
 		}
-		char fmt[64];
-		snprintf(fmt, sizeof fmt, "offload binary (bitcode bytes shifted by %u bits)", s);
-		rc = set_str(&sec->format_name, fmt, strlen(fmt), c->err);
+		memcpy(own, m, span);
+		sec->owned = own;
 		sec->format = OFL_FMT_OFFLOAD;
 		sec->inflated = true;
-		sec->owned = b; /* each node owns its copy: the next one makes another */
-		b = NULL;
-		pos += (size_t)span;
+		char fmt[64];
+		snprintf(fmt, sizeof fmt, "offload binary (bitcode bytes shifted by %u bits)", s);
+		rc = set_str(&sec->name, OFL_OFFLOADING_SECTION, 16, c->err);
+		rc = rc ? rc : set_str(&sec->format_name, fmt, strlen(fmt), c->err);
+		pos += span;
 	}
 	free(b);
 	return rc;
