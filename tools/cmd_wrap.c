@@ -1,19 +1,330 @@
-/* Placeholder until this command's issue lands; replaced wholesale. */
+/* offlink wrap, and the clang-offload-wrapper / llvm-offload-wrapper
+ * personalities: device images in, a host object (or LLVM IR text) out that
+ * registers them with the offload runtime. */
+#include <stdlib.h>
+#include <string.h>
+
 #include "commands.h"
 #include "diag.h"
+#include "offlink/buf.h"
+#include "offlink/io.h"
+#include "offlink/wrapper_obj.h"
+#include "opts.h"
+
+/* One input: a file with its image range and metadata. */
+struct input {
+        struct ofl_file file;
+        const char *path, *triple, *arch;
+};
+
+struct wrap_job {
+        struct ofl_wrap_opts opts;
+        const char *host_triple;
+        const char *output;
+        const char *emit; /* "obj", "ll" or NULL (from the output name) */
+        struct input *in;
+        size_t nin;
+};
+
+static int parse_kind(const char *s, enum ofl_wrap_kind *k)
+{
+        if (!strcmp(s, "openmp"))
+                *k = OFL_WRAP_OPENMP;
+        else if (!strcmp(s, "cuda"))
+                *k = OFL_WRAP_CUDA;
+        else if (!strcmp(s, "hip"))
+                *k = OFL_WRAP_HIP;
+        else
+                return error("unknown offload kind '%s' (openmp, cuda or hip)", s);
+        return 0;
+}
+
+static int parse_abi(const char *s, enum ofl_wrap_abi *a)
+{
+        static const struct {
+                const char *name;
+                enum ofl_wrap_abi abi;
+        } abis[] = {{"llvm14", OFL_WRAP_LLVM14}, {"amd", OFL_WRAP_AMD},
+                    {"llvm19", OFL_WRAP_LLVM19}, {"llvm20", OFL_WRAP_LLVM20},
+                    {"llvm21", OFL_WRAP_LLVM20}, {"llvm22", OFL_WRAP_LLVM20}};
+        for (size_t i = 0; i < sizeof(abis) / sizeof(abis[0]); i++)
+                if (!strcmp(s, abis[i].name)) {
+                        *a = abis[i].abi;
+                        return 0;
+                }
+        return error("unknown registration ABI '%s' (llvm14, amd, llvm19 or llvm20)", s);
+}
+
+static struct input *add_input(struct wrap_job *j, const char *path)
+{
+        struct input *in = realloc(j->in, (j->nin + 1) * sizeof(*in));
+        if (!in) {
+                error("out of memory");
+                return NULL;
+        }
+        j->in = in;
+        in += j->nin++;
+        memset(in, 0, sizeof(*in));
+        in->file = (struct ofl_file)OFL_FILE_INIT;
+        in->path = path;
+        return in;
+}
+
+/* --image=file=PATH[,triple=T][,arch=A]: a raw image with its metadata.
+ * Values are cut out of a copy that lives as long as the process. */
+static int parse_image_spec(struct wrap_job *j, const char *spec)
+{
+        char *s = strdup(spec);
+        struct input tmp = {OFL_FILE_INIT, NULL, NULL, NULL};
+        if (!s)
+                return error("out of memory");
+        for (char *tok = strtok(s, ","); tok; tok = strtok(NULL, ",")) {
+                char *eq = strchr(tok, '=');
+                if (!eq)
+                        return error("--image: expected key=value, got '%s'", tok);
+                *eq = '\0';
+                if (!strcmp(tok, "file"))
+                        tmp.path = eq + 1;
+                else if (!strcmp(tok, "triple"))
+                        tmp.triple = eq + 1;
+                else if (!strcmp(tok, "arch"))
+                        tmp.arch = eq + 1;
+                else
+                        return error("--image: unknown key '%s' (file, triple, arch)", tok);
+        }
+        if (!tmp.path)
+                return error("--image: 'file=' is required");
+        struct input *in = add_input(j, tmp.path);
+        if (!in)
+                return 1;
+        in->triple = tmp.triple;
+        in->arch = tmp.arch;
+        return 0;
+}
+
+/* Maps every input and fills the image descriptions.  Raw images are
+ * referenced whole (ImageStart = first byte), as llvm-offload-wrapper does
+ * for inputs without the OffloadBinary magic. */
+static int load_inputs(struct wrap_job *j, struct ofl_wrap_image *imgs)
+{
+        static const unsigned char obin_magic[4] = {0x10, 0xff, 0x10, 0xad};
+        struct ofl_error err = OFL_ERROR_INIT;
+        for (size_t i = 0; i < j->nin; i++) {
+                struct input *in = &j->in[i];
+                if (ofl_file_open(&in->file, in->path, &err))
+                        return error_lib(&err);
+                if (in->file.size >= 4 && !memcmp(in->file.data, obin_magic, 4))
+                        return error("'%s': OffloadBinary inputs are not supported yet; pass the "
+                                     "image itself with --image=file=...,triple=...,arch=...",
+                                     in->path);
+                imgs[i] = (struct ofl_wrap_image){in->file.data, in->file.size, 0, in->file.size,
+                                                  in->arch};
+        }
+        return 0;
+}
+
+static bool wants_ll(const struct wrap_job *j)
+{
+        if (j->emit)
+                return !strcmp(j->emit, "ll");
+        size_t n = strlen(j->output);
+        return n >= 3 && !strcmp(j->output + n - 3, ".ll");
+}
+
+static int write_output(struct wrap_job *j, const struct ofl_wrap_image *imgs)
+{
+        struct ofl_error err = OFL_ERROR_INIT;
+        struct ofl_buf buf = OFL_BUF_INIT;
+        struct ofl_out out = OFL_OUT_INIT;
+        int rc;
+        if (wants_ll(j)) {
+                rc = ofl_wrap_emit_ll(&buf, &j->opts, j->host_triple, imgs, j->nin, &err);
+                if (!rc)
+                        rc = ofl_write_file(j->output, buf.data, buf.len, &err);
+                ofl_buf_release(&buf);
+                return rc ? error_lib(&err) : 0;
+        }
+        if (ofl_out_open(&out, j->output, &err))
+                return error_lib(&err);
+        if (out.to_stdout) {
+                /* libelf needs a seekable file: build in memory, then copy */
+                rc = ofl_wrap_write_buf(&buf, &j->opts, imgs, j->nin, &err);
+                if (!rc)
+                        rc = ofl_out_write(&out, buf.data, buf.len, &err);
+                ofl_buf_release(&buf);
+        } else {
+                rc = ofl_wrap_write_fd(out.fd, &j->opts, imgs, j->nin, &err);
+        }
+        if (!rc)
+                rc = ofl_out_commit(&out, &err);
+        else
+                ofl_out_abort(&out);
+        return rc ? error_lib(&err) : 0;
+}
+
+static int run_job(struct wrap_job *j)
+{
+        struct ofl_error err = OFL_ERROR_INIT;
+        if (!j->output)
+                return error("no output file given (-o)");
+        if (ofl_wrap_machine_from_triple(j->host_triple, &j->opts.machine, &err) ||
+            ofl_wrap_check(&j->opts, j->nin, &err))
+                return error_lib(&err);
+        struct ofl_wrap_image *imgs = calloc(j->nin, sizeof(*imgs));
+        if (!imgs)
+                return error("out of memory");
+        int rc = load_inputs(j, imgs);
+        if (!rc)
+                rc = write_output(j, imgs);
+        for (size_t i = 0; i < j->nin; i++)
+                ofl_file_close(&j->in[i].file);
+        free(imgs);
+        free(j->in);
+        return rc;
+}
+
+static const char OUTPUT_NOTE[] = "The output is an ELF relocatable object when its name ends in "
+                                  ".o and LLVM IR text when it ends in .ll (LLVM's tool writes "
+                                  "bitcode).";
 
 int cmd_wrap(int argc, char **argv)
 {
-	return error("wrap is not implemented yet");
+        struct wrap_job j = {{OFL_WRAP_OPENMP, OFL_WRAP_LLVM20, OFL_WRAP_X86_64, false},
+                             "x86_64-pc-linux-gnu",
+                             NULL,
+                             NULL,
+                             NULL,
+                             0};
+        const char *kind = "openmp", *abi = "llvm20";
+        struct strlist images = {NULL, 0}, pos = {NULL, 0};
+        bool reloc = false;
+        const struct opt table[] = {
+            {"host-triple", OPT_STR, &j.host_triple, NULL, "<triple>",
+             "host the object is for (x86_64 or aarch64 ELF; default x86_64-pc-linux-gnu)"},
+            {"kind", OPT_STR, &kind, NULL, "openmp|cuda|hip", "offload kind (default openmp)"},
+            {"abi", OPT_STR, &abi, NULL, "llvm14|amd|llvm19|llvm20",
+             "registration ABI: the runtime's LLVM release (default llvm20, for 20-22)"},
+            {"image", OPT_LIST, &images, NULL, "file=<f>[,triple=<t>][,arch=<a>]",
+             "a raw device image with its metadata"},
+            {"relocatable", OPT_FLAG, &reloc, NULL, NULL,
+             "put images in .llvm.offloading.relocatable (for -r links)"},
+            {"emit", OPT_STR, &j.emit, NULL, "obj|ll", "output format (default: from -o's name)"},
+            {"o", OPT_STR, &j.output, NULL, "<file>", "output file"},
+            {"help", OPT_HELP, NULL, NULL, NULL, "display this help"},
+            {NULL, 0, NULL, NULL, NULL, NULL},
+        };
+        int rc = opts_parse(table, argc, argv, &pos,
+                            "offlink wrap [options] -o <out.o|out.ll> [--image=...] [<image>...]",
+                            OUTPUT_NOTE);
+        if (rc)
+                return rc == 2 ? 0 : rc;
+        j.opts.relocatable = reloc;
+        rc = parse_kind(kind, &j.opts.kind) || parse_abi(abi, &j.opts.abi);
+        if (!rc && j.emit && strcmp(j.emit, "obj") && strcmp(j.emit, "ll"))
+                rc = error("--emit must be obj or ll");
+        for (size_t i = 0; i < images.n && !rc; i++)
+                rc = parse_image_spec(&j, images.v[i]);
+        for (size_t i = 0; i < pos.n && !rc; i++)
+                rc = !add_input(&j, pos.v[i]);
+        if (!rc)
+                rc = run_job(&j);
+        else
+                free(j.in);
+        strlist_release(&images);
+        strlist_release(&pos);
+        return rc;
 }
 
+/* argv index holding the string p (a positional or an option's value). */
+static int argv_index(int argc, char **argv, const char *p)
+{
+        for (int i = 1; i < argc; i++)
+                if (p >= argv[i] && p <= argv[i] + strlen(argv[i]))
+                        return i;
+        return 0;
+}
+
+/* clang-offload-wrapper -target <triple> -o <out> [--offload-arch=<id>] <image>...
+ * Each --offload-arch names the target ID of the image after it; with
+ * any, the AMD flavour (image info, .offload_arch_list) is written. */
 int cmd_clang_offload_wrapper(int argc, char **argv)
 {
-	return error("wrap is not implemented yet");
+        struct wrap_job j = {
+            {OFL_WRAP_OPENMP, OFL_WRAP_LLVM14, OFL_WRAP_X86_64, false}, NULL, NULL, NULL, NULL, 0};
+        struct strlist archs = {NULL, 0}, pos = {NULL, 0};
+        const char *abi = NULL;
+        const struct opt table[] = {
+            {"target", OPT_STR, &j.host_triple, NULL, "<triple>",
+             "Target triple for the output module"},
+            {"o", OPT_STR, &j.output, NULL, "<filename>", "Output filename"},
+            {"offload-arch", OPT_LIST, &archs, NULL, "<id>", "target ID of the next image"},
+            {"abi", OPT_STR, &abi, NULL, "llvm14|amd|llvm19|llvm20",
+             "registration ABI (default llvm14, amd with --offload-arch)"},
+            {"emit", OPT_STR, &j.emit, NULL, "obj|ll", "output format (default: from -o's name)"},
+            {"help", OPT_HELP, NULL, NULL, NULL, "Display available options"},
+            {NULL, 0, NULL, NULL, NULL, NULL},
+        };
+        int rc = opts_parse(table, argc, argv, &pos,
+                            "clang-offload-wrapper [options] <input files>", OUTPUT_NOTE);
+        if (rc)
+                return rc == 2 ? 0 : rc;
+        if (!j.host_triple)
+                rc = error("no target triple given (-target)");
+        if (!rc && archs.n)
+                j.opts.abi = OFL_WRAP_AMD;
+        if (!rc && abi)
+                rc = parse_abi(abi, &j.opts.abi);
+        size_t a = 0;
+        for (size_t i = 0; i < pos.n && !rc; i++) {
+                struct input *in = add_input(&j, pos.v[i]);
+                int at = argv_index(argc, argv, pos.v[i]);
+                rc = !in;
+                /* the latest --offload-arch before this image, if after the previous one */
+                for (; !rc && a < archs.n && argv_index(argc, argv, archs.v[a]) < at; a++)
+                        in->arch = archs.v[a];
+        }
+        if (!rc)
+                rc = run_job(&j);
+        else
+                free(j.in);
+        strlist_release(&archs);
+        strlist_release(&pos);
+        return rc;
 }
 
+/* llvm-offload-wrapper --kind=openmp|cuda|hip [--triple=<t>] -o <out> <file>... */
 int cmd_llvm_offload_wrapper(int argc, char **argv)
 {
-	return error("wrap is not implemented yet");
+        struct wrap_job j = {{OFL_WRAP_OPENMP, OFL_WRAP_LLVM20, OFL_WRAP_X86_64, false},
+                             "x86_64-pc-linux-gnu",
+                             NULL,
+                             NULL,
+                             NULL,
+                             0};
+        const char *kind = NULL;
+        struct strlist pos = {NULL, 0};
+        const struct opt table[] = {
+            {"kind", OPT_STR, &kind, NULL, "<kind>", "The offloading language of the images"},
+            {"triple", OPT_STR, &j.host_triple, NULL, "<triple>", "The host target triple"},
+            {"o", OPT_STR, &j.output, NULL, "<file>", "Write output to <file>"},
+            {"emit", OPT_STR, &j.emit, NULL, "obj|ll", "output format (default: from -o's name)"},
+            {"help", OPT_HELP, NULL, NULL, NULL, "Display available options"},
+            {NULL, 0, NULL, NULL, NULL, NULL},
+        };
+        int rc = opts_parse(table, argc, argv, &pos, "llvm-offload-wrapper [options] <input files>",
+                            OUTPUT_NOTE);
+        if (rc)
+                return rc == 2 ? 0 : rc;
+        if (!kind)
+                rc = error("-kind is required");
+        if (!rc)
+                rc = parse_kind(kind, &j.opts.kind);
+        for (size_t i = 0; i < pos.n && !rc; i++)
+                rc = !add_input(&j, pos.v[i]);
+        if (!rc)
+                rc = run_job(&j);
+        else
+                free(j.in);
+        strlist_release(&pos);
+        return rc;
 }
-
