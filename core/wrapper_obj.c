@@ -256,8 +256,8 @@ static int entries_section(struct gen *g, struct target *start, struct target *s
         const char *sec = entries_name(g->opt);
         char name[64];
         bool old = old_abi(g->opt);
-        int s = ew_section(&g->o, sec, SHT_PROGBITS, old ? SHF_ALLOC | SHF_WRITE : SHF_ALLOC,
-                           old ? 1 : 8);
+        /* a read-only zero-size array: A, align 8 in every release */
+        int s = ew_section(&g->o, sec, SHT_PROGBITS, SHF_ALLOC, 8);
         if (s < 0)
                 return g->o.err->code;
         if (old)
@@ -303,13 +303,14 @@ static int omp_images(struct gen *g, const struct ofl_wrap_image *imgs, size_t n
         const char *sec = old                   ? ".rodata"
                           : g->opt->relocatable ? ".llvm.offloading.relocatable"
                                                 : ".llvm.offloading";
+        /* old: plain .rodata, where LLVM's x86_64 backend aligns arrays to 16 */
         l->images = ew_section(&g->o, sec, old ? SHT_PROGBITS : SHT_LLVM_OFFLOADING, SHF_ALLOC,
-                               old ? 1 : 8);
+                               old ? 16 : 8);
         if (l->images < 0)
                 return g->o.err->code;
         for (size_t i = 0; i < n; i++) {
                 char name[64];
-                if (ew_piece(&g->o, l->images, imgs[i].data, imgs[i].size, old ? 1 : 8,
+                if (ew_piece(&g->o, l->images, imgs[i].data, imgs[i].size, old ? 16 : 8,
                              &l->img_off[i]))
                         return g->o.err->code;
                 if (i == 0)
