@@ -13,7 +13,8 @@ static bool old_abi(const struct ofl_wrap_opts *o)
         return o->abi == OFL_WRAP_LLVM14 || o->abi == OFL_WRAP_AMD;
 }
 
-/* c"..." with LLVM's escaping: printable bytes other than " and \ as is. */
+/* c"..." with LLVM's escaping: printable bytes as is, except " as \22 and
+ * the backslash doubled. */
 static int put_cstring(struct ofl_buf *b, const uint8_t *p, uint64_t n)
 {
         static const char hex[] = "0123456789ABCDEF";
@@ -21,14 +22,15 @@ static int put_cstring(struct ofl_buf *b, const uint8_t *p, uint64_t n)
                 return -1;
         for (uint64_t i = 0; i < n; i++) {
                 uint8_t c = p[i];
-                if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\') {
-                        if (ofl_buf_append(b, &c, 1))
-                                return -1;
-                } else {
-                        char e[3] = {'\\', hex[c >> 4], hex[c & 15]};
-                        if (ofl_buf_append(b, e, 3))
-                                return -1;
-                }
+                int rc;
+                if (c == '\\')
+                        rc = ofl_buf_append(b, "\\\\", 2);
+                else if (c >= 0x20 && c < 0x7f && c != '"')
+                        rc = ofl_buf_append(b, &c, 1);
+                else
+                        rc = ofl_buf_append(b, (char[3]){'\\', hex[c >> 4], hex[c & 15]}, 3);
+                if (rc)
+                        return -1;
         }
         return ofl_buf_append(b, "\"", 1);
 }
@@ -45,6 +47,8 @@ static int header(struct ofl_buf *b, const struct ofl_wrap_opts *o, const char *
                                 "target triple = \"%s\"\n\n"
                                 "%%struct.__tgt_offload_entry = type %s\n",
                                 mod, mod, triple, entry);
+        if (o->kind != OFL_WRAP_OPENMP)
+                rc |= ofl_buf_printf(b, "%%fatbin_wrapper = type { i32, i32, ptr, ptr }\n");
         if (o->kind == OFL_WRAP_OPENMP)
                 rc |= ofl_buf_printf(b, "%%__tgt_device_image = type { ptr, ptr, ptr, ptr }\n"
                                         "%%__tgt_bin_desc = type { i32, ptr, ptr, ptr }\n");
@@ -105,13 +109,19 @@ static int omp_globals(struct ofl_buf *b, const struct ofl_wrap_opts *o,
         for (size_t i = 0; i < n && !rc; i++) {
                 unsigned long long sz = (unsigned long long)imgs[i].size;
                 image_name(name, sizeof(name), i);
-                rc |= ofl_buf_printf(
-                    b,
-                    "%s%%__tgt_device_image { ptr getelementptr ([%llu x i8], ptr @%s, "
-                    "i64 0, i64 %llu), ptr getelementptr ([%llu x i8], ptr @%s, i64 "
-                    "0, i64 %llu), ptr @__start_%s, ptr @__stop_%s }",
-                    i ? ", " : "", sz, name, (unsigned long long)imgs[i].start, sz, name,
-                    (unsigned long long)imgs[i].end, sec, sec);
+                rc |= ofl_buf_printf(b, "%s%%__tgt_device_image { ", i ? ", " : "");
+                /* LLVM folds a zero offset to the plain global */
+                if (imgs[i].start)
+                        rc |= ofl_buf_printf(b,
+                                             "ptr getelementptr ([%llu x i8], ptr @%s, i64 0, "
+                                             "i64 %llu)",
+                                             sz, name, (unsigned long long)imgs[i].start);
+                else
+                        rc |= ofl_buf_printf(b, "ptr @%s", name);
+                rc |= ofl_buf_printf(b,
+                                     ", ptr getelementptr ([%llu x i8], ptr @%s, i64 0, i64 "
+                                     "%llu), ptr @__start_%s, ptr @__stop_%s }",
+                                     sz, name, (unsigned long long)imgs[i].end, sec, sec);
         }
         rc |=
             ofl_buf_printf(b,
@@ -180,13 +190,13 @@ static int cuda_globals(struct ofl_buf *b, const struct ofl_wrap_opts *o,
         int rc = ofl_buf_printf(b, "@.fatbin_image = internal constant [%llu x i8] ",
                                 (unsigned long long)img->size);
         rc |= put_cstring(b, img->data, img->size);
-        rc |=
-            ofl_buf_printf(b,
-                           ", section \"%s\"\n@.fatbin_wrapper = internal constant { i32, i32, "
-                           "ptr, ptr } { i32 %d, i32 1, ptr @.fatbin_image, ptr null }, section "
-                           "\"%s\", align 8\n@.%s.binary_handle = internal global ptr null\n",
-                           cuda ? ".nv_fatbin" : ".hip_fatbin", cuda ? 0x466243b1 : 0x48495046,
-                           cuda ? ".nvFatBinSegment" : ".hipFatBinSegment", cuda ? "cuda" : "hip");
+        rc |= ofl_buf_printf(
+            b,
+            ", section \"%s\"\n@.fatbin_wrapper = internal constant "
+            "%%fatbin_wrapper { i32 %d, i32 1, ptr @.fatbin_image, ptr null }, section "
+            "\"%s\", align 8\n@.%s.binary_handle = internal global ptr null\n",
+            cuda ? ".nv_fatbin" : ".hip_fatbin", cuda ? 0x466243b1 : 0x48495046,
+            cuda ? ".nvFatBinSegment" : ".hipFatBinSegment", cuda ? "cuda" : "hip");
         return rc;
 }
 

@@ -167,6 +167,11 @@ static int run_job(struct wrap_job *j)
         struct ofl_error err = OFL_ERROR_INIT;
         if (!j->output)
                 return error("no output file given (-o)");
+        size_t len = strlen(j->output);
+        if (!j->emit && len >= 3 && !strcmp(j->output + len - 3, ".bc"))
+                return error("cannot write bitcode to '%s'; name the output .o for an object or "
+                             ".ll for IR text",
+                             j->output);
         if (ofl_wrap_machine_from_triple(j->host_triple, &j->opts.machine, &err) ||
             ofl_wrap_check(&j->opts, j->nin, &err))
                 return error_lib(&err);
@@ -183,9 +188,16 @@ static int run_job(struct wrap_job *j)
         return rc;
 }
 
-static const char OUTPUT_NOTE[] = "The output is an ELF relocatable object when its name ends in "
-                                  ".o and LLVM IR text when it ends in .ll (LLVM's tool writes "
-                                  "bitcode).";
+#define OUTPUT_NOTE                                                                                \
+        "The output is an ELF relocatable object, or LLVM IR text when its name ends in .ll "      \
+        "(LLVM's tool writes bitcode, which offlink does not)."
+
+static const char WRAP_OVERVIEW[] =
+    "Writes a host object that registers device images with the "
+    "offload runtime before main and unregisters them at exit. " OUTPUT_NOTE;
+static const char PERSONALITY_OVERVIEW[] =
+    "A tool to create a wrapper for offload target binaries, which registers them in the "
+    "offload runtime. " OUTPUT_NOTE;
 
 int cmd_wrap(int argc, char **argv)
 {
@@ -215,7 +227,7 @@ int cmd_wrap(int argc, char **argv)
         };
         int rc = opts_parse(table, argc, argv, &pos,
                             "offlink wrap [options] -o <out.o|out.ll> [--image=...] [<image>...]",
-                            OUTPUT_NOTE);
+                            WRAP_OVERVIEW);
         if (rc)
                 return rc == 2 ? 0 : rc;
         j.opts.relocatable = reloc;
@@ -265,7 +277,7 @@ int cmd_clang_offload_wrapper(int argc, char **argv)
             {NULL, 0, NULL, NULL, NULL, NULL},
         };
         int rc = opts_parse(table, argc, argv, &pos,
-                            "clang-offload-wrapper [options] <input files>", OUTPUT_NOTE);
+                            "clang-offload-wrapper [options] <input files>", PERSONALITY_OVERVIEW);
         if (rc)
                 return rc == 2 ? 0 : rc;
         if (!j.host_triple)
@@ -312,7 +324,7 @@ int cmd_llvm_offload_wrapper(int argc, char **argv)
             {NULL, 0, NULL, NULL, NULL, NULL},
         };
         int rc = opts_parse(table, argc, argv, &pos, "llvm-offload-wrapper [options] <input files>",
-                            OUTPUT_NOTE);
+                            PERSONALITY_OVERVIEW);
         if (rc)
                 return rc == 2 ? 0 : rc;
         if (!kind)
