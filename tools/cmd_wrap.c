@@ -15,6 +15,7 @@
 struct input {
         struct ofl_file file;
         const char *path, *triple, *arch;
+        char *spec; /* owned copy of --image's value that the strings point into */
 };
 
 struct wrap_job {
@@ -70,35 +71,40 @@ static struct input *add_input(struct wrap_job *j, const char *path)
         return in;
 }
 
-/* --image=file=PATH[,triple=T][,arch=A]: a raw image with its metadata.
- * Values are cut out of a copy that lives as long as the process. */
-static int parse_image_spec(struct wrap_job *j, const char *spec)
+/* Splits s (modified) into file/triple/arch values. */
+static int split_image_spec(char *s, struct input *out)
 {
-        char *s = strdup(spec);
-        struct input tmp = {OFL_FILE_INIT, NULL, NULL, NULL};
-        if (!s)
-                return error("out of memory");
         for (char *tok = strtok(s, ","); tok; tok = strtok(NULL, ",")) {
                 char *eq = strchr(tok, '=');
                 if (!eq)
                         return error("--image: expected key=value, got '%s'", tok);
                 *eq = '\0';
                 if (!strcmp(tok, "file"))
-                        tmp.path = eq + 1;
+                        out->path = eq + 1;
                 else if (!strcmp(tok, "triple"))
-                        tmp.triple = eq + 1;
+                        out->triple = eq + 1;
                 else if (!strcmp(tok, "arch"))
-                        tmp.arch = eq + 1;
+                        out->arch = eq + 1;
                 else
                         return error("--image: unknown key '%s' (file, triple, arch)", tok);
         }
-        if (!tmp.path)
-                return error("--image: 'file=' is required");
-        struct input *in = add_input(j, tmp.path);
-        if (!in)
+        return out->path ? 0 : error("--image: 'file=' is required");
+}
+
+/* --image=file=PATH[,triple=T][,arch=A]: a raw image with its metadata. */
+static int parse_image_spec(struct wrap_job *j, const char *spec)
+{
+        struct input tmp = {OFL_FILE_INIT, NULL, NULL, NULL, strdup(spec)};
+        if (!tmp.spec)
+                return error("out of memory");
+        struct input *in = split_image_spec(tmp.spec, &tmp) ? NULL : add_input(j, tmp.path);
+        if (!in) {
+                free(tmp.spec);
                 return 1;
+        }
         in->triple = tmp.triple;
         in->arch = tmp.arch;
+        in->spec = tmp.spec;
         return 0;
 }
 
@@ -181,9 +187,19 @@ static int run_job(struct wrap_job *j)
         int rc = load_inputs(j, imgs);
         if (!rc)
                 rc = write_output(j, imgs);
-        for (size_t i = 0; i < j->nin; i++)
-                ofl_file_close(&j->in[i].file);
         free(imgs);
+        return rc;
+}
+
+/* Runs the job unless parsing failed (rc), then releases it. */
+static int finish(struct wrap_job *j, int rc)
+{
+        if (!rc)
+                rc = run_job(j);
+        for (size_t i = 0; i < j->nin; i++) {
+                ofl_file_close(&j->in[i].file);
+                free(j->in[i].spec);
+        }
         free(j->in);
         return rc;
 }
@@ -228,8 +244,11 @@ int cmd_wrap(int argc, char **argv)
         int rc = opts_parse(table, argc, argv, &pos,
                             "offlink wrap [options] -o <out.o|out.ll> [--image=...] [<image>...]",
                             WRAP_OVERVIEW);
-        if (rc)
+        if (rc) {
+                strlist_release(&images);
+                strlist_release(&pos);
                 return rc == 2 ? 0 : rc;
+        }
         j.opts.relocatable = reloc;
         rc = parse_kind(kind, &j.opts.kind) || parse_abi(abi, &j.opts.abi);
         if (!rc && j.emit && strcmp(j.emit, "obj") && strcmp(j.emit, "ll"))
@@ -238,10 +257,7 @@ int cmd_wrap(int argc, char **argv)
                 rc = parse_image_spec(&j, images.v[i]);
         for (size_t i = 0; i < pos.n && !rc; i++)
                 rc = !add_input(&j, pos.v[i]);
-        if (!rc)
-                rc = run_job(&j);
-        else
-                free(j.in);
+        rc = finish(&j, rc);
         strlist_release(&images);
         strlist_release(&pos);
         return rc;
@@ -278,8 +294,11 @@ int cmd_clang_offload_wrapper(int argc, char **argv)
         };
         int rc = opts_parse(table, argc, argv, &pos,
                             "clang-offload-wrapper [options] <input files>", PERSONALITY_OVERVIEW);
-        if (rc)
+        if (rc) {
+                strlist_release(&archs);
+                strlist_release(&pos);
                 return rc == 2 ? 0 : rc;
+        }
         if (!j.host_triple)
                 rc = error("no target triple given (-target)");
         if (!rc && archs.n)
@@ -295,10 +314,7 @@ int cmd_clang_offload_wrapper(int argc, char **argv)
                 for (; !rc && a < archs.n && argv_index(argc, argv, archs.v[a]) < at; a++)
                         in->arch = archs.v[a];
         }
-        if (!rc)
-                rc = run_job(&j);
-        else
-                free(j.in);
+        rc = finish(&j, rc);
         strlist_release(&archs);
         strlist_release(&pos);
         return rc;
@@ -325,18 +341,17 @@ int cmd_llvm_offload_wrapper(int argc, char **argv)
         };
         int rc = opts_parse(table, argc, argv, &pos, "llvm-offload-wrapper [options] <input files>",
                             PERSONALITY_OVERVIEW);
-        if (rc)
+        if (rc) {
+                strlist_release(&pos);
                 return rc == 2 ? 0 : rc;
+        }
         if (!kind)
                 rc = error("-kind is required");
         if (!rc)
                 rc = parse_kind(kind, &j.opts.kind);
         for (size_t i = 0; i < pos.n && !rc; i++)
                 rc = !add_input(&j, pos.v[i]);
-        if (!rc)
-                rc = run_job(&j);
-        else
-                free(j.in);
+        rc = finish(&j, rc);
         strlist_release(&pos);
         return rc;
 }
