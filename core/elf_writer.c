@@ -4,11 +4,19 @@
  * each followed by its .rela section, then .symtab and .strtab (which also
  * holds the section names, as LLVM's writer does), then the section header
  * table.  All offsets are computed here (ELF_F_LAYOUT), so libelf only
- * serialises. */
+ * serialises.
+ *
+ * Sections made of borrowed pieces (device images, often many MiB) do not go
+ * through libelf, which would copy them through user space: libelf sees them
+ * as SHT_NOBITS of the right size and offset, and afterwards the bytes are
+ * copied into the hole (copy_file_range from the input file where possible)
+ * and the real section type is written into the header. */
+#include <errno.h>
 #include <gelf.h>
 #include <libelf.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "elf_writer.h"
 #include "internal.h"
@@ -98,8 +106,8 @@ uint32_t ew_secsym(struct ew_obj *o, int sec)
         return o->secs[sec].secsym;
 }
 
-int ew_piece(struct ew_obj *o, int sec, const uint8_t *p, uint64_t len, uint64_t align,
-             uint64_t *off)
+int ew_piece(struct ew_obj *o, int sec, const uint8_t *p, uint64_t len, uint64_t align, int fd,
+             uint64_t fd_off, uint64_t *off)
 {
         struct ew_sec *s = &o->secs[sec];
         struct ew_piece *pc = grow(s->pieces, s->npieces, sizeof(*pc));
@@ -110,7 +118,7 @@ int ew_piece(struct ew_obj *o, int sec, const uint8_t *p, uint64_t len, uint64_t
         if (!ofl_align_up(s->size, align, &start) || ofl_add_overflow(start, len, &end))
                 return ofl_error_set(o->err, OFL_EINVAL, NULL, OFL_NO_OFFSET,
                                      "section '%s' too large", s->name);
-        pc[s->npieces++] = (struct ew_piece){p, len, start};
+        pc[s->npieces++] = (struct ew_piece){p, len, start, fd, fd_off};
         s->size = end;
         *off = start;
         return 0;
@@ -140,6 +148,7 @@ struct layout {
         uint32_t nlocal;
         struct ofl_buf strtab, symtab, *rela;
         size_t *name_off; /* per builder section, in strtab */
+        uint64_t *offset; /* per builder section, in the file */
         size_t *rela_name_off;
         size_t symtab_name, strtab_name, nshdr;
 };
@@ -159,7 +168,9 @@ static int build_tables(struct ew_obj *o, struct layout *l)
         l->name_off = ofl_calloc(o->nsecs + 1, sizeof(*l->name_off));
         l->rela_name_off = ofl_calloc(o->nsecs + 1, sizeof(*l->rela_name_off));
         l->rela = ofl_calloc(o->nsecs + 1, sizeof(*l->rela));
-        if (!l->symidx || !l->elfsec || !l->relsec || !l->name_off || !l->rela_name_off || !l->rela)
+        l->offset = ofl_calloc(o->nsecs + 1, sizeof(*l->offset));
+        if (!l->symidx || !l->elfsec || !l->relsec || !l->name_off || !l->rela_name_off ||
+            !l->rela || !l->offset)
                 return OFL_NOMEM(o->err);
         size_t idx = 1;
         int rc = ofl_buf_append(&l->strtab, "", 1);
@@ -238,6 +249,7 @@ static void release_layout(struct ew_obj *o, struct layout *l)
         free(l->name_off);
         free(l->rela_name_off);
         free(l->rela);
+        free(l->offset);
 }
 
 struct shspec {
@@ -249,7 +261,7 @@ struct shspec {
 /* Adds a section whose bytes are given as pieces; *pos is the file offset,
  * advanced past it. */
 static int add_scn(struct ew_obj *o, Elf *e, const struct shspec *sp, const struct ew_piece *pc,
-                   size_t npc, uint64_t *pos)
+                   size_t npc, uint64_t *pos, uint64_t *at)
 {
         Elf_Scn *scn = elf_newscn(e);
         GElf_Shdr sh;
@@ -282,6 +294,7 @@ static int add_scn(struct ew_obj *o, Elf *e, const struct shspec *sp, const stru
         if (!gelf_update_shdr(scn, &sh))
                 goto fail;
         *pos = off + (sp->type == SHT_NOBITS ? 0 : sp->size);
+        *at = off;
         return 0;
 fail:
         return ofl_error_set(o->err, OFL_EIO, NULL, OFL_NO_OFFSET, "libelf: %s", elf_errmsg(-1));
@@ -290,9 +303,10 @@ fail:
 static int add_buf_scn(struct ew_obj *o, Elf *e, struct shspec *sp, const struct ofl_buf *b,
                        uint64_t *pos)
 {
-        struct ew_piece pc = {b->data, b->len, 0};
+        struct ew_piece pc = {b->data, b->len, 0, -1, 0};
+        uint64_t at;
         sp->size = b->len;
-        return add_scn(o, e, sp, &pc, b->len ? 1 : 0, pos);
+        return add_scn(o, e, sp, &pc, b->len ? 1 : 0, pos, &at);
 }
 
 static int write_sections(struct ew_obj *o, Elf *e, struct layout *l, uint64_t *pos)
@@ -302,11 +316,21 @@ static int write_sections(struct ew_obj *o, Elf *e, struct layout *l, uint64_t *
                 struct ew_sec *s = &o->secs[i];
                 struct shspec sp = {l->name_off[i], s->type,  0, 0,
                                     s->flags,       s->align, 0, sec_size(s)};
-                struct ew_piece own = {s->data.data, s->data.len, 0};
-                const struct ew_piece *pc = s->npieces ? s->pieces : &own;
-                size_t npc = s->npieces ? s->npieces : (s->type != SHT_NOBITS && own.len ? 1 : 0);
-                if (add_scn(o, e, &sp, pc, npc, pos))
+                struct ew_piece own = {s->data.data, s->data.len, 0, -1, 0};
+                size_t npc = s->type != SHT_NOBITS && own.len ? 1 : 0;
+                if (s->npieces) { /* deferred: a hole for now */
+                        sp.type = SHT_NOBITS;
+                        npc = 0;
+                        /* big ones start on a page, so file systems can share
+                         * the input's blocks (reflink) */
+                        if (sp.size >= 65536 && !ofl_align_up(*pos, 4096, pos))
+                                return ofl_error_set(o->err, OFL_EINVAL, NULL, OFL_NO_OFFSET,
+                                                     "object too large");
+                }
+                if (add_scn(o, e, &sp, &own, npc, pos, &l->offset[i]))
                         return o->err->code;
+                if (s->npieces)
+                        *pos = l->offset[i] + sp.size;
                 if (!s->nrel)
                         continue;
                 struct shspec rp = {l->rela_name_off[i],
@@ -325,6 +349,52 @@ static int write_sections(struct ew_obj *o, Elf *e, struct layout *l, uint64_t *
         struct shspec ss = {l->strtab_name, SHT_STRTAB, 0, 0, 0, 1, 0, 0};
         if (add_buf_scn(o, e, &st, &l->symtab, pos) || add_buf_scn(o, e, &ss, &l->strtab, pos))
                 return o->err->code;
+        return 0;
+}
+
+/* Writes one piece at file offset at: from its file by copy_file_range,
+ * else (or for what that could not copy) from memory. */
+static int put_piece(struct ew_obj *o, int fd, const struct ew_piece *pc, uint64_t at)
+{
+        uint64_t done = 0;
+        if (pc->fd >= 0) {
+                loff_t in = (loff_t)pc->fd_off, out = (loff_t)at;
+                while (done < pc->len) {
+                        ssize_t c = copy_file_range(pc->fd, &in, fd, &out, pc->len - done, 0);
+                        if (c < 0 && errno == EINTR)
+                                continue;
+                        if (c <= 0)
+                                break;
+                        done += (uint64_t)c;
+                }
+        }
+        while (done < pc->len) {
+                ssize_t c = pwrite(fd, pc->p + done, pc->len - done, (off_t)(at + done));
+                if (c < 0 && errno == EINTR)
+                        continue;
+                if (c <= 0)
+                        return ofl_error_errno(o->err, NULL, "cannot write object");
+                done += (uint64_t)c;
+        }
+        return 0;
+}
+
+/* Fills the deferred sections and gives them their real type. */
+static int fill_deferred(struct ew_obj *o, int fd, const struct layout *l, uint64_t shoff)
+{
+        for (size_t i = 0; i < o->nsecs; i++) {
+                const struct ew_sec *s = &o->secs[i];
+                uint8_t type[4];
+                if (!s->npieces)
+                        continue;
+                for (size_t k = 0; k < s->npieces; k++)
+                        if (put_piece(o, fd, &s->pieces[k], l->offset[i] + s->pieces[k].off))
+                                return o->err->code;
+                ofl_put_le32(type, s->type);
+                struct ew_piece t = {type, 4, 0, -1, 0};
+                if (put_piece(o, fd, &t, shoff + l->elfsec[i] * sizeof(Elf64_Shdr) + 4))
+                        return o->err->code;
+        }
         return 0;
 }
 
@@ -368,6 +438,8 @@ int ew_write_fd(struct ew_obj *o, int fd)
         if (elf_update(e, ELF_C_WRITE) < 0)
                 rc = ofl_error_set(o->err, OFL_EIO, NULL, OFL_NO_OFFSET, "cannot write object: %s",
                                    elf_errmsg(-1));
+        else
+                rc = fill_deferred(o, fd, &l, pos);
 out:
         if (e)
                 elf_end(e);

@@ -13,11 +13,14 @@
 #include "offlink/buf.h"
 #include "offlink/error.h"
 
-/* Borrowed bytes placed at off inside a section. */
+/* Borrowed bytes placed at off inside a section; when fd >= 0 the same
+ * bytes are also at fd_off in that file, and are copied from there. */
 struct ew_piece {
         const uint8_t *p;
         uint64_t len;
         uint64_t off;
+        int fd;
+        uint64_t fd_off;
 };
 
 struct ew_reloc {
@@ -68,10 +71,13 @@ uint32_t ew_symbol(struct ew_obj *o, const char *name, uint8_t bind, uint8_t typ
                    int sec, uint64_t value, uint64_t size);
 /* The section's STT_SECTION symbol, made on first use. */
 uint32_t ew_secsym(struct ew_obj *o, int sec);
-/* Appends borrowed bytes aligned to align; returns their offset via off. */
-int ew_piece(struct ew_obj *o, int sec, const uint8_t *p, uint64_t len, uint64_t align,
-             uint64_t *off);
+/* Appends borrowed bytes (also found at fd_off in fd, or fd = -1) aligned
+ * to align; returns their offset via off.  A section made of pieces is
+ * written after libelf is done, by copy_file_range where it can. */
+int ew_piece(struct ew_obj *o, int sec, const uint8_t *p, uint64_t len, uint64_t align, int fd,
+             uint64_t fd_off, uint64_t *off);
 int ew_reloc(struct ew_obj *o, int sec, uint64_t off, uint32_t type, uint32_t sym, int64_t addend);
+/* fd must be a regular file, empty and open for reading and writing. */
 int ew_write_fd(struct ew_obj *o, int fd);
 
 #endif

@@ -221,6 +221,21 @@ static int x_jump(struct gen *g, const char *op, size_t n, int id)
         return fixup(g, n, id, 0) || emit(g, op, n) || emit(g, "\0\0\0\0", 4);
 }
 
+/* The file the image bytes come from, when they lie in its mapping. */
+static int image_fd(const struct ofl_wrap_image *img)
+{
+        const struct ofl_file *f = img->file;
+        if (!f || f->fd < 0 || f->mapped != 1 || img->data < f->data ||
+            img->size > f->size - (size_t)(img->data - f->data))
+                return -1;
+        return f->fd;
+}
+
+static uint64_t image_fd_off(const struct ofl_wrap_image *img)
+{
+        return image_fd(img) < 0 ? 0 : (uint64_t)(img->data - img->file->data);
+}
+
 /* ---- data ------------------------------------------------------------------ */
 
 static int put_abs64(struct gen *g, int sec, uint64_t off, struct target t)
@@ -311,7 +326,7 @@ static int omp_images(struct gen *g, const struct ofl_wrap_image *imgs, size_t n
         for (size_t i = 0; i < n; i++) {
                 char name[64];
                 if (ew_piece(&g->o, l->images, imgs[i].data, imgs[i].size, old ? 16 : 8,
-                             &l->img_off[i]))
+                             image_fd(&imgs[i]), image_fd_off(&imgs[i]), &l->img_off[i]))
                         return g->o.err->code;
                 if (i == 0)
                         snprintf(name, sizeof(name), ".omp_offloading.device_image");
@@ -722,7 +737,8 @@ static int build_cuda(struct gen *g, const struct ofl_wrap_image *img)
         if (entries_section(g, &start, &stop))
                 return g->o.err->code;
         int fb = ew_section(&g->o, nm->fatbin_sec, SHT_PROGBITS, SHF_ALLOC, 16);
-        if (fb < 0 || ew_piece(&g->o, fb, img->data, img->size, 16, &off) ||
+        if (fb < 0 ||
+            ew_piece(&g->o, fb, img->data, img->size, 16, image_fd(img), image_fd_off(img), &off) ||
             !ew_symbol(&g->o, ".fatbin_image", STB_LOCAL, STT_OBJECT, STV_DEFAULT, fb, 0,
                        img->size))
                 return g->o.err->code;

@@ -123,8 +123,8 @@ static int load_inputs(struct wrap_job *j, struct ofl_wrap_image *imgs)
                         return error("'%s': OffloadBinary inputs are not supported yet; pass the "
                                      "image itself with --image=file=...,triple=...,arch=...",
                                      in->path);
-                imgs[i] = (struct ofl_wrap_image){in->file.data, in->file.size, 0, in->file.size,
-                                                  in->arch};
+                imgs[i] = (struct ofl_wrap_image){in->file.data, in->file.size, 0,
+                                                  in->file.size, in->arch,      &in->file};
         }
         return 0;
 }

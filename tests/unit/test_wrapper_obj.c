@@ -95,7 +95,7 @@ static bool reloc(struct obj *o, const char *rela, size_t i, GElf_Rela *r)
 OFL_TEST(omp20_layout)
 {
         fill();
-        struct ofl_wrap_image img = {IMG_A, sizeof(IMG_A), 0, sizeof(IMG_A), NULL};
+        struct ofl_wrap_image img = {IMG_A, sizeof(IMG_A), 0, sizeof(IMG_A), NULL, NULL};
         struct obj o;
         GElf_Shdr sh;
         GElf_Sym sym;
@@ -157,7 +157,7 @@ OFL_TEST(omp19_image_range_and_sections)
 {
         fill();
         /* an OffloadBinary-like input: ImageStart skips a 16-byte header */
-        struct ofl_wrap_image img = {IMG_A, sizeof(IMG_A), 16, 90, NULL};
+        struct ofl_wrap_image img = {IMG_A, sizeof(IMG_A), 16, 90, NULL, NULL};
         struct obj o;
         GElf_Shdr sh;
         GElf_Rela r;
@@ -174,7 +174,7 @@ OFL_TEST(omp19_image_range_and_sections)
 OFL_TEST(omp14_old_abi)
 {
         fill();
-        struct ofl_wrap_image img = {IMG_B, sizeof(IMG_B), 0, sizeof(IMG_B), NULL};
+        struct ofl_wrap_image img = {IMG_B, sizeof(IMG_B), 0, sizeof(IMG_B), NULL, NULL};
         struct obj o;
         GElf_Shdr sh;
         GElf_Sym sym;
@@ -197,8 +197,9 @@ OFL_TEST(omp14_old_abi)
 OFL_TEST(amd_image_info)
 {
         fill();
-        struct ofl_wrap_image imgs[2] = {{IMG_A, sizeof(IMG_A), 0, sizeof(IMG_A), "gfx906"},
-                                         {IMG_B, sizeof(IMG_B), 0, sizeof(IMG_B), "gfx90a:xnack+"}};
+        struct ofl_wrap_image imgs[2] = {
+            {IMG_A, sizeof(IMG_A), 0, sizeof(IMG_A), "gfx906", NULL},
+            {IMG_B, sizeof(IMG_B), 0, sizeof(IMG_B), "gfx90a:xnack+", NULL}};
         struct obj o;
         GElf_Shdr sh;
         GElf_Sym sym;
@@ -231,9 +232,9 @@ OFL_TEST(amd_image_info)
 OFL_TEST(several_images_aligned)
 {
         fill();
-        struct ofl_wrap_image imgs[3] = {{IMG_C, sizeof(IMG_C), 0, sizeof(IMG_C), NULL},
-                                         {IMG_B, sizeof(IMG_B), 0, sizeof(IMG_B), NULL},
-                                         {IMG_A, sizeof(IMG_A), 0, sizeof(IMG_A), NULL}};
+        struct ofl_wrap_image imgs[3] = {{IMG_C, sizeof(IMG_C), 0, sizeof(IMG_C), NULL, NULL},
+                                         {IMG_B, sizeof(IMG_B), 0, sizeof(IMG_B), NULL, NULL},
+                                         {IMG_A, sizeof(IMG_A), 0, sizeof(IMG_A), NULL, NULL}};
         struct obj o;
         GElf_Shdr sh;
         GElf_Sym sym;
@@ -253,7 +254,7 @@ OFL_TEST(several_images_aligned)
 OFL_TEST(deterministic)
 {
         fill();
-        struct ofl_wrap_image img = {IMG_A, sizeof(IMG_A), 0, sizeof(IMG_A), NULL};
+        struct ofl_wrap_image img = {IMG_A, sizeof(IMG_A), 0, sizeof(IMG_A), NULL, NULL};
         for (int k = 0; k < 3; k++) {
                 struct obj a, b;
                 CHECK(build(&a, (enum ofl_wrap_kind)k, OFL_WRAP_LLVM20, OFL_WRAP_AARCH64, &img,
@@ -267,10 +268,39 @@ OFL_TEST(deterministic)
         }
 }
 
+/* Images copied from their file (copy_file_range) give the same bytes as
+ * images written from memory; the file offset of the image is honoured. */
+OFL_TEST(file_backed_images)
+{
+        fill();
+        FILE *f = fopen("img.bin", "wb");
+        CHECK(f);
+        CHECK(fwrite(IMG_A, 1, sizeof(IMG_A), f) == sizeof(IMG_A));
+        CHECK(fclose(f) == 0);
+        struct ofl_file file = OFL_FILE_INIT;
+        struct ofl_error err = OFL_ERROR_INIT;
+        CHECK(ofl_file_open(&file, "img.bin", &err) == 0);
+        for (int k = 0; k < 3; k++) {
+                struct ofl_wrap_image mem = {IMG_A + 3, 60, 0, 60, NULL, NULL};
+                struct ofl_wrap_image fil = {file.data + 3, 60, 0, 60, NULL, &file};
+                struct ofl_wrap_opts opts = {(enum ofl_wrap_kind)k, OFL_WRAP_LLVM20,
+                                             OFL_WRAP_X86_64, false};
+                struct ofl_buf a = OFL_BUF_INIT, b = OFL_BUF_INIT;
+                CHECK(ofl_wrap_write_buf(&a, &opts, &mem, 1, &err) == 0);
+                CHECK(ofl_wrap_write_buf(&b, &opts, &fil, 1, &err) == 0);
+                CHECK_EQ_U(a.len, b.len);
+                CHECK_MEM(a.data, b.data, a.len);
+                CHECK(memmem(b.data, b.len, IMG_A + 3, 60) != NULL);
+                ofl_buf_release(&a);
+                ofl_buf_release(&b);
+        }
+        ofl_file_close(&file);
+}
+
 OFL_TEST(cuda20_layout)
 {
         fill();
-        struct ofl_wrap_image img = {IMG_A, sizeof(IMG_A), 0, sizeof(IMG_A), NULL};
+        struct ofl_wrap_image img = {IMG_A, sizeof(IMG_A), 0, sizeof(IMG_A), NULL, NULL};
         struct obj o;
         GElf_Shdr sh;
         GElf_Sym sym;
@@ -298,7 +328,7 @@ OFL_TEST(cuda20_layout)
 OFL_TEST(hip19_layout)
 {
         fill();
-        struct ofl_wrap_image img = {IMG_A, sizeof(IMG_A), 0, sizeof(IMG_A), NULL};
+        struct ofl_wrap_image img = {IMG_A, sizeof(IMG_A), 0, sizeof(IMG_A), NULL, NULL};
         struct obj o;
         GElf_Shdr sh;
         GElf_Sym sym;
@@ -319,7 +349,7 @@ OFL_TEST(hip19_layout)
 OFL_TEST(aarch64_relocations)
 {
         fill();
-        struct ofl_wrap_image img = {IMG_A, sizeof(IMG_A), 0, sizeof(IMG_A), NULL};
+        struct ofl_wrap_image img = {IMG_A, sizeof(IMG_A), 0, sizeof(IMG_A), NULL, NULL};
         struct obj o;
         GElf_Ehdr eh;
         GElf_Rela r;
@@ -343,7 +373,7 @@ OFL_TEST(aarch64_relocations)
 OFL_TEST(relocatable_section)
 {
         fill();
-        struct ofl_wrap_image img = {IMG_A, sizeof(IMG_A), 0, sizeof(IMG_A), NULL};
+        struct ofl_wrap_image img = {IMG_A, sizeof(IMG_A), 0, sizeof(IMG_A), NULL, NULL};
         struct ofl_wrap_opts opts = {OFL_WRAP_OPENMP, OFL_WRAP_LLVM20, OFL_WRAP_X86_64, true};
         struct ofl_error err = OFL_ERROR_INIT;
         struct ofl_buf b = OFL_BUF_INIT;
@@ -355,8 +385,8 @@ OFL_TEST(relocatable_section)
 OFL_TEST(argument_errors)
 {
         fill();
-        struct ofl_wrap_image imgs[2] = {{IMG_A, sizeof(IMG_A), 0, sizeof(IMG_A), NULL},
-                                         {IMG_B, sizeof(IMG_B), 0, sizeof(IMG_B), NULL}};
+        struct ofl_wrap_image imgs[2] = {{IMG_A, sizeof(IMG_A), 0, sizeof(IMG_A), NULL, NULL},
+                                         {IMG_B, sizeof(IMG_B), 0, sizeof(IMG_B), NULL, NULL}};
         struct ofl_error err = OFL_ERROR_INIT;
         struct ofl_buf b = OFL_BUF_INIT;
         struct ofl_wrap_opts cuda = {OFL_WRAP_CUDA, OFL_WRAP_LLVM20, OFL_WRAP_X86_64, false};
@@ -369,7 +399,7 @@ OFL_TEST(argument_errors)
         struct ofl_wrap_opts omp = {OFL_WRAP_OPENMP, OFL_WRAP_LLVM20, OFL_WRAP_X86_64, false};
         CHECK(ofl_wrap_write_buf(&b, &omp, imgs, 0, &err) == OFL_EINVAL);
         ofl_error_clear(&err);
-        struct ofl_wrap_image bad = {IMG_A, sizeof(IMG_A), 50, 101, NULL};
+        struct ofl_wrap_image bad = {IMG_A, sizeof(IMG_A), 50, 101, NULL, NULL};
         CHECK(ofl_wrap_write_buf(&b, &omp, &bad, 1, &err) == OFL_EINVAL);
         ofl_error_clear(&err);
         CHECK_EQ_U(b.len, 0);
@@ -386,7 +416,7 @@ OFL_TEST(argument_errors)
 OFL_TEST(ir_text)
 {
         static const uint8_t bytes[] = {'"', '\\', 0, 'A', 0xff};
-        struct ofl_wrap_image img = {bytes, sizeof(bytes), 0, sizeof(bytes), NULL};
+        struct ofl_wrap_image img = {bytes, sizeof(bytes), 0, sizeof(bytes), NULL, NULL};
         struct ofl_wrap_opts omp = {OFL_WRAP_OPENMP, OFL_WRAP_LLVM20, OFL_WRAP_X86_64, false};
         struct ofl_error err = OFL_ERROR_INIT;
         struct ofl_buf b = OFL_BUF_INIT;

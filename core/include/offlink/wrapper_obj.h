@@ -16,6 +16,7 @@
 
 #include "offlink/buf.h"
 #include "offlink/error.h"
+#include "offlink/io.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -49,6 +50,9 @@ struct ofl_wrap_image {
         uint64_t start;
         uint64_t end;
         const char *arch; /* target ID, for the AMD flavour's arch list; NULL = "" */
+        /* Optional: the mapped file data lies in; its bytes are then copied
+         * file to file (copy_file_range) instead of through memory. */
+        const struct ofl_file *file;
 };
 
 struct ofl_wrap_opts {
@@ -67,8 +71,8 @@ int ofl_wrap_check(const struct ofl_wrap_opts *o, size_t nimages, struct ofl_err
 int ofl_wrap_machine_from_triple(const char *triple, enum ofl_wrap_machine *m,
                                  struct ofl_error *err);
 
-/* Writes the object to fd, which must be a regular (seekable) file opened
- * for writing and empty. */
+/* Writes the object to fd, which must be an empty regular file opened for
+ * reading and writing. */
 int ofl_wrap_write_fd(int fd, const struct ofl_wrap_opts *o, const struct ofl_wrap_image *imgs,
                       size_t nimages, struct ofl_error *err);
 
