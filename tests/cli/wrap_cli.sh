@@ -2,7 +2,7 @@
 # offlink wrap and the clang-offload-wrapper / llvm-offload-wrapper
 # personalities: options, outputs, errors.
 source "$OFL_SRC/tests/lib.sh"
-need readelf "$LLVM22/llvm-offload-wrapper" "$LLVM22/llvm-dis"
+need readelf "$LLVM22/llvm-offload-wrapper" "$LLVM22/llvm-dis" "$LLVM22/llvm-objcopy"
 
 randbytes 1 1000 >a.img
 randbytes 2 333 >b.img
@@ -76,3 +76,15 @@ printf '\x10\xff\x10\xad\x01\x00\x00\x00' >obin.bin
 expect_fail "$OFFLINK" wrap -o x.o obin.bin
 expect_err_line 'OffloadBinary inputs are not supported yet'
 [ ! -e x.o ] || fail "failed runs left an output behind"
+
+# A big image (copied file to file, page-aligned in the object): the section
+# holds exactly the input, readelf is happy, and -o - gives the same bytes.
+randbytes 3 300000 >big.img
+"$OFFLINK" wrap -o big.o big.img
+"$LLVM22/llvm-objcopy" -O binary --only-section=.llvm.offloading big.o big.sec
+same big.img big.sec
+readelf -a -W big.o >/dev/null 2>re.err && [ ! -s re.err ] || fail "readelf warns on big.o"
+readelf -S -W big.o | grep ' \.llvm\.offloading ' | grep -q ' 001000 ' ||
+	fail "big image section not at offset 0x1000"
+"$OFFLINK" wrap -o - big.img >big_stdout.o
+same big.o big_stdout.o
