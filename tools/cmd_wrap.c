@@ -129,6 +129,45 @@ static int load_inputs(struct wrap_job *j, struct ofl_wrap_image *imgs)
         return 0;
 }
 
+/* The one bit set in mask, or -1. */
+static int only_bit(unsigned mask)
+{
+        return mask && !(mask & (mask - 1)) ? __builtin_ctz(mask) : -1;
+}
+
+/* Sets *kind and *abi (those not NULL) from the host objects' entry tables. */
+static int flavour_from_hosts(const struct strlist *hosts, enum ofl_wrap_kind *kind,
+                              enum ofl_wrap_abi *abi)
+{
+        static const char *const abi_names[] = {"llvm14", "amd", "llvm19", "llvm20"};
+        struct ofl_wrap_needs n = {0, 0};
+        struct ofl_error err = OFL_ERROR_INIT;
+        for (size_t i = 0; i < hosts->n; i++) {
+                struct ofl_file f = OFL_FILE_INIT;
+                int rc = ofl_file_open(&f, hosts->v[i], &err);
+                if (!rc && ofl_wrap_needs_of_object(f.data, f.size, &n, &err))
+                        ofl_error_locate(&err, hosts->v[i], 0);
+                ofl_file_close(&f);
+                if (err.code)
+                        return error_lib(&err);
+        }
+        if (!n.abis)
+                return error("no offload entry tables in the --for objects; name --kind and --abi");
+        if (abi && only_bit(n.abis) < 0)
+                return error("the --for objects come from different LLVM releases (%s and %s); "
+                             "name --abi",
+                             abi_names[__builtin_ctz(n.abis)],
+                             abi_names[31 - __builtin_clz(n.abis)]);
+        if (kind && only_bit(n.kinds) < 0)
+                return error("the --for objects hold %s offload kinds; name --kind",
+                             n.kinds ? "several" : "no");
+        if (abi)
+                *abi = (enum ofl_wrap_abi)only_bit(n.abis);
+        if (kind)
+                *kind = (enum ofl_wrap_kind)only_bit(n.kinds);
+        return 0;
+}
+
 static bool wants_ll(const struct wrap_job *j)
 {
         if (j->emit)
@@ -224,14 +263,18 @@ int cmd_wrap(int argc, char **argv)
                              NULL,
                              0};
         const char *kind = "openmp", *abi = "llvm20";
-        struct strlist images = {NULL, 0}, pos = {NULL, 0};
+        struct strlist images = {NULL, 0}, pos = {NULL, 0}, hosts = {NULL, 0};
         bool reloc = false;
+        int nkind = 0, nabi = 0;
         const struct opt table[] = {
             {"host-triple", OPT_STR, &j.host_triple, NULL, "<triple>",
              "host the object is for (x86_64 or aarch64 ELF; default x86_64-pc-linux-gnu)"},
-            {"kind", OPT_STR, &kind, NULL, "openmp|cuda|hip", "offload kind (default openmp)"},
-            {"abi", OPT_STR, &abi, NULL, "llvm14|amd|llvm19|llvm20",
-             "registration ABI: the runtime's LLVM release (default llvm20, for 20-22)"},
+            {"kind", OPT_STR, &kind, &nkind, "openmp|cuda|hip",
+             "offload kind (default: from --for, else openmp)"},
+            {"abi", OPT_STR, &abi, &nabi, "llvm14|amd|llvm19|llvm20",
+             "registration ABI: the runtime's LLVM release (default: from --for, else llvm20)"},
+            {"for", OPT_CSV, &hosts, NULL, "<host.o>[,...]",
+             "host objects the result is linked with: their entry tables choose kind and ABI"},
             {"image", OPT_LIST, &images, NULL, "file=<f>[,triple=<t>][,arch=<a>]",
              "a raw device image with its metadata"},
             {"relocatable", OPT_FLAG, &reloc, NULL, NULL,
@@ -247,10 +290,14 @@ int cmd_wrap(int argc, char **argv)
         if (rc) {
                 strlist_release(&images);
                 strlist_release(&pos);
+                strlist_release(&hosts);
                 return rc == 2 ? 0 : rc;
         }
         j.opts.relocatable = reloc;
         rc = parse_kind(kind, &j.opts.kind) || parse_abi(abi, &j.opts.abi);
+        if (!rc && hosts.n)
+                rc = flavour_from_hosts(&hosts, nkind ? NULL : &j.opts.kind,
+                                        nabi ? NULL : &j.opts.abi);
         if (!rc && j.emit && strcmp(j.emit, "obj") && strcmp(j.emit, "ll"))
                 rc = error("--emit must be obj or ll");
         for (size_t i = 0; i < images.n && !rc; i++)
@@ -260,6 +307,7 @@ int cmd_wrap(int argc, char **argv)
         rc = finish(&j, rc);
         strlist_release(&images);
         strlist_release(&pos);
+        strlist_release(&hosts);
         return rc;
 }
 

@@ -143,3 +143,25 @@ compare ts19 32 hip19.hip.image.wrapper.o ts19.o -- --kind=hip --abi=llvm19 hip1
 grep -q "__hipRegisterTexture(h, tex_c, 'tex_c', 'tex_c', type 9, norm 0, ext 1)" ts19.ours.log ||
 	fail "ts19: texture"
 grep -q "__hipRegisterFunction(h, kernel_e" ts19.ours.log || fail "ts19: kernel"
+
+# --for: the flavour follows from the host objects' entry tables
+auto() {
+	local host=$1 expect=$2 img=$3
+	"$OFFLINK" wrap --host-triple=$T --for="$host" -o auto.o "$img" || fail "--for=$host"
+	cmp auto.o "$expect" || fail "--for=$host chose another flavour than $expect"
+}
+auto omp22.o omp22.ours.o img.o
+auto omp19.o omp19.ours.o img.o
+auto hip22.o hip22.ours.o hip22.hipfb
+auto hip19.o hip19.ours.o hip19.hipfb
+auto cuda22.o cuda22.ours.o cu.fatbin
+auto cuda19.o cuda19.ours.o cuda19.fatbin
+[ -e omp14.o ] && auto omp14.o omp14.ours.o img.o
+expect_fail "$OFFLINK" wrap --for=omp19.o,omp22.o -o x.o img.o
+expect_err_line 'different LLVM releases \(llvm19 and llvm20\)'
+expect_fail "$OFFLINK" wrap --for=ts22.o -o x.o img.o
+expect_err_line 'several offload kinds; name --kind'
+"$OFFLINK" wrap --for=ts22.o --kind=hip -o auto.o hip22.hipfb || fail "--for with --kind"
+cmp auto.o ts22.ours.o || fail "--for=ts22.o --kind=hip"
+expect_fail "$OFFLINK" wrap --for=stub.o -o x.o img.o
+expect_err_line 'no offload entry tables'

@@ -438,3 +438,38 @@ OFL_TEST(ir_text)
         CHECK(strstr(t, "source_filename = \"offload.wrapper.object\""));
         ofl_buf_release(&b);
 }
+
+/* --for's reader on our own objects: the entries section names the ABI. */
+OFL_TEST(needs_of_object)
+{
+        fill();
+        struct ofl_wrap_image img = {IMG_A, sizeof(IMG_A), 0, sizeof(IMG_A), NULL, NULL};
+        static const struct {
+                enum ofl_wrap_kind kind;
+                enum ofl_wrap_abi abi;
+                unsigned kinds;
+        } cases[] = {
+            {OFL_WRAP_OPENMP, OFL_WRAP_LLVM20, 0}, /* empty table: no kind */
+            {OFL_WRAP_OPENMP, OFL_WRAP_LLVM19, 1u << OFL_WRAP_OPENMP},
+            {OFL_WRAP_OPENMP, OFL_WRAP_LLVM14, 1u << OFL_WRAP_OPENMP},
+            {OFL_WRAP_HIP, OFL_WRAP_LLVM19, 1u << OFL_WRAP_HIP},
+            {OFL_WRAP_CUDA, OFL_WRAP_LLVM19, 1u << OFL_WRAP_CUDA},
+        };
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+                struct ofl_wrap_opts opts = {cases[i].kind, cases[i].abi, OFL_WRAP_X86_64, false};
+                struct ofl_error err = OFL_ERROR_INIT;
+                struct ofl_buf b = OFL_BUF_INIT;
+                struct ofl_wrap_needs n = {0, 0};
+                CHECK(ofl_wrap_write_buf(&b, &opts, &img, 1, &err) == 0);
+                CHECK(ofl_wrap_needs_of_object(b.data, b.len, &n, &err) == 0);
+                CHECK_EQ_U(n.abis, 1u << cases[i].abi);
+                CHECK_EQ_U(n.kinds, cases[i].kinds);
+                /* a cut-off copy is a format error, not a crash */
+                CHECK(ofl_wrap_needs_of_object(b.data, b.len - 100, &n, &err) == OFL_EFORMAT);
+                ofl_buf_release(&b);
+        }
+        struct ofl_wrap_needs n = {0, 0};
+        struct ofl_error err = OFL_ERROR_INIT;
+        CHECK(ofl_wrap_needs_of_object(IMG_A, sizeof(IMG_A), &n, &err) == 0);
+        CHECK_EQ_U(n.abis, 0);
+}

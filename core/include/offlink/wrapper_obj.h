@@ -85,6 +85,21 @@ int ofl_wrap_write_buf(struct ofl_buf *out, const struct ofl_wrap_opts *o,
 int ofl_wrap_emit_ll(struct ofl_buf *out, const struct ofl_wrap_opts *o, const char *triple,
                      const struct ofl_wrap_image *imgs, size_t nimages, struct ofl_error *err);
 
+/* What a host object's offload entry tables ask for: bit (1 << kind) of
+ * kinds and bit (1 << abi) of abis for every table found.  Entry sections
+ * name the ABI (llvm_offload_entries: LLVM20; omp_/cuda_/hip_offloading_
+ * entries: LLVM19, or LLVM14 when the entries are named
+ * .omp_offloading.entry.*); the 56-byte entries carry their kind. */
+struct ofl_wrap_needs {
+        unsigned kinds;
+        unsigned abis;
+};
+
+/* Reads an ELF64 little-endian relocatable object (other files add
+ * nothing); offsets in errors are relative to data. */
+int ofl_wrap_needs_of_object(const uint8_t *data, size_t size, struct ofl_wrap_needs *needs,
+                             struct ofl_error *err);
+
 /* Names the flavour writes (for tools and docs). */
 const char *ofl_wrap_entries_section(const struct ofl_wrap_opts *o);
 
