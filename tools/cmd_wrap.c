@@ -135,21 +135,33 @@ static int only_bit(unsigned mask)
         return mask && !(mask & (mask - 1)) ? __builtin_ctz(mask) : -1;
 }
 
-/* Sets *kind and *abi (those not NULL) from the host objects' entry tables. */
+/* Adds what one host object's entry tables need to n. */
+static int needs_of_file(const char *path, struct ofl_wrap_needs *n)
+{
+        struct ofl_error err = OFL_ERROR_INIT;
+        struct ofl_file f = OFL_FILE_INIT;
+        if (!ofl_file_open(&f, path, &err) && ofl_wrap_needs_of_object(f.data, f.size, n, &err))
+                ofl_error_locate(&err, path, 0);
+        ofl_file_close(&f);
+        return err.code ? error_lib(&err) : 0;
+}
+
+/* Sets *kind and *abi (those not NULL) from the host objects' entry tables;
+ * each --for value is a comma-separated list. */
 static int flavour_from_hosts(const struct strlist *hosts, enum ofl_wrap_kind *kind,
                               enum ofl_wrap_abi *abi)
 {
         static const char *const abi_names[] = {"llvm14", "amd", "llvm19", "llvm20"};
         struct ofl_wrap_needs n = {0, 0};
-        struct ofl_error err = OFL_ERROR_INIT;
         for (size_t i = 0; i < hosts->n; i++) {
-                struct ofl_file f = OFL_FILE_INIT;
-                int rc = ofl_file_open(&f, hosts->v[i], &err);
-                if (!rc && ofl_wrap_needs_of_object(f.data, f.size, &n, &err))
-                        ofl_error_locate(&err, hosts->v[i], 0);
-                ofl_file_close(&f);
-                if (err.code)
-                        return error_lib(&err);
+                char *list = strdup(hosts->v[i]), *save = NULL;
+                int rc = list ? 0 : error("out of memory");
+                for (char *p = list ? strtok_r(list, ",", &save) : NULL; p && !rc;
+                     p = strtok_r(NULL, ",", &save))
+                        rc = needs_of_file(p, &n);
+                free(list);
+                if (rc)
+                        return rc;
         }
         if (!n.abis)
                 return error("no offload entry tables in the --for objects; name --kind and --abi");
@@ -273,7 +285,7 @@ int cmd_wrap(int argc, char **argv)
              "offload kind (default: from --for, else openmp)"},
             {"abi", OPT_STR, &abi, &nabi, "llvm14|amd|llvm19|llvm20",
              "registration ABI: the runtime's LLVM release (default: from --for, else llvm20)"},
-            {"for", OPT_CSV, &hosts, NULL, "<host.o>[,...]",
+            {"for", OPT_LIST, &hosts, NULL, "<host.o>[,...]",
              "host objects the result is linked with: their entry tables choose kind and ABI"},
             {"image", OPT_LIST, &images, NULL, "file=<f>[,triple=<t>][,arch=<a>]",
              "a raw device image with its metadata"},
