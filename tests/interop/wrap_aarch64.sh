@@ -74,6 +74,14 @@ for kind in openmp cuda hip; do
 			$n.a64.w.o -o $n.lld.exe -ldl || fail "$n: ld.lld aarch64"
 		STUB_ENTRY=$es qemu-aarch64 -L "$SYSROOT" ./$n.lld.exe >$n.lld.log || fail "$n: run lld"
 		diff -u $n.a64.log $n.lld.log || fail "$n: ld.lld log differs"
+		# gold, and ld -r followed by a final link
+		aarch64-linux-gnu-gcc -rdynamic -fuse-ld=gold stub.a64.o $n.a64.host.o $n.a64.w.o \
+			-o $n.gold.exe -ldl || fail "$n: gold aarch64"
+		STUB_ENTRY=$es qemu-aarch64 -L "$SYSROOT" ./$n.gold.exe >$n.gold.log || fail "$n: gold"
+		diff -u $n.a64.log $n.gold.log || fail "$n: gold log differs"
+		aarch64-linux-gnu-ld -r $n.a64.host.o $n.a64.w.o -o $n.r.o || fail "$n: ld -r"
+		run_a64 $n.r $es $n.r.o
+		diff -u $n.a64.log $n.r.log || fail "$n: ld -r log differs"
 	done
 	# LLVM 22's own aarch64 object for the same image
 	"$LLVM22/llvm-offload-wrapper" --kind=$kind --triple=$A -o $kind.ref.bc "$img" ||
