@@ -87,6 +87,10 @@ devlink lib.img lib.dev.o
 wrap w.o prog.img
 wrap w2.o prog.img
 cmp w.o w2.o || fail "wrapping is not deterministic"
+# the flavour chosen from the host objects is the one named
+"$OFFLINK" wrap --host-triple=$T --for=main.o,kern.o -o w3.o --image=file=prog.img ||
+	fail "offlink wrap --for"
+cmp w.o w3.o || fail "--for chose another flavour than --abi=$ABI"
 
 # The object registers the image bytes unchanged.
 "$LLVM22/llvm-objcopy" -O binary --only-section=.llvm.offloading w.o sec.bin ||
