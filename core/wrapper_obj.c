@@ -5,7 +5,8 @@
  * linker define __start_/__stop_ of the entries section, and a constructor
  * (in .init_array.<prio>) whose code is a short fixed instruction sequence.
  * Code is built from a handful of machine operations (cg_* below), each one
- * a hand-assembled x86_64 or aarch64 sequence with its relocation. */
+ * a hand-assembled x86_64 or aarch64 sequence with its relocation; each
+ * function also gets its call frame information (.eh_frame). */
 #include <elf.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,6 +48,14 @@ struct gen {
                 int kind; /* 0: x86 rel32, 1: a64 imm26, 2: a64 imm19 */
         } fix[32];
         int nfix;
+        /* call frame information: the current function's DWARF CFA
+         * instructions, the text offset they have reached, and the
+         * .eh_frame built so far with the functions its FDEs cover */
+        struct ofl_buf cfi;
+        uint64_t cfi_loc;
+        struct ofl_buf eh;
+        uint64_t fde_at[8], fde_fn[8];
+        int nfde;
 };
 
 static bool is_a64(const struct gen *g)
@@ -69,6 +78,103 @@ static int emit32(struct gen *g, uint32_t insn)
         uint8_t b[4];
         ofl_put_le32(b, insn);
         return emit(g, b, 4);
+}
+
+/* ---- call frame information (.eh_frame, DWARF CFA) ----------------------- */
+
+/* DW_CFA_advance_loc[1|2] to the current end of text (code alignment 1). */
+static int cfi_advance(struct gen *g)
+{
+        uint64_t d = text(g)->len - g->cfi_loc;
+        uint8_t b[3] = {(uint8_t)(0x40 | d), 0, 0};
+        size_t n = 1;
+        g->cfi_loc = text(g)->len;
+        if (d >= 64 && d < 256) {
+                b[0] = 0x02; /* advance_loc1 */
+                b[1] = (uint8_t)d;
+                n = 2;
+        } else if (d >= 256) {
+                b[0] = 0x03; /* advance_loc2: functions stay far below 64 KiB */
+                ofl_put_le16(b + 1, (uint16_t)d);
+                n = 3;
+        }
+        return d && ofl_buf_append(&g->cfi, b, n) ? OFL_NOMEM(g->o.err) : 0;
+}
+
+/* From here on, the CFA is the stack pointer + off. */
+static int cfi_cfa(struct gen *g, uint8_t off)
+{
+        uint8_t b[2] = {0x0e /* def_cfa_offset */, off};
+        return cfi_advance(g) || (ofl_buf_append(&g->cfi, b, 2) ? OFL_NOMEM(g->o.err) : 0);
+}
+
+/* DWARF register reg saved at CFA - below (a multiple of 8). */
+static int cfi_saved(struct gen *g, uint8_t reg, uint8_t below)
+{
+        uint8_t b[2] = {(uint8_t)(0x80 | reg) /* offset */, (uint8_t)(below / 8)};
+        return cfi_advance(g) || (ofl_buf_append(&g->cfi, b, 2) ? OFL_NOMEM(g->o.err) : 0);
+}
+
+/* Register reg holds its own value again. */
+static int cfi_restored(struct gen *g, uint8_t reg)
+{
+        uint8_t b = (uint8_t)(0xc0 | reg);
+        return cfi_advance(g) || (ofl_buf_append(&g->cfi, &b, 1) ? OFL_NOMEM(g->o.err) : 0);
+}
+
+/* The CIE, as LLVM writes it: version 1, "zR", code alignment 1, data
+ * alignment -8, pc-relative sdata4 addresses; at entry the CFA is the stack
+ * pointer + 8 with the return address below it (x86_64) or the stack pointer
+ * itself (aarch64, return address in x30). */
+static int eh_cie(struct gen *g)
+{
+        static const uint8_t x86[24] = {20, 0,    0,  0, 0,    0,    0, 0, 1,    'z', 'R', 0,
+                                        1,  0x78, 16, 1, 0x1b, 0x0c, 7, 8, 0x90, 1,   0,   0};
+        static const uint8_t a64[24] = {20, 0,    0,  0, 0,    0,    0,  0, 1, 'z', 'R', 0,
+                                        1,  0x78, 30, 1, 0x1b, 0x0c, 31, 0, 0, 0,   0,   0};
+        return ofl_buf_append(&g->eh, is_a64(g) ? a64 : x86, 24) ? OFL_NOMEM(g->o.err) : 0;
+}
+
+/* Appends the FDE of the function [start, end of text) with g->cfi:
+ * length, CIE pointer, pc_begin (a relocation, added with the section),
+ * pc_range, no augmentation data, the instructions, padding to 8. */
+static int eh_fde(struct gen *g, uint64_t start)
+{
+        uint64_t padded;
+        uint8_t head[17] = {0};
+        if (g->nfde == 8 || !ofl_align_up(4 + 4 + 4 + 4 + 1 + g->cfi.len, 8, &padded))
+                return ofl_error_set(g->o.err, OFL_EINVAL, NULL, OFL_NO_OFFSET,
+                                     "internal: too many functions");
+        if (!g->eh.len && eh_cie(g))
+                return g->o.err->code;
+        uint64_t at = g->eh.len;
+        ofl_put_le32(head, (uint32_t)(padded - 4));
+        ofl_put_le32(head + 4, (uint32_t)(at + 4)); /* distance back to the CIE at 0 */
+        ofl_put_le32(head + 12, (uint32_t)(text(g)->len - start));
+        if (ofl_buf_append(&g->eh, head, sizeof(head)) ||
+            ofl_buf_append(&g->eh, g->cfi.data, g->cfi.len) ||
+            ofl_buf_append_zeros(&g->eh, padded - sizeof(head) - g->cfi.len))
+                return OFL_NOMEM(g->o.err);
+        g->fde_at[g->nfde] = at + 8;
+        g->fde_fn[g->nfde++] = start;
+        return 0;
+}
+
+/* The .eh_frame section for the FDEs built. */
+static int eh_section(struct gen *g)
+{
+        uint32_t type = is_a64(g) ? SHT_PROGBITS : SHT_X86_64_UNWIND;
+        uint32_t rel = is_a64(g) ? R_AARCH64_PREL32 : R_X86_64_PC32;
+        int s = ew_section(&g->o, ".eh_frame", type, SHF_ALLOC, 8);
+        if (s < 0)
+                return g->o.err->code;
+        if (ofl_buf_append(&g->o.secs[s].data, g->eh.data, g->eh.len))
+                return OFL_NOMEM(g->o.err);
+        for (int i = 0; i < g->nfde; i++)
+                if (ew_reloc(&g->o, s, g->fde_at[i], rel, ew_secsym(&g->o, g->text),
+                             (int64_t)g->fde_fn[i]))
+                        return g->o.err->code;
+        return 0;
 }
 
 /* Relocation at the current end of .text.startup plus delta. */
@@ -97,17 +203,19 @@ static struct target at_sec(struct gen *g, int sec, uint64_t off)
 static int cg_enter(struct gen *g)
 {
         if (!is_a64(g))
-                return emit(g, "\x50", 1); /* push %rax */
-        return emit32(g, 0xa9bf7bfd)       /* stp x29, x30, [sp, #-16]! */
-               || emit32(g, 0x910003fd);   /* mov x29, sp */
+                return emit(g, "\x50", 1) || cfi_cfa(g, 16); /* push %rax */
+        return emit32(g, 0xa9bf7bfd) ||                      /* stp x29, x30, [sp, #-16]! */
+               cfi_cfa(g, 16) || cfi_saved(g, 30, 8) || cfi_saved(g, 29, 16) ||
+               emit32(g, 0x910003fd); /* mov x29, sp */
 }
 
 static int cg_leave(struct gen *g)
 {
         if (!is_a64(g))
-                return emit(g, "\x58\xc3", 2); /* pop %rax; ret */
-        return emit32(g, 0xa8c17bfd)           /* ldp x29, x30, [sp], #16 */
-               || emit32(g, 0xd65f03c0);       /* ret */
+                return emit(g, "\x58", 1) || cfi_cfa(g, 8) || emit(g, "\xc3", 1); /* pop; ret */
+        return emit32(g, 0xa8c17bfd) || /* ldp x29, x30, [sp], #16 */
+               cfi_cfa(g, 0) || cfi_restored(g, 30) || cfi_restored(g, 29) ||
+               emit32(g, 0xd65f03c0); /* ret */
 }
 
 /* First argument register = address of t. */
@@ -162,6 +270,8 @@ static int cg_begin_fn(struct gen *g, uint64_t *start)
                 if (is_a64(g) ? emit32(g, 0xd503201f) /* nop */ : emit(g, "\x90", 1))
                         return g->o.err->code;
         *start = text(g)->len;
+        g->cfi_loc = *start;
+        ofl_buf_reset(&g->cfi);
         g->nfix = 0;
         for (int i = 0; i < 16; i++)
                 g->label[i] = -1;
@@ -194,7 +304,7 @@ static int cg_end_fn(struct gen *g, const char *name, uint64_t start, uint32_t *
                                t->len - start);
         if (sym)
                 *sym = s;
-        return s ? 0 : g->o.err->code;
+        return s ? eh_fde(g, start) : g->o.err->code;
 }
 
 static void label(struct gen *g, int id)
@@ -298,9 +408,13 @@ static int array_slot(struct gen *g, const char *name, uint32_t type, uint64_t f
         return put_abs64(g, s, 0, at_sec(g, g->text, fn_off));
 }
 
-static int note_stack(struct gen *g)
+/* The sections every flavour ends with: .note.GNU-stack (no executable
+ * stack) and the unwind tables of the functions. */
+static int finish_sections(struct gen *g)
 {
-        return ew_section(&g->o, ".note.GNU-stack", SHT_PROGBITS, 0, 1) < 0 ? g->o.err->code : 0;
+        if (ew_section(&g->o, ".note.GNU-stack", SHT_PROGBITS, 0, 1) < 0)
+                return g->o.err->code;
+        return eh_section(g);
 }
 
 /* ---- OpenMP -------------------------------------------------------------- */
@@ -451,7 +565,7 @@ static int build_openmp(struct gen *g, const struct ofl_wrap_image *imgs, size_t
         if (!rc)
                 rc = omp_code(g, n, &l);
         if (!rc)
-                rc = note_stack(g);
+                rc = finish_sections(g);
         free(l.img_off);
         return rc;
 }
@@ -526,7 +640,11 @@ static int x86_globals_reg(struct gen *g, const struct cuda_names *nm, const str
                                          "\x48\xc7\x44\x24\x08\0\0\0\0"
                                          "\x48\xc7\x44\x24\x10\0\0\0\0"
                                          "\x48\xc7\x44\x24\x18\0\0\0\0";
-        int rc = emit(g, "\x53\x41\x54\x41\x55\x48\x83\xec\x20\x48\x89\xfb", 12) ||
+        /* DWARF registers: rbx 3, r12 12, r13 13 */
+        int rc = emit(g, "\x53", 1) || cfi_cfa(g, 16) || cfi_saved(g, 3, 16) ||
+                 emit(g, "\x41\x54", 2) || cfi_cfa(g, 24) || cfi_saved(g, 12, 24) ||
+                 emit(g, "\x41\x55", 2) || cfi_cfa(g, 32) || cfi_saved(g, 13, 32) ||
+                 emit(g, "\x48\x83\xec\x20", 4) || cfi_cfa(g, 64) || emit(g, "\x48\x89\xfb", 3) ||
                  rel_at(g, 3, R_X86_64_PC32, start, -4) || emit(g, "\x4c\x8d\x25\0\0\0\0", 7) ||
                  rel_at(g, 3, R_X86_64_PC32, stop, -4) || emit(g, "\x4c\x8d\x2d\0\0\0\0", 7);
         label(g, L_LOOP);
@@ -575,7 +693,9 @@ static int x86_globals_reg(struct gen *g, const struct cuda_names *nm, const str
         uint8_t add[4] = {0x49, 0x83, 0xc4, e->stride};
         rc = rc || emit(g, add, 4) || x_jump(g, "\xe9", 1, L_LOOP);
         label(g, L_DONE);
-        rc = rc || emit(g, "\x48\x83\xc4\x20\x41\x5d\x41\x5c\x5b\xc3", 10);
+        rc = rc || emit(g, "\x48\x83\xc4\x20", 4) || cfi_cfa(g, 32) || emit(g, "\x41\x5d", 2) ||
+             cfi_cfa(g, 24) || emit(g, "\x41\x5c", 2) || cfi_cfa(g, 16) || emit(g, "\x5b", 1) ||
+             cfi_cfa(g, 8) || emit(g, "\xc3", 1);
         return rc ? g->o.err->code : 0;
 }
 
@@ -646,9 +766,11 @@ static int a64_globals_reg(struct gen *g, const struct cuda_names *nm, const str
                            struct target start, struct target stop)
 {
         bool v20 = g->opt->abi == OFL_WRAP_LLVM20, hip = g->opt->kind == OFL_WRAP_HIP;
-        int rc = emit32(g, 0xa9bd7bfd) || emit32(g, 0x910003fd) || emit32(g, 0xa90153f3) ||
-                 emit32(g, 0xf90013f5) || emit32(g, 0xd10043ff) || emit32(g, a_mov_x(19, 0)) ||
-                 a_adrp_add(g, 20, start) || a_adrp_add(g, 21, stop);
+        int rc = emit32(g, 0xa9bd7bfd) || cfi_cfa(g, 48) || cfi_saved(g, 30, 40) ||
+                 cfi_saved(g, 29, 48) || emit32(g, 0x910003fd) || emit32(g, 0xa90153f3) ||
+                 cfi_saved(g, 19, 32) || cfi_saved(g, 20, 24) || emit32(g, 0xf90013f5) ||
+                 cfi_saved(g, 21, 16) || emit32(g, 0xd10043ff) || cfi_cfa(g, 64) ||
+                 emit32(g, a_mov_x(19, 0)) || a_adrp_add(g, 20, start) || a_adrp_add(g, 21, stop);
         label(g, L_LOOP);
         rc = rc || emit32(g, 0xeb15029f) || a_branch(g, 0x54000002, L_DONE);
         if (v20)
@@ -686,8 +808,10 @@ static int a64_globals_reg(struct gen *g, const struct cuda_names *nm, const str
         rc = rc || emit32(g, 0x91000294u | ((unsigned)e->stride << 10)) ||
              a_branch(g, 0x14000000, L_LOOP);
         label(g, L_DONE);
-        rc = rc || emit32(g, 0x910043ff) || emit32(g, 0xf94013f5) || emit32(g, 0xa94153f3) ||
-             emit32(g, 0xa8c37bfd) || emit32(g, 0xd65f03c0);
+        rc = rc || emit32(g, 0x910043ff) || cfi_cfa(g, 48) || emit32(g, 0xf94013f5) ||
+             cfi_restored(g, 21) || emit32(g, 0xa94153f3) || cfi_restored(g, 19) ||
+             cfi_restored(g, 20) || emit32(g, 0xa8c37bfd) || cfi_cfa(g, 0) || cfi_restored(g, 29) ||
+             cfi_restored(g, 30) || emit32(g, 0xd65f03c0);
         return rc ? g->o.err->code : 0;
 }
 
@@ -759,7 +883,7 @@ static int build_cuda(struct gen *g, const struct ofl_wrap_image *img)
                 return g->o.err->code;
         if (cuda_code(g, nm, at_sec(g, ws, 0), at_sec(g, bss, 0), start, stop))
                 return g->o.err->code;
-        return note_stack(g);
+        return finish_sections(g);
 }
 
 /* ---- entry points ---------------------------------------------------------- */
@@ -834,6 +958,8 @@ int ofl_wrap_write_fd(int fd, const struct ofl_wrap_opts *o, const struct ofl_wr
         if (!rc)
                 rc = ew_write_fd(&g.o, fd);
         ew_release(&g.o);
+        ofl_buf_release(&g.cfi);
+        ofl_buf_release(&g.eh);
         return rc;
 }
 

@@ -104,3 +104,4 @@ for v in 22 19; do
 	diff -u ts$v.x86.log ts$v.a64.log || fail "ts$v: aarch64 and x86_64 logs differ"
 	grep -q __hipRegisterTexture ts$v.a64.log || fail "ts$v: no texture"
 done
+! grep -l 'UNWINDING STOPS' ./*.log || fail "an unwinder stopped inside a wrapper function"

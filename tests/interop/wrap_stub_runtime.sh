@@ -84,7 +84,7 @@ if [ -x "$LLVM14/clang-offload-wrapper" ] && [ -x "$LLVM14/llc" ]; then
 	cat >amd.expected <<-'EOF'
 		__tgt_register_image_info: v1 image 0 of 2 arch 'gfx906' opts null
 		__tgt_register_image_info: v1 image 1 of 2 arch 'gfx90a:xnack+' opts null
-		__tgt_register_lib: 2 images
+		__tgt_register_lib: 2 images, unwinds to __libc_start_main
 	EOF
 	grep -v requires amd.log | head -3 | diff -u amd.expected - || fail "amd: image infos"
 	readelf -p .offload_arch_list amd.exe | grep -q 'gfx90a:xnack+' || fail "no arch list"
@@ -165,3 +165,8 @@ expect_err_line 'several offload kinds; name --kind'
 cmp auto.o ts22.ours.o || fail "--for=ts22.o --kind=hip"
 expect_fail "$OFFLINK" wrap --for=stub.o -o x.o img.o
 expect_err_line 'no offload entry tables'
+
+# Our .eh_frame lets unwinders walk out of the constructors (the stub
+# unwinds from inside each registration call).
+! grep -l 'UNWINDING STOPS' ./*.log || fail "an unwinder stopped inside a wrapper function"
+grep -q 'RegisterFunction.*unwinds to __libc_start_main' hip22.ours.log || fail "no unwind check"

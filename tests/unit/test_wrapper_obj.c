@@ -123,6 +123,14 @@ OFL_TEST(omp20_layout)
         CHECK(find_sec(&o, ".note.GNU-stack", &sh));
         CHECK(find_sec(&o, ".data.rel.ro", &sh));
         CHECK_EQ_U(sh.sh_size, 64);
+        /* CIE (24 bytes) and one 24-byte FDE per function, as LLVM's */
+        CHECK(find_sec(&o, ".eh_frame", &sh));
+        CHECK_EQ_U(sh.sh_type, SHT_X86_64_UNWIND);
+        CHECK_EQ_U(sh.sh_size, 72);
+        CHECK(reloc(&o, ".rela.eh_frame", 1, &r));
+        CHECK_EQ_U(r.r_offset, 48 + 8);
+        CHECK_EQ_U(GELF_R_TYPE(r.r_info), R_X86_64_PC32);
+        CHECK_EQ_U(r.r_addend, 16); /* the second function */
 
         CHECK(find_sym(&o, "__dummy.llvm_offload_entries", &sym));
         CHECK_EQ_U(GELF_ST_BIND(sym.st_info), STB_LOCAL);
@@ -367,6 +375,8 @@ OFL_TEST(aarch64_relocations)
         CHECK(reloc(&o, ".rela.text.startup", 2, &r));
         CHECK_EQ_U(GELF_R_TYPE(r.r_info), R_AARCH64_CALL26);
         CHECK_EQ_U(r.r_offset, 16);
+        CHECK(reloc(&o, ".rela.eh_frame", 0, &r));
+        CHECK_EQ_U(GELF_R_TYPE(r.r_info), R_AARCH64_PREL32);
         done(&o);
 }
 

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unwind.h>
 
 static const char *sym(const void *p)
 {
@@ -18,6 +19,24 @@ static const char *sym(const void *p)
         if (dladdr(p, &i) && i.dli_sname && i.dli_saddr == p)
                 return i.dli_sname;
         return "?";
+}
+
+/* Whether the unwinder gets from here through the wrapper's constructor
+ * to __libc_start_main: it needs the constructor's .eh_frame. */
+static _Unwind_Reason_Code frame(struct _Unwind_Context *ctx, void *found)
+{
+        Dl_info i;
+        void *ip = (void *)_Unwind_GetIP(ctx);
+        if (ip && dladdr(ip, &i) && i.dli_sname && strstr(i.dli_sname, "__libc_start_main"))
+                *(int *)found = 1;
+        return _URC_NO_REASON;
+}
+
+static const char *unwinds(void)
+{
+        int found = 0;
+        _Unwind_Backtrace(frame, &found);
+        return found ? "unwinds to __libc_start_main" : "UNWINDING STOPS";
 }
 
 static uint32_t fnv(const void *p, size_t n)
@@ -85,7 +104,7 @@ struct desc {
 
 void __tgt_register_lib(struct desc *d)
 {
-        printf("__tgt_register_lib: %d images\n", d->n);
+        printf("__tgt_register_lib: %d images, %s\n", d->n, unwinds());
         for (int i = 0; i < d->n; i++) {
                 struct image *im = &d->imgs[i];
                 printf("  image %d: %ld bytes fnv %08x, entries %s\n", i,
@@ -126,8 +145,9 @@ struct fatbin_wrapper {
 
 static void **fatbin(const char *rt, struct fatbin_wrapper *w)
 {
-        printf("%sRegisterFatBinary: magic 0x%08x version %d data fnv64 %08x reserved %s\n", rt,
-               (unsigned)w->magic, w->version, fnv(w->data, 64), w->reserved ? "set" : "null");
+        printf("%sRegisterFatBinary: magic 0x%08x version %d data fnv64 %08x reserved %s, %s\n",
+               rt, (unsigned)w->magic, w->version, fnv(w->data, 64), w->reserved ? "set" : "null",
+               unwinds());
         return handle;
 }
 
@@ -148,8 +168,9 @@ static const char *h_ok(void **h)
         int P##RegisterFunction(void **h, const void *addr, const char *name, const char *dev,     \
                                 int limit, void *a, void *b, void *c, void *d, void *e)            \
         {                                                                                          \
-                printf(RT "RegisterFunction(%s, %s, '%s', '%s', %d, %s %s %s %s %s)\n", h_ok(h),   \
-                       sym(addr), name, dev, limit, sym(a), sym(b), sym(c), sym(d), sym(e));       \
+                printf(RT "RegisterFunction(%s, %s, '%s', '%s', %d, %s %s %s %s %s), %s\n",       \
+                       h_ok(h), sym(addr), name, dev, limit, sym(a), sym(b), sym(c), sym(d),       \
+                       sym(e), unwinds());                                                         \
                 return 0;                                                                          \
         }                                                                                          \
         void P##RegisterVar(void **h, const void *addr, const char *name, const char *dev,         \
