@@ -77,7 +77,7 @@ uint32_t ew_secsym(struct ew_obj *o, int sec);
 int ew_piece(struct ew_obj *o, int sec, const uint8_t *p, uint64_t len, uint64_t align, int fd,
              uint64_t fd_off, uint64_t *off);
 int ew_reloc(struct ew_obj *o, int sec, uint64_t off, uint32_t type, uint32_t sym, int64_t addend);
-/* fd must be a regular file, empty and open for reading and writing. */
+/* fd must be a regular file, empty and open for writing. */
 int ew_write_fd(struct ew_obj *o, int fd);
 
 #endif

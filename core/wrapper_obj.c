@@ -25,10 +25,9 @@
 /* Entry layouts: old 32-byte form (LLVM <= 19) and new 56-byte one. */
 struct entry_layout {
         uint8_t stride, addr, name, size, flags, data, aux, kind;
-        bool has_kind;
 };
-static const struct entry_layout ENTRY19 = {32, 0, 8, 16, 24, 28, 0, 0, false};
-static const struct entry_layout ENTRY20 = {56, 16, 24, 32, 12, 40, 48, 10, true};
+static const struct entry_layout ENTRY19 = {32, 0, 8, 16, 24, 28, 0, 0};
+static const struct entry_layout ENTRY20 = {56, 16, 24, 32, 12, 40, 48, 10};
 
 /* A place code or data refers to: symbol (builder id) + offset. */
 struct target {

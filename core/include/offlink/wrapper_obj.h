@@ -72,7 +72,7 @@ int ofl_wrap_machine_from_triple(const char *triple, enum ofl_wrap_machine *m,
                                  struct ofl_error *err);
 
 /* Writes the object to fd, which must be an empty regular file opened for
- * reading and writing. */
+ * writing. */
 int ofl_wrap_write_fd(int fd, const struct ofl_wrap_opts *o, const struct ofl_wrap_image *imgs,
                       size_t nimages, struct ofl_error *err);
 
