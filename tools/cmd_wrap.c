@@ -1,8 +1,13 @@
 /* offlink wrap, and the clang-offload-wrapper / llvm-offload-wrapper
  * personalities: device images in, a host object (or LLVM IR text) out that
  * registers them with the offload runtime. */
+#include <limits.h>
+#include <spawn.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "commands.h"
 #include "diag.h"
@@ -22,10 +27,13 @@ struct wrap_job {
         struct ofl_wrap_opts opts;
         const char *host_triple;
         const char *output;
-        const char *emit; /* "obj", "ll" or NULL (from the output name) */
+        const char *emit; /* "obj", "ll", "c" or NULL (from the output name) */
         struct input *in;
         size_t nin;
+        const char *host_cc; /* compile C with it instead of writing the object */
 };
+
+enum emit { EMIT_OBJ, EMIT_LL, EMIT_C };
 
 static int parse_kind(const char *s, enum ofl_wrap_kind *k)
 {
@@ -180,27 +188,65 @@ static int flavour_from_hosts(const struct strlist *hosts, enum ofl_wrap_kind *k
         return 0;
 }
 
-static bool wants_ll(const struct wrap_job *j)
+static enum emit what_to_emit(const struct wrap_job *j)
 {
-        if (j->emit)
-                return !strcmp(j->emit, "ll");
         size_t n = strlen(j->output);
-        return n >= 3 && !strcmp(j->output + n - 3, ".ll");
+        const char *e = j->emit;
+        if (!e)
+                e = n >= 3 && !strcmp(j->output + n - 3, ".ll")  ? "ll"
+                    : n >= 2 && !strcmp(j->output + n - 2, ".c") ? "c"
+                                                                 : "obj";
+        return !strcmp(e, "ll") ? EMIT_LL : !strcmp(e, "c") ? EMIT_C : EMIT_OBJ;
 }
 
-static int write_output(struct wrap_job *j, const struct ofl_wrap_image *imgs)
+/* The C source, with absolute image paths for the assembler's .incbin. */
+static int emit_c(struct wrap_job *j, const struct ofl_wrap_image *imgs, struct ofl_buf *out)
+{
+        struct ofl_error err = OFL_ERROR_INIT;
+        char **paths = calloc(j->nin, sizeof(*paths));
+        int rc = paths ? 0 : error("out of memory");
+        for (size_t i = 0; i < j->nin && !rc; i++)
+                if (!(paths[i] = realpath(j->in[i].path, NULL)))
+                        rc = error("cannot resolve '%s'", j->in[i].path);
+        if (!rc && ofl_wrap_emit_c(out, &j->opts, imgs, (const char *const *)paths, j->nin, &err))
+                rc = error_lib(&err);
+        for (size_t i = 0; paths && i < j->nin; i++)
+                free(paths[i]);
+        free(paths);
+        return rc;
+}
+
+/* Compiles the C source with `cc -c -fPIC` into the output. */
+static int compile_c(const char *cc, const struct ofl_buf *src, const char *output)
+{
+        const char *dir = getenv("TMPDIR");
+        char tmp[PATH_MAX];
+        snprintf(tmp, sizeof(tmp), "%s/offlink-wrap-XXXXXX.c", dir && *dir ? dir : "/tmp");
+        int fd = mkstemps(tmp, 2);
+        if (fd < 0)
+                return error("cannot create a temporary file in '%s'", dir ? dir : "/tmp");
+        bool ok = write(fd, src->data, src->len) == (ssize_t)src->len;
+        close(fd);
+        char *argv[] = {(char *)cc, "-c", "-fPIC", "-x", "c", tmp, "-o", (char *)output, NULL};
+        extern char **environ;
+        pid_t pid;
+        int status = 0, rc = 0;
+        if (!ok)
+                rc = error("cannot write '%s'", tmp);
+        else if (posix_spawnp(&pid, cc, NULL, NULL, argv, environ))
+                rc = error("cannot run '%s'", cc);
+        else if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status))
+                rc = error("'%s' failed to compile the wrapper source", cc);
+        unlink(tmp);
+        return rc;
+}
+
+static int write_object(struct wrap_job *j, const struct ofl_wrap_image *imgs)
 {
         struct ofl_error err = OFL_ERROR_INIT;
         struct ofl_buf buf = OFL_BUF_INIT;
         struct ofl_out out = OFL_OUT_INIT;
         int rc;
-        if (wants_ll(j)) {
-                rc = ofl_wrap_emit_ll(&buf, &j->opts, j->host_triple, imgs, j->nin, &err);
-                if (!rc)
-                        rc = ofl_write_file(j->output, buf.data, buf.len, &err);
-                ofl_buf_release(&buf);
-                return rc ? error_lib(&err) : 0;
-        }
         if (ofl_out_open(&out, j->output, &err))
                 return error_lib(&err);
         if (out.to_stdout) {
@@ -219,6 +265,26 @@ static int write_output(struct wrap_job *j, const struct ofl_wrap_image *imgs)
         return rc ? error_lib(&err) : 0;
 }
 
+static int write_output(struct wrap_job *j, const struct ofl_wrap_image *imgs)
+{
+        struct ofl_error err = OFL_ERROR_INIT;
+        struct ofl_buf buf = OFL_BUF_INIT;
+        enum emit what = what_to_emit(j);
+        int rc = 0;
+        if (what == EMIT_OBJ && !j->host_cc)
+                return write_object(j, imgs);
+        if (what == EMIT_LL && ofl_wrap_emit_ll(&buf, &j->opts, j->host_triple, imgs, j->nin, &err))
+                rc = error_lib(&err);
+        if (what != EMIT_LL)
+                rc = emit_c(j, imgs, &buf);
+        if (!rc && what == EMIT_OBJ)
+                rc = compile_c(j->host_cc, &buf, j->output);
+        else if (!rc && ofl_write_file(j->output, buf.data, buf.len, &err))
+                rc = error_lib(&err);
+        ofl_buf_release(&buf);
+        return rc;
+}
+
 static int run_job(struct wrap_job *j)
 {
         struct ofl_error err = OFL_ERROR_INIT;
@@ -229,8 +295,14 @@ static int run_job(struct wrap_job *j)
                 return error("cannot write bitcode to '%s'; name the output .o for an object or "
                              ".ll for IR text",
                              j->output);
-        if (ofl_wrap_machine_from_triple(j->host_triple, &j->opts.machine, &err) ||
-            ofl_wrap_check(&j->opts, j->nin, &err))
+        /* only an object written directly needs a machine we know */
+        if (ofl_wrap_machine_from_triple(j->host_triple, &j->opts.machine, &err) &&
+            what_to_emit(j) == EMIT_OBJ && !j->host_cc) {
+                ofl_error_prefix(&err, "%s", "give --host-cc=<compiler> to go through C");
+                return error_lib(&err);
+        }
+        ofl_error_clear(&err);
+        if (ofl_wrap_check(&j->opts, j->nin, &err))
                 return error_lib(&err);
         struct ofl_wrap_image *imgs = calloc(j->nin, sizeof(*imgs));
         if (!imgs)
@@ -273,7 +345,8 @@ int cmd_wrap(int argc, char **argv)
                              NULL,
                              NULL,
                              NULL,
-                             0};
+                             0,
+                             NULL};
         const char *kind = "openmp", *abi = "llvm20";
         struct strlist images = {NULL, 0}, pos = {NULL, 0}, hosts = {NULL, 0};
         bool reloc = false;
@@ -291,7 +364,10 @@ int cmd_wrap(int argc, char **argv)
              "a raw device image with its metadata"},
             {"relocatable", OPT_FLAG, &reloc, NULL, NULL,
              "put images in .llvm.offloading.relocatable (for -r links)"},
-            {"emit", OPT_STR, &j.emit, NULL, "obj|ll", "output format (default: from -o's name)"},
+            {"emit", OPT_STR, &j.emit, NULL, "obj|ll|c",
+             "output format (default: from -o's name: .ll, .c, else obj)"},
+            {"host-cc", OPT_STR, &j.host_cc, NULL, "<compiler>",
+             "write the object by compiling C with this compiler (any ELF host)"},
             {"o", OPT_STR, &j.output, NULL, "<file>", "output file"},
             {"help", OPT_HELP, NULL, NULL, NULL, "display this help"},
             {NULL, 0, NULL, NULL, NULL, NULL},
@@ -310,8 +386,8 @@ int cmd_wrap(int argc, char **argv)
         if (!rc && hosts.n)
                 rc = flavour_from_hosts(&hosts, nkind ? NULL : &j.opts.kind,
                                         nabi ? NULL : &j.opts.abi);
-        if (!rc && j.emit && strcmp(j.emit, "obj") && strcmp(j.emit, "ll"))
-                rc = error("--emit must be obj or ll");
+        if (!rc && j.emit && strcmp(j.emit, "obj") && strcmp(j.emit, "ll") && strcmp(j.emit, "c"))
+                rc = error("--emit must be obj, ll or c");
         for (size_t i = 0; i < images.n && !rc; i++)
                 rc = parse_image_spec(&j, images.v[i]);
         for (size_t i = 0; i < pos.n && !rc; i++)
@@ -337,8 +413,13 @@ static int argv_index(int argc, char **argv, const char *p)
  * any, the AMD flavour (image info, .offload_arch_list) is written. */
 int cmd_clang_offload_wrapper(int argc, char **argv)
 {
-        struct wrap_job j = {
-            {OFL_WRAP_OPENMP, OFL_WRAP_LLVM14, OFL_WRAP_X86_64, false}, NULL, NULL, NULL, NULL, 0};
+        struct wrap_job j = {{OFL_WRAP_OPENMP, OFL_WRAP_LLVM14, OFL_WRAP_X86_64, false},
+                             NULL,
+                             NULL,
+                             NULL,
+                             NULL,
+                             0,
+                             NULL};
         struct strlist archs = {NULL, 0}, pos = {NULL, 0};
         const char *abi = NULL;
         const struct opt table[] = {
@@ -388,7 +469,8 @@ int cmd_llvm_offload_wrapper(int argc, char **argv)
                              NULL,
                              NULL,
                              NULL,
-                             0};
+                             0,
+                             NULL};
         const char *kind = NULL;
         struct strlist pos = {NULL, 0};
         const struct opt table[] = {

@@ -88,3 +88,18 @@ readelf -S -W big.o | grep ' \.llvm\.offloading ' | grep -q ' 001000 ' ||
 	fail "big image section not at offset 0x1000"
 "$OFFLINK" wrap -o - big.img >big_stdout.o
 same big.o big_stdout.o
+
+# Hosts without a direct writer go through C: --emit=c, or --host-cc
+expect_fail "$OFFLINK" wrap --host-triple=riscv64-linux-gnu -o x.o a.img
+expect_err_line "give --host-cc=<compiler> to go through C: host triple 'riscv64-linux-gnu'"
+"$OFFLINK" wrap --host-triple=riscv64-linux-gnu --kind=hip -o w.c a.img
+grep -q '__hipRegisterFatBinary(&wrapper)' w.c || fail "no HIP registration in the C source"
+grep -q ".incbin \\\\\"$PWD/a.img\\\\\",0,1000" w.c || fail "C source does not include the image"
+"$OFFLINK" wrap --emit=c -o w2.txt a.img
+grep -q 'init_array.101' w2.txt || fail "--emit=c"
+expect_fail "$OFFLINK" wrap --host-cc=/nonexistent/cc -o x.o a.img
+expect_err_line "cannot run '/nonexistent/cc'"
+[ ! -e x.o ] || fail "failed runs left an output behind"
+cp a.img 'we"ird.img'
+expect_fail "$OFFLINK" wrap --emit=c -o x.c 'we"ird.img'
+expect_err_line "quotes, backslashes or control characters"

@@ -74,6 +74,11 @@ for kind in openmp cuda hip; do
 			$n.a64.w.o -o $n.lld.exe -ldl || fail "$n: ld.lld aarch64"
 		STUB_ENTRY=$es qemu-aarch64 -L "$SYSROOT" ./$n.lld.exe >$n.lld.log || fail "$n: run lld"
 		diff -u $n.a64.log $n.lld.log || fail "$n: ld.lld log differs"
+		# through C, compiled by the cross compiler
+		"$OFFLINK" wrap --host-triple=$A --kind=$kind --abi=$abi \
+			--host-cc=aarch64-linux-gnu-gcc -o $n.c.o "$img" || fail "$n: --host-cc"
+		run_a64 $n.c $es $n.a64.host.o $n.c.o
+		diff -u $n.a64.log $n.c.log || fail "$n: the C wrapper registers differently"
 		# gold, and ld -r followed by a final link
 		aarch64-linux-gnu-gcc -rdynamic -fuse-ld=gold stub.a64.o $n.a64.host.o $n.a64.w.o \
 			-o $n.gold.exe -ldl || fail "$n: gold aarch64"

@@ -35,11 +35,15 @@ compare() {
 	"$OFFLINK" wrap --host-triple=$T "$@" -o "$name.ours.ll" || fail "$name: offlink wrap ll"
 	"$LLVM22/llc" -filetype=obj -relocation-model=pic "$name.ours.ll" -o "$name.ll.o" ||
 		fail "$name: llc rejects our IR"
+	"$OFFLINK" wrap --host-triple=$T "$@" -o "$name.ours.c" || fail "$name: offlink wrap c"
+	cc -c -fPIC -Wall -Wextra -Werror "$name.ours.c" -o "$name.c.o" || fail "$name: C does not compile"
 	run_log "$name.ref" "$es" "$host" "$ref"
 	run_log "$name.ours" "$es" "$host" "$name.ours.o"
 	run_log "$name.ll" "$es" "$host" "$name.ll.o"
+	run_log "$name.c" "$es" "$host" "$name.c.o"
 	diff -u "$name.ref.log" "$name.ours.log" || fail "$name: registration differs from LLVM's"
 	diff -u "$name.ref.log" "$name.ll.log" || fail "$name: our IR registers differently"
+	diff -u "$name.ref.log" "$name.c.log" || fail "$name: our C registers differently"
 	grep -Eq 'entries: [1-9]|Register(Function|Var|Surface|Texture)' "$name.ref.log" || fail "$name: no entries seen"
 }
 
@@ -88,6 +92,11 @@ if [ -x "$LLVM14/clang-offload-wrapper" ] && [ -x "$LLVM14/llc" ]; then
 	EOF
 	grep -v requires amd.log | head -3 | diff -u amd.expected - || fail "amd: image infos"
 	readelf -p .offload_arch_list amd.exe | grep -q 'gfx90a:xnack+' || fail "no arch list"
+	# the same through C, compiled by --host-cc
+	"$OFFLINK" wrap --abi=amd --host-cc=cc -o amd_c.o --image=file=img.o,arch=gfx906 \
+		--image=file=stub.o,arch=gfx90a:xnack+ || fail "wrap --abi=amd --host-cc"
+	run_log amd_c 32 omp14.o amd_c.o
+	diff -u amd.log amd_c.log || fail "amd: C registers differently"
 fi
 
 # HIP: clang-linker-wrapper links the amdgcn image and bundles it (.hipfb)

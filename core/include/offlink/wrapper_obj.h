@@ -85,6 +85,14 @@ int ofl_wrap_write_buf(struct ofl_buf *out, const struct ofl_wrap_opts *o,
 int ofl_wrap_emit_ll(struct ofl_buf *out, const struct ofl_wrap_opts *o, const char *triple,
                      const struct ofl_wrap_image *imgs, size_t nimages, struct ofl_error *err);
 
+/* C source for the same object, for hosts ofl_wrap_write_fd does not know
+ * (any GNU C compiler, any ELF target): image i is included from paths[i]
+ * by the assembler (.incbin), so the paths must stay valid until it is
+ * compiled, and may not hold quotes, backslashes or control characters. */
+int ofl_wrap_emit_c(struct ofl_buf *out, const struct ofl_wrap_opts *o,
+                    const struct ofl_wrap_image *imgs, const char *const *paths, size_t nimages,
+                    struct ofl_error *err);
+
 /* What a host object's offload entry tables ask for: bit (1 << kind) of
  * kinds and bit (1 << abi) of abis for every table found.  Entry sections
  * name the ABI (llvm_offload_entries: LLVM20; omp_/cuda_/hip_offloading_
