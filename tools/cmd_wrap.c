@@ -328,8 +328,8 @@ static int finish(struct wrap_job *j, int rc)
 }
 
 #define OUTPUT_NOTE                                                                                \
-        "The output is an ELF relocatable object, or LLVM IR text when its name ends in .ll "      \
-        "(LLVM's tool writes bitcode, which offlink does not)."
+        "The output is an ELF relocatable object, LLVM IR text when its name ends in .ll (LLVM's " \
+        "tool writes bitcode, which offlink does not), or C source when it ends in .c."
 
 static const char WRAP_OVERVIEW[] =
     "Writes a host object that registers device images with the "
@@ -372,9 +372,10 @@ int cmd_wrap(int argc, char **argv)
             {"help", OPT_HELP, NULL, NULL, NULL, "display this help"},
             {NULL, 0, NULL, NULL, NULL, NULL},
         };
-        int rc = opts_parse(table, argc, argv, &pos,
-                            "offlink wrap [options] -o <out.o|out.ll> [--image=...] [<image>...]",
-                            WRAP_OVERVIEW);
+        int rc =
+            opts_parse(table, argc, argv, &pos,
+                       "offlink wrap [options] -o <out.o|out.ll|out.c> [--image=...] [<image>...]",
+                       WRAP_OVERVIEW);
         if (rc) {
                 strlist_release(&images);
                 strlist_release(&pos);
