@@ -1,6 +1,6 @@
 /* Fuzzes the host-object reader behind `offlink wrap --for`, and writes a
- * wrapper object for the input as an image (every flavour must accept any
- * bytes). */
+ * wrapper object, IR and C for the input as an image (every flavour must
+ * accept any bytes). */
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -23,7 +23,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 opts.abi = OFL_WRAP_LLVM19;
         struct ofl_buf out = OFL_BUF_INIT;
         ofl_error_clear(&err);
-        if (ofl_wrap_write_buf(&out, &opts, &img, 1, &err))
+        static const char *const path[] = {"/x/y.img"};
+        if (ofl_wrap_write_buf(&out, &opts, &img, 1, &err) ||
+            ofl_wrap_emit_ll(&out, &opts, "x86_64-pc-linux-gnu", &img, 1, &err) ||
+            ofl_wrap_emit_c(&out, &opts, &img, path, 1, &err))
                 abort();
         ofl_buf_release(&out);
         return 0;
