@@ -290,10 +290,12 @@ static int run_job(struct wrap_job *j)
         struct ofl_error err = OFL_ERROR_INIT;
         if (!j->output)
                 return error("no output file given (-o)");
+        if (j->emit && strcmp(j->emit, "obj") && strcmp(j->emit, "ll") && strcmp(j->emit, "c"))
+                return error("--emit must be obj, ll or c");
         size_t len = strlen(j->output);
         if (!j->emit && len >= 3 && !strcmp(j->output + len - 3, ".bc"))
-                return error("cannot write bitcode to '%s'; name the output .o for an object or "
-                             ".ll for IR text",
+                return error("cannot write bitcode to '%s'; name the output .o for an object, "
+                             ".ll for IR text or .c for C",
                              j->output);
         /* only an object written directly needs a machine we know */
         if (ofl_wrap_machine_from_triple(j->host_triple, &j->opts.machine, &err) &&
@@ -387,8 +389,6 @@ int cmd_wrap(int argc, char **argv)
         if (!rc && hosts.n)
                 rc = flavour_from_hosts(&hosts, nkind ? NULL : &j.opts.kind,
                                         nabi ? NULL : &j.opts.abi);
-        if (!rc && j.emit && strcmp(j.emit, "obj") && strcmp(j.emit, "ll") && strcmp(j.emit, "c"))
-                rc = error("--emit must be obj, ll or c");
         for (size_t i = 0; i < images.n && !rc; i++)
                 rc = parse_image_spec(&j, images.v[i]);
         for (size_t i = 0; i < pos.n && !rc; i++)
@@ -430,7 +430,7 @@ int cmd_clang_offload_wrapper(int argc, char **argv)
             {"offload-arch", OPT_LIST, &archs, NULL, "<id>", "target ID of the next image"},
             {"abi", OPT_STR, &abi, NULL, "llvm14|amd|llvm19|llvm20",
              "registration ABI (default llvm14, amd with --offload-arch)"},
-            {"emit", OPT_STR, &j.emit, NULL, "obj|ll", "output format (default: from -o's name)"},
+            {"emit", OPT_STR, &j.emit, NULL, "obj|ll|c", "output format (default: from -o's name)"},
             {"help", OPT_HELP, NULL, NULL, NULL, "Display available options"},
             {NULL, 0, NULL, NULL, NULL, NULL},
         };
@@ -478,7 +478,7 @@ int cmd_llvm_offload_wrapper(int argc, char **argv)
             {"kind", OPT_STR, &kind, NULL, "<kind>", "The offloading language of the images"},
             {"triple", OPT_STR, &j.host_triple, NULL, "<triple>", "The host target triple"},
             {"o", OPT_STR, &j.output, NULL, "<file>", "Write output to <file>"},
-            {"emit", OPT_STR, &j.emit, NULL, "obj|ll", "output format (default: from -o's name)"},
+            {"emit", OPT_STR, &j.emit, NULL, "obj|ll|c", "output format (default: from -o's name)"},
             {"help", OPT_HELP, NULL, NULL, NULL, "Display available options"},
             {NULL, 0, NULL, NULL, NULL, NULL},
         };

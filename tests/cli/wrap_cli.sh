@@ -103,3 +103,5 @@ expect_err_line "cannot run '/nonexistent/cc'"
 cp a.img 'we"ird.img'
 expect_fail "$OFFLINK" wrap --emit=c -o x.c 'we"ird.img'
 expect_err_line "quotes, backslashes or control characters"
+expect_fail "$OFL_COMPAT/llvm-offload-wrapper" --kind=openmp --emit=bc -o x.o a.img
+expect_err_line "emit must be obj, ll or c"
