@@ -520,6 +520,24 @@ static int omp_descriptor(struct gen *g, const struct ofl_wrap_image *imgs, size
         return amd ? amd_infos(g, imgs, n, l) : 0;
 }
 
+/* References to a function built later (LLVM's order is reg, unreg,
+ * globals_reg) are emitted against .text.startup + 0; the relocations made
+ * in [from, to) get the function's offset once it exists. */
+struct fwd {
+        size_t from, to;
+};
+
+static size_t text_nrel(struct gen *g)
+{
+        return g->o.secs[g->text].nrel;
+}
+
+static void fwd_resolve(struct gen *g, struct fwd f, uint64_t fn)
+{
+        for (size_t i = f.from; i < f.to; i++)
+                g->o.secs[g->text].rel[i].addend += (int64_t)fn;
+}
+
 /* LLVM 19/20: reg() { __tgt_register_lib(&desc); atexit(unreg); }
  * LLVM 14/AMD: reg() { [__tgt_register_image_info(&info_i)...]
  * __tgt_register_lib(&desc); } with unreg in .fini_array.1. */
@@ -528,11 +546,7 @@ static int omp_code(struct gen *g, size_t n, const struct omp_layout *l)
         struct target desc = at_sec(g, l->relro, l->desc);
         bool old = old_abi(g->opt);
         uint64_t reg, unreg;
-        /* unreg's offset is needed by reg (atexit): build unreg first */
-        if (cg_begin_fn(g, &unreg) || cg_enter(g) || cg_addr_arg0(g, desc) ||
-            cg_call(g, undef(g, "__tgt_unregister_lib", STV_DEFAULT)) || cg_leave(g) ||
-            cg_end_fn(g, ".omp_offloading.descriptor_unreg", unreg, NULL))
-                return g->o.err->code;
+        struct fwd to_unreg = {0, 0};
         if (cg_begin_fn(g, &reg) || cg_enter(g))
                 return g->o.err->code;
         for (size_t i = 0; g->opt->abi == OFL_WRAP_AMD && i < n; i++)
@@ -541,11 +555,19 @@ static int omp_code(struct gen *g, size_t n, const struct omp_layout *l)
                         return g->o.err->code;
         if (cg_addr_arg0(g, desc) || cg_call(g, undef(g, "__tgt_register_lib", STV_DEFAULT)))
                 return g->o.err->code;
-        if (!old && (cg_addr_arg0(g, at_sec(g, g->text, unreg)) ||
-                     cg_call(g, undef(g, "atexit", STV_DEFAULT))))
+        to_unreg.from = text_nrel(g);
+        if (!old && cg_addr_arg0(g, at_sec(g, g->text, 0)))
+                return g->o.err->code;
+        to_unreg.to = text_nrel(g);
+        if (!old && cg_call(g, undef(g, "atexit", STV_DEFAULT)))
                 return g->o.err->code;
         if (cg_leave(g) || cg_end_fn(g, ".omp_offloading.descriptor_reg", reg, NULL))
                 return g->o.err->code;
+        if (cg_begin_fn(g, &unreg) || cg_enter(g) || cg_addr_arg0(g, desc) ||
+            cg_call(g, undef(g, "__tgt_unregister_lib", STV_DEFAULT)) || cg_leave(g) ||
+            cg_end_fn(g, ".omp_offloading.descriptor_unreg", unreg, NULL))
+                return g->o.err->code;
+        fwd_resolve(g, to_unreg, unreg);
         if (array_slot(g, old ? ".init_array.1" : ".init_array.101", SHT_INIT_ARRAY, reg))
                 return g->o.err->code;
         if (old && array_slot(g, ".fini_array.1", SHT_FINI_ARRAY, unreg))
@@ -825,29 +847,38 @@ static int cuda_code(struct gen *g, const struct cuda_names *nm, struct target w
         const struct entry_layout *e = g->opt->abi == OFL_WRAP_LLVM20 ? &ENTRY20 : &ENTRY19;
         char name[64];
         uint64_t globals, unreg, reg;
-        snprintf(name, sizeof(name), ".%s.globals_reg", nm->prefix);
-        if (cg_begin_fn(g, &globals) ||
-            (is_a64(g) ? a64_globals_reg(g, nm, e, start, stop)
-                       : x86_globals_reg(g, nm, e, start, stop)) ||
-            cg_end_fn(g, name, globals, NULL))
+        struct fwd to_globals, to_unreg;
+        snprintf(name, sizeof(name), ".%s.fatbin_reg", nm->prefix);
+        if (cg_begin_fn(g, &reg) || cg_enter(g) || cg_addr_arg0(g, wrapper) ||
+            cg_call(g, rt_fn(g, nm, "RegisterFatBinary")) || cg_store_ret_arg0(g, handle))
+                return g->o.err->code;
+        to_globals.from = text_nrel(g);
+        if (cg_call(g, at_sec(g, g->text, 0)))
+                return g->o.err->code;
+        to_globals.to = text_nrel(g);
+        if (g->opt->kind == OFL_WRAP_CUDA &&
+            (cg_load_arg0(g, handle) || cg_call(g, rt_fn(g, nm, "RegisterFatBinaryEnd"))))
+                return g->o.err->code;
+        to_unreg.from = text_nrel(g);
+        if (cg_addr_arg0(g, at_sec(g, g->text, 0)))
+                return g->o.err->code;
+        to_unreg.to = text_nrel(g);
+        if (cg_call(g, undef(g, "atexit", STV_DEFAULT)) || cg_leave(g) ||
+            cg_end_fn(g, name, reg, NULL))
                 return g->o.err->code;
         snprintf(name, sizeof(name), ".%s.fatbin_unreg", nm->prefix);
         if (cg_begin_fn(g, &unreg) || cg_enter(g) || cg_load_arg0(g, handle) ||
             cg_call(g, rt_fn(g, nm, "UnregisterFatBinary")) || cg_leave(g) ||
             cg_end_fn(g, name, unreg, NULL))
                 return g->o.err->code;
-        snprintf(name, sizeof(name), ".%s.fatbin_reg", nm->prefix);
-        if (cg_begin_fn(g, &reg) || cg_enter(g) || cg_addr_arg0(g, wrapper) ||
-            cg_call(g, rt_fn(g, nm, "RegisterFatBinary")) || cg_store_ret_arg0(g, handle) ||
-            cg_call(g, at_sec(g, g->text, globals)))
+        snprintf(name, sizeof(name), ".%s.globals_reg", nm->prefix);
+        if (cg_begin_fn(g, &globals) ||
+            (is_a64(g) ? a64_globals_reg(g, nm, e, start, stop)
+                       : x86_globals_reg(g, nm, e, start, stop)) ||
+            cg_end_fn(g, name, globals, NULL))
                 return g->o.err->code;
-        if (g->opt->kind == OFL_WRAP_CUDA &&
-            (cg_load_arg0(g, handle) || cg_call(g, rt_fn(g, nm, "RegisterFatBinaryEnd"))))
-                return g->o.err->code;
-        if (cg_addr_arg0(g, at_sec(g, g->text, unreg)) ||
-            cg_call(g, undef(g, "atexit", STV_DEFAULT)) || cg_leave(g) ||
-            cg_end_fn(g, name, reg, NULL))
-                return g->o.err->code;
+        fwd_resolve(g, to_globals, globals);
+        fwd_resolve(g, to_unreg, unreg);
         return array_slot(g, ".init_array.101", SHT_INIT_ARRAY, reg);
 }
 

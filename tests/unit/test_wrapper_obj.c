@@ -130,7 +130,14 @@ OFL_TEST(omp20_layout)
         CHECK(reloc(&o, ".rela.eh_frame", 1, &r));
         CHECK_EQ_U(r.r_offset, 48 + 8);
         CHECK_EQ_U(GELF_R_TYPE(r.r_info), R_X86_64_PC32);
-        CHECK_EQ_U(r.r_addend, 16); /* the second function */
+        CHECK_EQ_U(r.r_addend, 32); /* the second function, unreg */
+        /* LLVM's order: reg at 0, unreg at 32; reg passes unreg to atexit */
+        CHECK(find_sym(&o, ".omp_offloading.descriptor_unreg", &sym));
+        CHECK_EQ_U(sym.st_value, 32);
+        CHECK(reloc(&o, ".rela.text.startup", 2, &r));
+        CHECK_EQ_U(r.r_offset, 0x10);
+        CHECK_EQ_U(GELF_R_TYPE(r.r_info), R_X86_64_PC32);
+        CHECK_EQ_U(r.r_addend, 32 - 4);
 
         CHECK(find_sym(&o, "__dummy.llvm_offload_entries", &sym));
         CHECK_EQ_U(GELF_ST_BIND(sym.st_info), STB_LOCAL);
@@ -146,6 +153,7 @@ OFL_TEST(omp20_layout)
         CHECK_EQ_U(sym.st_size, 32);
         CHECK(find_sym(&o, ".omp_offloading.descriptor_reg", &sym));
         CHECK_EQ_U(GELF_ST_TYPE(sym.st_info), STT_FUNC);
+        CHECK_EQ_U(sym.st_value, 0);
         CHECK(find_sym(&o, "offload.wrapper.module", &sym));
         CHECK_EQ_U(GELF_ST_TYPE(sym.st_info), STT_FILE);
 
@@ -366,7 +374,7 @@ OFL_TEST(aarch64_relocations)
         CHECK_EQ_U(eh.e_machine, EM_AARCH64);
         CHECK(reloc(&o, ".rela.data.rel.ro", 0, &r));
         CHECK_EQ_U(GELF_R_TYPE(r.r_info), R_AARCH64_ABS64);
-        /* unreg: stp, mov, adrp (PG_HI21), add (LO12), bl (CALL26) */
+        /* reg: stp, mov, adrp (PG_HI21), add (LO12), bl (CALL26) */
         CHECK(reloc(&o, ".rela.text.startup", 0, &r));
         CHECK_EQ_U(GELF_R_TYPE(r.r_info), R_AARCH64_ADR_PREL_PG_HI21);
         CHECK_EQ_U(r.r_offset, 8);
