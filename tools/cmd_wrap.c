@@ -227,7 +227,9 @@ static int compile_c(const char *cc, const struct ofl_buf *src, const char *outp
                 return error("cannot create a temporary file in '%s'", dir ? dir : "/tmp");
         bool ok = write(fd, src->data, src->len) == (ssize_t)src->len;
         close(fd);
-        char *argv[] = {(char *)cc, "-c", "-fPIC", "-x", "c", tmp, "-o", (char *)output, NULL};
+        char *argv[] = {(char *)cc,     "-c", "-fPIC", "-fasynchronous-unwind-tables",
+                        "-x",           "c",  tmp,     "-o",
+                        (char *)output, NULL};
         extern char **environ;
         pid_t pid;
         int status = 0, rc = 0;
