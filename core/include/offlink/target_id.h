@@ -113,7 +113,10 @@ bool ofl_target_id_conflict(const struct ofl_target_id *a, const struct ofl_targ
  * and a later one conflicts only if it names a feature that first one lacks
  * ("gfx90a:sramecc+:xnack+" with "gfx90a:xnack+" passes).  Returns 1 and the
  * indices of the pair (in the order LLVM prints them), 0 when there is no
- * conflict, or OFL_EINVAL / OFL_ENOMEM. */
+ * conflict, or OFL_EINVAL / OFL_ENOMEM.  Callers group IDs by kind "-"
+ * raw_triple, as both versions do when bundling and for
+ * -check-input-archive (hip and hipv4 apart; "amdhsa-" and "amdhsa-unknown"
+ * apart), and print each as "<kind>-<raw_triple>-<target id>". */
 int ofl_target_id_find_conflict(const char *const *ids, size_t n, size_t *first, size_t *second,
                                 struct ofl_error *err);
 
