@@ -190,6 +190,23 @@ struct name_id {
         int id;
 };
 
+/* Ids the code below refers to by name. */
+enum {
+        ARCH_R600 = 24,
+        ARCH_AMDGCN = 25,
+        ARCH_SPIRV = 46,
+        ARCH_SPIRV64 = 48,
+        ARCH_KALIMBA = 49,
+        ARCH_WASM32 = 55,
+        ARCH_WASM64 = 56,
+        ARCH_DXIL = 60,
+        ARCH_ARM = 64,
+        ARCH_ARMEB = 65,
+        ARCH_THUMB = 66,
+        ARCH_THUMBEB = 67,
+        VENDOR_APPLE = 1,
+};
+
 /* Names of the tables below that clang 19 does not know (probed as above). */
 static const char *const newer_than_19[] = {
     "aarch64_lfi", "dxilv1.9",    "riscv32be", "riscv64be", "intel", "meta",
@@ -348,7 +365,21 @@ static const struct name_id vendor_names[] = {
     {"suse", 13}, {"oe", 14}, {"intel", 15}, {"meta", 16},
 };
 
-enum { OS_WIN32 = 40, OS_AMDHSA = 11, OS_DARWIN = 1, OS_UEFI = 16, OS_AIX = 28, OS_ZOS = 29 };
+enum {
+        OS_DARWIN = 1,
+        OS_IOS = 5,
+        OS_MACOS = 9,
+        OS_AMDHSA = 11,
+        OS_UEFI = 16,
+        OS_TVOS = 25,
+        OS_WATCHOS = 26,
+        OS_BRIDGEOS = 27,
+        OS_AIX = 28,
+        OS_ZOS = 29,
+        OS_DRIVERKIT = 30,
+        OS_XROS = 31,
+        OS_WIN32 = 40,
+};
 
 /* Matched by prefix, first match wins. */
 static const struct name_id os_names[] = {
@@ -441,11 +472,11 @@ static int lookup_prefix(const struct name_id *t, size_t n, struct comp c, enum 
 
 static bool arm_version_ok(const struct arch_family *f, struct comp rest)
 {
-        if (f->id == 49)
+        if (f->id == ARCH_KALIMBA)
                 return true;
         if (rest.len < 2 || rest.p[0] != 'v' || rest.p[1] < '0' || rest.p[1] > '9')
                 return false;
-        bool thumb = f->id == 66 || f->id == 67;
+        bool thumb = f->id == ARCH_THUMB || f->id == ARCH_THUMBEB;
         return !(thumb && (rest.p[1] == '2' || rest.p[1] == '3'));
 }
 
@@ -474,7 +505,7 @@ static int parse_arch(struct comp c, struct comp *sub, enum ofl_llvm_dialect d)
                 struct comp rest = {c.p + n, c.len - n};
                 if (!arm_version_ok(&arch_families[i], rest))
                         return 0;
-                if (sub && arch_families[i].id != 49)
+                if (sub && arch_families[i].id != ARCH_KALIMBA)
                         *sub = arm_sub(rest);
                 return arch_families[i].id;
         }
@@ -709,8 +740,8 @@ struct triple_ids {
 /* darwin, ios, macos, tvos, watchos, bridgeos, driverkit, xros */
 static bool os_darwin(int os)
 {
-        return os == OS_DARWIN || os == 5 || os == 9 || (os >= 25 && os <= 27) || os == 30 ||
-               os == 31;
+        return os == OS_DARWIN || os == OS_IOS || os == OS_MACOS || os == OS_TVOS ||
+               os == OS_WATCHOS || os == OS_BRIDGEOS || os == OS_DRIVERKIT || os == OS_XROS;
 }
 
 /* Parses a triple the way llvm::Triple's constructor does: each of the
@@ -736,11 +767,11 @@ static void parse_triple_ids(const char *s, struct triple_ids *t, enum ofl_llvm_
                 t->fmt = FMT_XCOFF;
         else if (t->os == OS_ZOS)
                 t->fmt = FMT_GOFF;
-        else if (t->arch == 55 || t->arch == 56)
+        else if (t->arch == ARCH_WASM32 || t->arch == ARCH_WASM64)
                 t->fmt = FMT_WASM;
-        else if (t->arch >= 46 && t->arch <= 48)
+        else if (t->arch >= ARCH_SPIRV && t->arch <= ARCH_SPIRV64)
                 t->fmt = FMT_SPIRV;
-        else if (t->arch == 60)
+        else if (t->arch == ARCH_DXIL)
                 t->fmt = FMT_DXC;
         else
                 t->fmt = FMT_ELF;
@@ -748,8 +779,8 @@ static void parse_triple_ids(const char *s, struct triple_ids *t, enum ofl_llvm_
 
 static bool arm_thumb_pair(int a, int b)
 {
-        return (a == 64 && b == 66) || (a == 66 && b == 64) || (a == 65 && b == 67) ||
-               (a == 67 && b == 65);
+        return (a == ARCH_ARM && b == ARCH_THUMB) || (a == ARCH_THUMB && b == ARCH_ARM) ||
+               (a == ARCH_ARMEB && b == ARCH_THUMBEB) || (a == ARCH_THUMBEB && b == ARCH_ARMEB);
 }
 
 bool ofl_triple_compatible(const char *a, const char *b, enum ofl_llvm_dialect d)
@@ -765,7 +796,7 @@ bool ofl_triple_compatible(const char *a, const char *b, enum ofl_llvm_dialect d
         if (!arch_ok || !same_sub || !vendor_ok || x.os != y.os)
                 return false;
         /* Apple triples carry a version in the environment field. */
-        if (x.vendor == 1)
+        if (x.vendor == VENDOR_APPLE)
                 return true;
         return x.env == y.env && x.fmt == y.fmt;
 }
@@ -986,7 +1017,7 @@ static bool parse_for_triple(const char *raw_triple, const char *tid, struct ofl
         split_dash(raw_triple, strlen(raw_triple), 4, &v);
         int arch = parse_arch(v.c[0], NULL, OFL_LLVM22);
         bool ok = true;
-        if (arch == 24 || arch == 25) {
+        if (arch == ARCH_R600 || arch == ARCH_AMDGCN) {
                 /* Both dialects' tables agree wherever a processor is kept. */
                 const struct proc_info *pi = find_proc(t->processor, strlen(t->processor));
                 ok = pi && (pi->flags & AB);
