@@ -102,7 +102,7 @@ static void report_decompress(const struct ofl_bundler_report *r)
 static int run_list(const struct ofl_bundler_options *o, bool quiet_if_none, bool verbose)
 {
 	struct ofl_error err = OFL_ERROR_INIT;
-	struct ofl_bundler_report rep = {0};
+	struct ofl_bundler_report rep = {.want_hash = verbose};
 	char **ids;
 	size_t n;
 	bool found;
@@ -121,7 +121,7 @@ static int run_list(const struct ofl_bundler_options *o, bool quiet_if_none, boo
 static int run(const struct ofl_bundler_options *o, const struct bundle_args *a)
 {
 	struct ofl_error err = OFL_ERROR_INIT;
-	struct ofl_bundler_report rep = {0};
+	struct ofl_bundler_report rep = {.want_hash = a->verbose};
 	int rc = a->unbundle ? ofl_bundler_unbundle(o, &rep, &err)
 			     : ofl_bundler_bundle(o, &rep, &err);
 	if (rc)
