@@ -1,14 +1,290 @@
-/* Placeholder until this command's issue lands; replaced wholesale. */
+/* offlink package, and the clang-offload-packager / llvm-offload-binary
+ * personalities (formats.md §5.8).  The LLVM version whose behaviour a
+ * personality follows: a "-19"/"-22" suffix of the name it is invoked under,
+ * else $OFFLINK_LLVM_VERSION, else 22. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "commands.h"
 #include "diag.h"
+#include "offlink/io.h"
+#include "offlink/packager.h"
+#include "opts.h"
 
-int cmd_package(int argc, char **argv)
+struct pkg_cmd {
+	const char *output;
+	struct strlist images;
+	struct strlist positional;
+	bool archive;
+	bool compat; /* LLVM's messages and rules exactly */
+	enum ofl_llvm_version llvm;
+	unsigned collect_flags;
+};
+
+static const char overview[] =
+    "A utility for bundling several object files into a single binary.\n"
+    "The output binary can then be embedded into the host section table\n"
+    "to create a fatbinary containing offloading code.";
+
+static const char opt_lines[] =
+    "  --archive                   - Write extracted files to a static archive\n"
+    "  --image=<<key>=<value>,...> - List of key and value arguments. Required keywords are "
+    "'file' and 'triple'.\n"
+    "  -o <file>                   - Write output to <file>.\n";
+
+static const char *base_name(const char *p)
 {
-	return error("package is not implemented yet");
+	const char *s = strrchr(p, '/');
+	return s ? s + 1 : p;
+}
+
+/* cl::PrintHelpMessage as LLVM prints it: categorised, or as a flat list. */
+static void llvm_help(const struct pkg_cmd *c, bool list)
+{
+	printf("OVERVIEW: %s\n\nUSAGE: %s [options] Extract from <file>.\n\nOPTIONS:\n", overview,
+	       base_name(ofl_prog));
+	if (list) {
+		printf(
+		    "  --archive                   - Write extracted files to a static archive\n"
+		    "  --help                      - Display available options (--help-hidden for "
+		    "more)\n"
+		    "  --image=<<key>=<value>,...> - List of key and value arguments. Required "
+		    "keywords are 'file' and 'triple'.\n"
+		    "  -o <file>                   - Write output to <file>.\n"
+		    "  --version                   - Display the version of this program\n");
+		return;
+	}
+	printf(
+	    "\nGeneric Options:\n\n"
+	    "  --help                      - Display available options (--help-hidden for more)\n"
+	    "  --help-list                 - Display list of available options (--help-list-hidden "
+	    "for more)\n"
+	    "  --version                   - Display the version of this program\n\n"
+	    "%s options:\n\n%s",
+	    c->llvm == OFL_LLVM_19 ? "clang-offload-packager" : "llvm-offload-binary", opt_lines);
+}
+
+static int lib_error(const struct pkg_cmd *c, const struct ofl_error *err)
+{
+	if (!c->compat)
+		return error_lib(err);
+	if (err->code == OFL_EIO && err->path[0] && err->sys_errno)
+		return error("%s", strerror(err->sys_errno));
+	return error("%s", err->msg);
+}
+
+static int write_out(const char *path, const uint8_t *p, size_t n)
+{
+	struct ofl_error err = OFL_ERROR_INIT;
+	if (ofl_write_file(path, p, n, &err))
+		return error_lib(&err);
+	return 0;
+}
+
+static int do_pack(const struct pkg_cmd *c)
+{
+	struct ofl_buf out = OFL_BUF_INIT;
+	struct ofl_error err = OFL_ERROR_INIT;
+	int rc = 0;
+	for (size_t i = 0; i < c->images.n && !rc; i++) {
+		struct ofl_pkg_args a;
+		if (ofl_pkg_args_parse(c->images.v[i], &a, &err) ||
+		    ofl_pkg_pack_image(&a, c->llvm, &out, &err))
+			rc = lib_error(c, &err);
+		ofl_pkg_args_release(&a);
+	}
+	if (!rc)
+		rc = write_out(c->output, out.data ? out.data : (const uint8_t *)"", out.len);
+	ofl_buf_release(&out);
+	return rc;
+}
+
+static int extract_archive(const struct pkg_cmd *c, const struct ofl_pkg_entry *const *m, size_t n,
+			   const char *file)
+{
+	struct ofl_buf ar = OFL_BUF_INIT;
+	struct ofl_error err = OFL_ERROR_INIT;
+	int rc = ofl_pkg_write_archive(m, n, &ar, &err) ? lib_error(c, &err)
+							: write_out(file, ar.data, ar.len);
+	ofl_buf_release(&ar);
+	return rc;
+}
+
+/* Writes the matches of one --image: to file= (the last one wins), to an
+ * archive, or to generated names in the current directory. */
+static int extract_matches(const struct pkg_cmd *c, const struct ofl_pkg_args *a,
+			   const struct ofl_pkg_entry *const *m, size_t n)
+{
+	const char *file = ofl_pkg_args_get(a, "file");
+	if (c->archive) {
+		if (!file)
+			return error("Image must have a 'file' argument.");
+		return extract_archive(c, m, n, file);
+	}
+	if (file) {
+		if (n > 1)
+			warning("Multiple inputs match to a single file, '%s'", file);
+		return write_out(file, m[n - 1]->bin.image, (size_t)m[n - 1]->bin.image_size);
+	}
+	for (size_t i = 0; i < n; i++) {
+		char *name = ofl_pkg_extract_name(c->positional.v[0], &m[i]->bin, i);
+		if (!name)
+			return error("out of memory");
+		int rc = write_out(name, m[i]->bin.image, (size_t)m[i]->bin.image_size);
+		free(name);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static int extract_image(const struct pkg_cmd *c, const struct ofl_pkg_inputs *in, const char *spec)
+{
+	struct ofl_pkg_args a;
+	struct ofl_error err = OFL_ERROR_INIT;
+	if (ofl_pkg_args_parse(spec, &a, &err))
+		return lib_error(c, &err);
+	const struct ofl_pkg_entry **m = calloc(in->n ? in->n : 1, sizeof *m);
+	if (!m) {
+		ofl_pkg_args_release(&a);
+		return error("out of memory");
+	}
+	size_t n = 0;
+	for (size_t i = 0; i < in->n; i++)
+		if (ofl_pkg_match(&a, &in->v[i].bin, c->llvm))
+			m[n++] = &in->v[i];
+	int rc = n ? extract_matches(c, &a, m, n) : 0;
+	free(m);
+	ofl_pkg_args_release(&a);
+	return rc;
+}
+
+static int do_extract(const struct pkg_cmd *c)
+{
+	const char *path = c->positional.v[0];
+	struct ofl_file f = OFL_FILE_INIT;
+	struct ofl_error err = OFL_ERROR_INIT;
+	if (ofl_file_open(&f, path, &err)) {
+		if (c->compat && err.sys_errno)
+			return error("'%s': %s", path, strerror(err.sys_errno));
+		return error_lib(&err);
+	}
+	struct ofl_pkg_inputs in;
+	enum ofl_obin_llvm_diag diag = OFL_OBIN_INVALID_DATA;
+	int rc = ofl_pkg_collect(f.data, f.size, path, c->collect_flags, &in, &diag, &err);
+	if (rc) {
+		rc = c->compat && err.code == OFL_EFORMAT
+			 ? error("%s", ofl_obin_llvm_diag_text(diag))
+			 : error_lib(&err);
+		ofl_file_close(&f);
+		return rc;
+	}
+	if (!c->compat && c->images.n == 0)
+		rc = extract_image(c, &in, "");
+	for (size_t i = 0; i < c->images.n && !rc; i++)
+		rc = extract_image(c, &in, c->images.v[i]);
+	ofl_pkg_inputs_release(&in);
+	ofl_file_close(&f);
+	return rc;
+}
+
+static int run(struct pkg_cmd *c)
+{
+	if (c->positional.n > 1) {
+		fprintf(stderr,
+			"%s: Too many positional arguments specified!\nCan specify at most 1 "
+			"positional arguments: See: %s --help\n",
+			base_name(ofl_prog), ofl_prog);
+		return 1;
+	}
+	const char *input = c->positional.n ? c->positional.v[0] : NULL;
+	if (c->compat && c->llvm == OFL_LLVM_22) {
+		const char *b = base_name(ofl_prog);
+		size_t bl = strlen(b), pl = strlen("clang-offload-packager");
+		if (bl >= pl && !strcmp(b + bl - pl, "clang-offload-packager"))
+			fprintf(stderr, "warning: 'clang-offload-packager' is deprecated. Use "
+					"'llvm-offload-binary' instead.\n");
+	}
+	if (c->output && input)
+		return error("Packaging to an output file and extracting from an input file are "
+			     "mutually exclusive.");
+	if (c->output)
+		return do_pack(c);
+	if (input)
+		return do_extract(c);
+	if (c->compat && c->llvm == OFL_LLVM_22)
+		llvm_help(c, true);
+	else if (!c->compat)
+		return error("nothing to do: give -o OUT to package or an input to extract");
+	return 0;
+}
+
+static enum ofl_llvm_version version_of_name(const char *argv0)
+{
+	const char *b = base_name(argv0), *dash = strrchr(b, '-');
+	const char *env = getenv("OFFLINK_LLVM_VERSION");
+	if (dash && !strcmp(dash, "-19"))
+		return OFL_LLVM_19;
+	if (dash && !strcmp(dash, "-22"))
+		return OFL_LLVM_22;
+	return env && !strcmp(env, "19") ? OFL_LLVM_19 : OFL_LLVM_22;
 }
 
 int cmd_llvm_packager(int argc, char **argv)
 {
-	return error("package is not implemented yet");
+	struct pkg_cmd c = {.compat = true, .llvm = version_of_name(argv[0])};
+	bool help = false, help_list = false, version = false;
+	const struct opt table[] = {
+	    {"o", OPT_STR, &c.output, NULL, "file", NULL},
+	    {"image", OPT_LIST, &c.images, NULL, NULL, NULL},
+	    {"archive", OPT_FLAG, &c.archive, NULL, NULL, NULL},
+	    {"help", OPT_FLAG, &help, NULL, NULL, NULL},
+	    {"help-hidden", OPT_FLAG, &help, NULL, NULL, NULL},
+	    {"help-list", OPT_FLAG, &help_list, NULL, NULL, NULL},
+	    {"help-list-hidden", OPT_FLAG, &help_list, NULL, NULL, NULL},
+	    {"version", OPT_FLAG, &version, NULL, NULL, NULL},
+	    {NULL, 0, NULL, NULL, NULL, NULL},
+	};
+	int rc = opts_parse(table, argc, argv, &c.positional, NULL, NULL);
+	if (rc == 0 && (help || help_list))
+		llvm_help(&c, help_list);
+	else if (rc == 0 && version)
+		printf("offlink %s (%s %d compatible)\n", OFL_VERSION, base_name(argv[0]), c.llvm);
+	else if (rc == 0)
+		rc = run(&c);
+	strlist_release(&c.images);
+	strlist_release(&c.positional);
+	return rc;
 }
 
+int cmd_package(int argc, char **argv)
+{
+	struct pkg_cmd c = {.collect_flags = OFL_PKG_ANY_VERSION};
+	unsigned long long llvm = 22;
+	const struct opt table[] = {
+	    {"o", OPT_STR, &c.output, NULL, "file", "write the packaged images to <file>"},
+	    {"image", OPT_LIST, &c.images, NULL, "<key>=<value>,...",
+	     "an image to package (file= required) or a filter for extraction"},
+	    {"archive", OPT_FLAG, &c.archive, NULL, NULL,
+	     "write the extracted images of each --image to a static archive (its file=)"},
+	    {"llvm-version", OPT_UINT, &llvm, NULL, "19|22",
+	     "follow LLVM 19's or 22's rules (kind numbering, required keys); default 22"},
+	    {"help", OPT_HELP, NULL, NULL, NULL, "show this help"},
+	    {NULL, 0, NULL, NULL, NULL, NULL},
+	};
+	int rc = opts_parse(table, argc, argv, &c.positional,
+			    "offlink package -o OUT --image=file=F,triple=T,arch=A,kind=K...\n"
+			    "       offlink package IN [--image=KEY=VALUE,...]... [--archive]",
+			    "create OffloadBinaries, or extract the images of one");
+	if (rc)
+		return rc == 2 ? 0 : rc;
+	if (llvm != 19 && llvm != 22)
+		rc = error("--llvm-version must be 19 or 22, not %llu", llvm);
+	c.llvm = llvm == 19 ? OFL_LLVM_19 : OFL_LLVM_22;
+	if (!rc)
+		rc = run(&c);
+	strlist_release(&c.images);
+	strlist_release(&c.positional);
+	return rc;
+}

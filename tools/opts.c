@@ -15,23 +15,25 @@ static void *xrealloc(void *p, size_t n)
 	return p;
 }
 
-void strlist_push(struct strlist *l, const char *s)
+static void push_n(struct strlist *l, const char *s, size_t n)
 {
+	char *copy = xrealloc(NULL, n + 1);
+	memcpy(copy, s, n);
+	copy[n] = '\0';
 	l->v = xrealloc(l->v, (l->n + 1) * sizeof *l->v);
-	l->v[l->n++] = s;
+	l->v[l->n++] = copy;
 }
 
-/* The pieces are leaked on purpose: option values live as long as the
- * process, like argv itself. */
+void strlist_push(struct strlist *l, const char *s)
+{
+	push_n(l, s, strlen(s));
+}
+
 void strlist_push_csv(struct strlist *l, const char *s)
 {
 	for (;;) {
 		const char *c = strchr(s, ',');
-		size_t n = c ? (size_t)(c - s) : strlen(s);
-		char *piece = xrealloc(NULL, n + 1);
-		memcpy(piece, s, n);
-		piece[n] = '\0';
-		strlist_push(l, piece);
+		push_n(l, s, c ? (size_t)(c - s) : strlen(s));
 		if (!c)
 			break;
 		s = c + 1;
@@ -40,6 +42,8 @@ void strlist_push_csv(struct strlist *l, const char *s)
 
 void strlist_release(struct strlist *l)
 {
+	for (size_t i = 0; i < l->n; i++)
+		free((char *)l->v[i]);
 	free(l->v);
 	l->v = NULL;
 	l->n = 0;

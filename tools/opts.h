@@ -13,6 +13,7 @@ struct strlist {
 	size_t n;
 };
 
+/* The list owns copies of what is pushed; strlist_release frees them. */
 void strlist_push(struct strlist *l, const char *s);
 /* Appends each comma-separated piece of s (s itself is not modified). */
 void strlist_push_csv(struct strlist *l, const char *s);

@@ -17,7 +17,7 @@ extern "C" {
 struct ofl_ar_member {
 	char *name;            /* owned, NUL-terminated, resolved long name */
 	const uint8_t *data;   /* view into the archive; NULL for thin members */
-	uint64_t size;
+	uint64_t size;         /* data size (BSD: without the "#1/" name) */
 	uint64_t data_offset;  /* offset of data in the archive (thin: 0) */
 	uint64_t header_offset;
 };
@@ -35,8 +35,11 @@ struct ofl_archive {
 bool ofl_archive_is(const uint8_t *data, size_t size);
 
 /* Parses an archive held in memory; members are views valid as long as data.
- * Malformed headers, sizes past the end and bad long-name references are
- * OFL_EFORMAT with the offset of the bad header. */
+ * GNU ("/", "/SYM64/" skipped, "//" long names), BSD ("#1/<len>" names,
+ * "__.SYMDEF*" skipped) and thin ("!<thin>\n": data NULL, size from the
+ * header) archives.  Malformed headers, sizes past the end and bad long-name
+ * references are OFL_EFORMAT with the offset of the bad header; on error *a
+ * is left empty.  Release with ofl_archive_release. */
 int ofl_archive_parse(const uint8_t *data, size_t size, struct ofl_archive *a,
 		      struct ofl_error *err);
 void ofl_archive_release(struct ofl_archive *a);
@@ -47,9 +50,16 @@ struct ofl_ar_input {
 	uint64_t size;
 };
 
-/* Appends a GNU archive (llvm-ar rc --format=gnu, deterministic) holding the
- * given members to out, with the "/" symbol index when any member defines
- * global symbols (ELF objects, read with libelf). */
+/* Appends a GNU archive holding the given members to out, byte-identical to
+ * `llvm-ar rc --format=gnu` (deterministic) given the same names and data.
+ * ELF members (read with libelf) contribute their defined non-local .symtab
+ * symbols to the "/" index; the index is written, possibly empty, whenever a
+ * member is ELF or LLVM bitcode.  Bitcode symbols are NOT indexed (llvm-ar
+ * does index them).  Like llvm-ar, the index becomes "/SYM64/" when the last
+ * member header would start at 4 GiB or beyond, or at $SYM64_THRESHOLD when
+ * that is set.  A member that starts with "\177ELF" but cannot be read is
+ * OFL_EFORMAT; an empty name or a member of 10^10 bytes or more is
+ * OFL_EINVAL. */
 int ofl_archive_write_gnu(const struct ofl_ar_input *m, size_t n, struct ofl_buf *out,
 			  struct ofl_error *err);
 

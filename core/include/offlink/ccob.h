@@ -17,42 +17,62 @@ extern "C" {
 enum ofl_ccob_method { OFL_CCOB_ZLIB = 0, OFL_CCOB_ZSTD = 1 };
 
 struct ofl_ccob_header {
-	uint16_t version;     /* 1, 2 or 3 */
-	uint16_t method;      /* enum ofl_ccob_method */
-	size_t header_size;   /* 20, 24 or 32 */
-	uint64_t total_size;  /* whole CCOB object; v1: unknown, set to input size */
-	uint64_t raw_size;    /* uncompressed bundle size */
-	uint64_t hash;        /* first 8 bytes of MD5(uncompressed), as stored */
+        uint16_t version;    /* 1, 2 or 3 */
+        uint16_t method;     /* enum ofl_ccob_method */
+        size_t header_size;  /* 20, 24 or 32 */
+        uint64_t total_size; /* whole CCOB object; v1: unknown, set to input size */
+        uint64_t raw_size;   /* uncompressed bundle size */
+        uint64_t hash;       /* first 8 bytes of MD5(uncompressed), as stored */
 };
 
 /* Starts with "CCOB" and is at least 8 bytes long (LLVM's test). */
 bool ofl_ccob_is(const uint8_t *data, size_t size);
 
 /* Parses and checks the header of the CCOB at data[0..size).  Offsets in
- * errors are relative to data. */
+ * errors are relative to data.  Besides the fields it checks that
+ * header_size <= total_size <= size, and that raw_size is at most what the
+ * method can expand total_size - header_size bytes to (deflate 1032:1, zstd
+ * 32768:1), so a forged header cannot request an allocation out of
+ * proportion to the input.  Versions other than 1-3 and methods other than
+ * zlib/zstd are OFL_EUNSUPPORTED, everything else OFL_EFORMAT. */
 int ofl_ccob_parse_header(const uint8_t *data, size_t size, struct ofl_ccob_header *h,
-			  struct ofl_error *err);
+                          struct ofl_error *err);
 
-/* Decompresses the CCOB at data, appending the bundle to out.  *consumed
- * gets the CCOB's total size (so a caller can walk concatenated CCOBs and
- * skip trailing zero padding).  The stored hash is not required to match
- * (LLVM does not check it); *hash_ok says whether it did. */
+/* Decompresses the CCOB at data, appending the bundle to out (which grows by
+ * exactly raw_size; the input is not copied).  Only total_size bytes are
+ * read, so data may continue with another CCOB or padding.  *consumed gets
+ * the CCOB's total size (so a caller can walk concatenated CCOBs and skip
+ * trailing zero padding).  The stored hash is not required to match (LLVM
+ * does not check it); *hash_ok says whether it did.  consumed and hash_ok
+ * may be NULL (no MD5 is computed then).  A corrupt stream is OFL_EFORMAT
+ * "failed to decompress: <library message>" at the stream's offset; a stream
+ * of another length than raw_size is OFL_EFORMAT at the size field.  On
+ * error out keeps its length. */
 int ofl_ccob_decompress(const uint8_t *data, size_t size, struct ofl_buf *out, size_t *consumed,
-			bool *hash_ok, struct ofl_error *err);
+                        bool *hash_ok, struct ofl_error *err);
 
 struct ofl_ccob_options {
-	int version;   /* 2 or 3 */
-	int method;    /* enum ofl_ccob_method */
-	int level;     /* compression level; INT32_MIN for the method's default */
-	int threads;   /* 0: one-shot, byte-identical to LLVM; >= 1: zstd workers
-			* (output identical for every count >= 1) */
+        int version; /* 2 or 3 */
+        int method;  /* enum ofl_ccob_method */
+        int level;   /* compression level; INT32_MIN for the method's default */
+        int threads; /* 0: one-shot, byte-identical to LLVM; >= 1: zstd workers
+                      * (output identical for every count >= 1, but not to
+                      * 0); ignored for zlib */
 };
 
-#define OFL_CCOB_OPTIONS_INIT {3, OFL_CCOB_ZSTD, INT32_MIN, 0}
+#define OFL_CCOB_OPTIONS_INIT                                                                      \
+        {                                                                                          \
+                3, OFL_CCOB_ZSTD, INT32_MIN, 0                                                     \
+        }
 
-/* Compresses the bundle data[0..size) into a CCOB appended to out. */
+/* Compresses the bundle data[0..size) into a CCOB appended to out: zstd
+ * with the level and long-distance matching (LLVM's exact parameters), or
+ * zlib compress2 (level -1..9).  Bad options, and version 2 with more than
+ * 4 GiB in or out ("uncompressed size exceeds version 2 limit", "total file
+ * size exceeds version 2 limit"), are OFL_EINVAL.  Reserves the worst-case
+ * compressed size in out. */
 int ofl_ccob_compress(const uint8_t *data, size_t size, const struct ofl_ccob_options *o,
-		      struct ofl_buf *out, struct ofl_error *err);
+                      struct ofl_buf *out, struct ofl_error *err);
 
 /* The truncated MD5 LLVM stores (first 8 digest bytes, little-endian u64). */
 uint64_t ofl_ccob_hash(const uint8_t *data, size_t size);

@@ -35,16 +35,28 @@ enum ofl_offload_kind {
 	OFL_OFK_SYCL = 8,
 };
 
-#define OFL_OBIN_MAGIC "\x10\xff\x10\xad"
-
-struct ofl_obin_string {
-	const char *key; /* views into the parsed buffer, NUL-terminated */
-	const char *value;
+/* Which LLVM's numbering and rules to follow (19: HIP = 3, no SYCL). */
+enum ofl_llvm_version {
+	OFL_LLVM_19 = 19,
+	OFL_LLVM_22 = 22,
 };
 
-/* One parsed image.  image and strings point into the buffer given to
- * ofl_obin_parse and stay valid as long as it does; the strings array
- * itself is owned and freed by ofl_obin_release. */
+#define OFL_OBIN_MAGIC "\x10\xff\x10\xad"
+#define OFL_OBIN_HEADER_SIZE 32
+#define OFL_OBIN_ENTRY_SIZE 40
+/* Shortest v1 binary LLVM accepts: header plus entry. */
+#define OFL_OBIN_MIN_SIZE 72
+
+struct ofl_obin_string {
+	const char *key;     /* NUL-terminated */
+	const char *value;   /* NUL-terminated; v2+ values may hold NULs too */
+	uint64_t value_size; /* v1: strlen(value); v2+: the stored size */
+};
+
+/* One parsed image.  image points into the parsed buffer (or, for a
+ * compressed v3 binary, into the set's inflated copy); key and value views
+ * likewise.  The strings array is owned: by the binary for ofl_obin_parse
+ * (free with ofl_obin_release), by the set for ofl_obin_parse_set. */
 struct ofl_obin {
 	uint32_t version;
 	uint16_t image_kind;
@@ -52,22 +64,74 @@ struct ofl_obin {
 	uint32_t flags;
 	const uint8_t *image;
 	uint64_t image_size;
+	uint64_t image_offset; /* as stored: from the start of the binary */
 	size_t nstrings;
 	struct ofl_obin_string *strings; /* in stored order */
-	uint64_t size;                   /* the binary's size field */
+	uint64_t size;			 /* the binary's size field */
 };
 
-#define OFL_OBIN_INIT {0, 0, 0, 0, NULL, 0, 0, NULL, 0}
+#define OFL_OBIN_INIT                                                                              \
+	{                                                                                          \
+		0, 0, 0, 0, NULL, 0, 0, 0, NULL, 0                                                 \
+	}
 
+/* True when data starts with the magic. */
 bool ofl_obin_is(const uint8_t *data, size_t size);
 
-/* Parses the binary that starts at data (its size field bounds it); offsets
- * in errors are relative to data. */
+/* Parses the version-1 binary that starts at data, with every check LLVM 19
+ * and 22 make and the bounds checks they omit; size is what is available
+ * (the binary's size field bounds it further).  Other versions are
+ * OFL_EFORMAT here, as LLVM 19/22 reject them: use ofl_obin_parse_set.
+ * Offsets in errors are relative to data. */
 int ofl_obin_parse(const uint8_t *data, size_t size, struct ofl_obin *out, struct ofl_error *err);
 void ofl_obin_release(struct ofl_obin *b);
 
+/* How LLVM 19/22 word the rejection of bytes ofl_obin_parse refused. */
+enum ofl_obin_llvm_diag {
+	OFL_OBIN_INVALID_DATA,	 /* "Invalid data was encountered while parsing the file" */
+	OFL_OBIN_UNEXPECTED_EOF, /* "The end of the file was unexpectedly encountered" */
+};
+enum ofl_obin_llvm_diag ofl_obin_llvm_diag(const uint8_t *data, size_t size);
+const char *ofl_obin_llvm_diag_text(enum ofl_obin_llvm_diag d);
+
+/* Any version (1, 2 with several entries, 3 possibly zstd/zlib compressed,
+ * formats.md §5.6).  entries and their strings are owned by the set. */
+struct ofl_obin_set {
+	uint32_t version;
+	uint64_t size;		/* the size field */
+	uint64_t span;		/* bytes to the next binary: size, rounded up to
+				 * 8 for a compressed v3 (as newer LLVM reads) */
+	uint64_t inflated_size; /* v3: size once inflated; 0 when stored plainly */
+	int compression;	/* 0 none, 1 zlib, 2 zstd */
+	size_t nentries;
+	struct ofl_obin *entries;
+	uint8_t *inflated; /* owned copy of an inflated v3 binary */
+	void *pool;	   /* owned: strings arrays and v2+ value copies */
+};
+
+#define OFL_OBIN_SET_INIT                                                                          \
+	{                                                                                          \
+		0, 0, 0, 0, 0, 0, NULL, NULL, NULL                                                 \
+	}
+
+int ofl_obin_parse_set(const uint8_t *data, size_t size, struct ofl_obin_set *out,
+		       struct ofl_error *err);
+void ofl_obin_set_release(struct ofl_obin_set *s);
+
 /* Value for key, or NULL. */
 const char *ofl_obin_get(const struct ofl_obin *b, const char *key);
+
+/* Names as llvm-objdump --offloading prints them: "elf", "llvm ir", ...,
+ * "<none>"; producer "openmp", "cuda", "hip", "sycl", "none" for the
+ * numbering of the given LLVM version. */
+const char *ofl_image_kind_objdump_name(uint16_t kind);
+const char *ofl_offload_kind_name(uint16_t kind, enum ofl_llvm_version v);
+/* Extraction suffix ("o", "bc", ...; "" for none), as LLVM 19/22 name files. */
+const char *ofl_image_kind_suffix(uint16_t kind);
+/* kind= strings: "openmp" -> 1 ..., unknown -> 0. */
+uint16_t ofl_offload_kind_parse(const char *s, enum ofl_llvm_version v);
+/* From a file extension without the dot: "o" -> OFL_IMG_OBJECT, ... */
+uint16_t ofl_image_kind_from_ext(const char *ext);
 
 /* What to write: strings in the order given (see ofl_obin_llvm_key_order). */
 struct ofl_obin_image {
@@ -84,10 +148,14 @@ struct ofl_obin_image {
 /* Appends one version-1 binary, laid out byte for byte as LLVM 19/22 do. */
 int ofl_obin_write(const struct ofl_obin_image *img, struct ofl_buf *out, struct ofl_error *err);
 
+/* LLVM 19/22's hash_value(StringRef) for release builds (formats.md §5.3). */
+uint64_t ofl_llvm_string_hash(const char *s, size_t len);
+
 /* The order LLVM's DenseMap<StringRef,StringRef> iterates keys inserted in
- * the given order (formats.md §5.3); fills order[] with indices.  The caller
- * passes every key the packager saw, "file" and "kind" included, and skips
- * those when writing. */
+ * the given order (formats.md §5.3); fills order[] with indices.  Keys must
+ * be distinct.  The caller passes every key the packager saw, "file" and
+ * "kind" included, and skips those when writing.  Returns the number of
+ * indices written (n), or OFL_ENOMEM. */
 int ofl_obin_llvm_key_order(const char *const *keys, size_t n, size_t *order);
 
 #ifdef __cplusplus

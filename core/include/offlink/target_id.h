@@ -20,19 +20,26 @@ extern "C" {
 #endif
 
 enum ofl_llvm_dialect {
-	OFL_LLVM19 = 19,
-	OFL_LLVM22 = 22, /* the default */
+        OFL_LLVM19 = 19,
+        OFL_LLVM22 = 22, /* the default */
 };
 
 /* One parsed entry ID.  All strings are owned, NUL-terminated. */
 struct ofl_bundle_id {
-	char *kind;      /* "host", "openmp", "hip", "hipv4", ... */
-	char *triple;    /* normalized per dialect, e.g. "x86_64-unknown-linux-gnu" */
-	char *target_id; /* "" or "gfx90a:xnack+" (features verbatim) */
-	char *str;       /* the written form: kind-triple-target_id */
+        char *kind;      /* "host", "openmp", "hip", "hipv4", ... */
+        char *triple;    /* normalized per dialect, e.g. "x86_64-unknown-linux-gnu" */
+        char *target_id; /* "" or "gfx90a:xnack+" (features verbatim) */
+        char *str;       /* the written form: kind-triple-target_id */
+        /* The four triple fields as given ("x86_64-linux-gnu-"): what LLVM's
+         * compatibility checks compare, and what its errors print. */
+        char *raw_triple;
+        enum ofl_llvm_dialect dialect; /* whose reading this is */
 };
 
-#define OFL_BUNDLE_ID_INIT {NULL, NULL, NULL, NULL}
+#define OFL_BUNDLE_ID_INIT                                                                         \
+        {                                                                                          \
+                NULL, NULL, NULL, NULL, NULL, OFL_LLVM22                                           \
+        }
 
 /* Parses a -targets string the way the bundler does when bundling or
  * unbundling: validates kind and triple arch, normalizes per dialect.
@@ -40,41 +47,56 @@ struct ofl_bundle_id {
  * offloading kind 'k'", ", unknown target triple 't'", and 22's "Targets need
  * to follow the format ..." message. */
 int ofl_bundle_id_parse(const char *s, enum ofl_llvm_dialect d, struct ofl_bundle_id *out,
-			struct ofl_error *err);
+                        struct ofl_error *err);
 
 /* Splits an ID as stored in a bundle file, without validation or
- * normalization beyond what the reader does (never fails except ENOMEM). */
+ * normalization beyond what the reader does (never fails except ENOMEM).
+ * str is then the normalized form LLVM's reader computes, not the stored
+ * bytes.  A 22 ID with fewer than 5 fields gets empty missing fields. */
 int ofl_bundle_id_split(const char *s, size_t len, enum ofl_llvm_dialect d,
-			struct ofl_bundle_id *out, struct ofl_error *err);
+                        struct ofl_bundle_id *out, struct ofl_error *err);
 
 void ofl_bundle_id_release(struct ofl_bundle_id *id);
 
 bool ofl_bundle_id_is_host(const struct ofl_bundle_id *id);
 
 /* LLVM's compatibility rule (§2.4): may file entry `entry` serve request
- * `req`?  hip_openmp allows hip* kinds to match openmp. */
+ * `req`?  hip_openmp allows hip* kinds to match openmp.  Both must be IDs as
+ * LLVM reads them: `entry` from ofl_bundle_id_split() of the stored bytes,
+ * `req` from ofl_bundle_id_split() of the parsed request's str (LLVM turns
+ * a request into its written form and parses that again).  Beyond §2.4, a
+ * processor on an amdgcn/r600 triple must be an AMDGPU one and features
+ * must be ones it supports (xnack, sramecc), and other triples allow no
+ * features, unless the match is exact. */
 bool ofl_bundle_id_compatible(const struct ofl_bundle_id *entry, const struct ofl_bundle_id *req,
-			      bool hip_openmp);
+                              bool hip_openmp);
 
-/* Triple compatibility as llvm::Triple::isCompatibleWith observes it. */
-bool ofl_triple_compatible(const char *a, const char *b);
+/* Triple compatibility as llvm::Triple::isCompatibleWith observes it: each
+ * field parsed in place, then arch, sub-arch, vendor, OS, environment and
+ * object format compared (Apple: arch, vendor and OS only).  d matters
+ * because 19 knows fewer names ("intel", "managarm", "llvm", ...). */
+bool ofl_triple_compatible(const char *a, const char *b, enum ofl_llvm_dialect d);
 
 /* A target ID split into processor and features. */
 struct ofl_target_feature {
-	char *name;
-	char sign; /* '+' or '-' */
+        char *name;
+        char sign; /* '+' or '-' */
 };
 
 struct ofl_target_id {
-	char *processor;
-	size_t nfeatures;
-	struct ofl_target_feature *features; /* in the order written */
+        char *processor;
+        size_t nfeatures;
+        struct ofl_target_feature *features; /* in the order written */
 };
 
-#define OFL_TARGET_ID_INIT {NULL, 0, NULL}
+#define OFL_TARGET_ID_INIT                                                                         \
+        {                                                                                          \
+                NULL, 0, NULL                                                                      \
+        }
 
 /* Parses "gfx90a:xnack+:sramecc-".  A feature without a sign, or a feature
- * named twice, is OFL_EINVAL (LLVM crashes on these). */
+ * named twice, is OFL_EINVAL (LLVM crashes on these).  Like LLVM, a trailing
+ * ':' is accepted ("gfx90a:" has no features). */
 int ofl_target_id_parse(const char *s, struct ofl_target_id *out, struct ofl_error *err);
 void ofl_target_id_release(struct ofl_target_id *t);
 
@@ -85,16 +107,32 @@ char *ofl_target_id_canonical(const struct ofl_target_id *t);
  * leaves as Any ("Cannot bundle inputs with conflicting targets"). */
 bool ofl_target_id_conflict(const struct ofl_target_id *a, const struct ofl_target_id *b);
 
+/* The bundler's own check over the target IDs of one kind-triple (formats.md
+ * §1.5, §3), which is narrower than the pairwise rule above: the IDs are
+ * sorted bytewise and deduplicated, the first ID of each processor is kept,
+ * and a later one conflicts only if it names a feature that first one lacks
+ * ("gfx90a:sramecc+:xnack+" with "gfx90a:xnack+" passes).  Returns 1 and the
+ * indices of the pair (in the order LLVM prints them), 0 when there is no
+ * conflict, or OFL_EINVAL / OFL_ENOMEM.  Callers group IDs by kind "-"
+ * raw_triple, as both versions do when bundling and for
+ * -check-input-archive (hip and hipv4 apart; "amdhsa-" and "amdhsa-unknown"
+ * apart), and print each as "<kind>-<raw_triple>-<target id>". */
+int ofl_target_id_find_conflict(const char *const *ids, size_t n, size_t *first, size_t *second,
+                                struct ofl_error *err);
+
 /* Is proc a processor clang of this dialect knows (sm_*, gfx*, ...)? */
 bool ofl_processor_known(const char *proc, size_t len, enum ofl_llvm_dialect d);
 
-/* Is arch a triple architecture LLVM knows ("x86_64", "amdgcn", ...)? */
-bool ofl_triple_arch_known(const char *arch, size_t len);
+/* Is arch a triple architecture LLVM of this dialect knows ("x86_64",
+ * "amdgcn", ...; "riscv64be" only 22)? */
+bool ofl_triple_arch_known(const char *arch, size_t len, enum ofl_llvm_dialect d);
 
 /* The order in which an llvm::StringMap built by inserting keys[0..n) in
  * that order iterates (formats.md §1.6): fills order[] with key indices.
- * Used for -list output and for unbundling's match order.  Returns 0 or
- * OFL_ENOMEM. */
+ * Used for -list output and for unbundling's match order.  A repeated key
+ * keeps its first bucket but holds the index of its last insertion (as
+ * map[key] = value does); order[] then has fewer than n indices and is
+ * padded with SIZE_MAX.  Returns 0 or OFL_ENOMEM. */
 int ofl_stringmap_order(const char *const *keys, const size_t *lens, size_t n, size_t *order);
 
 #ifdef __cplusplus

@@ -1,0 +1,909 @@
+/* clang-offload-bundler's three operations over the container modules.
+ * Behaviour follows formats.md §1.5-1.8 and §3; where LLVM crashes or writes
+ * a corrupt file we report an error instead. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "offlink/archive.h"
+#include "offlink/bundle.h"
+#include "offlink/bundler.h"
+#include "offlink/io.h"
+
+struct targets {
+	size_t n;
+	struct ofl_bundle_id *ids;   /* as parsed from -targets */
+	struct ofl_bundle_id *match; /* ids[i].str read back, as LLVM matches them */
+	size_t *order;               /* StringMap order of the normalized IDs */
+};
+
+static void targets_release(struct targets *t)
+{
+	for (size_t i = 0; i < t->n; i++) {
+		ofl_bundle_id_release(&t->ids[i]);
+		ofl_bundle_id_release(&t->match[i]);
+	}
+	free(t->ids);
+	free(t->match);
+	free(t->order);
+	*t = (struct targets){0, NULL, NULL, NULL};
+}
+
+static int hash_order(char *const *strs, size_t n, size_t *order, struct ofl_error *err)
+{
+	size_t *lens = ofl_calloc(n, sizeof *lens);
+	if (!lens)
+		return OFL_NOMEM(err);
+	for (size_t i = 0; i < n; i++)
+		lens[i] = strlen(strs[i]);
+	int rc = ofl_stringmap_order((const char *const *)strs, lens, n, order);
+	free(lens);
+	return rc ? OFL_NOMEM(err) : 0;
+}
+
+static int targets_parse(const struct ofl_bundler_options *o, struct targets *t,
+			 struct ofl_error *err)
+{
+	t->ids = ofl_calloc(o->ntargets, sizeof *t->ids);
+	t->match = ofl_calloc(o->ntargets, sizeof *t->match);
+	t->order = ofl_calloc(o->ntargets, sizeof *t->order);
+	char **strs = ofl_calloc(o->ntargets, sizeof *strs);
+	if (!t->ids || !t->match || !t->order || !strs) {
+		free(strs);
+		return OFL_NOMEM(err);
+	}
+	int rc = 0;
+	for (size_t i = 0; i < o->ntargets && !rc; i++) {
+		t->n = i + 1;
+		rc = ofl_bundle_id_parse(o->targets[i], o->dialect, &t->ids[i], err);
+		strs[i] = t->ids[i].str;
+		if (!rc)
+			rc = ofl_bundle_id_split(strs[i], strlen(strs[i]), o->dialect, &t->match[i],
+						 err);
+	}
+	if (!rc)
+		rc = hash_order(strs, t->n, t->order, err);
+	free(strs);
+	return rc;
+}
+
+static size_t count_hosts(const struct targets *t)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < t->n; i++)
+		n += ofl_bundle_id_is_host(&t->ids[i]);
+	return n;
+}
+
+static bool is_hip_kind(const char *k)
+{
+	return !strcmp(k, "hip") || !strcmp(k, "hipv4");
+}
+
+/* Finds a target-ID conflict among ids[0..n) the way the bundler does:
+ * per kind and raw triple (formats.md §1.5, §3).  Returns 1 with the pair
+ * written as "<kind>-<raw triple>-<target id>" in *a and *b (caller frees),
+ * 0 when there is none, or a negative error. */
+static int find_conflict(const struct ofl_bundle_id *ids, size_t n, char **a, char **b,
+			 struct ofl_error *err)
+{
+	const char **group = ofl_calloc(n ? n : 1, sizeof *group);
+	size_t *members = ofl_calloc(n ? n : 1, sizeof *members);
+	int rc = group && members ? 0 : OFL_NOMEM(err);
+	for (size_t i = 0; rc == 0 && i < n; i++) {
+		size_t k = 0, first, second;
+		for (size_t j = 0; j < n; j++)
+			if (ids[j].target_id[0] && !strcmp(ids[j].kind, ids[i].kind) &&
+			    !strcmp(ids[j].raw_triple, ids[i].raw_triple)) {
+				members[k] = j;
+				group[k++] = ids[j].target_id;
+			}
+		if (k < 2 || members[0] != i)
+			continue; /* each group once, from its first member */
+		rc = ofl_target_id_find_conflict(group, k, &first, &second, err);
+		if (rc == 1) {
+			const struct ofl_bundle_id *x = &ids[members[first]], *y = &ids[members[second]];
+			struct ofl_buf p = OFL_BUF_INIT, q = OFL_BUF_INIT;
+			if (ofl_buf_printf(&p, "%s-%s-%s%c", x->kind, x->raw_triple, x->target_id, 0) ||
+			    ofl_buf_printf(&q, "%s-%s-%s%c", y->kind, y->raw_triple, y->target_id, 0)) {
+				ofl_buf_release(&p);
+				ofl_buf_release(&q);
+				rc = OFL_NOMEM(err);
+			} else {
+				*a = (char *)ofl_buf_detach(&p, NULL);
+				*b = (char *)ofl_buf_detach(&q, NULL);
+			}
+		}
+	}
+	free(group);
+	free(members);
+	return rc;
+}
+
+static int check_conflicts(const struct ofl_bundler_options *o, const struct targets *t,
+			   struct ofl_error *err)
+{
+	for (size_t i = 0; i < t->n; i++)
+		for (size_t j = 0; j < i; j++)
+			if (!strcmp(t->ids[i].str, t->ids[j].str))
+				return ofl_error_set(err, OFL_EINVAL, NULL, OFL_NO_OFFSET,
+						     "targets '%s' and '%s' name the same bundle entry '%s'",
+						     o->targets[j], o->targets[i], t->ids[i].str);
+	/* LLVM crashes on a malformed feature list; we say what is wrong */
+	for (size_t i = 0; i < t->n; i++) {
+		struct ofl_target_id tid = OFL_TARGET_ID_INIT;
+		int prc = t->ids[i].target_id[0] ? ofl_target_id_parse(t->ids[i].target_id, &tid, err)
+						 : 0;
+		ofl_target_id_release(&tid);
+		if (prc) {
+			ofl_error_prefix(err, "invalid target '%s'", o->targets[i]);
+			return prc;
+		}
+	}
+	char *a = NULL, *b = NULL;
+	int rc = find_conflict(t->ids, t->n, &a, &b, err);
+	if (rc == 1)
+		rc = ofl_error_set(err, OFL_EINVAL, NULL, OFL_NO_OFFSET,
+				   "Cannot bundle inputs with conflicting targets: '%s' and '%s'", a, b);
+	free(a);
+	free(b);
+	return rc;
+}
+
+/* Checks shared by every operation: the -targets list itself. */
+static int validate_targets(const struct ofl_bundler_options *o, struct ofl_error *err)
+{
+	for (size_t i = 0; i < o->ntargets; i++)
+		for (size_t j = 0; j < i; j++)
+			if (!strcmp(o->targets[i], o->targets[j]))
+				return ofl_error_set(err, OFL_EINVAL, NULL, OFL_NO_OFFSET,
+						     "Duplicate targets are not allowed");
+	return 0;
+}
+
+static const struct ofl_file_type *lookup_type(const struct ofl_bundler_options *o,
+					       struct ofl_error *err)
+{
+	const struct ofl_file_type *t = o->type ? ofl_file_type_find(o->type) : NULL;
+	if (!t)
+		ofl_error_set(err, OFL_EINVAL, NULL, OFL_NO_OFFSET,
+			      "'%s': invalid file type specified", o->type ? o->type : "");
+	return t;
+}
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* ---- bundling ---- */
+
+struct inputs {
+	size_t n;
+	struct ofl_file *f;
+};
+
+static void inputs_close(struct inputs *in)
+{
+	for (size_t i = 0; i < in->n; i++)
+		ofl_file_close(&in->f[i]);
+	free(in->f);
+	in->f = NULL;
+	in->n = 0;
+}
+
+static int inputs_open(const char *const *paths, size_t n, const char *const *outs,
+		       size_t nouts, struct inputs *in, struct ofl_error *err)
+{
+	in->f = ofl_calloc(n, sizeof *in->f);
+	if (!in->f)
+		return OFL_NOMEM(err);
+	for (size_t i = 0; i < n; i++) {
+		int rc = ofl_file_open(&in->f[i], paths[i], err);
+		in->n = i + 1;
+		if (rc)
+			return rc;
+		for (size_t k = 0; k < nouts; k++)
+			if (ofl_file_is(&in->f[i], outs[k]))
+				return ofl_error_set(err, OFL_EINVAL, outs[k], OFL_NO_OFFSET,
+						     "output file is also an input");
+	}
+	return 0;
+}
+
+static int write_binary(const struct ofl_bundler_options *o, const struct targets *t,
+			const struct inputs *in, struct ofl_bundler_report *rep,
+			struct ofl_error *err)
+{
+	const char **ids = ofl_calloc(t->n, sizeof *ids);
+	uint64_t *sizes = ofl_calloc(t->n, sizeof *sizes);
+	uint64_t *offs = ofl_calloc(t->n, sizeof *offs);
+	struct ofl_buf b = OFL_BUF_INIT, z = OFL_BUF_INIT;
+	struct ofl_out out = OFL_OUT_INIT;
+	int rc = ids && sizes && offs ? 0 : OFL_NOMEM(err);
+	for (size_t i = 0; !rc && i < t->n; i++) {
+		ids[i] = t->ids[i].str;
+		sizes[i] = in->f[i].size;
+	}
+	if (!rc)
+		rc = ofl_bundle_write_header(ids, sizes, t->n, o->align, &b, offs, err);
+	if (!rc && o->compress) {
+		/* CCOB compresses the whole bundle, so it is assembled in memory */
+		for (size_t i = 0; !rc && i < t->n; i++)
+			if (ofl_buf_append_zeros(&b, (size_t)(offs[i] - b.len)) ||
+			    ofl_buf_append(&b, in->f[i].data, in->f[i].size))
+				rc = OFL_NOMEM(err);
+		double t0 = now();
+		rc = rc ? rc : ofl_ccob_compress(b.data, b.len, &o->ccob, &z, err);
+		if (!rc && rep) {
+			rep->compressed = true;
+			rep->raw_size = b.len;
+			rep->seconds = now() - t0;
+			ofl_ccob_parse_header(z.data, z.len, &rep->ccob, NULL);
+		}
+		rc = rc ? rc : ofl_write_file(o->outputs[0], z.data, z.len, err);
+		goto done;
+	}
+	rc = rc ? rc : ofl_out_open(&out, o->outputs[0], err);
+	rc = rc ? rc : ofl_out_write(&out, b.data, b.len, err);
+	for (size_t i = 0; !rc && i < t->n; i++) {
+		rc = ofl_out_zeros(&out, offs[i] - out.written, err);
+		rc = rc ? rc : ofl_out_copy(&out, &in->f[i], 0, in->f[i].size, err);
+	}
+	rc = rc ? rc : ofl_out_commit(&out, err);
+	if (rc)
+		ofl_out_abort(&out);
+done:
+	free(ids);
+	free(sizes);
+	free(offs);
+	ofl_buf_release(&b);
+	ofl_buf_release(&z);
+	return rc;
+}
+
+static int write_text(const struct ofl_bundler_options *o, const struct ofl_file_type *type,
+		      const struct targets *t, const struct inputs *in, struct ofl_bundler_report *rep,
+		      struct ofl_error *err)
+{
+	struct ofl_buf b = OFL_BUF_INIT, z = OFL_BUF_INIT;
+	int rc = 0;
+	for (size_t i = 0; !rc && i < t->n; i++) {
+		if (ofl_bundle_text_start(&b, type->comment, t->ids[i].str) ||
+		    ofl_buf_append(&b, in->f[i].data, in->f[i].size) ||
+		    ofl_bundle_text_end(&b, type->comment, t->ids[i].str))
+			rc = OFL_NOMEM(err);
+	}
+	if (!rc && o->compress) {
+		double t0 = now();
+		rc = ofl_ccob_compress(b.data, b.len, &o->ccob, &z, err);
+		if (!rc && rep) {
+			rep->compressed = true;
+			rep->raw_size = b.len;
+			rep->seconds = now() - t0;
+			ofl_ccob_parse_header(z.data, z.len, &rep->ccob, NULL);
+		}
+	}
+	if (!rc)
+		rc = o->compress ? ofl_write_file(o->outputs[0], z.data, z.len, err)
+				 : ofl_write_file(o->outputs[0], b.data, b.len, err);
+	ofl_buf_release(&b);
+	ofl_buf_release(&z);
+	return rc;
+}
+
+/* The host entry of a fat object is a single zero byte; the host object
+ * (or, without a host, the first input) carries the sections. */
+static int write_object(const struct ofl_bundler_options *o, const struct targets *t,
+			const struct inputs *in, size_t host, size_t base,
+			struct ofl_error *err)
+{
+	static const uint8_t host_stub[1] = {0};
+	const char **ids = ofl_calloc(t->n, sizeof *ids);
+	const uint8_t **datas = ofl_calloc(t->n, sizeof *datas);
+	uint64_t *sizes = ofl_calloc(t->n, sizeof *sizes);
+	struct ofl_out out = OFL_OUT_INIT;
+	int rc = ids && datas && sizes ? 0 : OFL_NOMEM(err);
+	for (size_t i = 0; !rc && i < t->n; i++) {
+		ids[i] = t->ids[i].str;
+		datas[i] = i == host ? host_stub : in->f[i].data;
+		sizes[i] = i == host ? 1 : in->f[i].size;
+	}
+	if (!rc && !strcmp(o->outputs[0], "-"))
+		rc = ofl_error_set(err, OFL_EINVAL, NULL, OFL_NO_OFFSET,
+				   "a fat object cannot be written to standard output");
+	rc = rc ? rc : ofl_out_open(&out, o->outputs[0], err);
+	if (!rc) {
+		rc = ofl_bundle_object_write(out.fd, in->f[base].data, in->f[base].size, ids,
+					     datas, sizes, t->n, err);
+		ofl_error_locate(err, in->f[base].path, 0);
+		rc = rc ? rc : ofl_out_commit(&out, err);
+		if (rc)
+			ofl_out_abort(&out);
+	}
+	free(ids);
+	free(datas);
+	free(sizes);
+	return rc;
+}
+
+static int check_bundle_args(const struct ofl_bundler_options *o,
+			     const struct ofl_file_type *type, struct ofl_error *err)
+{
+	if (type->archive)
+		return ofl_error_set(err, OFL_EINVAL, NULL, OFL_NO_OFFSET,
+				     "Archive files are only supported for unbundling");
+	if (o->noutputs != 1)
+		return ofl_error_set(err, OFL_EINVAL, NULL, OFL_NO_OFFSET,
+				     "only one output file supported in bundling mode");
+	if (o->ninputs != o->ntargets)
+		return ofl_error_set(err, OFL_EINVAL, NULL, OFL_NO_OFFSET,
+				     "number of input files and targets should match in bundling mode");
+	return validate_targets(o, err);
+}
+
+static int check_hosts(const struct targets *t, struct ofl_error *err)
+{
+	bool all_hip = true;
+	for (size_t i = 0; i < t->n; i++)
+		all_hip = all_hip && is_hip_kind(t->ids[i].kind);
+	size_t hosts = count_hosts(t);
+	if (!all_hip && hosts != 1)
+		return ofl_error_set(err, OFL_EINVAL, NULL, OFL_NO_OFFSET,
+				     "expecting exactly one host target but got %zu", hosts);
+	return 0;
+}
+
+int ofl_bundler_bundle(const struct ofl_bundler_options *o, struct ofl_bundler_report *rep,
+		       struct ofl_error *err)
+{
+	const struct ofl_file_type *type = lookup_type(o, err);
+	if (!type)
+		return OFL_EINVAL;
+	int rc = check_bundle_args(o, type, err);
+	if (rc)
+		return rc;
+	struct targets t = {0, NULL, NULL, NULL};
+	struct inputs in = {0, NULL};
+	rc = targets_parse(o, &t, err);
+	rc = rc ? rc : check_hosts(&t, err);
+	rc = rc ? rc : check_conflicts(o, &t, err);
+	rc = rc ? rc : inputs_open(o->inputs, o->ninputs, o->outputs, 1, &in, err);
+	if (!rc) {
+		/* the handler follows the host input, or the first one when there
+		 * is no host (HIP) */
+		size_t host = SIZE_MAX, probe = 0;
+		for (size_t i = 0; i < t.n; i++)
+			if (ofl_bundle_id_is_host(&t.ids[i]))
+				host = probe = i;
+		if (type->handler == OFL_BH_TEXT)
+			rc = write_text(o, type, &t, &in, rep, err);
+		else if (type->handler == OFL_BH_OBJECT &&
+			 ofl_is_elf(in.f[probe].data, in.f[probe].size))
+			rc = write_object(o, &t, &in, host, probe, err);
+		else
+			rc = write_binary(o, &t, &in, rep, err);
+	}
+	inputs_close(&in);
+	targets_release(&t);
+	return rc;
+}
+
+/* ---- reading ---- */
+
+/* Entries in the order LLVM visits them: hash order for binary bundles
+ * (they go through a StringMap), file order otherwise.  An ID may repeat when
+ * several bundles follow each other; its entries then stay together, in file
+ * order, at the place of the ID. */
+static int entry_order(const struct ofl_bundle *b, size_t *order, struct ofl_error *err)
+{
+	if (b->handler != OFL_BH_BINARY) {
+		for (size_t i = 0; i < b->n; i++)
+			order[i] = i;
+		return 0;
+	}
+	char **uniq = ofl_calloc(b->n, sizeof *uniq);
+	size_t *first = ofl_calloc(b->n, sizeof *first);
+	size_t *uorder = ofl_calloc(b->n, sizeof *uorder);
+	size_t nu = 0, k = 0;
+	int rc = uniq && first && uorder ? 0 : OFL_NOMEM(err);
+	for (size_t i = 0; !rc && i < b->n; i++) {
+		size_t j = 0;
+		while (j < nu && strcmp(uniq[j], b->entries[i].id))
+			j++;
+		if (j == nu) {
+			uniq[nu] = b->entries[i].id;
+			first[nu++] = i;
+		}
+	}
+	rc = rc ? rc : hash_order(uniq, nu, uorder, err);
+	for (size_t u = 0; !rc && u < nu; u++)
+		for (size_t i = first[uorder[u]]; i < b->n; i++)
+			if (!strcmp(b->entries[i].id, uniq[uorder[u]]))
+				order[k++] = i;
+	free(uniq);
+	free(first);
+	free(uorder);
+	return rc;
+}
+
+static int read_input(const struct ofl_bundler_options *o, const struct ofl_file_type *type,
+		      const struct ofl_file *f, struct ofl_bundle *b, struct ofl_bundler_report *rep,
+		      struct ofl_error *err)
+{
+	double t0 = now();
+	int rc = ofl_bundle_read(b, f->data, f->size, type, err);
+	if (rc) {
+		ofl_error_locate(err, f->path, 0);
+		return rc;
+	}
+	if (rep && b->compressed) {
+		rep->compressed = true;
+		rep->seconds = now() - t0;
+		rep->raw_size = b->size;
+		ofl_ccob_parse_header(f->data, f->size, &rep->ccob, NULL);
+		if (rep->want_hash) {
+			rep->hash = ofl_ccob_hash(b->data, b->size);
+			rep->hash_ok = rep->hash == rep->ccob.hash;
+		}
+	}
+	(void)o;
+	return 0;
+}
+
+int ofl_bundler_list(const struct ofl_bundler_options *o, char ***ids, size_t *n, bool *found,
+		     struct ofl_bundler_report *rep, struct ofl_error *err)
+{
+	*ids = NULL;
+	*n = 0;
+	*found = false;
+	const struct ofl_file_type *type = lookup_type(o, err);
+	if (!type)
+		return OFL_EINVAL;
+	if (o->ninputs != 1)
+		return ofl_error_set(err, OFL_EINVAL, NULL, OFL_NO_OFFSET,
+				     "only one input file supported for -list");
+	struct ofl_file f = OFL_FILE_INIT;
+	struct ofl_bundle b = OFL_BUNDLE_INIT;
+	size_t *order = NULL;
+	int rc = ofl_file_open(&f, o->inputs[0], err);
+	rc = rc ? rc : read_input(o, type, &f, &b, rep, err);
+	if (!rc && b.n) {
+		order = ofl_calloc(b.n, sizeof *order);
+		*ids = ofl_calloc(b.n, sizeof **ids);
+		rc = order && *ids ? entry_order(&b, order, err) : OFL_NOMEM(err);
+	}
+	for (size_t i = 0; !rc && i < b.n; i++) {
+		(*ids)[i] = b.entries[order[i]].id;
+		b.entries[order[i]].id = NULL; /* ownership moves to the list */
+		*n = i + 1;
+	}
+	*found = b.found;
+	free(order);
+	ofl_bundle_release(&b);
+	ofl_file_close(&f);
+	return rc;
+}
+
+void ofl_bundler_list_free(char **ids, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(ids[i]);
+	free(ids);
+}
+
+/* ---- unbundling ---- */
+
+/* "Can't find bundles for A, B, and C": normalized IDs, sorted bytewise. */
+static int missing_error(const struct targets *t, const bool *served, struct ofl_error *err)
+{
+	const char **names = ofl_calloc(t->n, sizeof *names);
+	if (!names)
+		return OFL_NOMEM(err);
+	size_t k = 0;
+	for (size_t i = 0; i < t->n; i++)
+		if (!served[i])
+			names[k++] = t->ids[i].str;
+	for (size_t i = 1; i < k; i++)
+		for (size_t j = i; j > 0 && strcmp(names[j - 1], names[j]) > 0; j--) {
+			const char *x = names[j];
+			names[j] = names[j - 1];
+			names[j - 1] = x;
+		}
+	struct ofl_buf m = OFL_BUF_INIT;
+	for (size_t i = 0; i < k; i++) {
+		const char *sep = i == 0 ? "" : k == 2 ? " and " : i + 1 == k ? ", and " : ", ";
+		ofl_buf_printf(&m, "%s%s", sep, names[i]);
+	}
+	int rc = ofl_error_set(err, OFL_ENOTFOUND, NULL, OFL_NO_OFFSET, "Can't find bundles for %.*s",
+			       (int)m.len, m.data ? (const char *)m.data : "");
+	ofl_buf_release(&m);
+	free(names);
+	return rc;
+}
+
+/* Writes entry bytes; the host stub of a fat object stands for the host
+ * object without its bundle sections. */
+static int write_entry(const char *path, const struct ofl_file *src, const struct ofl_bundle *b,
+		       const struct ofl_bundle_entry *e, struct ofl_error *err)
+{
+	struct ofl_out out;
+	int rc = ofl_out_open(&out, path, err);
+	if (rc)
+		return rc;
+	if (e->host_stub)
+		rc = ofl_bundle_object_strip(out.fd, b->data, b->size, err);
+	else if (!b->compressed)
+		rc = ofl_out_copy(&out, src, e->offset, e->size, err);
+	else
+		rc = ofl_out_write(&out, b->data + e->offset, (size_t)e->size, err);
+	rc = rc ? rc : ofl_out_commit(&out, err);
+	if (rc)
+		ofl_out_abort(&out);
+	return rc;
+}
+
+static int unbundle_missing(const struct ofl_bundler_options *o, const struct targets *t,
+			    const bool *served, const struct ofl_bundle *b, struct ofl_error *err)
+{
+	bool any = false;
+	for (size_t i = 0; i < t->n; i++)
+		any = any || !served[i];
+	if (!any)
+		return 0;
+	if (!o->allow_missing)
+		return missing_error(t, served, err);
+	/* Not a bundle at all: the host output gets the whole input */
+	for (size_t i = 0; i < t->n; i++) {
+		if (served[i])
+			continue;
+		bool copy = !b->found && ofl_bundle_id_is_host(&t->ids[i]);
+		int rc = ofl_write_file(o->outputs[i], copy ? b->data : NULL, copy ? b->size : 0,
+					err);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static int match_and_write(const struct ofl_bundler_options *o, const struct targets *t,
+			   const struct ofl_file *f, const struct ofl_bundle *b, bool *served,
+			   struct ofl_error *err)
+{
+	size_t *order = ofl_calloc(b->n, sizeof *order);
+	int rc = order ? entry_order(b, order, err) : OFL_NOMEM(err);
+	for (size_t k = 0; !rc && k < b->n; k++) {
+		const struct ofl_bundle_entry *e = &b->entries[order[k]];
+		struct ofl_bundle_id eid = OFL_BUNDLE_ID_INIT;
+		rc = ofl_bundle_id_split(e->id, strlen(e->id), o->dialect, &eid, err);
+		for (size_t r = 0; !rc && r < t->n; r++) {
+			size_t i = t->order[r];
+			if (served[i] ||
+			    !ofl_bundle_id_compatible(&eid, &t->match[i], o->hip_openmp_compatible))
+				continue;
+			rc = write_entry(o->outputs[i], f, b, e, err);
+			served[i] = true;
+			break;
+		}
+		ofl_bundle_id_release(&eid);
+	}
+	free(order);
+	return rc;
+}
+
+static int unbundle_archive(const struct ofl_bundler_options *o, const struct targets *t,
+			    struct ofl_error *err);
+
+static int check_unbundle_args(const struct ofl_bundler_options *o,
+			       const struct ofl_file_type *type, struct ofl_error *err)
+{
+	if (o->check_input_archive && !type->archive)
+		return ofl_error_set(err, OFL_EINVAL, NULL, OFL_NO_OFFSET,
+				     "-check-input-archive can only be used for unbundling archives (-type=a)");
+	if (o->ninputs != 1)
+		return ofl_error_set(err, OFL_EINVAL, NULL, OFL_NO_OFFSET,
+				     "only one input file supported in unbundling mode");
+	if (o->noutputs != o->ntargets)
+		return ofl_error_set(err, OFL_EINVAL, NULL, OFL_NO_OFFSET,
+				     "number of output files and targets should match in unbundling mode");
+	return validate_targets(o, err);
+}
+
+int ofl_bundler_unbundle(const struct ofl_bundler_options *o, struct ofl_bundler_report *rep,
+			 struct ofl_error *err)
+{
+	const struct ofl_file_type *type = lookup_type(o, err);
+	if (!type)
+		return OFL_EINVAL;
+	int rc = check_unbundle_args(o, type, err);
+	if (rc)
+		return rc;
+	struct targets t = {0, NULL, NULL, NULL};
+	rc = targets_parse(o, &t, err);
+	if (!rc && count_hosts(&t) > 1)
+		rc = ofl_error_set(err, OFL_EINVAL, NULL, OFL_NO_OFFSET,
+				   "expecting at most one host target but got %zu", count_hosts(&t));
+	if (!rc && type->archive) {
+		rc = unbundle_archive(o, &t, err);
+		targets_release(&t);
+		return rc;
+	}
+	struct inputs in = {0, NULL};
+	struct ofl_bundle b = OFL_BUNDLE_INIT;
+	bool *served = ofl_calloc(t.n ? t.n : 1, sizeof *served);
+	rc = rc ? rc : served ? 0 : OFL_NOMEM(err);
+	rc = rc ? rc : inputs_open(o->inputs, 1, o->outputs, o->noutputs, &in, err);
+	rc = rc ? rc : read_input(o, type, &in.f[0], &b, rep, err);
+	rc = rc ? rc : match_and_write(o, &t, &in.f[0], &b, served, err);
+	rc = rc ? rc : unbundle_missing(o, &t, served, &b, err);
+	free(served);
+	ofl_bundle_release(&b);
+	inputs_close(&in);
+	targets_release(&t);
+	return rc;
+}
+
+/* ---- archives (formats.md §3) ---- */
+
+/* One output archive under construction. */
+struct ar_out {
+	size_t n;
+	struct ofl_ar_input *m;
+};
+
+/* Everything a member's entries may point into, kept until the outputs
+ * are written. */
+struct ar_state {
+	struct ofl_file archive;
+	struct ofl_archive ar;
+	size_t nmembers;
+	struct ofl_bundle *bundles; /* one per member */
+	struct ofl_file *thin;      /* thin archives: the member files */
+	struct ofl_buf strings;     /* list of malloc'ed names and host objects */
+	struct ar_out *outs;        /* one per target */
+};
+
+static int keep(struct ar_state *s, void *p, struct ofl_error *err)
+{
+	if (!p)
+		return OFL_NOMEM(err);
+	if (ofl_buf_append(&s->strings, &p, sizeof p)) {
+		free(p);
+		return OFL_NOMEM(err);
+	}
+	return 0;
+}
+
+/* LLVM's name: stem(M) + "-" + ID + stem(M) + ext, with ':' made '_'; ext
+ * is .bc for gfx targets, .cubin for sm_ targets, else M's extension. */
+static char *member_name(const char *member, const char *id, const char *target_id)
+{
+	const char *base = strrchr(member, '/');
+	base = base ? base + 1 : member;
+	const char *dot = strrchr(base, '.');
+	if (dot == base)
+		dot = NULL;
+	size_t stem = dot ? (size_t)(dot - base) : strlen(base);
+	const char *ext = strstr(target_id, "gfx") ? ".bc"
+			  : strstr(target_id, "sm_") ? ".cubin"
+			  : dot ? dot
+				: "";
+	struct ofl_buf b = OFL_BUF_INIT;
+	if (ofl_buf_printf(&b, "%.*s-%s%.*s%s", (int)stem, base, id, (int)stem, base, ext) ||
+	    ofl_buf_append_zeros(&b, 1)) {
+		ofl_buf_release(&b);
+		return NULL;
+	}
+	for (size_t i = 0; i < b.len; i++)
+		if (b.data[i] == ':')
+			b.data[i] = '_';
+	return (char *)ofl_buf_detach(&b, NULL);
+}
+
+static int out_append(struct ar_out *o, const char *name, const uint8_t *data, uint64_t size,
+		      struct ofl_error *err)
+{
+	struct ofl_ar_input *m = ofl_realloc(o->m, (o->n + 1) * sizeof *m);
+	if (!m)
+		return OFL_NOMEM(err);
+	o->m = m;
+	m[o->n++] = (struct ofl_ar_input){name, data, size};
+	return 0;
+}
+
+/* A fat object's host entry is the object without its bundle sections. */
+static int host_object(struct ar_state *s, const struct ofl_bundle *b, const uint8_t **data,
+		       uint64_t *size, struct ofl_error *err)
+{
+	int fd = memfd_create("offlink-host", MFD_CLOEXEC);
+	if (fd < 0)
+		return ofl_error_errno(err, NULL, "memfd_create");
+	int rc = ofl_bundle_object_strip(fd, b->data, b->size, err);
+	off_t end = rc ? 0 : lseek(fd, 0, SEEK_END);
+	uint8_t *p = ofl_malloc(end > 0 ? (size_t)end : 1);
+	if (!rc && (!p || pread(fd, p, (size_t)end, 0) != end))
+		rc = p ? ofl_error_errno(err, NULL, "cannot read host object") : OFL_NOMEM(err);
+	close(fd);
+	if (rc) {
+		free(p);
+		return rc;
+	}
+	*data = p;
+	*size = (uint64_t)end;
+	return keep(s, p, err);
+}
+
+static int check_member_conflicts(const struct ofl_bundler_options *o,
+				  const struct ofl_bundle *b, const char *member,
+				  struct ofl_error *err)
+{
+	struct ofl_bundle_id *ids = ofl_calloc(b->n ? b->n : 1, sizeof *ids);
+	int rc = ids ? 0 : OFL_NOMEM(err);
+	size_t n = 0;
+	for (; !rc && n < b->n; n++)
+		rc = ofl_bundle_id_split(b->entries[n].id, strlen(b->entries[n].id), o->dialect,
+					 &ids[n], err);
+	char *x = NULL, *y = NULL;
+	rc = rc ? rc : find_conflict(ids, n, &x, &y, err);
+	if (rc == 1)
+		rc = ofl_error_set(err, OFL_EFORMAT, NULL, OFL_NO_OFFSET,
+				   "conflicting TargetIDs [%s, %s] found in %s of %s", x, y, member,
+				   o->inputs[0]);
+	free(x);
+	free(y);
+	for (size_t i = 0; ids && i < n; i++)
+		ofl_bundle_id_release(&ids[i]);
+	free(ids);
+	return rc;
+}
+
+static int route_entry(const struct ofl_bundler_options *o, const struct targets *t,
+		       struct ar_state *s, const struct ofl_bundle *b,
+		       const struct ofl_bundle_entry *e, const char *member, struct ofl_error *err)
+{
+	struct ofl_bundle_id eid = OFL_BUNDLE_ID_INIT;
+	int rc = ofl_bundle_id_split(e->id, strlen(e->id), o->dialect, &eid, err);
+	const uint8_t *data = b->data + e->offset;
+	uint64_t size = e->size;
+	bool have_host = false;
+	for (size_t i = 0; !rc && i < t->n; i++) {
+		if (!ofl_bundle_id_compatible(&eid, &t->match[i], o->hip_openmp_compatible))
+			continue;
+		if (e->host_stub && !have_host) {
+			rc = host_object(s, b, &data, &size, err);
+			have_host = true;
+		}
+		char *name = rc ? NULL : member_name(member, e->id, eid.target_id);
+		rc = rc ? rc : keep(s, name, err);
+		rc = rc ? rc : out_append(&s->outs[i], name, data, size, err);
+	}
+	ofl_bundle_id_release(&eid);
+	return rc;
+}
+
+static int member_bytes(struct ar_state *s, size_t k, const uint8_t **data, uint64_t *size,
+			struct ofl_error *err)
+{
+	const struct ofl_ar_member *m = &s->ar.members[k];
+	if (!s->ar.thin) {
+		*data = m->data;
+		*size = m->size;
+		return 0;
+	}
+	/* thin archives name their members relative to the archive's directory */
+	const char *arpath = s->archive.path;
+	const char *slash = strrchr(arpath, '/');
+	struct ofl_buf p = OFL_BUF_INIT;
+	if (m->name[0] != '/' && slash)
+		ofl_buf_append(&p, arpath, (size_t)(slash - arpath) + 1);
+	if (ofl_buf_append_str(&p, m->name) || ofl_buf_append_zeros(&p, 1)) {
+		ofl_buf_release(&p);
+		return OFL_NOMEM(err);
+	}
+	int rc = ofl_file_open(&s->thin[k], (const char *)p.data, err);
+	ofl_buf_release(&p);
+	*data = s->thin[k].data;
+	*size = s->thin[k].size;
+	return rc;
+}
+
+static int scan_member(const struct ofl_bundler_options *o, const struct targets *t,
+		       struct ar_state *s, size_t k, struct ofl_error *err)
+{
+	static const struct ofl_file_type object = {"o", OFL_BH_OBJECT, NULL, false};
+	const struct ofl_ar_member *m = &s->ar.members[k];
+	const uint8_t *data = NULL;
+	uint64_t size = 0;
+	struct ofl_bundle *b = &s->bundles[k];
+	int rc = member_bytes(s, k, &data, &size, err);
+	if (!rc) {
+		rc = ofl_bundle_read(b, data, (size_t)size, &object, err);
+		if (rc)
+			ofl_error_prefix(err, "archive member '%s'", m->name);
+		ofl_error_locate(err, s->archive.path, s->ar.thin ? 0 : m->data_offset);
+	}
+	if (!rc && o->check_input_archive)
+		rc = check_member_conflicts(o, b, m->name, err);
+	size_t *order = rc || !b->n ? NULL : ofl_calloc(b->n, sizeof *order);
+	if (!rc && b->n)
+		rc = order ? entry_order(b, order, err) : OFL_NOMEM(err);
+	for (size_t i = 0; !rc && i < b->n; i++)
+		rc = route_entry(o, t, s, b, &b->entries[order[i]], m->name, err);
+	free(order);
+	return rc;
+}
+
+static int write_archives(const struct ofl_bundler_options *o, const struct targets *t,
+			  struct ar_state *s, struct ofl_error *err)
+{
+	int rc = 0;
+	for (size_t i = 0; !rc && i < t->n; i++) {
+		const struct ar_out *a = &s->outs[i];
+		if (!a->n && !o->allow_missing)
+			return ofl_error_set(err, OFL_ENOTFOUND, NULL, OFL_NO_OFFSET,
+					     "no compatible code object found for the target '%s' in heterogeneous archive library: %s",
+					     t->ids[i].str, o->inputs[0]);
+		struct ofl_buf b = OFL_BUF_INIT;
+		rc = ofl_archive_write_gnu(a->m, a->n, &b, err);
+		rc = rc ? rc : ofl_write_file(o->outputs[i], b.data, b.len, err);
+		ofl_buf_release(&b);
+	}
+	return rc;
+}
+
+static void ar_state_release(struct ar_state *s, size_t ntargets)
+{
+	for (size_t i = 0; i < s->nmembers; i++) {
+		ofl_bundle_release(&s->bundles[i]);
+		ofl_file_close(&s->thin[i]);
+	}
+	for (size_t i = 0; s->outs && i < ntargets; i++)
+		free(s->outs[i].m);
+	for (size_t i = 0; i < s->strings.len / sizeof(void *); i++)
+		free(((void **)s->strings.data)[i]);
+	ofl_buf_release(&s->strings);
+	free(s->bundles);
+	free(s->thin);
+	free(s->outs);
+	ofl_archive_release(&s->ar);
+	ofl_file_close(&s->archive);
+}
+
+static int unbundle_archive(const struct ofl_bundler_options *o, const struct targets *t,
+			    struct ofl_error *err)
+{
+	struct ar_state s = {OFL_FILE_INIT, OFL_ARCHIVE_INIT, 0, NULL, NULL, OFL_BUF_INIT, NULL};
+	int rc = ofl_file_open(&s.archive, o->inputs[0], err);
+	for (size_t i = 0; !rc && i < o->noutputs; i++)
+		if (ofl_file_is(&s.archive, o->outputs[i]))
+			rc = ofl_error_set(err, OFL_EINVAL, o->outputs[i], OFL_NO_OFFSET,
+					   "output file is also an input");
+	if (!rc && !ofl_archive_is(s.archive.data, s.archive.size))
+		rc = ofl_error_set(err, OFL_EFORMAT, s.archive.path, 0, "not an archive");
+	if (!rc) {
+		rc = ofl_archive_parse(s.archive.data, s.archive.size, &s.ar, err);
+		ofl_error_locate(err, s.archive.path, 0);
+	}
+	if (!rc) {
+		s.nmembers = s.ar.nmembers;
+		s.bundles = ofl_calloc(s.nmembers ? s.nmembers : 1, sizeof *s.bundles);
+		s.thin = ofl_calloc(s.nmembers ? s.nmembers : 1, sizeof *s.thin);
+		s.outs = ofl_calloc(t->n ? t->n : 1, sizeof *s.outs);
+		if (!s.bundles || !s.thin || !s.outs)
+			rc = OFL_NOMEM(err);
+		for (size_t i = 0; !rc && i < s.nmembers; i++) {
+			s.thin[i] = (struct ofl_file)OFL_FILE_INIT;
+			s.bundles[i] = (struct ofl_bundle)OFL_BUNDLE_INIT;
+		}
+	}
+	for (size_t k = 0; !rc && k < s.nmembers; k++)
+		rc = scan_member(o, t, &s, k, err);
+	rc = rc ? rc : write_archives(o, t, &s, err);
+	ar_state_release(&s, t->n);
+	return rc;
+}

@@ -1,0 +1,49 @@
+/* Private to libofflink: one-shot zlib and zstd calls with the parameters
+ * LLVM uses, writing into caller-sized buffers (no copies of the input). */
+#ifndef OFL_COMPRESS_H
+#define OFL_COMPRESS_H
+
+#ifndef OFL_BUILDING_CORE
+#error "compress.h is private to libofflink"
+#endif
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "offlink/error.h"
+
+/* Worst-case compressed sizes; 0 when the input is too large to compress. */
+size_t ofl_zlib_bound(size_t size);
+size_t ofl_zstd_bound(size_t size);
+
+/* Largest output a stream of n compressed bytes can legitimately produce
+ * (saturates at UINT64_MAX). */
+uint64_t ofl_zlib_max_expansion(uint64_t n);
+uint64_t ofl_zstd_max_expansion(uint64_t n);
+
+/* zlib compress2() at level (-1..9): RFC 1950 stream into dst[0..cap). */
+int ofl_zlib_compress(const uint8_t *src, size_t size, int level, uint8_t *dst, size_t cap,
+                      size_t *written, struct ofl_error *err);
+
+/* ZSTD_compress2 with compressionLevel = level and long-distance matching;
+ * threads == 0 is the one-shot single-threaded path LLVM takes, threads >= 1
+ * sets nbWorkers (the output is then the same for every worker count). */
+int ofl_zstd_compress(const uint8_t *src, size_t size, int level, int threads, uint8_t *dst,
+                      size_t cap, size_t *written, struct ofl_error *err);
+
+/* Where decompression errors point: the stream itself, and the header field
+ * that stated the uncompressed size (for length mismatches). */
+struct ofl_decomp_at {
+        uint64_t stream;
+        uint64_t size_field;
+};
+
+/* Decompresses src into exactly want bytes at dst.  A corrupt stream is
+ * OFL_EFORMAT "failed to decompress: <library message>"; a stream that
+ * yields more or fewer than want bytes is OFL_EFORMAT at at->size_field. */
+int ofl_zlib_decompress(const uint8_t *src, size_t size, uint8_t *dst, size_t want,
+                        const struct ofl_decomp_at *at, struct ofl_error *err);
+int ofl_zstd_decompress(const uint8_t *src, size_t size, uint8_t *dst, size_t want,
+                        const struct ofl_decomp_at *at, struct ofl_error *err);
+
+#endif

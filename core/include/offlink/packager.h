@@ -1,0 +1,106 @@
+/* What clang-offload-packager / llvm-offload-binary do, as a library:
+ * parsing --image key lists, packing images into OffloadBinaries, finding
+ * binaries in inputs for extraction, matching and naming (formats.md §5.8).
+ * The front end only parses its command line and prints. */
+#ifndef OFFLINK_PACKAGER_H
+#define OFFLINK_PACKAGER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "offlink/buf.h"
+#include "offlink/error.h"
+#include "offlink/offload_binary.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* An --image value: "k=v,k=v,...".  Split at ',', each piece at its first
+ * '=' (no '=' gives value ""); a repeated key keeps its first place and its
+ * value becomes "old,new".  Keys and values are owned. */
+struct ofl_pkg_args {
+	size_t n;
+	char **keys;
+	char **values;
+};
+
+#define OFL_PKG_ARGS_INIT                                                                          \
+	{                                                                                          \
+		0, NULL, NULL                                                                      \
+	}
+
+int ofl_pkg_args_parse(const char *spec, struct ofl_pkg_args *out, struct ofl_error *err);
+void ofl_pkg_args_release(struct ofl_pkg_args *a);
+/* Value of key, or NULL when absent. */
+const char *ofl_pkg_args_get(const struct ofl_pkg_args *a, const char *key);
+
+/* The required keys for packing: 19 needs file and triple, 22 only file.
+ * OFL_EINVAL with LLVM's own message text when one is missing. */
+int ofl_pkg_args_check(const struct ofl_pkg_args *a, enum ofl_llvm_version v,
+		       struct ofl_error *err);
+
+/* Appends the binaries of one --image to out: one per comma-separated piece
+ * of file= (read from disk, "-" for stdin), the other keys copied in LLVM's
+ * hash-map order, kind= giving the offload kind, the image kind from the
+ * bitcode magic or the file's extension.  A file that cannot be read is
+ * OFL_EIO with sys_errno set and the file's path. */
+int ofl_pkg_pack_image(const struct ofl_pkg_args *a, enum ofl_llvm_version v, struct ofl_buf *out,
+		       struct ofl_error *err);
+
+/* One binary found in an input, for extraction. */
+struct ofl_pkg_entry {
+	const char *ident; /* LLVM's buffer identifier: the input path as
+			    * given, or the archive member's name */
+	uint64_t offset;   /* of the binary in the input file */
+	struct ofl_obin bin;
+};
+
+struct ofl_pkg_inputs {
+	size_t n;
+	struct ofl_pkg_entry *v;
+	size_t nowned;
+	void **owned;	/* allocations the entries point into */
+	void *archives; /* parsed archives whose member names idents use */
+};
+
+#define OFL_PKG_INPUTS_INIT                                                                        \
+	{                                                                                          \
+		0, NULL, 0, NULL, NULL                                                             \
+	}
+
+enum {
+	/* Also read versions 2 and 3 and continue at the next multiple of 8
+	 * (as LLVM's main branch does); default: exactly LLVM 19/22. */
+	OFL_PKG_ANY_VERSION = 1,
+};
+
+/* Finds the binaries in an input the way LLVM 19/22 do: a raw stream of
+ * binaries, the SHT_LLVM_OFFLOADING sections of an ELF file, the members of
+ * an archive; anything else yields nothing.  Inside a stream or section the
+ * binaries must follow each other exactly.  On a bad binary the error has the
+ * absolute offset of the bad field and *diag says how LLVM words it. */
+int ofl_pkg_collect(const uint8_t *data, size_t size, const char *path, unsigned flags,
+		    struct ofl_pkg_inputs *out, enum ofl_obin_llvm_diag *diag,
+		    struct ofl_error *err);
+void ofl_pkg_inputs_release(struct ofl_pkg_inputs *in);
+
+/* Whether b matches every key of a: file ignored, kind compared with the
+ * offload kind, any other key equal to the stored string ("" if absent). */
+bool ofl_pkg_match(const struct ofl_pkg_args *a, const struct ofl_obin *b, enum ofl_llvm_version v);
+
+/* "<stem(input)>-<triple>-<arch>.<i>.<suffix>", the name LLVM 19/22 give an
+ * extracted image without file=.  Owned by the caller; NULL when out of
+ * memory. */
+char *ofl_pkg_extract_name(const char *input, const struct ofl_obin *b, size_t i);
+
+/* Writes the images of the given entries as a GNU archive, each member named
+ * by its entry's ident (llvm-offload-binary --archive). */
+int ofl_pkg_write_archive(const struct ofl_pkg_entry *const *e, size_t n, struct ofl_buf *out,
+			  struct ofl_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

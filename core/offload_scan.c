@@ -1,0 +1,194 @@
+/* Finding OffloadBinaries in ELF sections and in raw bytes. */
+#include <gelf.h>
+#include <libelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
+#include "internal.h"
+#include "offlink/offload_binary.h"
+#include "offlink/offload_scan.h"
+
+void ofl_found_list_release(struct ofl_found_list *l)
+{
+	free(l->v);
+	*l = (struct ofl_found_list)OFL_FOUND_LIST_INIT;
+}
+
+static int found_push(struct ofl_found_list *l, struct ofl_found f, struct ofl_error *err)
+{
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 8;
+		struct ofl_found *v = ofl_realloc(l->v, cap * sizeof *v);
+		if (!v)
+			return OFL_NOMEM(err);
+		l->v = v;
+		l->cap = cap;
+	}
+	l->v[l->n++] = f;
+	return 0;
+}
+
+void ofl_elf_sections_release(struct ofl_elf_sections *s)
+{
+	free(s->v);
+	*s = (struct ofl_elf_sections)OFL_ELF_SECTIONS_INIT;
+}
+
+static bool section_wanted(uint32_t type, const char *name, unsigned how)
+{
+	if ((how & OFL_ELFSEC_BY_TYPE) && type == OFL_SHT_LLVM_OFFLOADING)
+		return true;
+	return (how & OFL_ELFSEC_BY_NAME) && name &&
+	       !strncmp(name, OFL_OFFLOADING_SECTION, strlen(OFL_OFFLOADING_SECTION));
+}
+
+static int add_section(struct ofl_elf_sections *out, size_t idx, const GElf_Shdr *sh,
+		       const char *name, size_t size, struct ofl_error *err)
+{
+	if (!ofl_range_ok(sh->sh_offset, sh->sh_size, size))
+		return ofl_error_set(
+		    err, OFL_EFORMAT, NULL, sh->sh_offset,
+		    "section %zu ('%s') at %llu+%llu runs past the end of the file", idx,
+		    name ? name : "", (unsigned long long)sh->sh_offset,
+		    (unsigned long long)sh->sh_size);
+	struct ofl_elf_section *v = ofl_realloc(out->v, (out->n + 1) * sizeof *v);
+	if (!v)
+		return OFL_NOMEM(err);
+	out->v = v;
+	struct ofl_elf_section *s = &v[out->n++];
+	s->index = idx;
+	s->type = sh->sh_type;
+	s->offset = sh->sh_offset;
+	s->size = sh->sh_size;
+	snprintf(s->name, sizeof s->name, "%s", name ? name : "");
+	return 0;
+}
+
+int ofl_elf_offload_sections(const uint8_t *data, size_t size, unsigned how,
+			     struct ofl_elf_sections *out, struct ofl_error *err)
+{
+	*out = (struct ofl_elf_sections)OFL_ELF_SECTIONS_INIT;
+	if (!ofl_is_elf(data, size))
+		return ofl_error_set(err, OFL_EFORMAT, NULL, 0, "not an ELF file");
+	elf_version(EV_CURRENT);
+	/* libelf only reads the image in ELF_C_READ mode. */
+	Elf *elf = elf_memory((char *)(uintptr_t)data, size);
+	size_t shstrndx;
+	int rc = 0;
+	if (!elf || elf_kind(elf) != ELF_K_ELF || elf_getshdrstrndx(elf, &shstrndx) != 0) {
+		rc = ofl_error_set(err, OFL_EFORMAT, NULL, 0, "malformed ELF file: %s",
+				   elf_errmsg(-1));
+		goto done;
+	}
+	for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn && !rc; scn = elf_nextscn(elf, scn)) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
+			continue;
+		const char *name = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (section_wanted(sh.sh_type, name, how))
+			rc = add_section(out, elf_ndxscn(scn), &sh, name, size, err);
+	}
+done:
+	if (elf)
+		elf_end(elf);
+	if (rc)
+		ofl_elf_sections_release(out);
+	return rc;
+}
+
+/* Candidates are positions with 0x10 at +0 and 0xAD at +3, tested 16 at a
+ * time; false candidates are rare enough that the check is cheap. */
+const uint8_t *ofl_find_magic(const uint8_t *p, const uint8_t *end)
+{
+#ifdef __SSE2__
+	const __m128i b0 = _mm_set1_epi8(0x10), b3 = _mm_set1_epi8((char)0xad);
+	while (end - p >= 67) {
+		unsigned m[4], any = 0;
+		for (int k = 0; k < 4; k++) {
+			__m128i a = _mm_loadu_si128((const __m128i *)(const void *)(p + 16 * k));
+			__m128i d =
+			    _mm_loadu_si128((const __m128i *)(const void *)(p + 16 * k + 3));
+			m[k] = (unsigned)_mm_movemask_epi8(
+			    _mm_and_si128(_mm_cmpeq_epi8(a, b0), _mm_cmpeq_epi8(d, b3)));
+			any |= m[k];
+		}
+		for (int k = 0; any && k < 4; k++)
+			for (unsigned mask = m[k]; mask; mask &= mask - 1) {
+				const uint8_t *c = p + 16 * k + __builtin_ctz(mask);
+				if (c[1] == 0xff && c[2] == 0x10)
+					return c;
+			}
+		p += 64;
+	}
+#endif
+	if (end - p < 4)
+		return NULL;
+	return memmem(p, (size_t)(end - p), OFL_OBIN_MAGIC, 4);
+}
+
+int ofl_scan_walk(const uint8_t *data, size_t size, uint64_t base, size_t section, unsigned flags,
+		  struct ofl_found_list *out, struct ofl_error *err)
+{
+	size_t pos = 0;
+	while (size - pos >= 4) {
+		if (ofl_obin_is(data + pos, size - pos)) {
+			struct ofl_obin_set set;
+			int rc = ofl_obin_parse_set(data + pos, size - pos, &set, err);
+			if (rc == 0) {
+				struct ofl_found f = {base + pos, set.span, set.version, section};
+				ofl_obin_set_release(&set);
+				rc = found_push(out, f, err);
+				if (rc)
+					return rc;
+				if (f.size >= size - pos)
+					break;
+				pos += (size_t)f.size;
+				continue;
+			}
+			if (rc == OFL_ENOMEM || (flags & OFL_SCAN_STRICT)) {
+				ofl_error_locate(err, NULL, base + pos);
+				return rc;
+			}
+			ofl_error_clear(err);
+		}
+		const uint8_t *next = ofl_find_magic(data + pos + 1, data + size);
+		if (!next)
+			break;
+		pos = (size_t)(next - data);
+	}
+	return 0;
+}
+
+int ofl_scan_raw(const uint8_t *data, size_t size, unsigned flags, struct ofl_found_list *out,
+		 struct ofl_error *err)
+{
+	return ofl_scan_walk(data, size, 0, 0, flags, out, err);
+}
+
+int ofl_scan_file(const uint8_t *data, size_t size, unsigned flags, struct ofl_found_list *out,
+		  struct ofl_error *err)
+{
+	struct ofl_elf_sections secs;
+	if (!ofl_is_elf(data, size) ||
+	    ofl_elf_offload_sections(data, size, OFL_ELFSEC_BY_TYPE | OFL_ELFSEC_BY_NAME, &secs,
+				     err) != 0) {
+		if (err && err->code == OFL_ENOMEM)
+			return OFL_ENOMEM;
+		/* Not ELF, or an ELF we cannot read: the raw scan still works. */
+		ofl_error_clear(err);
+		return ofl_scan_raw(data, size, 0, out, err);
+	}
+	int rc = 0;
+	for (size_t i = 0; i < secs.n && !rc; i++)
+		rc = ofl_scan_walk(data + secs.v[i].offset, (size_t)secs.v[i].size,
+				   secs.v[i].offset, secs.v[i].index, flags, out, err);
+	bool none = secs.n == 0;
+	ofl_elf_sections_release(&secs);
+	if (!rc && none)
+		rc = ofl_scan_raw(data, size, 0, out, err);
+	return rc;
+}

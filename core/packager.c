@@ -1,0 +1,338 @@
+/* The packager's logic (formats.md §5.8), shared by `offlink package` and
+ * the clang-offload-packager / llvm-offload-binary personalities. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "offlink/io.h"
+#include "offlink/offload_scan.h"
+#include "packager_priv.h"
+
+void ofl_pkg_args_release(struct ofl_pkg_args *a)
+{
+	for (size_t i = 0; i < a->n; i++) {
+		free(a->keys[i]);
+		free(a->values[i]);
+	}
+	free(a->keys);
+	free(a->values);
+	*a = (struct ofl_pkg_args)OFL_PKG_ARGS_INIT;
+}
+
+static ptrdiff_t args_find(const struct ofl_pkg_args *a, const char *key, size_t klen)
+{
+	for (size_t i = 0; i < a->n; i++)
+		if (strlen(a->keys[i]) == klen && !memcmp(a->keys[i], key, klen))
+			return (ptrdiff_t)i;
+	return -1;
+}
+
+const char *ofl_pkg_args_get(const struct ofl_pkg_args *a, const char *key)
+{
+	ptrdiff_t i = args_find(a, key, strlen(key));
+	return i < 0 ? NULL : a->values[i];
+}
+
+/* Adds one "key=value" piece of length len. */
+static int args_add(struct ofl_pkg_args *a, const char *piece, size_t len)
+{
+	const char *eq = memchr(piece, '=', len);
+	size_t klen = eq ? (size_t)(eq - piece) : len;
+	const char *val = eq ? eq + 1 : piece + len;
+	size_t vlen = (size_t)(piece + len - val);
+	ptrdiff_t i = args_find(a, piece, klen);
+	if (i >= 0) {
+		size_t olen = strlen(a->values[i]);
+		char *v = ofl_realloc(a->values[i], olen + vlen + 2);
+		if (!v)
+			return OFL_ENOMEM;
+		v[olen] = ',';
+		memcpy(v + olen + 1, val, vlen);
+		v[olen + 1 + vlen] = '\0';
+		a->values[i] = v;
+		return 0;
+	}
+	char **k = ofl_realloc(a->keys, (a->n + 1) * sizeof *k);
+	if (!k)
+		return OFL_ENOMEM;
+	a->keys = k;
+	char **v = ofl_realloc(a->values, (a->n + 1) * sizeof *v);
+	if (!v)
+		return OFL_ENOMEM;
+	a->values = v;
+	char *ks = ofl_strndup(piece, klen), *vs = ofl_strndup(val, vlen);
+	if (!ks || !vs) {
+		free(ks);
+		free(vs);
+		return OFL_ENOMEM;
+	}
+	a->keys[a->n] = ks;
+	a->values[a->n++] = vs;
+	return 0;
+}
+
+int ofl_pkg_args_parse(const char *spec, struct ofl_pkg_args *out, struct ofl_error *err)
+{
+	*out = (struct ofl_pkg_args)OFL_PKG_ARGS_INIT;
+	for (;;) {
+		const char *c = strchr(spec, ',');
+		size_t len = c ? (size_t)(c - spec) : strlen(spec);
+		if (args_add(out, spec, len)) {
+			ofl_pkg_args_release(out);
+			return OFL_NOMEM(err);
+		}
+		if (!c)
+			return 0;
+		spec = c + 1;
+	}
+}
+
+int ofl_pkg_args_check(const struct ofl_pkg_args *a, enum ofl_llvm_version v, struct ofl_error *err)
+{
+	if (v == OFL_LLVM_19 && (!ofl_pkg_args_get(a, "file") || !ofl_pkg_args_get(a, "triple")))
+		return ofl_error_set(err, OFL_EINVAL, NULL, OFL_NO_OFFSET,
+				     "'file' and 'triple' are required image arguments");
+	if (!ofl_pkg_args_get(a, "file"))
+		return ofl_error_set(err, OFL_EINVAL, NULL, OFL_NO_OFFSET,
+				     "'file' is a required image arguments");
+	return 0;
+}
+
+/* llvm::sys::path::extension without the dot. */
+static const char *path_ext(const char *path)
+{
+	const char *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	if (!strcmp(base, ".") || !strcmp(base, ".."))
+		return "";
+	const char *dot = strrchr(base, '.');
+	return dot ? dot + 1 : "";
+}
+
+static uint16_t image_kind_of(const char *path, const uint8_t *data, size_t size)
+{
+	if (size >= 4 && (!memcmp(data, "BC\xc0\xde", 4) || !memcmp(data, "\xde\xc0\x17\x0b", 4)))
+		return OFL_IMG_BITCODE;
+	return ofl_image_kind_from_ext(path_ext(path));
+}
+
+/* One binary from one file; keys in the order LLVM's DenseMap gives them. */
+static int pack_one(const struct ofl_pkg_args *a, const char *path, uint16_t okind,
+		    const size_t *order, const char **k, const char **v, struct ofl_buf *out,
+		    struct ofl_error *err)
+{
+	struct ofl_file f = OFL_FILE_INIT;
+	int rc = ofl_file_open(&f, path, err);
+	if (rc)
+		return rc;
+	size_t m = 0;
+	for (size_t i = 0; i < a->n; i++) {
+		const char *key = a->keys[order[i]];
+		if (!strcmp(key, "file") || !strcmp(key, "kind"))
+			continue;
+		k[m] = key;
+		v[m++] = a->values[order[i]];
+	}
+	struct ofl_obin_image img = {
+	    image_kind_of(path, f.data, f.size), okind, 0, f.data, f.size, m, k, v};
+	rc = ofl_obin_write(&img, out, err);
+	ofl_file_close(&f);
+	return rc;
+}
+
+int ofl_pkg_pack_image(const struct ofl_pkg_args *a, enum ofl_llvm_version v, struct ofl_buf *out,
+		       struct ofl_error *err)
+{
+	int rc = ofl_pkg_args_check(a, v, err);
+	if (rc)
+		return rc;
+	const char *kind = ofl_pkg_args_get(a, "kind");
+	uint16_t okind = kind ? ofl_offload_kind_parse(kind, v) : OFL_OFK_NONE;
+	size_t *order = ofl_calloc(a->n, sizeof *order);
+	const char **k = ofl_calloc(a->n, sizeof *k), **vals = ofl_calloc(a->n, sizeof *vals);
+	char *files = ofl_strdup(ofl_pkg_args_get(a, "file"));
+	if (!order || !k || !vals || !files ||
+	    ofl_obin_llvm_key_order((const char *const *)a->keys, a->n, order) < 0) {
+		rc = OFL_NOMEM(err);
+		goto out;
+	}
+	for (char *p = files, *c;; p = c + 1) {
+		c = strchr(p, ',');
+		if (c)
+			*c = '\0';
+		rc = pack_one(a, p, okind, order, k, vals, out, err);
+		if (rc || !c)
+			break;
+	}
+out:
+	free(order);
+	free(k);
+	free(vals);
+	free(files);
+	return rc;
+}
+
+/* ---- extraction -------------------------------------------------------- */
+
+static int keep_owned(struct ofl_pkg_inputs *in, void *p, struct ofl_error *err)
+{
+	void **o = ofl_realloc(in->owned, (in->nowned + 1) * sizeof *o);
+	if (!o) {
+		free(p);
+		return OFL_NOMEM(err);
+	}
+	in->owned = o;
+	in->owned[in->nowned++] = p;
+	return 0;
+}
+
+static int add_entry(struct ofl_pkg_inputs *in, const char *ident, uint64_t off,
+		     const struct ofl_obin *b, struct ofl_error *err)
+{
+	struct ofl_pkg_entry *v = ofl_realloc(in->v, (in->n + 1) * sizeof *v);
+	if (!v)
+		return OFL_NOMEM(err);
+	in->v = v;
+	in->v[in->n++] = (struct ofl_pkg_entry){ident, off, *b};
+	return 0;
+}
+
+/* The bytes of one binary at p: v1 exactly as LLVM 19/22 read it, or any
+ * version with OFL_PKG_ANY_VERSION.  Sets *len to the bytes consumed. */
+static int take_binary(const uint8_t *p, size_t left, uint64_t off, const char *ident,
+		       unsigned flags, struct ofl_pkg_inputs *in, uint64_t *len,
+		       struct ofl_error *err)
+{
+	int rc;
+	if (!(flags & OFL_PKG_ANY_VERSION)) {
+		struct ofl_obin b;
+		rc = ofl_obin_parse(p, left, &b, err);
+		if (rc)
+			return rc;
+		*len = b.size;
+		rc = keep_owned(in, b.strings, err);
+		return rc ? rc : add_entry(in, ident, off, &b, err);
+	}
+	struct ofl_obin_set s;
+	rc = ofl_obin_parse_set(p, left, &s, err);
+	if (rc)
+		return rc;
+	*len = s.span;
+	if (*len < left && !ofl_align_up(*len, 8, len))
+		*len = left;
+	for (size_t i = 0; i < s.nentries && !rc; i++)
+		rc = add_entry(in, ident, off, &s.entries[i], err);
+	int rc2 = keep_owned(in, s.pool, err);
+	if (s.inflated && !rc2)
+		rc2 = keep_owned(in, s.inflated, err);
+	return rc ? rc : rc2;
+}
+
+/* Binaries back to back from the start of a stream or section. */
+static int walk_exact(const uint8_t *data, size_t size, uint64_t base, const char *ident,
+		      unsigned flags, struct ofl_pkg_inputs *in, enum ofl_obin_llvm_diag *diag,
+		      struct ofl_error *err)
+{
+	uint64_t off = 0, len;
+	while (off < size) {
+		int rc = take_binary(data + off, size - (size_t)off, base + off, ident, flags, in,
+				     &len, err);
+		if (rc) {
+			if (diag)
+				*diag = ofl_obin_llvm_diag(data + off, size - (size_t)off);
+			ofl_error_locate(err, NULL, base + off);
+			return rc;
+		}
+		off += len;
+	}
+	return 0;
+}
+
+int ofl_pkg_collect_buffer(const uint8_t *data, size_t size, uint64_t base, const char *ident,
+			   unsigned flags, struct ofl_pkg_inputs *out,
+			   enum ofl_obin_llvm_diag *diag, struct ofl_error *err)
+{
+	if (ofl_obin_is(data, size))
+		return walk_exact(data, size, base, ident, flags, out, diag, err);
+	if (size >= 8 && (!memcmp(data, "!<arch>\n", 8) || !memcmp(data, "!<thin>\n", 8)))
+		return ofl_pkg_collect_archive(data, size, base, flags, out, diag, err);
+	if (!ofl_is_elf(data, size))
+		return 0;
+	struct ofl_elf_sections secs;
+	int rc = ofl_elf_offload_sections(data, size, OFL_ELFSEC_BY_TYPE, &secs, err);
+	if (rc) {
+		if (diag)
+			*diag = OFL_OBIN_INVALID_DATA;
+		ofl_error_locate(err, NULL, base);
+		return rc;
+	}
+	for (size_t i = 0; i < secs.n && !rc; i++)
+		rc = walk_exact(data + secs.v[i].offset, (size_t)secs.v[i].size,
+				base + secs.v[i].offset, ident, flags, out, diag, err);
+	ofl_elf_sections_release(&secs);
+	return rc;
+}
+
+int ofl_pkg_collect(const uint8_t *data, size_t size, const char *path, unsigned flags,
+		    struct ofl_pkg_inputs *out, enum ofl_obin_llvm_diag *diag,
+		    struct ofl_error *err)
+{
+	*out = (struct ofl_pkg_inputs)OFL_PKG_INPUTS_INIT;
+	int rc = ofl_pkg_collect_buffer(data, size, 0, path, flags, out, diag, err);
+	if (rc) {
+		ofl_error_locate(err, path, 0);
+		ofl_pkg_inputs_release(out);
+	}
+	return rc;
+}
+
+void ofl_pkg_inputs_release(struct ofl_pkg_inputs *in)
+{
+	for (size_t i = 0; i < in->nowned; i++)
+		free(in->owned[i]);
+	free(in->owned);
+	free(in->v);
+	ofl_pkg_release_archives(in);
+	*in = (struct ofl_pkg_inputs)OFL_PKG_INPUTS_INIT;
+}
+
+static const char *str_or_empty(const struct ofl_obin *b, const char *key)
+{
+	const char *s = ofl_obin_get(b, key);
+	return s ? s : "";
+}
+
+bool ofl_pkg_match(const struct ofl_pkg_args *a, const struct ofl_obin *b, enum ofl_llvm_version v)
+{
+	for (size_t i = 0; i < a->n; i++) {
+		const char *k = a->keys[i];
+		if (!strcmp(k, "file"))
+			continue;
+		if (!strcmp(k, "kind")) {
+			if (b->offload_kind != ofl_offload_kind_parse(a->values[i], v))
+				return false;
+			continue;
+		}
+		if (strcmp(str_or_empty(b, k), a->values[i]))
+			return false;
+	}
+	return true;
+}
+
+char *ofl_pkg_extract_name(const char *input, const struct ofl_obin *b, size_t i)
+{
+	/* llvm::sys::path::stem: the file name up to its last dot */
+	const char *base = strrchr(input, '/');
+	base = base ? base + 1 : input;
+	const char *dot = strrchr(base, '.');
+	size_t stem = (!dot || !strcmp(base, ".") || !strcmp(base, "..")) ? strlen(base)
+									  : (size_t)(dot - base);
+	struct ofl_buf n = OFL_BUF_INIT;
+	if (ofl_buf_printf(&n, "%.*s-%s-%s.%zu.%s", (int)stem, base, str_or_empty(b, "triple"),
+			   str_or_empty(b, "arch"), i, ofl_image_kind_suffix(b->image_kind)) ||
+	    ofl_buf_append(&n, "", 1)) {
+		ofl_buf_release(&n);
+		return NULL;
+	}
+	return (char *)ofl_buf_detach(&n, NULL);
+}

@@ -1,0 +1,75 @@
+"""Shared helpers for offlink's benchmark scripts: run commands side by side
+with the LLVM tool doing the same work, take the median wall time and the
+peak RSS of each whole process, and print ratios.  Absolute times drift on
+shared machines, so only ratios within one run mean anything."""
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+LLVM19 = os.environ.get("LLVM19", "/usr/lib/llvm-19/bin")
+LLVM22 = os.environ.get("LLVM22", "/usr/lib/llvm-22/bin")
+REPEAT = int(os.environ.get("OFL_BENCH_REPEAT", "5"))
+
+
+def run_once(cmd, cwd=None, env=None, stdout=subprocess.DEVNULL):
+    """Runs cmd once; returns (seconds, peak RSS in MiB)."""
+    t0 = time.perf_counter()
+    p = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=stdout, stderr=subprocess.PIPE)
+    _, status, ru = os.wait4(p.pid, 0)
+    dt = time.perf_counter() - t0
+    err = p.stderr.read().decode(errors="replace")
+    p.stderr.close()
+    p.returncode = os.waitstatus_to_exitcode(status)
+    if p.returncode != 0:
+        sys.exit(f"benchmark command failed ({p.returncode}): {' '.join(cmd)}\n{err}")
+    return dt, ru.ru_maxrss / 1024.0
+
+
+def measure(cmd, repeat=REPEAT, setup=None, **kw):
+    """Median time and max peak RSS over `repeat` runs (after one warm-up)."""
+    if setup:
+        setup()
+    run_once(cmd, **kw)
+    times, rss = [], []
+    for _ in range(repeat):
+        if setup:
+            setup()
+        t, m = run_once(cmd, **kw)
+        times.append(t)
+        rss.append(m)
+    return statistics.median(times), max(rss)
+
+
+class Table:
+    def __init__(self, title):
+        self.title = title
+        self.rows = []
+
+    def add(self, name, ours, ref, refname):
+        (to, mo), (tr, mr) = ours, ref
+        self.rows.append((name, to, mo, refname, tr, mr))
+
+    def print(self):
+        print(f"\n## {self.title}\n")
+        print("| operation | offlink | peak MiB | reference | ref time | ref MiB | time ratio (ref/ours) | memory ratio (ours/ref) |")
+        print("|---|---|---|---|---|---|---|---|")
+        for name, to, mo, refname, tr, mr in self.rows:
+            print(f"| {name} | {fmt_t(to)} | {mo:.0f} | {refname} | {fmt_t(tr)} | {mr:.0f} | "
+                  f"{tr / to:.2f}x | {mo / mr:.2f} |")
+        sys.stdout.flush()
+
+
+def fmt_t(t):
+    return f"{t * 1000:.1f} ms" if t < 1 else f"{t:.2f} s"
+
+
+def real_code(path, size, offset=0):
+    """size bytes of real machine code/data from an installed library."""
+    with open(path, "rb") as f:
+        f.seek(offset)
+        data = f.read(size)
+    while len(data) < size:
+        data += data[: size - len(data)]
+    return data

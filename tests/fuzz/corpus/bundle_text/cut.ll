@@ -1,0 +1,3 @@
+
+; __CLANG_OFFLOAD_BUNDLE____START__ host-x86_64-unknown-linux-gnu-
+ho

@@ -1,0 +1,51 @@
+/* Fuzzes the finders: the section walker (tolerant and strict), the raw
+ * magic scanner, the ELF section finder and the packager's collector.  Every
+ * hit must lie inside the input and parse again. */
+#include <stdlib.h>
+
+#include "offlink/offload_binary.h"
+#include "offlink/offload_scan.h"
+#include "offlink/packager.h"
+
+static void check_hits(const uint8_t *data, size_t size, const struct ofl_found_list *l)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		const struct ofl_found *f = &l->v[i];
+		if (f->offset >= size || !ofl_obin_is(data + f->offset, size - f->offset))
+			abort();
+		struct ofl_obin_set s;
+		struct ofl_error err = OFL_ERROR_INIT;
+		if (ofl_obin_parse_set(data + f->offset, size - f->offset, &s, &err) != 0)
+			abort();
+		ofl_obin_set_release(&s);
+	}
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct ofl_error err = OFL_ERROR_INIT;
+	struct ofl_found_list l = OFL_FOUND_LIST_INIT;
+	if (ofl_scan_file(data, size, 0, &l, &err) == 0)
+		check_hits(data, size, &l);
+	ofl_found_list_release(&l);
+	ofl_error_clear(&err);
+	if (ofl_scan_walk(data, size, 0, 0, OFL_SCAN_STRICT, &l, &err) == 0)
+		check_hits(data, size, &l);
+	ofl_found_list_release(&l);
+	/* The magic finder agrees with a byte-at-a-time search. */
+	const uint8_t *want = NULL;
+	for (size_t i = 0; i + 4 <= size && !want; i++)
+		if (ofl_obin_is(data + i, size - i))
+			want = data + i;
+	if (ofl_find_magic(data, data + size) != want)
+		abort();
+	struct ofl_pkg_inputs in;
+	enum ofl_obin_llvm_diag diag;
+	ofl_error_clear(&err);
+	for (unsigned flags = 0; flags <= OFL_PKG_ANY_VERSION; flags++)
+		if (ofl_pkg_collect(data, size, "fuzz", flags, &in, &diag, &err) == 0)
+			ofl_pkg_inputs_release(&in);
+	return 0;
+}

@@ -1,0 +1,102 @@
+#include "harness.h"
+#include "offlink/bundle.h"
+#include "offlink/error.h"
+
+/* formats.md §1.2: -bundle-align=3 puts the first entry at 141 when H = 139 */
+OFL_TEST(header_offsets_with_odd_alignment)
+{
+	const char *ids[] = {"host-x86_64-unknown-linux-gnu-", "hip-amdgcn-amd-amdhsa--gfx90a",
+			     "openmp-nvptx64-nvidia-cuda--sm_70"};
+	uint64_t sizes[] = {5, 0, 3}, offs[3];
+	struct ofl_buf b = OFL_BUF_INIT;
+	struct ofl_error e = OFL_ERROR_INIT;
+	uint64_t h = ofl_bundle_header_size(ids, 3);
+	CHECK_EQ_U(h, 32 + 3 * 24 + 30 + 29 + 33);
+	CHECK(ofl_bundle_write_header(ids, sizes, 3, 3, &b, offs, &e) == 0);
+	CHECK_EQ_U(b.len, h);
+	CHECK_EQ_U(offs[0], 198);
+	CHECK_EQ_U(offs[1], 204); /* empty entries are aligned too */
+	CHECK_EQ_U(offs[2], 204);
+	CHECK(ofl_bundle_write_header(ids, sizes, 3, 0, &b, offs, &e) == OFL_EINVAL);
+	ofl_buf_release(&b);
+}
+
+static struct ofl_bundle read_text(const char *text, const char *type, int *rc)
+{
+	struct ofl_bundle b;
+	struct ofl_error e = OFL_ERROR_INIT;
+	*rc = ofl_bundle_read(&b, (const uint8_t *)text, strlen(text), ofl_file_type_find(type),
+			      &e);
+	return b;
+}
+
+OFL_TEST(text_bundle_keeps_newlines_exactly)
+{
+	const char *t = "\n; __CLANG_OFFLOAD_BUNDLE____START__ host-x86_64-unknown-linux-gnu-\n"
+			"a\nb\n"
+			"\n; __CLANG_OFFLOAD_BUNDLE____END__ host-x86_64-unknown-linux-gnu-\n"
+			"\n; __CLANG_OFFLOAD_BUNDLE____START__ openmp-x\n"
+			"\n; __CLANG_OFFLOAD_BUNDLE____END__ openmp-x\n";
+	int rc;
+	struct ofl_bundle b = read_text(t, "ll", &rc);
+	CHECK(rc == 0 && b.found);
+	CHECK_EQ_U(b.n, 2);
+	CHECK_STR(b.entries[0].id, "host-x86_64-unknown-linux-gnu-");
+	CHECK_EQ_U(b.entries[0].size, 4);
+	CHECK_MEM(b.data + b.entries[0].offset, "a\nb\n", 4);
+	CHECK_STR(b.entries[1].id, "openmp-x");
+	CHECK_EQ_U(b.entries[1].size, 0);
+	ofl_bundle_release(&b);
+	/* the same text read as another text type holds no bundle */
+	b = read_text(t, "s", &rc);
+	CHECK(rc == 0 && !b.found);
+	ofl_bundle_release(&b);
+}
+
+OFL_TEST(text_bundle_mismatched_end_is_an_error)
+{
+	const char *t = "\n// __CLANG_OFFLOAD_BUNDLE____START__ a\nx"
+			"\n// __CLANG_OFFLOAD_BUNDLE____END__ b\n";
+	int rc;
+	struct ofl_bundle b = read_text(t, "i", &rc);
+	CHECK(rc == OFL_EFORMAT);
+	ofl_bundle_release(&b);
+	b = read_text("\n// __CLANG_OFFLOAD_BUNDLE____START__ a\nno end", "i", &rc);
+	CHECK(rc == OFL_EFORMAT);
+	ofl_bundle_release(&b);
+}
+
+OFL_TEST(binary_bundles_back_to_back)
+{
+	const char *ids[] = {"host-x-"};
+	uint64_t sizes[] = {3}, offs[1];
+	struct ofl_buf b = OFL_BUF_INIT;
+	struct ofl_error e = OFL_ERROR_INIT;
+	CHECK(ofl_bundle_write_header(ids, sizes, 1, 1, &b, offs, &e) == 0);
+	CHECK(ofl_buf_append(&b, "abc", 3) == 0);
+	size_t one = b.len;
+	uint8_t copy[256];
+	CHECK(one <= sizeof copy);
+	memcpy(copy, b.data, one);
+	CHECK(ofl_buf_append(&b, copy, one) == 0);
+	CHECK(ofl_buf_append_zeros(&b, 5) == 0);
+	struct ofl_bundle r;
+	CHECK(ofl_bundle_read(&r, b.data, b.len, ofl_file_type_find("bc"), &e) == 0);
+	CHECK_EQ_U(r.n, 2);
+	CHECK_EQ_U(r.entries[1].offset, one + offs[0]);
+	ofl_bundle_release(&r);
+	b.data[b.len - 1] = 1; /* garbage after the padding */
+	CHECK(ofl_bundle_read(&r, b.data, b.len, ofl_file_type_find("bc"), &e) == OFL_EFORMAT);
+	CHECK_EQ_U(e.offset, 2 * one + 4); /* the first non-zero byte */
+	ofl_bundle_release(&r);
+	ofl_buf_release(&b);
+}
+
+OFL_TEST(type_guess)
+{
+	CHECK_STR(ofl_file_type_guess((const uint8_t *)"CCOB\x03\0\x01\0", 8, "x")->name, "bc");
+	const char *ll = "\n; __CLANG_OFFLOAD_BUNDLE____START__ a\n";
+	CHECK_STR(ofl_file_type_guess((const uint8_t *)ll, strlen(ll), "x")->name, "ll");
+	CHECK(ofl_file_type_guess((const uint8_t *)"hello", 5, "x") == NULL);
+	CHECK_STR(ofl_file_type_guess((const uint8_t *)"hello", 5, "x.s")->name, "s");
+}
