@@ -16,50 +16,50 @@
 /* Borrowed bytes placed at off inside a section; when fd >= 0 the same
  * bytes are also at fd_off in that file, and are copied from there. */
 struct ew_piece {
-        const uint8_t *p;
-        uint64_t len;
-        uint64_t off;
-        int fd;
-        uint64_t fd_off;
+	const uint8_t *p;
+	uint64_t len;
+	uint64_t off;
+	int fd;
+	uint64_t fd_off;
 };
 
 struct ew_reloc {
-        uint64_t off;
-        uint32_t type;
-        uint32_t sym; /* builder symbol id */
-        int64_t addend;
+	uint64_t off;
+	uint32_t type;
+	uint32_t sym; /* builder symbol id */
+	int64_t addend;
 };
 
 struct ew_sec {
-        const char *name;
-        uint32_t type;
-        uint64_t flags;
-        uint64_t align;
-        struct ofl_buf data;     /* own bytes, or */
-        struct ew_piece *pieces; /* borrowed ones (then size covers them) */
-        size_t npieces;
-        uint64_t size; /* NOBITS size, or the end of the last piece */
-        struct ew_reloc *rel;
-        size_t nrel;
-        uint32_t secsym; /* builder symbol id of its STT_SECTION symbol, 0 = none */
+	const char *name;
+	uint32_t type;
+	uint64_t flags;
+	uint64_t align;
+	struct ofl_buf data;     /* own bytes, or */
+	struct ew_piece *pieces; /* borrowed ones (then size covers them) */
+	size_t npieces;
+	uint64_t size; /* NOBITS size, or the end of the last piece */
+	struct ew_reloc *rel;
+	size_t nrel;
+	uint32_t secsym; /* builder symbol id of its STT_SECTION symbol, 0 = none */
 };
 
 struct ew_sym {
-        const char *name; /* static or owned by the builder's names */
-        uint8_t bind, type, vis;
-        int sec; /* builder section id, -1 undefined, -2 absolute */
-        uint64_t value, size;
+	const char *name; /* static or owned by the builder's names */
+	uint8_t bind, type, vis;
+	int sec; /* builder section id, -1 undefined, -2 absolute */
+	uint64_t value, size;
 };
 
 struct ew_obj {
-        uint16_t machine;
-        struct ew_sec *secs;
-        size_t nsecs;
-        struct ew_sym *syms; /* index 0 is the null symbol */
-        size_t nsyms;
-        char **names; /* owned strings */
-        size_t nnames;
-        struct ofl_error *err;
+	uint16_t machine;
+	struct ew_sec *secs;
+	size_t nsecs;
+	struct ew_sym *syms; /* index 0 is the null symbol */
+	size_t nsyms;
+	char **names; /* owned strings */
+	size_t nnames;
+	struct ofl_error *err;
 };
 
 void ew_init(struct ew_obj *o, uint16_t machine, struct ofl_error *err);

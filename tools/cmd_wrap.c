@@ -13,6 +13,7 @@
 #include "diag.h"
 #include "offlink/buf.h"
 #include "offlink/io.h"
+#include "offlink/offload_binary.h"
 #include "offlink/wrapper_obj.h"
 #include "opts.h"
 
@@ -20,7 +21,8 @@
 struct input {
 	struct ofl_file file;
 	const char *path, *triple, *arch;
-	char *spec; /* owned copy of --image's value that the strings point into */
+	char *spec;            /* owned copy of --image's value that the strings point into */
+	struct ofl_buf packed; /* --pack: the OffloadBinary made for it */
 };
 
 struct wrap_job {
@@ -31,6 +33,7 @@ struct wrap_job {
 	struct input *in;
 	size_t nin;
 	const char *host_cc; /* compile C with it instead of writing the object */
+	bool pack;           /* raw images go in as OffloadBinaries, as the linker wrapper's */
 };
 
 enum emit { EMIT_OBJ, EMIT_LL, EMIT_C };
@@ -102,7 +105,7 @@ static int split_image_spec(char *s, struct input *out)
 /* --image=file=PATH[,triple=T][,arch=A]: a raw image with its metadata. */
 static int parse_image_spec(struct wrap_job *j, const char *spec)
 {
-	struct input tmp = {OFL_FILE_INIT, NULL, NULL, NULL, strdup(spec)};
+	struct input tmp = {OFL_FILE_INIT, NULL, NULL, NULL, strdup(spec), OFL_BUF_INIT};
 	if (!tmp.spec)
 		return error("out of memory");
 	struct input *in = split_image_spec(tmp.spec, &tmp) ? NULL : add_input(j, tmp.path);
@@ -116,23 +119,76 @@ static int parse_image_spec(struct wrap_job *j, const char *spec)
 	return 0;
 }
 
+/* An OffloadBinary input: embedded whole, ImageStart past its header (as
+ * llvm-offload-wrapper does); its arch string serves the AMD flavour. */
+static int obin_input(struct input *in, struct ofl_wrap_image *img)
+{
+	struct ofl_error err = OFL_ERROR_INIT;
+	struct ofl_obin b = OFL_OBIN_INIT;
+	if (ofl_obin_parse(in->file.data, in->file.size, &b, &err)) {
+		ofl_error_locate(&err, in->path, 0);
+		return error_lib(&err);
+	}
+	img->start = (uint64_t)(b.image - in->file.data);
+	img->end = img->start + b.image_size;
+	if (!img->arch && ofl_obin_get(&b, "arch"))
+		img->arch = in->arch = ofl_obin_get(&b, "arch");
+	ofl_obin_release(&b);
+	return 0;
+}
+
+/* --pack: a raw image becomes a version 1 OffloadBinary with the strings
+ * clang-linker-wrapper gives its OpenMP images, in its order (triple, then
+ * arch; arch empty for CPUs): byte for byte the .llvm.offloading of LLVM
+ * 19's and 22's wrapper objects.  ImageStart points past the header. */
+static int pack_input(struct wrap_job *j, struct input *in, struct ofl_wrap_image *img)
+{
+	static const uint8_t elf[4] = {0x7f, 'E', 'L', 'F'};
+	const char *k[2] = {"triple", "arch"};
+	const char *v[2] = {in->triple ? in->triple : j->host_triple, in->arch ? in->arch : ""};
+	struct ofl_error err = OFL_ERROR_INIT;
+	struct ofl_obin b = OFL_OBIN_INIT;
+	bool is_elf = in->file.size >= 4 && !memcmp(in->file.data, elf, 4);
+	struct ofl_obin_image oi = {is_elf ? OFL_IMG_OBJECT : OFL_IMG_NONE,
+	                            OFL_OFK_OPENMP,
+	                            0,
+	                            in->file.data,
+	                            in->file.size,
+	                            2,
+	                            k,
+	                            v};
+	if (ofl_obin_write(&oi, &in->packed, &err) ||
+	    ofl_obin_parse(in->packed.data, in->packed.len, &b, &err))
+		return error_lib(&err);
+	*img = (struct ofl_wrap_image){in->packed.data,
+	                               in->packed.len,
+	                               (uint64_t)(b.image - in->packed.data),
+	                               (uint64_t)(b.image - in->packed.data) + b.image_size,
+	                               in->arch,
+	                               NULL};
+	ofl_obin_release(&b);
+	return 0;
+}
+
 /* Maps every input and fills the image descriptions.  Raw images are
  * referenced whole (ImageStart = first byte), as llvm-offload-wrapper does
- * for inputs without the OffloadBinary magic. */
+ * for inputs without the OffloadBinary magic, unless --pack. */
 static int load_inputs(struct wrap_job *j, struct ofl_wrap_image *imgs)
 {
-	static const unsigned char obin_magic[4] = {0x10, 0xff, 0x10, 0xad};
 	struct ofl_error err = OFL_ERROR_INIT;
 	for (size_t i = 0; i < j->nin; i++) {
 		struct input *in = &j->in[i];
+		int rc = 0;
 		if (ofl_file_open(&in->file, in->path, &err))
 			return error_lib(&err);
-		if (in->file.size >= 4 && !memcmp(in->file.data, obin_magic, 4))
-			return error("'%s': OffloadBinary inputs are not supported yet; pass the "
-			             "image itself with --image=file=...,triple=...,arch=...",
-			             in->path);
 		imgs[i] = (struct ofl_wrap_image){in->file.data, in->file.size, 0,
 		                                  in->file.size, in->arch,      &in->file};
+		if (ofl_obin_is(in->file.data, in->file.size))
+			rc = obin_input(in, &imgs[i]);
+		else if (j->pack)
+			rc = pack_input(j, in, &imgs[i]);
+		if (rc)
+			return rc;
 	}
 	return 0;
 }
@@ -308,6 +364,8 @@ static int run_job(struct wrap_job *j)
 	ofl_error_clear(&err);
 	if (ofl_wrap_check(&j->opts, j->nin, &err))
 		return error_lib(&err);
+	if (j->pack && j->opts.kind != OFL_WRAP_OPENMP)
+		return error("--pack is for openmp images (fat binaries go in as they are)");
 	struct ofl_wrap_image *imgs = calloc(j->nin, sizeof(*imgs));
 	if (!imgs)
 		return error("out of memory");
@@ -326,6 +384,7 @@ static int finish(struct wrap_job *j, int rc)
 	for (size_t i = 0; i < j->nin; i++) {
 		ofl_file_close(&j->in[i].file);
 		free(j->in[i].spec);
+		ofl_buf_release(&j->in[i].packed);
 	}
 	free(j->in);
 	return rc;
@@ -350,7 +409,8 @@ int cmd_wrap(int argc, char **argv)
 	                     NULL,
 	                     NULL,
 	                     0,
-	                     NULL};
+	                     NULL,
+	                     false};
 	const char *kind = "openmp", *abi = "llvm20";
 	struct strlist images = {NULL, 0}, pos = {NULL, 0}, hosts = {NULL, 0};
 	bool reloc = false;
@@ -366,6 +426,8 @@ int cmd_wrap(int argc, char **argv)
 	     "host objects the result is linked with: their entry tables choose kind and ABI"},
 	    {"image", OPT_LIST, &images, NULL, "file=<f>[,triple=<t>][,arch=<a>]",
 	     "a raw device image with its metadata"},
+	    {"pack", OPT_FLAG, &j.pack, NULL, NULL,
+	     "wrap raw images in OffloadBinaries (triple, arch) as clang-linker-wrapper does"},
 	    {"relocatable", OPT_FLAG, &reloc, NULL, NULL,
 	     "put images in .llvm.offloading.relocatable (for -r links)"},
 	    {"emit", OPT_STR, &j.emit, NULL, "obj|ll|c",
@@ -453,7 +515,8 @@ int cmd_clang_offload_wrapper(int argc, char **argv)
 	                     NULL,
 	                     NULL,
 	                     0,
-	                     NULL};
+	                     NULL,
+	                     false};
 	struct strlist archs = {NULL, 0}, pos = {NULL, 0};
 	const char *abi = NULL;
 	const struct opt table[] = {
@@ -499,7 +562,8 @@ int cmd_llvm_offload_wrapper(int argc, char **argv)
 	                     NULL,
 	                     NULL,
 	                     0,
-	                     NULL};
+	                     NULL,
+	                     false};
 	const char *kind = NULL;
 	struct strlist pos = {NULL, 0};
 	const struct opt table[] = {

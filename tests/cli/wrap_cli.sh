@@ -72,9 +72,31 @@ expect_fail "$OFFLINK" wrap -o x.o missing.img
 expect_err_line 'missing.img'
 expect_fail "$OFFLINK" wrap -o x.o --image=triple=x
 expect_err_line "'file=' is required"
+# OffloadBinary inputs: ImageStart past the header, as llvm-offload-wrapper
+# (the IR is the same text), and their arch serves the AMD flavour
+"$LLVM22/clang-offload-packager" -o ob.bin \
+	--image=file=a.img,triple=amdgcn-amd-amdhsa,arch=gfx906,kind=openmp 2>/dev/null
+"$LLVM22/llvm-offload-wrapper" --kind=openmp --triple=x86_64-pc-linux-gnu -o ob.bc ob.bin
+"$LLVM22/llvm-dis" ob.bc -o ob_ref.ll
+"$OFFLINK" wrap -o ob.ll ob.bin
+diff <(tail -n +2 ob_ref.ll) <(tail -n +2 ob.ll) || fail "OffloadBinary input: IR differs"
+"$OFFLINK" wrap -o ob.o ob.bin
+readelf -r -W ob.o | grep -q '\.llvm\.offloading + [0-9a-f]*$' || fail "no image relocation"
+[ "$(readelf -r -W ob.o | awk '/\.llvm\.offloading \+/ {print $NF; exit}')" != 0 ] ||
+	fail "ImageStart not past the OffloadBinary header"
+"$OFFLINK" wrap --abi=amd -o ob_amd.o ob.bin
+readelf -p .offload_arch_list ob_amd.o | grep -q gfx906 || fail "arch from the OffloadBinary"
 printf '\x10\xff\x10\xad\x01\x00\x00\x00' >obin.bin
 expect_fail "$OFFLINK" wrap -o x.o obin.bin
-expect_err_line 'OffloadBinary inputs are not supported yet'
+expect_err_line 'obin.bin'
+# --pack: raw images become OffloadBinaries; not for fat binaries
+"$OFFLINK" wrap --pack -o pk.o --image=file=a.img,triple=x86_64-pc-linux-gnu
+"$LLVM22/llvm-objcopy" -O binary --only-section=.llvm.offloading pk.o pk.sec
+"$LLVM22/clang-offload-packager" pk.sec --image=file=pk_out.img,triple=x86_64-pc-linux-gnu \
+	2>/dev/null || fail "--pack does not give an OffloadBinary"
+same a.img pk_out.img
+expect_fail "$OFFLINK" wrap --pack --kind=hip -o x.o a.img
+expect_err_line 'pack is for openmp images'
 [ ! -e x.o ] || fail "failed runs left an output behind"
 
 # A big image (copied file to file, page-aligned in the object): the section

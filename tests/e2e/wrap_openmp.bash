@@ -73,8 +73,22 @@ omp_cc "$SRC/kern.c" -o kern.o
 omp_cc "$SRC/lib.c" -o lib.o
 
 # The reference: clang's own pipeline gives the expected output.
-"$CLANG" -fopenmp -fopenmp-targets=$T main.o kern.o -L"$RTLIB" -o ref || fail "clang link"
+"$CLANG" -fopenmp -fopenmp-targets=$T main.o kern.o -L"$RTLIB" -o ref -save-temps ||
+	fail "clang link"
 run_check ref "$SRC/expected.txt"
+
+# --pack re-packs the image clang-linker-wrapper linked exactly as it does:
+# the embedded OffloadBinaries are the same bytes, and the program runs.
+ref_img=$(ls ref.x86_64.*img)
+"$OFFLINK" wrap --host-triple=$T --abi="$ABI" --pack -o wp.o --image=file="$ref_img",triple=$T ||
+	fail "offlink wrap --pack"
+"$LLVM22/llvm-objcopy" -O binary --only-section=.llvm.offloading wp.o ours.sec
+"$LLVM22/llvm-objcopy" -O binary --only-section=.llvm.offloading ref.openmp.image.wrapper.o llvm.sec
+cmp ours.sec llvm.sec || fail "--pack embeds other bytes than clang-linker-wrapper"
+cc main.o kern.o wp.o -L"$RTLIB" -lomp -lomptarget -o prog_pack || fail "link prog_pack"
+run_check prog_pack "$SRC/expected.txt"
+"$LLVM22/llvm-objdump" --offloading prog_pack | grep -q "triple.*$T" ||
+	fail "llvm-objdump --offloading does not list the packed image"
 
 extract main.o main.dev.o
 extract mainl.o mainl.dev.o

@@ -23,44 +23,44 @@ extern "C" {
 #endif
 
 enum ofl_wrap_kind {
-        OFL_WRAP_OPENMP,
-        OFL_WRAP_CUDA,
-        OFL_WRAP_HIP,
+	OFL_WRAP_OPENMP,
+	OFL_WRAP_CUDA,
+	OFL_WRAP_HIP,
 };
 
 /* Registration ABI.  LLVM20 is the one clang 20-22 and libomptarget 22 use. */
 enum ofl_wrap_abi {
-        OFL_WRAP_LLVM14, /* old driver: 32-byte entries, prio 1, .fini_array.1 */
-        OFL_WRAP_AMD,    /* LLVM14 + __tgt_image_info and .offload_arch_list */
-        OFL_WRAP_LLVM19, /* per-language entry sections, prio 101 + atexit */
-        OFL_WRAP_LLVM20, /* llvm_offload_entries, 56-byte entries */
+	OFL_WRAP_LLVM14, /* old driver: 32-byte entries, prio 1, .fini_array.1 */
+	OFL_WRAP_AMD,    /* LLVM14 + __tgt_image_info and .offload_arch_list */
+	OFL_WRAP_LLVM19, /* per-language entry sections, prio 101 + atexit */
+	OFL_WRAP_LLVM20, /* llvm_offload_entries, 56-byte entries */
 };
 
 enum ofl_wrap_machine {
-        OFL_WRAP_X86_64,
-        OFL_WRAP_AARCH64,
+	OFL_WRAP_X86_64,
+	OFL_WRAP_AARCH64,
 };
 
 /* One image to embed.  The bytes are borrowed (not copied) until the write
  * returns.  ImageStart/ImageEnd point at data + start and data + end: for an
  * OffloadBinary the range of its inner image, for a raw image 0 and size. */
 struct ofl_wrap_image {
-        const uint8_t *data;
-        uint64_t size;
-        uint64_t start;
-        uint64_t end;
-        const char *arch; /* target ID, for the AMD flavour's arch list; NULL = "" */
-        /* Optional: the mapped file data lies in; its bytes are then copied
-         * file to file (copy_file_range) instead of through memory. */
-        const struct ofl_file *file;
+	const uint8_t *data;
+	uint64_t size;
+	uint64_t start;
+	uint64_t end;
+	const char *arch; /* target ID, for the AMD flavour's arch list; NULL = "" */
+	/* Optional: the mapped file data lies in; its bytes are then copied
+	 * file to file (copy_file_range) instead of through memory. */
+	const struct ofl_file *file;
 };
 
 struct ofl_wrap_opts {
-        enum ofl_wrap_kind kind;
-        enum ofl_wrap_abi abi;
-        enum ofl_wrap_machine machine;
-        /* Images go to .llvm.offloading.relocatable (clang-linker-wrapper -r). */
-        bool relocatable;
+	enum ofl_wrap_kind kind;
+	enum ofl_wrap_abi abi;
+	enum ofl_wrap_machine machine;
+	/* Images go to .llvm.offloading.relocatable (clang-linker-wrapper -r). */
+	bool relocatable;
 };
 
 /* Checks the combination: CUDA and HIP exist only for LLVM19/LLVM20 and
@@ -99,8 +99,8 @@ int ofl_wrap_emit_c(struct ofl_buf *out, const struct ofl_wrap_opts *o,
  * entries: LLVM19, or LLVM14 when the entries are named
  * .omp_offloading.entry.*); the 56-byte entries carry their kind. */
 struct ofl_wrap_needs {
-        unsigned kinds;
-        unsigned abis;
+	unsigned kinds;
+	unsigned abis;
 };
 
 /* Reads an ELF64 little-endian relocatable object (other files add

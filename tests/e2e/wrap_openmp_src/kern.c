@@ -14,7 +14,7 @@ static int sq(int x)
 int vec_scale(int *v, int n)
 {
 	int on_dev = 0;
-#pragma omp target map(tofrom : v[0 : n]) map(from : on_dev)
+#pragma omp target map(tofrom : v [0:n]) map(from : on_dev)
 	{
 		on_dev = !omp_is_initial_device();
 		for (int i = 0; i < n; i++)

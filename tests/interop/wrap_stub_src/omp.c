@@ -8,11 +8,11 @@ double arr[16];
 void k1(int *p)
 {
 #pragma omp target map(tofrom : p [0:1])
-        p[0] += gv;
+	p[0] += gv;
 }
 
 void k2(void)
 {
 #pragma omp target
-        arr[0] = 1;
+	arr[0] = 1;
 }

@@ -11,10 +11,10 @@ void kernel_e(void)
 
 #ifdef V19
 struct entry {
-        void *addr;
-        const char *name;
-        uint64_t size;
-        int32_t flags, data;
+	void *addr;
+	const char *name;
+	uint64_t size;
+	int32_t flags, data;
 };
 __attribute__((used, section("hip_offloading_entries"))) static struct entry hip[] = {
     {&surf_a, "surf_a", 4, 2 | 8, 5},
@@ -27,13 +27,13 @@ __attribute__((used, section("omp_offloading_entries"))) static struct entry omp
 };
 #else
 struct entry {
-        uint64_t reserved;
-        uint16_t version, kind;
-        uint32_t flags;
-        void *addr;
-        const char *name;
-        uint64_t size, data;
-        void *aux;
+	uint64_t reserved;
+	uint16_t version, kind;
+	uint32_t flags;
+	void *addr;
+	const char *name;
+	uint64_t size, data;
+	void *aux;
 };
 __attribute__((used, section("llvm_offload_entries"))) static struct entry all[] = {
     {0, 1, 4, 2 | 8, &surf_a, "surf_a", 4, 5, 0},
