@@ -3,13 +3,13 @@
  * Layout, fixed: ELF header, then each section's bytes in creation order,
  * each followed by its .rela section, then .symtab and .strtab (which also
  * holds the section names, as LLVM's writer does), then the section header
- * table.  All offsets are computed here (ELF_F_LAYOUT), so libelf only
+ * table, then the deferred sections below.  All offsets are computed here (ELF_F_LAYOUT), so libelf only
  * serialises.
  *
  * Sections made of borrowed pieces (device images, often many MiB) do not go
  * through libelf, which would copy them through user space: libelf sees them
- * as SHT_NOBITS of the right size and offset, and afterwards the bytes are
- * copied into the hole (copy_file_range from the input file where possible)
+ * as SHT_NOBITS of the right size and offset past its own layout, and
+ * afterwards the bytes are copied there (copy_file_range from the input file where possible)
  * and the real section type is written into the header. */
 #include <errno.h>
 #include <gelf.h>
@@ -318,19 +318,13 @@ static int write_sections(struct ew_obj *o, Elf *e, struct layout *l, uint64_t *
 		                    s->flags,       s->align, 0, sec_size(s)};
 		struct ew_piece own = {s->data.data, s->data.len, 0, -1, 0};
 		size_t npc = s->type != SHT_NOBITS && own.len ? 1 : 0;
-		if (s->npieces) { /* deferred: a hole for now */
+		uint64_t later = 0;
+		if (s->npieces) { /* deferred: placed after everything, see place_deferred */
 			sp.type = SHT_NOBITS;
 			npc = 0;
-			/* big ones start on a page, so file systems can share
-			 * the input's blocks (reflink) */
-			if (sp.size >= 65536 && !ofl_align_up(*pos, 4096, pos))
-				return ofl_error_set(o->err, OFL_EINVAL, NULL, OFL_NO_OFFSET,
-				                     "object too large");
 		}
-		if (add_scn(o, e, &sp, &own, npc, pos, &l->offset[i]))
+		if (add_scn(o, e, &sp, &own, npc, s->npieces ? &later : pos, &l->offset[i]))
 			return o->err->code;
-		if (s->npieces)
-			*pos = l->offset[i] + sp.size;
 		if (!s->nrel)
 			continue;
 		struct shspec rp = {l->rela_name_off[i],
@@ -349,6 +343,29 @@ static int write_sections(struct ew_obj *o, Elf *e, struct layout *l, uint64_t *
 	struct shspec ss = {l->strtab_name, SHT_STRTAB, 0, 0, 0, 1, 0, 0};
 	if (add_buf_scn(o, e, &st, &l->symtab, pos) || add_buf_scn(o, e, &ss, &l->strtab, pos))
 		return o->err->code;
+	return 0;
+}
+
+/* Deferred sections go after the section header table, at the end of the
+ * file: libelf fills every gap it sees with explicit writes, and a hole for a
+ * 64 MiB image inside its layout would be written twice.  Big ones start on a
+ * page, so file systems can share the input's blocks (reflink). */
+static int place_deferred(struct ew_obj *o, Elf *e, struct layout *l, uint64_t end)
+{
+	for (size_t i = 0; i < o->nsecs; i++) {
+		const struct ew_sec *s = &o->secs[i];
+		if (!s->npieces)
+			continue;
+		uint64_t size = sec_size(s), align = size >= 65536 ? 4096 : s->align ? s->align : 1;
+		Elf_Scn *scn = elf_getscn(e, l->elfsec[i]);
+		Elf64_Shdr *sh = scn ? elf64_getshdr(scn) : NULL;
+		if (!sh || !ofl_align_up(end, align, &l->offset[i]) ||
+		    ofl_add_overflow(l->offset[i], size, &end))
+			return ofl_error_set(o->err, OFL_EINVAL, NULL, OFL_NO_OFFSET,
+			                     "object too large");
+		sh->sh_offset = l->offset[i];
+		elf_flagshdr(scn, ELF_C_SET, ELF_F_DIRTY);
+	}
 	return 0;
 }
 
@@ -435,6 +452,9 @@ int ew_write_fd(struct ew_obj *o, int fd)
 	}
 	eh->e_shoff = pos;
 	elf_flagehdr(e, ELF_C_SET, ELF_F_DIRTY);
+	rc = place_deferred(o, e, &l, pos + l.nshdr * sizeof(Elf64_Shdr));
+	if (rc)
+		goto out;
 	if (elf_update(e, ELF_C_WRITE) < 0)
 		rc = ofl_error_set(o->err, OFL_EIO, NULL, OFL_NO_OFFSET, "cannot write object: %s",
 		                   elf_errmsg(-1));
