@@ -9,8 +9,8 @@
 #
 # Pipeline per program (what clang-linker-wrapper does, linking.md §3, with
 # offlink doing the wrapping): compile with -fopenmp-targets, take the
-# device objects out of each host object's .llvm.offloading (with LLVM's
-# packager, and offlink's, which must agree),
+# device objects out of each host object's .llvm.offloading (with offlink's
+# packager, and LLVM's, which must agree),
 # device-link them into one shared object the way the linker wrapper does
 # for CPU targets, wrap it with `offlink wrap`, link with cc and the GNU
 # and LLVM linkers, run with OMP_TARGET_OFFLOAD=MANDATORY.
@@ -30,15 +30,15 @@ omp_cc() {
 		fail "compile $*"
 }
 
-# extract HOST.o DEV.o: the x86_64 device object embedded in HOST.o, by
-# LLVM's packager; offlink's packager must extract the same bytes
+# extract HOST.o DEV.o: the x86_64 device object embedded in HOST.o, taken
+# out by offlink's packager; LLVM's must extract the same bytes
 extract() {
-	"$PACKAGER" "$1" --image=file="$2",triple=$T,kind=openmp 2>/dev/null ||
-		fail "extract device code from $1"
-	[ -s "$2" ] || fail "no device code in $1"
-	"$OFL_COMPAT/clang-offload-packager" "$1" --image=file="$2.ofl",triple=$T,kind=openmp \
+	"$OFL_COMPAT/clang-offload-packager" "$1" --image=file="$2",triple=$T,kind=openmp \
 		2>/dev/null || fail "offlink's packager cannot extract from $1"
-	cmp "$2" "$2.ofl" || fail "offlink's packager extracts other bytes from $1"
+	[ -s "$2" ] || fail "no device code in $1"
+	"$PACKAGER" "$1" --image=file="$2.llvm",triple=$T,kind=openmp 2>/dev/null ||
+		fail "LLVM's packager cannot extract from $1"
+	cmp "$2" "$2.llvm" || fail "offlink's packager extracts other bytes from $1"
 }
 
 # devlink OUT DEV.o...: the linker wrapper's CPU-target device link
