@@ -83,34 +83,73 @@ static bool is_hip_kind(const char *k)
 	return !strcmp(k, "hip") || !strcmp(k, "hipv4");
 }
 
+/* Finds a target-ID conflict among ids[0..n) the way the bundler does:
+ * per kind and raw triple (formats.md §1.5, §3).  Returns 1 with the pair
+ * written as "<kind>-<raw triple>-<target id>" in *a and *b (caller frees),
+ * 0 when there is none, or a negative error. */
+static int find_conflict(const struct ofl_bundle_id *ids, size_t n, char **a, char **b,
+			 struct ofl_error *err)
+{
+	const char **group = ofl_calloc(n ? n : 1, sizeof *group);
+	size_t *members = ofl_calloc(n ? n : 1, sizeof *members);
+	int rc = group && members ? 0 : OFL_NOMEM(err);
+	for (size_t i = 0; rc == 0 && i < n; i++) {
+		size_t k = 0, first, second;
+		for (size_t j = 0; j < n; j++)
+			if (ids[j].target_id[0] && !strcmp(ids[j].kind, ids[i].kind) &&
+			    !strcmp(ids[j].raw_triple, ids[i].raw_triple)) {
+				members[k] = j;
+				group[k++] = ids[j].target_id;
+			}
+		if (k < 2 || members[0] != i)
+			continue; /* each group once, from its first member */
+		rc = ofl_target_id_find_conflict(group, k, &first, &second, err);
+		if (rc == 1) {
+			const struct ofl_bundle_id *x = &ids[members[first]], *y = &ids[members[second]];
+			struct ofl_buf p = OFL_BUF_INIT, q = OFL_BUF_INIT;
+			if (ofl_buf_printf(&p, "%s-%s-%s%c", x->kind, x->raw_triple, x->target_id, 0) ||
+			    ofl_buf_printf(&q, "%s-%s-%s%c", y->kind, y->raw_triple, y->target_id, 0)) {
+				ofl_buf_release(&p);
+				ofl_buf_release(&q);
+				rc = OFL_NOMEM(err);
+			} else {
+				*a = (char *)ofl_buf_detach(&p, NULL);
+				*b = (char *)ofl_buf_detach(&q, NULL);
+			}
+		}
+	}
+	free(group);
+	free(members);
+	return rc;
+}
+
 static int check_conflicts(const struct ofl_bundler_options *o, const struct targets *t,
 			   struct ofl_error *err)
 {
-	int rc = 0;
-	struct ofl_target_id *tid = ofl_calloc(t->n, sizeof *tid);
-	if (!tid)
-		return OFL_NOMEM(err);
-	for (size_t i = 0; i < t->n && !rc; i++)
-		if (t->ids[i].target_id[0])
-			rc = ofl_target_id_parse(t->ids[i].target_id, &tid[i], err);
-	for (size_t i = 0; i < t->n && !rc; i++) {
-		for (size_t j = 0; j < i && !rc; j++) {
-			const struct ofl_bundle_id *a = &t->ids[j], *b = &t->ids[i];
-			if (!strcmp(a->str, b->str))
-				rc = ofl_error_set(err, OFL_EINVAL, NULL, OFL_NO_OFFSET,
-						   "targets '%s' and '%s' name the same bundle entry '%s'",
-						   o->targets[j], o->targets[i], a->str);
-			else if (tid[i].processor && tid[j].processor && !strcmp(a->kind, b->kind) &&
-				 !strcmp(a->triple, b->triple) &&
-				 ofl_target_id_conflict(&tid[j], &tid[i]))
-				rc = ofl_error_set(err, OFL_EINVAL, NULL, OFL_NO_OFFSET,
-						   "Cannot bundle inputs with conflicting targets: '%s' and '%s'",
-						   o->targets[j], o->targets[i]);
+	for (size_t i = 0; i < t->n; i++)
+		for (size_t j = 0; j < i; j++)
+			if (!strcmp(t->ids[i].str, t->ids[j].str))
+				return ofl_error_set(err, OFL_EINVAL, NULL, OFL_NO_OFFSET,
+						     "targets '%s' and '%s' name the same bundle entry '%s'",
+						     o->targets[j], o->targets[i], t->ids[i].str);
+	/* LLVM crashes on a malformed feature list; we say what is wrong */
+	for (size_t i = 0; i < t->n; i++) {
+		struct ofl_target_id tid = OFL_TARGET_ID_INIT;
+		int prc = t->ids[i].target_id[0] ? ofl_target_id_parse(t->ids[i].target_id, &tid, err)
+						 : 0;
+		ofl_target_id_release(&tid);
+		if (prc) {
+			ofl_error_prefix(err, "invalid target '%s'", o->targets[i]);
+			return prc;
 		}
 	}
-	for (size_t i = 0; i < t->n; i++)
-		ofl_target_id_release(&tid[i]);
-	free(tid);
+	char *a = NULL, *b = NULL;
+	int rc = find_conflict(t->ids, t->n, &a, &b, err);
+	if (rc == 1)
+		rc = ofl_error_set(err, OFL_EINVAL, NULL, OFL_NO_OFFSET,
+				   "Cannot bundle inputs with conflicting targets: '%s' and '%s'", a, b);
+	free(a);
+	free(b);
 	return rc;
 }
 
@@ -408,8 +447,10 @@ static int read_input(const struct ofl_bundler_options *o, const struct ofl_file
 		rep->seconds = now() - t0;
 		rep->raw_size = b->size;
 		ofl_ccob_parse_header(f->data, f->size, &rep->ccob, NULL);
-		rep->hash = ofl_ccob_hash(b->data, b->size);
-		rep->hash_ok = rep->hash == rep->ccob.hash;
+		if (rep->want_hash) {
+			rep->hash = ofl_ccob_hash(b->data, b->size);
+			rep->hash_ok = rep->hash == rep->ccob.hash;
+		}
 	}
 	(void)o;
 	return 0;
@@ -702,29 +743,22 @@ static int check_member_conflicts(const struct ofl_bundler_options *o,
 				  struct ofl_error *err)
 {
 	struct ofl_bundle_id *ids = ofl_calloc(b->n ? b->n : 1, sizeof *ids);
-	struct ofl_target_id *tids = ofl_calloc(b->n ? b->n : 1, sizeof *tids);
-	int rc = ids && tids ? 0 : OFL_NOMEM(err);
-	for (size_t i = 0; !rc && i < b->n; i++) {
-		rc = ofl_bundle_id_split(b->entries[i].id, strlen(b->entries[i].id), o->dialect,
-					 &ids[i], err);
-		if (!rc && ids[i].target_id[0])
-			rc = ofl_target_id_parse(ids[i].target_id, &tids[i], err);
-		for (size_t j = 0; !rc && j < i; j++)
-			if (tids[i].processor && tids[j].processor &&
-			    !strcmp(ids[i].kind, ids[j].kind) &&
-			    ofl_triple_compatible(ids[i].triple, ids[j].triple) &&
-			    ofl_target_id_conflict(&tids[j], &tids[i]))
-				rc = ofl_error_set(err, OFL_EFORMAT, NULL, OFL_NO_OFFSET,
-						   "conflicting TargetIDs [%s, %s] found in %s of %s",
-						   b->entries[j].id, b->entries[i].id, member,
-						   o->inputs[0]);
-	}
-	for (size_t i = 0; ids && tids && i < b->n; i++) {
+	int rc = ids ? 0 : OFL_NOMEM(err);
+	size_t n = 0;
+	for (; !rc && n < b->n; n++)
+		rc = ofl_bundle_id_split(b->entries[n].id, strlen(b->entries[n].id), o->dialect,
+					 &ids[n], err);
+	char *x = NULL, *y = NULL;
+	rc = rc ? rc : find_conflict(ids, n, &x, &y, err);
+	if (rc == 1)
+		rc = ofl_error_set(err, OFL_EFORMAT, NULL, OFL_NO_OFFSET,
+				   "conflicting TargetIDs [%s, %s] found in %s of %s", x, y, member,
+				   o->inputs[0]);
+	free(x);
+	free(y);
+	for (size_t i = 0; ids && i < n; i++)
 		ofl_bundle_id_release(&ids[i]);
-		ofl_target_id_release(&tids[i]);
-	}
 	free(ids);
-	free(tids);
 	return rc;
 }
 

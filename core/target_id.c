@@ -174,13 +174,43 @@ bool ofl_processor_known(const char *proc, size_t len, enum ofl_llvm_dialect d)
 /* ---- triple components ---------------------------------------------------
  *
  * Name tables after llvm::Triple's parsers: arch names match exactly (plus
- * the arm/thumb, spirv, kalimba and dxil version families), vendors
- * exactly, OS and environment names by prefix, object formats by suffix.
- * A component's id is its row's id; 0 means unknown.  Aliases share an id.
+ * the arm/thumb and kalimba families), vendors exactly, OS and environment
+ * names by prefix, object formats by suffix.  A component's id is its row's
+ * id; 0 means unknown.  Aliases share an id, and so do spellings LLVM gives
+ * the same arch and sub-arch (x86_64h is plain x86_64 there).
+ *
+ * Every row was checked against clang-offload-bundler 19.1.7 and 22.1.8: an
+ * arch is known when "host-<arch>-unknown-linux-gnu" is accepted; a vendor,
+ * OS or environment X is known when an entry "hip-x86_64-X-linux-gnu-sm_70"
+ * (X in its own slot) does not serve a request with "zzz" in that slot.  22's
+ * normalizer was compared on ~900 spellings (known names in every slot).
  */
 struct name_id {
         const char *name;
         int id;
+};
+
+/* Ids the code below refers to by name. */
+enum {
+        ARCH_R600 = 24,
+        ARCH_AMDGCN = 25,
+        ARCH_SPIRV = 46,
+        ARCH_SPIRV64 = 48,
+        ARCH_KALIMBA = 49,
+        ARCH_WASM32 = 55,
+        ARCH_WASM64 = 56,
+        ARCH_DXIL = 60,
+        ARCH_ARM = 64,
+        ARCH_ARMEB = 65,
+        ARCH_THUMB = 66,
+        ARCH_THUMBEB = 67,
+        VENDOR_APPLE = 1,
+};
+
+/* Names of the tables below that clang 19 does not know (probed as above). */
+static const char *const newer_than_19[] = {
+    "aarch64_lfi", "dxilv1.9",    "riscv32be", "riscv64be", "intel", "meta",
+    "managarm",    "cheriotrtos", "llvm",      "mlibc",     "mtia",  "rootsignature",
 };
 
 static const struct name_id arch_names[] = {
@@ -193,7 +223,7 @@ static const struct name_id arch_names[] = {
     {"i986", 1},
     {"amd64", 2},
     {"x86_64", 2},
-    {"x86_64h", 3},
+    {"x86_64h", 2},
     {"powerpc", 4},
     {"powerpcspe", 5},
     {"ppc", 4},
@@ -222,23 +252,23 @@ static const struct name_id arch_names[] = {
     {"mips", 20},
     {"mipseb", 20},
     {"mipsallegrex", 20},
-    {"mipsisa32r6", 20},
-    {"mipsr6", 20},
+    {"mipsisa32r6", 80},
+    {"mipsr6", 80},
     {"mipsel", 21},
     {"mipsallegrexel", 21},
-    {"mipsisa32r6el", 21},
-    {"mipsr6el", 21},
+    {"mipsisa32r6el", 81},
+    {"mipsr6el", 81},
     {"mips64", 22},
     {"mips64eb", 22},
     {"mipsn32", 22},
-    {"mipsisa64r6", 22},
-    {"mips64r6", 22},
-    {"mipsn32r6", 22},
+    {"mipsisa64r6", 82},
+    {"mips64r6", 82},
+    {"mipsn32r6", 82},
     {"mips64el", 23},
     {"mipsn32el", 23},
-    {"mipsisa64r6el", 23},
-    {"mips64r6el", 23},
-    {"mipsn32r6el", 23},
+    {"mipsisa64r6el", 83},
+    {"mips64r6el", 83},
+    {"mipsn32r6el", 83},
     {"r600", 24},
     {"amdgcn", 25},
     {"riscv32", 26},
@@ -267,6 +297,33 @@ static const struct name_id arch_names[] = {
     {"spirv32", 47},
     {"spirv64", 48},
     {"kalimba", 49},
+    {"spirv1.5", 46},
+    {"spirv1.6", 46},
+    {"spirv32v1.0", 47},
+    {"spirv32v1.1", 47},
+    {"spirv32v1.2", 47},
+    {"spirv32v1.3", 47},
+    {"spirv32v1.4", 47},
+    {"spirv32v1.5", 47},
+    {"spirv32v1.6", 47},
+    {"spirv64v1.0", 48},
+    {"spirv64v1.1", 48},
+    {"spirv64v1.2", 48},
+    {"spirv64v1.3", 48},
+    {"spirv64v1.4", 48},
+    {"spirv64v1.5", 48},
+    {"spirv64v1.6", 48},
+    {"dxilv1.0", 60},
+    {"dxilv1.1", 60},
+    {"dxilv1.2", 60},
+    {"dxilv1.3", 60},
+    {"dxilv1.4", 60},
+    {"dxilv1.5", 60},
+    {"dxilv1.6", 60},
+    {"dxilv1.7", 60},
+    {"dxilv1.8", 60},
+    {"dxilv1.9", 60},
+    {"aarch64_lfi", 11},
     {"lanai", 50},
     {"renderscript32", 51},
     {"renderscript64", 52},
@@ -290,16 +347,16 @@ static const struct name_id arch_names[] = {
     {"thumbeb", 67},
 };
 
-/* Versioned spellings ("spirv64v1.5", "armv7a", "kalimba4", "dxilv1.3"):
- * the family is the arch, the rest a sub-architecture. */
+/* Families matched by prefix: "kalimba<anything>", and arm/thumb with a
+ * "v<digit>..." version ("armv7a", "thumbv8m.main"; thumb starts at v4).
+ * The rest is kept as the sub-architecture. */
 struct arch_family {
         const char *prefix;
         int id;
 };
 
 static const struct arch_family arch_families[] = {
-    {"spirv32v", 47}, {"spirv64v", 48}, {"spirv1.", 46}, {"dxilv1.", 60}, {"kalimba", 49},
-    {"thumbeb", 67},  {"thumb", 66},    {"armeb", 65},   {"arm", 64},
+    {"kalimba", 49}, {"thumbeb", 67}, {"thumb", 66}, {"armeb", 65}, {"arm", 64},
 };
 
 static const struct name_id vendor_names[] = {
@@ -308,54 +365,39 @@ static const struct name_id vendor_names[] = {
     {"suse", 13}, {"oe", 14}, {"intel", 15}, {"meta", 16},
 };
 
-enum { OS_WIN32 = 40, OS_AMDHSA = 11, OS_DARWIN = 1, OS_AIX = 28, OS_ZOS = 29 };
+enum {
+        OS_DARWIN = 1,
+        OS_IOS = 5,
+        OS_MACOS = 9,
+        OS_AMDHSA = 11,
+        OS_UEFI = 16,
+        OS_TVOS = 25,
+        OS_WATCHOS = 26,
+        OS_BRIDGEOS = 27,
+        OS_AIX = 28,
+        OS_ZOS = 29,
+        OS_DRIVERKIT = 30,
+        OS_XROS = 31,
+        OS_WIN32 = 40,
+};
 
 /* Matched by prefix, first match wins. */
 static const struct name_id os_names[] = {
-    {"darwin", OS_DARWIN},
-    {"dragonfly", 2},
-    {"freebsd", 3},
-    {"fuchsia", 4},
-    {"ios", 5},
-    {"kfreebsd", 6},
-    {"linux", 7},
-    {"lv2", 8},
-    {"macos", 9},
-    {"managarm", 10},
-    {"amdhsa", OS_AMDHSA},
-    {"amdpal", 12},
-    {"netbsd", 13},
-    {"openbsd", 14},
-    {"solaris", 15},
-    {"uefi", 16},
-    {"win32", OS_WIN32},
-    {"windows", OS_WIN32},
-    {"haiku", 18},
-    {"rtems", 19},
-    {"cuda", 20},
-    {"nvcl", 21},
-    {"ps4", 22},
-    {"ps5", 23},
-    {"elfiamcu", 24},
-    {"tvos", 25},
-    {"watchos", 26},
-    {"bridgeos", 27},
-    {"aix", OS_AIX},
-    {"zos", OS_ZOS},
-    {"driverkit", 30},
-    {"xros", 31},
-    {"visionos", 31},
-    {"mesa3d", 32},
-    {"hermit", 33},
-    {"hurd", 34},
-    {"wasip1", 35},
-    {"wasip2", 36},
-    {"wasi", 37},
-    {"emscripten", 38},
-    {"shadermodel", 39},
-    {"liteos", 41},
-    {"serenity", 42},
-    {"vulkan", 43},
+    {"darwin", OS_DARWIN}, {"dragonfly", 2},    {"freebsd", 3},
+    {"fuchsia", 4},        {"ios", 5},          {"kfreebsd", 6},
+    {"linux", 7},          {"lv2", 8},          {"macos", 9},
+    {"managarm", 10},      {"cheriotrtos", 44}, {"amdhsa", OS_AMDHSA},
+    {"amdpal", 12},        {"netbsd", 13},      {"openbsd", 14},
+    {"solaris", 15},       {"uefi", OS_UEFI},   {"win32", OS_WIN32},
+    {"windows", OS_WIN32}, {"haiku", 18},       {"rtems", 19},
+    {"cuda", 20},          {"nvcl", 21},        {"ps4", 22},
+    {"ps5", 23},           {"elfiamcu", 24},    {"tvos", 25},
+    {"watchos", 26},       {"bridgeos", 27},    {"aix", OS_AIX},
+    {"zos", OS_ZOS},       {"driverkit", 30},   {"xros", 31},
+    {"visionos", 31},      {"mesa3d", 32},      {"hermit", 33},
+    {"hurd", 34},          {"wasip1", 35},      {"wasip2", 36},
+    {"wasi", 37},          {"emscripten", 38},  {"shadermodel", 39},
+    {"liteos", 41},        {"serenity", 42},    {"vulkan", 43},
 };
 
 enum { ENV_GNU = 16 };
@@ -402,60 +444,87 @@ struct comp {
         size_t len;
 };
 
-static int lookup_exact(const struct name_id *t, size_t n, struct comp c)
+static bool row_in(const struct name_id *r, enum ofl_llvm_dialect d)
+{
+        if (d != OFL_LLVM19)
+                return true;
+        for (size_t i = 0; i < sizeof newer_than_19 / sizeof newer_than_19[0]; i++)
+                if (!strcmp(r->name, newer_than_19[i]))
+                        return false;
+        return true;
+}
+
+static int lookup_exact(const struct name_id *t, size_t n, struct comp c, enum ofl_llvm_dialect d)
 {
         for (size_t i = 0; i < n; i++)
-                if (eq(c.p, c.len, t[i].name))
+                if (row_in(&t[i], d) && eq(c.p, c.len, t[i].name))
                         return t[i].id;
         return 0;
 }
 
-static int lookup_prefix(const struct name_id *t, size_t n, struct comp c)
+static int lookup_prefix(const struct name_id *t, size_t n, struct comp c, enum ofl_llvm_dialect d)
 {
         for (size_t i = 0; i < n; i++)
-                if (has_prefix(c.p, c.len, t[i].name))
+                if (row_in(&t[i], d) && has_prefix(c.p, c.len, t[i].name))
                         return t[i].id;
         return 0;
 }
 
-static int parse_arch(struct comp c, struct comp *sub)
+static bool arm_version_ok(const struct arch_family *f, struct comp rest)
 {
-        int id = lookup_exact(arch_names, NELEM(arch_names), c);
+        if (f->id == ARCH_KALIMBA)
+                return true;
+        if (rest.len < 2 || rest.p[0] != 'v' || rest.p[1] < '0' || rest.p[1] > '9')
+                return false;
+        bool thumb = f->id == ARCH_THUMB || f->id == ARCH_THUMBEB;
+        return !(thumb && (rest.p[1] == '2' || rest.p[1] == '3'));
+}
+
+/* "v7a" and "v7" are one sub-architecture: drop an "a" profile suffix. */
+static struct comp arm_sub(struct comp rest)
+{
+        if (rest.len >= 3 && rest.p[rest.len - 1] == 'a' && rest.p[rest.len - 2] >= '0' &&
+            rest.p[rest.len - 2] <= '9')
+                rest.len--;
+        return rest;
+}
+
+/* Returns the arch id; *sub (optional) gets what tells sub-architectures
+ * apart: the version of a family spelling, or a versioned exact name. */
+static int parse_arch(struct comp c, struct comp *sub, enum ofl_llvm_dialect d)
+{
+        int id = lookup_exact(arch_names, NELEM(arch_names), c, d);
         if (sub)
-                *sub = (struct comp){"", 0};
+                *sub = (id && memchr(c.p, '.', c.len)) ? c : (struct comp){"", 0};
         if (id)
                 return id;
         for (size_t i = 0; i < NELEM(arch_families); i++) {
                 size_t n = strlen(arch_families[i].prefix);
-                if (!has_prefix(c.p, c.len, arch_families[i].prefix) || c.len == n)
+                if (!has_prefix(c.p, c.len, arch_families[i].prefix))
                         continue;
-                const char *rest = c.p + n;
-                bool arm = arch_families[i].id >= 64;
-                /* arm/thumb take "v<digit>..." versions only ("armv7a", "thumbv8m.main"). */
-                if (arm && (rest[0] != 'v' || c.len < n + 2 || rest[1] < '0' || rest[1] > '9'))
-                        continue;
-                if (!arm && (rest[0] < '0' || rest[0] > '9'))
-                        continue;
-                if (sub)
-                        *sub = (struct comp){rest, c.len - n};
+                struct comp rest = {c.p + n, c.len - n};
+                if (!arm_version_ok(&arch_families[i], rest))
+                        return 0;
+                if (sub && arch_families[i].id != ARCH_KALIMBA)
+                        *sub = arm_sub(rest);
                 return arch_families[i].id;
         }
         return 0;
 }
 
-static int parse_vendor(struct comp c)
+static int parse_vendor(struct comp c, enum ofl_llvm_dialect d)
 {
-        return lookup_exact(vendor_names, NELEM(vendor_names), c);
+        return lookup_exact(vendor_names, NELEM(vendor_names), c, d);
 }
 
-static int parse_os(struct comp c)
+static int parse_os(struct comp c, enum ofl_llvm_dialect d)
 {
-        return lookup_prefix(os_names, NELEM(os_names), c);
+        return lookup_prefix(os_names, NELEM(os_names), c, d);
 }
 
-static int parse_env(struct comp c)
+static int parse_env(struct comp c, enum ofl_llvm_dialect d)
 {
-        return lookup_prefix(env_names, NELEM(env_names), c);
+        return lookup_prefix(env_names, NELEM(env_names), c, d);
 }
 
 static int parse_fmt(struct comp c)
@@ -468,9 +537,9 @@ static int parse_fmt(struct comp c)
         return 0;
 }
 
-bool ofl_triple_arch_known(const char *arch, size_t len)
+bool ofl_triple_arch_known(const char *arch, size_t len, enum ofl_llvm_dialect d)
 {
-        return parse_arch((struct comp){arch, len}, NULL) != 0;
+        return parse_arch((struct comp){arch, len}, NULL, d) != 0;
 }
 
 /* ---- Triple::normalize ---------------------------------------------------- */
@@ -500,14 +569,14 @@ static bool valid_for(size_t pos, struct comp c)
 {
         switch (pos) {
         case 0:
-                return parse_arch(c, NULL) != 0;
+                return parse_arch(c, NULL, OFL_LLVM22) != 0;
         case 1:
-                return parse_vendor(c) != 0;
+                return parse_vendor(c, OFL_LLVM22) != 0;
         case 2:
-                return parse_os(c) != 0 || has_prefix(c.p, c.len, "cygwin") ||
+                return parse_os(c, OFL_LLVM22) != 0 || has_prefix(c.p, c.len, "cygwin") ||
                        has_prefix(c.p, c.len, "mingw");
         default:
-                return parse_env(c) != 0 || parse_fmt(c) != 0;
+                return parse_env(c, OFL_LLVM22) != 0 || parse_fmt(c) != 0;
         }
 }
 
@@ -580,12 +649,12 @@ static void windows_fixup(struct comps *v)
         struct comp os = v->c[2];
         bool mingw = has_prefix(os.p, os.len, "mingw");
         bool cygwin = has_prefix(os.p, os.len, "cygwin");
-        if (parse_os(os) != OS_WIN32 && !mingw && !cygwin)
+        if (parse_os(os, OFL_LLVM22) != OS_WIN32 && !mingw && !cygwin)
                 return;
         while (v->n < 4)
                 v->c[v->n++] = unknown_comp;
         v->n = 4;
-        bool env_unknown = parse_env(v->c[3]) == 0;
+        bool env_unknown = parse_env(v->c[3], OFL_LLVM22) == 0;
         v->c[2] = (struct comp){"windows", 7};
         if (mingw)
                 v->c[3] = (struct comp){"gnu", 3};
@@ -593,6 +662,34 @@ static void windows_fixup(struct comps *v)
                 v->c[3] = (struct comp){"cygnus", 6};
         else if (env_unknown && (parse_fmt(v->c[3]) == 0 || parse_fmt(v->c[3]) == FMT_COFF))
                 v->c[3] = (struct comp){"msvc", 4};
+}
+
+/* A bare "dxil" arch takes its version from the shader model: 6.N gives
+ * dxilv1.N, 6.x the newest (1.9), anything else 1.0.  (LLVM aborts on 6.10
+ * and above; we give 1.0.) */
+static void dxil_fixup(struct comps *v)
+{
+        static const char *const names[] = {"dxilv1.0", "dxilv1.1", "dxilv1.2", "dxilv1.3",
+                                            "dxilv1.4", "dxilv1.5", "dxilv1.6", "dxilv1.7",
+                                            "dxilv1.8", "dxilv1.9"};
+        if (v->n < 3 || !eq(v->c[0].p, v->c[0].len, "dxil"))
+                return;
+        if (v->n > 4)
+                v->n = 4;
+        struct comp os = v->c[2];
+        if (!has_prefix(os.p, os.len, "shadermodel"))
+                return;
+        const char *ver = os.p + 11;
+        size_t vlen = os.len - 11;
+        int minor = 0;
+        if (vlen >= 3 && ver[0] == '6' && ver[1] == '.') {
+                if (ver[2] == 'x')
+                        minor = 9;
+                else if (ver[2] >= '0' && ver[2] <= '9' &&
+                         (vlen == 3 || ver[3] < '0' || ver[3] > '9'))
+                        minor = ver[2] - '0';
+        }
+        v->c[0] = (struct comp){names[minor], 8};
 }
 
 /* llvm::Triple::normalize(s, FOUR_IDENT or THREE_IDENT): nident components,
@@ -603,8 +700,8 @@ static char *normalize_triple(const char *s, size_t len, size_t nident)
         split_dash(s, len, MAX_COMPS - 4, &v);
         bool found[4] = {false, false, false, false};
         for (size_t i = 0; i < 4 && i < v.n; i++)
-                found[i] = valid_for(i, v.c[i]) && (i != 2 || parse_os(v.c[2]) != 0) &&
-                           (i != 3 || parse_env(v.c[3]) != 0);
+                found[i] = valid_for(i, v.c[i]) && (i != 2 || parse_os(v.c[2], OFL_LLVM22) != 0) &&
+                           (i != 3 || parse_env(v.c[3], OFL_LLVM22) != 0);
         place_components(&v, found);
         /* "none" as a lone middle component is the OS, not the vendor. */
         if (v.n >= 3 && found[0] && !found[1] && !found[2] && found[3] &&
@@ -614,6 +711,7 @@ static char *normalize_triple(const char *s, size_t len, size_t nident)
                 if (v.c[i].len == 0)
                         v.c[i] = unknown_comp;
         windows_fixup(&v);
+        dxil_fixup(&v);
         while (v.n < nident)
                 v.c[v.n++] = unknown_comp;
         v.n = nident;
@@ -639,52 +737,66 @@ struct triple_ids {
         struct comp sub;
 };
 
+/* darwin, ios, macos, tvos, watchos, bridgeos, driverkit, xros */
+static bool os_darwin(int os)
+{
+        return os == OS_DARWIN || os == OS_IOS || os == OS_MACOS || os == OS_TVOS ||
+               os == OS_WATCHOS || os == OS_BRIDGEOS || os == OS_DRIVERKIT || os == OS_XROS;
+}
+
 /* Parses a triple the way llvm::Triple's constructor does: each of the
  * first four dash-separated fields in its own slot, nothing moved. */
-static void parse_triple_ids(const char *s, struct triple_ids *t)
+static void parse_triple_ids(const char *s, struct triple_ids *t, enum ofl_llvm_dialect d)
 {
         struct comps v;
         split_dash(s, strlen(s), 4, &v);
         struct comp none = {"", 0};
-        t->arch = parse_arch(v.c[0], &t->sub);
-        t->vendor = parse_vendor(v.n > 1 ? v.c[1] : none);
-        t->os = parse_os(v.n > 2 ? v.c[2] : none);
-        t->env = parse_env(v.n > 3 ? v.c[3] : none);
+        t->arch = parse_arch(v.c[0], &t->sub, d);
+        t->vendor = parse_vendor(v.n > 1 ? v.c[1] : none, d);
+        t->os = parse_os(v.n > 2 ? v.c[2] : none, d);
+        t->env = parse_env(v.n > 3 ? v.c[3] : none, d);
         t->fmt = parse_fmt(v.n > 3 ? v.c[3] : none);
         if (t->fmt)
                 return;
         /* The default object format for the arch and OS. */
-        if (t->vendor == 1 || t->os == OS_DARWIN || t->os == 5 || t->os == 9)
+        if (os_darwin(t->os))
                 t->fmt = FMT_MACHO;
-        else if (t->os == OS_WIN32)
+        else if (t->os == OS_WIN32 || t->os == OS_UEFI)
                 t->fmt = FMT_COFF;
         else if (t->os == OS_AIX)
                 t->fmt = FMT_XCOFF;
         else if (t->os == OS_ZOS)
                 t->fmt = FMT_GOFF;
-        else if (t->arch == 55 || t->arch == 56)
+        else if (t->arch == ARCH_WASM32 || t->arch == ARCH_WASM64)
                 t->fmt = FMT_WASM;
-        else if (t->arch >= 46 && t->arch <= 48)
+        else if (t->arch >= ARCH_SPIRV && t->arch <= ARCH_SPIRV64)
                 t->fmt = FMT_SPIRV;
-        else if (t->arch == 60)
+        else if (t->arch == ARCH_DXIL)
                 t->fmt = FMT_DXC;
         else
                 t->fmt = FMT_ELF;
 }
 
-bool ofl_triple_compatible(const char *a, const char *b)
+static bool arm_thumb_pair(int a, int b)
+{
+        return (a == ARCH_ARM && b == ARCH_THUMB) || (a == ARCH_THUMB && b == ARCH_ARM) ||
+               (a == ARCH_ARMEB && b == ARCH_THUMBEB) || (a == ARCH_THUMBEB && b == ARCH_ARMEB);
+}
+
+bool ofl_triple_compatible(const char *a, const char *b, enum ofl_llvm_dialect d)
 {
         struct triple_ids x, y;
-        parse_triple_ids(a, &x);
-        parse_triple_ids(b, &y);
+        parse_triple_ids(a, &x, d);
+        parse_triple_ids(b, &y, d);
         bool same_sub = x.sub.len == y.sub.len && memcmp(x.sub.p, y.sub.p, x.sub.len) == 0;
-        /* MinGW objects differ in vendor only ("w64" vs "pc"). */
-        bool ignore_vendor = x.os == OS_WIN32 && x.env == ENV_GNU;
+        /* 22 ignores the vendor of MinGW triples ("w64" vs "pc"). */
+        bool ignore_vendor = d != OFL_LLVM19 && x.os == OS_WIN32 && x.env == ENV_GNU;
         bool vendor_ok = x.vendor == y.vendor || ignore_vendor;
-        if (x.arch != y.arch || !same_sub || !vendor_ok || x.os != y.os)
+        bool arch_ok = x.arch == y.arch || arm_thumb_pair(x.arch, y.arch);
+        if (!arch_ok || !same_sub || !vendor_ok || x.os != y.os)
                 return false;
         /* Apple triples carry a version in the environment field. */
-        if (x.vendor == 1)
+        if (x.vendor == VENDOR_APPLE)
                 return true;
         return x.env == y.env && x.fmt == y.fmt;
 }
@@ -802,7 +914,7 @@ static int split22(const char *s, size_t len, struct ofl_bundle_id *out, size_t 
         bool keep = plen > 0 && ofl_processor_known(f[5].p, plen, OFL_LLVM22);
         out->target_id = ofl_strndup(f[5].p, keep ? f[5].len : 0);
         /* amdhsa triples are written with three components and an empty env. */
-        bool hsa = parse_os(f[3]) == OS_AMDHSA;
+        bool hsa = parse_os(f[3], OFL_LLVM22) == OS_AMDHSA;
         char *n = normalize_triple(out->raw_triple, strlen(out->raw_triple), hsa ? 3 : 4);
         if (n && hsa) {
                 size_t nl = strlen(n);
@@ -832,6 +944,8 @@ static int split_any(const char *s, size_t len, enum ofl_llvm_dialect d, struct 
         }
         if (rc)
                 ofl_bundle_id_release(out);
+        else
+                out->dialect = d;
         return rc;
 }
 
@@ -867,7 +981,7 @@ int ofl_bundle_id_parse(const char *s, enum ofl_llvm_dialect d, struct ofl_bundl
         const char *r = out->raw_triple;
         const char *dash = strchr(r, '-');
         bool kind_ok = kind_valid(out->kind);
-        bool triple_ok = ofl_triple_arch_known(r, (size_t)(dash - r));
+        bool triple_ok = ofl_triple_arch_known(r, (size_t)(dash - r), d);
         if (kind_ok && triple_ok)
                 return 0;
         int rc =
@@ -901,9 +1015,9 @@ static bool parse_for_triple(const char *raw_triple, const char *tid, struct ofl
                 return false;
         struct comps v;
         split_dash(raw_triple, strlen(raw_triple), 4, &v);
-        int arch = parse_arch(v.c[0], NULL);
+        int arch = parse_arch(v.c[0], NULL, OFL_LLVM22);
         bool ok = true;
-        if (arch == 24 || arch == 25) {
+        if (arch == ARCH_R600 || arch == ARCH_AMDGCN) {
                 /* Both dialects' tables agree wherever a processor is kept. */
                 const struct proc_info *pi = find_proc(t->processor, strlen(t->processor));
                 ok = pi && (pi->flags & AB);
@@ -942,7 +1056,7 @@ static bool features_fit(const struct ofl_target_id *e, const struct ofl_target_
 bool ofl_bundle_id_compatible(const struct ofl_bundle_id *entry, const struct ofl_bundle_id *req,
                               bool hip_openmp)
 {
-        if (!ofl_triple_compatible(entry->raw_triple, req->raw_triple))
+        if (!ofl_triple_compatible(entry->raw_triple, req->raw_triple, entry->dialect))
                 return false;
         if (!strcmp(entry->kind, req->kind) && !strcmp(entry->target_id, req->target_id))
                 return true;

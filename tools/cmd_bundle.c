@@ -102,7 +102,7 @@ static void report_decompress(const struct ofl_bundler_report *r)
 static int run_list(const struct ofl_bundler_options *o, bool quiet_if_none, bool verbose)
 {
 	struct ofl_error err = OFL_ERROR_INIT;
-	struct ofl_bundler_report rep = {0};
+	struct ofl_bundler_report rep = {.want_hash = verbose};
 	char **ids;
 	size_t n;
 	bool found;
@@ -121,7 +121,7 @@ static int run_list(const struct ofl_bundler_options *o, bool quiet_if_none, boo
 static int run(const struct ofl_bundler_options *o, const struct bundle_args *a)
 {
 	struct ofl_error err = OFL_ERROR_INIT;
-	struct ofl_bundler_report rep = {0};
+	struct ofl_bundler_report rep = {.want_hash = a->verbose};
 	int rc = a->unbundle ? ofl_bundler_unbundle(o, &rep, &err)
 			     : ofl_bundler_bundle(o, &rep, &err);
 	if (rc)
@@ -164,12 +164,8 @@ static const char llvm_overview[] =
 	"COMPRESSED_BUNDLE_FORMAT_VERSION=2|3. LLVM 19 behaviour (ID spelling, CCOB v2):\n"
 	"invoke as clang-offload-bundler-19 or pass --offlink-llvm-version=19";
 
-static int llvm_check(const struct bundle_args *a, bool mixed_in, bool mixed_out)
+static int llvm_check(const struct bundle_args *a)
 {
-	if (mixed_in)
-		return error("-inputs and -input cannot be used together, use only -input instead");
-	if (mixed_out)
-		return error("-outputs and -output cannot be used together, use only -output instead");
 	if (!a->type) {
 		fprintf(stderr, "%s: for the --type option: must be specified at least once!\n",
 			ofl_prog);
@@ -193,11 +189,8 @@ static int llvm_check(const struct bundle_args *a, bool mixed_in, bool mixed_out
 		return error("-check-input-archive can only be used for unbundling archives (-type=a)");
 	if (!nout)
 		return error("no output file specified!");
-	if (!a->targets.n) {
-		fprintf(stderr, "%s: for the --targets option: must be specified at least once!\n",
-			ofl_prog);
-		return 1;
-	}
+	if (!a->targets.n)
+		return error("for the --targets option: must be specified at least once!");
 	return 0;
 }
 
@@ -284,11 +277,15 @@ static int llvm_bundler(int argc, char **argv, struct bundle_args *a)
 	}
 	if (a->positional.n)
 		return error("unexpected argument '%s'", a->positional.v[0]);
+	if (a->input.n && a->inputs.n)
+		return error("-inputs and -input cannot be used together, use only -input instead");
+	if (a->output.n && a->outputs.n)
+		return error("-outputs and -output cannot be used together, use only -output instead");
 	if (a->inputs.n)
 		warning("-inputs is deprecated, use -input instead");
 	if (a->outputs.n)
 		warning("-outputs is deprecated, use -output instead");
-	int rc = llvm_check(a, a->input.n && a->inputs.n, a->output.n && a->outputs.n);
+	int rc = llvm_check(a);
 	if (rc)
 		return rc;
 

@@ -1,19 +1,592 @@
-/* Placeholder until this command's issue lands; replaced wholesale. */
+/* offlink wrap, and the clang-offload-wrapper / llvm-offload-wrapper
+ * personalities: device images in, a host object (or LLVM IR text) out that
+ * registers them with the offload runtime. */
+#include <limits.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include "commands.h"
 #include "diag.h"
+#include "offlink/buf.h"
+#include "offlink/io.h"
+#include "offlink/offload_binary.h"
+#include "offlink/wrapper_obj.h"
+#include "opts.h"
+
+/* One input: a file with its image range and metadata. */
+struct input {
+	struct ofl_file file;
+	const char *path, *triple, *arch;
+	char *spec;            /* owned copy of --image's value that the strings point into */
+	struct ofl_buf packed; /* --pack: the OffloadBinary made for it */
+};
+
+struct wrap_job {
+	struct ofl_wrap_opts opts;
+	const char *host_triple;
+	const char *output;
+	const char *emit; /* "obj", "ll", "c" or NULL (from the output name) */
+	struct input *in;
+	size_t nin;
+	const char *host_cc; /* compile C with it instead of writing the object */
+	bool pack;           /* raw images go in as OffloadBinaries, as the linker wrapper's */
+};
+
+enum emit { EMIT_OBJ, EMIT_LL, EMIT_C };
+
+static int parse_kind(const char *s, enum ofl_wrap_kind *k)
+{
+	if (!strcmp(s, "openmp"))
+		*k = OFL_WRAP_OPENMP;
+	else if (!strcmp(s, "cuda"))
+		*k = OFL_WRAP_CUDA;
+	else if (!strcmp(s, "hip"))
+		*k = OFL_WRAP_HIP;
+	else
+		return error("unknown offload kind '%s' (openmp, cuda or hip)", s);
+	return 0;
+}
+
+static int parse_abi(const char *s, enum ofl_wrap_abi *a)
+{
+	static const struct {
+		const char *name;
+		enum ofl_wrap_abi abi;
+	} abis[] = {{"llvm14", OFL_WRAP_LLVM14}, {"amd", OFL_WRAP_AMD},
+	            {"llvm19", OFL_WRAP_LLVM19}, {"llvm20", OFL_WRAP_LLVM20},
+	            {"llvm21", OFL_WRAP_LLVM20}, {"llvm22", OFL_WRAP_LLVM20}};
+	for (size_t i = 0; i < sizeof(abis) / sizeof(abis[0]); i++)
+		if (!strcmp(s, abis[i].name)) {
+			*a = abis[i].abi;
+			return 0;
+		}
+	return error("unknown registration ABI '%s' (llvm14, amd, llvm19 or llvm20)", s);
+}
+
+static struct input *add_input(struct wrap_job *j, const char *path)
+{
+	struct input *in = realloc(j->in, (j->nin + 1) * sizeof(*in));
+	if (!in) {
+		error("out of memory");
+		return NULL;
+	}
+	j->in = in;
+	in += j->nin++;
+	memset(in, 0, sizeof(*in));
+	in->file = (struct ofl_file)OFL_FILE_INIT;
+	in->path = path;
+	return in;
+}
+
+/* Splits s (modified) into file/triple/arch values. */
+static int split_image_spec(char *s, struct input *out)
+{
+	for (char *tok = strtok(s, ","); tok; tok = strtok(NULL, ",")) {
+		char *eq = strchr(tok, '=');
+		if (!eq)
+			return error("--image: expected key=value, got '%s'", tok);
+		*eq = '\0';
+		if (!strcmp(tok, "file"))
+			out->path = eq + 1;
+		else if (!strcmp(tok, "triple"))
+			out->triple = eq + 1;
+		else if (!strcmp(tok, "arch"))
+			out->arch = eq + 1;
+		else
+			return error("--image: unknown key '%s' (file, triple, arch)", tok);
+	}
+	return out->path ? 0 : error("--image: 'file=' is required");
+}
+
+/* --image=file=PATH[,triple=T][,arch=A]: a raw image with its metadata. */
+static int parse_image_spec(struct wrap_job *j, const char *spec)
+{
+	struct input tmp = {OFL_FILE_INIT, NULL, NULL, NULL, strdup(spec), OFL_BUF_INIT};
+	if (!tmp.spec)
+		return error("out of memory");
+	struct input *in = split_image_spec(tmp.spec, &tmp) ? NULL : add_input(j, tmp.path);
+	if (!in) {
+		free(tmp.spec);
+		return 1;
+	}
+	in->triple = tmp.triple;
+	in->arch = tmp.arch;
+	in->spec = tmp.spec;
+	return 0;
+}
+
+/* An OffloadBinary input: embedded whole, ImageStart past its header (as
+ * llvm-offload-wrapper does); its arch string serves the AMD flavour. */
+static int obin_input(struct input *in, struct ofl_wrap_image *img)
+{
+	struct ofl_error err = OFL_ERROR_INIT;
+	struct ofl_obin b = OFL_OBIN_INIT;
+	if (ofl_obin_parse(in->file.data, in->file.size, &b, &err)) {
+		ofl_error_locate(&err, in->path, 0);
+		return error_lib(&err);
+	}
+	img->start = (uint64_t)(b.image - in->file.data);
+	img->end = img->start + b.image_size;
+	if (!img->arch && ofl_obin_get(&b, "arch"))
+		img->arch = in->arch = ofl_obin_get(&b, "arch");
+	ofl_obin_release(&b);
+	return 0;
+}
+
+/* --pack: a raw image becomes a version 1 OffloadBinary with the strings
+ * clang-linker-wrapper gives its OpenMP images, in its order (triple, then
+ * arch; arch empty for CPUs): byte for byte the .llvm.offloading of LLVM
+ * 19's and 22's wrapper objects.  ImageStart points past the header. */
+static int pack_input(struct wrap_job *j, struct input *in, struct ofl_wrap_image *img)
+{
+	static const uint8_t elf[4] = {0x7f, 'E', 'L', 'F'};
+	const char *k[2] = {"triple", "arch"};
+	const char *v[2] = {in->triple ? in->triple : j->host_triple, in->arch ? in->arch : ""};
+	struct ofl_error err = OFL_ERROR_INIT;
+	struct ofl_obin b = OFL_OBIN_INIT;
+	bool is_elf = in->file.size >= 4 && !memcmp(in->file.data, elf, 4);
+	struct ofl_obin_image oi = {is_elf ? OFL_IMG_OBJECT : OFL_IMG_NONE,
+	                            OFL_OFK_OPENMP,
+	                            0,
+	                            in->file.data,
+	                            in->file.size,
+	                            2,
+	                            k,
+	                            v};
+	if (ofl_obin_write(&oi, &in->packed, &err) ||
+	    ofl_obin_parse(in->packed.data, in->packed.len, &b, &err))
+		return error_lib(&err);
+	*img = (struct ofl_wrap_image){in->packed.data,
+	                               in->packed.len,
+	                               (uint64_t)(b.image - in->packed.data),
+	                               (uint64_t)(b.image - in->packed.data) + b.image_size,
+	                               in->arch,
+	                               NULL};
+	ofl_obin_release(&b);
+	return 0;
+}
+
+/* Maps every input and fills the image descriptions.  Raw images are
+ * referenced whole (ImageStart = first byte), as llvm-offload-wrapper does
+ * for inputs without the OffloadBinary magic, unless --pack. */
+static int load_inputs(struct wrap_job *j, struct ofl_wrap_image *imgs)
+{
+	struct ofl_error err = OFL_ERROR_INIT;
+	for (size_t i = 0; i < j->nin; i++) {
+		struct input *in = &j->in[i];
+		int rc = 0;
+		if (ofl_file_open(&in->file, in->path, &err))
+			return error_lib(&err);
+		imgs[i] = (struct ofl_wrap_image){in->file.data, in->file.size, 0,
+		                                  in->file.size, in->arch,      &in->file};
+		if (ofl_obin_is(in->file.data, in->file.size))
+			rc = obin_input(in, &imgs[i]);
+		else if (j->pack)
+			rc = pack_input(j, in, &imgs[i]);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* The one bit set in mask, or -1. */
+static int only_bit(unsigned mask)
+{
+	return mask && !(mask & (mask - 1)) ? __builtin_ctz(mask) : -1;
+}
+
+/* Adds what one host object's entry tables need to n. */
+static int needs_of_file(const char *path, struct ofl_wrap_needs *n)
+{
+	struct ofl_error err = OFL_ERROR_INIT;
+	struct ofl_file f = OFL_FILE_INIT;
+	if (!ofl_file_open(&f, path, &err) && ofl_wrap_needs_of_object(f.data, f.size, n, &err))
+		ofl_error_locate(&err, path, 0);
+	ofl_file_close(&f);
+	return err.code ? error_lib(&err) : 0;
+}
+
+/* Sets *kind and *abi (those not NULL) from the host objects' entry tables;
+ * each --for value is a comma-separated list. */
+static int flavour_from_hosts(const struct strlist *hosts, enum ofl_wrap_kind *kind,
+                              enum ofl_wrap_abi *abi)
+{
+	static const char *const abi_names[] = {"llvm14", "amd", "llvm19", "llvm20"};
+	struct ofl_wrap_needs n = {0, 0};
+	for (size_t i = 0; i < hosts->n; i++) {
+		char *list = strdup(hosts->v[i]), *save = NULL;
+		int rc = list ? 0 : error("out of memory");
+		for (char *p = list ? strtok_r(list, ",", &save) : NULL; p && !rc;
+		     p = strtok_r(NULL, ",", &save))
+			rc = needs_of_file(p, &n);
+		free(list);
+		if (rc)
+			return rc;
+	}
+	if (!n.abis)
+		return error("no offload entry tables in the --for objects; name --kind and --abi");
+	if (abi && only_bit(n.abis) < 0)
+		return error("the --for objects come from different LLVM releases (%s and %s); "
+		             "name --abi",
+		             abi_names[__builtin_ctz(n.abis)],
+		             abi_names[31 - __builtin_clz(n.abis)]);
+	if (kind && only_bit(n.kinds) < 0)
+		return error("the --for objects hold %s offload kinds; name --kind",
+		             n.kinds ? "several" : "no");
+	if (abi)
+		*abi = (enum ofl_wrap_abi)only_bit(n.abis);
+	if (kind)
+		*kind = (enum ofl_wrap_kind)only_bit(n.kinds);
+	return 0;
+}
+
+static enum emit what_to_emit(const struct wrap_job *j)
+{
+	size_t n = strlen(j->output);
+	const char *e = j->emit;
+	if (!e)
+		e = n >= 3 && !strcmp(j->output + n - 3, ".ll")  ? "ll"
+		    : n >= 2 && !strcmp(j->output + n - 2, ".c") ? "c"
+		                                                 : "obj";
+	return !strcmp(e, "ll") ? EMIT_LL : !strcmp(e, "c") ? EMIT_C : EMIT_OBJ;
+}
+
+/* The C source, with absolute image paths for the assembler's .incbin. */
+static int emit_c(struct wrap_job *j, const struct ofl_wrap_image *imgs, struct ofl_buf *out)
+{
+	struct ofl_error err = OFL_ERROR_INIT;
+	char **paths = calloc(j->nin, sizeof(*paths));
+	int rc = paths ? 0 : error("out of memory");
+	for (size_t i = 0; i < j->nin && !rc; i++)
+		if (!(paths[i] = realpath(j->in[i].path, NULL)))
+			rc = error("cannot resolve '%s'", j->in[i].path);
+	if (!rc && ofl_wrap_emit_c(out, &j->opts, imgs, (const char *const *)paths, j->nin, &err))
+		rc = error_lib(&err);
+	for (size_t i = 0; paths && i < j->nin; i++)
+		free(paths[i]);
+	free(paths);
+	return rc;
+}
+
+/* Compiles the C source with `cc -c -fPIC` into the output. */
+static int compile_c(const char *cc, const struct ofl_buf *src, const char *output)
+{
+	const char *dir = getenv("TMPDIR");
+	char tmp[PATH_MAX];
+	snprintf(tmp, sizeof(tmp), "%s/offlink-wrap-XXXXXX.c", dir && *dir ? dir : "/tmp");
+	int fd = mkstemps(tmp, 2);
+	if (fd < 0)
+		return error("cannot create a temporary file in '%s'", dir ? dir : "/tmp");
+	bool ok = write(fd, src->data, src->len) == (ssize_t)src->len;
+	close(fd);
+	char *argv[] = {(char *)cc,     "-c", "-fPIC", "-fasynchronous-unwind-tables",
+	                "-x",           "c",  tmp,     "-o",
+	                (char *)output, NULL};
+	extern char **environ;
+	pid_t pid;
+	int status = 0, rc = 0;
+	if (!ok)
+		rc = error("cannot write '%s'", tmp);
+	else if (posix_spawnp(&pid, cc, NULL, NULL, argv, environ))
+		rc = error("cannot run '%s'", cc);
+	else if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status))
+		rc = error("'%s' failed to compile the wrapper source", cc);
+	unlink(tmp);
+	return rc;
+}
+
+static int write_object(struct wrap_job *j, const struct ofl_wrap_image *imgs)
+{
+	struct ofl_error err = OFL_ERROR_INIT;
+	struct ofl_buf buf = OFL_BUF_INIT;
+	struct ofl_out out = OFL_OUT_INIT;
+	int rc;
+	if (ofl_out_open(&out, j->output, &err))
+		return error_lib(&err);
+	if (out.to_stdout) {
+		/* libelf needs a seekable file: build in memory, then copy */
+		rc = ofl_wrap_write_buf(&buf, &j->opts, imgs, j->nin, &err);
+		if (!rc)
+			rc = ofl_out_write(&out, buf.data, buf.len, &err);
+		ofl_buf_release(&buf);
+	} else {
+		rc = ofl_wrap_write_fd(out.fd, &j->opts, imgs, j->nin, &err);
+	}
+	if (!rc)
+		rc = ofl_out_commit(&out, &err);
+	else
+		ofl_out_abort(&out);
+	return rc ? error_lib(&err) : 0;
+}
+
+static int write_output(struct wrap_job *j, const struct ofl_wrap_image *imgs)
+{
+	struct ofl_error err = OFL_ERROR_INIT;
+	struct ofl_buf buf = OFL_BUF_INIT;
+	enum emit what = what_to_emit(j);
+	int rc = 0;
+	if (what == EMIT_OBJ && !j->host_cc)
+		return write_object(j, imgs);
+	if (what == EMIT_LL && ofl_wrap_emit_ll(&buf, &j->opts, j->host_triple, imgs, j->nin, &err))
+		rc = error_lib(&err);
+	if (what != EMIT_LL)
+		rc = emit_c(j, imgs, &buf);
+	if (!rc && what == EMIT_OBJ)
+		rc = compile_c(j->host_cc, &buf, j->output);
+	else if (!rc && ofl_write_file(j->output, buf.data, buf.len, &err))
+		rc = error_lib(&err);
+	ofl_buf_release(&buf);
+	return rc;
+}
+
+static int run_job(struct wrap_job *j)
+{
+	struct ofl_error err = OFL_ERROR_INIT;
+	if (!j->output)
+		return error("no output file given (-o)");
+	if (j->emit && strcmp(j->emit, "obj") && strcmp(j->emit, "ll") && strcmp(j->emit, "c"))
+		return error("--emit must be obj, ll or c");
+	size_t len = strlen(j->output);
+	if (!j->emit && len >= 3 && !strcmp(j->output + len - 3, ".bc"))
+		return error("cannot write bitcode to '%s'; name the output .o for an object, "
+		             ".ll for IR text or .c for C",
+		             j->output);
+	/* only an object written directly needs a machine we know */
+	if (ofl_wrap_machine_from_triple(j->host_triple, &j->opts.machine, &err) &&
+	    what_to_emit(j) == EMIT_OBJ && !j->host_cc) {
+		ofl_error_prefix(&err, "%s", "give --host-cc=<compiler> to go through C");
+		return error_lib(&err);
+	}
+	ofl_error_clear(&err);
+	if (ofl_wrap_check(&j->opts, j->nin, &err))
+		return error_lib(&err);
+	if (j->pack && j->opts.kind != OFL_WRAP_OPENMP)
+		return error("--pack is for openmp images (fat binaries go in as they are)");
+	struct ofl_wrap_image *imgs = calloc(j->nin, sizeof(*imgs));
+	if (!imgs)
+		return error("out of memory");
+	int rc = load_inputs(j, imgs);
+	if (!rc)
+		rc = write_output(j, imgs);
+	free(imgs);
+	return rc;
+}
+
+/* Runs the job unless parsing failed (rc), then releases it. */
+static int finish(struct wrap_job *j, int rc)
+{
+	if (!rc)
+		rc = run_job(j);
+	for (size_t i = 0; i < j->nin; i++) {
+		ofl_file_close(&j->in[i].file);
+		free(j->in[i].spec);
+		ofl_buf_release(&j->in[i].packed);
+	}
+	free(j->in);
+	return rc;
+}
+
+#define OUTPUT_NOTE                                                                                \
+	"The output is an ELF relocatable object, LLVM IR text when its name ends in .ll (LLVM's " \
+	"tool writes bitcode, which offlink does not), or C source when it ends in .c."
+
+static const char WRAP_OVERVIEW[] =
+    "Writes a host object that registers device images with the "
+    "offload runtime before main and unregisters them at exit. " OUTPUT_NOTE;
+static const char PERSONALITY_OVERVIEW[] =
+    "A tool to create a wrapper for offload target binaries, which registers them in the "
+    "offload runtime. " OUTPUT_NOTE;
 
 int cmd_wrap(int argc, char **argv)
 {
-	return error("wrap is not implemented yet");
+	struct wrap_job j = {{OFL_WRAP_OPENMP, OFL_WRAP_LLVM20, OFL_WRAP_X86_64, false},
+	                     "x86_64-pc-linux-gnu",
+	                     NULL,
+	                     NULL,
+	                     NULL,
+	                     0,
+	                     NULL,
+	                     false};
+	const char *kind = "openmp", *abi = "llvm20";
+	struct strlist images = {NULL, 0}, pos = {NULL, 0}, hosts = {NULL, 0};
+	bool reloc = false;
+	int nkind = 0, nabi = 0;
+	const struct opt table[] = {
+	    {"host-triple", OPT_STR, &j.host_triple, NULL, "<triple>",
+	     "host the object is for (x86_64 or aarch64 ELF; default x86_64-pc-linux-gnu)"},
+	    {"kind", OPT_STR, &kind, &nkind, "openmp|cuda|hip",
+	     "offload kind (default: from --for, else openmp)"},
+	    {"abi", OPT_STR, &abi, &nabi, "llvm14|amd|llvm19|llvm20",
+	     "registration ABI: the runtime's LLVM release (default: from --for, else llvm20)"},
+	    {"for", OPT_LIST, &hosts, NULL, "<host.o>[,...]",
+	     "host objects the result is linked with: their entry tables choose kind and ABI"},
+	    {"image", OPT_LIST, &images, NULL, "file=<f>[,triple=<t>][,arch=<a>]",
+	     "a raw device image with its metadata"},
+	    {"pack", OPT_FLAG, &j.pack, NULL, NULL,
+	     "wrap raw images in OffloadBinaries (triple, arch) as clang-linker-wrapper does"},
+	    {"relocatable", OPT_FLAG, &reloc, NULL, NULL,
+	     "put images in .llvm.offloading.relocatable (for -r links)"},
+	    {"emit", OPT_STR, &j.emit, NULL, "obj|ll|c",
+	     "output format (default: from -o's name: .ll, .c, else obj)"},
+	    {"host-cc", OPT_STR, &j.host_cc, NULL, "<compiler>",
+	     "write the object by compiling C with this compiler (any ELF host)"},
+	    {"o", OPT_STR, &j.output, NULL, "<file>", "output file"},
+	    {"help", OPT_HELP, NULL, NULL, NULL, "display this help"},
+	    {NULL, 0, NULL, NULL, NULL, NULL},
+	};
+	int rc =
+	    opts_parse(table, argc, argv, &pos,
+	               "offlink wrap [options] -o <out.o|out.ll|out.c> [--image=...] [<image>...]",
+	               WRAP_OVERVIEW);
+	if (rc) {
+		strlist_release(&images);
+		strlist_release(&pos);
+		strlist_release(&hosts);
+		return rc == 2 ? 0 : rc;
+	}
+	j.opts.relocatable = reloc;
+	rc = parse_kind(kind, &j.opts.kind) || parse_abi(abi, &j.opts.abi);
+	if (!rc && hosts.n)
+		rc = flavour_from_hosts(&hosts, nkind ? NULL : &j.opts.kind,
+		                        nabi ? NULL : &j.opts.abi);
+	for (size_t i = 0; i < images.n && !rc; i++)
+		rc = parse_image_spec(&j, images.v[i]);
+	for (size_t i = 0; i < pos.n && !rc; i++)
+		rc = !add_input(&j, pos.v[i]);
+	rc = finish(&j, rc);
+	strlist_release(&images);
+	strlist_release(&pos);
+	strlist_release(&hosts);
+	return rc;
 }
 
+/* Option name of arg ("-x=v", "--x v"...), or NULL for a positional. */
+static const char *opt_name(const char *arg, size_t *len)
+{
+	if (arg[0] != '-' || !arg[1])
+		return NULL;
+	const char *name = arg + (arg[1] == '-' ? 2 : 1);
+	*len = strcspn(name, "=");
+	return name;
+}
+
+/* Pairs each image with the --offload-arch before it (and after the
+ * previous image), walking argv as clang-offload-wrapper's command line
+ * reads: images are the positionals, in order; -o, -target, --abi,
+ * --emit and --offload-arch take a value, after '=' or as the next word. */
+static void pair_archs(int argc, char **argv, struct wrap_job *j)
+{
+	static const char *const with_value[] = {"o", "target", "abi", "emit", "offload-arch"};
+	const char *pending = NULL;
+	size_t image = 0;
+	for (int i = 1; i < argc; i++) {
+		size_t len;
+		const char *name = opt_name(argv[i], &len);
+		if (!name) {
+			if (image < j->nin)
+				j->in[image++].arch = pending;
+			pending = NULL;
+			continue;
+		}
+		for (size_t k = 0; k < sizeof(with_value) / sizeof(with_value[0]); k++) {
+			if (strlen(with_value[k]) != len || strncmp(name, with_value[k], len))
+				continue;
+			const char *v = name[len] == '=' ? name + len + 1
+			                : i + 1 < argc   ? argv[++i]
+			                                 : NULL;
+			if (k == 4)
+				pending = v;
+		}
+	}
+}
+
+/* clang-offload-wrapper -target <triple> -o <out> [--offload-arch=<id>] <image>...
+ * Each --offload-arch names the target ID of the image after it; with
+ * any, the AMD flavour (image info, .offload_arch_list) is written. */
 int cmd_clang_offload_wrapper(int argc, char **argv)
 {
-	return error("wrap is not implemented yet");
+	struct wrap_job j = {{OFL_WRAP_OPENMP, OFL_WRAP_LLVM14, OFL_WRAP_X86_64, false},
+	                     NULL,
+	                     NULL,
+	                     NULL,
+	                     NULL,
+	                     0,
+	                     NULL,
+	                     false};
+	struct strlist archs = {NULL, 0}, pos = {NULL, 0};
+	const char *abi = NULL;
+	const struct opt table[] = {
+	    {"target", OPT_STR, &j.host_triple, NULL, "<triple>",
+	     "Target triple for the output module"},
+	    {"o", OPT_STR, &j.output, NULL, "<filename>", "Output filename"},
+	    {"offload-arch", OPT_LIST, &archs, NULL, "<id>", "target ID of the next image"},
+	    {"abi", OPT_STR, &abi, NULL, "llvm14|amd|llvm19|llvm20",
+	     "registration ABI (default llvm14, amd with --offload-arch)"},
+	    {"emit", OPT_STR, &j.emit, NULL, "obj|ll|c", "output format (default: from -o's name)"},
+	    {"help", OPT_HELP, NULL, NULL, NULL, "Display available options"},
+	    {NULL, 0, NULL, NULL, NULL, NULL},
+	};
+	int rc = opts_parse(table, argc, argv, &pos,
+	                    "clang-offload-wrapper [options] <input files>", PERSONALITY_OVERVIEW);
+	if (rc) {
+		strlist_release(&archs);
+		strlist_release(&pos);
+		return rc == 2 ? 0 : rc;
+	}
+	if (!j.host_triple)
+		rc = error("no target triple given (-target)");
+	if (!rc && archs.n)
+		j.opts.abi = OFL_WRAP_AMD;
+	if (!rc && abi)
+		rc = parse_abi(abi, &j.opts.abi);
+	for (size_t i = 0; i < pos.n && !rc; i++)
+		rc = !add_input(&j, pos.v[i]);
+	if (!rc)
+		pair_archs(argc, argv, &j);
+	rc = finish(&j, rc);
+	strlist_release(&archs);
+	strlist_release(&pos);
+	return rc;
 }
 
+/* llvm-offload-wrapper --kind=openmp|cuda|hip [--triple=<t>] -o <out> <file>... */
 int cmd_llvm_offload_wrapper(int argc, char **argv)
 {
-	return error("wrap is not implemented yet");
+	struct wrap_job j = {{OFL_WRAP_OPENMP, OFL_WRAP_LLVM20, OFL_WRAP_X86_64, false},
+	                     "x86_64-pc-linux-gnu",
+	                     NULL,
+	                     NULL,
+	                     NULL,
+	                     0,
+	                     NULL,
+	                     false};
+	const char *kind = NULL;
+	struct strlist pos = {NULL, 0};
+	const struct opt table[] = {
+	    {"kind", OPT_STR, &kind, NULL, "<kind>", "The offloading language of the images"},
+	    {"triple", OPT_STR, &j.host_triple, NULL, "<triple>", "The host target triple"},
+	    {"o", OPT_STR, &j.output, NULL, "<file>", "Write output to <file>"},
+	    {"emit", OPT_STR, &j.emit, NULL, "obj|ll|c", "output format (default: from -o's name)"},
+	    {"help", OPT_HELP, NULL, NULL, NULL, "Display available options"},
+	    {NULL, 0, NULL, NULL, NULL, NULL},
+	};
+	int rc = opts_parse(table, argc, argv, &pos, "llvm-offload-wrapper [options] <input files>",
+	                    PERSONALITY_OVERVIEW);
+	if (rc) {
+		strlist_release(&pos);
+		return rc == 2 ? 0 : rc;
+	}
+	if (!kind)
+		rc = error("-kind is required");
+	if (!rc)
+		rc = parse_kind(kind, &j.opts.kind);
+	for (size_t i = 0; i < pos.n && !rc; i++)
+		rc = !add_input(&j, pos.v[i]);
+	rc = finish(&j, rc);
+	strlist_release(&pos);
+	return rc;
 }
-

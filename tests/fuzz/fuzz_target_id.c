@@ -74,7 +74,7 @@ static void check_ids(const char *e, const char *r, enum ofl_llvm_dialect d)
                 if (!ofl_bundle_id_compatible(&z, &z, false))
                         abort();
         }
-        (void)ofl_triple_compatible(x.raw_triple, x.triple);
+        (void)ofl_triple_compatible(x.raw_triple, x.triple, d);
         ofl_bundle_id_release(&x);
         ofl_bundle_id_release(&y);
         ofl_bundle_id_release(&z);

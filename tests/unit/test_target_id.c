@@ -6,8 +6,7 @@
  * compatibility table by bundling the entry with one version and unbundling
  * the request with the same or the other version, the -list order and the
  * conflict pairs by bundling with both.  Rows where LLVM crashes (malformed
- * features) and dxil triples (normalized to dxilv1.x, not modelled) are left
- * out.
+ * features) are left out.
  */
 #include <stdint.h>
 
@@ -260,6 +259,433 @@ static const struct parse_row parse_rows[] = {
      "hip-amdgcn-amd-amdhsa--generic"},
     {"openmp-nvptx64-nvidia-cuda-sm_70-sm_70", "openmp-nvptx64-nvidia-cuda-sm_70-sm_70-sm_70",
      "openmp-nvptx64-nvidia-cuda-sm_70-sm_70"},
+    {"hip-amdpal-eabi-cygwin-aarch64",
+     "ERR invalid target 'hip-amdpal-eabi-cygwin-aarch64', unknown target triple "
+     "'amdpal-eabi-cygwin-aarch64'",
+     "ERR invalid target 'hip-amdpal-eabi-cygwin-aarch64', unknown target triple "
+     "'amdpal-eabi-cygwin-aarch64'"},
+    {"hip-amdpal-w64-cuda-ibm",
+     "ERR invalid target 'hip-amdpal-w64-cuda-ibm', unknown target triple 'amdpal-w64-cuda-ibm'",
+     "ERR invalid target 'hip-amdpal-w64-cuda-ibm', unknown target triple 'amdpal-w64-cuda-ibm'"},
+    {"hip-bpf-xyz-musl-unknown", "hip-bpf-xyz-musl-unknown-", "hip-bpf-xyz-unknown-musl-"},
+    {"hip-gnu-nvptx64--s390x-generic",
+     "ERR invalid target 'hip-gnu-nvptx64--s390x-generic', unknown target triple "
+     "'gnu-nvptx64--s390x'",
+     "ERR invalid target 'hip-gnu-nvptx64--s390x-generic', unknown target triple "
+     "'gnu-nvptx64--s390x'"},
+    {"hip-i686-apple-foo-x86_64", "hip-i686-apple-foo-x86_64-", "hip-i686-apple-foo-x86_64-"},
+    {"hip-i686-arm64-cuda-unknown", "hip-i686-arm64-cuda-unknown-", "hip-i686-arm64-cuda-unknown-"},
+    {"hip-i686-xyz-intel-amdgcn", "hip-i686-xyz-intel-amdgcn-", "hip-i686-intel-xyz-amdgcn-"},
+    {"hip-llvm-ppc64le-cygwin-android",
+     "ERR invalid target 'hip-llvm-ppc64le-cygwin-android', unknown target triple "
+     "'llvm-ppc64le-cygwin-android'",
+     "ERR invalid target 'hip-llvm-ppc64le-cygwin-android', unknown target triple "
+     "'llvm-ppc64le-cygwin-android'"},
+    {"hip-mips64el-simulator-intel-macho-gfx950", "hip-mips64el-simulator-intel-macho-gfx950-",
+     "hip-mips64el-intel-unknown-simulator-gfx950"},
+    {"hip-mips64el-wasm32-freebsd13-x86_64", "hip-mips64el-wasm32-freebsd13-x86_64-",
+     "hip-mips64el-wasm32-freebsd13-x86_64-"},
+    {"hip-musl-nvptx64-s390x-intel",
+     "ERR invalid target 'hip-musl-nvptx64-s390x-intel', unknown target triple "
+     "'musl-nvptx64-s390x-intel'",
+     "ERR invalid target 'hip-musl-nvptx64-s390x-intel', unknown target triple "
+     "'musl-nvptx64-s390x-intel'"},
+    {"hip-thumbv7m-mti-wasm32-x86_64", "hip-thumbv7m-mti-wasm32-x86_64-",
+     "hip-thumbv7m-mti-wasm32-x86_64-"},
+    {"hip-thumbv7m-x86_64-none-ibm-sm_70", "hip-thumbv7m-x86_64-none-ibm-sm_70",
+     "hip-thumbv7m-ibm-x86_64-none-sm_70"},
+    {"hip-wasi-hexagon-riscv64-win32-",
+     "ERR invalid target 'hip-wasi-hexagon-riscv64-win32-', unknown target triple "
+     "'wasi-hexagon-riscv64-win32'",
+     "ERR invalid target 'hip-wasi-hexagon-riscv64-win32-', unknown target triple "
+     "'wasi-hexagon-riscv64-win32'"},
+    {"hip-win32-r600-bpf-intel",
+     "ERR invalid target 'hip-win32-r600-bpf-intel', unknown target triple 'win32-r600-bpf-intel'",
+     "ERR invalid target 'hip-win32-r600-bpf-intel', unknown target triple 'win32-r600-bpf-intel'"},
+    {"hip-x86_64-w64-amdpal--gfx90a", "hip-x86_64-w64-amdpal--gfx90a",
+     "hip-x86_64-w64-amdpal-unknown-gfx90a"},
+    {"host-aarch64-cygwin-riscv64-pc", "host-aarch64-cygwin-riscv64-pc-",
+     "host-aarch64-pc-windows-cygnus-"},
+    {"host-amd--amd-wasm32-gfx90a",
+     "ERR invalid target 'host-amd--amd-wasm32-gfx90a', unknown target triple 'amd--amd-wasm32'",
+     "ERR invalid target 'host-amd--amd-wasm32-gfx90a', unknown target triple 'amd--amd-wasm32'"},
+    {"host-apple-gnu:xnack+-ohos-gnu",
+     "ERR invalid target 'host-apple-gnu:xnack+-ohos-gnu', unknown target triple 'apple-gnu--'",
+     "ERR invalid target 'host-apple-gnu:xnack+-ohos-gnu', unknown target triple "
+     "'apple-gnu:xnack+-ohos-gnu'"},
+    {"host-arm64-gnueabihf-cygwin-none", "host-arm64-gnueabihf-cygwin-none-",
+     "host-arm64-unknown-windows-cygnus-"},
+    {"host-armv7a-none-mti-gnu-gfx940", "host-armv7a-none-mti-gnu-gfx940",
+     "host-armv7a-mti-none-gnu-"},
+    {"host-eabi-amd64-x86_64h-win32-gfx90a",
+     "ERR invalid target 'host-eabi-amd64-x86_64h-win32-gfx90a', unknown target triple "
+     "'eabi-amd64-x86_64h-win32'",
+     "ERR invalid target 'host-eabi-amd64-x86_64h-win32-gfx90a', unknown target triple "
+     "'eabi-amd64-x86_64h-win32'"},
+    {"host-eabi-unknown-gnueabihf-amdhsa",
+     "ERR invalid target 'host-eabi-unknown-gnueabihf-amdhsa', unknown target triple "
+     "'eabi-unknown-gnueabihf-amdhsa'",
+     "ERR invalid target 'host-eabi-unknown-gnueabihf-amdhsa', unknown target triple "
+     "'eabi-unknown-gnueabihf-amdhsa'"},
+    {"host-gnueabihf-riscv64-cuda-windows-sm_70",
+     "ERR invalid target 'host-gnueabihf-riscv64-cuda-windows-sm_70', unknown target triple "
+     "'gnueabihf-riscv64-cuda-windows'",
+     "ERR invalid target 'host-gnueabihf-riscv64-cuda-windows-sm_70', unknown target triple "
+     "'gnueabihf-riscv64-cuda-windows'"},
+    {"host-hurd--llvm-mingw32-foo",
+     "ERR invalid target 'host-hurd--llvm-mingw32-foo', unknown target triple "
+     "'hurd--llvm-mingw32-foo'",
+     "ERR invalid target 'host-hurd--llvm-mingw32-foo', unknown target triple "
+     "'hurd--llvm-mingw32'"},
+    {"host-i686-vulkan1.2-thumbv7m-pc-gfx940", "host-i686-vulkan1.2-thumbv7m-pc-gfx940",
+     "host-i686-pc-vulkan1.2-thumbv7m-"},
+    {"host-mips64el-macho-w64-ios17", "host-mips64el-macho-w64-ios17-",
+     "host-mips64el-unknown-ios17-macho-"},
+    {"host-msvc-none-ppc64le-loongarch64",
+     "ERR invalid target 'host-msvc-none-ppc64le-loongarch64', unknown target triple "
+     "'msvc-none-ppc64le-loongarch64'",
+     "ERR invalid target 'host-msvc-none-ppc64le-loongarch64', unknown target triple "
+     "'msvc-none-ppc64le-loongarch64'"},
+    {"host-musl-spirv64-mti-aarch64",
+     "ERR invalid target 'host-musl-spirv64-mti-aarch64', unknown target triple "
+     "'musl-spirv64-mti-aarch64'",
+     "ERR invalid target 'host-musl-spirv64-mti-aarch64', unknown target triple "
+     "'musl-spirv64-mti-aarch64'"},
+    {"host-none-coff-msvc-apple-sm_70",
+     "ERR invalid target 'host-none-coff-msvc-apple-sm_70', unknown target triple "
+     "'none-coff-msvc-apple'",
+     "ERR invalid target 'host-none-coff-msvc-apple-sm_70', unknown target triple "
+     "'none-coff-msvc-apple'"},
+    {"host-nvptx64-w64-riscv64--gfx90a", "host-nvptx64-w64-riscv64--gfx90a",
+     "host-nvptx64-w64-riscv64-unknown-gfx90a"},
+    {"host-ppc64le--gnu-fuchsia-foo", "host-ppc64le--gnu-fuchsia-foo-",
+     "host-ppc64le-unknown-fuchsia-gnu-"},
+    {"host-suse-ios17-amdpal-llvm",
+     "ERR invalid target 'host-suse-ios17-amdpal-llvm', unknown target triple "
+     "'suse-ios17-amdpal-llvm'",
+     "ERR invalid target 'host-suse-ios17-amdpal-llvm', unknown target triple "
+     "'suse-ios17-amdpal-llvm'"},
+    {"host-suse-thumbv7m-amd64-nvptx64-generic",
+     "ERR invalid target 'host-suse-thumbv7m-amd64-nvptx64-generic', unknown target triple "
+     "'suse-thumbv7m-amd64-nvptx64'",
+     "ERR invalid target 'host-suse-thumbv7m-amd64-nvptx64-generic', unknown target triple "
+     "'suse-thumbv7m-amd64-nvptx64'"},
+    {"host-wasm32-cygwin-apple-spirv64", "host-wasm32-cygwin-apple-spirv64-",
+     "host-wasm32-apple-windows-cygnus-"},
+    {"openmp-amdgcn-foo-none--gfx90a", "openmp-amdgcn-foo-none--gfx90a",
+     "openmp-amdgcn-foo-none-unknown-gfx90a"},
+    {"openmp-arm64-nvidia-x86_64h-s390x", "openmp-arm64-nvidia-x86_64h-s390x-",
+     "openmp-arm64-nvidia-x86_64h-s390x-"},
+    {"openmp-armv7a-macho-w64-bpf-gfx90a", "openmp-armv7a-macho-w64-bpf-gfx90a",
+     "openmp-armv7a-unknown-unknown-macho-gfx90a"},
+    {"openmp-armv7a-nvidia-macho-amd-gfx940", "openmp-armv7a-nvidia-macho-amd-gfx940",
+     "openmp-armv7a-nvidia-unknown-macho-"},
+    {"openmp-cygwin-simulator-none-mti",
+     "ERR invalid target 'openmp-cygwin-simulator-none-mti', unknown target triple "
+     "'cygwin-simulator-none-mti'",
+     "ERR invalid target 'openmp-cygwin-simulator-none-mti', unknown target triple "
+     "'cygwin-simulator-none-mti'"},
+    {"openmp-elf-bpf-gnux32-android",
+     "ERR invalid target 'openmp-elf-bpf-gnux32-android', unknown target triple "
+     "'elf-bpf-gnux32-android'",
+     "ERR invalid target 'openmp-elf-bpf-gnux32-android', unknown target triple "
+     "'elf-bpf-gnux32-android'"},
+    {"openmp-i686-intel-mti-w64", "openmp-i686-intel-mti-w64-", "openmp-i686-intel-mti-w64-"},
+    {"openmp-linux5-aix-oe-darwin",
+     "ERR invalid target 'openmp-linux5-aix-oe-darwin', unknown target triple "
+     "'linux5-aix-oe-darwin'",
+     "ERR invalid target 'openmp-linux5-aix-oe-darwin', unknown target triple "
+     "'linux5-aix-oe-darwin'"},
+    {"openmp-linux5-gnueabihf-coff-wasm32-generic",
+     "ERR invalid target 'openmp-linux5-gnueabihf-coff-wasm32-generic', unknown target triple "
+     "'linux5-gnueabihf-coff-wasm32'",
+     "ERR invalid target 'openmp-linux5-gnueabihf-coff-wasm32-generic', unknown target triple "
+     "'linux5-gnueabihf-coff-wasm32'"},
+    {"openmp-macho-simulator-nvidia-gnu:xnack+",
+     "ERR invalid target 'openmp-macho-simulator-nvidia-gnu:xnack+', unknown target triple "
+     "'macho-simulator-nvidia-gnu'",
+     "ERR invalid target 'openmp-macho-simulator-nvidia-gnu:xnack+', unknown target triple "
+     "'macho-simulator-nvidia-gnu:xnack+'"},
+    {"openmp-mips64el-msvc-ios17-r600", "openmp-mips64el-msvc-ios17-r600-",
+     "openmp-mips64el-unknown-ios17-msvc-"},
+    {"openmp-mips64el-oe-s390x-sparcv9", "openmp-mips64el-oe-s390x-sparcv9-",
+     "openmp-mips64el-oe-s390x-sparcv9-"},
+    {"openmp-mips64el-sparcv9-none-i686-gfx90a", "openmp-mips64el-sparcv9-none-i686-gfx90a",
+     "openmp-mips64el-sparcv9-none-i686-gfx90a"},
+    {"openmp-msvc-amd-msvc-gnux32-foo",
+     "ERR invalid target 'openmp-msvc-amd-msvc-gnux32-foo', unknown target triple "
+     "'msvc-amd-msvc-gnux32-foo'",
+     "ERR invalid target 'openmp-msvc-amd-msvc-gnux32-foo', unknown target triple "
+     "'msvc-amd-msvc-gnux32'"},
+    {"openmp-none-unknown-windows-darwin-gfx950",
+     "ERR invalid target 'openmp-none-unknown-windows-darwin-gfx950', unknown target triple "
+     "'none-unknown-windows-darwin-gfx950'",
+     "ERR invalid target 'openmp-none-unknown-windows-darwin-gfx950', unknown target triple "
+     "'none-unknown-windows-darwin'"},
+    {"openmp-nvptx64-apple-nvptx64-s390x", "openmp-nvptx64-apple-nvptx64-s390x-",
+     "openmp-nvptx64-apple-nvptx64-s390x-"},
+    {"openmp-ppc64le-foo-mesa3d-gnu:xnack+-", "openmp-ppc64le-foo-mesa3d-gnu-",
+     "openmp-ppc64le-foo-mesa3d-gnu:xnack+-"},
+    {"openmp-ppc64le-vulkan1.2--x86_64h-",
+     "openmp-ppc64le-vulkan1.2--x86_64h-openmp-ppc64le-vulkan1.2--x86_64h-",
+     "openmp-ppc64le-unknown-vulkan1.2-x86_64h-"},
+    {"openmp-r600-gnu-ios17-linux-gfx940", "openmp-r600-gnu-ios17-linux-gfx940",
+     "openmp-r600-unknown-ios17-gnu-"},
+    {"openmp-riscv64-xyz-unknown-intel-",
+     "openmp-riscv64-xyz-unknown-intel-openmp-riscv64-xyz-unknown-intel-",
+     "openmp-riscv64-intel-xyz-unknown-"},
+    {"openmp-spirv64-none-ibm-freebsd13-gfx940", "openmp-spirv64-none-ibm-freebsd13-gfx940",
+     "openmp-spirv64-ibm-freebsd13-none-"},
+    {"openmp-spirv64v1.6-freebsd13-ibm-cuda-",
+     "openmp-spirv64v1.6-freebsd13-ibm-cuda-openmp-spirv64v1.6-freebsd13-ibm-cuda-",
+     "openmp-spirv64v1.6-ibm-freebsd13-cuda-"},
+    {"openmp-spirv64v1.6-ios17-s390x-opencl", "openmp-spirv64v1.6-ios17-s390x-opencl-",
+     "openmp-spirv64v1.6-unknown-ios17-opencl-"},
+    {"openmp-unknown-coff--nvidia-gfx90a",
+     "ERR invalid target 'openmp-unknown-coff--nvidia-gfx90a', unknown target triple "
+     "'unknown-coff--nvidia'",
+     "ERR invalid target 'openmp-unknown-coff--nvidia-gfx90a', unknown target triple "
+     "'unknown-coff--nvidia'"},
+    {"openmp-unknown-msvc-macosx10.15-bpf-gfx950",
+     "ERR invalid target 'openmp-unknown-msvc-macosx10.15-bpf-gfx950', unknown target triple "
+     "'unknown-msvc-macosx10.15-bpf-gfx950'",
+     "ERR invalid target 'openmp-unknown-msvc-macosx10.15-bpf-gfx950', unknown target triple "
+     "'unknown-msvc-macosx10.15-bpf'"},
+    {"host-x86_64-chipstar--", "host-x86_64-chipstar---host-x86_64-chipstar--",
+     "host-x86_64-chipstar-unknown-unknown-"},
+    {"host-x86_64---chipstar", "host-x86_64---chipstar-", "host-x86_64-unknown-unknown-chipstar-"},
+    {"host-x86_64-cheriotrtos--", "host-x86_64-cheriotrtos---host-x86_64-cheriotrtos--",
+     "host-x86_64-unknown-cheriotrtos-unknown-"},
+    {"host-x86_64---cheriotrtos", "host-x86_64---cheriotrtos-",
+     "host-x86_64-unknown-cheriotrtos-unknown-"},
+    {"host-x86_64-firmware--", "host-x86_64-firmware---host-x86_64-firmware--",
+     "host-x86_64-firmware-unknown-unknown-"},
+    {"host-x86_64---firmware", "host-x86_64---firmware-", "host-x86_64-unknown-unknown-firmware-"},
+    {"host-x86_64-h2--", "host-x86_64-h2---host-x86_64-h2--", "host-x86_64-h2-unknown-unknown-"},
+    {"host-x86_64---h2", "host-x86_64---h2-", "host-x86_64-unknown-unknown-h2-"},
+    {"host-x86_64-qurt--", "host-x86_64-qurt---host-x86_64-qurt--",
+     "host-x86_64-qurt-unknown-unknown-"},
+    {"host-x86_64---qurt", "host-x86_64---qurt-", "host-x86_64-unknown-unknown-qurt-"},
+    {"host-x86_64-opencl--", "host-x86_64-opencl---host-x86_64-opencl--",
+     "host-x86_64-unknown-unknown-opencl-"},
+    {"host-x86_64---opencl", "host-x86_64---opencl-", "host-x86_64-unknown-unknown-opencl-"},
+    {"host-x86_64-wasip3--", "host-x86_64-wasip3---host-x86_64-wasip3--",
+     "host-x86_64-unknown-wasip3-unknown-"},
+    {"host-x86_64---wasip3", "host-x86_64---wasip3-", "host-x86_64-unknown-wasip3-unknown-"},
+    {"host-x86_64-macosx--", "host-x86_64-macosx---host-x86_64-macosx--",
+     "host-x86_64-unknown-macosx-unknown-"},
+    {"host-x86_64---macosx", "host-x86_64---macosx-", "host-x86_64-unknown-macosx-unknown-"},
+    {"host-x86_64-muslwali--", "host-x86_64-muslwali---host-x86_64-muslwali--",
+     "host-x86_64-unknown-unknown-muslwali-"},
+    {"host-x86_64---muslwali", "host-x86_64---muslwali-", "host-x86_64-unknown-unknown-muslwali-"},
+    {"host-x86_64-opencl--", "host-x86_64-opencl---host-x86_64-opencl--",
+     "host-x86_64-unknown-unknown-opencl-"},
+    {"host-x86_64---opencl", "host-x86_64---opencl-", "host-x86_64-unknown-unknown-opencl-"},
+    {"host-x86_64_lfi-unknown-linux-gnu",
+     "ERR invalid target 'host-x86_64_lfi-unknown-linux-gnu', unknown target triple "
+     "'x86_64_lfi-unknown-linux-gnu'",
+     "ERR invalid target 'host-x86_64_lfi-unknown-linux-gnu', unknown target triple "
+     "'x86_64_lfi-unknown-linux-gnu'"},
+    {"host-aarch64_lfi-unknown-linux-gnu",
+     "ERR invalid target 'host-aarch64_lfi-unknown-linux-gnu', unknown target triple "
+     "'aarch64_lfi-unknown-linux-gnu'",
+     "host-aarch64_lfi-unknown-linux-gnu-"},
+    {"host-tcele64-unknown-linux-gnu",
+     "ERR invalid target 'host-tcele64-unknown-linux-gnu', unknown target triple "
+     "'tcele64-unknown-linux-gnu'",
+     "ERR invalid target 'host-tcele64-unknown-linux-gnu', unknown target triple "
+     "'tcele64-unknown-linux-gnu'"},
+    {"host-amdgpu-unknown-linux-gnu",
+     "ERR invalid target 'host-amdgpu-unknown-linux-gnu', unknown target triple "
+     "'amdgpu-unknown-linux-gnu'",
+     "ERR invalid target 'host-amdgpu-unknown-linux-gnu', unknown target triple "
+     "'amdgpu-unknown-linux-gnu'"},
+    {"host-amdgpufoo-unknown-linux-gnu",
+     "ERR invalid target 'host-amdgpufoo-unknown-linux-gnu', unknown target triple "
+     "'amdgpufoo-unknown-linux-gnu'",
+     "ERR invalid target 'host-amdgpufoo-unknown-linux-gnu', unknown target triple "
+     "'amdgpufoo-unknown-linux-gnu'"},
+    {"host-aarch64foo-unknown-linux-gnu",
+     "ERR invalid target 'host-aarch64foo-unknown-linux-gnu', unknown target triple "
+     "'aarch64foo-unknown-linux-gnu'",
+     "ERR invalid target 'host-aarch64foo-unknown-linux-gnu', unknown target triple "
+     "'aarch64foo-unknown-linux-gnu'"},
+    {"host-armv6m-unknown-linux-gnu", "host-armv6m-unknown-linux-gnu-",
+     "host-armv6m-unknown-linux-gnu-"},
+    {"host-thumbv2-unknown-linux-gnu",
+     "ERR invalid target 'host-thumbv2-unknown-linux-gnu', unknown target triple "
+     "'thumbv2-unknown-linux-gnu'",
+     "ERR invalid target 'host-thumbv2-unknown-linux-gnu', unknown target triple "
+     "'thumbv2-unknown-linux-gnu'"},
+    {"host-thumbv3-unknown-linux-gnu",
+     "ERR invalid target 'host-thumbv3-unknown-linux-gnu', unknown target triple "
+     "'thumbv3-unknown-linux-gnu'",
+     "ERR invalid target 'host-thumbv3-unknown-linux-gnu', unknown target triple "
+     "'thumbv3-unknown-linux-gnu'"},
+    {"host-thumbv4t-unknown-linux-gnu", "host-thumbv4t-unknown-linux-gnu-",
+     "host-thumbv4t-unknown-linux-gnu-"},
+    {"host-dxilv1.9-unknown-linux-gnu",
+     "ERR invalid target 'host-dxilv1.9-unknown-linux-gnu', unknown target triple "
+     "'dxilv1.9-unknown-linux-gnu'",
+     "host-dxilv1.9-unknown-linux-gnu-"},
+    {"host-dxilv1.0-unknown-linux-gnu", "host-dxilv1.0-unknown-linux-gnu-",
+     "host-dxilv1.0-unknown-linux-gnu-"},
+    {"host-spirv1.5-unknown-linux-gnu", "host-spirv1.5-unknown-linux-gnu-",
+     "host-spirv1.5-unknown-linux-gnu-"},
+    {"host-spirv1.4-unknown-linux-gnu",
+     "ERR invalid target 'host-spirv1.4-unknown-linux-gnu', unknown target triple "
+     "'spirv1.4-unknown-linux-gnu'",
+     "ERR invalid target 'host-spirv1.4-unknown-linux-gnu', unknown target triple "
+     "'spirv1.4-unknown-linux-gnu'"},
+    {"host-spirv1.0-unknown-linux-gnu",
+     "ERR invalid target 'host-spirv1.0-unknown-linux-gnu', unknown target triple "
+     "'spirv1.0-unknown-linux-gnu'",
+     "ERR invalid target 'host-spirv1.0-unknown-linux-gnu', unknown target triple "
+     "'spirv1.0-unknown-linux-gnu'"},
+    {"host-spirv32v1.6-unknown-linux-gnu", "host-spirv32v1.6-unknown-linux-gnu-",
+     "host-spirv32v1.6-unknown-linux-gnu-"},
+    {"host-spirv64v1.7-unknown-linux-gnu",
+     "ERR invalid target 'host-spirv64v1.7-unknown-linux-gnu', unknown target triple "
+     "'spirv64v1.7-unknown-linux-gnu'",
+     "ERR invalid target 'host-spirv64v1.7-unknown-linux-gnu', unknown target triple "
+     "'spirv64v1.7-unknown-linux-gnu'"},
+    {"host-kalimbafoo-unknown-linux-gnu", "host-kalimbafoo-unknown-linux-gnu-",
+     "host-kalimbafoo-unknown-linux-gnu-"},
+    {"host-kalimba3-unknown-linux-gnu", "host-kalimba3-unknown-linux-gnu-",
+     "host-kalimba3-unknown-linux-gnu-"},
+    {"host-bpf-unknown-linux-gnu", "host-bpf-unknown-linux-gnu-", "host-bpf-unknown-linux-gnu-"},
+    {"host-bpfe-unknown-linux-gnu",
+     "ERR invalid target 'host-bpfe-unknown-linux-gnu', unknown target triple "
+     "'bpfe-unknown-linux-gnu'",
+     "ERR invalid target 'host-bpfe-unknown-linux-gnu', unknown target triple "
+     "'bpfe-unknown-linux-gnu'"},
+    {"host-armv7-unknown-linux-gnu", "host-armv7-unknown-linux-gnu-",
+     "host-armv7-unknown-linux-gnu-"},
+    {"host-armebv7-unknown-linux-gnu", "host-armebv7-unknown-linux-gnu-",
+     "host-armebv7-unknown-linux-gnu-"},
+    {"host-armv9.5a-unknown-linux-gnu", "host-armv9.5a-unknown-linux-gnu-",
+     "host-armv9.5a-unknown-linux-gnu-"},
+    {"host-arm64e-unknown-linux-gnu", "host-arm64e-unknown-linux-gnu-",
+     "host-arm64e-unknown-linux-gnu-"},
+    {"host-aarch64_be-unknown-linux-gnu", "host-aarch64_be-unknown-linux-gnu-",
+     "host-aarch64_be-unknown-linux-gnu-"},
+    {"host-thumbebv7-unknown-linux-gnu", "host-thumbebv7-unknown-linux-gnu-",
+     "host-thumbebv7-unknown-linux-gnu-"},
+    {"host-armfoo-unknown-linux-gnu",
+     "ERR invalid target 'host-armfoo-unknown-linux-gnu', unknown target triple "
+     "'armfoo-unknown-linux-gnu'",
+     "ERR invalid target 'host-armfoo-unknown-linux-gnu', unknown target triple "
+     "'armfoo-unknown-linux-gnu'"},
+    {"host-xscalefoo-unknown-linux-gnu",
+     "ERR invalid target 'host-xscalefoo-unknown-linux-gnu', unknown target triple "
+     "'xscalefoo-unknown-linux-gnu'",
+     "ERR invalid target 'host-xscalefoo-unknown-linux-gnu', unknown target triple "
+     "'xscalefoo-unknown-linux-gnu'"},
+    {"host-x86_64--myriad-", "host-x86_64--myriad--host-x86_64--myriad-",
+     "host-x86_64-unknown-myriad-unknown-"},
+    {"host-x86_64---bgp", "host-x86_64---bgp-", "host-x86_64-unknown-unknown-bgp-"},
+    {"host-x86_64-bgq--", "host-x86_64-bgq---host-x86_64-bgq--",
+     "host-x86_64-bgq-unknown-unknown-"},
+    {"host-x86_64---openembedded", "host-x86_64---openembedded-",
+     "host-x86_64-unknown-unknown-openembedded-"},
+    {"host-x86_64--cheriot-", "host-x86_64--cheriot--host-x86_64--cheriot-",
+     "host-x86_64-unknown-cheriot-unknown-"},
+    {"host-x86_64---cheriot", "host-x86_64---cheriot-", "host-x86_64-unknown-unknown-cheriot-"},
+    {"host-x86_64--cloudabi-", "host-x86_64--cloudabi--host-x86_64--cloudabi-",
+     "host-x86_64-unknown-cloudabi-unknown-"},
+    {"host-x86_64---cloudabi", "host-x86_64---cloudabi-", "host-x86_64-unknown-unknown-cloudabi-"},
+    {"host-x86_64-minix--", "host-x86_64-minix---host-x86_64-minix--",
+     "host-x86_64-minix-unknown-unknown-"},
+    {"host-x86_64--opengl-", "host-x86_64--opengl--host-x86_64--opengl-",
+     "host-x86_64-unknown-opengl-unknown-"},
+    {"host-x86_64--webgpu-", "host-x86_64--webgpu--host-x86_64--webgpu-",
+     "host-x86_64-unknown-webgpu-unknown-"},
+    {"host-x86_64--qurt-", "host-x86_64--qurt--host-x86_64--qurt-",
+     "host-x86_64-unknown-qurt-unknown-"},
+    {"host-x86_64-amdhsa2--", "host-x86_64-amdhsa2---host-x86_64-amdhsa2--",
+     "host-x86_64-unknown-amdhsa2-unknown-"},
+    {"host-x86_64---gnuf128", "host-x86_64---gnuf128-", "host-x86_64-unknown-unknown-gnuf128-"},
+    {"host-x86_64-gnuilp32--", "host-x86_64-gnuilp32---host-x86_64-gnuilp32--",
+     "host-x86_64-unknown-unknown-gnuilp32-"},
+    {"host-x86_64--sycl-", "host-x86_64--sycl--host-x86_64--sycl-",
+     "host-x86_64-unknown-sycl-unknown-"},
+    {"host-x86_64-hipstdpar--", "host-x86_64-hipstdpar---host-x86_64-hipstdpar--",
+     "host-x86_64-hipstdpar-unknown-unknown-"},
+    {"host-x86_64--gnuabiv2-", "host-x86_64--gnuabiv2--host-x86_64--gnuabiv2-",
+     "host-x86_64-unknown-unknown-gnuabiv2-"},
+    {"host-x86_64--cuda12-", "host-x86_64--cuda12--host-x86_64--cuda12-",
+     "host-x86_64-unknown-cuda12-unknown-"},
+    {"host-x86_64---cuda12", "host-x86_64---cuda12-", "host-x86_64-unknown-cuda12-unknown-"},
+    {"host-x86_64-nvcl--", "host-x86_64-nvcl---host-x86_64-nvcl--",
+     "host-x86_64-unknown-nvcl-unknown-"},
+    {"host-x86_64-rtems--", "host-x86_64-rtems---host-x86_64-rtems--",
+     "host-x86_64-unknown-rtems-unknown-"},
+    {"host-x86_64-ohos--", "host-x86_64-ohos---host-x86_64-ohos--",
+     "host-x86_64-unknown-unknown-ohos-"},
+    {"host-x86_64--musleabi-", "host-x86_64--musleabi--host-x86_64--musleabi-",
+     "host-x86_64-unknown-unknown-musleabi-"},
+    {"host-x86_64-macabi--", "host-x86_64-macabi---host-x86_64-macabi--",
+     "host-x86_64-unknown-unknown-macabi-"},
+    {"host-x86_64---macabi", "host-x86_64---macabi-", "host-x86_64-unknown-unknown-macabi-"},
+    {"host-x86_64-coreclr--", "host-x86_64-coreclr---host-x86_64-coreclr--",
+     "host-x86_64-unknown-unknown-coreclr-"},
+    {"host-x86_64-gnut64--", "host-x86_64-gnut64---host-x86_64-gnut64--",
+     "host-x86_64-unknown-unknown-gnut64-"},
+    {"host-x86_64--gnut64-", "host-x86_64--gnut64--host-x86_64--gnut64-",
+     "host-x86_64-unknown-unknown-gnut64-"},
+    {"host-x86_64-gnuf32--", "host-x86_64-gnuf32---host-x86_64-gnuf32--",
+     "host-x86_64-unknown-unknown-gnuf32-"},
+    {"host-x86_64--gnuf32-", "host-x86_64--gnuf32--host-x86_64--gnuf32-",
+     "host-x86_64-unknown-unknown-gnuf32-"},
+    {"host-x86_64---gnuf32", "host-x86_64---gnuf32-", "host-x86_64-unknown-unknown-gnuf32-"},
+    {"host-x86_64--vulkan1.3-", "host-x86_64--vulkan1.3--host-x86_64--vulkan1.3-",
+     "host-x86_64-unknown-vulkan1.3-unknown-"},
+    {"host-x86_64---vulkan1.3", "host-x86_64---vulkan1.3-",
+     "host-x86_64-unknown-vulkan1.3-unknown-"},
+    {"host-x86_64-liteos--", "host-x86_64-liteos---host-x86_64-liteos--",
+     "host-x86_64-unknown-liteos-unknown-"},
+    {"host-x86_64--pauthtest-", "host-x86_64--pauthtest--host-x86_64--pauthtest-",
+     "host-x86_64-unknown-unknown-pauthtest-"},
+    {"host-x86_64---pauthtest", "host-x86_64---pauthtest-",
+     "host-x86_64-unknown-unknown-pauthtest-"},
+    {"host-x86_64-hurd--", "host-x86_64-hurd---host-x86_64-hurd--",
+     "host-x86_64-unknown-hurd-unknown-"},
+    {"host-x86_64--hermit-", "host-x86_64--hermit--host-x86_64--hermit-",
+     "host-x86_64-unknown-hermit-unknown-"},
+    {"host-x86_64-managarm--", "host-x86_64-managarm---host-x86_64-managarm--",
+     "host-x86_64-unknown-managarm-unknown-"},
+    {"host-x86_64---xros", "host-x86_64---xros-", "host-x86_64-unknown-xros-unknown-"},
+    {"host-x86_64-visionos--", "host-x86_64-visionos---host-x86_64-visionos--",
+     "host-x86_64-unknown-visionos-unknown-"},
+    {"host-x86_64-driverkit--", "host-x86_64-driverkit---host-x86_64-driverkit--",
+     "host-x86_64-unknown-driverkit-unknown-"},
+    {"host-x86_64-bridgeos--", "host-x86_64-bridgeos---host-x86_64-bridgeos--",
+     "host-x86_64-unknown-bridgeos-unknown-"},
+    {"host-x86_64---mesa3d", "host-x86_64---mesa3d-", "host-x86_64-unknown-mesa3d-unknown-"},
+    {"host-x86_64-uefi--", "host-x86_64-uefi---host-x86_64-uefi--",
+     "host-x86_64-unknown-uefi-unknown-"},
+    {"host-x86_64---zos", "host-x86_64---zos-", "host-x86_64-unknown-zos-unknown-"},
+    {"host-x86_64--aix-", "host-x86_64--aix--host-x86_64--aix-",
+     "host-x86_64-unknown-aix-unknown-"},
+    {"host-x86_64-hsa--", "host-x86_64-hsa---host-x86_64-hsa--",
+     "host-x86_64-hsa-unknown-unknown-"},
+    {"host-x86_64--hsa-", "host-x86_64--hsa--host-x86_64--hsa-",
+     "host-x86_64-unknown-hsa-unknown-"},
+    {"host-x86_64---hsa", "host-x86_64---hsa-", "host-x86_64-unknown-unknown-hsa-"},
+    {"host-x86_64--intel-", "host-x86_64--intel--host-x86_64--intel-",
+     "host-x86_64-intel-unknown-unknown-"},
+    {"host-x86_64---intel", "host-x86_64---intel-", "host-x86_64-intel-unknown-unknown-"},
+    {"host-x86_64---suse", "host-x86_64---suse-", "host-x86_64-suse-unknown-unknown-"},
+    {"host-x86_64--csr-", "host-x86_64--csr--host-x86_64--csr-",
+     "host-x86_64-csr-unknown-unknown-"},
+    {"host-x86_64--sie-", "host-x86_64--sie--host-x86_64--sie-",
+     "host-x86_64-sie-unknown-unknown-"},
+    {"host-x86_64--scei-", "host-x86_64--scei--host-x86_64--scei-",
+     "host-x86_64-scei-unknown-unknown-"},
+    {"host-x86_64--fsl-", "host-x86_64--fsl--host-x86_64--fsl-",
+     "host-x86_64-fsl-unknown-unknown-"},
+    {"host-x86_64---fsl", "host-x86_64---fsl-", "host-x86_64-fsl-unknown-unknown-"},
+    {"host-x86_64---ibm", "host-x86_64---ibm-", "host-x86_64-ibm-unknown-unknown-"},
 };
 
 static const char *parsed(const char *in, enum ofl_llvm_dialect d, char *buf, size_t bufsz)
@@ -283,6 +709,26 @@ OFL_TEST(parse_matches_llvm_19_and_22)
                 CHECK_STR(parsed(parse_rows[i].in, OFL_LLVM22, buf, sizeof buf),
                           parse_rows[i].want22);
         }
+}
+
+OFL_TEST(parse_dxil_22)
+{
+        /* 22 derives the dxil version from the shader model (verified). */
+        static const char *const rows[][2] = {
+            {"openmp-dxil-unknown-shadermodel6.0-compute",
+             "openmp-dxilv1.0-unknown-shadermodel6.0-compute-"},
+            {"openmp-dxil-unknown-shadermodel6.3-compute",
+             "openmp-dxilv1.3-unknown-shadermodel6.3-compute-"},
+            {"openmp-dxil-unknown-shadermodel6.x-compute",
+             "openmp-dxilv1.9-unknown-shadermodel6.x-compute-"},
+            {"openmp-dxil-unknown-shadermodel5.1-compute",
+             "openmp-dxilv1.0-unknown-shadermodel5.1-compute-"},
+            {"openmp-dxil-unknown-vulkan-compute", "openmp-dxil-unknown-vulkan-compute-"},
+            {"openmp-dxil-shadermodel6.2--", "openmp-dxilv1.2-unknown-shadermodel6.2-unknown-"},
+        };
+        char buf[1024];
+        for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+                CHECK_STR(parsed(rows[i][0], OFL_LLVM22, buf, sizeof buf), rows[i][1]);
 }
 
 OFL_TEST(parse_fields)
@@ -439,15 +885,150 @@ OFL_TEST(compatibility_matches_llvm)
         }
 }
 
+/* Triple spellings (arch aliases and sub-architectures, vendors, OSes,
+ * environments, object formats; 19 knows fewer names), each with a target
+ * ID so that 19 takes its processor path.  results: writer/reader 19/19,
+ * 22/22, 19/22, 22/19. */
+static const struct compat_row triple_rows[] = {
+    {"host-x86_64h-unknown-linux-gnu-sm_70", "host-x86_64-unknown-linux-gnu-sm_70", "1111"},
+    {"host-arm64e-apple-ios-sm_70", "host-arm64-apple-ios-sm_70", "0000"},
+    {"host-arm64ec-pc-windows-msvc-sm_70", "host-arm64-pc-windows-msvc-sm_70", "0000"},
+    {"host-powerpcspe-unknown-linux-gnu-sm_70", "host-powerpc-unknown-linux-gnu-sm_70", "0000"},
+    {"host-spirv64v1.5-unknown-unknown-sm_70", "host-spirv64-unknown-unknown-sm_70", "0000"},
+    {"host-kalimba4-unknown-unknown-sm_70", "host-kalimba-unknown-unknown-sm_70", "1100"},
+    {"host-armv7a-unknown-linux-gnu-sm_70", "host-armv7-unknown-linux-gnu-sm_70", "1111"},
+    {"host-armv7a-unknown-linux-gnu-sm_70", "host-thumbv7a-unknown-linux-gnu-sm_70", "1111"},
+    {"host-armv7a-unknown-linux-gnu-sm_70", "host-armv8a-unknown-linux-gnu-sm_70", "0000"},
+    {"host-i386-unknown-linux-gnu-sm_70", "host-i686-unknown-linux-gnu-sm_70", "1111"},
+    {"host-mipsel-unknown-linux-gnu-sm_70", "host-mipsallegrexel-unknown-linux-gnu-sm_70", "1111"},
+    {"host-mips-unknown-linux-gnu-sm_70", "host-mipsisa32r6-unknown-linux-gnu-sm_70", "0000"},
+    {"host-x86_64-w64-windows-gnu-sm_70", "host-x86_64-pc-windows-gnu-sm_70", "0110"},
+    {"host-x86_64-w64-windows-gnu", "host-x86_64-pc-windows-gnu", "0110"},
+    {"host-thumbv7em-none-eabi-sm_70", "host-armv7em-none-eabi-sm_70", "1100"},
+    {"host-thumbv7-apple-ios-sm_70", "host-armv7-apple-ios-sm_70", "1100"},
+    {"host-armv7-unknown-linux-gnueabihf-sm_70", "host-thumbv7-unknown-linux-gnueabi-sm_70",
+     "0000"},
+    {"host-mips64-unknown-linux-gnu-sm_70", "host-mipsn32-unknown-linux-gnu-sm_70", "1111"},
+    {"host-x86_64-unknown-uefi-sm_70", "host-x86_64-unknown-uefi-coff-sm_70", "1010"},
+    {"host-x86_64-unknown-linux-elf-sm_70", "host-x86_64-unknown-linux-sm_70", "1001"},
+    {"host-x86_64-apple-macosx-sm_70", "host-x86_64-apple-macosx-elf-sm_70", "1010"},
+    {"host-x86_64-unknown-macosx-sm_70", "host-x86_64-unknown-macosx-macho-sm_70", "1010"},
+    {"host-aarch64-unknown-linux-gnu-sm_70", "host-arm64-unknown-linux-gnu-sm_70", "1111"},
+    {"openmp-amdgcn-apple-win32-gnu-gfx90a", "openmp-amdgcn-apple-win32-gnu-gfx90a", "1111"},
+    {"hip-amd64--darwin-musl", "hip-amd64-unknown-darwin-eabi", "0000"},
+    {"hip-amdgcn-pc-cuda-musl", "hip-i386-pc-win32-musl", "0000"},
+    {"openmp-arm64-nvidia-freebsd-msvc-gfx90a", "openmp-spirv64v1.5-nvidia-windows-msvc-gfx90a",
+     "0000"},
+    {"hip-x86_64h-foo-darwin-eabi-sm_70", "hip-x86_64h-foo-darwin-eabi-sm_70", "1111"},
+    {"hip-amd64-unknown-macosx11-eabi", "hip-thumbv7a-unknown-macosx10.15-eabi", "0000"},
+    {"hip-spirv64-nvidia-unknown-unknown-gfx90a", "hip-spirv64-nvidia-unknown-unknown-gfx90a",
+     "1111"},
+    {"openmp-armv7a-pc-linux5.0-musl", "openmp-armv7a-pc-linux5.0-musl", "1111"},
+    {"openmp-nvptx64-foo-macosx10.15-gnux32-gfx90a", "openmp-nvptx64-foo-macosx10.15-gnux32-gfx90a",
+     "1111"},
+    {"hip-i686-pc-windows-elf", "hip-i686-pc-windows-simulator", "0000"},
+    {"openmp-nvptx64-w64-linux-coff", "openmp-nvptx64--linux-coff", "0110"},
+    {"openmp-i386--linux-eabi-gfx90a", "openmp-arm64--linux-eabi-gfx90a", "0000"},
+    {"openmp-i686-intel-amdhsa-msvc-sm_70", "openmp-i686-w64-amdhsa-msvc-sm_70", "1000"},
+    {"openmp-spirv64v1.5-foo-macosx10.15-unknown", "openmp-spirv64v1.5-foo--unknown", "0000"},
+    {"openmp-x86_64-unknown-unknown-eabi-gfx90a", "openmp-x86_64-unknown-windows-eabi-gfx90a",
+     "0000"},
+    {"openmp-x86_64h-nvidia--foo-gfx90a", "openmp-amdgcn-w64--foo-gfx90a", "0000"},
+    {"hip-spirv64-foo-win32-coff-sm_70", "hip-spirv64-foo-win32-coff-sm_70", "1100"},
+    {"hip-nvptx64-intel-macosx10.15-msvc-gfx90a", "hip-nvptx64-intel-macosx10.15-msvc-gfx90a",
+     "1111"},
+    {"openmp-amdgcn-apple-cuda-eabi-sm_70", "openmp-amdgcn-apple-cuda-eabi-sm_70", "1111"},
+    {"hip-spirv64v1.5--linux5.0-simulator-sm_70", "hip-spirv64v1.5-foo-linux5.0-simulator-sm_70",
+     "1111"},
+    {"hip-spirv64-apple-freebsd-gnux32-sm_70", "hip-spirv64-apple-linux-gnux32-sm_70", "0000"},
+    {"openmp-amdgcn-w64-macosx10.15-coff-gfx90a", "openmp-amdgcn--macosx10.15-coff-gfx90a", "1111"},
+    {"hip-x86_64h-unknown--unknown-sm_70", "hip-x86_64h-unknown--unknown-sm_70", "1111"},
+    {"openmp-x86_64h---gnu-gfx90a", "openmp-i686---gnu-gfx90a", "0000"},
+    {"openmp-spirv64-unknown-unknown-simulator-gfx90a",
+     "openmp-spirv64-unknown-unknown-simulator-gfx90a", "1111"},
+    {"openmp-amd64-amd-freebsd-coff", "openmp-amd64-amd-freebsd-coff", "1111"},
+    {"hip-x86_64-unknown-mingw32-gnu-sm_70", "hip-x86_64h-amd-mingw32-gnu-sm_70", "0100"},
+    {"hip-amd64--linux5.0-elf", "hip-aarch64--darwin-elf", "0000"},
+    {"openmp-amdgcn-foo--foo-sm_70", "openmp-amdgcn-foo-mingw32-foo-sm_70", "1001"},
+    {"openmp-x86_64--windows--gfx90a", "openmp-amd64--windows--gfx90a", "1100"},
+    {"openmp-i686-intel-unknown-gnu", "openmp-amdgcn-intel-darwin-gnu", "0000"},
+    {"openmp-x86_64-pc-freebsd-coff", "openmp-x86_64-pc-linux-coff", "0000"},
+    {"hip-i686-foo-linux5.0-gnux32-gfx90a", "hip-i686-intel-linux5.0-gnux32-gfx90a", "1001"},
+    {"openmp-nvptx64-intel-unknown-msvc-sm_70", "openmp-nvptx64-intel-unknown--sm_70", "0000"},
+    {"openmp-amd64--linux5.0-coff-gfx90a", "openmp-amd64-foo-linux5.0-coff-gfx90a", "1111"},
+    {"hip-arm64-intel-win32-eabi-gfx90a", "hip-arm64-pc-win32-eabi-gfx90a", "0000"},
+    {"openmp-x86_64-amd-macosx10.15-", "openmp-armv7a-amd-macosx10.15-", "0000"},
+    {"hip-arm64-foo-mingw32-gnux32-sm_70", "hip-arm64-foo--gnux32-sm_70", "1010"},
+    {"openmp-amdgcn-amd-darwin-elf-sm_70", "openmp-amdgcn-amd-darwin-elf-sm_70", "1111"},
+    {"hip-i686-unknown-mingw32-musl-gfx90a", "hip-i686-nvidia-mingw32-musl-gfx90a", "0100"},
+    {"hip-aarch64-w64-mingw32-simulator", "hip-aarch64-w64-unknown-simulator", "0010"},
+    {"hip-x86_64-pc-darwin-foo", "hip-x86_64-w64-darwin-foo", "0000"},
+    {"hip-nvptx64-apple-cuda-musl-sm_70", "hip-aarch64-apple-cuda-musl-sm_70", "0000"},
+    {"hip-x86_64-w64-none-elf", "hip-x86_64-w64-unknown-elf", "0110"},
+    {"hip-i686-nvidia-mingw32-msvc-gfx90a", "hip-i686-nvidia-mingw32-gnux32-gfx90a", "0100"},
+    {"openmp-aarch64-pc-none-foo-gfx90a", "openmp-aarch64-pc-none-foo-gfx90a", "1111"},
+    {"openmp-amdgcn-intel-mingw32-msvc-gfx90a", "openmp-amdgcn-nvidia-mingw32-msvc-gfx90a", "0100"},
+    {"openmp-amdgcn-foo-unknown-simulator", "openmp-amdgcn-foo-unknown-simulator", "1111"},
+    {"hip-i386-amd-macosx11-simulator", "hip-i386-amd-macosx11-simulator", "1111"},
+    {"hip-x86_64h-w64-cuda-elf-sm_70", "hip-x86_64h-foo-cuda-elf-sm_70", "1111"},
+    {"openmp-x86_64-w64-mingw32-coff", "openmp-x86_64-w64-mingw32-elf", "0100"},
+    {"openmp-armv7a-apple-linux--sm_70", "openmp-armv7a-apple-linux--sm_70", "1111"},
+    {"hip-arm64----sm_70", "hip-arm64--unknown--sm_70", "1111"},
+    {"hip-nvptx64-foo-cuda-foo", "hip-nvptx64-foo-cuda-", "0110"},
+    {"hip-thumbv7a-apple-unknown-msvc-sm_70", "hip-spirv64v1.5--unknown-msvc-sm_70", "0000"},
+    {"hip-x86_64-foo-macosx10.15-coff-gfx90a", "hip-x86_64-foo-macosx10.15-coff-gfx90a", "1111"},
+    {"openmp-amd64-w64-unknown-gnux32-sm_70", "openmp-spirv64v1.5-w64-unknown-gnux32-sm_70",
+     "0000"},
+    {"openmp-amd64-nvidia-freebsd-musl", "openmp-amd64-apple-freebsd-musl", "0000"},
+    {"hip-aarch64-intel-windows-gnux32-gfx90a", "hip-aarch64-amd-windows-gnux32-gfx90a", "0000"},
+    {"hip-spirv64-nvidia-windows-gnu-gfx90a", "hip-spirv64-nvidia-windows-gnu-gfx90a", "1111"},
+    {"hip-aarch64-amd-unknown--gfx90a", "hip-aarch64-amd-unknown--gfx90a", "1111"},
+    {"hip-aarch64-apple-amdhsa-foo-gfx90a", "hip-aarch64-apple-amdhsa-simulator-gfx90a", "1111"},
+    {"openmp-aarch64-apple-macosx11-musl-sm_70", "openmp-aarch64-apple-macosx11-gnux32-sm_70",
+     "1111"},
+    {"hip-amd64-w64-none-unknown-gfx90a", "hip-amd64-unknown-none-unknown-gfx90a", "1111"},
+    {"openmp-spirv64-unknown--musl", "openmp-spirv64-unknown--musl", "1110"},
+    {"openmp-x86_64-intel-unknown-gnux32-sm_70", "openmp-x86_64--unknown-gnux32-sm_70", "1001"},
+    {"openmp-spirv64--windows-unknown-gfx90a", "openmp-spirv64--win32-unknown-gfx90a", "1100"},
+    {"hip-spirv64-foo-mingw32-gnu-gfx90a", "hip-aarch64-foo-mingw32-gnu-gfx90a", "0000"},
+    {"hip-spirv64-foo-mingw32-gnu-gfx90a", "hip-spirv64--windows-gnu-gfx90a", "0101"},
+    {"hip-x86_64-amd-macosx11--gfx90a", "hip-x86_64-w64-macosx11--gfx90a", "0000"},
+    {"hip-arm64-apple-macosx11-msvc-gfx90a", "hip-arm64-apple-macosx11-msvc-gfx90a", "1111"},
+};
+
+OFL_TEST(triple_compatibility_matches_llvm)
+{
+        static const enum ofl_llvm_dialect wr[4][2] = {
+            {OFL_LLVM19, OFL_LLVM19},
+            {OFL_LLVM22, OFL_LLVM22},
+            {OFL_LLVM19, OFL_LLVM22},
+            {OFL_LLVM22, OFL_LLVM19},
+        };
+        for (size_t i = 0; i < sizeof triple_rows / sizeof triple_rows[0]; i++) {
+                char got[5] = "";
+                for (size_t k = 0; k < 4; k++)
+                        got[k] = compat_of(triple_rows[i].entry, triple_rows[i].req, wr[k][0],
+                                           wr[k][1], false);
+                if (strcmp(got, triple_rows[i].results) != 0)
+                        fprintf(stderr, "row %zu: %s vs %s\n", i, triple_rows[i].entry,
+                                triple_rows[i].req);
+                CHECK_STR(got, triple_rows[i].results);
+        }
+}
+
 OFL_TEST(triple_compatibility)
 {
-        CHECK(ofl_triple_compatible("nvptx64-nvidia-cuda-", "nvptx64-nvidia-cuda-unknown"));
-        CHECK(!ofl_triple_compatible("x86_64-unknown-linux-gnu", "x86_64-unknown-linux-"));
-        CHECK(ofl_triple_compatible("amd64-pc-linux-gnu", "x86_64-pc-linux-gnu"));
-        CHECK(!ofl_triple_compatible("x86_64-linux-gnu-", "x86_64-unknown-linux-gnu"));
-        CHECK(ofl_triple_compatible("x86_64-apple-macosx10.15-", "x86_64-apple-macosx11-sim"));
-        CHECK(!ofl_triple_compatible("amdgcn-amd-amdhsa-", "amdgcn-amd-amdpal-"));
-        CHECK(ofl_triple_compatible("x86_64-unknown-linux-elf", "x86_64-unknown-linux-"));
+        CHECK(ofl_triple_compatible("nvptx64-nvidia-cuda-", "nvptx64-nvidia-cuda-unknown",
+                                    OFL_LLVM22));
+        CHECK(!ofl_triple_compatible("x86_64-unknown-linux-gnu", "x86_64-unknown-linux-",
+                                     OFL_LLVM22));
+        CHECK(ofl_triple_compatible("amd64-pc-linux-gnu", "x86_64-pc-linux-gnu", OFL_LLVM22));
+        CHECK(!ofl_triple_compatible("x86_64-linux-gnu-", "x86_64-unknown-linux-gnu", OFL_LLVM22));
+        CHECK(ofl_triple_compatible("x86_64-apple-macosx10.15-", "x86_64-apple-macosx11-sim",
+                                    OFL_LLVM22));
+        CHECK(!ofl_triple_compatible("amdgcn-amd-amdhsa-", "amdgcn-amd-amdpal-", OFL_LLVM22));
+        CHECK(
+            ofl_triple_compatible("x86_64-unknown-linux-elf", "x86_64-unknown-linux-", OFL_LLVM22));
 }
 
 OFL_TEST(processor_tables)
@@ -470,10 +1051,14 @@ OFL_TEST(processor_tables)
         CHECK(ofl_processor_known("", 0, OFL_LLVM19));
         CHECK(!ofl_processor_known("", 0, OFL_LLVM22));
         CHECK(ofl_processor_known("gfx90a:xnack+", 6, OFL_LLVM22));
-        CHECK(ofl_triple_arch_known("amdgcn", 6));
-        CHECK(ofl_triple_arch_known("spirv64v1.5", 11));
-        CHECK(!ofl_triple_arch_known("armfoo", 6));
-        CHECK(!ofl_triple_arch_known("amdgcnx", 6 + 1));
+        CHECK(ofl_triple_arch_known("amdgcn", 6, OFL_LLVM22));
+        CHECK(ofl_triple_arch_known("spirv64v1.5", 11, OFL_LLVM22));
+        CHECK(!ofl_triple_arch_known("armfoo", 6, OFL_LLVM22));
+        CHECK(!ofl_triple_arch_known("amdgcnx", 6 + 1, OFL_LLVM22));
+        CHECK(ofl_triple_arch_known("riscv64be", 9, OFL_LLVM22));
+        CHECK(!ofl_triple_arch_known("riscv64be", 9, OFL_LLVM19));
+        CHECK(!ofl_triple_arch_known("thumbv3", 7, OFL_LLVM22));
+        CHECK(ofl_triple_arch_known("kalimbafoo", 10, OFL_LLVM19));
 }
 
 OFL_TEST(target_id_parse_and_canonical)

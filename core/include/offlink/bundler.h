@@ -39,11 +39,12 @@ struct ofl_bundler_options {
 
 /* What happened, for verbose reports. */
 struct ofl_bundler_report {
+	bool want_hash;                /* in: recompute the hash of decompressed input */
 	bool compressed;               /* output written or input read compressed */
 	struct ofl_ccob_header ccob;   /* header of the (first) CCOB */
 	uint64_t raw_size;             /* uncompressed bundle bytes */
 	bool hash_ok;                  /* decompression: stored hash matched */
-	uint64_t hash;                 /* recalculated truncated MD5 */
+	uint64_t hash;                 /* recalculated truncated MD5 (want_hash) */
 	double seconds;                /* time spent (de)compressing */
 };
 

@@ -33,11 +33,12 @@ struct ofl_bundle_id {
         /* The four triple fields as given ("x86_64-linux-gnu-"): what LLVM's
          * compatibility checks compare, and what its errors print. */
         char *raw_triple;
+        enum ofl_llvm_dialect dialect; /* whose reading this is */
 };
 
 #define OFL_BUNDLE_ID_INIT                                                                         \
         {                                                                                          \
-                NULL, NULL, NULL, NULL, NULL                                                       \
+                NULL, NULL, NULL, NULL, NULL, OFL_LLVM22                                           \
         }
 
 /* Parses a -targets string the way the bundler does when bundling or
@@ -70,8 +71,11 @@ bool ofl_bundle_id_is_host(const struct ofl_bundle_id *id);
 bool ofl_bundle_id_compatible(const struct ofl_bundle_id *entry, const struct ofl_bundle_id *req,
                               bool hip_openmp);
 
-/* Triple compatibility as llvm::Triple::isCompatibleWith observes it. */
-bool ofl_triple_compatible(const char *a, const char *b);
+/* Triple compatibility as llvm::Triple::isCompatibleWith observes it: each
+ * field parsed in place, then arch, sub-arch, vendor, OS, environment and
+ * object format compared (Apple: arch, vendor and OS only).  d matters
+ * because 19 knows fewer names ("intel", "managarm", "llvm", ...). */
+bool ofl_triple_compatible(const char *a, const char *b, enum ofl_llvm_dialect d);
 
 /* A target ID split into processor and features. */
 struct ofl_target_feature {
@@ -109,15 +113,19 @@ bool ofl_target_id_conflict(const struct ofl_target_id *a, const struct ofl_targ
  * and a later one conflicts only if it names a feature that first one lacks
  * ("gfx90a:sramecc+:xnack+" with "gfx90a:xnack+" passes).  Returns 1 and the
  * indices of the pair (in the order LLVM prints them), 0 when there is no
- * conflict, or OFL_EINVAL / OFL_ENOMEM. */
+ * conflict, or OFL_EINVAL / OFL_ENOMEM.  Callers group IDs by kind "-"
+ * raw_triple, as both versions do when bundling and for
+ * -check-input-archive (hip and hipv4 apart; "amdhsa-" and "amdhsa-unknown"
+ * apart), and print each as "<kind>-<raw_triple>-<target id>". */
 int ofl_target_id_find_conflict(const char *const *ids, size_t n, size_t *first, size_t *second,
                                 struct ofl_error *err);
 
 /* Is proc a processor clang of this dialect knows (sm_*, gfx*, ...)? */
 bool ofl_processor_known(const char *proc, size_t len, enum ofl_llvm_dialect d);
 
-/* Is arch a triple architecture LLVM knows ("x86_64", "amdgcn", ...)? */
-bool ofl_triple_arch_known(const char *arch, size_t len);
+/* Is arch a triple architecture LLVM of this dialect knows ("x86_64",
+ * "amdgcn", ...; "riscv64be" only 22)? */
+bool ofl_triple_arch_known(const char *arch, size_t len, enum ofl_llvm_dialect d);
 
 /* The order in which an llvm::StringMap built by inserting keys[0..n) in
  * that order iterates (formats.md §1.6): fills order[] with key indices.
