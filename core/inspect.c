@@ -830,7 +830,7 @@ static void copy_field(char *dst, size_t cap, const char *s, size_t len)
 static const char *skip_kind(const char *s)
 {
 	const char *dash = strchr(s, '-');
-	if (dash && !ofl_triple_arch_known(s, (size_t)(dash - s)))
+	if (dash && !ofl_triple_arch_known(s, (size_t)(dash - s), OFL_LLVM22))
 		return dash + 1;
 	return s;
 }
@@ -847,7 +847,7 @@ static void parse_target(const char *s, struct target *t)
 		copy_field(t->tid, sizeof t->tid, dd + 2, strlen(dd + 2));
 	} else if (strchr(s, '-') && !strchr(s, ':')) {
 		copy_field(t->triple, sizeof t->triple, skip_kind(s), strlen(skip_kind(s)));
-	} else if (ofl_triple_arch_known(s, strlen(s))) {
+	} else if (ofl_triple_arch_known(s, strlen(s), OFL_LLVM22)) {
 		copy_field(t->arch, sizeof t->arch, s, strlen(s));
 	} else {
 		copy_field(t->tid, sizeof t->tid, s, strlen(s));
