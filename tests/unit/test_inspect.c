@@ -154,6 +154,19 @@ OFL_TEST(fatbin_entries)
 	free(name);
 	ofl_node_free(root);
 
+	/* Inside an OffloadBinary (what clang's CUDA images of kind fatbinary
+	 * look like), the entries hang below the image. */
+	struct ofl_buf ob = OFL_BUF_INIT;
+	add_bin(&ob, f, n, "nvptx64-nvidia-cuda", "sm_80");
+	CHECK_EQ_U(ofl_inspect_build(ob.data, ob.len, "cu.bin", 0, &root, &err), 0);
+	CHECK_EQ_U(root->children[0]->format, OFL_FMT_FATBIN);
+	CHECK_EQ_U(root->children[0]->nchildren, 2);
+	name = ofl_node_path(root->children[0]->children[1]);
+	CHECK_STR(name, "cu.bin[0][1]");
+	free(name);
+	ofl_node_free(root);
+	ofl_buf_release(&ob);
+
 	/* An entry running past the fatbinary, and a header too short. */
 	put64(f + 16 + 8, 1000);
 	CHECK_EQ_U(ofl_fatbin_parse(f, n, &fb, &err), OFL_EFORMAT);
