@@ -13,7 +13,6 @@
 #include "offlink/inspect.h"
 #include "offlink/io.h"
 #include "offlink/offload_binary.h"
-#include "offlink/offload_scan.h"
 #include "offlink/packager.h"
 #include "opts.h"
 
