@@ -10,6 +10,7 @@
 #include "commands.h"
 #include "diag.h"
 #include "offlink/archive.h"
+#include "offlink/elf.h"
 #include "offlink/inspect.h"
 #include "offlink/io.h"
 #include "offlink/offload_binary.h"
