@@ -24,8 +24,7 @@ void ofl_objdump_bundles_release(struct ofl_objdump_bundles *b)
 
 static int bad(struct ofl_error *err, uint64_t off)
 {
-	return ofl_error_set(err, OFL_EFORMAT, NULL, off,
-	                     "Invalid data was encountered while parsing the file");
+	return ofl_error_set(err, OFL_EFORMAT, NULL, off, OFL_OBJDUMP_SHORT_STREAM);
 }
 
 /* One bundle header at d[0..n); entry bytes are taken from src at

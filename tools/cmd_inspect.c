@@ -48,6 +48,9 @@ static int objdump_bundles(const char *path, const char *fname, const uint8_t *d
 	struct ofl_error err = OFL_ERROR_INIT;
 	if (ofl_objdump_bundles(d, n, &b, &err)) {
 		fflush(stdout);
+		if (!strcmp(err.msg, OFL_OBJDUMP_SHORT_STREAM))
+			return error("'%s': while extracting offload FatBin bundles: %s", path,
+			             err.msg);
 		return error("'%s': while extracting offload FatBin bundles: %s at offset %llu",
 		             path, err.msg, (unsigned long long)err.offset);
 	}

@@ -143,6 +143,18 @@ for f in libfat.a fat2.o; do
 	"$OFFLINK" inspect --format=llvm-objdump --llvm-version=19 "$f" >o.out
 	same l.out o.out
 done
+# Bundle headers cut short: the same output and error as llvm-objdump 22.
+printf '__CLANG_OFFLOAD_BUNDLE__\005\0\0\0\0\0\0\0' >short1.bin
+python3 -c 'import struct,sys; sys.stdout.buffer.write(b"__CLANG_OFFLOAD_BUNDLE__" + struct.pack("<QQQQ", 1, 0, 0, 5) + b"hi")' >short2.bin
+for k in 1 2; do
+	objcopy --add-section .hip_fatbin=short$k.bin host.o short$k.o
+	"$LLVM22/llvm-objdump" --offloading short$k.o >l.out 2>l.err && fail "llvm accepted short$k.o"
+	expect_fail "$OFFLINK" inspect --format=llvm-objdump short$k.o
+	same l.out out
+	[ "$(sed 's/^[^:]*: //' l.err)" = "$(sed 's/^[^:]*: //' err)" ] ||
+		{ cat l.err err; fail "error for short$k.o"; }
+done
+
 "$OFFLINK" inspect --format=llvm-objdump fat2.o >o.out
 grep -q '^Extracting offload bundle: fat2.o.2.hip-amdgcn-amd-amdhsa--gfx1030$' o.out ||
 	fail "bundle numbering"

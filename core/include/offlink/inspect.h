@@ -159,9 +159,11 @@ struct ofl_objdump_bundles {
 		0, 0, 0, NULL, NULL                                                                \
 	}
 
-/* Errors: LLVM's "Invalid data was encountered while parsing the file" for
- * a short header, and an entry outside the bytes (LLVM would read past
- * them) or a corrupt CCOB, as OFL_EFORMAT. */
+/* Errors (OFL_EFORMAT): a header cut short has LLVM 22's message (below);
+ * an entry outside the bytes (LLVM would read past them) or a corrupt CCOB
+ * have messages of their own. */
+#define OFL_OBJDUMP_SHORT_STREAM                                                                   \
+	"Stream Error: The stream is too short to perform the requested operation."
 int ofl_objdump_bundles(const uint8_t *data, size_t size, struct ofl_objdump_bundles *out,
                         struct ofl_error *err);
 void ofl_objdump_bundles_release(struct ofl_objdump_bundles *b);
