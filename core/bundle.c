@@ -8,12 +8,12 @@
 #include "offlink/ccob.h"
 
 static const struct ofl_file_type file_types[] = {
-	{"i", OFL_BH_TEXT, "//", false},    {"ii", OFL_BH_TEXT, "//", false},
-	{"cui", OFL_BH_TEXT, "//", false},  {"hipi", OFL_BH_TEXT, "//", false},
-	{"d", OFL_BH_TEXT, "#", false},     {"ll", OFL_BH_TEXT, ";", false},
-	{"s", OFL_BH_TEXT, "#", false},     {"bc", OFL_BH_BINARY, NULL, false},
-	{"gch", OFL_BH_BINARY, NULL, false}, {"ast", OFL_BH_BINARY, NULL, false},
-	{"o", OFL_BH_OBJECT, NULL, false},  {"a", OFL_BH_OBJECT, NULL, true},
+    {"i", OFL_BH_TEXT, "//", false},     {"ii", OFL_BH_TEXT, "//", false},
+    {"cui", OFL_BH_TEXT, "//", false},   {"hipi", OFL_BH_TEXT, "//", false},
+    {"d", OFL_BH_TEXT, "#", false},      {"ll", OFL_BH_TEXT, ";", false},
+    {"s", OFL_BH_TEXT, "#", false},      {"bc", OFL_BH_BINARY, NULL, false},
+    {"gch", OFL_BH_BINARY, NULL, false}, {"ast", OFL_BH_BINARY, NULL, false},
+    {"o", OFL_BH_OBJECT, NULL, false},   {"a", OFL_BH_OBJECT, NULL, true},
 };
 
 const struct ofl_file_type *ofl_file_type_find(const char *name)
@@ -32,8 +32,7 @@ static const struct ofl_file_type *type_by_extension(const char *path)
 	return ofl_file_type_find(dot + 1);
 }
 
-const struct ofl_file_type *ofl_file_type_guess(const uint8_t *data, size_t size,
-						const char *path)
+const struct ofl_file_type *ofl_file_type_guess(const uint8_t *data, size_t size, const char *path)
 {
 	if (ofl_is_elf(data, size))
 		return ofl_file_type_find("o");
@@ -49,7 +48,7 @@ const struct ofl_file_type *ofl_file_type_guess(const uint8_t *data, size_t size
 		const struct ofl_file_type *t = &file_types[i];
 		char start[64];
 		int n = snprintf(start, sizeof start, "\n%s " OFL_BUNDLE_MAGIC "__START__ ",
-				 t->comment ? t->comment : "");
+		                 t->comment ? t->comment : "");
 		if (t->handler == OFL_BH_TEXT && memmem(data, size, start, (size_t)n))
 			return t;
 	}
@@ -57,7 +56,7 @@ const struct ofl_file_type *ofl_file_type_guess(const uint8_t *data, size_t size
 }
 
 static int add_entry(struct ofl_bundle *b, const uint8_t *id, size_t idlen, uint64_t off,
-		     uint64_t size, uint64_t record, struct ofl_error *err)
+                     uint64_t size, uint64_t record, struct ofl_error *err)
 {
 	struct ofl_bundle_entry *e = ofl_realloc(b->entries, (b->n + 1) * sizeof *e);
 	if (!e)
@@ -73,17 +72,17 @@ static int add_entry(struct ofl_bundle *b, const uint8_t *id, size_t idlen, uint
 /* Parses one binary bundle starting at base; *end gets the first byte after
  * its header and data. */
 static int parse_binary_one(struct ofl_bundle *b, const uint8_t *d, uint64_t size, uint64_t base,
-			    uint64_t *end, struct ofl_error *err)
+                            uint64_t *end, struct ofl_error *err)
 {
 	uint64_t avail = size - base;
 	if (avail < 32)
 		return ofl_error_set(err, OFL_EFORMAT, NULL, base + OFL_BUNDLE_MAGIC_LEN,
-				     "truncated bundle header");
+		                     "truncated bundle header");
 	uint64_t count = ofl_le64(d + base + 24);
 	if (count > (avail - 32) / 24)
 		return ofl_error_set(err, OFL_EFORMAT, NULL, base + 24,
-				     "bundle entry count %llu does not fit in the file",
-				     (unsigned long long)count);
+		                     "bundle entry count %llu does not fit in the file",
+		                     (unsigned long long)count);
 	uint64_t pos = base + 32, hdr_end;
 	size_t first = b->n;
 	for (uint64_t k = 0; k < count; k++) {
@@ -93,12 +92,13 @@ static int parse_binary_one(struct ofl_bundle *b, const uint8_t *d, uint64_t siz
 		uint64_t idlen = ofl_le64(d + pos + 16);
 		if (idlen > size - pos - 24)
 			return ofl_error_set(err, OFL_EFORMAT, NULL, pos + 16,
-					     "bundle entry ID length %llu past end of file",
-					     (unsigned long long)idlen);
+			                     "bundle entry ID length %llu past end of file",
+			                     (unsigned long long)idlen);
 		if (!ofl_range_ok(off, len, avail))
-			return ofl_error_set(err, OFL_EFORMAT, NULL, pos,
-					     "bundle entry data (offset %llu, size %llu) past end of file",
-					     (unsigned long long)off, (unsigned long long)len);
+			return ofl_error_set(
+			    err, OFL_EFORMAT, NULL, pos,
+			    "bundle entry data (offset %llu, size %llu) past end of file",
+			    (unsigned long long)off, (unsigned long long)len);
 		int rc = add_entry(b, d + pos + 24, (size_t)idlen, base + off, len, pos, err);
 		if (rc)
 			return rc;
@@ -110,19 +110,19 @@ static int parse_binary_one(struct ofl_bundle *b, const uint8_t *d, uint64_t siz
 		struct ofl_bundle_entry *e = &b->entries[i];
 		if (e->size && e->offset < hdr_end)
 			return ofl_error_set(err, OFL_EFORMAT, NULL, e->record,
-					     "bundle entry '%s' overlaps the header", e->id);
+			                     "bundle entry '%s' overlaps the header", e->id);
 		if (e->offset + e->size > *end)
 			*end = e->offset + e->size;
 		for (size_t j = first; j < i; j++) {
 			const struct ofl_bundle_entry *f = &b->entries[j];
 			if (!strcmp(e->id, f->id))
 				return ofl_error_set(err, OFL_EFORMAT, NULL, e->record,
-						     "duplicate bundle entry ID '%s'", e->id);
+				                     "duplicate bundle entry ID '%s'", e->id);
 			if (e->size && f->size && e->offset < f->offset + f->size &&
 			    f->offset < e->offset + e->size)
 				return ofl_error_set(err, OFL_EFORMAT, NULL, e->record,
-						     "bundle entries '%s' and '%s' overlap", f->id,
-						     e->id);
+				                     "bundle entries '%s' and '%s' overlap", f->id,
+				                     e->id);
 		}
 	}
 	return 0;
@@ -147,7 +147,7 @@ static int parse_binary(struct ofl_bundle *b, struct ofl_error *err)
 			if (pos == 0)
 				return 0;
 			return ofl_error_set(err, OFL_EFORMAT, NULL, pos,
-					     "unexpected bytes after the bundle");
+			                     "unexpected bytes after the bundle");
 		}
 		int rc = parse_binary_one(b, d, b->size, pos, &end, err);
 		if (rc)
@@ -175,20 +175,21 @@ static int parse_text(struct ofl_bundle *b, const char *comment, struct ofl_erro
 		const uint8_t *nl = memchr(id, '\n', (size_t)(e - id));
 		if (!nl)
 			return ofl_error_set(err, OFL_EFORMAT, NULL, (uint64_t)(m - d),
-					     "unterminated bundle start marker");
+			                     "unterminated bundle start marker");
 		size_t idlen = (size_t)(nl - id);
 		const uint8_t *body = nl + 1;
 		const uint8_t *end = find(body, (size_t)(e - body), stop, (size_t)el);
 		if (!end)
 			return ofl_error_set(err, OFL_EFORMAT, NULL, (uint64_t)(m - d),
-					     "bundle entry '%.*s' has no end marker", (int)idlen, id);
+			                     "bundle entry '%.*s' has no end marker", (int)idlen,
+			                     id);
 		const uint8_t *eid = end + el;
 		const uint8_t *enl = memchr(eid, '\n', (size_t)(e - eid));
 		size_t eidlen = enl ? (size_t)(enl - eid) : (size_t)(e - eid);
 		if (eidlen != idlen || memcmp(eid, id, idlen) != 0)
 			return ofl_error_set(err, OFL_EFORMAT, NULL, (uint64_t)(end + 1 - d),
-					     "end marker '%.*s' does not match start marker '%.*s'",
-					     (int)eidlen, eid, (int)idlen, id);
+			                     "end marker '%.*s' does not match start marker '%.*s'",
+			                     (int)eidlen, eid, (int)idlen, id);
 		uint64_t off = (uint64_t)(body - d);
 		uint64_t len = (uint64_t)(end - body);
 		int rc = add_entry(b, id, idlen, off, len, (uint64_t)(m + 1 - d), err);
@@ -203,16 +204,17 @@ static int parse_text(struct ofl_bundle *b, const char *comment, struct ofl_erro
 /* Decompresses one or more CCOBs back to back (zero padding allowed
  * between and after them) into b->inflated. */
 static int inflate_all(struct ofl_bundle *b, const uint8_t *data, size_t size,
-		       struct ofl_error *err)
+                       struct ofl_error *err)
 {
 	size_t pos = 0;
 	while (pos < size) {
 		if (!ofl_ccob_is(data + pos, size - pos))
 			return ofl_error_set(err, OFL_EFORMAT, NULL, pos,
-					     "unexpected bytes after the compressed bundle");
+			                     "unexpected bytes after the compressed bundle");
 		size_t used = 0;
 		/* LLVM does not check the hash; computing it would double the cost */
-		int rc = ofl_ccob_decompress(data + pos, size - pos, &b->inflated, &used, NULL, err);
+		int rc =
+		    ofl_ccob_decompress(data + pos, size - pos, &b->inflated, &used, NULL, err);
 		if (rc) {
 			ofl_error_locate(err, NULL, pos);
 			return rc;
@@ -226,7 +228,7 @@ static int inflate_all(struct ofl_bundle *b, const uint8_t *data, size_t size,
 }
 
 int ofl_bundle_read(struct ofl_bundle *b, const uint8_t *data, size_t size,
-		    const struct ofl_file_type *type, struct ofl_error *err)
+                    const struct ofl_file_type *type, struct ofl_error *err)
 {
 	*b = (struct ofl_bundle)OFL_BUNDLE_INIT;
 	b->data = data;
@@ -267,19 +269,18 @@ uint64_t ofl_bundle_header_size(const char *const *ids, size_t n)
 	return h;
 }
 
-int ofl_bundle_write_header(const char *const *ids, const uint64_t *sizes, size_t n,
-			    uint64_t align, struct ofl_buf *out, uint64_t *offsets,
-			    struct ofl_error *err)
+int ofl_bundle_write_header(const char *const *ids, const uint64_t *sizes, size_t n, uint64_t align,
+                            struct ofl_buf *out, uint64_t *offsets, struct ofl_error *err)
 {
 	if (align == 0)
 		return ofl_error_set(err, OFL_EINVAL, NULL, OFL_NO_OFFSET,
-				     "bundle alignment must be at least 1");
+		                     "bundle alignment must be at least 1");
 	uint64_t pos = ofl_bundle_header_size(ids, n);
 	for (size_t i = 0; i < n; i++) {
 		if (!ofl_align_up(pos, align, &offsets[i]) ||
 		    ofl_add_overflow(offsets[i], sizes[i], &pos))
 			return ofl_error_set(err, OFL_EINVAL, NULL, OFL_NO_OFFSET,
-					     "bundle too large");
+			                     "bundle too large");
 	}
 	int rc = ofl_buf_append(out, OFL_BUNDLE_MAGIC, OFL_BUNDLE_MAGIC_LEN);
 	rc = rc ? rc : ofl_buf_append_u64le(out, n);

@@ -21,8 +21,7 @@ static void elf_init(void)
 
 static int elf_fail(struct ofl_error *err, const char *what)
 {
-	return ofl_error_set(err, OFL_EFORMAT, NULL, OFL_NO_OFFSET, "%s: %s", what,
-			     elf_errmsg(-1));
+	return ofl_error_set(err, OFL_EFORMAT, NULL, OFL_NO_OFFSET, "%s: %s", what, elf_errmsg(-1));
 }
 
 static Elf *open_mem(const uint8_t *data, size_t size, size_t *shstrndx, struct ofl_error *err)
@@ -53,7 +52,7 @@ static const char *bundle_id_of(Elf *e, size_t shstrndx, const GElf_Shdr *sh)
 }
 
 int ofl_bundle_object_scan(struct ofl_bundle *b, const uint8_t *data, size_t size,
-			   struct ofl_error *err)
+                           struct ofl_error *err)
 {
 	size_t shstrndx;
 	Elf *e = open_mem(data, size, &shstrndx, err);
@@ -72,7 +71,7 @@ int ofl_bundle_object_scan(struct ofl_bundle *b, const uint8_t *data, size_t siz
 		uint64_t len = sh.sh_type == SHT_NOBITS ? 0 : sh.sh_size;
 		if (!ofl_range_ok(sh.sh_offset, len, size)) {
 			rc = ofl_error_set(err, OFL_EFORMAT, NULL, sh.sh_offset,
-					   "section '%s%s' past end of file", OFL_BUNDLE_MAGIC, id);
+			                   "section '%s%s' past end of file", OFL_BUNDLE_MAGIC, id);
 			break;
 		}
 		struct ofl_bundle_entry *n = ofl_realloc(b->entries, (b->n + 1) * sizeof *n);
@@ -106,8 +105,8 @@ static int write_all(int fd, const uint8_t *p, size_t n, struct ofl_error *err)
 }
 
 static int add_bundle_sections(Elf *e, const char *const *ids, const uint8_t *const *datas,
-			       const uint64_t *sizes, size_t n, struct ofl_buf *names,
-			       struct ofl_error *err)
+                               const uint64_t *sizes, size_t n, struct ofl_buf *names,
+                               struct ofl_error *err)
 {
 	size_t shstrndx;
 	if (elf_getshdrstrndx(e, &shstrndx) != 0)
@@ -147,9 +146,9 @@ static int add_bundle_sections(Elf *e, const char *const *ids, const uint8_t *co
 	return 0;
 }
 
-int ofl_bundle_object_write(int fd, const uint8_t *host, size_t host_size,
-			    const char *const *ids, const uint8_t *const *datas,
-			    const uint64_t *sizes, size_t n, struct ofl_error *err)
+int ofl_bundle_object_write(int fd, const uint8_t *host, size_t host_size, const char *const *ids,
+                            const uint8_t *const *datas, const uint64_t *sizes, size_t n,
+                            struct ofl_error *err)
 {
 	elf_init();
 	int rc = write_all(fd, host, host_size, err);
@@ -228,7 +227,7 @@ static void remap_words(Elf_Data *d, const struct strip_map *m, size_t first)
 /* Copies one kept section; data that holds section indices is copied and
  * rewritten, everything else is shared with the input. */
 static int copy_section(Elf *in, Elf_Scn *from, Elf_Scn *to, const struct strip_map *m,
-			struct ofl_buf *owned, struct ofl_error *err)
+                        struct ofl_buf *owned, struct ofl_error *err)
 {
 	GElf_Shdr sh;
 	if (!gelf_getshdr(from, &sh))
@@ -237,7 +236,7 @@ static int copy_section(Elf *in, Elf_Scn *from, Elf_Scn *to, const struct strip_
 	if (sh.sh_type == SHT_REL || sh.sh_type == SHT_RELA || (sh.sh_flags & SHF_INFO_LINK))
 		sh.sh_info = (uint32_t)remap(m, sh.sh_info);
 	bool rewrite = sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM ||
-		       sh.sh_type == SHT_GROUP || sh.sh_type == SHT_SYMTAB_SHNDX;
+	               sh.sh_type == SHT_GROUP || sh.sh_type == SHT_SYMTAB_SHNDX;
 	for (Elf_Data *d = NULL; (d = elf_getdata(from, d));) {
 		Elf_Data *nd = elf_newdata(to);
 		if (!nd)
@@ -265,7 +264,7 @@ static int copy_section(Elf *in, Elf_Scn *from, Elf_Scn *to, const struct strip_
 }
 
 static int copy_headers(Elf *in, Elf *out, const struct strip_map *m, size_t shstrndx,
-			struct ofl_error *err)
+                        struct ofl_error *err)
 {
 	GElf_Ehdr eh;
 	if (!gelf_getehdr(in, &eh) || !gelf_newehdr(out, gelf_getclass(in)))
@@ -312,7 +311,7 @@ int ofl_bundle_object_strip(int fd, const uint8_t *data, size_t size, struct ofl
 			continue;
 		Elf_Scn *to = elf_newscn(out);
 		rc = to ? copy_section(in, elf_getscn(in, i), to, &m, &owned, err)
-			: elf_fail(err, "cannot add section");
+		        : elf_fail(err, "cannot add section");
 	}
 	if (!rc && elf_update(out, ELF_C_WRITE) < 0)
 		rc = elf_fail(err, "cannot write object");

@@ -45,7 +45,7 @@ static int hash_order(char *const *strs, size_t n, size_t *order, struct ofl_err
 }
 
 static int targets_parse(const struct ofl_bundler_options *o, struct targets *t,
-			 struct ofl_error *err)
+                         struct ofl_error *err)
 {
 	t->ids = ofl_calloc(o->ntargets, sizeof *t->ids);
 	t->match = ofl_calloc(o->ntargets, sizeof *t->match);
@@ -62,7 +62,7 @@ static int targets_parse(const struct ofl_bundler_options *o, struct targets *t,
 		strs[i] = t->ids[i].str;
 		if (!rc)
 			rc = ofl_bundle_id_split(strs[i], strlen(strs[i]), o->dialect, &t->match[i],
-						 err);
+			                         err);
 	}
 	if (!rc)
 		rc = hash_order(strs, t->n, t->order, err);
@@ -88,7 +88,7 @@ static bool is_hip_kind(const char *k)
  * written as "<kind>-<raw triple>-<target id>" in *a and *b (caller frees),
  * 0 when there is none, or a negative error. */
 static int find_conflict(const struct ofl_bundle_id *ids, size_t n, char **a, char **b,
-			 struct ofl_error *err)
+                         struct ofl_error *err)
 {
 	const char **group = ofl_calloc(n ? n : 1, sizeof *group);
 	size_t *members = ofl_calloc(n ? n : 1, sizeof *members);
@@ -105,10 +105,13 @@ static int find_conflict(const struct ofl_bundle_id *ids, size_t n, char **a, ch
 			continue; /* each group once, from its first member */
 		rc = ofl_target_id_find_conflict(group, k, &first, &second, err);
 		if (rc == 1) {
-			const struct ofl_bundle_id *x = &ids[members[first]], *y = &ids[members[second]];
+			const struct ofl_bundle_id *x = &ids[members[first]],
+			                           *y = &ids[members[second]];
 			struct ofl_buf p = OFL_BUF_INIT, q = OFL_BUF_INIT;
-			if (ofl_buf_printf(&p, "%s-%s-%s%c", x->kind, x->raw_triple, x->target_id, 0) ||
-			    ofl_buf_printf(&q, "%s-%s-%s%c", y->kind, y->raw_triple, y->target_id, 0)) {
+			if (ofl_buf_printf(&p, "%s-%s-%s%c", x->kind, x->raw_triple, x->target_id,
+			                   0) ||
+			    ofl_buf_printf(&q, "%s-%s-%s%c", y->kind, y->raw_triple, y->target_id,
+			                   0)) {
 				ofl_buf_release(&p);
 				ofl_buf_release(&q);
 				rc = OFL_NOMEM(err);
@@ -124,19 +127,21 @@ static int find_conflict(const struct ofl_bundle_id *ids, size_t n, char **a, ch
 }
 
 static int check_conflicts(const struct ofl_bundler_options *o, const struct targets *t,
-			   struct ofl_error *err)
+                           struct ofl_error *err)
 {
 	for (size_t i = 0; i < t->n; i++)
 		for (size_t j = 0; j < i; j++)
 			if (!strcmp(t->ids[i].str, t->ids[j].str))
-				return ofl_error_set(err, OFL_EINVAL, NULL, OFL_NO_OFFSET,
-						     "targets '%s' and '%s' name the same bundle entry '%s'",
-						     o->targets[j], o->targets[i], t->ids[i].str);
+				return ofl_error_set(
+				    err, OFL_EINVAL, NULL, OFL_NO_OFFSET,
+				    "targets '%s' and '%s' name the same bundle entry '%s'",
+				    o->targets[j], o->targets[i], t->ids[i].str);
 	/* LLVM crashes on a malformed feature list; we say what is wrong */
 	for (size_t i = 0; i < t->n; i++) {
 		struct ofl_target_id tid = OFL_TARGET_ID_INIT;
-		int prc = t->ids[i].target_id[0] ? ofl_target_id_parse(t->ids[i].target_id, &tid, err)
-						 : 0;
+		int prc = t->ids[i].target_id[0]
+		              ? ofl_target_id_parse(t->ids[i].target_id, &tid, err)
+		              : 0;
 		ofl_target_id_release(&tid);
 		if (prc) {
 			ofl_error_prefix(err, "invalid target '%s'", o->targets[i]);
@@ -147,7 +152,8 @@ static int check_conflicts(const struct ofl_bundler_options *o, const struct tar
 	int rc = find_conflict(t->ids, t->n, &a, &b, err);
 	if (rc == 1)
 		rc = ofl_error_set(err, OFL_EINVAL, NULL, OFL_NO_OFFSET,
-				   "Cannot bundle inputs with conflicting targets: '%s' and '%s'", a, b);
+		                   "Cannot bundle inputs with conflicting targets: '%s' and '%s'",
+		                   a, b);
 	free(a);
 	free(b);
 	return rc;
@@ -160,17 +166,17 @@ static int validate_targets(const struct ofl_bundler_options *o, struct ofl_erro
 		for (size_t j = 0; j < i; j++)
 			if (!strcmp(o->targets[i], o->targets[j]))
 				return ofl_error_set(err, OFL_EINVAL, NULL, OFL_NO_OFFSET,
-						     "Duplicate targets are not allowed");
+				                     "Duplicate targets are not allowed");
 	return 0;
 }
 
 static const struct ofl_file_type *lookup_type(const struct ofl_bundler_options *o,
-					       struct ofl_error *err)
+                                               struct ofl_error *err)
 {
 	const struct ofl_file_type *t = o->type ? ofl_file_type_find(o->type) : NULL;
 	if (!t)
 		ofl_error_set(err, OFL_EINVAL, NULL, OFL_NO_OFFSET,
-			      "'%s': invalid file type specified", o->type ? o->type : "");
+		              "'%s': invalid file type specified", o->type ? o->type : "");
 	return t;
 }
 
@@ -197,8 +203,8 @@ static void inputs_close(struct inputs *in)
 	in->n = 0;
 }
 
-static int inputs_open(const char *const *paths, size_t n, const char *const *outs,
-		       size_t nouts, struct inputs *in, struct ofl_error *err)
+static int inputs_open(const char *const *paths, size_t n, const char *const *outs, size_t nouts,
+                       struct inputs *in, struct ofl_error *err)
 {
 	in->f = ofl_calloc(n, sizeof *in->f);
 	if (!in->f)
@@ -211,14 +217,14 @@ static int inputs_open(const char *const *paths, size_t n, const char *const *ou
 		for (size_t k = 0; k < nouts; k++)
 			if (ofl_file_is(&in->f[i], outs[k]))
 				return ofl_error_set(err, OFL_EINVAL, outs[k], OFL_NO_OFFSET,
-						     "output file is also an input");
+				                     "output file is also an input");
 	}
 	return 0;
 }
 
 static int write_binary(const struct ofl_bundler_options *o, const struct targets *t,
-			const struct inputs *in, struct ofl_bundler_report *rep,
-			struct ofl_error *err)
+                        const struct inputs *in, struct ofl_bundler_report *rep,
+                        struct ofl_error *err)
 {
 	const char **ids = ofl_calloc(t->n, sizeof *ids);
 	uint64_t *sizes = ofl_calloc(t->n, sizeof *sizes);
@@ -268,8 +274,8 @@ done:
 }
 
 static int write_text(const struct ofl_bundler_options *o, const struct ofl_file_type *type,
-		      const struct targets *t, const struct inputs *in, struct ofl_bundler_report *rep,
-		      struct ofl_error *err)
+                      const struct targets *t, const struct inputs *in,
+                      struct ofl_bundler_report *rep, struct ofl_error *err)
 {
 	struct ofl_buf b = OFL_BUF_INIT, z = OFL_BUF_INIT;
 	int rc = 0;
@@ -291,7 +297,7 @@ static int write_text(const struct ofl_bundler_options *o, const struct ofl_file
 	}
 	if (!rc)
 		rc = o->compress ? ofl_write_file(o->outputs[0], z.data, z.len, err)
-				 : ofl_write_file(o->outputs[0], b.data, b.len, err);
+		                 : ofl_write_file(o->outputs[0], b.data, b.len, err);
 	ofl_buf_release(&b);
 	ofl_buf_release(&z);
 	return rc;
@@ -300,8 +306,7 @@ static int write_text(const struct ofl_bundler_options *o, const struct ofl_file
 /* The host entry of a fat object is a single zero byte; the host object
  * (or, without a host, the first input) carries the sections. */
 static int write_object(const struct ofl_bundler_options *o, const struct targets *t,
-			const struct inputs *in, size_t host, size_t base,
-			struct ofl_error *err)
+                        const struct inputs *in, size_t host, size_t base, struct ofl_error *err)
 {
 	static const uint8_t host_stub[1] = {0};
 	const char **ids = ofl_calloc(t->n, sizeof *ids);
@@ -316,11 +321,11 @@ static int write_object(const struct ofl_bundler_options *o, const struct target
 	}
 	if (!rc && !strcmp(o->outputs[0], "-"))
 		rc = ofl_error_set(err, OFL_EINVAL, NULL, OFL_NO_OFFSET,
-				   "a fat object cannot be written to standard output");
+		                   "a fat object cannot be written to standard output");
 	rc = rc ? rc : ofl_out_open(&out, o->outputs[0], err);
 	if (!rc) {
-		rc = ofl_bundle_object_write(out.fd, in->f[base].data, in->f[base].size, ids,
-					     datas, sizes, t->n, err);
+		rc = ofl_bundle_object_write(out.fd, in->f[base].data, in->f[base].size, ids, datas,
+		                             sizes, t->n, err);
 		ofl_error_locate(err, in->f[base].path, 0);
 		rc = rc ? rc : ofl_out_commit(&out, err);
 		if (rc)
@@ -332,18 +337,19 @@ static int write_object(const struct ofl_bundler_options *o, const struct target
 	return rc;
 }
 
-static int check_bundle_args(const struct ofl_bundler_options *o,
-			     const struct ofl_file_type *type, struct ofl_error *err)
+static int check_bundle_args(const struct ofl_bundler_options *o, const struct ofl_file_type *type,
+                             struct ofl_error *err)
 {
 	if (type->archive)
 		return ofl_error_set(err, OFL_EINVAL, NULL, OFL_NO_OFFSET,
-				     "Archive files are only supported for unbundling");
+		                     "Archive files are only supported for unbundling");
 	if (o->noutputs != 1)
 		return ofl_error_set(err, OFL_EINVAL, NULL, OFL_NO_OFFSET,
-				     "only one output file supported in bundling mode");
+		                     "only one output file supported in bundling mode");
 	if (o->ninputs != o->ntargets)
-		return ofl_error_set(err, OFL_EINVAL, NULL, OFL_NO_OFFSET,
-				     "number of input files and targets should match in bundling mode");
+		return ofl_error_set(
+		    err, OFL_EINVAL, NULL, OFL_NO_OFFSET,
+		    "number of input files and targets should match in bundling mode");
 	return validate_targets(o, err);
 }
 
@@ -355,12 +361,12 @@ static int check_hosts(const struct targets *t, struct ofl_error *err)
 	size_t hosts = count_hosts(t);
 	if (!all_hip && hosts != 1)
 		return ofl_error_set(err, OFL_EINVAL, NULL, OFL_NO_OFFSET,
-				     "expecting exactly one host target but got %zu", hosts);
+		                     "expecting exactly one host target but got %zu", hosts);
 	return 0;
 }
 
 int ofl_bundler_bundle(const struct ofl_bundler_options *o, struct ofl_bundler_report *rep,
-		       struct ofl_error *err)
+                       struct ofl_error *err)
 {
 	const struct ofl_file_type *type = lookup_type(o, err);
 	if (!type)
@@ -384,7 +390,7 @@ int ofl_bundler_bundle(const struct ofl_bundler_options *o, struct ofl_bundler_r
 		if (type->handler == OFL_BH_TEXT)
 			rc = write_text(o, type, &t, &in, rep, err);
 		else if (type->handler == OFL_BH_OBJECT &&
-			 ofl_is_elf(in.f[probe].data, in.f[probe].size))
+		         ofl_is_elf(in.f[probe].data, in.f[probe].size))
 			rc = write_object(o, &t, &in, host, probe, err);
 		else
 			rc = write_binary(o, &t, &in, rep, err);
@@ -433,8 +439,8 @@ static int entry_order(const struct ofl_bundle *b, size_t *order, struct ofl_err
 }
 
 static int read_input(const struct ofl_bundler_options *o, const struct ofl_file_type *type,
-		      const struct ofl_file *f, struct ofl_bundle *b, struct ofl_bundler_report *rep,
-		      struct ofl_error *err)
+                      const struct ofl_file *f, struct ofl_bundle *b,
+                      struct ofl_bundler_report *rep, struct ofl_error *err)
 {
 	double t0 = now();
 	int rc = ofl_bundle_read(b, f->data, f->size, type, err);
@@ -457,7 +463,7 @@ static int read_input(const struct ofl_bundler_options *o, const struct ofl_file
 }
 
 int ofl_bundler_list(const struct ofl_bundler_options *o, char ***ids, size_t *n, bool *found,
-		     struct ofl_bundler_report *rep, struct ofl_error *err)
+                     struct ofl_bundler_report *rep, struct ofl_error *err)
 {
 	*ids = NULL;
 	*n = 0;
@@ -467,7 +473,7 @@ int ofl_bundler_list(const struct ofl_bundler_options *o, char ***ids, size_t *n
 		return OFL_EINVAL;
 	if (o->ninputs != 1)
 		return ofl_error_set(err, OFL_EINVAL, NULL, OFL_NO_OFFSET,
-				     "only one input file supported for -list");
+		                     "only one input file supported for -list");
 	struct ofl_file f = OFL_FILE_INIT;
 	struct ofl_bundle b = OFL_BUNDLE_INIT;
 	size_t *order = NULL;
@@ -520,8 +526,9 @@ static int missing_error(const struct targets *t, const bool *served, struct ofl
 		const char *sep = i == 0 ? "" : k == 2 ? " and " : i + 1 == k ? ", and " : ", ";
 		ofl_buf_printf(&m, "%s%s", sep, names[i]);
 	}
-	int rc = ofl_error_set(err, OFL_ENOTFOUND, NULL, OFL_NO_OFFSET, "Can't find bundles for %.*s",
-			       (int)m.len, m.data ? (const char *)m.data : "");
+	int rc =
+	    ofl_error_set(err, OFL_ENOTFOUND, NULL, OFL_NO_OFFSET, "Can't find bundles for %.*s",
+	                  (int)m.len, m.data ? (const char *)m.data : "");
 	ofl_buf_release(&m);
 	free(names);
 	return rc;
@@ -530,7 +537,7 @@ static int missing_error(const struct targets *t, const bool *served, struct ofl
 /* Writes entry bytes; the host stub of a fat object stands for the host
  * object without its bundle sections. */
 static int write_entry(const char *path, const struct ofl_file *src, const struct ofl_bundle *b,
-		       const struct ofl_bundle_entry *e, struct ofl_error *err)
+                       const struct ofl_bundle_entry *e, struct ofl_error *err)
 {
 	struct ofl_out out;
 	int rc = ofl_out_open(&out, path, err);
@@ -549,7 +556,7 @@ static int write_entry(const char *path, const struct ofl_file *src, const struc
 }
 
 static int unbundle_missing(const struct ofl_bundler_options *o, const struct targets *t,
-			    const bool *served, const struct ofl_bundle *b, struct ofl_error *err)
+                            const bool *served, const struct ofl_bundle *b, struct ofl_error *err)
 {
 	bool any = false;
 	for (size_t i = 0; i < t->n; i++)
@@ -563,8 +570,8 @@ static int unbundle_missing(const struct ofl_bundler_options *o, const struct ta
 		if (served[i])
 			continue;
 		bool copy = !b->found && ofl_bundle_id_is_host(&t->ids[i]);
-		int rc = ofl_write_file(o->outputs[i], copy ? b->data : NULL, copy ? b->size : 0,
-					err);
+		int rc =
+		    ofl_write_file(o->outputs[i], copy ? b->data : NULL, copy ? b->size : 0, err);
 		if (rc)
 			return rc;
 	}
@@ -572,8 +579,8 @@ static int unbundle_missing(const struct ofl_bundler_options *o, const struct ta
 }
 
 static int match_and_write(const struct ofl_bundler_options *o, const struct targets *t,
-			   const struct ofl_file *f, const struct ofl_bundle *b, bool *served,
-			   struct ofl_error *err)
+                           const struct ofl_file *f, const struct ofl_bundle *b, bool *served,
+                           struct ofl_error *err)
 {
 	size_t *order = ofl_calloc(b->n, sizeof *order);
 	int rc = order ? entry_order(b, order, err) : OFL_NOMEM(err);
@@ -597,25 +604,27 @@ static int match_and_write(const struct ofl_bundler_options *o, const struct tar
 }
 
 static int unbundle_archive(const struct ofl_bundler_options *o, const struct targets *t,
-			    struct ofl_error *err);
+                            struct ofl_error *err);
 
 static int check_unbundle_args(const struct ofl_bundler_options *o,
-			       const struct ofl_file_type *type, struct ofl_error *err)
+                               const struct ofl_file_type *type, struct ofl_error *err)
 {
 	if (o->check_input_archive && !type->archive)
-		return ofl_error_set(err, OFL_EINVAL, NULL, OFL_NO_OFFSET,
-				     "-check-input-archive can only be used for unbundling archives (-type=a)");
+		return ofl_error_set(
+		    err, OFL_EINVAL, NULL, OFL_NO_OFFSET,
+		    "-check-input-archive can only be used for unbundling archives (-type=a)");
 	if (o->ninputs != 1)
 		return ofl_error_set(err, OFL_EINVAL, NULL, OFL_NO_OFFSET,
-				     "only one input file supported in unbundling mode");
+		                     "only one input file supported in unbundling mode");
 	if (o->noutputs != o->ntargets)
-		return ofl_error_set(err, OFL_EINVAL, NULL, OFL_NO_OFFSET,
-				     "number of output files and targets should match in unbundling mode");
+		return ofl_error_set(
+		    err, OFL_EINVAL, NULL, OFL_NO_OFFSET,
+		    "number of output files and targets should match in unbundling mode");
 	return validate_targets(o, err);
 }
 
 int ofl_bundler_unbundle(const struct ofl_bundler_options *o, struct ofl_bundler_report *rep,
-			 struct ofl_error *err)
+                         struct ofl_error *err)
 {
 	const struct ofl_file_type *type = lookup_type(o, err);
 	if (!type)
@@ -626,8 +635,9 @@ int ofl_bundler_unbundle(const struct ofl_bundler_options *o, struct ofl_bundler
 	struct targets t = {0, NULL, NULL, NULL};
 	rc = targets_parse(o, &t, err);
 	if (!rc && count_hosts(&t) > 1)
-		rc = ofl_error_set(err, OFL_EINVAL, NULL, OFL_NO_OFFSET,
-				   "expecting at most one host target but got %zu", count_hosts(&t));
+		rc =
+		    ofl_error_set(err, OFL_EINVAL, NULL, OFL_NO_OFFSET,
+		                  "expecting at most one host target but got %zu", count_hosts(&t));
 	if (!rc && type->archive) {
 		rc = unbundle_archive(o, &t, err);
 		targets_release(&t);
@@ -689,10 +699,10 @@ static char *member_name(const char *member, const char *id, const char *target_
 	if (dot == base)
 		dot = NULL;
 	size_t stem = dot ? (size_t)(dot - base) : strlen(base);
-	const char *ext = strstr(target_id, "gfx") ? ".bc"
-			  : strstr(target_id, "sm_") ? ".cubin"
-			  : dot ? dot
-				: "";
+	const char *ext = strstr(target_id, "gfx")   ? ".bc"
+	                  : strstr(target_id, "sm_") ? ".cubin"
+	                  : dot                      ? dot
+	                                             : "";
 	struct ofl_buf b = OFL_BUF_INIT;
 	if (ofl_buf_printf(&b, "%.*s-%s%.*s%s", (int)stem, base, id, (int)stem, base, ext) ||
 	    ofl_buf_append_zeros(&b, 1)) {
@@ -706,7 +716,7 @@ static char *member_name(const char *member, const char *id, const char *target_
 }
 
 static int out_append(struct ar_out *o, const char *name, const uint8_t *data, uint64_t size,
-		      struct ofl_error *err)
+                      struct ofl_error *err)
 {
 	struct ofl_ar_input *m = ofl_realloc(o->m, (o->n + 1) * sizeof *m);
 	if (!m)
@@ -718,7 +728,7 @@ static int out_append(struct ar_out *o, const char *name, const uint8_t *data, u
 
 /* A fat object's host entry is the object without its bundle sections. */
 static int host_object(struct ar_state *s, const struct ofl_bundle *b, const uint8_t **data,
-		       uint64_t *size, struct ofl_error *err)
+                       uint64_t *size, struct ofl_error *err)
 {
 	int fd = memfd_create("offlink-host", MFD_CLOEXEC);
 	if (fd < 0)
@@ -738,22 +748,21 @@ static int host_object(struct ar_state *s, const struct ofl_bundle *b, const uin
 	return keep(s, p, err);
 }
 
-static int check_member_conflicts(const struct ofl_bundler_options *o,
-				  const struct ofl_bundle *b, const char *member,
-				  struct ofl_error *err)
+static int check_member_conflicts(const struct ofl_bundler_options *o, const struct ofl_bundle *b,
+                                  const char *member, struct ofl_error *err)
 {
 	struct ofl_bundle_id *ids = ofl_calloc(b->n ? b->n : 1, sizeof *ids);
 	int rc = ids ? 0 : OFL_NOMEM(err);
 	size_t n = 0;
 	for (; !rc && n < b->n; n++)
 		rc = ofl_bundle_id_split(b->entries[n].id, strlen(b->entries[n].id), o->dialect,
-					 &ids[n], err);
+		                         &ids[n], err);
 	char *x = NULL, *y = NULL;
 	rc = rc ? rc : find_conflict(ids, n, &x, &y, err);
 	if (rc == 1)
 		rc = ofl_error_set(err, OFL_EFORMAT, NULL, OFL_NO_OFFSET,
-				   "conflicting TargetIDs [%s, %s] found in %s of %s", x, y, member,
-				   o->inputs[0]);
+		                   "conflicting TargetIDs [%s, %s] found in %s of %s", x, y, member,
+		                   o->inputs[0]);
 	free(x);
 	free(y);
 	for (size_t i = 0; ids && i < n; i++)
@@ -763,8 +772,8 @@ static int check_member_conflicts(const struct ofl_bundler_options *o,
 }
 
 static int route_entry(const struct ofl_bundler_options *o, const struct targets *t,
-		       struct ar_state *s, const struct ofl_bundle *b,
-		       const struct ofl_bundle_entry *e, const char *member, struct ofl_error *err)
+                       struct ar_state *s, const struct ofl_bundle *b,
+                       const struct ofl_bundle_entry *e, const char *member, struct ofl_error *err)
 {
 	struct ofl_bundle_id eid = OFL_BUNDLE_ID_INIT;
 	int rc = ofl_bundle_id_split(e->id, strlen(e->id), o->dialect, &eid, err);
@@ -787,7 +796,7 @@ static int route_entry(const struct ofl_bundler_options *o, const struct targets
 }
 
 static int member_bytes(struct ar_state *s, size_t k, const uint8_t **data, uint64_t *size,
-			struct ofl_error *err)
+                        struct ofl_error *err)
 {
 	const struct ofl_ar_member *m = &s->ar.members[k];
 	if (!s->ar.thin) {
@@ -813,7 +822,7 @@ static int member_bytes(struct ar_state *s, size_t k, const uint8_t **data, uint
 }
 
 static int scan_member(const struct ofl_bundler_options *o, const struct targets *t,
-		       struct ar_state *s, size_t k, struct ofl_error *err)
+                       struct ar_state *s, size_t k, struct ofl_error *err)
 {
 	static const struct ofl_file_type object = {"o", OFL_BH_OBJECT, NULL, false};
 	const struct ofl_ar_member *m = &s->ar.members[k];
@@ -839,15 +848,16 @@ static int scan_member(const struct ofl_bundler_options *o, const struct targets
 }
 
 static int write_archives(const struct ofl_bundler_options *o, const struct targets *t,
-			  struct ar_state *s, struct ofl_error *err)
+                          struct ar_state *s, struct ofl_error *err)
 {
 	int rc = 0;
 	for (size_t i = 0; !rc && i < t->n; i++) {
 		const struct ar_out *a = &s->outs[i];
 		if (!a->n && !o->allow_missing)
 			return ofl_error_set(err, OFL_ENOTFOUND, NULL, OFL_NO_OFFSET,
-					     "no compatible code object found for the target '%s' in heterogeneous archive library: %s",
-					     t->ids[i].str, o->inputs[0]);
+			                     "no compatible code object found for the target '%s' "
+			                     "in heterogeneous archive library: %s",
+			                     t->ids[i].str, o->inputs[0]);
 		struct ofl_buf b = OFL_BUF_INIT;
 		rc = ofl_archive_write_gnu(a->m, a->n, &b, err);
 		rc = rc ? rc : ofl_write_file(o->outputs[i], b.data, b.len, err);
@@ -875,14 +885,14 @@ static void ar_state_release(struct ar_state *s, size_t ntargets)
 }
 
 static int unbundle_archive(const struct ofl_bundler_options *o, const struct targets *t,
-			    struct ofl_error *err)
+                            struct ofl_error *err)
 {
 	struct ar_state s = {OFL_FILE_INIT, OFL_ARCHIVE_INIT, 0, NULL, NULL, OFL_BUF_INIT, NULL};
 	int rc = ofl_file_open(&s.archive, o->inputs[0], err);
 	for (size_t i = 0; !rc && i < o->noutputs; i++)
 		if (ofl_file_is(&s.archive, o->outputs[i]))
 			rc = ofl_error_set(err, OFL_EINVAL, o->outputs[i], OFL_NO_OFFSET,
-					   "output file is also an input");
+			                   "output file is also an input");
 	if (!rc && !ofl_archive_is(s.archive.data, s.archive.size))
 		rc = ofl_error_set(err, OFL_EFORMAT, s.archive.path, 0, "not an archive");
 	if (!rc) {

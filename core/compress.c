@@ -16,165 +16,165 @@
 
 size_t ofl_zlib_bound(size_t size)
 {
-        if (size > SIZE_MAX / 2)
-                return 0;
-        return compressBound((uLong)size);
+	if (size > SIZE_MAX / 2)
+		return 0;
+	return compressBound((uLong)size);
 }
 
 size_t ofl_zstd_bound(size_t size)
 {
-        size_t b = ZSTD_compressBound(size);
-        return ZSTD_isError(b) ? 0 : b;
+	size_t b = ZSTD_compressBound(size);
+	return ZSTD_isError(b) ? 0 : b;
 }
 
 static uint64_t mul_sat(uint64_t a, uint64_t b)
 {
-        uint64_t r;
-        return ofl_mul_overflow(a, b, &r) ? UINT64_MAX : r;
+	uint64_t r;
+	return ofl_mul_overflow(a, b, &r) ? UINT64_MAX : r;
 }
 
 uint64_t ofl_zlib_max_expansion(uint64_t n)
 {
-        return mul_sat(n, ZLIB_MAX_RATIO);
+	return mul_sat(n, ZLIB_MAX_RATIO);
 }
 
 uint64_t ofl_zstd_max_expansion(uint64_t n)
 {
-        return mul_sat(n, ZSTD_MAX_RATIO);
+	return mul_sat(n, ZSTD_MAX_RATIO);
 }
 
 int ofl_zlib_compress(const uint8_t *src, size_t size, int level, uint8_t *dst, size_t cap,
                       size_t *written, struct ofl_error *err)
 {
-        if (level < Z_DEFAULT_COMPRESSION || level > Z_BEST_COMPRESSION)
-                return ofl_error_set(err, OFL_EINVAL, NULL, OFL_NO_OFFSET,
-                                     "invalid zlib compression level %d", level);
-        uLongf len = cap;
-        int rc = compress2(dst, &len, src, size, level);
-        if (rc == Z_MEM_ERROR)
-                return OFL_NOMEM(err);
-        if (rc != Z_OK)
-                return ofl_error_set(err, OFL_EINVAL, NULL, OFL_NO_OFFSET,
-                                     "failed to compress: zlib error %d", rc);
-        *written = len;
-        return 0;
+	if (level < Z_DEFAULT_COMPRESSION || level > Z_BEST_COMPRESSION)
+		return ofl_error_set(err, OFL_EINVAL, NULL, OFL_NO_OFFSET,
+		                     "invalid zlib compression level %d", level);
+	uLongf len = cap;
+	int rc = compress2(dst, &len, src, size, level);
+	if (rc == Z_MEM_ERROR)
+		return OFL_NOMEM(err);
+	if (rc != Z_OK)
+		return ofl_error_set(err, OFL_EINVAL, NULL, OFL_NO_OFFSET,
+		                     "failed to compress: zlib error %d", rc);
+	*written = len;
+	return 0;
 }
 
 static int zstd_set(ZSTD_CCtx *cc, ZSTD_cParameter p, int v, struct ofl_error *err)
 {
-        size_t rc = ZSTD_CCtx_setParameter(cc, p, v);
-        if (!ZSTD_isError(rc))
-                return 0;
-        if (p == ZSTD_c_nbWorkers)
-                return ofl_error_set(err, OFL_EUNSUPPORTED, NULL, OFL_NO_OFFSET,
-                                     "cannot use %d zstd worker threads: %s", v,
-                                     ZSTD_getErrorName(rc));
-        return ofl_error_set(err, OFL_EINVAL, NULL, OFL_NO_OFFSET, "zstd parameter %d = %d: %s",
-                             (int)p, v, ZSTD_getErrorName(rc));
+	size_t rc = ZSTD_CCtx_setParameter(cc, p, v);
+	if (!ZSTD_isError(rc))
+		return 0;
+	if (p == ZSTD_c_nbWorkers)
+		return ofl_error_set(err, OFL_EUNSUPPORTED, NULL, OFL_NO_OFFSET,
+		                     "cannot use %d zstd worker threads: %s", v,
+		                     ZSTD_getErrorName(rc));
+	return ofl_error_set(err, OFL_EINVAL, NULL, OFL_NO_OFFSET, "zstd parameter %d = %d: %s",
+	                     (int)p, v, ZSTD_getErrorName(rc));
 }
 
 int ofl_zstd_compress(const uint8_t *src, size_t size, int level, int threads, uint8_t *dst,
                       size_t cap, size_t *written, struct ofl_error *err)
 {
-        ZSTD_CCtx *cc = ZSTD_createCCtx();
-        if (!cc)
-                return OFL_NOMEM(err);
-        /* Exactly LLVM's two parameters; nbWorkers only when asked for. */
-        int rc = zstd_set(cc, ZSTD_c_compressionLevel, level, err);
-        if (rc == 0)
-                rc = zstd_set(cc, ZSTD_c_enableLongDistanceMatching, 1, err);
-        if (rc == 0 && threads > 0)
-                rc = zstd_set(cc, ZSTD_c_nbWorkers, threads, err);
-        if (rc == 0) {
-                size_t n = ZSTD_compress2(cc, dst, cap, src, size);
-                if (ZSTD_isError(n)) {
-                        int code = ZSTD_getErrorCode(n) == ZSTD_error_memory_allocation
-                                       ? OFL_ENOMEM
-                                       : OFL_EINVAL;
-                        rc = ofl_error_set(err, code, NULL, OFL_NO_OFFSET, "failed to compress: %s",
-                                           ZSTD_getErrorName(n));
-                } else {
-                        *written = n;
-                }
-        }
-        ZSTD_freeCCtx(cc);
-        return rc;
+	ZSTD_CCtx *cc = ZSTD_createCCtx();
+	if (!cc)
+		return OFL_NOMEM(err);
+	/* Exactly LLVM's two parameters; nbWorkers only when asked for. */
+	int rc = zstd_set(cc, ZSTD_c_compressionLevel, level, err);
+	if (rc == 0)
+		rc = zstd_set(cc, ZSTD_c_enableLongDistanceMatching, 1, err);
+	if (rc == 0 && threads > 0)
+		rc = zstd_set(cc, ZSTD_c_nbWorkers, threads, err);
+	if (rc == 0) {
+		size_t n = ZSTD_compress2(cc, dst, cap, src, size);
+		if (ZSTD_isError(n)) {
+			int code = ZSTD_getErrorCode(n) == ZSTD_error_memory_allocation
+			               ? OFL_ENOMEM
+			               : OFL_EINVAL;
+			rc = ofl_error_set(err, code, NULL, OFL_NO_OFFSET, "failed to compress: %s",
+			                   ZSTD_getErrorName(n));
+		} else {
+			*written = n;
+		}
+	}
+	ZSTD_freeCCtx(cc);
+	return rc;
 }
 
 static int size_mismatch(const struct ofl_decomp_at *at, size_t want, const char *how,
                          struct ofl_error *err)
 {
-        return ofl_error_set(err, OFL_EFORMAT, NULL, at->size_field,
-                             "uncompressed size %zu in the header does not match the data (%s)",
-                             want, how);
+	return ofl_error_set(err, OFL_EFORMAT, NULL, at->size_field,
+	                     "uncompressed size %zu in the header does not match the data (%s)",
+	                     want, how);
 }
 
 static const char *zlib_code_name(int rc)
 {
-        switch (rc) {
-        case Z_MEM_ERROR:
-                return "Z_MEM_ERROR";
-        case Z_BUF_ERROR:
-                return "Z_BUF_ERROR";
-        case Z_STREAM_ERROR:
-                return "Z_STREAM_ERROR";
-        case Z_DATA_ERROR:
-                return "Z_DATA_ERROR";
-        default:
-                return "unknown error";
-        }
+	switch (rc) {
+	case Z_MEM_ERROR:
+		return "Z_MEM_ERROR";
+	case Z_BUF_ERROR:
+		return "Z_BUF_ERROR";
+	case Z_STREAM_ERROR:
+		return "Z_STREAM_ERROR";
+	case Z_DATA_ERROR:
+		return "Z_DATA_ERROR";
+	default:
+		return "unknown error";
+	}
 }
 
 int ofl_zlib_decompress(const uint8_t *src, size_t size, uint8_t *dst, size_t want,
                         const struct ofl_decomp_at *at, struct ofl_error *err)
 {
-        uLongf got = want;
-        uLong used = size;
-        int rc = uncompress2(dst, &got, src, &used);
-        if (rc == Z_MEM_ERROR)
-                return OFL_NOMEM(err);
-        /* uncompress2 says Z_BUF_ERROR only once the output is full. */
-        if (rc == Z_BUF_ERROR)
-                return size_mismatch(at, want, "zlib error: Z_BUF_ERROR", err);
-        if (rc != Z_OK)
-                return ofl_error_set(err, OFL_EFORMAT, NULL, at->stream,
-                                     "failed to decompress: zlib error: %s", zlib_code_name(rc));
-        if (got != want) {
-                char how[64];
-                snprintf(how, sizeof how, "stream holds %lu bytes", (unsigned long)got);
-                return size_mismatch(at, want, how, err);
-        }
-        return 0;
+	uLongf got = want;
+	uLong used = size;
+	int rc = uncompress2(dst, &got, src, &used);
+	if (rc == Z_MEM_ERROR)
+		return OFL_NOMEM(err);
+	/* uncompress2 says Z_BUF_ERROR only once the output is full. */
+	if (rc == Z_BUF_ERROR)
+		return size_mismatch(at, want, "zlib error: Z_BUF_ERROR", err);
+	if (rc != Z_OK)
+		return ofl_error_set(err, OFL_EFORMAT, NULL, at->stream,
+		                     "failed to decompress: zlib error: %s", zlib_code_name(rc));
+	if (got != want) {
+		char how[64];
+		snprintf(how, sizeof how, "stream holds %lu bytes", (unsigned long)got);
+		return size_mismatch(at, want, how, err);
+	}
+	return 0;
 }
 
 int ofl_zstd_decompress(const uint8_t *src, size_t size, uint8_t *dst, size_t want,
                         const struct ofl_decomp_at *at, struct ofl_error *err)
 {
-        /* The first frame's recorded size (LLVM's frames always have one) must
-         * fit; a bad frame header is left to the decoder to name. */
-        unsigned long long fcs = ZSTD_getFrameContentSize(src, size);
-        if (fcs != ZSTD_CONTENTSIZE_ERROR && fcs != ZSTD_CONTENTSIZE_UNKNOWN && fcs > want) {
-                char how[64];
-                snprintf(how, sizeof how, "zstd frame holds %llu bytes", fcs);
-                return size_mismatch(at, want, how, err);
-        }
-        ZSTD_DCtx *dc = ZSTD_createDCtx();
-        if (!dc)
-                return OFL_NOMEM(err);
-        size_t n = ZSTD_decompressDCtx(dc, dst, want, src, size);
-        ZSTD_freeDCtx(dc);
-        if (ZSTD_isError(n)) {
-                if (ZSTD_getErrorCode(n) == ZSTD_error_dstSize_tooSmall)
-                        return size_mismatch(at, want, ZSTD_getErrorName(n), err);
-                if (ZSTD_getErrorCode(n) == ZSTD_error_memory_allocation)
-                        return OFL_NOMEM(err);
-                return ofl_error_set(err, OFL_EFORMAT, NULL, at->stream, "failed to decompress: %s",
-                                     ZSTD_getErrorName(n));
-        }
-        if (n != want) {
-                char how[64];
-                snprintf(how, sizeof how, "stream holds %zu bytes", n);
-                return size_mismatch(at, want, how, err);
-        }
-        return 0;
+	/* The first frame's recorded size (LLVM's frames always have one) must
+	 * fit; a bad frame header is left to the decoder to name. */
+	unsigned long long fcs = ZSTD_getFrameContentSize(src, size);
+	if (fcs != ZSTD_CONTENTSIZE_ERROR && fcs != ZSTD_CONTENTSIZE_UNKNOWN && fcs > want) {
+		char how[64];
+		snprintf(how, sizeof how, "zstd frame holds %llu bytes", fcs);
+		return size_mismatch(at, want, how, err);
+	}
+	ZSTD_DCtx *dc = ZSTD_createDCtx();
+	if (!dc)
+		return OFL_NOMEM(err);
+	size_t n = ZSTD_decompressDCtx(dc, dst, want, src, size);
+	ZSTD_freeDCtx(dc);
+	if (ZSTD_isError(n)) {
+		if (ZSTD_getErrorCode(n) == ZSTD_error_dstSize_tooSmall)
+			return size_mismatch(at, want, ZSTD_getErrorName(n), err);
+		if (ZSTD_getErrorCode(n) == ZSTD_error_memory_allocation)
+			return OFL_NOMEM(err);
+		return ofl_error_set(err, OFL_EFORMAT, NULL, at->stream, "failed to decompress: %s",
+		                     ZSTD_getErrorName(n));
+	}
+	if (n != want) {
+		char how[64];
+		snprintf(how, sizeof how, "stream holds %zu bytes", n);
+		return size_mismatch(at, want, how, err);
+	}
+	return 0;
 }

@@ -34,8 +34,8 @@ int ofl_zstd_compress(const uint8_t *src, size_t size, int level, int threads, u
 /* Where decompression errors point: the stream itself, and the header field
  * that stated the uncompressed size (for length mismatches). */
 struct ofl_decomp_at {
-        uint64_t stream;
-        uint64_t size_field;
+	uint64_t stream;
+	uint64_t size_field;
 };
 
 /* Decompresses src into exactly want bytes at dst.  A corrupt stream is

@@ -3,8 +3,8 @@
  * Layout, fixed: ELF header, then each section's bytes in creation order,
  * each followed by its .rela section, then .symtab and .strtab (which also
  * holds the section names, as LLVM's writer does), then the section header
- * table, then the deferred sections below.  All offsets are computed here (ELF_F_LAYOUT), so libelf only
- * serialises.
+ * table, then the deferred sections below.  All offsets are computed here (ELF_F_LAYOUT), so libelf
+ * only serialises.
  *
  * Sections made of borrowed pieces (device images, often many MiB) do not go
  * through libelf, which would copy them through user space: libelf sees them

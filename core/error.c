@@ -23,7 +23,7 @@ static void set_path(struct ofl_error *err, const char *path)
 }
 
 int ofl_error_set(struct ofl_error *err, int code, const char *path, uint64_t offset,
-		  const char *fmt, ...)
+                  const char *fmt, ...)
 {
 	if (!err || err->code)
 		return code;
@@ -48,8 +48,7 @@ int ofl_error_errno(struct ofl_error *err, const char *path, const char *fmt, ..
 	vsnprintf(what, sizeof what, fmt, ap);
 	va_end(ap);
 	err->sys_errno = saved;
-	return ofl_error_set(err, OFL_EIO, path, OFL_NO_OFFSET, "%s: %s", what,
-			     strerror(saved));
+	return ofl_error_set(err, OFL_EIO, path, OFL_NO_OFFSET, "%s: %s", what, strerror(saved));
 }
 
 void ofl_error_locate(struct ofl_error *err, const char *path, uint64_t base_offset)
@@ -100,14 +99,14 @@ void ofl_error_format(const struct ofl_error *err, char *out, unsigned long outs
 const char *ofl_errcode_name(int code)
 {
 	static const char *const names[] = {
-		[0] = "ok",
-		[-OFL_EFORMAT] = "malformed input",
-		[-OFL_EIO] = "i/o error",
-		[-OFL_ENOMEM] = "out of memory",
-		[-OFL_EUNSUPPORTED] = "unsupported",
-		[-OFL_EINVAL] = "invalid argument",
-		[-OFL_ENOTFOUND] = "not found",
-		[-OFL_ECHILD] = "child process failed",
+	    [0] = "ok",
+	    [-OFL_EFORMAT] = "malformed input",
+	    [-OFL_EIO] = "i/o error",
+	    [-OFL_ENOMEM] = "out of memory",
+	    [-OFL_EUNSUPPORTED] = "unsupported",
+	    [-OFL_EINVAL] = "invalid argument",
+	    [-OFL_ENOTFOUND] = "not found",
+	    [-OFL_ECHILD] = "child process failed",
 	};
 	if (code > 0 || -code >= (int)(sizeof names / sizeof names[0]))
 		return "unknown error";

@@ -154,8 +154,8 @@ int ofl_out_open(struct ofl_out *o, const char *path, struct ofl_error *err)
 	snprintf(o->tmp_path, n, "%.*s.%s.ofl-XXXXXX", (int)dirlen, path, base);
 	o->fd = mkostemp(o->tmp_path, O_CLOEXEC);
 	if (o->fd < 0) {
-		int rc = ofl_error_set(err, OFL_EIO, path, OFL_NO_OFFSET, "cannot create output: %s",
-				       strerror(errno));
+		int rc = ofl_error_set(err, OFL_EIO, path, OFL_NO_OFFSET,
+		                       "cannot create output: %s", strerror(errno));
 		free(o->tmp_path);
 		o->tmp_path = NULL;
 		ofl_out_abort(o);
@@ -217,12 +217,13 @@ static int try_copy_range(struct ofl_out *o, int in_fd, uint64_t off, uint64_t *
 }
 
 int ofl_out_copy(struct ofl_out *o, const struct ofl_file *src, uint64_t off, uint64_t len,
-		 struct ofl_error *err)
+                 struct ofl_error *err)
 {
 	if (!ofl_range_ok(off, len, src->size))
 		return ofl_error_set(err, OFL_EINVAL, src->path, off, "copy past end of file");
 	uint64_t left = len;
-	if (src->fd >= 0 && !o->to_stdout && len >= 65536 && try_copy_range(o, src->fd, off, &left) == 0)
+	if (src->fd >= 0 && !o->to_stdout && len >= 65536 &&
+	    try_copy_range(o, src->fd, off, &left) == 0)
 		return 0;
 	return ofl_out_write(o, src->data + off + (len - left), (size_t)left, err);
 }
@@ -239,7 +240,7 @@ int ofl_out_commit(struct ofl_out *o, struct ofl_error *err)
 	o->fd = -1;
 	if (!rc && rename(o->tmp_path, o->path) < 0)
 		rc = ofl_error_set(err, OFL_EIO, o->path, OFL_NO_OFFSET, "cannot create output: %s",
-				   strerror(errno));
+		                   strerror(errno));
 	if (rc) {
 		ofl_out_abort(o);
 		return rc;

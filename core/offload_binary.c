@@ -20,23 +20,23 @@ bool ofl_obin_is(const uint8_t *data, size_t size)
 
 /* Length of the NUL-terminated string at off, which must end before bound. */
 static int cstr_at(const uint8_t *buf, uint64_t bound, uint64_t off, uint64_t field,
-		   const char *what, struct ofl_error *err)
+                   const char *what, struct ofl_error *err)
 {
 	if (off >= bound)
 		return ofl_error_set(err, OFL_EFORMAT, NULL, field,
-				     "offload binary: %s offset %llu is past the end (%llu bytes)",
-				     what, (unsigned long long)off, (unsigned long long)bound);
+		                     "offload binary: %s offset %llu is past the end (%llu bytes)",
+		                     what, (unsigned long long)off, (unsigned long long)bound);
 	if (!memchr(buf + off, 0, bound - off))
 		return ofl_error_set(err, OFL_EFORMAT, NULL, field,
-				     "offload binary: %s at %llu has no terminating NUL", what,
-				     (unsigned long long)off);
+		                     "offload binary: %s at %llu has no terminating NUL", what,
+		                     (unsigned long long)off);
 	return 0;
 }
 
 /* Checks one entry at eo of buf (bound bytes long) and counts its strings
  * and, for v2+, the bytes their value copies need. */
 static int check_entry(const uint8_t *buf, uint64_t bound, uint64_t eo, uint32_t version,
-		       uint64_t *nstr, uint64_t *vbytes, struct ofl_error *err)
+                       uint64_t *nstr, uint64_t *vbytes, struct ofl_error *err)
 {
 	uint64_t so = ofl_le64(buf + eo + 8), n = ofl_le64(buf + eo + 16);
 	uint64_t io = ofl_le64(buf + eo + 24), is = ofl_le64(buf + eo + 32);
@@ -70,8 +70,8 @@ static int check_entry(const uint8_t *buf, uint64_t bound, uint64_t eo, uint32_t
 		uint64_t vs = ofl_le64(buf + se + 16);
 		if (!ofl_range_ok(vo, vs, bound))
 			return ofl_error_set(err, OFL_EFORMAT, NULL, se + 8,
-					     "offload binary: value at %llu+%llu runs past the end",
-					     (unsigned long long)vo, (unsigned long long)vs);
+			                     "offload binary: value at %llu+%llu runs past the end",
+			                     (unsigned long long)vo, (unsigned long long)vs);
 		*vbytes += vs + 1;
 	}
 	*nstr += n;
@@ -81,7 +81,7 @@ static int check_entry(const uint8_t *buf, uint64_t bound, uint64_t eo, uint32_t
 /* Fills b from a checked entry; v2+ values are copied, NUL-terminated, to
  * *vpool so callers may treat every value as a C string. */
 static void fill_entry(const uint8_t *buf, uint64_t eo, uint32_t version, uint64_t size,
-		       struct ofl_obin *b, struct ofl_obin_string *strs, char **vpool)
+                       struct ofl_obin *b, struct ofl_obin_string *strs, char **vpool)
 {
 	uint64_t so = ofl_le64(buf + eo + 8), esz = version == 1 ? STR_ENTRY_V1 : STR_ENTRY_V2;
 	b->version = version;
@@ -117,30 +117,30 @@ static int check_v1_header(const uint8_t *data, size_t size, uint64_t *hsize, st
 {
 	if (size < OFL_OBIN_MIN_SIZE)
 		return ofl_error_set(err, OFL_EFORMAT, NULL, 0,
-				     "offload binary: %zu bytes, a binary needs at least 72", size);
+		                     "offload binary: %zu bytes, a binary needs at least 72", size);
 	if (!ofl_obin_is(data, size))
 		return ofl_error_set(err, OFL_EFORMAT, NULL, 0, "offload binary: bad magic");
 	uint32_t v = ofl_le32(data + 4);
 	if (v != 1)
 		return ofl_error_set(err, OFL_EFORMAT, NULL, 4,
-				     "offload binary: version %u is not read by LLVM 19/22", v);
+		                     "offload binary: version %u is not read by LLVM 19/22", v);
 	uint64_t s = ofl_le64(data + 8), eo = ofl_le64(data + 16), es = ofl_le64(data + 24);
 	if (s > size)
 		return ofl_error_set(err, OFL_EFORMAT, NULL, 8,
-				     "offload binary: size %llu runs past the end (%zu bytes left)",
-				     (unsigned long long)s, size);
+		                     "offload binary: size %llu runs past the end (%zu bytes left)",
+		                     (unsigned long long)s, size);
 	if (s < OFL_OBIN_ENTRY_SIZE)
 		return ofl_error_set(err, OFL_EFORMAT, NULL, 8,
-				     "offload binary: size %llu is too small",
-				     (unsigned long long)s);
+		                     "offload binary: size %llu is too small",
+		                     (unsigned long long)s);
 	if (eo > s - OFL_OBIN_ENTRY_SIZE)
 		return ofl_error_set(err, OFL_EFORMAT, NULL, 16,
-				     "offload binary: entry offset %llu runs past the size %llu",
-				     (unsigned long long)eo, (unsigned long long)s);
+		                     "offload binary: entry offset %llu runs past the size %llu",
+		                     (unsigned long long)eo, (unsigned long long)s);
 	if (es > s - OFL_OBIN_HEADER_SIZE)
 		return ofl_error_set(err, OFL_EFORMAT, NULL, 24,
-				     "offload binary: entry size %llu runs past the size %llu",
-				     (unsigned long long)es, (unsigned long long)s);
+		                     "offload binary: entry size %llu runs past the size %llu",
+		                     (unsigned long long)es, (unsigned long long)s);
 	*hsize = s;
 	return 0;
 }
@@ -179,13 +179,13 @@ enum ofl_obin_llvm_diag ofl_obin_llvm_diag(const uint8_t *data, size_t size)
 const char *ofl_obin_llvm_diag_text(enum ofl_obin_llvm_diag d)
 {
 	return d == OFL_OBIN_INVALID_DATA ? "Invalid data was encountered while parsing the file"
-					  : "The end of the file was unexpectedly encountered";
+	                                  : "The end of the file was unexpectedly encountered";
 }
 
 /* Inflates a v3 payload into a buffer that starts with a copy of the header,
  * so that the stored absolute offsets keep their meaning. */
 static int inflate_v3(const uint8_t *data, uint64_t s, uint64_t hdr, uint64_t isz,
-		      struct ofl_obin_set *set, struct ofl_error *err)
+                      struct ofl_obin_set *set, struct ofl_error *err)
 {
 	const uint8_t *src = data + hdr;
 	size_t srclen = (size_t)(s - hdr), want = (size_t)(isz - hdr);
@@ -193,8 +193,8 @@ static int inflate_v3(const uint8_t *data, uint64_t s, uint64_t hdr, uint64_t is
 	 * beyond ~1:32K and ~1:1K per input byte respectively. */
 	if (isz < hdr || isz > (uint64_t)srclen * 65536 + 65536 || isz > ((uint64_t)1 << 34))
 		return ofl_error_set(err, OFL_EFORMAT, NULL, 32,
-				     "offload binary: implausible inflated size %llu",
-				     (unsigned long long)isz);
+		                     "offload binary: implausible inflated size %llu",
+		                     (unsigned long long)isz);
 	uint8_t *out = ofl_malloc(isz ? (size_t)isz : 1);
 	if (!out)
 		return OFL_NOMEM(err);
@@ -211,8 +211,8 @@ static int inflate_v3(const uint8_t *data, uint64_t s, uint64_t hdr, uint64_t is
 	if (!ok) {
 		free(out);
 		return ofl_error_set(err, OFL_EFORMAT, NULL, hdr,
-				     "offload binary: %s payload does not inflate to %llu bytes",
-				     zstd ? "zstd" : "zlib", (unsigned long long)isz);
+		                     "offload binary: %s payload does not inflate to %llu bytes",
+		                     zstd ? "zstd" : "zlib", (unsigned long long)isz);
 	}
 	set->inflated = out;
 	set->compression = zstd ? 2 : 1;
@@ -221,26 +221,26 @@ static int inflate_v3(const uint8_t *data, uint64_t s, uint64_t hdr, uint64_t is
 
 /* Header of any version: size, where entries live, how many. */
 static int check_any_header(const uint8_t *data, size_t size, struct ofl_obin_set *set,
-			    uint64_t *eo, uint64_t *count, struct ofl_error *err)
+                            uint64_t *eo, uint64_t *count, struct ofl_error *err)
 {
 	if (size < OFL_OBIN_HEADER_SIZE || !ofl_obin_is(data, size))
 		return ofl_error_set(err, OFL_EFORMAT, NULL, 0,
-				     size < OFL_OBIN_HEADER_SIZE
-					 ? "offload binary: truncated header"
-					 : "offload binary: bad magic");
+		                     size < OFL_OBIN_HEADER_SIZE
+		                         ? "offload binary: truncated header"
+		                         : "offload binary: bad magic");
 	uint32_t v = ofl_le32(data + 4);
 	uint64_t hdr = v >= 3 ? HEADER_V3 : OFL_OBIN_HEADER_SIZE;
 	if (v < 1 || v > 3)
 		return ofl_error_set(err, OFL_EUNSUPPORTED, NULL, 4,
-				     "offload binary: unknown version %u", v);
+		                     "offload binary: unknown version %u", v);
 	if (size < hdr)
 		return ofl_error_set(err, OFL_EFORMAT, NULL, 0, "offload binary: truncated header");
 	set->version = v;
 	set->size = ofl_le64(data + 8);
 	if (set->size > size || set->size < hdr)
 		return ofl_error_set(err, OFL_EFORMAT, NULL, 8,
-				     "offload binary: size %llu does not fit the %zu bytes left",
-				     (unsigned long long)set->size, size);
+		                     "offload binary: size %llu does not fit the %zu bytes left",
+		                     (unsigned long long)set->size, size);
 	*eo = ofl_le64(data + 16);
 	*count = v == 1 ? 1 : ofl_le64(data + 24);
 	set->span = set->size;
@@ -260,7 +260,7 @@ static int check_any_header(const uint8_t *data, size_t size, struct ofl_obin_se
 }
 
 int ofl_obin_parse_set(const uint8_t *data, size_t size, struct ofl_obin_set *set,
-		       struct ofl_error *err)
+                       struct ofl_error *err)
 {
 	uint64_t eo = 0, count = 0, tab, nstr = 0, vbytes = 0;
 	*set = (struct ofl_obin_set)OFL_OBIN_SET_INIT;
@@ -271,19 +271,19 @@ int ofl_obin_parse_set(const uint8_t *data, size_t size, struct ofl_obin_set *se
 	uint64_t bound = set->inflated ? set->inflated_size : set->size;
 	if (ofl_mul_overflow(count, OFL_OBIN_ENTRY_SIZE, &tab) || !ofl_range_ok(eo, tab, bound)) {
 		rc = ofl_error_set(err, OFL_EFORMAT, NULL, set->version == 1 ? 16 : 24,
-				   "offload binary: %llu entries at %llu do not fit in %llu bytes",
-				   (unsigned long long)count, (unsigned long long)eo,
-				   (unsigned long long)bound);
+		                   "offload binary: %llu entries at %llu do not fit in %llu bytes",
+		                   (unsigned long long)count, (unsigned long long)eo,
+		                   (unsigned long long)bound);
 		goto fail;
 	}
 	for (uint64_t i = 0; i < count && !rc; i++)
 		rc = check_entry(buf, bound, eo + i * OFL_OBIN_ENTRY_SIZE, set->version, &nstr,
-				 &vbytes, err);
+		                 &vbytes, err);
 	if (rc)
 		goto fail;
 	/* One block: entries, then string records, then value copies. */
 	size_t need = (size_t)(count * sizeof(struct ofl_obin) +
-			       nstr * sizeof(struct ofl_obin_string) + vbytes);
+	                       nstr * sizeof(struct ofl_obin_string) + vbytes);
 	set->pool = ofl_calloc(need ? need : 1, 1);
 	if (!set->pool) {
 		rc = OFL_NOMEM(err);
@@ -295,7 +295,7 @@ int ofl_obin_parse_set(const uint8_t *data, size_t size, struct ofl_obin_set *se
 	char *vpool = (char *)(strs + nstr);
 	for (size_t i = 0; i < count; i++) {
 		fill_entry(buf, eo + i * OFL_OBIN_ENTRY_SIZE, set->version, set->size,
-			   &set->entries[i], strs, &vpool);
+		           &set->entries[i], strs, &vpool);
 		strs += set->entries[i].nstrings;
 	}
 	return 0;
@@ -324,8 +324,8 @@ const char *ofl_obin_get(const struct ofl_obin *b, const char *key)
 
 const char *ofl_image_kind_objdump_name(uint16_t kind)
 {
-	static const char *const names[] = {"<none>", "elf",	   "llvm ir",
-					    "cubin",  "fatbinary", "ptx"};
+	static const char *const names[] = {"<none>", "elf",       "llvm ir",
+	                                    "cubin",  "fatbinary", "ptx"};
 	return kind < sizeof names / sizeof *names ? names[kind] : "<none>";
 }
 
@@ -443,7 +443,7 @@ int ofl_obin_write(const struct ofl_obin_image *img, struct ofl_buf *out, struct
 	    ofl_add_overflow(ioff, img->image_size, &total) || !ofl_align_up(total, 8, &total) ||
 	    total > SIZE_MAX - out->len) {
 		rc = ofl_error_set(err, OFL_EINVAL, NULL, OFL_NO_OFFSET,
-				   "offload binary: image too large");
+		                   "offload binary: image too large");
 		goto out;
 	}
 	size_t base = out->len;
@@ -591,7 +591,7 @@ static uint64_t hash_long(const uint8_t *s, size_t len)
 	if (len % 64)
 		mix(&h, s + len - 64);
 	return h16(h16(h.h3, h.h5) + sm(h.h1) * K1 + h.h2,
-		   h16(h.h4, h.h6) + sm((uint64_t)len) * K1 + h.h0);
+	           h16(h.h4, h.h6) + sm((uint64_t)len) * K1 + h.h0);
 }
 
 uint64_t ofl_llvm_string_hash(const char *str, size_t len)

@@ -47,7 +47,7 @@ static bool section_wanted(uint32_t type, const char *name, unsigned how)
 }
 
 static int add_section(struct ofl_elf_sections *out, size_t idx, const GElf_Shdr *sh,
-		       const char *name, size_t size, struct ofl_error *err)
+                       const char *name, size_t size, struct ofl_error *err)
 {
 	if (!ofl_range_ok(sh->sh_offset, sh->sh_size, size))
 		return ofl_error_set(
@@ -69,7 +69,7 @@ static int add_section(struct ofl_elf_sections *out, size_t idx, const GElf_Shdr
 }
 
 int ofl_elf_offload_sections(const uint8_t *data, size_t size, unsigned how,
-			     struct ofl_elf_sections *out, struct ofl_error *err)
+                             struct ofl_elf_sections *out, struct ofl_error *err)
 {
 	*out = (struct ofl_elf_sections)OFL_ELF_SECTIONS_INIT;
 	if (!ofl_is_elf(data, size))
@@ -81,7 +81,7 @@ int ofl_elf_offload_sections(const uint8_t *data, size_t size, unsigned how,
 	int rc = 0;
 	if (!elf || elf_kind(elf) != ELF_K_ELF || elf_getshdrstrndx(elf, &shstrndx) != 0) {
 		rc = ofl_error_set(err, OFL_EFORMAT, NULL, 0, "malformed ELF file: %s",
-				   elf_errmsg(-1));
+		                   elf_errmsg(-1));
 		goto done;
 	}
 	for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn && !rc; scn = elf_nextscn(elf, scn)) {
@@ -131,7 +131,7 @@ const uint8_t *ofl_find_magic(const uint8_t *p, const uint8_t *end)
 }
 
 int ofl_scan_walk(const uint8_t *data, size_t size, uint64_t base, size_t section, unsigned flags,
-		  struct ofl_found_list *out, struct ofl_error *err)
+                  struct ofl_found_list *out, struct ofl_error *err)
 {
 	size_t pos = 0;
 	while (size - pos >= 4) {
@@ -164,18 +164,18 @@ int ofl_scan_walk(const uint8_t *data, size_t size, uint64_t base, size_t sectio
 }
 
 int ofl_scan_raw(const uint8_t *data, size_t size, unsigned flags, struct ofl_found_list *out,
-		 struct ofl_error *err)
+                 struct ofl_error *err)
 {
 	return ofl_scan_walk(data, size, 0, 0, flags, out, err);
 }
 
 int ofl_scan_file(const uint8_t *data, size_t size, unsigned flags, struct ofl_found_list *out,
-		  struct ofl_error *err)
+                  struct ofl_error *err)
 {
 	struct ofl_elf_sections secs;
 	if (!ofl_is_elf(data, size) ||
 	    ofl_elf_offload_sections(data, size, OFL_ELFSEC_BY_TYPE | OFL_ELFSEC_BY_NAME, &secs,
-				     err) != 0) {
+	                             err) != 0) {
 		if (err && err->code == OFL_ENOMEM)
 			return OFL_ENOMEM;
 		/* Not ELF, or an ELF we cannot read: the raw scan still works. */
@@ -185,7 +185,7 @@ int ofl_scan_file(const uint8_t *data, size_t size, unsigned flags, struct ofl_f
 	int rc = 0;
 	for (size_t i = 0; i < secs.n && !rc; i++)
 		rc = ofl_scan_walk(data + secs.v[i].offset, (size_t)secs.v[i].size,
-				   secs.v[i].offset, secs.v[i].index, flags, out, err);
+		                   secs.v[i].offset, secs.v[i].index, flags, out, err);
 	bool none = secs.n == 0;
 	ofl_elf_sections_release(&secs);
 	if (!rc && none)

@@ -91,10 +91,10 @@ int ofl_pkg_args_check(const struct ofl_pkg_args *a, enum ofl_llvm_version v, st
 {
 	if (v == OFL_LLVM_19 && (!ofl_pkg_args_get(a, "file") || !ofl_pkg_args_get(a, "triple")))
 		return ofl_error_set(err, OFL_EINVAL, NULL, OFL_NO_OFFSET,
-				     "'file' and 'triple' are required image arguments");
+		                     "'file' and 'triple' are required image arguments");
 	if (!ofl_pkg_args_get(a, "file"))
 		return ofl_error_set(err, OFL_EINVAL, NULL, OFL_NO_OFFSET,
-				     "'file' is a required image arguments");
+		                     "'file' is a required image arguments");
 	return 0;
 }
 
@@ -118,8 +118,8 @@ static uint16_t image_kind_of(const char *path, const uint8_t *data, size_t size
 
 /* One binary from one file; keys in the order LLVM's DenseMap gives them. */
 static int pack_one(const struct ofl_pkg_args *a, const char *path, uint16_t okind,
-		    const size_t *order, const char **k, const char **v, struct ofl_buf *out,
-		    struct ofl_error *err)
+                    const size_t *order, const char **k, const char **v, struct ofl_buf *out,
+                    struct ofl_error *err)
 {
 	struct ofl_file f = OFL_FILE_INIT;
 	int rc = ofl_file_open(&f, path, err);
@@ -141,7 +141,7 @@ static int pack_one(const struct ofl_pkg_args *a, const char *path, uint16_t oki
 }
 
 int ofl_pkg_pack_image(const struct ofl_pkg_args *a, enum ofl_llvm_version v, struct ofl_buf *out,
-		       struct ofl_error *err)
+                       struct ofl_error *err)
 {
 	int rc = ofl_pkg_args_check(a, v, err);
 	if (rc)
@@ -187,7 +187,7 @@ static int keep_owned(struct ofl_pkg_inputs *in, void *p, struct ofl_error *err)
 }
 
 static int add_entry(struct ofl_pkg_inputs *in, const char *ident, uint64_t off,
-		     const struct ofl_obin *b, struct ofl_error *err)
+                     const struct ofl_obin *b, struct ofl_error *err)
 {
 	struct ofl_pkg_entry *v = ofl_realloc(in->v, (in->n + 1) * sizeof *v);
 	if (!v)
@@ -200,8 +200,8 @@ static int add_entry(struct ofl_pkg_inputs *in, const char *ident, uint64_t off,
 /* The bytes of one binary at p: v1 exactly as LLVM 19/22 read it, or any
  * version with OFL_PKG_ANY_VERSION.  Sets *len to the bytes consumed. */
 static int take_binary(const uint8_t *p, size_t left, uint64_t off, const char *ident,
-		       unsigned flags, struct ofl_pkg_inputs *in, uint64_t *len,
-		       struct ofl_error *err)
+                       unsigned flags, struct ofl_pkg_inputs *in, uint64_t *len,
+                       struct ofl_error *err)
 {
 	int rc;
 	if (!(flags & OFL_PKG_ANY_VERSION)) {
@@ -230,13 +230,13 @@ static int take_binary(const uint8_t *p, size_t left, uint64_t off, const char *
 
 /* Binaries back to back from the start of a stream or section. */
 static int walk_exact(const uint8_t *data, size_t size, uint64_t base, const char *ident,
-		      unsigned flags, struct ofl_pkg_inputs *in, enum ofl_obin_llvm_diag *diag,
-		      struct ofl_error *err)
+                      unsigned flags, struct ofl_pkg_inputs *in, enum ofl_obin_llvm_diag *diag,
+                      struct ofl_error *err)
 {
 	uint64_t off = 0, len;
 	while (off < size) {
 		int rc = take_binary(data + off, size - (size_t)off, base + off, ident, flags, in,
-				     &len, err);
+		                     &len, err);
 		if (rc) {
 			if (diag)
 				*diag = ofl_obin_llvm_diag(data + off, size - (size_t)off);
@@ -249,8 +249,8 @@ static int walk_exact(const uint8_t *data, size_t size, uint64_t base, const cha
 }
 
 int ofl_pkg_collect_buffer(const uint8_t *data, size_t size, uint64_t base, const char *ident,
-			   unsigned flags, struct ofl_pkg_inputs *out,
-			   enum ofl_obin_llvm_diag *diag, struct ofl_error *err)
+                           unsigned flags, struct ofl_pkg_inputs *out,
+                           enum ofl_obin_llvm_diag *diag, struct ofl_error *err)
 {
 	if (ofl_obin_is(data, size))
 		return walk_exact(data, size, base, ident, flags, out, diag, err);
@@ -268,14 +268,14 @@ int ofl_pkg_collect_buffer(const uint8_t *data, size_t size, uint64_t base, cons
 	}
 	for (size_t i = 0; i < secs.n && !rc; i++)
 		rc = walk_exact(data + secs.v[i].offset, (size_t)secs.v[i].size,
-				base + secs.v[i].offset, ident, flags, out, diag, err);
+		                base + secs.v[i].offset, ident, flags, out, diag, err);
 	ofl_elf_sections_release(&secs);
 	return rc;
 }
 
 int ofl_pkg_collect(const uint8_t *data, size_t size, const char *path, unsigned flags,
-		    struct ofl_pkg_inputs *out, enum ofl_obin_llvm_diag *diag,
-		    struct ofl_error *err)
+                    struct ofl_pkg_inputs *out, enum ofl_obin_llvm_diag *diag,
+                    struct ofl_error *err)
 {
 	*out = (struct ofl_pkg_inputs)OFL_PKG_INPUTS_INIT;
 	int rc = ofl_pkg_collect_buffer(data, size, 0, path, flags, out, diag, err);
@@ -326,10 +326,10 @@ char *ofl_pkg_extract_name(const char *input, const struct ofl_obin *b, size_t i
 	base = base ? base + 1 : input;
 	const char *dot = strrchr(base, '.');
 	size_t stem = (!dot || !strcmp(base, ".") || !strcmp(base, "..")) ? strlen(base)
-									  : (size_t)(dot - base);
+	                                                                  : (size_t)(dot - base);
 	struct ofl_buf n = OFL_BUF_INIT;
 	if (ofl_buf_printf(&n, "%.*s-%s-%s.%zu.%s", (int)stem, base, str_or_empty(b, "triple"),
-			   str_or_empty(b, "arch"), i, ofl_image_kind_suffix(b->image_kind)) ||
+	                   str_or_empty(b, "arch"), i, ofl_image_kind_suffix(b->image_kind)) ||
 	    ofl_buf_append(&n, "", 1)) {
 		ofl_buf_release(&n);
 		return NULL;

@@ -29,8 +29,8 @@ static struct ofl_archive *keep_archive(struct ofl_pkg_inputs *in)
 }
 
 int ofl_pkg_collect_archive(const uint8_t *data, size_t size, uint64_t base, unsigned flags,
-			    struct ofl_pkg_inputs *out, enum ofl_obin_llvm_diag *diag,
-			    struct ofl_error *err)
+                            struct ofl_pkg_inputs *out, enum ofl_obin_llvm_diag *diag,
+                            struct ofl_error *err)
 {
 	struct ofl_archive *a = keep_archive(out);
 	if (!a)
@@ -46,8 +46,8 @@ int ofl_pkg_collect_archive(const uint8_t *data, size_t size, uint64_t base, uns
 	for (size_t i = 0; i < a->nmembers && !rc; i++)
 		if (a->members[i].data)
 			rc = ofl_pkg_collect_buffer(a->members[i].data, (size_t)a->members[i].size,
-						    base + a->members[i].data_offset,
-						    a->members[i].name, flags, out, diag, err);
+			                            base + a->members[i].data_offset,
+			                            a->members[i].name, flags, out, diag, err);
 	return rc;
 }
 
@@ -64,7 +64,7 @@ void ofl_pkg_release_archives(struct ofl_pkg_inputs *in)
 }
 
 int ofl_pkg_write_archive(const struct ofl_pkg_entry *const *e, size_t n, struct ofl_buf *out,
-			  struct ofl_error *err)
+                          struct ofl_error *err)
 {
 	struct ofl_ar_input *m = ofl_calloc(n ? n : 1, sizeof *m);
 	if (!m)

@@ -59,7 +59,7 @@ static void print_ratio(const struct ofl_bundler_report *r, const char *speed_la
 	fprintf(stderr, "Compression rate: %.2f\n", packed ? raw / packed : 0.0);
 	fprintf(stderr, "Compression ratio: %.2f%%\n", raw ? packed * 100.0 / raw : 0.0);
 	fprintf(stderr, "%s: %.2f MB/s\n", speed_label,
-		r->seconds > 0 ? raw / 1e6 / r->seconds : 0.0);
+	        r->seconds > 0 ? raw / 1e6 / r->seconds : 0.0);
 }
 
 static void report_compress(const struct ofl_bundler_report *r, int level)
@@ -67,13 +67,13 @@ static void report_compress(const struct ofl_bundler_report *r, int level)
 	char a[32], b[32], c[32];
 	fprintf(stderr, "Compressed bundle format version: %u\n", r->ccob.version);
 	fprintf(stderr, "Total file size (including headers): %s bytes\n",
-		commas(r->ccob.total_size, a, sizeof a));
+	        commas(r->ccob.total_size, a, sizeof a));
 	fprintf(stderr, "Compression method used: %s\n", r->ccob.method ? "zstd" : "zlib");
 	fprintf(stderr, "Compression level: %d\n", level);
 	fprintf(stderr, "Binary size before compression: %s bytes\n",
-		commas(r->raw_size, b, sizeof b));
+	        commas(r->raw_size, b, sizeof b));
 	fprintf(stderr, "Binary size after compression: %s bytes\n",
-		commas(r->ccob.total_size, c, sizeof c));
+	        commas(r->ccob.total_size, c, sizeof c));
 	print_ratio(r, "Compression speed");
 	fprintf(stderr, "Truncated MD5 hash: 0x%016" PRIx64 "\n", r->ccob.hash);
 }
@@ -88,10 +88,10 @@ static void report_decompress(const struct ofl_bundler_report *r)
 	fprintf(stderr, "Compressed bundle format version: %u\n", r->ccob.version);
 	if (r->ccob.version >= 2)
 		fprintf(stderr, "Total file size (from header): %s bytes\n",
-			commas(r->ccob.total_size, a, sizeof a));
+		        commas(r->ccob.total_size, a, sizeof a));
 	fprintf(stderr, "Decompression method: %s\n", r->ccob.method ? "zstd" : "zlib");
 	fprintf(stderr, "Size before decompression: %s bytes\n",
-		commas(r->ccob.total_size, b, sizeof b));
+	        commas(r->ccob.total_size, b, sizeof b));
 	fprintf(stderr, "Size after decompression: %s bytes\n", commas(r->raw_size, c, sizeof c));
 	print_ratio(r, "Decompression speed");
 	fprintf(stderr, "Stored hash: 0x%016" PRIx64 "\n", r->ccob.hash);
@@ -122,8 +122,8 @@ static int run(const struct ofl_bundler_options *o, const struct bundle_args *a)
 {
 	struct ofl_error err = OFL_ERROR_INIT;
 	struct ofl_bundler_report rep = {.want_hash = a->verbose};
-	int rc = a->unbundle ? ofl_bundler_unbundle(o, &rep, &err)
-			     : ofl_bundler_bundle(o, &rep, &err);
+	int rc =
+	    a->unbundle ? ofl_bundler_unbundle(o, &rep, &err) : ofl_bundler_bundle(o, &rep, &err);
 	if (rc)
 		return error_lib(&err);
 	if (a->verbose && !a->unbundle && rep.compressed)
@@ -134,7 +134,7 @@ static int run(const struct ofl_bundler_options *o, const struct bundle_args *a)
 }
 
 static void fill_lists(struct ofl_bundler_options *o, const struct bundle_args *a,
-		       const struct strlist *in, const struct strlist *out)
+                       const struct strlist *in, const struct strlist *out)
 {
 	o->type = a->type;
 	o->targets = a->targets.v;
@@ -152,23 +152,23 @@ static void fill_lists(struct ofl_bundler_options *o, const struct bundle_args *
 /* ---- clang-offload-bundler personality ---- */
 
 static const char llvm_overview[] =
-	"A tool to bundle several input files of the specified type <type>\n"
-	"referring to the same source file but different targets into a single\n"
-	"one. The resulting file can also be unbundled into different files by\n"
-	"this tool if -unbundle is provided.\n\n"
-	"This is offlink speaking clang-offload-bundler's command line. Types: i, ii, cui,\n"
-	"hipi, d, ll, s (text), bc, gch, ast (binary), o (fat object when the host is an\n"
-	"object, else binary), a (heterogeneous archives, unbundling only).\n"
-	"Environment: OFFLOAD_BUNDLER_COMPRESS=1, OFFLOAD_BUNDLER_COMPRESSION_LEVEL=<n>,\n"
-	"OFFLOAD_BUNDLER_VERBOSE=1, OFFLOAD_BUNDLER_IGNORE_ENV_VAR=1,\n"
-	"COMPRESSED_BUNDLE_FORMAT_VERSION=2|3. LLVM 19 behaviour (ID spelling, CCOB v2):\n"
-	"invoke as clang-offload-bundler-19 or pass --offlink-llvm-version=19";
+    "A tool to bundle several input files of the specified type <type>\n"
+    "referring to the same source file but different targets into a single\n"
+    "one. The resulting file can also be unbundled into different files by\n"
+    "this tool if -unbundle is provided.\n\n"
+    "This is offlink speaking clang-offload-bundler's command line. Types: i, ii, cui,\n"
+    "hipi, d, ll, s (text), bc, gch, ast (binary), o (fat object when the host is an\n"
+    "object, else binary), a (heterogeneous archives, unbundling only).\n"
+    "Environment: OFFLOAD_BUNDLER_COMPRESS=1, OFFLOAD_BUNDLER_COMPRESSION_LEVEL=<n>,\n"
+    "OFFLOAD_BUNDLER_VERBOSE=1, OFFLOAD_BUNDLER_IGNORE_ENV_VAR=1,\n"
+    "COMPRESSED_BUNDLE_FORMAT_VERSION=2|3. LLVM 19 behaviour (ID spelling, CCOB v2):\n"
+    "invoke as clang-offload-bundler-19 or pass --offlink-llvm-version=19";
 
 static int llvm_check(const struct bundle_args *a)
 {
 	if (!a->type) {
 		fprintf(stderr, "%s: for the --type option: must be specified at least once!\n",
-			ofl_prog);
+		        ofl_prog);
 		return 1;
 	}
 	if (a->unbundle && a->list)
@@ -186,7 +186,8 @@ static int llvm_check(const struct bundle_args *a)
 	if (a->check_archive && !a->unbundle)
 		return error("-check-input-archive cannot be used while bundling");
 	if (a->check_archive && strcmp(a->type, "a") != 0)
-		return error("-check-input-archive can only be used for unbundling archives (-type=a)");
+		return error(
+		    "-check-input-archive can only be used for unbundling archives (-type=a)");
 	if (!nout)
 		return error("no output file specified!");
 	if (!a->targets.n)
@@ -217,8 +218,10 @@ static void llvm_env(struct bundle_args *a, struct ofl_bundler_options *o)
 		if (*lv && !*end)
 			a->level = v, a->n_level = 1;
 		else
-			fprintf(stderr, "Warning: Invalid value for OFFLOAD_BUNDLER_COMPRESSION_LEVEL: %s. Ignoring it.\n",
-				lv);
+			fprintf(stderr,
+			        "Warning: Invalid value for OFFLOAD_BUNDLER_COMPRESSION_LEVEL: %s. "
+			        "Ignoring it.\n",
+			        lv);
 	}
 	const char *fv = getenv("COMPRESSED_BUNDLE_FORMAT_VERSION");
 	if (fv && o->dialect == OFL_LLVM22) {
@@ -227,11 +230,15 @@ static void llvm_env(struct bundle_args *a, struct ofl_bundler_options *o)
 		if (*fv && !*end && (v == 2 || v == 3))
 			o->ccob.version = (int)v;
 		else if (*fv && !*end)
-			fprintf(stderr, "Warning: Invalid value for COMPRESSED_BUNDLE_FORMAT_VERSION: %s. Valid values are 2 or 3. Using default version 3.\n",
-				fv);
+			fprintf(stderr,
+			        "Warning: Invalid value for COMPRESSED_BUNDLE_FORMAT_VERSION: %s. "
+			        "Valid values are 2 or 3. Using default version 3.\n",
+			        fv);
 		else
-			fprintf(stderr, "Warning: Invalid value for COMPRESSED_BUNDLE_FORMAT_VERSION: %s. Using default version 3.\n",
-				fv);
+			fprintf(stderr,
+			        "Warning: Invalid value for COMPRESSED_BUNDLE_FORMAT_VERSION: %s. "
+			        "Using default version 3.\n",
+			        fv);
 	}
 }
 
@@ -245,29 +252,46 @@ static int llvm_bundler(int argc, char **argv, struct bundle_args *a)
 {
 	int help = 0, version = 0;
 	const struct opt table[] = {
-		{"type", OPT_STR, &a->type, NULL, "<string>", "Type of the files to be bundled/unbundled."},
-		{"targets", OPT_CSV, &a->targets, &a->n_targets, "<string>", "[<offload kind>-<target triple>,...]"},
-		{"input", OPT_LIST, &a->input, NULL, "<string>", "Input file. Can be specified multiple times for multiple input files."},
-		{"inputs", OPT_CSV, &a->inputs, &a->n_inputs, "<string>", "[<input file>,...] (deprecated)"},
-		{"output", OPT_LIST, &a->output, NULL, "<string>", "Output file. Can be specified multiple times for multiple output files."},
-		{"outputs", OPT_CSV, &a->outputs, &a->n_outputs, "<string>", "[<output file>,...] (deprecated)"},
-		{"unbundle", OPT_FLAG, &a->unbundle, NULL, NULL, "Unbundle bundled file into several output files."},
-		{"list", OPT_FLAG, &a->list, NULL, NULL, "List bundle IDs in the bundled file."},
-		{"allow-missing-bundles", OPT_FLAG, &a->allow_missing, NULL, NULL, "Create empty files if bundles are missing when unbundling."},
-		{"bundle-align", OPT_UINT, &a->align, NULL, "<uint>", "Alignment of bundle for binary files"},
-		{"check-input-archive", OPT_FLAG, &a->check_archive, NULL, NULL, "Check if input heterogeneous archive is valid in terms of TargetID rules."},
-		{"hip-openmp-compatible", OPT_FLAG, &a->hip_openmp, NULL, NULL, "Treat hip and hipv4 offload kinds as compatible with openmp kind, and vice versa."},
-		{"compress", OPT_FLAG, &a->compress, &a->n_compress, NULL, "Compress output file when bundling."},
-		{"compression-level", OPT_INT, &a->level, &a->n_level, "<int>", "Specify the compression level (integer)"},
-		{"verbose", OPT_FLAG, &a->verbose, NULL, NULL, "Print debug information."},
-		{"###", OPT_FLAG, &a->print_only, NULL, NULL, "Accepted for compatibility; offlink runs no external commands, so there is nothing to print."},
-		{"offlink-llvm-version", OPT_UINT, &a->llvm_version, NULL, "19|22", "Behave like clang-offload-bundler 19 or 22 (default: 22, or 19 when invoked as *-19)"},
-		{"help", OPT_HELP, NULL, &help, NULL, "Display available options"},
-		{"version", OPT_FLAG, &version, NULL, NULL, "Display the version of this program"},
-		{NULL, 0, NULL, NULL, NULL, NULL},
+	    {"type", OPT_STR, &a->type, NULL, "<string>",
+	     "Type of the files to be bundled/unbundled."},
+	    {"targets", OPT_CSV, &a->targets, &a->n_targets, "<string>",
+	     "[<offload kind>-<target triple>,...]"},
+	    {"input", OPT_LIST, &a->input, NULL, "<string>",
+	     "Input file. Can be specified multiple times for multiple input files."},
+	    {"inputs", OPT_CSV, &a->inputs, &a->n_inputs, "<string>",
+	     "[<input file>,...] (deprecated)"},
+	    {"output", OPT_LIST, &a->output, NULL, "<string>",
+	     "Output file. Can be specified multiple times for multiple output files."},
+	    {"outputs", OPT_CSV, &a->outputs, &a->n_outputs, "<string>",
+	     "[<output file>,...] (deprecated)"},
+	    {"unbundle", OPT_FLAG, &a->unbundle, NULL, NULL,
+	     "Unbundle bundled file into several output files."},
+	    {"list", OPT_FLAG, &a->list, NULL, NULL, "List bundle IDs in the bundled file."},
+	    {"allow-missing-bundles", OPT_FLAG, &a->allow_missing, NULL, NULL,
+	     "Create empty files if bundles are missing when unbundling."},
+	    {"bundle-align", OPT_UINT, &a->align, NULL, "<uint>",
+	     "Alignment of bundle for binary files"},
+	    {"check-input-archive", OPT_FLAG, &a->check_archive, NULL, NULL,
+	     "Check if input heterogeneous archive is valid in terms of TargetID rules."},
+	    {"hip-openmp-compatible", OPT_FLAG, &a->hip_openmp, NULL, NULL,
+	     "Treat hip and hipv4 offload kinds as compatible with openmp kind, and vice versa."},
+	    {"compress", OPT_FLAG, &a->compress, &a->n_compress, NULL,
+	     "Compress output file when bundling."},
+	    {"compression-level", OPT_INT, &a->level, &a->n_level, "<int>",
+	     "Specify the compression level (integer)"},
+	    {"verbose", OPT_FLAG, &a->verbose, NULL, NULL, "Print debug information."},
+	    {"###", OPT_FLAG, &a->print_only, NULL, NULL,
+	     "Accepted for compatibility; offlink runs no external commands, so there is nothing "
+	     "to print."},
+	    {"offlink-llvm-version", OPT_UINT, &a->llvm_version, NULL, "19|22",
+	     "Behave like clang-offload-bundler 19 or 22 (default: 22, or 19 when invoked as "
+	     "*-19)"},
+	    {"help", OPT_HELP, NULL, &help, NULL, "Display available options"},
+	    {"version", OPT_FLAG, &version, NULL, NULL, "Display the version of this program"},
+	    {NULL, 0, NULL, NULL, NULL, NULL},
 	};
 	int prc = opts_parse(table, argc, argv, &a->positional, "clang-offload-bundler [options]",
-			     llvm_overview);
+	                     llvm_overview);
 	if (prc)
 		return prc == 2 ? 0 : 1;
 	if (version) {
@@ -280,7 +304,8 @@ static int llvm_bundler(int argc, char **argv, struct bundle_args *a)
 	if (a->input.n && a->inputs.n)
 		return error("-inputs and -input cannot be used together, use only -input instead");
 	if (a->output.n && a->outputs.n)
-		return error("-outputs and -output cannot be used together, use only -output instead");
+		return error(
+		    "-outputs and -output cannot be used together, use only -output instead");
 	if (a->inputs.n)
 		warning("-inputs is deprecated, use -input instead");
 	if (a->outputs.n)
@@ -290,9 +315,9 @@ static int llvm_bundler(int argc, char **argv, struct bundle_args *a)
 		return rc;
 
 	struct ofl_bundler_options o = OFL_BUNDLER_OPTIONS_INIT;
-	o.dialect = a->llvm_version == 19 ? OFL_LLVM19
-		    : a->llvm_version == 22 ? OFL_LLVM22
-					   : dialect_from_name(argv[0]);
+	o.dialect = a->llvm_version == 19   ? OFL_LLVM19
+	            : a->llvm_version == 22 ? OFL_LLVM22
+	                                    : dialect_from_name(argv[0]);
 	if (o.dialect == OFL_LLVM19)
 		o.ccob.version = 2;
 	llvm_env(a, &o);
@@ -323,21 +348,23 @@ int cmd_llvm_bundler(int argc, char **argv)
 enum sub_mode { SUB_BUNDLE, SUB_UNBUNDLE, SUB_LIST };
 
 static const char *const sub_usage[] = {
-	[SUB_BUNDLE] = "offlink bundle --targets=ID,... -o OUT [options] INPUT...",
-	[SUB_UNBUNDLE] = "offlink unbundle --targets=ID,... -o OUT... [options] INPUT",
-	[SUB_LIST] = "offlink list [--type=T] INPUT",
+    [SUB_BUNDLE] = "offlink bundle --targets=ID,... -o OUT [options] INPUT...",
+    [SUB_UNBUNDLE] = "offlink unbundle --targets=ID,... -o OUT... [options] INPUT",
+    [SUB_LIST] = "offlink list [--type=T] INPUT",
 };
 
 static const char *const sub_overview[] = {
-	[SUB_BUNDLE] =
-		"Bundle one input per target into OUT (clang-offload-bundler format).\n"
-		"The type follows OUT's extension unless --type is given (o: fat object if the\n"
-		"host input is ELF). Compression (--compress) uses zstd with one worker per CPU;\n"
-		"--llvm-identical compresses in one thread, byte-identical to LLVM.",
-	[SUB_UNBUNDLE] = "Write the entry matching each target to the corresponding -o file, in order.\n"
-			 "The type is detected from the input unless --type is given. -type=a\n"
-			 "unbundles a heterogeneous archive into one archive per target.",
-	[SUB_LIST] = "Print the entry IDs of a bundle, in the order clang-offload-bundler -list prints them.",
+    [SUB_BUNDLE] =
+        "Bundle one input per target into OUT (clang-offload-bundler format).\n"
+        "The type follows OUT's extension unless --type is given (o: fat object if the\n"
+        "host input is ELF). Compression (--compress) uses zstd with one worker per CPU;\n"
+        "--llvm-identical compresses in one thread, byte-identical to LLVM.",
+    [SUB_UNBUNDLE] =
+        "Write the entry matching each target to the corresponding -o file, in order.\n"
+        "The type is detected from the input unless --type is given. -type=a\n"
+        "unbundles a heterogeneous archive into one archive per target.",
+    [SUB_LIST] =
+        "Print the entry IDs of a bundle, in the order clang-offload-bundler -list prints them.",
 };
 
 static long online_cpus(void)
@@ -347,14 +374,15 @@ static long online_cpus(void)
 }
 
 static int sub_prepare(struct ofl_bundler_options *o, struct bundle_args *a, enum sub_mode m,
-		       struct strlist *in)
+                       struct strlist *in)
 {
 	o->dialect = a->llvm_version == 19 ? OFL_LLVM19 : OFL_LLVM22;
 	if (a->llvm_version && a->llvm_version != 19 && a->llvm_version != 22)
 		return error("--llvm-version must be 19 or 22");
 	o->compress = a->compress;
-	o->ccob.version = a->format_version ? (int)a->format_version
-					    : o->dialect == OFL_LLVM19 ? 2 : 3;
+	o->ccob.version = a->format_version          ? (int)a->format_version
+	                  : o->dialect == OFL_LLVM19 ? 2
+	                                             : 3;
 	if (o->ccob.version != 2 && o->ccob.version != 3)
 		return error("--format-version must be 2 or 3");
 	if (a->method && strcmp(a->method, "zstd") && strcmp(a->method, "zlib"))
@@ -373,7 +401,7 @@ static int sub_prepare(struct ofl_bundler_options *o, struct bundle_args *a, enu
 		const struct ofl_file_type *t = dot ? ofl_file_type_find(dot + 1) : NULL;
 		if (!t)
 			return error("cannot tell the bundle type from '%s'; use --type",
-				     a->output.v[0]);
+			             a->output.v[0]);
 		a->type = t->name;
 	}
 	return 0;
@@ -397,28 +425,40 @@ static int guess_type(struct bundle_args *a, const char *path)
 static int sub_run(int argc, char **argv, enum sub_mode m, struct bundle_args *a)
 {
 	const struct opt table[] = {
-		{"targets", OPT_CSV, &a->targets, NULL, "ID,...", "bundle entry IDs, <kind>-<triple>[-<target id>]; may repeat"},
-		{"t", OPT_CSV, &a->targets, NULL, NULL, NULL},
-		{"o", OPT_LIST, &a->output, NULL, NULL, NULL},
-		{"output", OPT_LIST, &a->output, NULL, "FILE", "output file (-o); unbundle: one per target"},
-		{"input", OPT_LIST, &a->input, NULL, "FILE", "input file (also positional)"},
-		{"type", OPT_STR, &a->type, NULL, "T", "i ii cui hipi d ll s bc gch ast o a"},
-		{"align", OPT_UINT, &a->align, NULL, "N", "bundle: align entries of binary bundles to N bytes"},
-		{"compress", OPT_FLAG, &a->compress, NULL, NULL, "bundle: write a compressed bundle (CCOB)"},
-		{"method", OPT_STR, &a->method, NULL, "zstd|zlib", "bundle: compression method (zstd)"},
-		{"level", OPT_INT, &a->level, &a->n_level, "N", "bundle: compression level (zstd 3, zlib 6)"},
-		{"threads", OPT_UINT, &a->threads, NULL, "N", "bundle: zstd worker threads (default: one per CPU)"},
-		{"llvm-identical", OPT_FLAG, &a->llvm_identical, NULL, NULL, "bundle: compress single-threaded, byte-identical to LLVM"},
-		{"format-version", OPT_UINT, &a->format_version, NULL, "2|3", "bundle: CCOB header version (3; 2 for LLVM 19 readers)"},
-		{"allow-missing", OPT_FLAG, &a->allow_missing, NULL, NULL, "unbundle: write empty outputs for absent targets"},
-		{"check-archive", OPT_FLAG, &a->check_archive, NULL, NULL, "unbundle -type=a: reject members with conflicting target IDs"},
-		{"hip-openmp-compatible", OPT_FLAG, &a->hip_openmp, NULL, NULL, "unbundle: let hip entries serve openmp targets and back"},
-		{"llvm-version", OPT_UINT, &a->llvm_version, NULL, "19|22", "entry ID rules of clang-offload-bundler 19 or 22 (22)"},
-		{"verbose", OPT_FLAG, &a->verbose, NULL, NULL, "print compression statistics"},
-		{"v", OPT_FLAG, &a->verbose, NULL, NULL, NULL},
-		{"help", OPT_HELP, NULL, NULL, NULL, "show this help"},
-		{"h", OPT_HELP, NULL, NULL, NULL, NULL},
-		{NULL, 0, NULL, NULL, NULL, NULL},
+	    {"targets", OPT_CSV, &a->targets, NULL, "ID,...",
+	     "bundle entry IDs, <kind>-<triple>[-<target id>]; may repeat"},
+	    {"t", OPT_CSV, &a->targets, NULL, NULL, NULL},
+	    {"o", OPT_LIST, &a->output, NULL, NULL, NULL},
+	    {"output", OPT_LIST, &a->output, NULL, "FILE",
+	     "output file (-o); unbundle: one per target"},
+	    {"input", OPT_LIST, &a->input, NULL, "FILE", "input file (also positional)"},
+	    {"type", OPT_STR, &a->type, NULL, "T", "i ii cui hipi d ll s bc gch ast o a"},
+	    {"align", OPT_UINT, &a->align, NULL, "N",
+	     "bundle: align entries of binary bundles to N bytes"},
+	    {"compress", OPT_FLAG, &a->compress, NULL, NULL,
+	     "bundle: write a compressed bundle (CCOB)"},
+	    {"method", OPT_STR, &a->method, NULL, "zstd|zlib", "bundle: compression method (zstd)"},
+	    {"level", OPT_INT, &a->level, &a->n_level, "N",
+	     "bundle: compression level (zstd 3, zlib 6)"},
+	    {"threads", OPT_UINT, &a->threads, NULL, "N",
+	     "bundle: zstd worker threads (default: one per CPU)"},
+	    {"llvm-identical", OPT_FLAG, &a->llvm_identical, NULL, NULL,
+	     "bundle: compress single-threaded, byte-identical to LLVM"},
+	    {"format-version", OPT_UINT, &a->format_version, NULL, "2|3",
+	     "bundle: CCOB header version (3; 2 for LLVM 19 readers)"},
+	    {"allow-missing", OPT_FLAG, &a->allow_missing, NULL, NULL,
+	     "unbundle: write empty outputs for absent targets"},
+	    {"check-archive", OPT_FLAG, &a->check_archive, NULL, NULL,
+	     "unbundle -type=a: reject members with conflicting target IDs"},
+	    {"hip-openmp-compatible", OPT_FLAG, &a->hip_openmp, NULL, NULL,
+	     "unbundle: let hip entries serve openmp targets and back"},
+	    {"llvm-version", OPT_UINT, &a->llvm_version, NULL, "19|22",
+	     "entry ID rules of clang-offload-bundler 19 or 22 (22)"},
+	    {"verbose", OPT_FLAG, &a->verbose, NULL, NULL, "print compression statistics"},
+	    {"v", OPT_FLAG, &a->verbose, NULL, NULL, NULL},
+	    {"help", OPT_HELP, NULL, NULL, NULL, "show this help"},
+	    {"h", OPT_HELP, NULL, NULL, NULL, NULL},
+	    {NULL, 0, NULL, NULL, NULL, NULL},
 	};
 	int prc = opts_parse(table, argc, argv, &a->positional, sub_usage[m], sub_overview[m]);
 	if (prc)

@@ -101,12 +101,12 @@ static int do_pack(const struct pkg_cmd *c)
 }
 
 static int extract_archive(const struct pkg_cmd *c, const struct ofl_pkg_entry *const *m, size_t n,
-			   const char *file)
+                           const char *file)
 {
 	struct ofl_buf ar = OFL_BUF_INIT;
 	struct ofl_error err = OFL_ERROR_INIT;
 	int rc = ofl_pkg_write_archive(m, n, &ar, &err) ? lib_error(c, &err)
-							: write_out(file, ar.data, ar.len);
+	                                                : write_out(file, ar.data, ar.len);
 	ofl_buf_release(&ar);
 	return rc;
 }
@@ -114,7 +114,7 @@ static int extract_archive(const struct pkg_cmd *c, const struct ofl_pkg_entry *
 /* Writes the matches of one --image: to file= (the last one wins), to an
  * archive, or to generated names in the current directory. */
 static int extract_matches(const struct pkg_cmd *c, const struct ofl_pkg_args *a,
-			   const struct ofl_pkg_entry *const *m, size_t n)
+                           const struct ofl_pkg_entry *const *m, size_t n)
 {
 	const char *file = ofl_pkg_args_get(a, "file");
 	if (c->archive) {
@@ -175,8 +175,8 @@ static int do_extract(const struct pkg_cmd *c)
 	int rc = ofl_pkg_collect(f.data, f.size, path, c->collect_flags, &in, &diag, &err);
 	if (rc) {
 		rc = c->compat && err.code == OFL_EFORMAT
-			 ? error("%s", ofl_obin_llvm_diag_text(diag))
-			 : error_lib(&err);
+		         ? error("%s", ofl_obin_llvm_diag_text(diag))
+		         : error_lib(&err);
 		ofl_file_close(&f);
 		return rc;
 	}
@@ -193,9 +193,9 @@ static int run(struct pkg_cmd *c)
 {
 	if (c->positional.n > 1) {
 		fprintf(stderr,
-			"%s: Too many positional arguments specified!\nCan specify at most 1 "
-			"positional arguments: See: %s --help\n",
-			base_name(ofl_prog), ofl_prog);
+		        "%s: Too many positional arguments specified!\nCan specify at most 1 "
+		        "positional arguments: See: %s --help\n",
+		        base_name(ofl_prog), ofl_prog);
 		return 1;
 	}
 	const char *input = c->positional.n ? c->positional.v[0] : NULL;
@@ -204,11 +204,11 @@ static int run(struct pkg_cmd *c)
 		size_t bl = strlen(b), pl = strlen("clang-offload-packager");
 		if (bl >= pl && !strcmp(b + bl - pl, "clang-offload-packager"))
 			fprintf(stderr, "warning: 'clang-offload-packager' is deprecated. Use "
-					"'llvm-offload-binary' instead.\n");
+			                "'llvm-offload-binary' instead.\n");
 	}
 	if (c->output && input)
 		return error("Packaging to an output file and extracting from an input file are "
-			     "mutually exclusive.");
+		             "mutually exclusive.");
 	if (c->output)
 		return do_pack(c);
 	if (input)
@@ -274,9 +274,9 @@ int cmd_package(int argc, char **argv)
 	    {NULL, 0, NULL, NULL, NULL, NULL},
 	};
 	int rc = opts_parse(table, argc, argv, &c.positional,
-			    "offlink package -o OUT --image=file=F,triple=T,arch=A,kind=K...\n"
-			    "       offlink package IN [--image=KEY=VALUE,...]... [--archive]",
-			    "create OffloadBinaries, or extract the images of one");
+	                    "offlink package -o OUT --image=file=F,triple=T,arch=A,kind=K...\n"
+	                    "       offlink package IN [--image=KEY=VALUE,...]... [--archive]",
+	                    "create OffloadBinaries, or extract the images of one");
 	if (rc)
 		return rc == 2 ? 0 : rc;
 	if (llvm != 19 && llvm != 22)

@@ -14,13 +14,13 @@ struct subcommand {
 };
 
 static const struct subcommand subcommands[] = {
-	{"bundle", cmd_bundle, "combine host and device files into one bundle"},
-	{"unbundle", cmd_unbundle, "take device files back out of a bundle"},
-	{"list", cmd_list, "list the entry IDs of a bundle"},
-	{"package", cmd_package, "create or extract OffloadBinary files"},
-	{"inspect", cmd_inspect, "show what is inside fat binaries, objects and archives"},
-	{"wrap", cmd_wrap, "write a host object that registers device images"},
-	{NULL, NULL, NULL},
+    {"bundle", cmd_bundle, "combine host and device files into one bundle"},
+    {"unbundle", cmd_unbundle, "take device files back out of a bundle"},
+    {"list", cmd_list, "list the entry IDs of a bundle"},
+    {"package", cmd_package, "create or extract OffloadBinary files"},
+    {"inspect", cmd_inspect, "show what is inside fat binaries, objects and archives"},
+    {"wrap", cmd_wrap, "write a host object that registers device images"},
+    {NULL, NULL, NULL},
 };
 
 struct personality {
@@ -29,12 +29,12 @@ struct personality {
 };
 
 static const struct personality personalities[] = {
-	{"clang-offload-bundler", cmd_llvm_bundler},
-	{"clang-offload-packager", cmd_llvm_packager},
-	{"llvm-offload-binary", cmd_llvm_packager},
-	{"clang-offload-wrapper", cmd_clang_offload_wrapper},
-	{"llvm-offload-wrapper", cmd_llvm_offload_wrapper},
-	{NULL, NULL},
+    {"clang-offload-bundler", cmd_llvm_bundler},
+    {"clang-offload-packager", cmd_llvm_packager},
+    {"llvm-offload-binary", cmd_llvm_packager},
+    {"clang-offload-wrapper", cmd_clang_offload_wrapper},
+    {"llvm-offload-wrapper", cmd_llvm_offload_wrapper},
+    {NULL, NULL},
 };
 
 /* Suffix match, so versioned or cross-prefixed names work:
@@ -61,15 +61,16 @@ static const struct personality *find_personality(const char *argv0)
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: offlink <command> [options] [args]\n"
-		   "       offlink --help | --version\n\n"
-		   "Link-time offloading toolkit: bundles, OffloadBinaries, wrapped images.\n\n"
-		   "Commands:\n");
+	           "       offlink --help | --version\n\n"
+	           "Link-time offloading toolkit: bundles, OffloadBinaries, wrapped images.\n\n"
+	           "Commands:\n");
 	for (const struct subcommand *c = subcommands; c->name; c++)
 		fprintf(f, "  %-10s %s\n", c->name, c->summary);
-	fprintf(f, "\nRun 'offlink <command> --help' for the options of a command.\n"
-		   "Invoked as clang-offload-bundler, clang-offload-packager, llvm-offload-binary,\n"
-		   "clang-offload-wrapper or llvm-offload-wrapper, offlink speaks that tool's\n"
-		   "command line.\n");
+	fprintf(f,
+	        "\nRun 'offlink <command> --help' for the options of a command.\n"
+	        "Invoked as clang-offload-bundler, clang-offload-packager, llvm-offload-binary,\n"
+	        "clang-offload-wrapper or llvm-offload-wrapper, offlink speaks that tool's\n"
+	        "command line.\n");
 }
 
 int main(int argc, char **argv)

@@ -62,7 +62,7 @@ static int parse_bool(const char *v, bool *out)
 	if (!strcmp(v, "true") || !strcmp(v, "TRUE") || !strcmp(v, "True") || !strcmp(v, "1"))
 		*out = true;
 	else if (!strcmp(v, "false") || !strcmp(v, "FALSE") || !strcmp(v, "False") ||
-		 !strcmp(v, "0"))
+	         !strcmp(v, "0"))
 		*out = false;
 	else
 		return -1;
@@ -86,8 +86,9 @@ static int set_value(const struct opt *o, const char *v)
 		errno = 0;
 		*(unsigned long long *)o->dest = strtoull(v, &end, 0);
 		if (errno || *end || !*v || *v == '-') {
-			fprintf(stderr, "%s: for the --%s option: '%s' value invalid for uint argument!\n",
-				ofl_prog, o->name, v);
+			fprintf(stderr,
+			        "%s: for the --%s option: '%s' value invalid for uint argument!\n",
+			        ofl_prog, o->name, v);
 			return 1;
 		}
 		return 0;
@@ -95,15 +96,19 @@ static int set_value(const struct opt *o, const char *v)
 		errno = 0;
 		*(long long *)o->dest = strtoll(v, &end, 0);
 		if (errno || *end || !*v) {
-			fprintf(stderr, "%s: for the --%s option: '%s' value invalid for integer argument!\n",
-				ofl_prog, o->name, v);
+			fprintf(
+			    stderr,
+			    "%s: for the --%s option: '%s' value invalid for integer argument!\n",
+			    ofl_prog, o->name, v);
 			return 1;
 		}
 		return 0;
 	case OPT_FLAG:
 		if (parse_bool(v, o->dest)) {
-			fprintf(stderr, "%s: for the --%s option: '%s' is invalid value for boolean argument! Try 0 or 1\n",
-				ofl_prog, o->name, v);
+			fprintf(stderr,
+			        "%s: for the --%s option: '%s' is invalid value for boolean "
+			        "argument! Try 0 or 1\n",
+			        ofl_prog, o->name, v);
 			return 1;
 		}
 		return 0;
@@ -114,7 +119,7 @@ static int set_value(const struct opt *o, const char *v)
 }
 
 static int parse_one(const struct opt *table, int argc, char **argv, int *i, const char *usage,
-		     const char *overview)
+                     const char *overview)
 {
 	const char *arg = argv[*i];
 	const char *name = arg + (arg[1] == '-' ? 2 : 1);
@@ -131,8 +136,8 @@ static int parse_one(const struct opt *table, int argc, char **argv, int *i, con
 			o = NULL;
 	}
 	if (!o) {
-		fprintf(stderr, "%s: Unknown command line argument '%s'.  Try: '%s --help'\n", ofl_prog,
-			arg, ofl_prog);
+		fprintf(stderr, "%s: Unknown command line argument '%s'.  Try: '%s --help'\n",
+		        ofl_prog, arg, ofl_prog);
 		return 1;
 	}
 	if (o->count)
@@ -148,7 +153,8 @@ static int parse_one(const struct opt *table, int argc, char **argv, int *i, con
 	}
 	if (!val) {
 		if (*i + 1 >= argc) {
-			fprintf(stderr, "%s: for the --%s option: requires a value!\n", ofl_prog, o->name);
+			fprintf(stderr, "%s: for the --%s option: requires a value!\n", ofl_prog,
+			        o->name);
 			return 1;
 		}
 		val = argv[++*i];
@@ -157,7 +163,7 @@ static int parse_one(const struct opt *table, int argc, char **argv, int *i, con
 }
 
 int opts_parse(const struct opt *table, int argc, char **argv, struct strlist *positional,
-	       const char *usage, const char *overview)
+               const char *usage, const char *overview)
 {
 	bool only_pos = false;
 	for (int i = 1; i < argc; i++) {

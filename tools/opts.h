@@ -42,7 +42,7 @@ struct opt {
  * "<prog>: <msg>" the LLVM way and returns 1; returns 2 after printing help,
  * 0 otherwise.  A lone "-" is positional; "--" ends options. */
 int opts_parse(const struct opt *table, int argc, char **argv, struct strlist *positional,
-	       const char *usage, const char *overview);
+               const char *usage, const char *overview);
 void opts_print_help(const struct opt *table, FILE *f, const char *usage, const char *overview);
 
 #endif

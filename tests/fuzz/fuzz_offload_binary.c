@@ -8,7 +8,7 @@
 static void round_trip(const struct ofl_obin *b)
 {
 	const char **k = calloc(b->nstrings + 1, sizeof *k),
-		   **v = calloc(b->nstrings + 1, sizeof *v);
+	           **v = calloc(b->nstrings + 1, sizeof *v);
 	if (!k || !v)
 		abort();
 	for (size_t i = 0; i < b->nstrings; i++) {
@@ -16,7 +16,7 @@ static void round_trip(const struct ofl_obin *b)
 		v[i] = b->strings[i].value;
 	}
 	struct ofl_obin_image img = {b->image_kind, b->offload_kind, b->flags, b->image,
-				     b->image_size, b->nstrings,     k,	       v};
+	                             b->image_size, b->nstrings,     k,        v};
 	struct ofl_buf out = OFL_BUF_INIT;
 	struct ofl_error err = OFL_ERROR_INIT;
 	if (ofl_obin_write(&img, &out, &err) == 0) {

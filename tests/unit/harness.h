@@ -34,7 +34,7 @@ extern int ofl_test_failed;
 		unsigned long long a_ = (unsigned long long)(a), b_ = (unsigned long long)(b);     \
 		if (a_ != b_) {                                                                    \
 			fprintf(stderr, "%s:%d: %s == %llu, expected %s == %llu\n", __FILE__,      \
-				__LINE__, #a, a_, #b, b_);                                         \
+			        __LINE__, #a, a_, #b, b_);                                         \
 			ofl_test_failed = 1;                                                       \
 			return;                                                                    \
 		}                                                                                  \
@@ -45,7 +45,7 @@ extern int ofl_test_failed;
 		const char *a_ = (a), *b_ = (b);                                                   \
 		if (!a_ || !b_ || strcmp(a_, b_) != 0) {                                           \
 			fprintf(stderr, "%s:%d: %s is \"%s\", expected \"%s\"\n", __FILE__,        \
-				__LINE__, #a, a_ ? a_ : "(null)", b_ ? b_ : "(null)");             \
+			        __LINE__, #a, a_ ? a_ : "(null)", b_ ? b_ : "(null)");             \
 			ofl_test_failed = 1;                                                       \
 			return;                                                                    \
 		}                                                                                  \
@@ -55,7 +55,7 @@ extern int ofl_test_failed;
 	do {                                                                                       \
 		if (memcmp((a), (b), (n)) != 0) {                                                  \
 			fprintf(stderr, "%s:%d: bytes differ: %s vs %s\n", __FILE__, __LINE__, #a, \
-				#b);                                                               \
+			        #b);                                                               \
 			ofl_test_failed = 1;                                                       \
 			return;                                                                    \
 		}                                                                                  \

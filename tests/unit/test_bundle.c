@@ -6,7 +6,7 @@
 OFL_TEST(header_offsets_with_odd_alignment)
 {
 	const char *ids[] = {"host-x86_64-unknown-linux-gnu-", "hip-amdgcn-amd-amdhsa--gfx90a",
-			     "openmp-nvptx64-nvidia-cuda--sm_70"};
+	                     "openmp-nvptx64-nvidia-cuda--sm_70"};
 	uint64_t sizes[] = {5, 0, 3}, offs[3];
 	struct ofl_buf b = OFL_BUF_INIT;
 	struct ofl_error e = OFL_ERROR_INIT;
@@ -25,18 +25,18 @@ static struct ofl_bundle read_text(const char *text, const char *type, int *rc)
 {
 	struct ofl_bundle b;
 	struct ofl_error e = OFL_ERROR_INIT;
-	*rc = ofl_bundle_read(&b, (const uint8_t *)text, strlen(text), ofl_file_type_find(type),
-			      &e);
+	*rc =
+	    ofl_bundle_read(&b, (const uint8_t *)text, strlen(text), ofl_file_type_find(type), &e);
 	return b;
 }
 
 OFL_TEST(text_bundle_keeps_newlines_exactly)
 {
 	const char *t = "\n; __CLANG_OFFLOAD_BUNDLE____START__ host-x86_64-unknown-linux-gnu-\n"
-			"a\nb\n"
-			"\n; __CLANG_OFFLOAD_BUNDLE____END__ host-x86_64-unknown-linux-gnu-\n"
-			"\n; __CLANG_OFFLOAD_BUNDLE____START__ openmp-x\n"
-			"\n; __CLANG_OFFLOAD_BUNDLE____END__ openmp-x\n";
+	                "a\nb\n"
+	                "\n; __CLANG_OFFLOAD_BUNDLE____END__ host-x86_64-unknown-linux-gnu-\n"
+	                "\n; __CLANG_OFFLOAD_BUNDLE____START__ openmp-x\n"
+	                "\n; __CLANG_OFFLOAD_BUNDLE____END__ openmp-x\n";
 	int rc;
 	struct ofl_bundle b = read_text(t, "ll", &rc);
 	CHECK(rc == 0 && b.found);
@@ -56,7 +56,7 @@ OFL_TEST(text_bundle_keeps_newlines_exactly)
 OFL_TEST(text_bundle_mismatched_end_is_an_error)
 {
 	const char *t = "\n// __CLANG_OFFLOAD_BUNDLE____START__ a\nx"
-			"\n// __CLANG_OFFLOAD_BUNDLE____END__ b\n";
+	                "\n// __CLANG_OFFLOAD_BUNDLE____END__ b\n";
 	int rc;
 	struct ofl_bundle b = read_text(t, "i", &rc);
 	CHECK(rc == OFL_EFORMAT);

@@ -33,7 +33,7 @@ OFL_TEST(find_magic_matches_memmem)
 	for (size_t i = 0; i < 3; i++) {
 		p = ofl_find_magic(p, buf + sizeof buf);
 		CHECK(p == memmem(p ? p : buf, (size_t)(buf + sizeof buf - (p ? p : buf)),
-				  OFL_OBIN_MAGIC, 4));
+		                  OFL_OBIN_MAGIC, 4));
 		CHECK_EQ_U(p - buf, hits[i]);
 		p++;
 	}
@@ -47,9 +47,9 @@ OFL_TEST(walk_padding_and_garbage)
 	size_t n1 = make_bin(&b, "a", 10);
 	ofl_buf_append_zeros(&b, 8); /* padding, as -fembed-offload-object leaves */
 	ofl_buf_append(&b,
-		       "\x10\xff\x10\xad"
-		       "junk",
-		       8); /* a magic that is no binary */
+	               "\x10\xff\x10\xad"
+	               "junk",
+	               8); /* a magic that is no binary */
 	size_t at2 = b.len, n2 = make_bin(&b, "bb", 3);
 	size_t at3 = b.len;
 	make_bin(&b, "ccc", 0); /* back to back */
@@ -100,6 +100,6 @@ OFL_TEST(elf_sections_refuses_non_elf)
 	struct ofl_elf_sections s;
 	struct ofl_error err = OFL_ERROR_INIT;
 	CHECK(ofl_elf_offload_sections((const uint8_t *)"\177ELFxxxxxxxxxxxxxxxx", 20,
-				       OFL_ELFSEC_BY_TYPE, &s, &err) == OFL_EFORMAT);
+	                               OFL_ELFSEC_BY_TYPE, &s, &err) == OFL_EFORMAT);
 	CHECK(!ofl_is_elf((const uint8_t *)"\177EL", 3));
 }

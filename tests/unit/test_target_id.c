@@ -15,7 +15,7 @@
 #include "offlink/target_id.h"
 
 struct parse_row {
-        const char *in, *want19, *want22; /* written ID, or "ERR <message>" */
+	const char *in, *want19, *want22; /* written ID, or "ERR <message>" */
 };
 
 static const struct parse_row parse_rows[] = {
@@ -690,96 +690,96 @@ static const struct parse_row parse_rows[] = {
 
 static const char *parsed(const char *in, enum ofl_llvm_dialect d, char *buf, size_t bufsz)
 {
-        struct ofl_bundle_id id = OFL_BUNDLE_ID_INIT;
-        struct ofl_error e = OFL_ERROR_INIT;
-        if (ofl_bundle_id_parse(in, d, &id, &e) != 0)
-                snprintf(buf, bufsz, "ERR %s", e.msg);
-        else
-                snprintf(buf, bufsz, "%s", id.str);
-        ofl_bundle_id_release(&id);
-        return buf;
+	struct ofl_bundle_id id = OFL_BUNDLE_ID_INIT;
+	struct ofl_error e = OFL_ERROR_INIT;
+	if (ofl_bundle_id_parse(in, d, &id, &e) != 0)
+		snprintf(buf, bufsz, "ERR %s", e.msg);
+	else
+		snprintf(buf, bufsz, "%s", id.str);
+	ofl_bundle_id_release(&id);
+	return buf;
 }
 
 OFL_TEST(parse_matches_llvm_19_and_22)
 {
-        char buf[1024];
-        for (size_t i = 0; i < sizeof parse_rows / sizeof parse_rows[0]; i++) {
-                CHECK_STR(parsed(parse_rows[i].in, OFL_LLVM19, buf, sizeof buf),
-                          parse_rows[i].want19);
-                CHECK_STR(parsed(parse_rows[i].in, OFL_LLVM22, buf, sizeof buf),
-                          parse_rows[i].want22);
-        }
+	char buf[1024];
+	for (size_t i = 0; i < sizeof parse_rows / sizeof parse_rows[0]; i++) {
+		CHECK_STR(parsed(parse_rows[i].in, OFL_LLVM19, buf, sizeof buf),
+		          parse_rows[i].want19);
+		CHECK_STR(parsed(parse_rows[i].in, OFL_LLVM22, buf, sizeof buf),
+		          parse_rows[i].want22);
+	}
 }
 
 OFL_TEST(parse_dxil_22)
 {
-        /* 22 derives the dxil version from the shader model (verified). */
-        static const char *const rows[][2] = {
-            {"openmp-dxil-unknown-shadermodel6.0-compute",
-             "openmp-dxilv1.0-unknown-shadermodel6.0-compute-"},
-            {"openmp-dxil-unknown-shadermodel6.3-compute",
-             "openmp-dxilv1.3-unknown-shadermodel6.3-compute-"},
-            {"openmp-dxil-unknown-shadermodel6.x-compute",
-             "openmp-dxilv1.9-unknown-shadermodel6.x-compute-"},
-            {"openmp-dxil-unknown-shadermodel5.1-compute",
-             "openmp-dxilv1.0-unknown-shadermodel5.1-compute-"},
-            {"openmp-dxil-unknown-vulkan-compute", "openmp-dxil-unknown-vulkan-compute-"},
-            {"openmp-dxil-shadermodel6.2--", "openmp-dxilv1.2-unknown-shadermodel6.2-unknown-"},
-        };
-        char buf[1024];
-        for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
-                CHECK_STR(parsed(rows[i][0], OFL_LLVM22, buf, sizeof buf), rows[i][1]);
+	/* 22 derives the dxil version from the shader model (verified). */
+	static const char *const rows[][2] = {
+	    {"openmp-dxil-unknown-shadermodel6.0-compute",
+	     "openmp-dxilv1.0-unknown-shadermodel6.0-compute-"},
+	    {"openmp-dxil-unknown-shadermodel6.3-compute",
+	     "openmp-dxilv1.3-unknown-shadermodel6.3-compute-"},
+	    {"openmp-dxil-unknown-shadermodel6.x-compute",
+	     "openmp-dxilv1.9-unknown-shadermodel6.x-compute-"},
+	    {"openmp-dxil-unknown-shadermodel5.1-compute",
+	     "openmp-dxilv1.0-unknown-shadermodel5.1-compute-"},
+	    {"openmp-dxil-unknown-vulkan-compute", "openmp-dxil-unknown-vulkan-compute-"},
+	    {"openmp-dxil-shadermodel6.2--", "openmp-dxilv1.2-unknown-shadermodel6.2-unknown-"},
+	};
+	char buf[1024];
+	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+		CHECK_STR(parsed(rows[i][0], OFL_LLVM22, buf, sizeof buf), rows[i][1]);
 }
 
 OFL_TEST(parse_fields)
 {
-        struct ofl_bundle_id id = OFL_BUNDLE_ID_INIT;
-        struct ofl_error e = OFL_ERROR_INIT;
-        CHECK(ofl_bundle_id_parse("hip-amdgcn-amd-amdhsa-gnu-gfx90a:xnack+", OFL_LLVM22, &id, &e) ==
-              0);
-        CHECK_STR(id.kind, "hip");
-        CHECK_STR(id.triple, "amdgcn-amd-amdhsa-");
-        CHECK_STR(id.raw_triple, "amdgcn-amd-amdhsa-gnu");
-        CHECK_STR(id.target_id, "gfx90a:xnack+");
-        CHECK(!ofl_bundle_id_is_host(&id));
-        ofl_bundle_id_release(&id);
-        CHECK(id.str == NULL);
-        CHECK(ofl_bundle_id_parse("host-x86_64-unknown-linux-gnu", OFL_LLVM19, &id, &e) == 0);
-        CHECK(ofl_bundle_id_is_host(&id));
-        CHECK_STR(id.triple, "x86_64-unknown-linux-gnu");
-        CHECK_STR(id.target_id, "");
-        ofl_bundle_id_release(&id);
-        CHECK(ofl_bundle_id_parse("hip-amdgcn-amd", OFL_LLVM22, &id, &e) == OFL_EINVAL);
-        CHECK(id.kind == NULL);
+	struct ofl_bundle_id id = OFL_BUNDLE_ID_INIT;
+	struct ofl_error e = OFL_ERROR_INIT;
+	CHECK(ofl_bundle_id_parse("hip-amdgcn-amd-amdhsa-gnu-gfx90a:xnack+", OFL_LLVM22, &id, &e) ==
+	      0);
+	CHECK_STR(id.kind, "hip");
+	CHECK_STR(id.triple, "amdgcn-amd-amdhsa-");
+	CHECK_STR(id.raw_triple, "amdgcn-amd-amdhsa-gnu");
+	CHECK_STR(id.target_id, "gfx90a:xnack+");
+	CHECK(!ofl_bundle_id_is_host(&id));
+	ofl_bundle_id_release(&id);
+	CHECK(id.str == NULL);
+	CHECK(ofl_bundle_id_parse("host-x86_64-unknown-linux-gnu", OFL_LLVM19, &id, &e) == 0);
+	CHECK(ofl_bundle_id_is_host(&id));
+	CHECK_STR(id.triple, "x86_64-unknown-linux-gnu");
+	CHECK_STR(id.target_id, "");
+	ofl_bundle_id_release(&id);
+	CHECK(ofl_bundle_id_parse("hip-amdgcn-amd", OFL_LLVM22, &id, &e) == OFL_EINVAL);
+	CHECK(id.kind == NULL);
 }
 
 OFL_TEST(split_reads_stored_ids)
 {
-        struct ofl_bundle_id id = OFL_BUNDLE_ID_INIT;
-        struct ofl_error e = OFL_ERROR_INIT;
-        /* 19 reads its own host ID through the trailing-dash bug. */
-        const char *h = "host-x86_64-unknown-linux-gnu-";
-        CHECK(ofl_bundle_id_split(h, strlen(h), OFL_LLVM19, &id, &e) == 0);
-        CHECK_STR(id.triple, "x86_64-unknown-linux-gnu");
-        CHECK_STR(id.target_id, h);
-        ofl_bundle_id_release(&id);
-        CHECK(ofl_bundle_id_split(h, strlen(h), OFL_LLVM22, &id, &e) == 0);
-        CHECK_STR(id.str, h);
-        CHECK_STR(id.target_id, "");
-        ofl_bundle_id_release(&id);
-        /* Not NUL-terminated, unknown kind, too few fields: never fails. */
-        CHECK(ofl_bundle_id_split("cuda-x-yZZZ", 8, OFL_LLVM22, &id, &e) == 0);
-        CHECK_STR(id.kind, "cuda");
-        CHECK_STR(id.raw_triple, "x-y--");
-        ofl_bundle_id_release(&id);
-        CHECK(ofl_bundle_id_split("", 0, OFL_LLVM19, &id, &e) == 0);
-        ofl_bundle_id_release(&id);
+	struct ofl_bundle_id id = OFL_BUNDLE_ID_INIT;
+	struct ofl_error e = OFL_ERROR_INIT;
+	/* 19 reads its own host ID through the trailing-dash bug. */
+	const char *h = "host-x86_64-unknown-linux-gnu-";
+	CHECK(ofl_bundle_id_split(h, strlen(h), OFL_LLVM19, &id, &e) == 0);
+	CHECK_STR(id.triple, "x86_64-unknown-linux-gnu");
+	CHECK_STR(id.target_id, h);
+	ofl_bundle_id_release(&id);
+	CHECK(ofl_bundle_id_split(h, strlen(h), OFL_LLVM22, &id, &e) == 0);
+	CHECK_STR(id.str, h);
+	CHECK_STR(id.target_id, "");
+	ofl_bundle_id_release(&id);
+	/* Not NUL-terminated, unknown kind, too few fields: never fails. */
+	CHECK(ofl_bundle_id_split("cuda-x-yZZZ", 8, OFL_LLVM22, &id, &e) == 0);
+	CHECK_STR(id.kind, "cuda");
+	CHECK_STR(id.raw_triple, "x-y--");
+	ofl_bundle_id_release(&id);
+	CHECK(ofl_bundle_id_split("", 0, OFL_LLVM19, &id, &e) == 0);
+	ofl_bundle_id_release(&id);
 }
 
 /* results: writer/reader 19/19, 22/22, 19/22, 22/19, each without and with
  * -hip-openmp-compatible; 'E' = the writer rejects the entry. */
 struct compat_row {
-        const char *entry, *req, *results;
+	const char *entry, *req, *results;
 };
 
 static const struct compat_row compat_rows[] = {
@@ -848,41 +848,41 @@ static const struct compat_row compat_rows[] = {
 static char compat_of(const char *entry, const char *req, enum ofl_llvm_dialect w,
                       enum ofl_llvm_dialect r, bool ho)
 {
-        struct ofl_bundle_id e0 = OFL_BUNDLE_ID_INIT, e = OFL_BUNDLE_ID_INIT;
-        struct ofl_bundle_id q0 = OFL_BUNDLE_ID_INIT, q = OFL_BUNDLE_ID_INIT;
-        struct ofl_error err = OFL_ERROR_INIT;
-        if (ofl_bundle_id_parse(entry, w, &e0, &err) != 0)
-                return 'E';
-        char res = '?';
-        if (ofl_bundle_id_split(e0.str, strlen(e0.str), r, &e, &err) == 0 &&
-            ofl_bundle_id_parse(req, r, &q0, &err) == 0 &&
-            ofl_bundle_id_split(q0.str, strlen(q0.str), r, &q, &err) == 0)
-                res = ofl_bundle_id_compatible(&e, &q, ho) ? '1' : '0';
-        ofl_bundle_id_release(&e0);
-        ofl_bundle_id_release(&e);
-        ofl_bundle_id_release(&q0);
-        ofl_bundle_id_release(&q);
-        return res;
+	struct ofl_bundle_id e0 = OFL_BUNDLE_ID_INIT, e = OFL_BUNDLE_ID_INIT;
+	struct ofl_bundle_id q0 = OFL_BUNDLE_ID_INIT, q = OFL_BUNDLE_ID_INIT;
+	struct ofl_error err = OFL_ERROR_INIT;
+	if (ofl_bundle_id_parse(entry, w, &e0, &err) != 0)
+		return 'E';
+	char res = '?';
+	if (ofl_bundle_id_split(e0.str, strlen(e0.str), r, &e, &err) == 0 &&
+	    ofl_bundle_id_parse(req, r, &q0, &err) == 0 &&
+	    ofl_bundle_id_split(q0.str, strlen(q0.str), r, &q, &err) == 0)
+		res = ofl_bundle_id_compatible(&e, &q, ho) ? '1' : '0';
+	ofl_bundle_id_release(&e0);
+	ofl_bundle_id_release(&e);
+	ofl_bundle_id_release(&q0);
+	ofl_bundle_id_release(&q);
+	return res;
 }
 
 OFL_TEST(compatibility_matches_llvm)
 {
-        static const enum ofl_llvm_dialect wr[4][2] = {
-            {OFL_LLVM19, OFL_LLVM19},
-            {OFL_LLVM22, OFL_LLVM22},
-            {OFL_LLVM19, OFL_LLVM22},
-            {OFL_LLVM22, OFL_LLVM19},
-        };
-        for (size_t i = 0; i < sizeof compat_rows / sizeof compat_rows[0]; i++) {
-                char got[9] = "";
-                for (size_t k = 0; k < 8; k++)
-                        got[k] = compat_of(compat_rows[i].entry, compat_rows[i].req, wr[k / 2][0],
-                                           wr[k / 2][1], k % 2);
-                if (strcmp(got, compat_rows[i].results) != 0)
-                        fprintf(stderr, "row %zu: %s vs %s\n", i, compat_rows[i].entry,
-                                compat_rows[i].req);
-                CHECK_STR(got, compat_rows[i].results);
-        }
+	static const enum ofl_llvm_dialect wr[4][2] = {
+	    {OFL_LLVM19, OFL_LLVM19},
+	    {OFL_LLVM22, OFL_LLVM22},
+	    {OFL_LLVM19, OFL_LLVM22},
+	    {OFL_LLVM22, OFL_LLVM19},
+	};
+	for (size_t i = 0; i < sizeof compat_rows / sizeof compat_rows[0]; i++) {
+		char got[9] = "";
+		for (size_t k = 0; k < 8; k++)
+			got[k] = compat_of(compat_rows[i].entry, compat_rows[i].req, wr[k / 2][0],
+			                   wr[k / 2][1], k % 2);
+		if (strcmp(got, compat_rows[i].results) != 0)
+			fprintf(stderr, "row %zu: %s vs %s\n", i, compat_rows[i].entry,
+			        compat_rows[i].req);
+		CHECK_STR(got, compat_rows[i].results);
+	}
 }
 
 /* Triple spellings (arch aliases and sub-architectures, vendors, OSes,
@@ -998,129 +998,129 @@ static const struct compat_row triple_rows[] = {
 
 OFL_TEST(triple_compatibility_matches_llvm)
 {
-        static const enum ofl_llvm_dialect wr[4][2] = {
-            {OFL_LLVM19, OFL_LLVM19},
-            {OFL_LLVM22, OFL_LLVM22},
-            {OFL_LLVM19, OFL_LLVM22},
-            {OFL_LLVM22, OFL_LLVM19},
-        };
-        for (size_t i = 0; i < sizeof triple_rows / sizeof triple_rows[0]; i++) {
-                char got[5] = "";
-                for (size_t k = 0; k < 4; k++)
-                        got[k] = compat_of(triple_rows[i].entry, triple_rows[i].req, wr[k][0],
-                                           wr[k][1], false);
-                if (strcmp(got, triple_rows[i].results) != 0)
-                        fprintf(stderr, "row %zu: %s vs %s\n", i, triple_rows[i].entry,
-                                triple_rows[i].req);
-                CHECK_STR(got, triple_rows[i].results);
-        }
+	static const enum ofl_llvm_dialect wr[4][2] = {
+	    {OFL_LLVM19, OFL_LLVM19},
+	    {OFL_LLVM22, OFL_LLVM22},
+	    {OFL_LLVM19, OFL_LLVM22},
+	    {OFL_LLVM22, OFL_LLVM19},
+	};
+	for (size_t i = 0; i < sizeof triple_rows / sizeof triple_rows[0]; i++) {
+		char got[5] = "";
+		for (size_t k = 0; k < 4; k++)
+			got[k] = compat_of(triple_rows[i].entry, triple_rows[i].req, wr[k][0],
+			                   wr[k][1], false);
+		if (strcmp(got, triple_rows[i].results) != 0)
+			fprintf(stderr, "row %zu: %s vs %s\n", i, triple_rows[i].entry,
+			        triple_rows[i].req);
+		CHECK_STR(got, triple_rows[i].results);
+	}
 }
 
 OFL_TEST(triple_compatibility)
 {
-        CHECK(ofl_triple_compatible("nvptx64-nvidia-cuda-", "nvptx64-nvidia-cuda-unknown",
-                                    OFL_LLVM22));
-        CHECK(!ofl_triple_compatible("x86_64-unknown-linux-gnu", "x86_64-unknown-linux-",
-                                     OFL_LLVM22));
-        CHECK(ofl_triple_compatible("amd64-pc-linux-gnu", "x86_64-pc-linux-gnu", OFL_LLVM22));
-        CHECK(!ofl_triple_compatible("x86_64-linux-gnu-", "x86_64-unknown-linux-gnu", OFL_LLVM22));
-        CHECK(ofl_triple_compatible("x86_64-apple-macosx10.15-", "x86_64-apple-macosx11-sim",
-                                    OFL_LLVM22));
-        CHECK(!ofl_triple_compatible("amdgcn-amd-amdhsa-", "amdgcn-amd-amdpal-", OFL_LLVM22));
-        CHECK(
-            ofl_triple_compatible("x86_64-unknown-linux-elf", "x86_64-unknown-linux-", OFL_LLVM22));
+	CHECK(ofl_triple_compatible("nvptx64-nvidia-cuda-", "nvptx64-nvidia-cuda-unknown",
+	                            OFL_LLVM22));
+	CHECK(!ofl_triple_compatible("x86_64-unknown-linux-gnu", "x86_64-unknown-linux-",
+	                             OFL_LLVM22));
+	CHECK(ofl_triple_compatible("amd64-pc-linux-gnu", "x86_64-pc-linux-gnu", OFL_LLVM22));
+	CHECK(!ofl_triple_compatible("x86_64-linux-gnu-", "x86_64-unknown-linux-gnu", OFL_LLVM22));
+	CHECK(ofl_triple_compatible("x86_64-apple-macosx10.15-", "x86_64-apple-macosx11-sim",
+	                            OFL_LLVM22));
+	CHECK(!ofl_triple_compatible("amdgcn-amd-amdhsa-", "amdgcn-amd-amdpal-", OFL_LLVM22));
+	CHECK(
+	    ofl_triple_compatible("x86_64-unknown-linux-elf", "x86_64-unknown-linux-", OFL_LLVM22));
 }
 
 OFL_TEST(processor_tables)
 {
-        static const struct {
-                const char *p;
-                bool k19, k22;
-        } rows[] = {
-            {"gfx90a", true, true},       {"gfx950", false, true},         {"gfx940", true, false},
-            {"gfx941", true, false},      {"gfx1153", false, true},        {"gfx1250", false, true},
-            {"gfx9-generic", true, true}, {"gfx9-4-generic", false, true}, {"generic", true, true},
-            {"amdgcnspirv", true, true},  {"sm_90a", true, true},          {"sm_100a", false, true},
-            {"sm_88", false, true},       {"bmg_g21", false, true},        {"Gfx90a", false, false},
-            {"gfx9999", false, false},    {"sm_100f", false, false},       {"pvc", false, false},
-        };
-        for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
-                CHECK(ofl_processor_known(rows[i].p, strlen(rows[i].p), OFL_LLVM19) == rows[i].k19);
-                CHECK(ofl_processor_known(rows[i].p, strlen(rows[i].p), OFL_LLVM22) == rows[i].k22);
-        }
-        CHECK(ofl_processor_known("", 0, OFL_LLVM19));
-        CHECK(!ofl_processor_known("", 0, OFL_LLVM22));
-        CHECK(ofl_processor_known("gfx90a:xnack+", 6, OFL_LLVM22));
-        CHECK(ofl_triple_arch_known("amdgcn", 6, OFL_LLVM22));
-        CHECK(ofl_triple_arch_known("spirv64v1.5", 11, OFL_LLVM22));
-        CHECK(!ofl_triple_arch_known("armfoo", 6, OFL_LLVM22));
-        CHECK(!ofl_triple_arch_known("amdgcnx", 6 + 1, OFL_LLVM22));
-        CHECK(ofl_triple_arch_known("riscv64be", 9, OFL_LLVM22));
-        CHECK(!ofl_triple_arch_known("riscv64be", 9, OFL_LLVM19));
-        CHECK(!ofl_triple_arch_known("thumbv3", 7, OFL_LLVM22));
-        CHECK(ofl_triple_arch_known("kalimbafoo", 10, OFL_LLVM19));
+	static const struct {
+		const char *p;
+		bool k19, k22;
+	} rows[] = {
+	    {"gfx90a", true, true},       {"gfx950", false, true},         {"gfx940", true, false},
+	    {"gfx941", true, false},      {"gfx1153", false, true},        {"gfx1250", false, true},
+	    {"gfx9-generic", true, true}, {"gfx9-4-generic", false, true}, {"generic", true, true},
+	    {"amdgcnspirv", true, true},  {"sm_90a", true, true},          {"sm_100a", false, true},
+	    {"sm_88", false, true},       {"bmg_g21", false, true},        {"Gfx90a", false, false},
+	    {"gfx9999", false, false},    {"sm_100f", false, false},       {"pvc", false, false},
+	};
+	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+		CHECK(ofl_processor_known(rows[i].p, strlen(rows[i].p), OFL_LLVM19) == rows[i].k19);
+		CHECK(ofl_processor_known(rows[i].p, strlen(rows[i].p), OFL_LLVM22) == rows[i].k22);
+	}
+	CHECK(ofl_processor_known("", 0, OFL_LLVM19));
+	CHECK(!ofl_processor_known("", 0, OFL_LLVM22));
+	CHECK(ofl_processor_known("gfx90a:xnack+", 6, OFL_LLVM22));
+	CHECK(ofl_triple_arch_known("amdgcn", 6, OFL_LLVM22));
+	CHECK(ofl_triple_arch_known("spirv64v1.5", 11, OFL_LLVM22));
+	CHECK(!ofl_triple_arch_known("armfoo", 6, OFL_LLVM22));
+	CHECK(!ofl_triple_arch_known("amdgcnx", 6 + 1, OFL_LLVM22));
+	CHECK(ofl_triple_arch_known("riscv64be", 9, OFL_LLVM22));
+	CHECK(!ofl_triple_arch_known("riscv64be", 9, OFL_LLVM19));
+	CHECK(!ofl_triple_arch_known("thumbv3", 7, OFL_LLVM22));
+	CHECK(ofl_triple_arch_known("kalimbafoo", 10, OFL_LLVM19));
 }
 
 OFL_TEST(target_id_parse_and_canonical)
 {
-        struct ofl_target_id t = OFL_TARGET_ID_INIT;
-        struct ofl_error e = OFL_ERROR_INIT;
-        CHECK(ofl_target_id_parse("gfx90a:xnack+:sramecc-", &t, &e) == 0);
-        CHECK_STR(t.processor, "gfx90a");
-        CHECK_EQ_U(t.nfeatures, 2);
-        CHECK_STR(t.features[0].name, "xnack");
-        CHECK(t.features[0].sign == '+');
-        CHECK(t.features[1].sign == '-');
-        char *c = ofl_target_id_canonical(&t);
-        CHECK_STR(c, "gfx90a:sramecc-:xnack+");
-        free(c);
-        ofl_target_id_release(&t);
-        CHECK(ofl_target_id_parse("gfx90a:", &t, &e) == 0);
-        CHECK_EQ_U(t.nfeatures, 0);
-        ofl_target_id_release(&t);
-        /* LLVM takes a lone sign as a feature with an empty name. */
-        CHECK(ofl_target_id_parse("gfx90a:+", &t, &e) == 0);
-        CHECK_EQ_U(t.nfeatures, 1);
-        CHECK_STR(t.features[0].name, "");
-        ofl_target_id_release(&t);
-        /* LLVM takes a lone sign as a feature with an empty name. */
-        CHECK(ofl_target_id_parse("gfx90a:+", &t, &e) == 0);
-        CHECK_EQ_U(t.nfeatures, 1);
-        CHECK_STR(t.features[0].name, "");
-        ofl_target_id_release(&t);
-        static const char *const bad[] = {"", ":xnack+", "gfx90a:xnack", "gfx90a:xnack+:xnack-",
-                                          "gfx90a::xnack+"};
-        for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-                ofl_error_clear(&e);
-                CHECK(ofl_target_id_parse(bad[i], &t, &e) == OFL_EINVAL);
-                CHECK(t.processor == NULL && t.features == NULL);
-        }
+	struct ofl_target_id t = OFL_TARGET_ID_INIT;
+	struct ofl_error e = OFL_ERROR_INIT;
+	CHECK(ofl_target_id_parse("gfx90a:xnack+:sramecc-", &t, &e) == 0);
+	CHECK_STR(t.processor, "gfx90a");
+	CHECK_EQ_U(t.nfeatures, 2);
+	CHECK_STR(t.features[0].name, "xnack");
+	CHECK(t.features[0].sign == '+');
+	CHECK(t.features[1].sign == '-');
+	char *c = ofl_target_id_canonical(&t);
+	CHECK_STR(c, "gfx90a:sramecc-:xnack+");
+	free(c);
+	ofl_target_id_release(&t);
+	CHECK(ofl_target_id_parse("gfx90a:", &t, &e) == 0);
+	CHECK_EQ_U(t.nfeatures, 0);
+	ofl_target_id_release(&t);
+	/* LLVM takes a lone sign as a feature with an empty name. */
+	CHECK(ofl_target_id_parse("gfx90a:+", &t, &e) == 0);
+	CHECK_EQ_U(t.nfeatures, 1);
+	CHECK_STR(t.features[0].name, "");
+	ofl_target_id_release(&t);
+	/* LLVM takes a lone sign as a feature with an empty name. */
+	CHECK(ofl_target_id_parse("gfx90a:+", &t, &e) == 0);
+	CHECK_EQ_U(t.nfeatures, 1);
+	CHECK_STR(t.features[0].name, "");
+	ofl_target_id_release(&t);
+	static const char *const bad[] = {"", ":xnack+", "gfx90a:xnack", "gfx90a:xnack+:xnack-",
+	                                  "gfx90a::xnack+"};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		ofl_error_clear(&e);
+		CHECK(ofl_target_id_parse(bad[i], &t, &e) == OFL_EINVAL);
+		CHECK(t.processor == NULL && t.features == NULL);
+	}
 }
 
 static bool conflict_str(const char *a, const char *b)
 {
-        struct ofl_target_id x = OFL_TARGET_ID_INIT, y = OFL_TARGET_ID_INIT;
-        bool r = ofl_target_id_parse(a, &x, NULL) == 0 && ofl_target_id_parse(b, &y, NULL) == 0 &&
-                 ofl_target_id_conflict(&x, &y);
-        ofl_target_id_release(&x);
-        ofl_target_id_release(&y);
-        return r;
+	struct ofl_target_id x = OFL_TARGET_ID_INIT, y = OFL_TARGET_ID_INIT;
+	bool r = ofl_target_id_parse(a, &x, NULL) == 0 && ofl_target_id_parse(b, &y, NULL) == 0 &&
+	         ofl_target_id_conflict(&x, &y);
+	ofl_target_id_release(&x);
+	ofl_target_id_release(&y);
+	return r;
 }
 
 OFL_TEST(target_id_pairwise_conflict)
 {
-        CHECK(conflict_str("gfx90a", "gfx90a:xnack+"));
-        CHECK(conflict_str("gfx90a:xnack+", "gfx90a"));
-        CHECK(conflict_str("gfx90a:xnack+", "gfx90a:sramecc-"));
-        CHECK(!conflict_str("gfx90a:xnack+", "gfx90a:xnack-"));
-        CHECK(!conflict_str("gfx90a", "gfx908:xnack+"));
-        CHECK(!conflict_str("gfx90a:sramecc+:xnack+", "gfx90a:xnack-:sramecc-"));
+	CHECK(conflict_str("gfx90a", "gfx90a:xnack+"));
+	CHECK(conflict_str("gfx90a:xnack+", "gfx90a"));
+	CHECK(conflict_str("gfx90a:xnack+", "gfx90a:sramecc-"));
+	CHECK(!conflict_str("gfx90a:xnack+", "gfx90a:xnack-"));
+	CHECK(!conflict_str("gfx90a", "gfx908:xnack+"));
+	CHECK(!conflict_str("gfx90a:sramecc+:xnack+", "gfx90a:xnack-:sramecc-"));
 }
 
 struct conflict_row {
-        const char *ids[4];
-        int want; /* 1: ids[first], ids[second] as LLVM prints them */
-        int first, second;
+	const char *ids[4];
+	int want; /* 1: ids[first], ids[second] as LLVM prints them */
+	int first, second;
 };
 
 /* Bundled with both versions: "Cannot bundle inputs with conflicting
@@ -1137,22 +1137,22 @@ static const struct conflict_row conflict_rows[] = {
 
 OFL_TEST(target_id_set_conflict)
 {
-        struct ofl_error e = OFL_ERROR_INIT;
-        for (size_t i = 0; i < sizeof conflict_rows / sizeof conflict_rows[0]; i++) {
-                size_t n = 0, a = 99, b = 99;
-                while (n < 4 && conflict_rows[i].ids[n])
-                        n++;
-                int rc = ofl_target_id_find_conflict(conflict_rows[i].ids, n, &a, &b, &e);
-                CHECK_EQ_U(rc, conflict_rows[i].want);
-                if (rc == 1) {
-                        CHECK_EQ_U(a, conflict_rows[i].first);
-                        CHECK_EQ_U(b, conflict_rows[i].second);
-                }
-        }
-        const char *bad[] = {"gfx90a", "gfx90a:xnack"};
-        size_t a, b;
-        CHECK(ofl_target_id_find_conflict(bad, 2, &a, &b, &e) == OFL_EINVAL);
-        CHECK(ofl_target_id_find_conflict(bad, 0, &a, &b, &e) == 0);
+	struct ofl_error e = OFL_ERROR_INIT;
+	for (size_t i = 0; i < sizeof conflict_rows / sizeof conflict_rows[0]; i++) {
+		size_t n = 0, a = 99, b = 99;
+		while (n < 4 && conflict_rows[i].ids[n])
+			n++;
+		int rc = ofl_target_id_find_conflict(conflict_rows[i].ids, n, &a, &b, &e);
+		CHECK_EQ_U(rc, conflict_rows[i].want);
+		if (rc == 1) {
+			CHECK_EQ_U(a, conflict_rows[i].first);
+			CHECK_EQ_U(b, conflict_rows[i].second);
+		}
+	}
+	const char *bad[] = {"gfx90a", "gfx90a:xnack"};
+	size_t a, b;
+	CHECK(ofl_target_id_find_conflict(bad, 2, &a, &b, &e) == OFL_EINVAL);
+	CHECK(ofl_target_id_find_conflict(bad, 0, &a, &b, &e) == 0);
 }
 
 /* -list of a 30-entry bundle written by clang-offload-bundler 22.1.8 (the
@@ -1179,37 +1179,37 @@ static const size_t list_order[] = {21, 20, 12, 18, 22, 27, 5, 1, 25, 16, 8,  23
 
 static void order_of(const char *const *keys, size_t n, size_t *order)
 {
-        size_t lens[64];
-        for (size_t i = 0; i < n; i++)
-                lens[i] = strlen(keys[i]);
-        if (ofl_stringmap_order(keys, lens, n, order) != 0)
-                order[0] = SIZE_MAX - 1;
+	size_t lens[64];
+	for (size_t i = 0; i < n; i++)
+		lens[i] = strlen(keys[i]);
+	if (ofl_stringmap_order(keys, lens, n, order) != 0)
+		order[0] = SIZE_MAX - 1;
 }
 
 OFL_TEST(stringmap_order_matches_list)
 {
-        size_t order[30];
-        order_of(list_keys, 30, order);
-        for (size_t i = 0; i < 30; i++)
-                CHECK_EQ_U(order[i], list_order[i]);
-        /* formats.md §1.6 example. */
-        static const char *const k3[] = {"host-x86_64-unknown-linux-gnu-",
-                                         "hip-amdgcn-amd-amdhsa--gfx90a:xnack+",
-                                         "openmp-amdgcn-amd-amdhsa--gfx908"};
-        order_of(k3, 3, order);
-        CHECK(order[0] == 2 && order[1] == 1 && order[2] == 0);
-        CHECK(ofl_stringmap_order(NULL, NULL, 0, order) == 0);
+	size_t order[30];
+	order_of(list_keys, 30, order);
+	for (size_t i = 0; i < 30; i++)
+		CHECK_EQ_U(order[i], list_order[i]);
+	/* formats.md §1.6 example. */
+	static const char *const k3[] = {"host-x86_64-unknown-linux-gnu-",
+	                                 "hip-amdgcn-amd-amdhsa--gfx90a:xnack+",
+	                                 "openmp-amdgcn-amd-amdhsa--gfx908"};
+	order_of(k3, 3, order);
+	CHECK(order[0] == 2 && order[1] == 1 && order[2] == 0);
+	CHECK(ofl_stringmap_order(NULL, NULL, 0, order) == 0);
 }
 
 OFL_TEST(stringmap_order_repeated_key)
 {
-        static const char *const k[] = {"b", "a", "b"};
-        size_t order[3], seen_b = 0, seen_a = 0;
-        order_of(k, 3, order);
-        CHECK(order[2] == SIZE_MAX);
-        for (size_t i = 0; i < 2; i++) {
-                seen_b += order[i] == 2;
-                seen_a += order[i] == 1;
-        }
-        CHECK(seen_a == 1 && seen_b == 1);
+	static const char *const k[] = {"b", "a", "b"};
+	size_t order[3], seen_b = 0, seen_a = 0;
+	order_of(k, 3, order);
+	CHECK(order[2] == SIZE_MAX);
+	for (size_t i = 0; i < 2; i++) {
+		seen_b += order[i] == 2;
+		seen_a += order[i] == 1;
+	}
+	CHECK(seen_a == 1 && seen_b == 1);
 }

@@ -15,10 +15,10 @@ extern "C" {
 #endif
 
 struct ofl_ar_member {
-	char *name;            /* owned, NUL-terminated, resolved long name */
-	const uint8_t *data;   /* view into the archive; NULL for thin members */
-	uint64_t size;         /* data size (BSD: without the "#1/" name) */
-	uint64_t data_offset;  /* offset of data in the archive (thin: 0) */
+	char *name;           /* owned, NUL-terminated, resolved long name */
+	const uint8_t *data;  /* view into the archive; NULL for thin members */
+	uint64_t size;        /* data size (BSD: without the "#1/" name) */
+	uint64_t data_offset; /* offset of data in the archive (thin: 0) */
 	uint64_t header_offset;
 };
 
@@ -26,10 +26,13 @@ struct ofl_archive {
 	bool thin;
 	size_t nmembers;
 	struct ofl_ar_member *members; /* in archive order; symbol tables and
-					* the long-name table are not members */
+	                                * the long-name table are not members */
 };
 
-#define OFL_ARCHIVE_INIT {false, 0, NULL}
+#define OFL_ARCHIVE_INIT                                                                           \
+	{                                                                                          \
+		false, 0, NULL                                                                     \
+	}
 
 /* "!<arch>\n" or "!<thin>\n". */
 bool ofl_archive_is(const uint8_t *data, size_t size);
@@ -41,7 +44,7 @@ bool ofl_archive_is(const uint8_t *data, size_t size);
  * references are OFL_EFORMAT with the offset of the bad header; on error *a
  * is left empty.  Release with ofl_archive_release. */
 int ofl_archive_parse(const uint8_t *data, size_t size, struct ofl_archive *a,
-		      struct ofl_error *err);
+                      struct ofl_error *err);
 void ofl_archive_release(struct ofl_archive *a);
 
 struct ofl_ar_input {
@@ -61,7 +64,7 @@ struct ofl_ar_input {
  * OFL_EFORMAT; an empty name or a member of 10^10 bytes or more is
  * OFL_EINVAL. */
 int ofl_archive_write_gnu(const struct ofl_ar_input *m, size_t n, struct ofl_buf *out,
-			  struct ofl_error *err);
+                          struct ofl_error *err);
 
 #ifdef __cplusplus
 }

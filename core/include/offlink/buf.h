@@ -22,7 +22,10 @@ struct ofl_buf {
 	size_t cap;
 };
 
-#define OFL_BUF_INIT {NULL, 0, 0}
+#define OFL_BUF_INIT                                                                               \
+	{                                                                                          \
+		NULL, 0, 0                                                                         \
+	}
 
 int ofl_buf_reserve(struct ofl_buf *b, size_t extra);
 int ofl_buf_append(struct ofl_buf *b, const void *p, size_t n);

@@ -40,8 +40,7 @@ const struct ofl_file_type *ofl_file_type_find(const char *name);
 /* Guesses the -type of existing bundle bytes: "o" for ELF, "bc" for binary
  * or compressed bundles, a text type when a start marker is present, or
  * fallback (the type named after the file extension, if any) otherwise. */
-const struct ofl_file_type *ofl_file_type_guess(const uint8_t *data, size_t size,
-						const char *path);
+const struct ofl_file_type *ofl_file_type_guess(const uint8_t *data, size_t size, const char *path);
 
 struct ofl_bundle_entry {
 	char *id;        /* owned; as stored in the file */
@@ -62,7 +61,10 @@ struct ofl_bundle {
 	struct ofl_bundle_entry *entries; /* file order */
 };
 
-#define OFL_BUNDLE_INIT {OFL_BH_BINARY, false, false, NULL, 0, OFL_BUF_INIT, 0, NULL}
+#define OFL_BUNDLE_INIT                                                                            \
+	{                                                                                          \
+		OFL_BH_BINARY, false, false, NULL, 0, OFL_BUF_INIT, 0, NULL                        \
+	}
 
 /* Reads the bundle in data[0..size) (a view that must outlive b unless the
  * input was compressed).  CCOB input is decompressed first, including
@@ -71,7 +73,7 @@ struct ofl_bundle {
  * a bundle of this kind gives found = false and returns 0.  Malformed bundles
  * are OFL_EFORMAT with the offset of the bad field. */
 int ofl_bundle_read(struct ofl_bundle *b, const uint8_t *data, size_t size,
-		    const struct ofl_file_type *type, struct ofl_error *err);
+                    const struct ofl_file_type *type, struct ofl_error *err);
 void ofl_bundle_release(struct ofl_bundle *b);
 
 /* Size of the binary bundle header for these IDs: 32 + sum(24 + len). */
@@ -79,9 +81,8 @@ uint64_t ofl_bundle_header_size(const char *const *ids, size_t n);
 
 /* Writes the binary bundle header into out; data of entry k is placed at
  * offsets[k] (computed here with alignment `align`, any value >= 1). */
-int ofl_bundle_write_header(const char *const *ids, const uint64_t *sizes, size_t n,
-			    uint64_t align, struct ofl_buf *out, uint64_t *offsets,
-			    struct ofl_error *err);
+int ofl_bundle_write_header(const char *const *ids, const uint64_t *sizes, size_t n, uint64_t align,
+                            struct ofl_buf *out, uint64_t *offsets, struct ofl_error *err);
 
 /* Text bundle markers. */
 int ofl_bundle_text_start(struct ofl_buf *out, const char *comment, const char *id);
@@ -92,15 +93,15 @@ int ofl_bundle_text_end(struct ofl_buf *out, const char *comment, const char *id
 /* Appends to b one entry per __CLANG_OFFLOAD_BUNDLE__ section of an ELF
  * object, in section-table order. */
 int ofl_bundle_object_scan(struct ofl_bundle *b, const uint8_t *data, size_t size,
-			   struct ofl_error *err);
+                           struct ofl_error *err);
 
 /* Writes to fd (an empty regular file) a copy of the ELF object
  * host[0..host_size) with one extra section per entry, named
  * OFL_BUNDLE_MAGIC + ids[k], holding datas[k], flags SHF_EXCLUDE, alignment
  * 1, as llvm-objcopy --add-section + --set-section-flags=readonly,exclude. */
-int ofl_bundle_object_write(int fd, const uint8_t *host, size_t host_size,
-			    const char *const *ids, const uint8_t *const *datas,
-			    const uint64_t *sizes, size_t n, struct ofl_error *err);
+int ofl_bundle_object_write(int fd, const uint8_t *host, size_t host_size, const char *const *ids,
+                            const uint8_t *const *datas, const uint64_t *sizes, size_t n,
+                            struct ofl_error *err);
 
 /* Writes to fd a copy of the ELF object without its bundle sections (the
  * host entry of a fat object). */

@@ -34,32 +34,34 @@ struct ofl_bundler_options {
 };
 
 #define OFL_BUNDLER_OPTIONS_INIT                                                                   \
-	{NULL, NULL, 0, NULL, 0, NULL, 0, 1, false, false, false, OFL_LLVM22, false,               \
-	 OFL_CCOB_OPTIONS_INIT}
+	{                                                                                          \
+		NULL, NULL, 0, NULL, 0, NULL, 0, 1, false, false, false, OFL_LLVM22, false,        \
+		    OFL_CCOB_OPTIONS_INIT                                                          \
+	}
 
 /* What happened, for verbose reports. */
 struct ofl_bundler_report {
-	bool want_hash;                /* in: recompute the hash of decompressed input */
-	bool compressed;               /* output written or input read compressed */
-	struct ofl_ccob_header ccob;   /* header of the (first) CCOB */
-	uint64_t raw_size;             /* uncompressed bundle bytes */
-	bool hash_ok;                  /* decompression: stored hash matched */
-	uint64_t hash;                 /* recalculated truncated MD5 (want_hash) */
-	double seconds;                /* time spent (de)compressing */
+	bool want_hash;              /* in: recompute the hash of decompressed input */
+	bool compressed;             /* output written or input read compressed */
+	struct ofl_ccob_header ccob; /* header of the (first) CCOB */
+	uint64_t raw_size;           /* uncompressed bundle bytes */
+	bool hash_ok;                /* decompression: stored hash matched */
+	uint64_t hash;               /* recalculated truncated MD5 (want_hash) */
+	double seconds;              /* time spent (de)compressing */
 };
 
 int ofl_bundler_bundle(const struct ofl_bundler_options *o, struct ofl_bundler_report *rep,
-		       struct ofl_error *err);
+                       struct ofl_error *err);
 
 int ofl_bundler_unbundle(const struct ofl_bundler_options *o, struct ofl_bundler_report *rep,
-			 struct ofl_error *err);
+                         struct ofl_error *err);
 
 /* Lists the entry IDs of inputs[0] in LLVM's order (hash order for binary
  * bundles, file order otherwise).  *ids is an owned array of owned strings,
  * freed with ofl_bundler_list_free.  *found is false (and the list empty)
  * when the input holds no bundle of this type. */
 int ofl_bundler_list(const struct ofl_bundler_options *o, char ***ids, size_t *n, bool *found,
-		     struct ofl_bundler_report *rep, struct ofl_error *err);
+                     struct ofl_bundler_report *rep, struct ofl_error *err);
 void ofl_bundler_list_free(char **ids, size_t n);
 
 #ifdef __cplusplus

@@ -17,12 +17,12 @@ extern "C" {
 enum ofl_ccob_method { OFL_CCOB_ZLIB = 0, OFL_CCOB_ZSTD = 1 };
 
 struct ofl_ccob_header {
-        uint16_t version;    /* 1, 2 or 3 */
-        uint16_t method;     /* enum ofl_ccob_method */
-        size_t header_size;  /* 20, 24 or 32 */
-        uint64_t total_size; /* whole CCOB object; v1: unknown, set to input size */
-        uint64_t raw_size;   /* uncompressed bundle size */
-        uint64_t hash;       /* first 8 bytes of MD5(uncompressed), as stored */
+	uint16_t version;    /* 1, 2 or 3 */
+	uint16_t method;     /* enum ofl_ccob_method */
+	size_t header_size;  /* 20, 24 or 32 */
+	uint64_t total_size; /* whole CCOB object; v1: unknown, set to input size */
+	uint64_t raw_size;   /* uncompressed bundle size */
+	uint64_t hash;       /* first 8 bytes of MD5(uncompressed), as stored */
 };
 
 /* Starts with "CCOB" and is at least 8 bytes long (LLVM's test). */
@@ -52,18 +52,18 @@ int ofl_ccob_decompress(const uint8_t *data, size_t size, struct ofl_buf *out, s
                         bool *hash_ok, struct ofl_error *err);
 
 struct ofl_ccob_options {
-        int version; /* 2 or 3 */
-        int method;  /* enum ofl_ccob_method */
-        int level;   /* compression level; INT32_MIN for the method's default */
-        int threads; /* 0: one-shot, byte-identical to LLVM; >= 1: zstd workers
-                      * (output identical for every count >= 1, but not to
-                      * 0); ignored for zlib */
+	int version; /* 2 or 3 */
+	int method;  /* enum ofl_ccob_method */
+	int level;   /* compression level; INT32_MIN for the method's default */
+	int threads; /* 0: one-shot, byte-identical to LLVM; >= 1: zstd workers
+	              * (output identical for every count >= 1, but not to
+	              * 0); ignored for zlib */
 };
 
 #define OFL_CCOB_OPTIONS_INIT                                                                      \
-        {                                                                                          \
-                3, OFL_CCOB_ZSTD, INT32_MIN, 0                                                     \
-        }
+	{                                                                                          \
+		3, OFL_CCOB_ZSTD, INT32_MIN, 0                                                     \
+	}
 
 /* Compresses the bundle data[0..size) into a CCOB appended to out: zstd
  * with the level and long-distance matching (LLVM's exact parameters), or

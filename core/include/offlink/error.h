@@ -31,14 +31,17 @@ enum ofl_errcode {
 #define OFL_NO_OFFSET UINT64_MAX
 
 struct ofl_error {
-	int code;        /* OFL_E*, 0 when no error has been recorded */
-	int sys_errno;   /* errno for OFL_EIO, else 0 */
-	uint64_t offset; /* byte offset in the file, or OFL_NO_OFFSET */
+	int code;                      /* OFL_E*, 0 when no error has been recorded */
+	int sys_errno;                 /* errno for OFL_EIO, else 0 */
+	uint64_t offset;               /* byte offset in the file, or OFL_NO_OFFSET */
 	char path[OFL_ERROR_PATH_MAX]; /* file the error is about, may be "" */
 	char msg[OFL_ERROR_MSG_MAX];   /* what went wrong, lower case, no period */
 };
 
-#define OFL_ERROR_INIT {0, 0, UINT64_MAX, "", ""}
+#define OFL_ERROR_INIT                                                                             \
+	{                                                                                          \
+		0, 0, UINT64_MAX, "", ""                                                           \
+	}
 
 void ofl_error_clear(struct ofl_error *err);
 
@@ -46,11 +49,11 @@ void ofl_error_clear(struct ofl_error *err);
  * `return ofl_error_set(err, OFL_EFORMAT, path, off, "...")` reads naturally.
  * path and err may be NULL. */
 int ofl_error_set(struct ofl_error *err, int code, const char *path, uint64_t offset,
-		  const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+                  const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
 /* Like ofl_error_set with code OFL_EIO; appends strerror(errno). */
 int ofl_error_errno(struct ofl_error *err, const char *path, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 
 /* Sets path (and offset) if the recorded error has none: lower layers often
  * parse an in-memory buffer and do not know the file name. */
@@ -58,7 +61,7 @@ void ofl_error_locate(struct ofl_error *err, const char *path, uint64_t base_off
 
 /* Prepends "<prefix>: " to the message. */
 void ofl_error_prefix(struct ofl_error *err, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+    __attribute__((format(printf, 2, 3)));
 
 /* Formats "<path>: <msg>[ at offset N]" into out. */
 void ofl_error_format(const struct ofl_error *err, char *out, unsigned long outsz);

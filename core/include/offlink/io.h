@@ -21,14 +21,17 @@ extern "C" {
 struct ofl_file {
 	const uint8_t *data; /* size bytes; valid until ofl_file_close */
 	size_t size;
-	int fd;        /* open descriptor, or -1 (stdin, in-memory) */
-	int mapped;    /* 1: mmap; 0: malloc (owned); -1: borrowed */
-	uint64_t dev;  /* identity, to refuse writing over an input */
+	int fd;       /* open descriptor, or -1 (stdin, in-memory) */
+	int mapped;   /* 1: mmap; 0: malloc (owned); -1: borrowed */
+	uint64_t dev; /* identity, to refuse writing over an input */
 	uint64_t ino;
-	char *path;    /* owned copy of the name used to open it */
+	char *path; /* owned copy of the name used to open it */
 };
 
-#define OFL_FILE_INIT {NULL, 0, -1, 0, 0, 0, NULL}
+#define OFL_FILE_INIT                                                                              \
+	{                                                                                          \
+		NULL, 0, -1, 0, 0, 0, NULL                                                         \
+	}
 
 /* Opens and maps path ("-" reads standard input). */
 int ofl_file_open(struct ofl_file *f, const char *path, struct ofl_error *err);
@@ -44,7 +47,10 @@ struct ofl_out {
 	uint64_t written;
 };
 
-#define OFL_OUT_INIT {-1, 0, NULL, NULL, 0}
+#define OFL_OUT_INIT                                                                               \
+	{                                                                                          \
+		-1, 0, NULL, NULL, 0                                                               \
+	}
 
 /* Starts an output ("-" is standard output, written directly). */
 int ofl_out_open(struct ofl_out *o, const char *path, struct ofl_error *err);
@@ -53,7 +59,7 @@ int ofl_out_zeros(struct ofl_out *o, uint64_t n, struct ofl_error *err);
 /* Appends len bytes of src starting at off; uses copy_file_range when both
  * sides are regular files, else writes from the mapping. */
 int ofl_out_copy(struct ofl_out *o, const struct ofl_file *src, uint64_t off, uint64_t len,
-		 struct ofl_error *err);
+                 struct ofl_error *err);
 int ofl_out_commit(struct ofl_out *o, struct ofl_error *err);
 void ofl_out_abort(struct ofl_out *o);
 

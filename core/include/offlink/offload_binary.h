@@ -67,7 +67,7 @@ struct ofl_obin {
 	uint64_t image_offset; /* as stored: from the start of the binary */
 	size_t nstrings;
 	struct ofl_obin_string *strings; /* in stored order */
-	uint64_t size;			 /* the binary's size field */
+	uint64_t size;                   /* the binary's size field */
 };
 
 #define OFL_OBIN_INIT                                                                              \
@@ -88,7 +88,7 @@ void ofl_obin_release(struct ofl_obin *b);
 
 /* How LLVM 19/22 word the rejection of bytes ofl_obin_parse refused. */
 enum ofl_obin_llvm_diag {
-	OFL_OBIN_INVALID_DATA,	 /* "Invalid data was encountered while parsing the file" */
+	OFL_OBIN_INVALID_DATA,   /* "Invalid data was encountered while parsing the file" */
 	OFL_OBIN_UNEXPECTED_EOF, /* "The end of the file was unexpectedly encountered" */
 };
 enum ofl_obin_llvm_diag ofl_obin_llvm_diag(const uint8_t *data, size_t size);
@@ -98,15 +98,15 @@ const char *ofl_obin_llvm_diag_text(enum ofl_obin_llvm_diag d);
  * formats.md §5.6).  entries and their strings are owned by the set. */
 struct ofl_obin_set {
 	uint32_t version;
-	uint64_t size;		/* the size field */
-	uint64_t span;		/* bytes to the next binary: size, rounded up to
-				 * 8 for a compressed v3 (as newer LLVM reads) */
+	uint64_t size;          /* the size field */
+	uint64_t span;          /* bytes to the next binary: size, rounded up to
+	                         * 8 for a compressed v3 (as newer LLVM reads) */
 	uint64_t inflated_size; /* v3: size once inflated; 0 when stored plainly */
-	int compression;	/* 0 none, 1 zlib, 2 zstd */
+	int compression;        /* 0 none, 1 zlib, 2 zstd */
 	size_t nentries;
 	struct ofl_obin *entries;
 	uint8_t *inflated; /* owned copy of an inflated v3 binary */
-	void *pool;	   /* owned: strings arrays and v2+ value copies */
+	void *pool;        /* owned: strings arrays and v2+ value copies */
 };
 
 #define OFL_OBIN_SET_INIT                                                                          \
@@ -115,7 +115,7 @@ struct ofl_obin_set {
 	}
 
 int ofl_obin_parse_set(const uint8_t *data, size_t size, struct ofl_obin_set *out,
-		       struct ofl_error *err);
+                       struct ofl_error *err);
 void ofl_obin_set_release(struct ofl_obin_set *s);
 
 /* Value for key, or NULL. */

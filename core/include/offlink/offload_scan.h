@@ -23,7 +23,7 @@ extern "C" {
 struct ofl_found {
 	uint64_t offset;
 	uint64_t size; /* bytes it spans: the size field (rounded up to 8
-			* for a compressed v3 binary) */
+	                * for a compressed v3 binary) */
 	uint32_t version;
 	size_t section; /* ELF section index it was found in; 0: raw scan */
 };
@@ -68,7 +68,7 @@ enum {
  * order; SHT_NOBITS sections are left out.  Not an ELF file, or a section
  * table or section outside the file: OFL_EFORMAT. */
 int ofl_elf_offload_sections(const uint8_t *data, size_t size, unsigned how,
-			     struct ofl_elf_sections *out, struct ofl_error *err);
+                             struct ofl_elf_sections *out, struct ofl_error *err);
 void ofl_elf_sections_release(struct ofl_elf_sections *s);
 
 enum {
@@ -81,12 +81,12 @@ enum {
  * binary after binary by their size fields; on bytes that are not a binary
  * (padding, garbage) it scans forward to the next magic. */
 int ofl_scan_walk(const uint8_t *data, size_t size, uint64_t base, size_t section, unsigned flags,
-		  struct ofl_found_list *out, struct ofl_error *err);
+                  struct ofl_found_list *out, struct ofl_error *err);
 
 /* Scans any bytes for the magic and keeps the candidates that parse (any
  * version); skips over each binary found. */
 int ofl_scan_raw(const uint8_t *data, size_t size, unsigned flags, struct ofl_found_list *out,
-		 struct ofl_error *err);
+                 struct ofl_error *err);
 
 /* First occurrence of the 4-byte magic in [p, end), or NULL. */
 const uint8_t *ofl_find_magic(const uint8_t *p, const uint8_t *end);
@@ -95,7 +95,7 @@ const uint8_t *ofl_find_magic(const uint8_t *p, const uint8_t *end);
  * to them); an ELF without such sections, or anything else: raw scan, which
  * is always tolerant since a magic in arbitrary bytes may be chance. */
 int ofl_scan_file(const uint8_t *data, size_t size, unsigned flags, struct ofl_found_list *out,
-		  struct ofl_error *err);
+                  struct ofl_error *err);
 
 #ifdef __cplusplus
 }

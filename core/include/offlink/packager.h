@@ -39,7 +39,7 @@ const char *ofl_pkg_args_get(const struct ofl_pkg_args *a, const char *key);
 /* The required keys for packing: 19 needs file and triple, 22 only file.
  * OFL_EINVAL with LLVM's own message text when one is missing. */
 int ofl_pkg_args_check(const struct ofl_pkg_args *a, enum ofl_llvm_version v,
-		       struct ofl_error *err);
+                       struct ofl_error *err);
 
 /* Appends the binaries of one --image to out: one per comma-separated piece
  * of file= (read from disk, "-" for stdin), the other keys copied in LLVM's
@@ -47,12 +47,12 @@ int ofl_pkg_args_check(const struct ofl_pkg_args *a, enum ofl_llvm_version v,
  * bitcode magic or the file's extension.  A file that cannot be read is
  * OFL_EIO with sys_errno set and the file's path. */
 int ofl_pkg_pack_image(const struct ofl_pkg_args *a, enum ofl_llvm_version v, struct ofl_buf *out,
-		       struct ofl_error *err);
+                       struct ofl_error *err);
 
 /* One binary found in an input, for extraction. */
 struct ofl_pkg_entry {
 	const char *ident; /* LLVM's buffer identifier: the input path as
-			    * given, or the archive member's name */
+	                    * given, or the archive member's name */
 	uint64_t offset;   /* of the binary in the input file */
 	struct ofl_obin bin;
 };
@@ -61,7 +61,7 @@ struct ofl_pkg_inputs {
 	size_t n;
 	struct ofl_pkg_entry *v;
 	size_t nowned;
-	void **owned;	/* allocations the entries point into */
+	void **owned;   /* allocations the entries point into */
 	void *archives; /* parsed archives whose member names idents use */
 };
 
@@ -82,8 +82,8 @@ enum {
  * binaries must follow each other exactly.  On a bad binary the error has the
  * absolute offset of the bad field and *diag says how LLVM words it. */
 int ofl_pkg_collect(const uint8_t *data, size_t size, const char *path, unsigned flags,
-		    struct ofl_pkg_inputs *out, enum ofl_obin_llvm_diag *diag,
-		    struct ofl_error *err);
+                    struct ofl_pkg_inputs *out, enum ofl_obin_llvm_diag *diag,
+                    struct ofl_error *err);
 void ofl_pkg_inputs_release(struct ofl_pkg_inputs *in);
 
 /* Whether b matches every key of a: file ignored, kind compared with the
@@ -98,7 +98,7 @@ char *ofl_pkg_extract_name(const char *input, const struct ofl_obin *b, size_t i
 /* Writes the images of the given entries as a GNU archive, each member named
  * by its entry's ident (llvm-offload-binary --archive). */
 int ofl_pkg_write_archive(const struct ofl_pkg_entry *const *e, size_t n, struct ofl_buf *out,
-			  struct ofl_error *err);
+                          struct ofl_error *err);
 
 #ifdef __cplusplus
 }

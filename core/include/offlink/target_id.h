@@ -20,26 +20,26 @@ extern "C" {
 #endif
 
 enum ofl_llvm_dialect {
-        OFL_LLVM19 = 19,
-        OFL_LLVM22 = 22, /* the default */
+	OFL_LLVM19 = 19,
+	OFL_LLVM22 = 22, /* the default */
 };
 
 /* One parsed entry ID.  All strings are owned, NUL-terminated. */
 struct ofl_bundle_id {
-        char *kind;      /* "host", "openmp", "hip", "hipv4", ... */
-        char *triple;    /* normalized per dialect, e.g. "x86_64-unknown-linux-gnu" */
-        char *target_id; /* "" or "gfx90a:xnack+" (features verbatim) */
-        char *str;       /* the written form: kind-triple-target_id */
-        /* The four triple fields as given ("x86_64-linux-gnu-"): what LLVM's
-         * compatibility checks compare, and what its errors print. */
-        char *raw_triple;
-        enum ofl_llvm_dialect dialect; /* whose reading this is */
+	char *kind;      /* "host", "openmp", "hip", "hipv4", ... */
+	char *triple;    /* normalized per dialect, e.g. "x86_64-unknown-linux-gnu" */
+	char *target_id; /* "" or "gfx90a:xnack+" (features verbatim) */
+	char *str;       /* the written form: kind-triple-target_id */
+	/* The four triple fields as given ("x86_64-linux-gnu-"): what LLVM's
+	 * compatibility checks compare, and what its errors print. */
+	char *raw_triple;
+	enum ofl_llvm_dialect dialect; /* whose reading this is */
 };
 
 #define OFL_BUNDLE_ID_INIT                                                                         \
-        {                                                                                          \
-                NULL, NULL, NULL, NULL, NULL, OFL_LLVM22                                           \
-        }
+	{                                                                                          \
+		NULL, NULL, NULL, NULL, NULL, OFL_LLVM22                                           \
+	}
 
 /* Parses a -targets string the way the bundler does when bundling or
  * unbundling: validates kind and triple arch, normalizes per dialect.
@@ -79,20 +79,20 @@ bool ofl_triple_compatible(const char *a, const char *b, enum ofl_llvm_dialect d
 
 /* A target ID split into processor and features. */
 struct ofl_target_feature {
-        char *name;
-        char sign; /* '+' or '-' */
+	char *name;
+	char sign; /* '+' or '-' */
 };
 
 struct ofl_target_id {
-        char *processor;
-        size_t nfeatures;
-        struct ofl_target_feature *features; /* in the order written */
+	char *processor;
+	size_t nfeatures;
+	struct ofl_target_feature *features; /* in the order written */
 };
 
 #define OFL_TARGET_ID_INIT                                                                         \
-        {                                                                                          \
-                NULL, 0, NULL                                                                      \
-        }
+	{                                                                                          \
+		NULL, 0, NULL                                                                      \
+	}
 
 /* Parses "gfx90a:xnack+:sramecc-".  A feature without a sign, or a feature
  * named twice, is OFL_EINVAL (LLVM crashes on these).  Like LLVM, a trailing
