@@ -2,18 +2,22 @@
  * personalities: device images in, a host object (or LLVM IR text) out that
  * registers them with the offload runtime. */
 #include <limits.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "commands.h"
 #include "diag.h"
 #include "offlink/buf.h"
+#include "offlink/bundle.h"
+#include "offlink/ccob.h"
+#include "offlink/elf.h"
+#include "offlink/fatbin.h"
+#include "offlink/fatbin_build.h"
 #include "offlink/io.h"
 #include "offlink/offload_binary.h"
+#include "offlink/proc.h"
 #include "offlink/wrapper_obj.h"
 #include "opts.h"
 
@@ -23,6 +27,16 @@ struct input {
 	const char *path, *triple, *arch;
 	char *spec;            /* owned copy of --image's value that the strings point into */
 	struct ofl_buf packed; /* --pack: the OffloadBinary made for it */
+	uint16_t image_kind;   /* an OffloadBinary's image kind, else OFL_IMG_NONE */
+};
+
+/* How `offlink wrap` makes a CUDA/HIP fat binary from device images. */
+struct fatbin_job {
+	bool enabled; /* offlink wrap: yes; the LLVM personalities take a finished one */
+	const char *cuda_path, *syntax;
+	bool hipv4, compress;
+	int level; /* INT32_MIN: the method's default */
+	struct ofl_buf bytes;
 };
 
 struct wrap_job {
@@ -34,9 +48,10 @@ struct wrap_job {
 	size_t nin;
 	const char *host_cc; /* compile C with it instead of writing the object */
 	bool pack;           /* raw images go in as OffloadBinaries, as the linker wrapper's */
+	struct fatbin_job fb;
 };
 
-enum emit { EMIT_OBJ, EMIT_LL, EMIT_C };
+enum emit { EMIT_OBJ, EMIT_LL, EMIT_C, EMIT_FATBIN };
 
 static int parse_kind(const char *s, enum ofl_wrap_kind *k)
 {
@@ -105,7 +120,7 @@ static int split_image_spec(char *s, struct input *out)
 /* --image=file=PATH[,triple=T][,arch=A]: a raw image with its metadata. */
 static int parse_image_spec(struct wrap_job *j, const char *spec)
 {
-	struct input tmp = {OFL_FILE_INIT, NULL, NULL, NULL, strdup(spec), OFL_BUF_INIT};
+	struct input tmp = {OFL_FILE_INIT, NULL, NULL, NULL, strdup(spec), OFL_BUF_INIT, 0};
 	if (!tmp.spec)
 		return error("out of memory");
 	struct input *in = split_image_spec(tmp.spec, &tmp) ? NULL : add_input(j, tmp.path);
@@ -131,6 +146,7 @@ static int obin_input(struct input *in, struct ofl_wrap_image *img)
 	}
 	img->start = (uint64_t)(b.image - in->file.data);
 	img->end = img->start + b.image_size;
+	in->image_kind = b.image_kind;
 	if (!img->arch && ofl_obin_get(&b, "arch"))
 		img->arch = in->arch = ofl_obin_get(&b, "arch");
 	ofl_obin_release(&b);
@@ -193,6 +209,108 @@ static int load_inputs(struct wrap_job *j, struct ofl_wrap_image *imgs)
 	return 0;
 }
 
+/* A finished fat binary: a bundle, a compressed bundle or a CUDA fatbinary. */
+static bool is_fat(const uint8_t *d, size_t n)
+{
+	return (n >= OFL_BUNDLE_MAGIC_LEN && !memcmp(d, OFL_BUNDLE_MAGIC, OFL_BUNDLE_MAGIC_LEN)) ||
+	       ofl_ccob_is(d, n) || ofl_fatbin_is(d, n);
+}
+
+/* Is this input a device image to build the fat binary from?  Yes for ELF
+ * images and for images with an arch (--image=...,arch= or an
+ * OffloadBinary's); other bytes are taken as the finished fat binary, as
+ * llvm-offload-wrapper takes them. */
+static bool is_device_image(const struct input *in, const struct ofl_wrap_image *img)
+{
+	const uint8_t *d = img->data + img->start;
+	size_t n = (size_t)(img->end - img->start);
+	if (in->image_kind == OFL_IMG_FATBINARY || is_fat(d, n))
+		return false;
+	return in->arch || ofl_is_elf(d, n);
+}
+
+/* 32-bit hosts get fatbinary's -32, as clang-linker-wrapper gives it. */
+static bool host_is_32bit(const char *triple)
+{
+	static const char *const arch32[] = {
+	    "i386",    "i486", "i586",   "i686",    "x86", "arm",     "armeb", "thumb",
+	    "thumbeb", "mips", "mipsel", "powerpc", "ppc", "riscv32", "sparc", "wasm32"};
+	size_t n = strcspn(triple, "-");
+	for (size_t i = 0; i < sizeof(arch32) / sizeof(arch32[0]); i++)
+		if (strlen(arch32[i]) == n && !strncmp(triple, arch32[i], n))
+			return true;
+	return n > 3 && !strncmp(triple, "arm", 3) && strncmp(triple, "arm64", 5);
+}
+
+static int build_hip(struct wrap_job *j, const struct ofl_fatbin_image *fi, size_t n,
+                     struct ofl_error *err)
+{
+	struct ofl_hipfb_options o = OFL_HIPFB_OPTIONS_INIT;
+	o.dialect = j->opts.abi == OFL_WRAP_LLVM19 ? OFL_LLVM19 : OFL_LLVM22;
+	o.hipv4 = j->fb.hipv4;
+	o.compress = j->fb.compress;
+	o.ccob.version = o.dialect == OFL_LLVM19 ? 2 : 3; /* what each bundler writes */
+	o.ccob.level = j->fb.level;
+	/* the linker wrapper bundles images sorted by arch, descending */
+	size_t *order = calloc(n, sizeof(*order));
+	struct ofl_fatbin_image *sorted = calloc(n, sizeof(*sorted));
+	int rc = order && sorted ? 0 : error("out of memory");
+	if (!rc) {
+		ofl_fatbin_image_order(fi, n, order);
+		for (size_t i = 0; i < n; i++)
+			sorted[i] = fi[order[i]];
+		rc = ofl_hipfb_build(sorted, n, &o, &j->fb.bytes, err);
+	}
+	free(order);
+	free(sorted);
+	return rc;
+}
+
+static int build_cuda(struct wrap_job *j, const struct ofl_fatbin_image *fi, size_t n,
+                      struct ofl_error *err)
+{
+	struct ofl_cuda_fatbin_options o = OFL_CUDA_FATBIN_OPTIONS_INIT;
+	o.cuda_path = j->fb.cuda_path;
+	o.m32 = host_is_32bit(j->host_triple);
+	if (j->fb.syntax && !strcmp(j->fb.syntax, "image3"))
+		o.syntax = OFL_FATBINARY_IMAGE3;
+	else if (j->fb.syntax && !strcmp(j->fb.syntax, "image"))
+		o.syntax = OFL_FATBINARY_IMAGE;
+	return ofl_cuda_fatbin_build(fi, n, &o, &j->fb.bytes, err);
+}
+
+/* CUDA/HIP: when the inputs are device images, makes the fat binary from
+ * them and has imgs[0] (*n = 1) describe it instead. */
+static int build_fatbin(struct wrap_job *j, struct ofl_wrap_image *imgs, size_t *n)
+{
+	size_t dev = 0;
+	for (size_t i = 0; i < j->nin; i++)
+		dev += is_device_image(&j->in[i], &imgs[i]);
+	if (!dev || !j->fb.enabled || j->opts.kind == OFL_WRAP_OPENMP)
+		return 0;
+	if (dev != j->nin)
+		return error("cannot mix device images with a finished fat binary");
+	struct ofl_fatbin_image *fi = calloc(j->nin, sizeof(*fi));
+	if (!fi)
+		return error("out of memory");
+	for (size_t i = 0; i < j->nin; i++) {
+		const struct ofl_wrap_image *w = &imgs[i];
+		bool whole = w->start == 0 && w->end == w->size && strcmp(j->in[i].path, "-");
+		fi[i] = (struct ofl_fatbin_image){w->data + w->start, w->end - w->start,
+		                                  whole ? j->in[i].path : NULL, j->in[i].arch};
+	}
+	struct ofl_error err = OFL_ERROR_INIT;
+	int rc = j->opts.kind == OFL_WRAP_HIP ? build_hip(j, fi, j->nin, &err)
+	                                      : build_cuda(j, fi, j->nin, &err);
+	free(fi);
+	if (rc)
+		return err.code ? error_lib(&err) : rc;
+	imgs[0] = (struct ofl_wrap_image){
+	    j->fb.bytes.data, j->fb.bytes.len, 0, j->fb.bytes.len, NULL, NULL};
+	*n = 1;
+	return 0;
+}
+
 /* The one bit set in mask, or -1. */
 static int only_bit(unsigned mask)
 {
@@ -248,11 +366,18 @@ static enum emit what_to_emit(const struct wrap_job *j)
 {
 	size_t n = strlen(j->output);
 	const char *e = j->emit;
+	bool fat =
+	    j->opts.kind != OFL_WRAP_OPENMP && ((n >= 7 && !strcmp(j->output + n - 7, ".fatbin")) ||
+	                                        (n >= 6 && !strcmp(j->output + n - 6, ".hipfb")));
 	if (!e)
 		e = n >= 3 && !strcmp(j->output + n - 3, ".ll")  ? "ll"
 		    : n >= 2 && !strcmp(j->output + n - 2, ".c") ? "c"
+		    : fat                                        ? "fatbin"
 		                                                 : "obj";
-	return !strcmp(e, "ll") ? EMIT_LL : !strcmp(e, "c") ? EMIT_C : EMIT_OBJ;
+	return !strcmp(e, "ll")       ? EMIT_LL
+	       : !strcmp(e, "c")      ? EMIT_C
+	       : !strcmp(e, "fatbin") ? EMIT_FATBIN
+	                              : EMIT_OBJ;
 }
 
 /* The C source, with absolute image paths for the assembler's .incbin. */
@@ -275,6 +400,8 @@ static int emit_c(struct wrap_job *j, const struct ofl_wrap_image *imgs, struct 
 /* Compiles the C source with `cc -c -fPIC` into the output. */
 static int compile_c(const char *cc, const struct ofl_buf *src, const char *output)
 {
+	static const char *const args[] = {"-c", "-fPIC", "-fasynchronous-unwind-tables", "-x",
+	                                   "c"};
 	const char *dir = getenv("TMPDIR");
 	char tmp[PATH_MAX];
 	snprintf(tmp, sizeof(tmp), "%s/offlink-wrap-XXXXXX.c", dir && *dir ? dir : "/tmp");
@@ -283,23 +410,25 @@ static int compile_c(const char *cc, const struct ofl_buf *src, const char *outp
 		return error("cannot create a temporary file in '%s'", dir ? dir : "/tmp");
 	bool ok = write(fd, src->data, src->len) == (ssize_t)src->len;
 	close(fd);
-	char *argv[] = {(char *)cc,     "-c", "-fPIC", "-fasynchronous-unwind-tables",
-	                "-x",           "c",  tmp,     "-o",
-	                (char *)output, NULL};
-	extern char **environ;
-	pid_t pid;
-	int status = 0, rc = 0;
-	if (!ok)
-		rc = error("cannot write '%s'", tmp);
-	else if (posix_spawnp(&pid, cc, NULL, NULL, argv, environ))
-		rc = error("cannot run '%s'", cc);
-	else if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status))
-		rc = error("'%s' failed to compile the wrapper source", cc);
+	struct ofl_error err = OFL_ERROR_INIT;
+	struct ofl_proc p = OFL_PROC_INIT;
+	int rc = ok ? ofl_proc_push(&p, cc, &err) : error("cannot write '%s'", tmp);
+	for (size_t i = 0; i < sizeof(args) / sizeof(args[0]) && !rc; i++)
+		rc = ofl_proc_push(&p, args[i], &err);
+	rc = rc ? rc : ofl_proc_push(&p, tmp, &err);
+	rc = rc ? rc : ofl_proc_push(&p, "-o", &err);
+	rc = rc ? rc : ofl_proc_push(&p, output, &err);
+	rc = rc ? rc : ofl_proc_run(&p, &err);
+	if (rc && err.code) {
+		ofl_error_prefix(&err, "cannot compile the wrapper source");
+		rc = error_lib(&err);
+	}
+	ofl_proc_release(&p);
 	unlink(tmp);
 	return rc;
 }
 
-static int write_object(struct wrap_job *j, const struct ofl_wrap_image *imgs)
+static int write_object(struct wrap_job *j, const struct ofl_wrap_image *imgs, size_t n)
 {
 	struct ofl_error err = OFL_ERROR_INIT;
 	struct ofl_buf buf = OFL_BUF_INIT;
@@ -309,12 +438,12 @@ static int write_object(struct wrap_job *j, const struct ofl_wrap_image *imgs)
 		return error_lib(&err);
 	if (out.to_stdout) {
 		/* libelf needs a seekable file: build in memory, then copy */
-		rc = ofl_wrap_write_buf(&buf, &j->opts, imgs, j->nin, &err);
+		rc = ofl_wrap_write_buf(&buf, &j->opts, imgs, n, &err);
 		if (!rc)
 			rc = ofl_out_write(&out, buf.data, buf.len, &err);
 		ofl_buf_release(&buf);
 	} else {
-		rc = ofl_wrap_write_fd(out.fd, &j->opts, imgs, j->nin, &err);
+		rc = ofl_wrap_write_fd(out.fd, &j->opts, imgs, n, &err);
 	}
 	if (!rc)
 		rc = ofl_out_commit(&out, &err);
@@ -323,17 +452,25 @@ static int write_object(struct wrap_job *j, const struct ofl_wrap_image *imgs)
 	return rc ? error_lib(&err) : 0;
 }
 
-static int write_output(struct wrap_job *j, const struct ofl_wrap_image *imgs)
+static int write_output(struct wrap_job *j, const struct ofl_wrap_image *imgs, size_t n)
 {
 	struct ofl_error err = OFL_ERROR_INIT;
 	struct ofl_buf buf = OFL_BUF_INIT;
 	enum emit what = what_to_emit(j);
 	int rc = 0;
+	if (what == EMIT_FATBIN)
+		return ofl_write_file(j->output, imgs[0].data + imgs[0].start,
+		                      imgs[0].end - imgs[0].start, &err)
+		           ? error_lib(&err)
+		           : 0;
 	if (what == EMIT_OBJ && !j->host_cc)
-		return write_object(j, imgs);
-	if (what == EMIT_LL && ofl_wrap_emit_ll(&buf, &j->opts, j->host_triple, imgs, j->nin, &err))
+		return write_object(j, imgs, n);
+	if (what == EMIT_LL && ofl_wrap_emit_ll(&buf, &j->opts, j->host_triple, imgs, n, &err))
 		rc = error_lib(&err);
-	if (what != EMIT_LL)
+	if (what != EMIT_LL && j->fb.bytes.len)
+		rc = error("C output includes images from their files; write the fat binary with "
+		           "--emit=fatbin and wrap that");
+	else if (what != EMIT_LL)
 		rc = emit_c(j, imgs, &buf);
 	if (!rc && what == EMIT_OBJ)
 		rc = compile_c(j->host_cc, &buf, j->output);
@@ -348,8 +485,11 @@ static int run_job(struct wrap_job *j)
 	struct ofl_error err = OFL_ERROR_INIT;
 	if (!j->output)
 		return error("no output file given (-o)");
-	if (j->emit && strcmp(j->emit, "obj") && strcmp(j->emit, "ll") && strcmp(j->emit, "c"))
-		return error("--emit must be obj, ll or c");
+	if (j->emit && strcmp(j->emit, "obj") && strcmp(j->emit, "ll") && strcmp(j->emit, "c") &&
+	    strcmp(j->emit, "fatbin"))
+		return error("--emit must be obj, ll, c or fatbin");
+	if (what_to_emit(j) == EMIT_FATBIN && j->opts.kind == OFL_WRAP_OPENMP)
+		return error("--emit=fatbin is for cuda and hip");
 	size_t len = strlen(j->output);
 	if (!j->emit && len >= 3 && !strcmp(j->output + len - 3, ".bc"))
 		return error("cannot write bitcode to '%s'; name the output .o for an object, "
@@ -362,16 +502,20 @@ static int run_job(struct wrap_job *j)
 		return error_lib(&err);
 	}
 	ofl_error_clear(&err);
-	if (ofl_wrap_check(&j->opts, j->nin, &err))
-		return error_lib(&err);
 	if (j->pack && j->opts.kind != OFL_WRAP_OPENMP)
 		return error("--pack is for openmp images (fat binaries go in as they are)");
+	if (!j->nin && ofl_wrap_check(&j->opts, j->nin, &err))
+		return error_lib(&err);
 	struct ofl_wrap_image *imgs = calloc(j->nin, sizeof(*imgs));
 	if (!imgs)
 		return error("out of memory");
+	size_t n = j->nin;
 	int rc = load_inputs(j, imgs);
+	rc = rc ? rc : build_fatbin(j, imgs, &n);
+	if (!rc && ofl_wrap_check(&j->opts, n, &err))
+		rc = error_lib(&err);
 	if (!rc)
-		rc = write_output(j, imgs);
+		rc = write_output(j, imgs, n);
 	free(imgs);
 	return rc;
 }
@@ -387,6 +531,7 @@ static int finish(struct wrap_job *j, int rc)
 		ofl_buf_release(&j->in[i].packed);
 	}
 	free(j->in);
+	ofl_buf_release(&j->fb.bytes);
 	return rc;
 }
 
@@ -396,7 +541,12 @@ static int finish(struct wrap_job *j, int rc)
 
 static const char WRAP_OVERVIEW[] =
     "Writes a host object that registers device images with the "
-    "offload runtime before main and unregisters them at exit. " OUTPUT_NOTE;
+    "offload runtime before main and unregisters them at exit. " OUTPUT_NOTE
+    " For cuda and hip the images are one finished fat binary (a bundle, a compressed bundle "
+    "or a CUDA fatbinary), or linked device images (ELF, or any image with an arch from "
+    "--image=...,arch= or an OffloadBinary) that are first made into one as "
+    "clang-linker-wrapper does: hip in memory as clang-offload-bundler -type=o "
+    "-bundle-align=4096 writes it, cuda with the CUDA toolkit's fatbinary.";
 static const char PERSONALITY_OVERVIEW[] =
     "A tool to create a wrapper for offload target binaries, which registers them in the "
     "offload runtime. " OUTPUT_NOTE;
@@ -410,11 +560,13 @@ int cmd_wrap(int argc, char **argv)
 	                     NULL,
 	                     0,
 	                     NULL,
-	                     false};
+	                     false,
+	                     {true, NULL, NULL, false, false, INT32_MIN, OFL_BUF_INIT}};
 	const char *kind = "openmp", *abi = "llvm20";
 	struct strlist images = {NULL, 0}, pos = {NULL, 0}, hosts = {NULL, 0};
 	bool reloc = false;
-	int nkind = 0, nabi = 0;
+	int nkind = 0, nabi = 0, nlevel = 0;
+	long long level = 0;
 	const struct opt table[] = {
 	    {"host-triple", OPT_STR, &j.host_triple, NULL, "<triple>",
 	     "host the object is for (x86_64 or aarch64 ELF; default x86_64-pc-linux-gnu)"},
@@ -430,18 +582,29 @@ int cmd_wrap(int argc, char **argv)
 	     "wrap raw images in OffloadBinaries (triple, arch) as clang-linker-wrapper does"},
 	    {"relocatable", OPT_FLAG, &reloc, NULL, NULL,
 	     "put images in .llvm.offloading.relocatable (for -r links)"},
-	    {"emit", OPT_STR, &j.emit, NULL, "obj|ll|c",
-	     "output format (default: from -o's name: .ll, .c, else obj)"},
+	    {"emit", OPT_STR, &j.emit, NULL, "obj|ll|c|fatbin",
+	     "output format (default: from -o's name: .ll, .c, else obj); fatbin: only the "
+	     "cuda/hip fat binary, as clang-linker-wrapper --emit-fatbin-only"},
+	    {"cuda-path", OPT_STR, &j.fb.cuda_path, NULL, "<dir>",
+	     "CUDA toolkit whose bin/fatbinary makes cuda fat binaries (default: $CUDA_PATH, "
+	     "/usr/local/cuda, then PATH)"},
+	    {"fatbinary-syntax", OPT_STR, &j.fb.syntax, NULL, "image3|image",
+	     "fatbinary's image option (default: --image3 if its --help names it)"},
+	    {"hipv4", OPT_FLAG, &j.fb.hipv4, NULL, NULL,
+	     "hip bundle entries named hipv4- (the old driver's non-RDC style) instead of hip-"},
+	    {"compress", OPT_FLAG, &j.fb.compress, NULL, NULL,
+	     "compress the hip bundle (CCOB, zstd), as clang-offload-bundler -compress"},
+	    {"compression-level", OPT_INT, &level, &nlevel, "<n>", "zstd level with --compress"},
 	    {"host-cc", OPT_STR, &j.host_cc, NULL, "<compiler>",
 	     "write the object by compiling C with this compiler (any ELF host)"},
 	    {"o", OPT_STR, &j.output, NULL, "<file>", "output file"},
 	    {"help", OPT_HELP, NULL, NULL, NULL, "display this help"},
 	    {NULL, 0, NULL, NULL, NULL, NULL},
 	};
-	int rc =
-	    opts_parse(table, argc, argv, &pos,
-	               "offlink wrap [options] -o <out.o|out.ll|out.c> [--image=...] [<image>...]",
-	               WRAP_OVERVIEW);
+	int rc = opts_parse(
+	    table, argc, argv, &pos,
+	    "offlink wrap [options] -o <out.o|out.ll|out.c|out.fatbin> [--image=...] [<image>...]",
+	    WRAP_OVERVIEW);
 	if (rc) {
 		strlist_release(&images);
 		strlist_release(&pos);
@@ -450,6 +613,10 @@ int cmd_wrap(int argc, char **argv)
 	}
 	j.opts.relocatable = reloc;
 	rc = parse_kind(kind, &j.opts.kind) || parse_abi(abi, &j.opts.abi);
+	if (!rc && nlevel && (level < -(1 << 17) || level > 22))
+		rc = error("--compression-level=%lld is out of range", level);
+	if (nlevel)
+		j.fb.level = (int)level;
 	if (!rc && hosts.n)
 		rc = flavour_from_hosts(&hosts, nkind ? NULL : &j.opts.kind,
 		                        nabi ? NULL : &j.opts.abi);
@@ -516,7 +683,8 @@ int cmd_clang_offload_wrapper(int argc, char **argv)
 	                     NULL,
 	                     0,
 	                     NULL,
-	                     false};
+	                     false,
+	                     {false, NULL, NULL, false, false, INT32_MIN, OFL_BUF_INIT}};
 	struct strlist archs = {NULL, 0}, pos = {NULL, 0};
 	const char *abi = NULL;
 	const struct opt table[] = {
@@ -563,7 +731,8 @@ int cmd_llvm_offload_wrapper(int argc, char **argv)
 	                     NULL,
 	                     0,
 	                     NULL,
-	                     false};
+	                     false,
+	                     {false, NULL, NULL, false, false, INT32_MIN, OFL_BUF_INIT}};
 	const char *kind = NULL;
 	struct strlist pos = {NULL, 0};
 	const struct opt table[] = {

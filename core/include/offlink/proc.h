@@ -1,0 +1,56 @@
+/* Running other programs (fatbinary, a host C compiler), in the style of
+ * git's run-command: fill a struct with the argument vector and flags, then
+ * run it.  Children are started with posix_spawn, never through a shell;
+ * stdin is /dev/null, stderr is always captured (the library never prints),
+ * stdout is captured on request and discarded otherwise. */
+#ifndef OFFLINK_PROC_H
+#define OFFLINK_PROC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "offlink/buf.h"
+#include "offlink/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct ofl_proc {
+	char **argv; /* owned, NULL-terminated; argv[0] is the program */
+	size_t argc, cap;
+	bool search_path;    /* argv[0] without '/' is looked up in PATH */
+	bool capture_stdout; /* stdout goes to out, else to /dev/null */
+	struct ofl_buf out;  /* captured stdout */
+	struct ofl_buf err;  /* captured stderr */
+	int status;          /* exit status; -1 when killed by a signal */
+};
+
+#define OFL_PROC_INIT                                                                              \
+	{                                                                                          \
+		NULL, 0, 0, true, false, OFL_BUF_INIT, OFL_BUF_INIT, 0                             \
+	}
+
+/* Append one argument (copied). */
+int ofl_proc_push(struct ofl_proc *p, const char *arg, struct ofl_error *err);
+int ofl_proc_pushf(struct ofl_proc *p, struct ofl_error *err, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Runs the command and waits for it.  A child that cannot start, exits
+ * non-zero or dies of a signal is OFL_ECHILD, the message naming the
+ * program and the first line of what it wrote to stderr.  out and err keep
+ * what was captured either way. */
+int ofl_proc_run(struct ofl_proc *p, struct ofl_error *err);
+
+void ofl_proc_release(struct ofl_proc *p);
+
+/* The first executable <dir>/<name> among dirs[0..n) (NULL entries
+ * skipped), then along PATH.  Returns an owned path, or NULL when there is
+ * none (or on allocation failure). */
+char *ofl_proc_find(const char *name, const char *const *dirs, size_t n);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

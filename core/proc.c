@@ -1,0 +1,212 @@
+/* Child processes: posix_spawn, pipes for stdout/stderr drained with poll
+ * so that neither can fill up and block the child. */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "offlink/proc.h"
+
+extern char **environ;
+
+int ofl_proc_push(struct ofl_proc *p, const char *arg, struct ofl_error *err)
+{
+	if (p->argc + 2 > p->cap) {
+		size_t cap = p->cap ? p->cap * 2 : 8;
+		char **v = ofl_realloc(p->argv, cap * sizeof(*v));
+		if (!v)
+			return OFL_NOMEM(err);
+		p->argv = v;
+		p->cap = cap;
+	}
+	if (!(p->argv[p->argc] = ofl_strdup(arg)))
+		return OFL_NOMEM(err);
+	p->argv[++p->argc] = NULL;
+	return 0;
+}
+
+int ofl_proc_pushf(struct ofl_proc *p, struct ofl_error *err, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *s = NULL;
+	int n = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return OFL_NOMEM(err);
+	int rc = ofl_proc_push(p, s, err);
+	free(s);
+	return rc;
+}
+
+void ofl_proc_release(struct ofl_proc *p)
+{
+	for (size_t i = 0; i < p->argc; i++)
+		free(p->argv[i]);
+	free(p->argv);
+	ofl_buf_release(&p->out);
+	ofl_buf_release(&p->err);
+	p->argv = NULL;
+	p->argc = p->cap = 0;
+}
+
+/* Reads whatever fd has into b; returns false at end of file or error. */
+static bool drain(int fd, struct ofl_buf *b, int *nomem)
+{
+	char chunk[8192];
+	ssize_t n = read(fd, chunk, sizeof(chunk));
+	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+		return true;
+	if (n <= 0)
+		return false;
+	if (ofl_buf_append(b, chunk, (size_t)n))
+		*nomem = 1;
+	return true;
+}
+
+/* Collects both pipes until the child closes them. */
+static int collect(struct ofl_proc *p, int outfd, int errfd, struct ofl_error *err)
+{
+	struct pollfd fds[2] = {{errfd, POLLIN, 0}, {outfd, POLLIN, 0}};
+	struct ofl_buf *bufs[2] = {&p->err, &p->out};
+	int open = outfd >= 0 ? 2 : 1, nomem = 0;
+	while (open) {
+		if (poll(fds, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			return ofl_error_errno(err, NULL, "poll");
+		}
+		for (int i = 0; i < 2; i++)
+			if (fds[i].fd >= 0 && fds[i].revents &&
+			    !drain(fds[i].fd, bufs[i], &nomem)) {
+				close(fds[i].fd);
+				fds[i].fd = -1;
+				open--;
+			}
+	}
+	return nomem ? OFL_NOMEM(err) : 0;
+}
+
+/* The first non-empty line of the child's stderr, for messages. */
+static void first_line(const struct ofl_buf *b, const char **s, int *len)
+{
+	const char *p = (const char *)b->data, *end = p + b->len;
+	while (p < end && (*p == '\n' || *p == '\r' || *p == ' '))
+		p++;
+	const char *nl = memchr(p, '\n', (size_t)(end - p));
+	size_t n = (size_t)((nl ? nl : end) - p);
+	*s = p;
+	*len = n > 300 ? 300 : (int)n;
+}
+
+static int child_failed(const struct ofl_proc *p, struct ofl_error *err)
+{
+	const char *line = "";
+	int len = 0;
+	if (p->err.len)
+		first_line(&p->err, &line, &len);
+	const char *sep = len ? ": " : "";
+	if (p->status < 0)
+		return ofl_error_set(err, OFL_ECHILD, NULL, OFL_NO_OFFSET,
+		                     "'%s' was killed by a signal%s%.*s", p->argv[0], sep, len,
+		                     line);
+	return ofl_error_set(err, OFL_ECHILD, NULL, OFL_NO_OFFSET,
+	                     "'%s' failed (exit status %d)%s%.*s", p->argv[0], p->status, sep, len,
+	                     line);
+}
+
+static int spawn(struct ofl_proc *p, int pipes[2][2], pid_t *pid, struct ofl_error *err)
+{
+	posix_spawn_file_actions_t fa;
+	if (posix_spawn_file_actions_init(&fa))
+		return OFL_NOMEM(err);
+	int rc = posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	if (!rc && p->capture_stdout)
+		rc = posix_spawn_file_actions_adddup2(&fa, pipes[0][1], 1);
+	else if (!rc)
+		rc = posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+	if (!rc)
+		rc = posix_spawn_file_actions_adddup2(&fa, pipes[1][1], 2);
+	if (!rc) {
+		bool search = p->search_path && !strchr(p->argv[0], '/');
+		rc = search ? posix_spawnp(pid, p->argv[0], &fa, NULL, p->argv, environ)
+		            : posix_spawn(pid, p->argv[0], &fa, NULL, p->argv, environ);
+	}
+	posix_spawn_file_actions_destroy(&fa);
+	if (rc)
+		return ofl_error_set(err, OFL_ECHILD, NULL, OFL_NO_OFFSET, "cannot run '%s': %s",
+		                     p->argv[0], strerror(rc));
+	return 0;
+}
+
+int ofl_proc_run(struct ofl_proc *p, struct ofl_error *err)
+{
+	if (!p->argc)
+		return ofl_error_set(err, OFL_EINVAL, NULL, OFL_NO_OFFSET, "no command to run");
+	/* [0] stdout, [1] stderr; close-on-exec keeps the read ends out of the
+	 * child (dup2 onto 1 and 2 clears the flag there) */
+	int pipes[2][2] = {{-1, -1}, {-1, -1}};
+	if ((p->capture_stdout && pipe2(pipes[0], O_CLOEXEC)) || pipe2(pipes[1], O_CLOEXEC)) {
+		int rc = ofl_error_errno(err, NULL, "pipe");
+		for (int i = 0; i < 2; i++)
+			for (int k = 0; k < 2; k++)
+				if (pipes[i][k] >= 0)
+					close(pipes[i][k]);
+		return rc;
+	}
+	pid_t pid;
+	int rc = spawn(p, pipes, &pid, err);
+	if (pipes[0][1] >= 0)
+		close(pipes[0][1]);
+	close(pipes[1][1]);
+	if (rc) {
+		if (pipes[0][0] >= 0)
+			close(pipes[0][0]);
+		close(pipes[1][0]);
+		return rc;
+	}
+	rc = collect(p, pipes[0][0], pipes[1][0], err);
+	int status;
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return rc ? rc : ofl_error_errno(err, NULL, "waitpid");
+	p->status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+	if (!rc && p->status)
+		rc = child_failed(p, err);
+	return rc;
+}
+
+static char *executable_in(const char *dir, size_t dlen, const char *name)
+{
+	char *path = ofl_malloc(dlen + strlen(name) + 2);
+	if (!path)
+		return NULL;
+	sprintf(path, "%.*s/%s", (int)dlen, dir, name);
+	struct stat st;
+	if (!stat(path, &st) && S_ISREG(st.st_mode) && !access(path, X_OK))
+		return path;
+	free(path);
+	return NULL;
+}
+
+char *ofl_proc_find(const char *name, const char *const *dirs, size_t n)
+{
+	char *path = NULL;
+	for (size_t i = 0; i < n && !path; i++)
+		if (dirs[i] && dirs[i][0])
+			path = executable_in(dirs[i], strlen(dirs[i]), name);
+	const char *env = getenv("PATH");
+	for (const char *d = env; d && !path; d = strchr(d, ':') ? strchr(d, ':') + 1 : NULL) {
+		size_t len = strcspn(d, ":");
+		path = executable_in(len ? d : ".", len ? len : 1, name);
+	}
+	return path;
+}
