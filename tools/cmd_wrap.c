@@ -366,9 +366,9 @@ static enum emit what_to_emit(const struct wrap_job *j)
 {
 	size_t n = strlen(j->output);
 	const char *e = j->emit;
-	bool fat =
-	    j->opts.kind != OFL_WRAP_OPENMP && ((n >= 7 && !strcmp(j->output + n - 7, ".fatbin")) ||
-	                                        (n >= 6 && !strcmp(j->output + n - 6, ".hipfb")));
+	bool fat = j->fb.enabled && j->opts.kind != OFL_WRAP_OPENMP &&
+	           ((n >= 7 && !strcmp(j->output + n - 7, ".fatbin")) ||
+	            (n >= 6 && !strcmp(j->output + n - 6, ".hipfb")));
 	if (!e)
 		e = n >= 3 && !strcmp(j->output + n - 3, ".ll")  ? "ll"
 		    : n >= 2 && !strcmp(j->output + n - 2, ".c") ? "c"
@@ -485,9 +485,11 @@ static int run_job(struct wrap_job *j)
 	struct ofl_error err = OFL_ERROR_INIT;
 	if (!j->output)
 		return error("no output file given (-o)");
+	bool fatbin = j->fb.enabled && j->emit && !strcmp(j->emit, "fatbin");
 	if (j->emit && strcmp(j->emit, "obj") && strcmp(j->emit, "ll") && strcmp(j->emit, "c") &&
-	    strcmp(j->emit, "fatbin"))
-		return error("--emit must be obj, ll, c or fatbin");
+	    !fatbin)
+		return error(j->fb.enabled ? "--emit must be obj, ll, c or fatbin"
+		                           : "--emit must be obj, ll or c");
 	if (what_to_emit(j) == EMIT_FATBIN && j->opts.kind == OFL_WRAP_OPENMP)
 		return error("--emit=fatbin is for cuda and hip");
 	size_t len = strlen(j->output);
