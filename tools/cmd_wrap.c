@@ -209,6 +209,24 @@ static int load_inputs(struct wrap_job *j, struct ofl_wrap_image *imgs)
 	return 0;
 }
 
+static enum emit what_to_emit(const struct wrap_job *j)
+{
+	size_t n = strlen(j->output);
+	const char *e = j->emit;
+	bool fat = j->fb.enabled && j->opts.kind != OFL_WRAP_OPENMP &&
+	           ((n >= 7 && !strcmp(j->output + n - 7, ".fatbin")) ||
+	            (n >= 6 && !strcmp(j->output + n - 6, ".hipfb")));
+	if (!e)
+		e = n >= 3 && !strcmp(j->output + n - 3, ".ll")  ? "ll"
+		    : n >= 2 && !strcmp(j->output + n - 2, ".c") ? "c"
+		    : fat                                        ? "fatbin"
+		                                                 : "obj";
+	return !strcmp(e, "ll")       ? EMIT_LL
+	       : !strcmp(e, "c")      ? EMIT_C
+	       : !strcmp(e, "fatbin") ? EMIT_FATBIN
+	                              : EMIT_OBJ;
+}
+
 /* A finished fat binary: a bundle, a compressed bundle or a CUDA fatbinary. */
 static bool is_fat(const uint8_t *d, size_t n)
 {
@@ -290,6 +308,9 @@ static int build_fatbin(struct wrap_job *j, struct ofl_wrap_image *imgs, size_t 
 		return 0;
 	if (dev != j->nin)
 		return error("cannot mix device images with a finished fat binary");
+	if (what_to_emit(j) == EMIT_C || (what_to_emit(j) == EMIT_OBJ && j->host_cc))
+		return error("C output includes images from their files; write the fat binary with "
+		             "--emit=fatbin and wrap that");
 	struct ofl_fatbin_image *fi = calloc(j->nin, sizeof(*fi));
 	if (!fi)
 		return error("out of memory");
@@ -360,24 +381,6 @@ static int flavour_from_hosts(const struct strlist *hosts, enum ofl_wrap_kind *k
 	if (kind)
 		*kind = (enum ofl_wrap_kind)only_bit(n.kinds);
 	return 0;
-}
-
-static enum emit what_to_emit(const struct wrap_job *j)
-{
-	size_t n = strlen(j->output);
-	const char *e = j->emit;
-	bool fat = j->fb.enabled && j->opts.kind != OFL_WRAP_OPENMP &&
-	           ((n >= 7 && !strcmp(j->output + n - 7, ".fatbin")) ||
-	            (n >= 6 && !strcmp(j->output + n - 6, ".hipfb")));
-	if (!e)
-		e = n >= 3 && !strcmp(j->output + n - 3, ".ll")  ? "ll"
-		    : n >= 2 && !strcmp(j->output + n - 2, ".c") ? "c"
-		    : fat                                        ? "fatbin"
-		                                                 : "obj";
-	return !strcmp(e, "ll")       ? EMIT_LL
-	       : !strcmp(e, "c")      ? EMIT_C
-	       : !strcmp(e, "fatbin") ? EMIT_FATBIN
-	                              : EMIT_OBJ;
 }
 
 /* The C source, with absolute image paths for the assembler's .incbin. */
@@ -467,10 +470,7 @@ static int write_output(struct wrap_job *j, const struct ofl_wrap_image *imgs, s
 		return write_object(j, imgs, n);
 	if (what == EMIT_LL && ofl_wrap_emit_ll(&buf, &j->opts, j->host_triple, imgs, n, &err))
 		rc = error_lib(&err);
-	if (what != EMIT_LL && j->fb.bytes.len)
-		rc = error("C output includes images from their files; write the fat binary with "
-		           "--emit=fatbin and wrap that");
-	else if (what != EMIT_LL)
+	if (what != EMIT_LL)
 		rc = emit_c(j, imgs, &buf);
 	if (!rc && what == EMIT_OBJ)
 		rc = compile_c(j->host_cc, &buf, j->output);
