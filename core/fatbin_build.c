@@ -91,6 +91,9 @@ static int hipfb_write(const struct ofl_fatbin_image *imgs, size_t n, struct ofl
 	size_t base = out->len;
 	if (!rc)
 		rc = ofl_bundle_write_header(strs, sizes, n + 1, OFL_HIPFB_ALIGN, out, offs, err);
+	/* one allocation for the whole bundle: it ends with the last image */
+	if (!rc && ofl_buf_reserve(out, (size_t)(offs[n] + sizes[n] - (out->len - base))))
+		rc = OFL_NOMEM(err);
 	for (size_t i = 1; !rc && i <= n; i++)
 		if (ofl_buf_append_zeros(out, (size_t)(offs[i] - (out->len - base))) ||
 		    ofl_buf_append(out, imgs[i - 1].data, imgs[i - 1].size))
