@@ -474,7 +474,10 @@ static int sub_run(int argc, char **argv, enum sub_mode m, struct bundle_args *a
 	} else if (!rc) {
 		a->unbundle = m == SUB_UNBUNDLE;
 		if (!a->targets.n)
-			rc = error("no targets given (--targets)");
+			rc = error(m == SUB_UNBUNDLE
+			               ? "no targets given (--targets); to take out every entry, "
+			                 "use offlink inspect --extract-all DIR"
+			               : "no targets given (--targets)");
 		else if (!a->output.n)
 			rc = error("no output file given (-o)");
 		else if (a->align == 0)
