@@ -40,7 +40,8 @@ static int get_shdr(const struct elf_view *v, size_t i, struct shdr *s, struct o
 /* The NUL-terminated string at off in section strsec, or NULL. */
 static const char *str_at(const struct elf_view *v, const struct shdr *strsec, uint64_t off)
 {
-	if (off >= strsec->size)
+	/* a NOBITS table passes get_shdr without a range check */
+	if (off >= strsec->size || !ofl_range_ok(strsec->offset, strsec->size, v->size))
 		return NULL;
 	const char *s = (const char *)v->d + strsec->offset + off;
 	return memchr(s, 0, strsec->size - off) ? s : NULL;
