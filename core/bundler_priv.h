@@ -1,0 +1,33 @@
+/* Private to the bundler (bundler.c, bundler_archive.c). */
+#ifndef OFL_BUNDLER_PRIV_H
+#define OFL_BUNDLER_PRIV_H
+
+#ifndef OFL_BUILDING_CORE
+#error "bundler_priv.h is private to libofflink"
+#endif
+
+#include "offlink/bundle.h"
+#include "offlink/bundler.h"
+#include "offlink/target_id.h"
+
+/* The -targets of one run. */
+struct targets {
+	size_t n;
+	struct ofl_bundle_id *ids;   /* as parsed from -targets */
+	struct ofl_bundle_id *match; /* ids[i].str read back, as LLVM matches them */
+	size_t *order;               /* StringMap order of the normalized IDs */
+};
+
+/* Entries in the order LLVM visits them (see bundler.c). */
+int ofl_bl_entry_order(const struct ofl_bundle *b, size_t *order, struct ofl_error *err);
+
+/* A target-ID conflict among ids, per kind and raw triple: 1 with the pair
+ * in *a and *b (caller frees), 0, or a negative error. */
+int ofl_bl_find_conflict(const struct ofl_bundle_id *ids, size_t n, char **a, char **b,
+                         struct ofl_error *err);
+
+/* -type=a: one output archive per target (formats.md §3). */
+int ofl_bl_unbundle_archive(const struct ofl_bundler_options *o, const struct targets *t,
+                            struct ofl_error *err);
+
+#endif
