@@ -1,6 +1,5 @@
 /* clang-offload-bundler -unbundle -type=a: heterogeneous archives in, one
  * device-specific archive per target out (formats.md §3). */
-#include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <unistd.h>
