@@ -99,15 +99,15 @@ expect_fail "$OFFLINK" wrap --pack --kind=hip -o x.o a.img
 expect_err_line 'pack is for openmp images'
 [ ! -e x.o ] || fail "failed runs left an output behind"
 
-# A big image (copied file to file, page-aligned in the object): the section
+# A big image (copied file to file, 64 KiB-aligned at the end of the object): the section
 # holds exactly the input, readelf is happy, and -o - gives the same bytes.
 randbytes 3 300000 >big.img
 "$OFFLINK" wrap -o big.o big.img
 "$LLVM22/llvm-objcopy" -O binary --only-section=.llvm.offloading big.o big.sec
 same big.img big.sec
 readelf -a -W big.o >/dev/null 2>re.err && [ ! -s re.err ] || fail "readelf warns on big.o"
-readelf -S -W big.o | grep ' \.llvm\.offloading ' | grep -q ' 001000 ' ||
-	fail "big image section not at offset 0x1000"
+readelf -S -W big.o | grep ' \.llvm\.offloading ' | grep -q ' 010000 ' ||
+	fail "big image section not at offset 0x10000"
 "$OFFLINK" wrap -o - big.img >big_stdout.o
 same big.o big_stdout.o
 
