@@ -231,7 +231,11 @@ static int write_binary(const struct ofl_bundler_options *o, const struct target
 	if (!rc)
 		rc = ofl_bundle_write_header(ids, sizes, t->n, o->align, &b, offs, err);
 	if (!rc && o->compress) {
-		/* CCOB compresses the whole bundle, so it is assembled in memory */
+		/* CCOB compresses the whole bundle, so it is assembled in memory,
+		 * in one allocation of the final size */
+		uint64_t total = t->n ? offs[t->n - 1] + sizes[t->n - 1] : b.len;
+		if (total > SIZE_MAX || ofl_buf_reserve(&b, (size_t)(total - b.len)))
+			rc = OFL_NOMEM(err);
 		for (size_t i = 0; !rc && i < t->n; i++)
 			if (ofl_buf_append_zeros(&b, (size_t)(offs[i] - b.len)) ||
 			    ofl_buf_append(&b, in->f[i].data, in->f[i].size))
