@@ -126,6 +126,14 @@ int ofl_file_is(const struct ofl_file *f, const char *path)
 	return (uint64_t)st.st_dev == f->dev && (uint64_t)st.st_ino == f->ino;
 }
 
+int ofl_same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+	if (!strcmp(a, "-") || !strcmp(b, "-") || stat(a, &sa) < 0 || stat(b, &sb) < 0)
+		return 0;
+	return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
 static mode_t default_mode(void)
 {
 	mode_t um = umask(0);

@@ -25,6 +25,7 @@ struct insp {
 	int nfiles_done;
 	const char *extract, *output, *extract_all, *check;
 	bool tolerant;
+	const char *current; /* the file being inspected; never written over */
 };
 
 static const char *const compression_names[] = {"none", "zlib", "zstd"};
@@ -349,9 +350,11 @@ static void json_node(const struct insp *in, const struct ofl_node *n, int depth
 
 /* ---- extraction and --check ------------------------------------------------ */
 
-static int write_node(const struct ofl_node *n, const char *out)
+static int write_node(const struct insp *in, const struct ofl_node *n, const char *out)
 {
 	struct ofl_error err = OFL_ERROR_INIT;
+	if (in->current && ofl_same_file(out, in->current))
+		return error("%s: output file is also an input", out);
 	if (ofl_write_file(out, n->data, (size_t)n->size, &err))
 		return error_lib(&err);
 	return 0;
@@ -363,7 +366,7 @@ static int extract_one(const struct insp *in, const struct ofl_node *root)
 	if (!n)
 		return -1;
 	char *name = in->output ? NULL : ofl_node_file_name(n);
-	int rc = write_node(n, in->output ? in->output : name ? name : "-");
+	int rc = write_node(in, n, in->output ? in->output : name ? name : "-");
 	free(name);
 	return rc;
 }
@@ -401,7 +404,7 @@ static int extract_all(const struct insp *in, const struct ofl_node *root)
 		if (!name || asprintf(&full, "%s/%s", in->extract_all, name) < 0)
 			rc = error("out of memory");
 		else
-			rc = write_node(c.v[i], full);
+			rc = write_node(in, c.v[i], full);
 		if (!rc)
 			printf("%s\n", full);
 		free(name);
@@ -487,6 +490,7 @@ static int inspect_one(struct insp *in, const char *path)
 			return error("'%s': %s", path, strerror(err.sys_errno));
 		return error_lib(&err);
 	}
+	in->current = path;
 	int rc = in->fmt == FMT_OBJDUMP && !in->extract && !in->extract_all && !in->check
 	             ? inspect_objdump(in, path, path, f.data, f.size)
 	             : inspect_tree(in, path, f.data, f.size);
@@ -525,7 +529,7 @@ int cmd_inspect(int argc, char **argv)
 	bool json = false, tolerant = false;
 	unsigned long long llvm = 22;
 	struct strlist files = {0};
-	struct insp in = {FMT_TREE, OFL_LLVM_22, 0, NULL, NULL, NULL, NULL, false};
+	struct insp in = {FMT_TREE, OFL_LLVM_22, 0, NULL, NULL, NULL, NULL, false, NULL};
 	const struct opt table[] = {
 	    {"format", OPT_STR, &format, NULL, "tree|json|llvm-objdump",
 	     "output format; llvm-objdump prints what llvm-objdump --offloading prints"},

@@ -74,9 +74,32 @@ static int lib_error(const struct pkg_cmd *c, const struct ofl_error *err)
 	return error("%s", err->msg);
 }
 
-static int write_out(const char *path, const uint8_t *p, size_t n)
+/* Refuses to replace an input: the input of an extraction, or a file= of
+ * an image being packed. */
+static int replaces_input(const struct pkg_cmd *c, const char *path)
+{
+	for (size_t i = 0; i < c->positional.n; i++)
+		if (ofl_same_file(path, c->positional.v[i]))
+			return error("%s: output file is also an input", path);
+	for (size_t i = 0; c->output && i < c->images.n; i++) {
+		struct ofl_pkg_args a = OFL_PKG_ARGS_INIT;
+		int same = 0;
+		if (ofl_pkg_args_parse(c->images.v[i], &a, NULL) == 0)
+			for (size_t k = 0; k < a.n && !same; k++)
+				same =
+				    !strcmp(a.keys[k], "file") && ofl_same_file(path, a.values[k]);
+		ofl_pkg_args_release(&a);
+		if (same)
+			return error("%s: output file is also an input", path);
+	}
+	return 0;
+}
+
+static int write_out(const struct pkg_cmd *c, const char *path, const uint8_t *p, size_t n)
 {
 	struct ofl_error err = OFL_ERROR_INIT;
+	if (replaces_input(c, path))
+		return 1;
 	if (ofl_write_file(path, p, n, &err))
 		return error_lib(&err);
 	return 0;
@@ -95,7 +118,7 @@ static int do_pack(const struct pkg_cmd *c)
 		ofl_pkg_args_release(&a);
 	}
 	if (!rc)
-		rc = write_out(c->output, out.data ? out.data : (const uint8_t *)"", out.len);
+		rc = write_out(c, c->output, out.data ? out.data : (const uint8_t *)"", out.len);
 	ofl_buf_release(&out);
 	return rc;
 }
@@ -106,7 +129,7 @@ static int extract_archive(const struct pkg_cmd *c, const struct ofl_pkg_entry *
 	struct ofl_buf ar = OFL_BUF_INIT;
 	struct ofl_error err = OFL_ERROR_INIT;
 	int rc = ofl_pkg_write_archive(m, n, &ar, &err) ? lib_error(c, &err)
-	                                                : write_out(file, ar.data, ar.len);
+	                                                : write_out(c, file, ar.data, ar.len);
 	ofl_buf_release(&ar);
 	return rc;
 }
@@ -125,13 +148,13 @@ static int extract_matches(const struct pkg_cmd *c, const struct ofl_pkg_args *a
 	if (file) {
 		if (n > 1)
 			warning("Multiple inputs match to a single file, '%s'", file);
-		return write_out(file, m[n - 1]->bin.image, (size_t)m[n - 1]->bin.image_size);
+		return write_out(c, file, m[n - 1]->bin.image, (size_t)m[n - 1]->bin.image_size);
 	}
 	for (size_t i = 0; i < n; i++) {
 		char *name = ofl_pkg_extract_name(c->positional.v[0], &m[i]->bin, i);
 		if (!name)
 			return error("out of memory");
-		int rc = write_out(name, m[i]->bin.image, (size_t)m[i]->bin.image_size);
+		int rc = write_out(c, name, m[i]->bin.image, (size_t)m[i]->bin.image_size);
 		free(name);
 		if (rc)
 			return rc;

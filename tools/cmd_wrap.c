@@ -485,6 +485,9 @@ static int run_job(struct wrap_job *j)
 	struct ofl_error err = OFL_ERROR_INIT;
 	if (!j->output)
 		return error("no output file given (-o)");
+	for (size_t i = 0; i < j->nin; i++)
+		if (ofl_same_file(j->output, j->in[i].path))
+			return error("%s: output file is also an input", j->output);
 	bool fatbin = j->fb.enabled && j->emit && !strcmp(j->emit, "fatbin");
 	if (j->emit && strcmp(j->emit, "obj") && strcmp(j->emit, "ll") && strcmp(j->emit, "c") &&
 	    !fatbin)

@@ -69,6 +69,10 @@ int ofl_write_file(const char *path, const void *p, size_t n, struct ofl_error *
 /* 1 when path names an existing file with the same identity as f. */
 int ofl_file_is(const struct ofl_file *f, const char *path);
 
+/* 1 when both paths name the same existing file (device and inode), so a
+ * front end can refuse an output that would replace one of its inputs. */
+int ofl_same_file(const char *a, const char *b);
+
 #ifdef __cplusplus
 }
 #endif
