@@ -70,14 +70,20 @@ static int add_entry(struct ofl_bundle *b, const uint8_t *id, size_t idlen, uint
 }
 
 /* Parses one binary bundle starting at base; *end gets the first byte after
- * its header and data. */
-static int parse_binary_one(struct ofl_bundle *b, const uint8_t *d, uint64_t size, uint64_t base,
-                            uint64_t *end, struct ofl_error *err)
+ * its header and data.  Only d[0..have) may be read, while entries are
+ * checked against the bundle's full size: when the header runs past have,
+ * *need gets how many bytes it takes and parsing stops (have == size for a
+ * whole bundle in memory; a shorter have serves -list of compressed
+ * bundles, which decompresses only the header). */
+static int parse_binary_one(struct ofl_bundle *b, const uint8_t *d, uint64_t have, uint64_t size,
+                            uint64_t base, uint64_t *end, uint64_t *need, struct ofl_error *err)
 {
 	uint64_t avail = size - base;
 	if (avail < 32)
 		return ofl_error_set(err, OFL_EFORMAT, NULL, base + OFL_BUNDLE_MAGIC_LEN,
 		                     "truncated bundle header");
+	if (have < base + 32)
+		return *need = base + 32, 0;
 	uint64_t count = ofl_le64(d + base + 24);
 	if (count > (avail - 32) / 24)
 		return ofl_error_set(err, OFL_EFORMAT, NULL, base + 24,
@@ -88,12 +94,16 @@ static int parse_binary_one(struct ofl_bundle *b, const uint8_t *d, uint64_t siz
 	for (uint64_t k = 0; k < count; k++) {
 		if (size - pos < 24)
 			return ofl_error_set(err, OFL_EFORMAT, NULL, pos, "truncated bundle entry");
+		if (have - pos < 24)
+			return *need = pos + 24, 0;
 		uint64_t off = ofl_le64(d + pos), len = ofl_le64(d + pos + 8);
 		uint64_t idlen = ofl_le64(d + pos + 16);
 		if (idlen > size - pos - 24)
 			return ofl_error_set(err, OFL_EFORMAT, NULL, pos + 16,
 			                     "bundle entry ID length %llu past end of file",
 			                     (unsigned long long)idlen);
+		if (idlen > have - pos - 24)
+			return *need = pos + 24 + idlen, 0;
 		if (!ofl_range_ok(off, len, avail))
 			return ofl_error_set(
 			    err, OFL_EFORMAT, NULL, pos,
@@ -149,7 +159,8 @@ static int parse_binary(struct ofl_bundle *b, struct ofl_error *err)
 			return ofl_error_set(err, OFL_EFORMAT, NULL, pos,
 			                     "unexpected bytes after the bundle");
 		}
-		int rc = parse_binary_one(b, d, b->size, pos, &end, err);
+		uint64_t need = 0;
+		int rc = parse_binary_one(b, d, b->size, b->size, pos, &end, &need, err);
 		if (rc)
 			return rc;
 		b->found = true;
@@ -250,6 +261,59 @@ int ofl_bundle_read(struct ofl_bundle *b, const uint8_t *data, size_t size,
 		break;
 	}
 	return parse_binary(b, err);
+}
+
+static void drop_entries(struct ofl_bundle *b)
+{
+	for (size_t i = 0; i < b->n; i++)
+		free(b->entries[i].id);
+	b->n = 0;
+}
+
+/* Inflates the first `want` bytes and parses the header from them; *need
+ * says how much more the header takes. */
+static int peek_header(struct ofl_bundle *b, const uint8_t *data, size_t size, size_t want,
+                       struct ofl_ccob_header *h, uint64_t *end, uint64_t *need,
+                       struct ofl_error *err)
+{
+	drop_entries(b);
+	ofl_buf_reset(&b->inflated);
+	*need = 0;
+	int rc = ofl_ccob_peek(data, size, want, &b->inflated, h, err);
+	if (rc)
+		return rc;
+	const uint8_t *d = b->inflated.data;
+	if (b->inflated.len < OFL_BUNDLE_MAGIC_LEN ||
+	    memcmp(d, OFL_BUNDLE_MAGIC, OFL_BUNDLE_MAGIC_LEN))
+		return 0; /* not a binary bundle: no entries */
+	return parse_binary_one(b, d, b->inflated.len, h->raw_size, 0, end, need, err);
+}
+
+int ofl_bundle_read_header_only(struct ofl_bundle *b, const uint8_t *data, size_t size,
+                                bool *complete, struct ofl_error *err)
+{
+	*b = (struct ofl_bundle)OFL_BUNDLE_INIT;
+	*complete = false;
+	struct ofl_ccob_header h;
+	int rc = ofl_ccob_parse_header(data, size, &h, err);
+	/* several CCOBs, or bytes after one, are the full reader's business */
+	if (rc || skip_zeros(data, h.total_size, size) != size)
+		return rc;
+	uint64_t end = 0, need = 0;
+	for (size_t want = 65536;; want = need > want * 4 ? (size_t)need : want * 4) {
+		rc = peek_header(b, data, size, want, &h, &end, &need, err);
+		if (rc || !need)
+			break;
+	}
+	if (rc || !b->n || end != h.raw_size) {
+		/* an error, no bundle, or more after the first bundle: read it all */
+		drop_entries(b);
+		return rc;
+	}
+	b->found = b->compressed = *complete = true;
+	b->data = b->inflated.data;
+	b->size = b->inflated.len;
+	return 0;
 }
 
 void ofl_bundle_release(struct ofl_bundle *b)

@@ -473,8 +473,18 @@ int ofl_bundler_list(const struct ofl_bundler_options *o, char ***ids, size_t *n
 	struct ofl_file f = OFL_FILE_INIT;
 	struct ofl_bundle b = OFL_BUNDLE_INIT;
 	size_t *order = NULL;
+	bool complete = false;
 	int rc = ofl_file_open(&f, o->inputs[0], err);
-	rc = rc ? rc : read_input(o, type, &f, &b, rep, err);
+	/* listing a compressed bundle needs only its header inflated */
+	if (!rc && type->handler != OFL_BH_TEXT && ofl_ccob_is(f.data, f.size) &&
+	    !(rep && rep->want_hash)) {
+		rc = ofl_bundle_read_header_only(&b, f.data, f.size, &complete, err);
+		ofl_error_locate(err, f.path, 0);
+	}
+	if (!rc && !complete) {
+		ofl_bundle_release(&b);
+		rc = read_input(o, type, &f, &b, rep, err);
+	}
 	if (!rc && b.n) {
 		order = ofl_calloc(b.n, sizeof *order);
 		*ids = ofl_calloc(b.n, sizeof **ids);

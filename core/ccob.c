@@ -128,6 +128,33 @@ int ofl_ccob_decompress(const uint8_t *data, size_t size, struct ofl_buf *out, s
 	return 0;
 }
 
+int ofl_ccob_peek(const uint8_t *data, size_t size, size_t want, struct ofl_buf *out,
+                  struct ofl_ccob_header *h, struct ofl_error *err)
+{
+	int rc = ofl_ccob_parse_header(data, size, h, err);
+	if (rc < 0)
+		return rc;
+	if (want > h->raw_size)
+		want = (size_t)h->raw_size;
+	if (ofl_buf_reserve(out, want) < 0)
+		return OFL_NOMEM(err);
+	const uint8_t *src = data + h->header_size;
+	size_t n = (size_t)(h->total_size - h->header_size), got = 0;
+	struct ofl_decomp_at at = {h->header_size, raw_size_offset(h->version)};
+	uint8_t *dst = out->data + out->len;
+	rc = h->method == OFL_CCOB_ZLIB
+	         ? ofl_zlib_decompress_prefix(src, n, dst, want, &got, &at, err)
+	         : ofl_zstd_decompress_prefix(src, n, dst, want, &got, &at, err);
+	if (rc < 0)
+		return rc;
+	if (got < want)
+		return ofl_error_set(err, OFL_EFORMAT, NULL, at.size_field,
+		                     "uncompressed size %llu does not match the stream",
+		                     (unsigned long long)h->raw_size);
+	out->len += got;
+	return 0;
+}
+
 static int check_options(const struct ofl_ccob_options *o, size_t size, struct ofl_error *err)
 {
 	if (o->version != 2 && o->version != 3)

@@ -178,3 +178,53 @@ int ofl_zstd_decompress(const uint8_t *src, size_t size, uint8_t *dst, size_t wa
 	}
 	return 0;
 }
+
+int ofl_zlib_decompress_prefix(const uint8_t *src, size_t size, uint8_t *dst, size_t want,
+                               size_t *got, const struct ofl_decomp_at *at, struct ofl_error *err)
+{
+	z_stream z;
+	memset(&z, 0, sizeof z);
+	if (inflateInit(&z) != Z_OK)
+		return OFL_NOMEM(err);
+	z.next_in = (Bytef *)src;
+	z.avail_in = size > UINT_MAX ? UINT_MAX : (uInt)size;
+	z.next_out = dst;
+	z.avail_out = (uInt)want;
+	int rc;
+	do
+		rc = inflate(&z, Z_NO_FLUSH);
+	while (rc == Z_OK && z.avail_out && z.avail_in);
+	*got = want - z.avail_out;
+	inflateEnd(&z);
+	if (rc == Z_MEM_ERROR)
+		return OFL_NOMEM(err);
+	if (rc != Z_OK && rc != Z_STREAM_END && rc != Z_BUF_ERROR)
+		return ofl_error_set(err, OFL_EFORMAT, NULL, at->stream,
+		                     "failed to decompress: zlib error: %s", zlib_code_name(rc));
+	return 0;
+}
+
+int ofl_zstd_decompress_prefix(const uint8_t *src, size_t size, uint8_t *dst, size_t want,
+                               size_t *got, const struct ofl_decomp_at *at, struct ofl_error *err)
+{
+	ZSTD_DCtx *dc = ZSTD_createDCtx();
+	if (!dc)
+		return OFL_NOMEM(err);
+	ZSTD_inBuffer in = {src, size, 0};
+	ZSTD_outBuffer out = {dst, want, 0};
+	size_t r = 1;
+	while (out.pos < want && r != 0 && !ZSTD_isError(r)) {
+		size_t before = in.pos + out.pos;
+		r = ZSTD_decompressStream(dc, &out, &in);
+		if (!ZSTD_isError(r) && in.pos + out.pos == before)
+			break; /* input exhausted */
+	}
+	ZSTD_freeDCtx(dc);
+	*got = out.pos;
+	if (ZSTD_isError(r))
+		return ZSTD_getErrorCode(r) == ZSTD_error_memory_allocation
+		           ? OFL_NOMEM(err)
+		           : ofl_error_set(err, OFL_EFORMAT, NULL, at->stream,
+		                           "failed to decompress: %s", ZSTD_getErrorName(r));
+	return 0;
+}

@@ -5,6 +5,13 @@
 
 #ifndef OFL_BUILDING_CORE
 #error "compress.h is private to libofflink"
+/* Decompresses only the first bytes of a stream: up to want bytes into dst,
+ * *got how many came (fewer only if the stream ends first). */
+int ofl_zlib_decompress_prefix(const uint8_t *src, size_t size, uint8_t *dst, size_t want,
+                               size_t *got, const struct ofl_decomp_at *at, struct ofl_error *err);
+int ofl_zstd_decompress_prefix(const uint8_t *src, size_t size, uint8_t *dst, size_t want,
+                               size_t *got, const struct ofl_decomp_at *at, struct ofl_error *err);
+
 #endif
 
 #include <stddef.h>
@@ -45,5 +52,12 @@ int ofl_zlib_decompress(const uint8_t *src, size_t size, uint8_t *dst, size_t wa
                         const struct ofl_decomp_at *at, struct ofl_error *err);
 int ofl_zstd_decompress(const uint8_t *src, size_t size, uint8_t *dst, size_t want,
                         const struct ofl_decomp_at *at, struct ofl_error *err);
+
+/* Decompresses only the first bytes of a stream: up to want bytes into dst,
+ * *got how many came (fewer only if the stream ends first). */
+int ofl_zlib_decompress_prefix(const uint8_t *src, size_t size, uint8_t *dst, size_t want,
+                               size_t *got, const struct ofl_decomp_at *at, struct ofl_error *err);
+int ofl_zstd_decompress_prefix(const uint8_t *src, size_t size, uint8_t *dst, size_t want,
+                               size_t *got, const struct ofl_decomp_at *at, struct ofl_error *err);
 
 #endif

@@ -42,6 +42,19 @@ for f in l22 l19 o22 o19; do
 	same h host.bin; same d dev.bin
 done
 
+# -list of a compressed bundle (only its header is inflated) agrees with LLVM
+for f in l22 l19; do
+	v=22; [ $f = l19 ] && v=19
+	"$(eval echo \$LLVM$v)/clang-offload-bundler" -list -type=bc -input=$f >l.llvm
+	./clang-offload-bundler-$v -list -type=bc -input=$f >l.ours
+	same l.llvm l.ours
+	[ "$(wc -l <l.ours)" -eq 2 ] || fail "two IDs expected"
+done
+"$OFFLINK" bundle --type=bc --compress --method=zlib --targets=$T host.bin dev.bin -o zl
+"$OFFLINK" list zl >l.zlib
+"$LLVM22/clang-offload-bundler" -list -type=bc -input=zl >l.llvm
+same l.llvm l.zlib
+
 # offlink bundle: zstd workers by default; same bytes for 1, 2 and 4 workers
 "$OFFLINK" bundle --type=bc --targets=$T host.bin dev.bin -o mt1 --compress --threads=1
 "$OFFLINK" bundle --type=bc --targets=$T host.bin dev.bin -o mt2 --compress --threads=2

@@ -1,5 +1,6 @@
 #include "harness.h"
 #include "offlink/bundle.h"
+#include "offlink/ccob.h"
 #include "offlink/error.h"
 
 /* formats.md §1.2: -bundle-align=3 puts the first entry at 141 when H = 139 */
@@ -99,4 +100,65 @@ OFL_TEST(type_guess)
 	CHECK_STR(ofl_file_type_guess((const uint8_t *)ll, strlen(ll), "x")->name, "ll");
 	CHECK(ofl_file_type_guess((const uint8_t *)"hello", 5, "x") == NULL);
 	CHECK_STR(ofl_file_type_guess((const uint8_t *)"hello", 5, "x.s")->name, "s");
+}
+
+/* A bundle whose header is larger than the first 64 KiB inflated, so the
+ * header-only reader has to ask for more. */
+static void big_bundle(struct ofl_buf *out, size_t n)
+{
+	char **ids = calloc(n, sizeof *ids);
+	uint64_t *sizes = calloc(n, sizeof *sizes), *offs = calloc(n, sizeof *offs);
+	struct ofl_error e = OFL_ERROR_INIT;
+	for (size_t i = 0; i < n; i++) {
+		ids[i] = malloc(64);
+		snprintf(ids[i], 64, "hip-amdgcn-amd-amdhsa--gfx90a-entry-%05zu", i);
+		sizes[i] = 100 + i % 7;
+	}
+	ofl_bundle_write_header((const char *const *)ids, sizes, n, 8, out, offs, &e);
+	for (size_t i = 0; i < n; i++) {
+		ofl_buf_append_zeros(out, (size_t)(offs[i] - out->len));
+		for (uint64_t k = 0; k < sizes[i]; k++)
+			ofl_buf_append(out, "x", 1);
+		free(ids[i]);
+	}
+	free(ids);
+	free(sizes);
+	free(offs);
+}
+
+OFL_TEST(header_only_read_of_compressed_bundles)
+{
+	struct ofl_buf raw = OFL_BUF_INIT;
+	big_bundle(&raw, 3000); /* ~200 KiB of header */
+	for (int method = 0; method < 2; method++) {
+		struct ofl_ccob_options o = OFL_CCOB_OPTIONS_INIT;
+		o.method = method;
+		struct ofl_buf z = OFL_BUF_INIT;
+		struct ofl_error e = OFL_ERROR_INIT;
+		CHECK(ofl_ccob_compress(raw.data, raw.len, &o, &z, &e) == 0);
+		struct ofl_bundle full, hdr;
+		bool complete;
+		CHECK(ofl_bundle_read(&full, z.data, z.len, ofl_file_type_find("bc"), &e) == 0);
+		CHECK(ofl_bundle_read_header_only(&hdr, z.data, z.len, &complete, &e) == 0);
+		CHECK(complete && hdr.found && hdr.n == full.n && hdr.n == 3000);
+		CHECK(hdr.size < full.size); /* only the header was inflated */
+		for (size_t i = 0; i < hdr.n; i++) {
+			CHECK_STR(hdr.entries[i].id, full.entries[i].id);
+			CHECK_EQ_U(hdr.entries[i].offset, full.entries[i].offset);
+			CHECK_EQ_U(hdr.entries[i].size, full.entries[i].size);
+		}
+		ofl_bundle_release(&hdr);
+		/* a second CCOB behind the first is left to the full reader */
+		size_t one = z.len;
+		uint8_t *copy = malloc(one);
+		memcpy(copy, z.data, one);
+		ofl_buf_append(&z, copy, one);
+		free(copy);
+		CHECK(ofl_bundle_read_header_only(&hdr, z.data, z.len, &complete, &e) == 0);
+		CHECK(!complete && hdr.n == 0);
+		ofl_bundle_release(&hdr);
+		ofl_bundle_release(&full);
+		ofl_buf_release(&z);
+	}
+	ofl_buf_release(&raw);
 }

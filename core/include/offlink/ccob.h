@@ -51,6 +51,12 @@ int ofl_ccob_parse_header(const uint8_t *data, size_t size, struct ofl_ccob_head
 int ofl_ccob_decompress(const uint8_t *data, size_t size, struct ofl_buf *out, size_t *consumed,
                         bool *hash_ok, struct ofl_error *err);
 
+/* Decompresses only the first min(want, raw_size) bytes of the CCOB at data,
+ * appending them to out (fills *h too): enough to read a bundle's header
+ * without inflating its entries. */
+int ofl_ccob_peek(const uint8_t *data, size_t size, size_t want, struct ofl_buf *out,
+                  struct ofl_ccob_header *h, struct ofl_error *err);
+
 struct ofl_ccob_options {
 	int version; /* 2 or 3 */
 	int method;  /* enum ofl_ccob_method */
