@@ -295,6 +295,8 @@ int ofl_bundle_read_header_only(struct ofl_bundle *b, const uint8_t *data, size_
 	*b = (struct ofl_bundle)OFL_BUNDLE_INIT;
 	*complete = false;
 	struct ofl_ccob_header h;
+	if (!ofl_ccob_is(data, size))
+		return 0;
 	int rc = ofl_ccob_parse_header(data, size, &h, err);
 	/* several CCOBs, or bytes after one, are the full reader's business */
 	if (rc || skip_zeros(data, h.total_size, size) != size)

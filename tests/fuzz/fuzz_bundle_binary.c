@@ -1,6 +1,7 @@
 /* Fuzzes the bundle reader on binary bundles, compressed bundles and fat
  * objects: any input must be rejected cleanly or parsed into entries that
  * lie inside the data. */
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -24,5 +25,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		ofl_bundle_release(&b);
 	}
+	/* the header-only reader of compressed bundles agrees with the full one
+	 * (it cannot see damage past the header, as -list of an uncompressed
+	 * bundle does not read entry bytes either) */
+	struct ofl_bundle h, f;
+	struct ofl_error e1 = OFL_ERROR_INIT, e2 = OFL_ERROR_INIT;
+	bool complete = false;
+	int hr = ofl_bundle_read_header_only(&h, data, size, &complete, &e1);
+	int fr = ofl_bundle_read(&f, data, size, ofl_file_type_find("bc"), &e2);
+	if (hr == 0 && complete && fr == 0 && f.n != h.n)
+		abort();
+	ofl_bundle_release(&h);
+	ofl_bundle_release(&f);
 	return 0;
 }
