@@ -556,17 +556,24 @@ static const char PERSONALITY_OVERVIEW[] =
     "A tool to create a wrapper for offload target binaries, which registers them in the "
     "offload runtime. " OUTPUT_NOTE;
 
+/* A job with every front end's defaults: OpenMP for an x86_64 host;
+ * fatbins says whether CUDA/HIP device images may be bundled here. */
+static struct wrap_job new_job(enum ofl_wrap_abi abi, bool fatbins)
+{
+	return (struct wrap_job){{OFL_WRAP_OPENMP, abi, OFL_WRAP_X86_64, false},
+	                         "x86_64-pc-linux-gnu",
+	                         NULL,
+	                         NULL,
+	                         NULL,
+	                         0,
+	                         NULL,
+	                         false,
+	                         {fatbins, NULL, NULL, false, false, INT32_MIN, OFL_BUF_INIT}};
+}
+
 int cmd_wrap(int argc, char **argv)
 {
-	struct wrap_job j = {{OFL_WRAP_OPENMP, OFL_WRAP_LLVM20, OFL_WRAP_X86_64, false},
-	                     "x86_64-pc-linux-gnu",
-	                     NULL,
-	                     NULL,
-	                     NULL,
-	                     0,
-	                     NULL,
-	                     false,
-	                     {true, NULL, NULL, false, false, INT32_MIN, OFL_BUF_INIT}};
+	struct wrap_job j = new_job(OFL_WRAP_LLVM20, true);
 	const char *kind = "openmp", *abi = "llvm20";
 	struct strlist images = {NULL, 0}, pos = {NULL, 0}, hosts = {NULL, 0};
 	bool reloc = false;
@@ -681,15 +688,8 @@ static void pair_archs(int argc, char **argv, struct wrap_job *j)
  * any, the AMD flavour (image info, .offload_arch_list) is written. */
 int cmd_clang_offload_wrapper(int argc, char **argv)
 {
-	struct wrap_job j = {{OFL_WRAP_OPENMP, OFL_WRAP_LLVM14, OFL_WRAP_X86_64, false},
-	                     NULL,
-	                     NULL,
-	                     NULL,
-	                     NULL,
-	                     0,
-	                     NULL,
-	                     false,
-	                     {false, NULL, NULL, false, false, INT32_MIN, OFL_BUF_INIT}};
+	struct wrap_job j = new_job(OFL_WRAP_LLVM14, false);
+	j.host_triple = NULL; /* -target is required */
 	struct strlist archs = {NULL, 0}, pos = {NULL, 0};
 	const char *abi = NULL;
 	const struct opt table[] = {
@@ -729,15 +729,7 @@ int cmd_clang_offload_wrapper(int argc, char **argv)
 /* llvm-offload-wrapper --kind=openmp|cuda|hip [--triple=<t>] -o <out> <file>... */
 int cmd_llvm_offload_wrapper(int argc, char **argv)
 {
-	struct wrap_job j = {{OFL_WRAP_OPENMP, OFL_WRAP_LLVM20, OFL_WRAP_X86_64, false},
-	                     "x86_64-pc-linux-gnu",
-	                     NULL,
-	                     NULL,
-	                     NULL,
-	                     0,
-	                     NULL,
-	                     false,
-	                     {false, NULL, NULL, false, false, INT32_MIN, OFL_BUF_INIT}};
+	struct wrap_job j = new_job(OFL_WRAP_LLVM20, false);
 	const char *kind = NULL;
 	struct strlist pos = {NULL, 0};
 	const struct opt table[] = {
