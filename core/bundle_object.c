@@ -10,15 +10,6 @@
 #include "internal.h"
 #include "offlink/bundle.h"
 
-static void elf_init(void)
-{
-	static int done;
-	if (!done) {
-		elf_version(EV_CURRENT);
-		done = 1;
-	}
-}
-
 static int elf_fail(struct ofl_error *err, const char *what)
 {
 	return ofl_error_set(err, OFL_EFORMAT, NULL, OFL_NO_OFFSET, "%s: %s", what, elf_errmsg(-1));
@@ -26,7 +17,7 @@ static int elf_fail(struct ofl_error *err, const char *what)
 
 static Elf *open_mem(const uint8_t *data, size_t size, size_t *shstrndx, struct ofl_error *err)
 {
-	elf_init();
+	elf_version(EV_CURRENT);
 	/* libelf wants a mutable pointer; ELF_C_READ never writes through it */
 	Elf *e = elf_memory((char *)data, size);
 	if (!e || elf_kind(e) != ELF_K_ELF) {
@@ -150,7 +141,7 @@ int ofl_bundle_object_write(int fd, const uint8_t *host, size_t host_size, const
                             const uint8_t *const *datas, const uint64_t *sizes, size_t n,
                             struct ofl_error *err)
 {
-	elf_init();
+	elf_version(EV_CURRENT);
 	int rc = write_all(fd, host, host_size, err);
 	if (rc)
 		return rc;
