@@ -410,6 +410,9 @@ static int sub_prepare(struct ofl_bundler_options *o, struct bundle_args *a, enu
 /* list and unbundle look at the input to choose the type when none is given */
 static int guess_type(struct bundle_args *a, const char *path)
 {
+	/* guessing would consume standard input before the real read */
+	if (!strcmp(path, "-"))
+		return error("give --type when the bundle comes from standard input");
 	struct ofl_file f;
 	struct ofl_error err = OFL_ERROR_INIT;
 	if (ofl_file_open(&f, path, &err))

@@ -22,6 +22,12 @@ cp out.ll noext
 "$OFFLINK" unbundle noext --targets=$T -o h.out -o d.out
 same h.out host.bin; same d.out dev.bin
 
+# standard input: the type must be given (guessing would consume it)
+"$OFFLINK" list --type=bc - <out.bc >ids3
+same ids ids3
+expect_fail "$OFFLINK" list - <out.bc
+expect_err_line "give --type when the bundle comes from standard input"
+
 # compression: zlib and zstd, any level, both read back
 for m in zstd zlib; do
 	"$OFFLINK" bundle --type=bc --compress --method=$m --level=5 -t $T -o z.$m host.bin dev.bin
