@@ -55,13 +55,6 @@ int ofl_buf_append_zeros(struct ofl_buf *b, size_t n)
 	return 0;
 }
 
-int ofl_buf_append_u16le(struct ofl_buf *b, uint16_t v)
-{
-	uint8_t t[2];
-	ofl_put_le16(t, v);
-	return ofl_buf_append(b, t, 2);
-}
-
 int ofl_buf_append_u32le(struct ofl_buf *b, uint32_t v)
 {
 	uint8_t t[4];

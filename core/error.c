@@ -96,19 +96,3 @@ void ofl_error_format(const struct ofl_error *err, char *out, unsigned long outs
 		snprintf(out, outsz, "%s%s", err->msg, where);
 }
 
-const char *ofl_errcode_name(int code)
-{
-	static const char *const names[] = {
-	    [0] = "ok",
-	    [-OFL_EFORMAT] = "malformed input",
-	    [-OFL_EIO] = "i/o error",
-	    [-OFL_ENOMEM] = "out of memory",
-	    [-OFL_EUNSUPPORTED] = "unsupported",
-	    [-OFL_EINVAL] = "invalid argument",
-	    [-OFL_ENOTFOUND] = "not found",
-	    [-OFL_ECHILD] = "child process failed",
-	};
-	if (code > 0 || -code >= (int)(sizeof names / sizeof names[0]))
-		return "unknown error";
-	return names[-code];
-}

@@ -47,12 +47,6 @@ static inline void ofl_put_le64(uint8_t *p, uint64_t v)
 	for (int i = 0; i < 8; i++)
 		p[i] = (uint8_t)(v >> (8 * i));
 }
-static inline void ofl_put_be32(uint8_t *p, uint32_t v)
-{
-	for (int i = 0; i < 4; i++)
-		p[i] = (uint8_t)(v >> (24 - 8 * i));
-}
-
 /* Checked arithmetic: return true on overflow. */
 static inline bool ofl_add_overflow(uint64_t a, uint64_t b, uint64_t *r)
 {

@@ -97,15 +97,6 @@ int ofl_file_open(struct ofl_file *f, const char *path, struct ofl_error *err)
 	return 0;
 }
 
-void ofl_file_from_memory(struct ofl_file *f, const void *data, size_t size, const char *name)
-{
-	*f = (struct ofl_file)OFL_FILE_INIT;
-	f->data = data;
-	f->size = size;
-	f->path = ofl_strdup(name ? name : "<memory>");
-	f->mapped = -1; /* borrowed */
-}
-
 void ofl_file_close(struct ofl_file *f)
 {
 	if (f->mapped == 1)

@@ -31,7 +31,6 @@ int ofl_buf_reserve(struct ofl_buf *b, size_t extra);
 int ofl_buf_append(struct ofl_buf *b, const void *p, size_t n);
 int ofl_buf_append_str(struct ofl_buf *b, const char *s);
 int ofl_buf_append_zeros(struct ofl_buf *b, size_t n);
-int ofl_buf_append_u16le(struct ofl_buf *b, uint16_t v);
 int ofl_buf_append_u32le(struct ofl_buf *b, uint32_t v);
 int ofl_buf_append_u64le(struct ofl_buf *b, uint64_t v);
 int ofl_buf_printf(struct ofl_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

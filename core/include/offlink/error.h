@@ -66,8 +66,6 @@ void ofl_error_prefix(struct ofl_error *err, const char *fmt, ...)
 /* Formats "<path>: <msg>[ at offset N]" into out. */
 void ofl_error_format(const struct ofl_error *err, char *out, unsigned long outsz);
 
-const char *ofl_errcode_name(int code);
-
 #ifdef __cplusplus
 }
 #endif

@@ -35,8 +35,6 @@ struct ofl_file {
 
 /* Opens and maps path ("-" reads standard input). */
 int ofl_file_open(struct ofl_file *f, const char *path, struct ofl_error *err);
-/* Wraps caller-owned memory (not freed by close); for tests and fuzzers. */
-void ofl_file_from_memory(struct ofl_file *f, const void *data, size_t size, const char *name);
 void ofl_file_close(struct ofl_file *f);
 
 struct ofl_out {
