@@ -31,3 +31,18 @@ char *ofl_strdup(const char *s)
 {
 	return ofl_strndup(s, strlen(s));
 }
+
+int ofl_grow(void **v, size_t *cap, size_t n, size_t elem)
+{
+	if (n < *cap)
+		return 0;
+	size_t ncap = *cap ? *cap * 2 : 8;
+	if (ncap > SIZE_MAX / elem)
+		return -1;
+	void *p = ofl_realloc(*v, ncap * elem);
+	if (!p)
+		return -1;
+	*v = p;
+	*cap = ncap;
+	return 0;
+}

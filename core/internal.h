@@ -81,6 +81,11 @@ void *ofl_realloc(void *p, size_t n);
 char *ofl_strndup(const char *s, size_t n);
 char *ofl_strdup(const char *s);
 
+/* The one growable array: makes room for element n of *v (capacity *cap,
+ * elements of elem bytes), doubling.  0, or -1 when out of memory. */
+int ofl_grow(void **v, size_t *cap, size_t n, size_t elem);
+#define OFL_GROW(v, cap, n) ofl_grow((void **)&(v), &(cap), (n), sizeof(*(v)))
+
 #define OFL_NOMEM(err) ofl_error_set((err), OFL_ENOMEM, NULL, OFL_NO_OFFSET, "out of memory")
 
 #endif

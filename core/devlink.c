@@ -1,0 +1,336 @@
+/* Device links (docs/design.md, "Device links"): one per group of images,
+ * run in parallel by worker threads, each command hermetic: its inputs are
+ * files named by their content's hash and its output by the hash of its
+ * inputs, so a launcher (ccache, distcc, recc) sees the same command for the
+ * same work and no temporary name reaches an output. */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <xxhash.h>
+
+#include "internal.h"
+#include "link_priv.h"
+#include "offlink/proc.h"
+
+enum target_family { FAM_CPU, FAM_AMDGPU, FAM_NVPTX, FAM_SPIRV, FAM_UNKNOWN };
+
+static enum target_family family(const char *triple)
+{
+	static const char *const cpus[] = {"x86_64-",  "aarch64-", "powerpc64le-", "powerpc64-",
+	                                   "ppc64le-", "ppc64-",   "s390x-",       "i386-",
+	                                   "i686-",    "riscv64-", "loongarch64-"};
+	for (size_t i = 0; i < sizeof(cpus) / sizeof(cpus[0]); i++)
+		if (!strncmp(triple, cpus[i], strlen(cpus[i])))
+			return FAM_CPU;
+	if (!strncmp(triple, "amdgcn-", 7))
+		return FAM_AMDGPU;
+	if (!strncmp(triple, "nvptx64-", 8) || !strncmp(triple, "nvptx-", 6))
+		return FAM_NVPTX;
+	if (!strncmp(triple, "spirv", 5))
+		return FAM_SPIRV;
+	return FAM_UNKNOWN;
+}
+
+static bool is_exec(const char *p)
+{
+	return !access(p, X_OK);
+}
+
+/* <root>/llvm-<v>/bin/<tool> when it exists.  Owned or NULL. */
+static char *llvm_tool(const char *root, unsigned v, const char *tool)
+{
+	char *p = NULL;
+	if (asprintf(&p, "%s/llvm-%u/bin/%s", root, v, tool) < 0)
+		return NULL;
+	if (is_exec(p))
+		return p;
+	free(p);
+	return NULL;
+}
+
+static unsigned newest_llvm(const char *root)
+{
+	DIR *d = opendir(root);
+	unsigned best = 0;
+	for (struct dirent *e; d && (e = readdir(d));) {
+		unsigned v = 0;
+		if (sscanf(e->d_name, "llvm-%u", &v) == 1 && v > best && v < 1000)
+			best = v;
+	}
+	if (d)
+		closedir(d);
+	return best;
+}
+
+/* The clang that links a group: --device-compiler; the producer's own
+ * LLVM release; the newest LLVM installed; clang on PATH. */
+static char *find_clang(const struct ofl_link *l, unsigned want)
+{
+	static const char *const default_roots[] = {"/usr/lib"};
+	const char *const *roots = l->o.nllvm_roots ? l->o.llvm_roots : default_roots;
+	size_t nroots = l->o.nllvm_roots ? l->o.nllvm_roots : 1;
+	char *p = NULL;
+	if (l->o.device_compiler)
+		return ofl_strdup(l->o.device_compiler);
+	for (size_t i = 0; want && !p && i < nroots; i++)
+		if (roots[i])
+			p = llvm_tool(roots[i], want, "clang");
+	for (size_t i = 0; !p && i < nroots; i++)
+		if (roots[i])
+			p = llvm_tool(roots[i], newest_llvm(roots[i]), "clang");
+	return p ? p : ofl_proc_find("clang", NULL, 0);
+}
+
+/* The fastest linker next to clang, for CPU device links: a bfd link of an
+ * OpenMP image spends ~0.5 s in libLLVM's symbol table, lld milliseconds. */
+static const char *fast_linker(const char *clang)
+{
+	const char *slash = strrchr(clang, '/');
+	char p[4096];
+	if (slash && snprintf(p, sizeof(p), "%.*s/ld.lld", (int)(slash - clang), clang) <
+	                 (int)sizeof(p) &&
+	    is_exec(p))
+		return "-fuse-ld=lld";
+	return is_exec("/usr/bin/ld.gold") ? "-fuse-ld=gold" : NULL;
+}
+
+static const char *image_ext(uint16_t kind)
+{
+	switch (kind) {
+	case OFL_IMG_BITCODE:
+		return "bc";
+	case OFL_IMG_CUBIN:
+		return "cubin";
+	case OFL_IMG_PTX:
+		return "s";
+	case OFL_IMG_SPIRV:
+		return "spv";
+	default:
+		return "o";
+	}
+}
+
+/* Writes the image's bytes to a file named by their hash (once). */
+static int write_input(struct ofl_link *l, const struct link_image *im, uint64_t *hash,
+                       struct ofl_proc *cmd, struct ofl_error *err)
+{
+	char name[64];
+	*hash = XXH3_64bits(im->b.image, im->b.image_size);
+	snprintf(name, sizeof(name), "%016llx.%s", (unsigned long long)*hash,
+	         image_ext(im->b.image_kind));
+	char *path = ofl_link_temp(l, name, err);
+	if (!path)
+		return err->code;
+	int rc = 0;
+	if (!l->o.dry_run && access(path, F_OK))
+		rc = ofl_write_file(path, im->b.image, im->b.image_size, err);
+	return rc ? rc : ofl_proc_push(cmd, path, err);
+}
+
+/* "[<triple>=]arg" values that apply to triple, as -Xlinker arguments. */
+static int push_linker_args(struct ofl_link *l, const char *triple, struct ofl_proc *cmd,
+                            struct ofl_error *err)
+{
+	int rc = 0;
+	for (size_t i = 0; !rc && i < l->o.ndevice_linker_args; i++) {
+		const char *a = l->o.device_linker_args[i], *eq = strchr(a, '=');
+		bool scoped = eq && a[0] != '-' && memchr(a, '-', (size_t)(eq - a));
+		if (scoped && (strncmp(a, triple, (size_t)(eq - a)) || triple[eq - a]))
+			continue;
+		rc = ofl_proc_push(cmd, "-Xlinker", err) ||
+		     ofl_proc_push(cmd, scoped ? eq + 1 : a, err);
+	}
+	return rc ? err->code : 0;
+}
+
+static bool arch_given(const char *arch)
+{
+	return *arch && strcmp(arch, "generic") && strcmp(arch, "native");
+}
+
+/* The target-specific part of the command, before the inputs. */
+static int push_target(struct ofl_link *l, const struct link_group *g, const char *clang,
+                       struct ofl_proc *cmd, struct ofl_error *err)
+{
+	enum target_family fam = family(g->triple);
+	if (fam == FAM_UNKNOWN)
+		return ofl_error_set(err, OFL_EUNSUPPORTED, NULL, OFL_NO_OFFSET,
+		                     "no device linker for target '%s'", g->triple);
+	int rc = ofl_proc_pushf(cmd, err, "--target=%s", g->triple);
+	if (!rc && fam == FAM_CPU && arch_given(g->arch))
+		rc = ofl_proc_pushf(cmd, err, "-march=%s", g->arch);
+	if (!rc && fam == FAM_CPU && fast_linker(clang))
+		rc = ofl_proc_push(cmd, fast_linker(clang), err);
+	if (!rc && fam == FAM_AMDGPU)
+		rc = ofl_proc_pushf(cmd, err, "-mcpu=%s", g->arch) ||
+		     ofl_proc_push(cmd, "-flto", err);
+	if (!rc && fam == FAM_NVPTX)
+		rc = ofl_proc_pushf(cmd, err, "-march=%s", g->arch);
+	if (!rc && (fam == FAM_CPU || fam == FAM_AMDGPU))
+		rc = ofl_proc_push(cmd, "-Wl,--no-undefined", err);
+	return rc ? err->code : 0;
+}
+
+/* After the inputs: a CPU image is a shared object that resolves against
+ * the host's runtime and libraries. */
+static int push_cpu_libs(struct ofl_link *l, const struct link_group *g, struct ofl_proc *cmd,
+                         struct ofl_error *err)
+{
+	if (family(g->triple) != FAM_CPU)
+		return 0;
+	int rc = ofl_proc_push(cmd, "-Wl,-Bsymbolic", err) || ofl_proc_push(cmd, "-shared", err);
+	for (size_t i = 0; !rc && i < l->o.nlibdirs; i++)
+		rc = ofl_proc_pushf(cmd, err, "-L%s", l->o.libdirs[i]);
+	if (!rc && g->runtime_dir)
+		rc = ofl_proc_pushf(cmd, err, "-L%s", g->runtime_dir);
+	if (!rc && g->kind == OFL_OFK_OPENMP)
+		rc = ofl_proc_push(cmd, "-lomp", err) || ofl_proc_push(cmd, "-lomptarget", err);
+	return rc ? err->code : 0;
+}
+
+static char *quoted_command(const struct ofl_proc *cmd)
+{
+	struct ofl_buf b = OFL_BUF_INIT;
+	for (size_t i = 0; i < cmd->argc; i++)
+		if (ofl_buf_printf(&b, "%s\"%s\"", i ? " " : "", cmd->argv[i]))
+			break;
+	ofl_buf_append(&b, "", 1);
+	return (char *)b.data;
+}
+
+/* Builds the command of group gi; its output path goes to g->output. */
+static int build_command(struct ofl_link *l, size_t gi, struct ofl_proc *cmd,
+                         struct ofl_error *err)
+{
+	struct link_group *g = &l->groups[gi];
+	char *clang = find_clang(l, g->llvm);
+	if (!clang)
+		return ofl_error_set(err, OFL_ENOTFOUND, NULL, OFL_NO_OFFSET,
+		                     "no clang to link %s device code: looked for "
+		                     "<root>/llvm-<N>/bin/clang and clang on PATH",
+		                     g->triple);
+	int rc = 0;
+	for (size_t i = 0; !rc && i < l->o.nlauncher; i++)
+		rc = ofl_proc_push(cmd, l->o.launcher[i], err);
+	cmd->search_path = true;
+	if (!rc)
+		rc = ofl_proc_push(cmd, clang, err) || ofl_proc_push(cmd, "--no-default-config", err);
+	rc = rc ? err->code : push_target(l, g, clang, cmd, err);
+	free(clang);
+	size_t out_slot = cmd->argc;
+	uint64_t h = XXH3_64bits(g->triple, strlen(g->triple)) ^ XXH3_64bits(g->arch, strlen(g->arch));
+	if (!rc)
+		rc = ofl_proc_push(cmd, "-o", err) || ofl_proc_push(cmd, "", err);
+	for (size_t i = 0; !rc && i < l->nimages; i++) {
+		uint64_t ih;
+		if (l->images[i].group == gi && l->units[l->images[i].unit].device &&
+		    !(rc = write_input(l, &l->images[i], &ih, cmd, err)))
+			h = XXH3_64bits_withSeed(&ih, sizeof(ih), h);
+	}
+	rc = rc ? rc : push_cpu_libs(l, g, cmd, err);
+	rc = rc ? rc : push_linker_args(l, g->triple, cmd, err);
+	char name[64];
+	snprintf(name, sizeof(name), "%016llx.img", (unsigned long long)h);
+	if (!rc && !(g->output = ofl_link_temp(l, name, err)))
+		rc = err->code;
+	if (!rc) {
+		free(cmd->argv[out_slot + 1]);
+		if (!(cmd->argv[out_slot + 1] = ofl_strdup(g->output)))
+			rc = OFL_NOMEM(err);
+	}
+	return rc;
+}
+
+static int read_output(struct link_group *g, struct ofl_error *err)
+{
+	struct ofl_file f = OFL_FILE_INIT;
+	int rc = ofl_file_open(&f, g->output, err);
+	if (!rc && ofl_buf_append(&g->linked, f.data, f.size))
+		rc = OFL_NOMEM(err);
+	ofl_file_close(&f);
+	return rc;
+}
+
+static void link_group(struct ofl_link *l, size_t gi)
+{
+	struct link_group *g = &l->groups[gi];
+	struct ofl_proc cmd = OFL_PROC_INIT;
+	int rc = build_command(l, gi, &cmd, &g->err);
+	if (!rc) {
+		g->log = quoted_command(&cmd);
+		ofl_link_logf(l, OFL_LOG_COMMAND, "%s", g->log ? g->log : "");
+	}
+	if (!rc && !l->o.dry_run && !l->cancelled) {
+		rc = ofl_proc_run(&cmd, &g->err);
+		if (rc && cmd.err.len)
+			ofl_link_logf(l, OFL_LOG_FAILURE, "%s\n%.*s", g->log ? g->log : "",
+			              (int)cmd.err.len, (const char *)cmd.err.data);
+		else if (rc)
+			ofl_link_logf(l, OFL_LOG_FAILURE, "%s", g->log ? g->log : "");
+		if (!rc)
+			rc = read_output(g, &g->err);
+	}
+	if (rc)
+		ofl_error_prefix(&g->err, "device link for %s%s%s", g->triple, *g->arch ? " " : "",
+		                 g->arch);
+	ofl_proc_release(&cmd);
+}
+
+struct workers {
+	struct ofl_link *l;
+	size_t next;
+	pthread_mutex_t lock;
+	pthread_t first; /* the calling thread: it holds make's implicit token */
+};
+
+/* Each worker but the first holds a jobserver token while it links. */
+static void *worker(void *arg)
+{
+	struct workers *w = arg;
+	struct ofl_link *l = w->l;
+	bool implicit = pthread_equal(pthread_self(), w->first);
+	for (;;) {
+		pthread_mutex_lock(&w->lock);
+		size_t gi = w->next++;
+		pthread_mutex_unlock(&w->lock);
+		if (gi >= l->ngroups || l->cancelled)
+			return NULL;
+		if (!l->groups[gi].nimages)
+			continue;
+		char token = '+';
+		bool have = implicit || l->o.jobserver_rfd < 0;
+		while (!have && read(l->o.jobserver_rfd, &token, 1) < 0 && errno == EINTR)
+			;
+		link_group(l, gi);
+		if (!have)
+			(void)!write(l->o.jobserver_wfd, &token, 1);
+	}
+}
+
+int ofl_devlink_run(struct ofl_link *l, struct ofl_error *err)
+{
+	struct workers w = {l, 0, PTHREAD_MUTEX_INITIALIZER, pthread_self()};
+	size_t n = l->o.jobs < l->ngroups ? l->o.jobs : l->ngroups;
+	pthread_t *t = ofl_calloc(n, sizeof(*t));
+	if (!t)
+		return OFL_NOMEM(err);
+	size_t started = 0;
+	/* the calling thread is the first worker */
+	for (size_t i = 1; i < n && !pthread_create(&t[i], NULL, worker, &w); i++)
+		started = i;
+	worker(&w);
+	for (size_t i = 1; i <= started; i++)
+		pthread_join(t[i], NULL);
+	free(t);
+	int rc = 0;
+	for (size_t i = 0; !rc && i < l->ngroups; i++)
+		if (l->groups[i].err.code)
+			rc = ofl_error_set(err, l->groups[i].err.code, l->groups[i].err.path,
+			                   l->groups[i].err.offset, "%s", l->groups[i].err.msg);
+	if (!rc && l->cancelled)
+		rc = ofl_error_set(err, OFL_EINVAL, NULL, OFL_NO_OFFSET, "link cancelled");
+	return rc;
+}

@@ -1,0 +1,149 @@
+/* A GNU ld / gold / lld command line, parsed without losing anything
+ * (docs/design.md, "ld.offlink").
+ *
+ * Every word of the command line (after @response files are expanded)
+ * belongs to exactly one argument, kept in order with its original
+ * spelling, so the host linker gets back what it would have got.  Known
+ * options come from one table: their id, whether they take a value (joined
+ * as -Lfoo / --opt=foo, or in the next word) and whether they change the
+ * state inputs are read under (--whole-archive, groups, -Bstatic,
+ * --as-needed, --push-state/--pop-state).  Unknown options pass through
+ * verbatim as one-word options.  Options of ld.offlink itself (OFL_LD_OWN_*)
+ * are recognised here too, so that one table decides what is ours.
+ */
+#ifndef OFFLINK_LDCMD_H
+#define OFFLINK_LDCMD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "offlink/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum ofl_ldarg_kind {
+	OFL_LDARG_OPTION,  /* an option, known or not */
+	OFL_LDARG_FILE,    /* a positional input file */
+	OFL_LDARG_LIBRARY, /* -l NAME / -lNAME / --library=NAME / -l:FILE */
+};
+
+/* Known options.  OFL_LD_UNKNOWN: passed through verbatim. */
+enum ofl_ldopt {
+	OFL_LD_UNKNOWN = 0,
+	OFL_LD_OUTPUT,        /* -o, --output */
+	OFL_LD_LIBPATH,       /* -L, --library-path */
+	OFL_LD_LIBRARY,       /* -l, --library (the arg kind is LIBRARY) */
+	OFL_LD_SYSROOT,       /* --sysroot */
+	OFL_LD_WHOLE_ARCHIVE, /* --whole-archive, -whole-archive */
+	OFL_LD_NO_WHOLE_ARCHIVE,
+	OFL_LD_START_GROUP, /* --start-group, -(, */
+	OFL_LD_END_GROUP,   /* --end-group, -) */
+	OFL_LD_BSTATIC,     /* -Bstatic, -dn, -non_shared, -static */
+	OFL_LD_BDYNAMIC,    /* -Bdynamic, -dy, -call_shared */
+	OFL_LD_AS_NEEDED,
+	OFL_LD_NO_AS_NEEDED,
+	OFL_LD_PUSH_STATE,
+	OFL_LD_POP_STATE,
+	OFL_LD_RELOCATABLE, /* -r, -i, --relocatable, -Ur */
+	OFL_LD_SHARED,      /* -shared, --shared, -Bshareable */
+	OFL_LD_PIE,         /* -pie, --pie, --pic-executable */
+	OFL_LD_NO_PIE,
+	OFL_LD_SCRIPT,          /* -T, --script */
+	OFL_LD_PLUGIN,          /* -plugin, --plugin */
+	OFL_LD_PLUGIN_OPT,      /* -plugin-opt, --plugin-opt */
+	OFL_LD_EMULATION,       /* -m */
+	OFL_LD_DYNAMIC_LINKER,  /* -dynamic-linker, --dynamic-linker, -I */
+	OFL_LD_RPATH,           /* -rpath, --rpath, -R DIR */
+	OFL_LD_VERSION,         /* -v, --version, -V */
+	OFL_LD_HELP,            /* --help */
+	OFL_LD_OTHER_WITH_ARG,  /* a known option whose value we only carry
+	                         * (-z, -e, -u, -m, --defsym, -soname, ...) */
+	OFL_LD_OTHER_FLAG,      /* a known option without a value we only carry */
+	/* ld.offlink's own options: never given to the host linker */
+	OFL_LD_OWN_LINKER,           /* --offlink-linker=bfd|gold|lld|mold|PATH */
+	OFL_LD_OWN_DEVICE_COMPILER,  /* --device-compiler=PATH */
+	OFL_LD_OWN_DEVICE_LINKER,    /* --device-linker=[<triple>=]ARG */
+	OFL_LD_OWN_DEVICE_LAUNCHER,  /* --device-launcher=CMD */
+	OFL_LD_OWN_OFFLOAD_EXTRACT,  /* --offload-extract=ARCH */
+	OFL_LD_OWN_OFFLOAD_RELOCATABLE, /* --offload-relocatable */
+	OFL_LD_OWN_JOBS,             /* -j N, -jN, --jobs=N, --jobs N */
+	OFL_LD_OWN_EXPLAIN,          /* --explain, --explain=FILE */
+	OFL_LD_OWN_DRY_RUN,          /* --dry-run */
+	OFL_LD_OWN_SAVE_TEMPS,       /* --save-temps */
+	OFL_LD_OWN_VERBOSE,          /* --offlink-verbose (-v is also shown to the host linker) */
+};
+
+/* Input state in effect at an argument. */
+struct ofl_ldstate {
+	bool whole_archive;
+	bool static_only; /* -Bstatic: -l finds only lib<name>.a */
+	bool as_needed;
+	unsigned group; /* 0: not in a group; else the group's number, from 1 */
+};
+
+struct ofl_ldarg {
+	enum ofl_ldarg_kind kind;
+	enum ofl_ldopt opt; /* OFL_LD_UNKNOWN for files and unknown options */
+	/* The words this argument was given as (one, or two for a separate
+	 * value), exactly as after @file expansion.  Owned. */
+	char *word[2];
+	unsigned nwords;
+	/* FILE: the path; LIBRARY: the name ("m", or ":libm.a" for -l:);
+	 * an option with a value: the value (joined or separate); else NULL.
+	 * Points into word[]. */
+	const char *value;
+	struct ofl_ldstate state; /* for FILE and LIBRARY */
+};
+
+struct ofl_ldcmd {
+	struct ofl_ldarg *args;
+	size_t nargs, cap;
+	/* Summary of the whole line (the last occurrence wins where it
+	 * would for ld).  Pointers into args. */
+	const char *output;  /* -o; NULL: the linker's default a.out */
+	const char *sysroot; /* --sysroot; NULL: none */
+	bool relocatable, shared, pie, no_pie, static_link, version_only;
+	unsigned ngroups;
+};
+
+#define OFL_LDCMD_INIT                                                                             \
+	{                                                                                          \
+		NULL, 0, 0, NULL, NULL, false, false, false, false, false, false, 0                \
+	}
+
+/* Parses argv[0..argc) (the words after the program name).  @FILE words
+ * are replaced by the words in FILE (shell-like quoting with ' " and \, as
+ * GNU ld reads them), recursively up to a depth of 64; an @FILE that cannot
+ * be read stays a word as ld keeps it.  Errors: an option missing its
+ * value, --end-group without --start-group, --pop-state without a
+ * --push-state, a response file nested too deep (OFL_EINVAL, naming the
+ * word); out of memory. */
+int ofl_ldcmd_parse(struct ofl_ldcmd *c, int argc, char *const *argv, struct ofl_error *err);
+
+/* Library search dirs in effect for an -l argument: every -L before or after
+ * it (ld collects all -L first), in command-line order, with a leading '='
+ * or "$SYSROOT" replaced by the sysroot, followed by the defaults the caller
+ * gives (the host linker's built-in dirs).  Looks for lib<name>.so then
+ * lib<name>.a in each dir in turn (only .a under -Bstatic or -static; -l:NAME
+ * looks for NAME exactly).  Returns an owned path, or NULL with *err left
+ * untouched when nothing matches (the host linker will report it); NULL with
+ * OFL_ENOMEM in *err on allocation failure. */
+char *ofl_ldcmd_find_library(const struct ofl_ldcmd *c, const struct ofl_ldarg *lib,
+                             const char *const *default_dirs, size_t ndefault,
+                             struct ofl_error *err);
+
+/* A path as the linker reads it: a FILE that starts with '=' (or $SYSROOT)
+ * with the sysroot in front.  Owned; NULL on allocation failure. */
+char *ofl_ldcmd_input_path(const struct ofl_ldcmd *c, const struct ofl_ldarg *a);
+
+/* True for an argument that belongs to ld.offlink, not the host linker. */
+bool ofl_ldarg_is_own(const struct ofl_ldarg *a);
+
+void ofl_ldcmd_release(struct ofl_ldcmd *c);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

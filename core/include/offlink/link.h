@@ -1,0 +1,124 @@
+/* The link pipeline that ld.offlink and the linker plugin both drive
+ * (docs/design.md, "The link pipeline"):
+ *
+ *   inputs -> gather offload images -> choose archive members -> group by
+ *   offload kind, triple and target ID -> device links (parallel) ->
+ *   wrapper objects for the host link
+ *
+ * A front end creates a context, adds the host link's inputs in command-line
+ * order, runs the pipeline and gets back the wrapper objects (and runtime
+ * libraries) to add to the host link.  The context owns every temporary
+ * file and removes them in ofl_link_free (unless asked to keep them);
+ * ofl_link_cancel may be called from a signal handler the front end
+ * installs.  The library itself installs no handler, reads no environment
+ * variable and prints nothing: what it decided and ran goes to the log
+ * callback.
+ */
+#ifndef OFFLINK_LINK_H
+#define OFFLINK_LINK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "offlink/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct ofl_link;
+
+enum ofl_link_log {
+	OFL_LOG_DECISION, /* which members and images were taken, and why */
+	OFL_LOG_COMMAND,  /* a command run (or, dry run, that would run) */
+	OFL_LOG_TIMING,   /* time and memory of a phase */
+	OFL_LOG_WARNING,  /* something the user should know; the link goes on */
+	OFL_LOG_FAILURE,  /* a failed command and what it wrote to stderr */
+};
+
+struct ofl_link_opts {
+	const char *host_triple; /* NULL: x86_64-pc-linux-gnu */
+	const char *tmpdir;      /* where temporaries go; NULL: /tmp */
+	const char *output;      /* the link's -o, to name saved temporaries */
+	unsigned jobs;           /* parallel device links; 0: 1 */
+	/* GNU make jobserver (from MAKEFLAGS): a token is read from rfd
+	 * before each device link beyond the first and written back after;
+	 * -1 when there is none. */
+	int jobserver_rfd, jobserver_wfd;
+	const char *device_compiler; /* clang for device links; NULL: chosen */
+	/* Extra device link arguments: "[<triple>=]arg". */
+	const char *const *device_linker_args;
+	size_t ndevice_linker_args;
+	/* Prefix of every device link command (ccache, distcc, recc...). */
+	const char *const *launcher;
+	size_t nlauncher;
+	/* Archive members whose images have these archs are always taken. */
+	const char *const *extract_archs;
+	size_t nextract_archs;
+	/* The host link's -L dirs, for CPU device links (which resolve
+	 * against the same runtime and libraries). */
+	const char *const *libdirs;
+	size_t nlibdirs;
+	/* Where LLVM installations live: <root>/llvm-<N>/bin/clang.
+	 * NULL entries skipped; none given: /usr/lib. */
+	const char *const *llvm_roots;
+	size_t nllvm_roots;
+	bool dry_run;    /* log the commands, run none, write empty images */
+	bool save_temps; /* keep temporaries, named after output, in tmpdir */
+	bool relocatable; /* wrapper images go to .llvm.offloading.relocatable */
+	void (*log)(void *ctx, enum ofl_link_log what, const char *msg);
+	void *log_ctx;
+};
+
+int ofl_link_new(struct ofl_link **l, const struct ofl_link_opts *o, struct ofl_error *err);
+
+/* Frees the context and removes its temporaries (kept with save_temps). */
+void ofl_link_free(struct ofl_link *l);
+
+/* Async-signal-safe: device links still running are killed, none starts. */
+void ofl_link_cancel(struct ofl_link *l);
+
+/* How an input enters the link. */
+struct ofl_link_input {
+	const char *path;
+	/* Where the file's bytes are: fd >= 0 reads size bytes at offset
+	 * from it (a plugin's view of an archive member); fd < 0 opens and
+	 * maps path. */
+	int fd;
+	uint64_t offset, size;
+	bool whole_archive; /* every member counts as pulled */
+	unsigned group;     /* --start-group number, 0 for none */
+	/* The host linker decided this input is used (a plugin sees only
+	 * pulled members): no symbol rules are applied to it. */
+	bool pulled;
+};
+
+/* Adds an input in command-line order: an object, archive, shared object,
+ * raw OffloadBinary or bundler fat object.  Anything else (linker scripts,
+ * missing files) adds nothing and is not an error: the host linker will
+ * judge it.  Malformed device code is an error naming the file and offset. */
+int ofl_link_add(struct ofl_link *l, const struct ofl_link_input *in, struct ofl_error *err);
+
+/* True when some input carries device code (after all inputs are added).
+ * Without device code a front end skips ofl_link_run entirely. */
+bool ofl_link_has_device_code(const struct ofl_link *l);
+
+/* What the host link gets added. */
+struct ofl_link_result {
+	char **objects; /* wrapper objects, one per offload kind */
+	size_t nobjects;
+	char **libraries; /* runtime libraries ("omptarget") */
+	size_t nlibraries;
+	char **libdirs; /* where they are */
+	size_t nlibdirs;
+};
+
+/* Chooses archive members, groups the images, runs the device links and
+ * writes the wrapper objects.  The result's strings belong to the context. */
+int ofl_link_run(struct ofl_link *l, struct ofl_link_result *res, struct ofl_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

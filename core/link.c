@@ -1,0 +1,298 @@
+/* The link pipeline's context: inputs in, device code gathered, temporaries
+ * owned; the phases live in link_select.c (which members and images are
+ * taken), devlink.c (device links) and link_wrap.c (wrapper objects). */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "link_priv.h"
+#include "offlink/elf.h"
+#include "offlink/offload_scan.h"
+
+void ofl_link_logf(struct ofl_link *l, enum ofl_link_log what, const char *fmt, ...)
+{
+	if (!l->o.log)
+		return;
+	char msg[2048];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	l->o.log(l->o.log_ctx, what, msg);
+}
+
+int ofl_link_new(struct ofl_link **out, const struct ofl_link_opts *o, struct ofl_error *err)
+{
+	struct ofl_link *l = ofl_calloc(1, sizeof(*l));
+	if (!l)
+		return OFL_NOMEM(err);
+	l->o = *o;
+	if (!l->o.host_triple)
+		l->o.host_triple = "x86_64-pc-linux-gnu";
+	if (!l->o.tmpdir)
+		l->o.tmpdir = "/tmp";
+	if (!l->o.jobs)
+		l->o.jobs = 1;
+	pthread_mutex_init(&l->lock, NULL);
+	*out = l;
+	return 0;
+}
+
+/* Temporaries live in one directory per link, made on first use. */
+static int make_tmpdir(struct ofl_link *l, struct ofl_error *err)
+{
+	if (l->tmpdir)
+		return 0;
+	char *d = NULL;
+	if (asprintf(&d, "%s/offlink-XXXXXX", l->o.tmpdir) < 0)
+		return OFL_NOMEM(err);
+	if (!mkdtemp(d)) {
+		int rc = ofl_error_errno(err, l->o.tmpdir, "cannot make a temporary directory");
+		free(d);
+		return rc;
+	}
+	l->tmpdir = d;
+	return 0;
+}
+
+char *ofl_link_temp(struct ofl_link *l, const char *name, struct ofl_error *err)
+{
+	char *p = NULL;
+	pthread_mutex_lock(&l->lock);
+	if (make_tmpdir(l, err) || OFL_GROW(l->temps, l->captemps, l->ntemps)) {
+		if (!err->code)
+			OFL_NOMEM(err);
+	} else if (asprintf(&p, "%s/%s", l->tmpdir, name) < 0) {
+		p = NULL;
+		OFL_NOMEM(err);
+	} else {
+		l->temps[l->ntemps++] = p;
+	}
+	pthread_mutex_unlock(&l->lock);
+	return p;
+}
+
+/* Async-signal-safe: only flags, unlink and rmdir.  The list may be
+ * growing in another thread; a file made after this is removed by
+ * ofl_link_free. */
+void ofl_link_cancel(struct ofl_link *l)
+{
+	l->cancelled = 1;
+	if (l->o.save_temps)
+		return;
+	for (size_t i = 0; i < l->ntemps; i++)
+		unlink(l->temps[i]);
+	if (l->tmpdir)
+		rmdir(l->tmpdir);
+}
+
+static void free_strings(char **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+void ofl_link_free(struct ofl_link *l)
+{
+	if (!l)
+		return;
+	ofl_link_cancel(l);
+	free_strings(l->temps, l->ntemps);
+	free(l->tmpdir);
+	for (size_t i = 0; i < l->nfiles; i++) {
+		struct link_file *f = &l->files[i];
+		ofl_archive_release(&f->ar);
+		ofl_file_close(&f->f);
+		free(f->owned);
+		free((char *)f->in.path);
+	}
+	for (size_t i = 0; i < l->nunits; i++)
+		free(l->units[i].name);
+	for (size_t i = 0; i < l->nimages; i++)
+		ofl_obin_release(&l->images[i].b);
+	for (size_t i = 0; i < l->ngroups; i++) {
+		ofl_symset_release(&l->groups[i].syms);
+		ofl_buf_release(&l->groups[i].linked);
+		free(l->groups[i].log);
+		free(l->groups[i].runtime_dir);
+	}
+	free(l->files);
+	free(l->units);
+	free(l->images);
+	free(l->groups);
+	free(l->res.objects);
+	free_strings(l->res.libraries, l->res.nlibraries);
+	free_strings(l->res.libdirs, l->res.nlibdirs);
+	pthread_mutex_destroy(&l->lock);
+	free(l);
+}
+
+/* Producer of an image: clang's .comment in a device ELF object, or the
+ * HIP offload kind's numbering (3 until LLVM 19). */
+static unsigned image_llvm(const struct ofl_obin *b)
+{
+	if (b->offload_kind == OFL_OFK_HIP19)
+		return 19;
+	if (b->image_kind == OFL_IMG_OBJECT && ofl_is_elf(b->image, b->image_size))
+		return ofl_elf_clang_version(b->image, b->image_size);
+	return 0;
+}
+
+static int add_image(struct ofl_link *l, size_t unit, const uint8_t *p, uint64_t size,
+                     struct ofl_error *err)
+{
+	struct link_image im = {unit, OFL_OBIN_INIT, NULL, NULL, 0, 0};
+	int rc = ofl_obin_parse(p, size, &im.b, err);
+	if (rc)
+		return rc;
+	if (OFL_GROW(l->images, l->capimages, l->nimages)) {
+		ofl_obin_release(&im.b);
+		return OFL_NOMEM(err);
+	}
+	im.triple = ofl_obin_get(&im.b, "triple");
+	im.arch = ofl_obin_get(&im.b, "arch");
+	if (!im.triple)
+		im.triple = "";
+	if (!im.arch)
+		im.arch = "";
+	im.llvm = image_llvm(&im.b);
+	l->images[l->nimages++] = im;
+	l->units[unit].nimages++;
+	return 0;
+}
+
+/* Every OffloadBinary in the unit's offloading sections (several per
+ * section after ld -r), or the unit itself when it is one. */
+static int scan_unit(struct ofl_link *l, size_t u, struct ofl_error *err)
+{
+	struct link_unit *un = &l->units[u];
+	struct ofl_found_list found = OFL_FOUND_LIST_INIT;
+	struct ofl_elf_sections secs = OFL_ELF_SECTIONS_INIT;
+	int rc = 0;
+	if (ofl_obin_is(un->data, un->size))
+		rc = ofl_scan_walk(un->data, un->size, 0, 0, OFL_SCAN_STRICT, &found, err);
+	else if (ofl_is_elf(un->data, un->size))
+		rc = ofl_elf_offload_sections(un->data, un->size,
+		                              OFL_ELFSEC_BY_TYPE | OFL_ELFSEC_BY_NAME, &secs, err);
+	for (size_t i = 0; !rc && i < secs.n; i++) {
+		const struct ofl_elf_section *s = &secs.v[i];
+		rc = ofl_scan_walk(un->data + s->offset, s->size, s->offset, s->index,
+		                   OFL_SCAN_STRICT, &found, err);
+		if (rc)
+			ofl_error_prefix(err, "section %s", s->name);
+	}
+	l->units[u].first_image = l->nimages;
+	for (size_t i = 0; !rc && i < found.n; i++)
+		rc = add_image(l, u, un->data + found.v[i].offset, found.v[i].size, err);
+	if (rc)
+		ofl_error_locate(err, l->units[u].name, 0);
+	ofl_elf_sections_release(&secs);
+	ofl_found_list_release(&found);
+	return rc;
+}
+
+static int add_unit(struct ofl_link *l, size_t file, const char *member, const uint8_t *data,
+                    size_t size, struct ofl_error *err)
+{
+	if (OFL_GROW(l->units, l->capunits, l->nunits))
+		return OFL_NOMEM(err);
+	struct link_unit *u = &l->units[l->nunits];
+	*u = (struct link_unit){NULL, data, size, file, false, false, NULL, 0, 0};
+	const char *path = l->files[file].in.path;
+	if (member ? asprintf(&u->name, "%s(%s)", path, member) < 0
+	           : !(u->name = ofl_strdup(path)))
+		return OFL_NOMEM(err);
+	l->files[file].nunits++;
+	return scan_unit(l, l->nunits++, err);
+}
+
+static int add_archive(struct ofl_link *l, size_t fi, struct ofl_error *err)
+{
+	struct link_file *f = &l->files[fi];
+	int rc = ofl_archive_parse(f->f.data, f->f.size, &f->ar, err);
+	if (rc) {
+		ofl_error_locate(err, f->in.path, 0);
+		return rc;
+	}
+	/* members of thin archives are files of their own, read by the
+	 * host linker; their device code is not gathered */
+	for (size_t i = 0; !rc && i < f->ar.nmembers; i++) {
+		const struct ofl_ar_member *m = &f->ar.members[i];
+		rc = add_unit(l, fi, m->name, m->data, m->data ? m->size : 0, err);
+	}
+	return rc;
+}
+
+static enum file_kind classify(const uint8_t *d, size_t n)
+{
+	if (ofl_archive_is(d, n))
+		return FILE_ARCHIVE;
+	if (ofl_obin_is(d, n))
+		return FILE_OBIN;
+	if (!ofl_is_elf(d, n) || n < 18)
+		return FILE_OTHER;
+	unsigned type = d[5] == 2 ? (unsigned)(d[16] << 8 | d[17]) : (unsigned)(d[16] | d[17] << 8);
+	return type == 1 ? FILE_OBJECT : type == 3 ? FILE_SHARED : FILE_OTHER;
+}
+
+/* A plugin's view: size bytes at offset of an open descriptor. */
+static int read_range(struct link_file *f, struct ofl_error *err)
+{
+	if (f->in.size > SIZE_MAX || !(f->owned = ofl_malloc(f->in.size)))
+		return OFL_NOMEM(err);
+	for (uint64_t got = 0; got < f->in.size;) {
+		ssize_t r = pread(f->in.fd, f->owned + got, f->in.size - got,
+		                  (off_t)(f->in.offset + got));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return r < 0 ? ofl_error_errno(err, f->in.path, "cannot read")
+			             : ofl_error_set(err, OFL_EFORMAT, f->in.path, got,
+			                             "file ends early");
+		got += (uint64_t)r;
+	}
+	f->f.data = f->owned;
+	f->f.size = f->in.size;
+	return 0;
+}
+
+static int load(struct link_file *f, struct ofl_error *err)
+{
+	if (f->in.fd >= 0)
+		return read_range(f, err);
+	struct stat st;
+	/* missing files and directories are the host linker's to report */
+	if (stat(f->in.path, &st) || !S_ISREG(st.st_mode))
+		return 1;
+	return ofl_file_open(&f->f, f->in.path, err);
+}
+
+int ofl_link_add(struct ofl_link *l, const struct ofl_link_input *in, struct ofl_error *err)
+{
+	if (OFL_GROW(l->files, l->capfiles, l->nfiles))
+		return OFL_NOMEM(err);
+	struct link_file *f = &l->files[l->nfiles];
+	*f = (struct link_file){OFL_FILE_INIT, NULL, FILE_OTHER, *in, OFL_ARCHIVE_INIT, l->nunits, 0};
+	if (!(f->in.path = ofl_strdup(in->path)))
+		return OFL_NOMEM(err);
+	size_t fi = l->nfiles++;
+	int rc = load(f, err);
+	if (rc)
+		return rc < 0 ? rc : 0;
+	f->kind = classify(f->f.data, f->f.size);
+	if (f->kind == FILE_ARCHIVE)
+		return add_archive(l, fi, err);
+	if (f->kind == FILE_OBJECT || f->kind == FILE_OBIN)
+		return add_unit(l, fi, NULL, f->f.data, f->f.size, err);
+	return 0;
+}
+
+bool ofl_link_has_device_code(const struct ofl_link *l)
+{
+	return l->nimages > 0;
+}

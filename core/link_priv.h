@@ -1,0 +1,111 @@
+/* Private to the link pipeline (link.c, link_gather.c, link_select.c,
+ * devlink.c): the context and what it knows about inputs and images. */
+#ifndef OFL_LINK_PRIV_H
+#define OFL_LINK_PRIV_H
+
+#include <libelf.h>
+#include <pthread.h>
+#include <signal.h>
+
+#include "offlink/archive.h"
+#include "offlink/io.h"
+#include "offlink/link.h"
+#include "offlink/offload_binary.h"
+#include "symset.h"
+
+enum file_kind { FILE_OTHER, FILE_OBJECT, FILE_ARCHIVE, FILE_SHARED, FILE_OBIN };
+
+/* A file of the host link. */
+struct link_file {
+	struct ofl_file f;
+	uint8_t *owned; /* bytes read from an fd (plugin input) */
+	enum file_kind kind;
+	struct ofl_link_input in; /* path owned (in.path) */
+	struct ofl_archive ar;
+	size_t first_unit, nunits;
+};
+
+/* An object of the link: a file, or an archive member. */
+struct link_unit {
+	char *name; /* "lib.a(m.o)" for messages and logs */
+	const uint8_t *data;
+	size_t size;
+	size_t file;
+	bool taken;  /* the host link uses it */
+	bool device; /* its device code is taken (taken, or device symbols) */
+	const char *why;
+	size_t first_image, nimages;
+};
+
+/* One OffloadBinary found in a unit. */
+struct link_image {
+	size_t unit;
+	struct ofl_obin b; /* views into the unit's bytes */
+	const char *triple, *arch;
+	unsigned llvm; /* producer's LLVM major version; 0: unknown */
+	size_t group;
+};
+
+/* Images that are linked together: one kind, triple and target ID. */
+struct link_group {
+	uint16_t kind; /* offload kind as stored (HIP: 3 in 19, 4 in 22) */
+	const char *triple, *arch;
+	unsigned llvm;
+	size_t nimages;
+	bool symbols_known; /* every image's symbols could be read */
+	struct ofl_symset syms; /* device symbols: 1 defined, 0 undefined */
+	char *output;           /* linked image path (a temporary) */
+	char *runtime_dir;      /* <root>/llvm-<N>/lib with libomptarget, or NULL */
+	struct ofl_buf linked;  /* its bytes, once linked */
+	struct ofl_error err;
+	char *log; /* the command, for the log */
+};
+
+struct ofl_link {
+	struct ofl_link_opts o;
+	struct link_file *files;
+	size_t nfiles, capfiles;
+	struct link_unit *units;
+	size_t nunits, capunits;
+	struct link_image *images;
+	size_t nimages, capimages;
+	struct link_group *groups;
+	size_t ngroups, capgroups;
+	char *tmpdir; /* made on first use */
+	char **temps;
+	size_t ntemps, captemps;
+	pthread_mutex_t lock;
+	volatile sig_atomic_t cancelled;
+	bool already_wrapped; /* an input holds a wrapper object's image */
+	struct ofl_link_result res;
+};
+
+/* link.c */
+void ofl_link_logf(struct ofl_link *l, enum ofl_link_log what, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* A new temporary path <tmpdir>/<name>, registered for removal. */
+char *ofl_link_temp(struct ofl_link *l, const char *name, struct ofl_error *err);
+
+/* link_syms.c: symbols of ELF objects and archive indexes. */
+typedef int (*ofl_sym_fn)(void *ctx, const char *name, bool defined);
+/* Global and weak symbols of a relocatable object (.symtab) or shared
+ * object (.dynsym, defined ones only); weak undefined symbols are skipped
+ * since they never pull an archive member. */
+int ofl_elf_global_symbols(const uint8_t *data, size_t size, ofl_sym_fn fn, void *ctx,
+                           struct ofl_error *err);
+/* Calls fn(ctx, name, member header offset) for each archive index entry;
+ * returns 1 when the archive has no index. */
+typedef int (*ofl_arsym_fn)(void *ctx, const char *name, uint64_t member_offset);
+int ofl_archive_index(const uint8_t *data, size_t size, ofl_arsym_fn fn, void *ctx,
+                      struct ofl_error *err);
+/* The LLVM major version in an ELF object's .comment ("clang version 22."),
+ * 0 when none. */
+unsigned ofl_elf_clang_version(const uint8_t *data, size_t size);
+
+/* link_select.c */
+int ofl_link_select(struct ofl_link *l, struct ofl_error *err);
+
+/* devlink.c */
+int ofl_devlink_run(struct ofl_link *l, struct ofl_error *err);
+
+#endif

@@ -1,0 +1,314 @@
+/* Which device code a link takes (docs/design.md, "Archive members").
+ *
+ * Host rules first: the host link is replayed on the symbol tables with the
+ * linker's own rules (objects always; an archive member when it defines a
+ * symbol still undefined, archives of a group until nothing changes,
+ * --whole-archive members always), so the device code of exactly the
+ * members the host linker pulls is taken.  Then device rules, per group of
+ * images: a member whose device code defines a symbol the taken device code
+ * leaves undefined is taken too; where symbols cannot be read (bitcode),
+ * every member with a compatible image is, as LLVM 22 does.  Members with
+ * an image of an arch named by --offload-extract are always taken.
+ * Every step is a worklist over hash sets: linear in the symbols read. */
+#include <stdlib.h>
+
+#include "internal.h"
+#include "link_priv.h"
+#include "offlink/elf.h"
+
+/* A member waiting to be pulled because of sym. */
+struct pending {
+	size_t unit;
+	char *sym;
+};
+
+struct resolver {
+	struct ofl_link *l;
+	struct ofl_symset syms;  /* value 1: defined, 0: undefined */
+	struct ofl_symset index; /* archive symbol -> unit, for the archives in scope */
+	struct pending *queue;
+	size_t nqueue, capqueue;
+};
+
+static int enqueue(struct resolver *r, size_t unit, const char *sym)
+{
+	if (OFL_GROW(r->queue, r->capqueue, r->nqueue))
+		return -1;
+	r->queue[r->nqueue] = (struct pending){unit, ofl_strdup(sym)};
+	return r->queue[r->nqueue++].sym ? 0 : -1;
+}
+
+static int note_symbol(void *ctx, const char *name, bool defined)
+{
+	struct resolver *r = ctx;
+	struct ofl_symslot *s, *ix;
+	bool added;
+	if (ofl_symset_add(&r->syms, name, defined, &s, &added))
+		return -1;
+	if (defined) {
+		s->value = 1;
+		return 0;
+	}
+	if (!s->value && added && (ix = ofl_symset_find(&r->index, name)))
+		return enqueue(r, ix->value, name);
+	return 0;
+}
+
+static int read_symbols(struct resolver *r, const uint8_t *d, size_t n, const char *name,
+                        struct ofl_error *err)
+{
+	if (!ofl_is_elf(d, n))
+		return 0; /* bitcode or other: no symbols we can read */
+	int rc = ofl_elf_global_symbols(d, n, note_symbol, r, err);
+	if (rc == -1)
+		return OFL_NOMEM(err);
+	if (rc)
+		ofl_error_locate(err, name, 0);
+	return rc;
+}
+
+/* Takes unit u into the host link; sym: the symbol it was pulled for. */
+static int pull(struct resolver *r, size_t u, const char *why, const char *sym,
+                struct ofl_error *err)
+{
+	struct link_unit *un = &r->l->units[u];
+	if (un->taken)
+		return 0;
+	un->taken = true;
+	un->why = why;
+	if (un->nimages)
+		ofl_link_logf(r->l, OFL_LOG_DECISION, "%s: device code taken: %s%s%s%s", un->name,
+		              why, sym ? " for '" : "", sym ? sym : "", sym ? "'" : "");
+	return read_symbols(r, un->data, un->size, un->name, err);
+}
+
+/* Index entry of an archive: remembered unless an earlier one has it. */
+struct index_ctx {
+	struct resolver *r;
+	const struct link_file *f;
+};
+
+static int note_index(void *ctx, const char *name, uint64_t member_offset)
+{
+	struct index_ctx *c = ctx;
+	const struct ofl_archive *ar = &c->f->ar;
+	size_t lo = 0, hi = ar->nmembers;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (ar->members[mid].header_offset < member_offset)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == ar->nmembers || ar->members[lo].header_offset != member_offset)
+		return 0; /* a stale index entry: the linker would fail on it */
+	struct ofl_symslot *s;
+	bool added;
+	return ofl_symset_add(&c->r->index, name, (uint32_t)(c->f->first_unit + lo), &s, &added);
+}
+
+/* Members' defined symbols, for an archive without an index. */
+struct member_ctx {
+	struct resolver *r;
+	size_t unit;
+};
+
+static int note_member_symbol(void *ctx, const char *name, bool defined)
+{
+	struct member_ctx *c = ctx;
+	struct ofl_symslot *s;
+	bool added;
+	return defined ? ofl_symset_add(&c->r->index, name, (uint32_t)c->unit, &s, &added) : 0;
+}
+
+static int index_archive(struct resolver *r, const struct link_file *f, struct ofl_error *err)
+{
+	struct index_ctx c = {r, f};
+	int rc = ofl_archive_index(f->f.data, f->f.size, note_index, &c, err);
+	for (size_t u = f->first_unit; rc == 1 && u < f->first_unit + f->nunits; u++) {
+		struct member_ctx m = {r, u};
+		const struct link_unit *un = &r->l->units[u];
+		if (ofl_is_elf(un->data, un->size) &&
+		    ofl_elf_global_symbols(un->data, un->size, note_member_symbol, &m, err) == -1)
+			return OFL_NOMEM(err);
+	}
+	return rc < 0 ? OFL_NOMEM(err) : 0;
+}
+
+static int drain(struct resolver *r, struct ofl_error *err)
+{
+	int rc = 0;
+	for (size_t i = 0; i < r->nqueue; i++) {
+		struct ofl_symslot *s = ofl_symset_find(&r->syms, r->queue[i].sym);
+		if (!rc && s && !s->value)
+			rc = pull(r, r->queue[i].unit, "the host link pulls it", r->queue[i].sym,
+			          err);
+		free(r->queue[i].sym);
+	}
+	r->nqueue = 0;
+	return rc;
+}
+
+/* Archives [from, to) scanned together (one archive, or a group's). */
+static int resolve_archives(struct resolver *r, size_t from, size_t to, struct ofl_error *err)
+{
+	int rc = 0;
+	ofl_symset_release(&r->index);
+	for (size_t i = from; !rc && i < to; i++)
+		if (r->l->files[i].kind == FILE_ARCHIVE && !r->l->files[i].in.whole_archive)
+			rc = index_archive(r, &r->l->files[i], err);
+	for (size_t i = 0; !rc && i < r->index.cap; i++) {
+		const struct ofl_symslot *ix = &r->index.slots[i];
+		const struct ofl_symslot *s = ix->name ? ofl_symset_find(&r->syms, ix->name) : NULL;
+		if (s && !s->value && enqueue(r, ix->value, ix->name))
+			rc = OFL_NOMEM(err);
+	}
+	if (!rc)
+		rc = drain(r, err);
+	ofl_symset_release(&r->index);
+	return rc;
+}
+
+static int note_definition(void *ctx, const char *name, bool defined)
+{
+	return defined ? note_symbol(ctx, name, true) : 0;
+}
+
+/* One file outside the archive scans: objects, shared objects,
+ * --whole-archive archives, and inputs the host linker already chose. */
+static int add_file(struct resolver *r, size_t i, struct ofl_error *err)
+{
+	struct link_file *f = &r->l->files[i];
+	int rc = 0;
+	if (f->kind == FILE_SHARED) {
+		rc = ofl_elf_global_symbols(f->f.data, f->f.size, note_definition, r, err);
+		return rc == -1 ? OFL_NOMEM(err) : 0; /* an unreadable .so: ld's to judge */
+	}
+	if (f->kind == FILE_ARCHIVE && !f->in.whole_archive && !f->in.pulled)
+		return 0;
+	const char *why = f->in.pulled          ? "the host linker chose it"
+	                  : f->in.whole_archive ? "--whole-archive"
+	                                        : "an object of the link";
+	for (size_t u = f->first_unit; !rc && u < f->first_unit + f->nunits; u++)
+		rc = pull(r, u, why, NULL, err);
+	return rc ? rc : drain(r, err);
+}
+
+static int host_rules(struct resolver *r, struct ofl_error *err)
+{
+	struct ofl_link *l = r->l;
+	int rc = 0;
+	for (size_t i = 0; !rc && i < l->nfiles;) {
+		size_t j = i + 1;
+		if (l->files[i].in.group)
+			while (j < l->nfiles && l->files[j].in.group == l->files[i].in.group)
+				j++;
+		for (size_t k = i; !rc && k < j; k++)
+			rc = add_file(r, k, err);
+		if (!rc)
+			rc = resolve_archives(r, i, j, err);
+		i = j;
+	}
+	return rc;
+}
+
+/* Device rules for one group: symbols of the taken images, then the
+ * untaken members whose images define what those leave undefined. */
+static bool image_is_elf(const struct link_image *im)
+{
+	return im->b.image_kind == OFL_IMG_OBJECT && ofl_is_elf(im->b.image, im->b.image_size);
+}
+
+static bool extract_asked(const struct ofl_link *l, const char *arch)
+{
+	for (size_t i = 0; i < l->o.nextract_archs; i++)
+		if (!strcmp(l->o.extract_archs[i], arch))
+			return true;
+	return false;
+}
+
+static int device_rules(struct ofl_link *l, size_t g, struct ofl_error *err)
+{
+	struct resolver r = {l, OFL_SYMSET_INIT, OFL_SYMSET_INIT, NULL, 0, 0};
+	bool known = true, used = false;
+	int rc = 0;
+	for (size_t i = 0; !rc && i < l->nimages; i++) {
+		const struct link_image *im = &l->images[i];
+		if (im->group != g)
+			continue;
+		known = known && image_is_elf(im);
+		struct link_unit *un = &l->units[im->unit];
+		if (extract_asked(l, im->arch) && !un->device) {
+			un->device = true;
+			un->why = "--offload-extract";
+			ofl_link_logf(l, OFL_LOG_DECISION, "%s: device code taken: --offload-extract=%s",
+			              un->name, im->arch);
+		}
+		used = used || un->device;
+		if (un->device)
+			rc = read_symbols(&r, im->b.image, im->b.image_size, un->name, err);
+		else if (image_is_elf(im)) {
+			struct member_ctx m = {&r, i};
+			if (ofl_elf_global_symbols(im->b.image, im->b.image_size,
+			                           note_member_symbol, &m, err) == -1)
+				rc = OFL_NOMEM(err);
+		}
+	}
+	for (size_t i = 0; !rc && used && i < l->nimages; i++) {
+		struct link_image *im = &l->images[i];
+		struct link_unit *un = &l->units[im->unit];
+		if (im->group != g || un->device)
+			continue;
+		if (!known) {
+			un->device = true;
+			un->why = "a compatible image whose symbols are not readable (bitcode)";
+			ofl_link_logf(l, OFL_LOG_DECISION, "%s: device code taken: %s", un->name,
+			              un->why);
+		}
+	}
+	/* the worklist: undefined device symbols defined by untaken members */
+	for (size_t i = 0; !rc && known && used && i < r.syms.cap; i++) {
+		const struct ofl_symslot *s = &r.syms.slots[i];
+		const struct ofl_symslot *ix = s->name && !s->value ? ofl_symset_find(&r.index, s->name)
+		                                                    : NULL;
+		if (ix && enqueue(&r, ix->value, s->name))
+			rc = OFL_NOMEM(err);
+	}
+	for (size_t q = 0; q < r.nqueue; q++) {
+		struct link_image *im = &l->images[r.queue[q].unit];
+		struct link_unit *un = &l->units[im->unit];
+		if (!rc && !un->device) {
+			un->device = true;
+			un->why = "its device code defines a symbol the taken device code needs";
+			ofl_link_logf(l, OFL_LOG_DECISION, "%s: device code taken for device symbol '%s'",
+			              un->name, r.queue[q].sym);
+			rc = read_symbols(&r, im->b.image, im->b.image_size, un->name, err);
+		}
+		free(r.queue[q].sym);
+	}
+	free(r.queue);
+	ofl_symset_release(&r.syms);
+	ofl_symset_release(&r.index);
+	return rc;
+}
+
+int ofl_link_select(struct ofl_link *l, struct ofl_error *err)
+{
+	struct resolver r = {l, OFL_SYMSET_INIT, OFL_SYMSET_INIT, NULL, 0, 0};
+	int rc = host_rules(&r, err);
+	for (size_t i = 0; i < r.nqueue; i++)
+		free(r.queue[i].sym);
+	free(r.queue);
+	ofl_symset_release(&r.syms);
+	ofl_symset_release(&r.index);
+	for (size_t u = 0; u < l->nunits; u++)
+		l->units[u].device = l->units[u].taken;
+	for (size_t g = 0; !rc && g < l->ngroups; g++)
+		rc = device_rules(l, g, err);
+	for (size_t u = 0; u < l->nunits; u++)
+		if (l->units[u].nimages && !l->units[u].device)
+			ofl_link_logf(l, OFL_LOG_DECISION,
+			              "%s: device code left out: the host link does not use it",
+			              l->units[u].name);
+	return rc;
+}

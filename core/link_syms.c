@@ -1,0 +1,95 @@
+/* Symbols the link pipeline resolves with: ELF symbol tables read with
+ * libelf, archive indexes through libelf's elf_getarsym. */
+#include <gelf.h>
+#include <libelf.h>
+#include <stdlib.h>
+
+#include "internal.h"
+#include "link_priv.h"
+
+static Elf *open_mem(const uint8_t *data, size_t size)
+{
+	elf_version(EV_CURRENT);
+	/* libelf only reads from a memory image opened with ELF_C_READ */
+	return elf_memory((char *)data, size);
+}
+
+static int symbols_of(Elf *e, Elf_Scn *s, const GElf_Shdr *sh, bool dyn, ofl_sym_fn fn,
+                      void *ctx)
+{
+	Elf_Data *d = elf_getdata(s, NULL);
+	GElf_Sym sym;
+	for (size_t k = sh->sh_info; d && gelf_getsym(d, (int)k, &sym); k++) {
+		unsigned bind = GELF_ST_BIND(sym.st_info);
+		bool def = sym.st_shndx != SHN_UNDEF;
+		if ((bind != STB_GLOBAL && bind != STB_WEAK && bind != STB_GNU_UNIQUE) ||
+		    (!def && (bind == STB_WEAK || dyn)))
+			continue;
+		const char *name = elf_strptr(e, sh->sh_link, sym.st_name);
+		int rc = name && *name ? fn(ctx, name, def) : 0;
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+int ofl_elf_global_symbols(const uint8_t *data, size_t size, ofl_sym_fn fn, void *ctx,
+                           struct ofl_error *err)
+{
+	Elf *e = open_mem(data, size);
+	GElf_Ehdr eh;
+	if (!e || elf_kind(e) != ELF_K_ELF || !gelf_getehdr(e, &eh)) {
+		elf_end(e);
+		return ofl_error_set(err, OFL_EFORMAT, NULL, 0, "not a readable ELF file");
+	}
+	bool dyn = eh.e_type == ET_DYN;
+	int rc = 0;
+	for (Elf_Scn *s = NULL; !rc && (s = elf_nextscn(e, s));) {
+		GElf_Shdr sh;
+		if (gelf_getshdr(s, &sh) && sh.sh_type == (dyn ? SHT_DYNSYM : SHT_SYMTAB))
+			rc = symbols_of(e, s, &sh, dyn, fn, ctx);
+	}
+	elf_end(e);
+	return rc < 0 ? rc : 0;
+}
+
+int ofl_archive_index(const uint8_t *data, size_t size, ofl_arsym_fn fn, void *ctx,
+                      struct ofl_error *err)
+{
+	Elf *e = open_mem(data, size);
+	size_t n = 0;
+	Elf_Arsym *syms = e && elf_kind(e) == ELF_K_AR ? elf_getarsym(e, &n) : NULL;
+	int rc = syms && n > 1 ? 0 : 1;
+	/* the last entry is libelf's terminator */
+	for (size_t i = 0; !rc && i + 1 < n; i++)
+		if (syms[i].as_name)
+			rc = fn(ctx, syms[i].as_name, (uint64_t)syms[i].as_off);
+	elf_end(e);
+	return rc;
+}
+
+unsigned ofl_elf_clang_version(const uint8_t *data, size_t size)
+{
+	static const char tag[] = "clang version ";
+	Elf *e = open_mem(data, size);
+	size_t shstrndx;
+	unsigned v = 0;
+	if (!e || elf_getshdrstrndx(e, &shstrndx))
+		goto out;
+	for (Elf_Scn *s = NULL; !v && (s = elf_nextscn(e, s));) {
+		GElf_Shdr sh;
+		const char *name;
+		Elf_Data *d;
+		if (!gelf_getshdr(s, &sh) || !(name = elf_strptr(e, shstrndx, sh.sh_name)) ||
+		    strcmp(name, ".comment") || !(d = elf_rawdata(s, NULL)) || !d->d_buf)
+			continue;
+		const char *p = memmem(d->d_buf, d->d_size, tag, sizeof(tag) - 1);
+		const char *end = (const char *)d->d_buf + d->d_size;
+		for (p = p ? p + sizeof(tag) - 1 : end; p < end && *p >= '0' && *p <= '9' && v < 1000;
+		     p++)
+			v = v * 10 + (unsigned)(*p - '0');
+	}
+out:
+	elf_end(e);
+	return v;
+}

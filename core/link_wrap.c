@@ -1,0 +1,283 @@
+/* The pipeline's driver: group the images, choose the device code, link it,
+ * and wrap the linked images into one host object per offload kind, in the
+ * registration ABI the host objects' entry tables ask for. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "link_priv.h"
+#include "offlink/fatbin_build.h"
+#include "offlink/wrapper_obj.h"
+
+/* What the unit's entry tables ask for; nothing for a unit that is not an
+ * ELF object or cannot be read (the host linker will judge it). */
+static struct ofl_wrap_needs unit_needs(const struct link_unit *u)
+{
+	struct ofl_wrap_needs n = {0, 0};
+	struct ofl_error err = OFL_ERROR_INIT;
+	if (ofl_wrap_needs_of_object(u->data, u->size, &n, &err))
+		n = (struct ofl_wrap_needs){0, 0};
+	return n;
+}
+
+static unsigned llvm_of_needs(unsigned abis)
+{
+	return abis & (1u << OFL_WRAP_LLVM19) ? 19 : 0;
+}
+
+static int group_images(struct ofl_link *l, struct ofl_error *err)
+{
+	for (size_t i = 0; i < l->nimages; i++) {
+		struct link_image *im = &l->images[i];
+		size_t g = 0;
+		while (g < l->ngroups &&
+		       (l->groups[g].kind != im->b.offload_kind ||
+		        strcmp(l->groups[g].triple, im->triple) || strcmp(l->groups[g].arch, im->arch)))
+			g++;
+		if (g == l->ngroups) {
+			if (OFL_GROW(l->groups, l->capgroups, l->ngroups))
+				return OFL_NOMEM(err);
+			memset(&l->groups[g], 0, sizeof(l->groups[g]));
+			l->groups[g].kind = im->b.offload_kind;
+			l->groups[g].triple = im->triple;
+			l->groups[g].arch = im->arch;
+			l->ngroups++;
+		}
+		unsigned v = im->llvm ? im->llvm : llvm_of_needs(unit_needs(&l->units[im->unit]).abis);
+		if (v > l->groups[g].llvm)
+			l->groups[g].llvm = v;
+		im->group = g;
+	}
+	return 0;
+}
+
+/* <root>/llvm-<N>/lib when libomptarget is there. */
+static char *runtime_dir(const struct ofl_link *l, unsigned v)
+{
+	static const char *const default_roots[] = {"/usr/lib"};
+	const char *const *roots = l->o.nllvm_roots ? l->o.llvm_roots : default_roots;
+	size_t n = l->o.nllvm_roots ? l->o.nllvm_roots : 1;
+	for (size_t i = 0; v && i < n; i++) {
+		char *p = NULL;
+		if (!roots[i] || asprintf(&p, "%s/llvm-%u/lib/libomptarget.so", roots[i], v) < 0)
+			continue;
+		if (!access(p, R_OK)) {
+			*strrchr(p, '/') = '\0';
+			return p;
+		}
+		free(p);
+	}
+	return NULL;
+}
+
+static void count_taken(struct ofl_link *l)
+{
+	for (size_t i = 0; i < l->nimages; i++)
+		if (l->units[l->images[i].unit].device)
+			l->groups[l->images[i].group].nimages++;
+	for (size_t g = 0; g < l->ngroups; g++) {
+		if (!l->groups[g].nimages)
+			continue;
+		l->groups[g].runtime_dir = runtime_dir(l, l->groups[g].llvm);
+		ofl_link_logf(l, OFL_LOG_DECISION, "device link %zu: %s %s, %zu image(s), LLVM %u", g,
+		              l->groups[g].triple, *l->groups[g].arch ? l->groups[g].arch : "(no arch)",
+		              l->groups[g].nimages, l->groups[g].llvm);
+	}
+}
+
+static enum ofl_wrap_kind wrap_kind_of(uint16_t offload_kind)
+{
+	return offload_kind == OFL_OFK_CUDA                                    ? OFL_WRAP_CUDA
+	       : offload_kind == OFL_OFK_HIP || offload_kind == OFL_OFK_HIP19 ? OFL_WRAP_HIP
+	                                                                        : OFL_WRAP_OPENMP;
+}
+
+/* The ABI of the taken host objects' entry tables; with none, the one of
+ * the LLVM that made the device code. */
+static int choose_abi(struct ofl_link *l, enum ofl_wrap_kind kind, unsigned llvm,
+                      enum ofl_wrap_abi *abi, struct ofl_error *err)
+{
+	static const char *const names[] = {"LLVM 14", "AMD", "LLVM 19", "LLVM 20-22"};
+	unsigned abis = 0;
+	for (size_t u = 0; u < l->nunits; u++)
+		if (l->units[u].device && l->units[u].nimages) {
+			struct ofl_wrap_needs n = unit_needs(&l->units[u]);
+			if (n.kinds & (1u << kind))
+				abis |= n.abis;
+		}
+	if (abis & (abis - 1))
+		return ofl_error_set(err, OFL_EINVAL, NULL, OFL_NO_OFFSET,
+		                     "objects made by different LLVM releases need different "
+		                     "registrations (%s and %s)",
+		                     names[__builtin_ctz(abis)], names[31 - __builtin_clz(abis)]);
+	*abi = abis ? (enum ofl_wrap_abi)__builtin_ctz(abis)
+	            : llvm && llvm <= 19 ? OFL_WRAP_LLVM19 : OFL_WRAP_LLVM20;
+	return 0;
+}
+
+/* Groups of a kind in the order the linker wrapper bundles them: triple,
+ * then arch, descending. */
+static size_t kind_groups(struct ofl_link *l, enum ofl_wrap_kind kind, size_t *order)
+{
+	size_t n = 0;
+	for (size_t g = 0; g < l->ngroups; g++) {
+		if (!l->groups[g].nimages || wrap_kind_of(l->groups[g].kind) != kind)
+			continue;
+		size_t k = n++;
+		for (; k > 0; k--) {
+			const struct link_group *a = &l->groups[order[k - 1]], *b = &l->groups[g];
+			int c = strcmp(a->triple, b->triple);
+			if (c > 0 || (c == 0 && strcmp(a->arch, b->arch) >= 0))
+				break;
+			order[k] = order[k - 1];
+		}
+		order[k] = g;
+	}
+	return n;
+}
+
+/* OpenMP: each linked image re-packed as an OffloadBinary (triple, arch;
+ * the arch is empty for CPU targets, as the linker wrapper writes it). */
+static int pack_openmp(struct ofl_link *l, const struct link_group *g, struct ofl_buf *out,
+                       struct ofl_wrap_image *img, struct ofl_error *err)
+{
+	const char *k[2] = {"triple", "arch"};
+	bool cpu = !strcmp(g->arch, "generic") || !*g->arch;
+	const char *v[2] = {g->triple, cpu ? "" : g->arch};
+	bool elf = g->linked.len >= 4 && !memcmp(g->linked.data, "\177ELF", 4);
+	struct ofl_obin_image oi = {elf ? OFL_IMG_OBJECT : OFL_IMG_NONE,
+	                            OFL_OFK_OPENMP,
+	                            0,
+	                            g->linked.data,
+	                            g->linked.len,
+	                            2,
+	                            k,
+	                            v};
+	struct ofl_obin b = OFL_OBIN_INIT;
+	int rc = ofl_obin_write(&oi, out, err);
+	if (!rc)
+		rc = ofl_obin_parse(out->data, out->len, &b, err);
+	if (!rc)
+		*img = (struct ofl_wrap_image){out->data, out->len, (uint64_t)(b.image - out->data),
+		                               (uint64_t)(b.image - out->data) + b.image_size,
+		                               g->arch, NULL};
+	ofl_obin_release(&b);
+	return rc;
+}
+
+/* CUDA and HIP: the linked images bundled into one fat binary. */
+static int build_fatbin(struct ofl_link *l, enum ofl_wrap_kind kind, const size_t *order,
+                        size_t n, unsigned llvm, struct ofl_buf *out, struct ofl_error *err)
+{
+	struct ofl_fatbin_image *fi = ofl_calloc(n, sizeof(*fi));
+	if (!fi)
+		return OFL_NOMEM(err);
+	for (size_t i = 0; i < n; i++) {
+		const struct link_group *g = &l->groups[order[i]];
+		fi[i] = (struct ofl_fatbin_image){g->linked.data, g->linked.len, g->output, g->arch};
+	}
+	int rc;
+	if (kind == OFL_WRAP_HIP) {
+		struct ofl_hipfb_options o = OFL_HIPFB_OPTIONS_INIT;
+		o.dialect = llvm && llvm <= 19 ? OFL_LLVM19 : OFL_LLVM22;
+		rc = ofl_hipfb_build(fi, n, &o, out, err);
+	} else {
+		struct ofl_cuda_fatbin_options o = OFL_CUDA_FATBIN_OPTIONS_INIT;
+		o.tmpdir = l->o.tmpdir;
+		rc = l->o.dry_run ? 0 : ofl_cuda_fatbin_build(fi, n, &o, out, err);
+	}
+	free(fi);
+	return rc;
+}
+
+static int write_wrapper(struct ofl_link *l, enum ofl_wrap_kind kind, const size_t *order,
+                         size_t n, struct ofl_error *err)
+{
+	static const char *const names[] = {"openmp", "cuda", "hip"};
+	struct ofl_wrap_opts o = {kind, OFL_WRAP_LLVM20, OFL_WRAP_X86_64, l->o.relocatable};
+	struct ofl_buf *packed = ofl_calloc(n, sizeof(*packed));
+	struct ofl_wrap_image *imgs = ofl_calloc(n, sizeof(*imgs));
+	struct ofl_buf obj = OFL_BUF_INIT;
+	unsigned llvm = l->groups[order[0]].llvm;
+	int rc = packed && imgs ? 0 : OFL_NOMEM(err);
+	rc = rc ? rc : ofl_wrap_machine_from_triple(l->o.host_triple, &o.machine, err);
+	rc = rc ? rc : choose_abi(l, kind, llvm, &o.abi, err);
+	size_t nimgs = kind == OFL_WRAP_OPENMP ? n : 1;
+	for (size_t i = 0; !rc && kind == OFL_WRAP_OPENMP && i < n; i++)
+		rc = pack_openmp(l, &l->groups[order[i]], &packed[i], &imgs[i], err);
+	if (!rc && kind != OFL_WRAP_OPENMP && !(rc = build_fatbin(l, kind, order, n, llvm,
+	                                                           &packed[0], err)))
+		imgs[0] = (struct ofl_wrap_image){packed[0].data, packed[0].len, 0, packed[0].len,
+		                                  NULL, NULL};
+	rc = rc ? rc : ofl_wrap_write_buf(&obj, &o, imgs, nimgs, err);
+	char name[32];
+	snprintf(name, sizeof(name), "%s.wrapper.o", names[kind]);
+	char *path = rc ? NULL : ofl_link_temp(l, name, err);
+	rc = rc ? rc : !path ? err->code : ofl_write_file(path, obj.data, obj.len, err);
+	if (!rc) {
+		l->res.objects[l->res.nobjects++] = path;
+		ofl_link_logf(l, OFL_LOG_DECISION, "%s wrapper: %zu image(s), registration ABI %d",
+		              names[kind], n, (int)o.abi);
+	}
+	for (size_t i = 0; packed && i < n; i++)
+		ofl_buf_release(&packed[i]);
+	free(packed);
+	free(imgs);
+	ofl_buf_release(&obj);
+	return rc;
+}
+
+static int add_string(char ***v, size_t *n, const char *s, struct ofl_error *err)
+{
+	for (size_t i = 0; i < *n; i++)
+		if (!strcmp((*v)[i], s))
+			return 0;
+	char **nv = ofl_realloc(*v, (*n + 1) * sizeof(**v));
+	if (!nv || !(nv[*n] = ofl_strdup(s))) {
+		if (nv)
+			*v = nv;
+		return OFL_NOMEM(err);
+	}
+	*v = nv;
+	(*n)++;
+	return 0;
+}
+
+/* OpenMP programs need libomptarget; its directory when we know it. */
+static int runtime_libs(struct ofl_link *l, struct ofl_error *err)
+{
+	int rc = 0;
+	for (size_t g = 0; !rc && g < l->ngroups; g++) {
+		const struct link_group *gr = &l->groups[g];
+		if (!gr->nimages || wrap_kind_of(gr->kind) != OFL_WRAP_OPENMP)
+			continue;
+		rc = add_string(&l->res.libraries, &l->res.nlibraries, "omptarget", err);
+		if (!rc && gr->runtime_dir)
+			rc = add_string(&l->res.libdirs, &l->res.nlibdirs, gr->runtime_dir, err);
+	}
+	return rc;
+}
+
+int ofl_link_run(struct ofl_link *l, struct ofl_link_result *res, struct ofl_error *err)
+{
+	size_t *order = ofl_calloc(l->nimages, sizeof(*order));
+	int rc = order ? group_images(l, err) : OFL_NOMEM(err);
+	rc = rc ? rc : ofl_link_select(l, err);
+	if (!rc) {
+		count_taken(l);
+		rc = ofl_devlink_run(l, err);
+	}
+	if (!rc && !(l->res.objects = ofl_calloc(3, sizeof(char *))))
+		rc = OFL_NOMEM(err);
+	for (int k = OFL_WRAP_OPENMP; !rc && k <= OFL_WRAP_HIP; k++) {
+		size_t n = kind_groups(l, (enum ofl_wrap_kind)k, order);
+		if (n)
+			rc = write_wrapper(l, (enum ofl_wrap_kind)k, order, n, err);
+	}
+	rc = rc ? rc : runtime_libs(l, err);
+	free(order);
+	if (!rc)
+		*res = l->res;
+	return rc;
+}
