@@ -90,8 +90,8 @@ static const char *fast_linker(const char *clang)
 {
 	const char *slash = strrchr(clang, '/');
 	char p[4096];
-	if (slash && snprintf(p, sizeof(p), "%.*s/ld.lld", (int)(slash - clang), clang) <
-	                 (int)sizeof(p) &&
+	if (slash &&
+	    snprintf(p, sizeof(p), "%.*s/ld.lld", (int)(slash - clang), clang) < (int)sizeof(p) &&
 	    is_exec(p))
 		return "-fuse-ld=lld";
 	return is_exec("/usr/bin/ld.gold") ? "-fuse-ld=gold" : NULL;
@@ -182,8 +182,8 @@ static int push_cpu_libs(struct ofl_link *l, const struct link_group *g, struct 
 	if (family(g->triple) != FAM_CPU)
 		return 0;
 	int rc = ofl_proc_push(cmd, "-Wl,-Bsymbolic", err) || ofl_proc_push(cmd, "-shared", err);
-	for (size_t i = 0; !rc && i < l->o.nlibdirs; i++)
-		rc = ofl_proc_pushf(cmd, err, "-L%s", l->o.libdirs[i]);
+	for (size_t i = 0; !rc && i < l->o.ncpu_link_args; i++)
+		rc = ofl_proc_push(cmd, l->o.cpu_link_args[i], err);
 	if (!rc && g->runtime_dir)
 		rc = ofl_proc_pushf(cmd, err, "-L%s", g->runtime_dir);
 	if (!rc && g->kind == OFL_OFK_OPENMP)
@@ -202,8 +202,7 @@ static char *quoted_command(const struct ofl_proc *cmd)
 }
 
 /* Builds the command of group gi; its output path goes to g->output. */
-static int build_command(struct ofl_link *l, size_t gi, struct ofl_proc *cmd,
-                         struct ofl_error *err)
+static int build_command(struct ofl_link *l, size_t gi, struct ofl_proc *cmd, struct ofl_error *err)
 {
 	struct link_group *g = &l->groups[gi];
 	char *clang = find_clang(l, g->llvm);
@@ -217,11 +216,13 @@ static int build_command(struct ofl_link *l, size_t gi, struct ofl_proc *cmd,
 		rc = ofl_proc_push(cmd, l->o.launcher[i], err);
 	cmd->search_path = true;
 	if (!rc)
-		rc = ofl_proc_push(cmd, clang, err) || ofl_proc_push(cmd, "--no-default-config", err);
+		rc = ofl_proc_push(cmd, clang, err) ||
+		     ofl_proc_push(cmd, "--no-default-config", err);
 	rc = rc ? err->code : push_target(l, g, clang, cmd, err);
 	free(clang);
 	size_t out_slot = cmd->argc;
-	uint64_t h = XXH3_64bits(g->triple, strlen(g->triple)) ^ XXH3_64bits(g->arch, strlen(g->arch));
+	uint64_t h =
+	    XXH3_64bits(g->triple, strlen(g->triple)) ^ XXH3_64bits(g->arch, strlen(g->arch));
 	if (!rc)
 		rc = ofl_proc_push(cmd, "-o", err) || ofl_proc_push(cmd, "", err);
 	for (size_t i = 0; !rc && i < l->nimages; i++) {

@@ -204,8 +204,7 @@ static int add_unit(struct ofl_link *l, size_t file, const char *member, const u
 	struct link_unit *u = &l->units[l->nunits];
 	*u = (struct link_unit){NULL, data, size, file, false, false, NULL, 0, 0};
 	const char *path = l->files[file].in.path;
-	if (member ? asprintf(&u->name, "%s(%s)", path, member) < 0
-	           : !(u->name = ofl_strdup(path)))
+	if (member ? asprintf(&u->name, "%s(%s)", path, member) < 0 : !(u->name = ofl_strdup(path)))
 		return OFL_NOMEM(err);
 	l->files[file].nunits++;
 	return scan_unit(l, l->nunits++, err);
@@ -246,8 +245,8 @@ static int read_range(struct link_file *f, struct ofl_error *err)
 	if (f->in.size > SIZE_MAX || !(f->owned = ofl_malloc(f->in.size)))
 		return OFL_NOMEM(err);
 	for (uint64_t got = 0; got < f->in.size;) {
-		ssize_t r = pread(f->in.fd, f->owned + got, f->in.size - got,
-		                  (off_t)(f->in.offset + got));
+		ssize_t r =
+		    pread(f->in.fd, f->owned + got, f->in.size - got, (off_t)(f->in.offset + got));
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r <= 0)
@@ -277,7 +276,8 @@ int ofl_link_add(struct ofl_link *l, const struct ofl_link_input *in, struct ofl
 	if (OFL_GROW(l->files, l->capfiles, l->nfiles))
 		return OFL_NOMEM(err);
 	struct link_file *f = &l->files[l->nfiles];
-	*f = (struct link_file){OFL_FILE_INIT, NULL, FILE_OTHER, *in, OFL_ARCHIVE_INIT, l->nunits, 0};
+	*f = (struct link_file){OFL_FILE_INIT,    NULL,      FILE_OTHER, *in,
+	                        OFL_ARCHIVE_INIT, l->nunits, 0};
 	if (!(f->in.path = ofl_strdup(in->path)))
 		return OFL_NOMEM(err);
 	size_t fi = l->nfiles++;

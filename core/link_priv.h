@@ -52,7 +52,7 @@ struct link_group {
 	const char *triple, *arch;
 	unsigned llvm;
 	size_t nimages;
-	bool symbols_known; /* every image's symbols could be read */
+	bool symbols_known;     /* every image's symbols could be read */
 	struct ofl_symset syms; /* device symbols: 1 defined, 0 undefined */
 	char *output;           /* linked image path (a temporary) */
 	char *runtime_dir;      /* <root>/llvm-<N>/lib with libomptarget, or NULL */

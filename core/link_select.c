@@ -241,8 +241,9 @@ static int device_rules(struct ofl_link *l, size_t g, struct ofl_error *err)
 		if (extract_asked(l, im->arch) && !un->device) {
 			un->device = true;
 			un->why = "--offload-extract";
-			ofl_link_logf(l, OFL_LOG_DECISION, "%s: device code taken: --offload-extract=%s",
-			              un->name, im->arch);
+			ofl_link_logf(l, OFL_LOG_DECISION,
+			              "%s: device code taken: --offload-extract=%s", un->name,
+			              im->arch);
 		}
 		used = used || un->device;
 		if (un->device)
@@ -269,8 +270,8 @@ static int device_rules(struct ofl_link *l, size_t g, struct ofl_error *err)
 	/* the worklist: undefined device symbols defined by untaken members */
 	for (size_t i = 0; !rc && known && used && i < r.syms.cap; i++) {
 		const struct ofl_symslot *s = &r.syms.slots[i];
-		const struct ofl_symslot *ix = s->name && !s->value ? ofl_symset_find(&r.index, s->name)
-		                                                    : NULL;
+		const struct ofl_symslot *ix =
+		    s->name && !s->value ? ofl_symset_find(&r.index, s->name) : NULL;
 		if (ix && enqueue(&r, ix->value, s->name))
 			rc = OFL_NOMEM(err);
 	}
@@ -280,8 +281,9 @@ static int device_rules(struct ofl_link *l, size_t g, struct ofl_error *err)
 		if (!rc && !un->device) {
 			un->device = true;
 			un->why = "its device code defines a symbol the taken device code needs";
-			ofl_link_logf(l, OFL_LOG_DECISION, "%s: device code taken for device symbol '%s'",
-			              un->name, r.queue[q].sym);
+			ofl_link_logf(l, OFL_LOG_DECISION,
+			              "%s: device code taken for device symbol '%s'", un->name,
+			              r.queue[q].sym);
 			rc = read_symbols(&r, im->b.image, im->b.image_size, un->name, err);
 		}
 		free(r.queue[q].sym);

@@ -14,8 +14,7 @@ static Elf *open_mem(const uint8_t *data, size_t size)
 	return elf_memory((char *)data, size);
 }
 
-static int symbols_of(Elf *e, Elf_Scn *s, const GElf_Shdr *sh, bool dyn, ofl_sym_fn fn,
-                      void *ctx)
+static int symbols_of(Elf *e, Elf_Scn *s, const GElf_Shdr *sh, bool dyn, ofl_sym_fn fn, void *ctx)
 {
 	Elf_Data *d = elf_getdata(s, NULL);
 	GElf_Sym sym;
@@ -85,8 +84,8 @@ unsigned ofl_elf_clang_version(const uint8_t *data, size_t size)
 			continue;
 		const char *p = memmem(d->d_buf, d->d_size, tag, sizeof(tag) - 1);
 		const char *end = (const char *)d->d_buf + d->d_size;
-		for (p = p ? p + sizeof(tag) - 1 : end; p < end && *p >= '0' && *p <= '9' && v < 1000;
-		     p++)
+		for (p = p ? p + sizeof(tag) - 1 : end;
+		     p < end && *p >= '0' && *p <= '9' && v < 1000; p++)
 			v = v * 10 + (unsigned)(*p - '0');
 	}
 out:

@@ -31,9 +31,9 @@ static int group_images(struct ofl_link *l, struct ofl_error *err)
 	for (size_t i = 0; i < l->nimages; i++) {
 		struct link_image *im = &l->images[i];
 		size_t g = 0;
-		while (g < l->ngroups &&
-		       (l->groups[g].kind != im->b.offload_kind ||
-		        strcmp(l->groups[g].triple, im->triple) || strcmp(l->groups[g].arch, im->arch)))
+		while (g < l->ngroups && (l->groups[g].kind != im->b.offload_kind ||
+		                          strcmp(l->groups[g].triple, im->triple) ||
+		                          strcmp(l->groups[g].arch, im->arch)))
 			g++;
 		if (g == l->ngroups) {
 			if (OFL_GROW(l->groups, l->capgroups, l->ngroups))
@@ -44,7 +44,8 @@ static int group_images(struct ofl_link *l, struct ofl_error *err)
 			l->groups[g].arch = im->arch;
 			l->ngroups++;
 		}
-		unsigned v = im->llvm ? im->llvm : llvm_of_needs(unit_needs(&l->units[im->unit]).abis);
+		unsigned v =
+		    im->llvm ? im->llvm : llvm_of_needs(unit_needs(&l->units[im->unit]).abis);
 		if (v > l->groups[g].llvm)
 			l->groups[g].llvm = v;
 		im->group = g;
@@ -80,17 +81,18 @@ static void count_taken(struct ofl_link *l)
 		if (!l->groups[g].nimages)
 			continue;
 		l->groups[g].runtime_dir = runtime_dir(l, l->groups[g].llvm);
-		ofl_link_logf(l, OFL_LOG_DECISION, "device link %zu: %s %s, %zu image(s), LLVM %u", g,
-		              l->groups[g].triple, *l->groups[g].arch ? l->groups[g].arch : "(no arch)",
+		ofl_link_logf(l, OFL_LOG_DECISION, "device link %zu: %s %s, %zu image(s), LLVM %u",
+		              g, l->groups[g].triple,
+		              *l->groups[g].arch ? l->groups[g].arch : "(no arch)",
 		              l->groups[g].nimages, l->groups[g].llvm);
 	}
 }
 
 static enum ofl_wrap_kind wrap_kind_of(uint16_t offload_kind)
 {
-	return offload_kind == OFL_OFK_CUDA                                    ? OFL_WRAP_CUDA
+	return offload_kind == OFL_OFK_CUDA                                   ? OFL_WRAP_CUDA
 	       : offload_kind == OFL_OFK_HIP || offload_kind == OFL_OFK_HIP19 ? OFL_WRAP_HIP
-	                                                                        : OFL_WRAP_OPENMP;
+	                                                                      : OFL_WRAP_OPENMP;
 }
 
 /* The ABI of the taken host objects' entry tables; with none, the one of
@@ -111,8 +113,9 @@ static int choose_abi(struct ofl_link *l, enum ofl_wrap_kind kind, unsigned llvm
 		                     "objects made by different LLVM releases need different "
 		                     "registrations (%s and %s)",
 		                     names[__builtin_ctz(abis)], names[31 - __builtin_clz(abis)]);
-	*abi = abis ? (enum ofl_wrap_abi)__builtin_ctz(abis)
-	            : llvm && llvm <= 19 ? OFL_WRAP_LLVM19 : OFL_WRAP_LLVM20;
+	*abi = abis                 ? (enum ofl_wrap_abi)__builtin_ctz(abis)
+	       : llvm && llvm <= 19 ? OFL_WRAP_LLVM19
+	                            : OFL_WRAP_LLVM20;
 	return 0;
 }
 
@@ -159,23 +162,27 @@ static int pack_openmp(struct ofl_link *l, const struct link_group *g, struct of
 	if (!rc)
 		rc = ofl_obin_parse(out->data, out->len, &b, err);
 	if (!rc)
-		*img = (struct ofl_wrap_image){out->data, out->len, (uint64_t)(b.image - out->data),
+		*img = (struct ofl_wrap_image){out->data,
+		                               out->len,
+		                               (uint64_t)(b.image - out->data),
 		                               (uint64_t)(b.image - out->data) + b.image_size,
-		                               g->arch, NULL};
+		                               g->arch,
+		                               NULL};
 	ofl_obin_release(&b);
 	return rc;
 }
 
 /* CUDA and HIP: the linked images bundled into one fat binary. */
-static int build_fatbin(struct ofl_link *l, enum ofl_wrap_kind kind, const size_t *order,
-                        size_t n, unsigned llvm, struct ofl_buf *out, struct ofl_error *err)
+static int build_fatbin(struct ofl_link *l, enum ofl_wrap_kind kind, const size_t *order, size_t n,
+                        unsigned llvm, struct ofl_buf *out, struct ofl_error *err)
 {
 	struct ofl_fatbin_image *fi = ofl_calloc(n, sizeof(*fi));
 	if (!fi)
 		return OFL_NOMEM(err);
 	for (size_t i = 0; i < n; i++) {
 		const struct link_group *g = &l->groups[order[i]];
-		fi[i] = (struct ofl_fatbin_image){g->linked.data, g->linked.len, g->output, g->arch};
+		fi[i] =
+		    (struct ofl_fatbin_image){g->linked.data, g->linked.len, g->output, g->arch};
 	}
 	int rc;
 	if (kind == OFL_WRAP_HIP) {
@@ -191,8 +198,8 @@ static int build_fatbin(struct ofl_link *l, enum ofl_wrap_kind kind, const size_
 	return rc;
 }
 
-static int write_wrapper(struct ofl_link *l, enum ofl_wrap_kind kind, const size_t *order,
-                         size_t n, struct ofl_error *err)
+static int write_wrapper(struct ofl_link *l, enum ofl_wrap_kind kind, const size_t *order, size_t n,
+                         struct ofl_error *err)
 {
 	static const char *const names[] = {"openmp", "cuda", "hip"};
 	struct ofl_wrap_opts o = {kind, OFL_WRAP_LLVM20, OFL_WRAP_X86_64, l->o.relocatable};
@@ -206,10 +213,10 @@ static int write_wrapper(struct ofl_link *l, enum ofl_wrap_kind kind, const size
 	size_t nimgs = kind == OFL_WRAP_OPENMP ? n : 1;
 	for (size_t i = 0; !rc && kind == OFL_WRAP_OPENMP && i < n; i++)
 		rc = pack_openmp(l, &l->groups[order[i]], &packed[i], &imgs[i], err);
-	if (!rc && kind != OFL_WRAP_OPENMP && !(rc = build_fatbin(l, kind, order, n, llvm,
-	                                                           &packed[0], err)))
-		imgs[0] = (struct ofl_wrap_image){packed[0].data, packed[0].len, 0, packed[0].len,
-		                                  NULL, NULL};
+	if (!rc && kind != OFL_WRAP_OPENMP &&
+	    !(rc = build_fatbin(l, kind, order, n, llvm, &packed[0], err)))
+		imgs[0] = (struct ofl_wrap_image){packed[0].data, packed[0].len, 0,
+		                                  packed[0].len,  NULL,          NULL};
 	rc = rc ? rc : ofl_wrap_write_buf(&obj, &o, imgs, nimgs, err);
 	char name[32];
 	snprintf(name, sizeof(name), "%s.wrapper.o", names[kind]);

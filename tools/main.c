@@ -20,6 +20,7 @@ static const struct subcommand subcommands[] = {
     {"package", cmd_package, "create or extract OffloadBinary files"},
     {"inspect", cmd_inspect, "show what is inside fat binaries, objects and archives"},
     {"wrap", cmd_wrap, "write a host object that registers device images"},
+    {"link", cmd_ld_offlink, "link like the system linker, device code included (ld.offlink)"},
     {NULL, NULL, NULL},
 };
 
@@ -34,6 +35,8 @@ static const struct personality personalities[] = {
     {"llvm-offload-binary", cmd_llvm_packager},
     {"clang-offload-wrapper", cmd_clang_offload_wrapper},
     {"llvm-offload-wrapper", cmd_llvm_offload_wrapper},
+    {"ld.offlink", cmd_ld_offlink},
+    {"ld", cmd_ld_offlink}, /* libexec/offlink/gcc/ld, for gcc -B */
     {NULL, NULL},
 };
 
@@ -88,6 +91,8 @@ int main(int argc, char **argv)
 		usage(stdout);
 		return 0;
 	}
+	if (!strcmp(argv[1], "--ldflags"))
+		return cmd_ldflags(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "--version")) {
 		printf("offlink %s\n", OFL_VERSION);
 		return 0;

@@ -50,29 +50,29 @@ enum ofl_ldopt {
 	OFL_LD_SHARED,      /* -shared, --shared, -Bshareable */
 	OFL_LD_PIE,         /* -pie, --pie, --pic-executable */
 	OFL_LD_NO_PIE,
-	OFL_LD_SCRIPT,          /* -T, --script */
-	OFL_LD_PLUGIN,          /* -plugin, --plugin */
-	OFL_LD_PLUGIN_OPT,      /* -plugin-opt, --plugin-opt */
-	OFL_LD_EMULATION,       /* -m */
-	OFL_LD_DYNAMIC_LINKER,  /* -dynamic-linker, --dynamic-linker, -I */
-	OFL_LD_RPATH,           /* -rpath, --rpath, -R DIR */
-	OFL_LD_VERSION,         /* -v, --version, -V */
-	OFL_LD_HELP,            /* --help */
-	OFL_LD_OTHER_WITH_ARG,  /* a known option whose value we only carry
-	                         * (-z, -e, -u, -m, --defsym, -soname, ...) */
-	OFL_LD_OTHER_FLAG,      /* a known option without a value we only carry */
+	OFL_LD_SCRIPT,         /* -T, --script */
+	OFL_LD_PLUGIN,         /* -plugin, --plugin */
+	OFL_LD_PLUGIN_OPT,     /* -plugin-opt, --plugin-opt */
+	OFL_LD_EMULATION,      /* -m */
+	OFL_LD_DYNAMIC_LINKER, /* -dynamic-linker, --dynamic-linker, -I */
+	OFL_LD_RPATH,          /* -rpath, --rpath, -R DIR */
+	OFL_LD_VERSION,        /* -v, --version, -V */
+	OFL_LD_HELP,           /* --help */
+	OFL_LD_OTHER_WITH_ARG, /* a known option whose value we only carry
+	                        * (-z, -e, -u, -m, --defsym, -soname, ...) */
+	OFL_LD_OTHER_FLAG,     /* a known option without a value we only carry */
 	/* ld.offlink's own options: never given to the host linker */
-	OFL_LD_OWN_LINKER,           /* --offlink-linker=bfd|gold|lld|mold|PATH */
-	OFL_LD_OWN_DEVICE_COMPILER,  /* --device-compiler=PATH */
-	OFL_LD_OWN_DEVICE_LINKER,    /* --device-linker=[<triple>=]ARG */
-	OFL_LD_OWN_DEVICE_LAUNCHER,  /* --device-launcher=CMD */
-	OFL_LD_OWN_OFFLOAD_EXTRACT,  /* --offload-extract=ARCH */
+	OFL_LD_OWN_LINKER,              /* --offlink-linker=bfd|gold|lld|mold|PATH */
+	OFL_LD_OWN_DEVICE_COMPILER,     /* --device-compiler=PATH */
+	OFL_LD_OWN_DEVICE_LINKER,       /* --device-linker=[<triple>=]ARG */
+	OFL_LD_OWN_DEVICE_LAUNCHER,     /* --device-launcher=CMD */
+	OFL_LD_OWN_OFFLOAD_EXTRACT,     /* --offload-extract=ARCH */
 	OFL_LD_OWN_OFFLOAD_RELOCATABLE, /* --offload-relocatable */
-	OFL_LD_OWN_JOBS,             /* -j N, -jN, --jobs=N, --jobs N */
-	OFL_LD_OWN_EXPLAIN,          /* --explain, --explain=FILE */
-	OFL_LD_OWN_DRY_RUN,          /* --dry-run */
-	OFL_LD_OWN_SAVE_TEMPS,       /* --save-temps */
-	OFL_LD_OWN_VERBOSE,          /* --offlink-verbose (-v is also shown to the host linker) */
+	OFL_LD_OWN_JOBS,                /* -j N, -jN, --jobs=N, --jobs N */
+	OFL_LD_OWN_EXPLAIN,             /* --explain, --explain=FILE */
+	OFL_LD_OWN_DRY_RUN,             /* --dry-run */
+	OFL_LD_OWN_SAVE_TEMPS,          /* --save-temps */
+	OFL_LD_OWN_VERBOSE, /* --offlink-verbose (-v is also shown to the host linker) */
 };
 
 /* Input state in effect at an argument. */

@@ -56,16 +56,17 @@ struct ofl_link_opts {
 	/* Archive members whose images have these archs are always taken. */
 	const char *const *extract_archs;
 	size_t nextract_archs;
-	/* The host link's -L dirs, for CPU device links (which resolve
-	 * against the same runtime and libraries). */
-	const char *const *libdirs;
-	size_t nlibdirs;
+	/* The host link's -L and -l arguments ("-L<dir>", "-l<name>"),
+	 * given to CPU device links, which resolve against the same runtime
+	 * and libraries (as the linker wrapper does). */
+	const char *const *cpu_link_args;
+	size_t ncpu_link_args;
 	/* Where LLVM installations live: <root>/llvm-<N>/bin/clang.
 	 * NULL entries skipped; none given: /usr/lib. */
 	const char *const *llvm_roots;
 	size_t nllvm_roots;
-	bool dry_run;    /* log the commands, run none, write empty images */
-	bool save_temps; /* keep temporaries, named after output, in tmpdir */
+	bool dry_run;     /* log the commands, run none, write empty images */
+	bool save_temps;  /* keep temporaries, named after output, in tmpdir */
 	bool relocatable; /* wrapper images go to .llvm.offloading.relocatable */
 	void (*log)(void *ctx, enum ofl_link_log what, const char *msg);
 	void *log_ctx;

@@ -1,0 +1,529 @@
+/* GNU ld / gold / lld command lines (offlink/ldcmd.h).
+ *
+ * Two passes: @FILE words are expanded into one list of owned words, then
+ * each word (and its separate value, if any) becomes one argument.  Options
+ * are looked up in one table, long names first (with one dash or two, as
+ * GNU ld's getopt_long_only and lld accept), then one-letter options with a
+ * value joined without '=' (-Ldir, -lm, -zdefs).
+ */
+#include "offlink/ldcmd.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+/* A response file naming itself must end in an error, not in memory
+ * exhaustion; 64 files deep is beyond any real build. */
+#define RSP_MAX_DEPTH 64
+
+enum val {
+	V_NONE, /* a flag */
+	V_SEP,  /* a value joined (-Lx, --opt=x) or in the next word */
+	V_OPT,  /* an optional value, joined with '=' only */
+	V_EQ,   /* a required value, joined with '=' only */
+};
+
+struct optdef {
+	const char *name; /* without dashes; one letter: one dash only */
+	enum ofl_ldopt id;
+	enum val val;
+};
+
+#define ARG OFL_LD_OTHER_WITH_ARG
+#define FLAG OFL_LD_OTHER_FLAG
+
+/* Long flags that start with the letter of a one-letter option with a value
+ * (-export-dynamic, -fatal-warnings) are listed so that they are not read as
+ * that option with a joined value. */
+/* clang-format off */
+static const struct optdef opts[] = {
+	{"o", OFL_LD_OUTPUT, V_SEP}, {"output", OFL_LD_OUTPUT, V_SEP},
+	{"L", OFL_LD_LIBPATH, V_SEP}, {"library-path", OFL_LD_LIBPATH, V_SEP},
+	{"l", OFL_LD_LIBRARY, V_SEP}, {"library", OFL_LD_LIBRARY, V_SEP},
+	{"sysroot", OFL_LD_SYSROOT, V_EQ},
+	{"whole-archive", OFL_LD_WHOLE_ARCHIVE, V_NONE},
+	{"no-whole-archive", OFL_LD_NO_WHOLE_ARCHIVE, V_NONE},
+	{"(", OFL_LD_START_GROUP, V_NONE}, {"start-group", OFL_LD_START_GROUP, V_NONE},
+	{")", OFL_LD_END_GROUP, V_NONE}, {"end-group", OFL_LD_END_GROUP, V_NONE},
+	{"Bstatic", OFL_LD_BSTATIC, V_NONE}, {"dn", OFL_LD_BSTATIC, V_NONE},
+	{"non_shared", OFL_LD_BSTATIC, V_NONE}, {"static", OFL_LD_BSTATIC, V_NONE},
+	{"Bdynamic", OFL_LD_BDYNAMIC, V_NONE}, {"dy", OFL_LD_BDYNAMIC, V_NONE},
+	{"call_shared", OFL_LD_BDYNAMIC, V_NONE},
+	{"as-needed", OFL_LD_AS_NEEDED, V_NONE}, {"no-as-needed", OFL_LD_NO_AS_NEEDED, V_NONE},
+	{"push-state", OFL_LD_PUSH_STATE, V_NONE}, {"pop-state", OFL_LD_POP_STATE, V_NONE},
+	{"r", OFL_LD_RELOCATABLE, V_NONE}, {"i", OFL_LD_RELOCATABLE, V_NONE},
+	{"relocatable", OFL_LD_RELOCATABLE, V_NONE}, {"Ur", OFL_LD_RELOCATABLE, V_NONE},
+	{"shared", OFL_LD_SHARED, V_NONE}, {"Bshareable", OFL_LD_SHARED, V_NONE},
+	{"pie", OFL_LD_PIE, V_NONE}, {"pic-executable", OFL_LD_PIE, V_NONE},
+	{"no-pie", OFL_LD_NO_PIE, V_NONE},
+	{"T", OFL_LD_SCRIPT, V_SEP}, {"script", OFL_LD_SCRIPT, V_SEP},
+	{"plugin", OFL_LD_PLUGIN, V_SEP}, {"plugin-opt", OFL_LD_PLUGIN_OPT, V_SEP},
+	{"m", OFL_LD_EMULATION, V_SEP},
+	{"I", OFL_LD_DYNAMIC_LINKER, V_SEP}, {"dynamic-linker", OFL_LD_DYNAMIC_LINKER, V_SEP},
+	{"R", OFL_LD_RPATH, V_SEP}, {"rpath", OFL_LD_RPATH, V_SEP},
+	{"v", OFL_LD_VERSION, V_NONE}, {"V", OFL_LD_VERSION, V_NONE},
+	{"version", OFL_LD_VERSION, V_NONE}, {"help", OFL_LD_HELP, V_NONE},
+	/* carried options with a value */
+	{"a", ARG, V_SEP}, {"A", ARG, V_SEP}, {"architecture", ARG, V_SEP},
+	{"b", ARG, V_SEP}, {"format", ARG, V_SEP}, {"c", ARG, V_SEP}, {"mri-script", ARG, V_SEP},
+	{"e", ARG, V_SEP}, {"entry", ARG, V_SEP}, {"f", ARG, V_SEP}, {"auxiliary", ARG, V_SEP},
+	{"F", ARG, V_SEP}, {"filter", ARG, V_SEP}, {"G", ARG, V_SEP}, {"gpsize", ARG, V_SEP},
+	{"h", ARG, V_SEP}, {"soname", ARG, V_SEP}, {"O", ARG, V_SEP},
+	{"u", ARG, V_SEP}, {"undefined", ARG, V_SEP}, {"y", ARG, V_SEP},
+	{"trace-symbol", ARG, V_SEP}, {"Y", ARG, V_SEP}, {"z", ARG, V_SEP},
+	{"rpath-link", ARG, V_SEP}, {"defsym", ARG, V_SEP}, {"wrap", ARG, V_SEP},
+	{"version-script", ARG, V_SEP}, {"dynamic-list", ARG, V_SEP},
+	{"hash-style", ARG, V_SEP}, {"hash-size", ARG, V_SEP}, {"Map", ARG, V_SEP},
+	{"oformat", ARG, V_SEP}, {"exclude-libs", ARG, V_SEP},
+	{"retain-symbols-file", ARG, V_SEP}, {"image-base", ARG, V_SEP},
+	{"sort-section", ARG, V_SEP}, {"section-start", ARG, V_SEP},
+	{"Ttext", ARG, V_SEP}, {"Tdata", ARG, V_SEP}, {"Tbss", ARG, V_SEP},
+	{"Ttext-segment", ARG, V_SEP}, {"Trodata-segment", ARG, V_SEP},
+	{"Tldata-segment", ARG, V_SEP}, {"dT", ARG, V_SEP}, {"default-script", ARG, V_SEP},
+	{"thread-count", ARG, V_SEP}, {"dependency-file", ARG, V_SEP},
+	{"package-metadata", ARG, V_SEP}, {"just-symbols", ARG, V_SEP},
+	{"out-implib", ARG, V_SEP}, {"error-limit", ARG, V_SEP}, {"chroot", ARG, V_SEP},
+	{"icf", ARG, V_SEP}, {"init", ARG, V_SEP}, {"fini", ARG, V_SEP},
+	{"audit", ARG, V_SEP}, {"P", ARG, V_SEP}, {"depaudit", ARG, V_SEP},
+	{"require-defined", ARG, V_SEP}, {"export-dynamic-symbol", ARG, V_SEP},
+	{"export-dynamic-symbol-list", ARG, V_SEP}, {"unresolved-symbols", ARG, V_SEP},
+	{"orphan-handling", ARG, V_SEP}, {"error-handling-script", ARG, V_SEP},
+	{"mllvm", ARG, V_SEP},
+	/* carried options whose value can only be joined with '=' */
+	{"build-id", ARG, V_OPT}, {"compress-debug-sections", ARG, V_OPT},
+	{"threads", ARG, V_OPT}, {"color-diagnostics", ARG, V_OPT}, {"unique", ARG, V_OPT},
+	/* carried flags */
+	{"undefined-version", FLAG, V_NONE}, {"export-dynamic", FLAG, V_NONE},
+	{"eh-frame-hdr", FLAG, V_NONE}, {"emit-relocs", FLAG, V_NONE},
+	{"enable-new-dtags", FLAG, V_NONE}, {"error-unresolved-symbols", FLAG, V_NONE},
+	{"allow-multiple-definition", FLAG, V_NONE}, {"allow-shlib-undefined", FLAG, V_NONE},
+	{"accept-unknown-input-arch", FLAG, V_NONE}, {"fatal-warnings", FLAG, V_NONE},
+	{"check-sections", FLAG, V_NONE}, {"cref", FLAG, V_NONE},
+	{"copy-dt-needed-entries", FLAG, V_NONE}, {"omagic", FLAG, V_NONE},
+	{"fix-cortex-a53-843419", FLAG, V_NONE},
+	/* ld.offlink's own */
+	{"offlink-linker", OFL_LD_OWN_LINKER, V_SEP},
+	{"device-compiler", OFL_LD_OWN_DEVICE_COMPILER, V_SEP},
+	{"device-linker", OFL_LD_OWN_DEVICE_LINKER, V_SEP},
+	{"device-launcher", OFL_LD_OWN_DEVICE_LAUNCHER, V_SEP},
+	{"offload-extract", OFL_LD_OWN_OFFLOAD_EXTRACT, V_SEP},
+	{"offload-relocatable", OFL_LD_OWN_OFFLOAD_RELOCATABLE, V_NONE},
+	{"j", OFL_LD_OWN_JOBS, V_SEP}, {"jobs", OFL_LD_OWN_JOBS, V_SEP},
+	{"explain", OFL_LD_OWN_EXPLAIN, V_OPT}, {"dry-run", OFL_LD_OWN_DRY_RUN, V_NONE},
+	{"save-temps", OFL_LD_OWN_SAVE_TEMPS, V_NONE},
+	{"offlink-verbose", OFL_LD_OWN_VERBOSE, V_NONE},
+};
+/* clang-format on */
+
+#define NOPTS (sizeof opts / sizeof opts[0])
+
+/* ---- response files ---------------------------------------------------- */
+
+struct words {
+	char **v;
+	size_t n, cap;
+};
+
+static int push_word(struct words *w, const char *s, struct ofl_error *err)
+{
+	if (OFL_GROW(w->v, w->cap, w->n) || !(w->v[w->n] = ofl_strdup(s)))
+		return OFL_NOMEM(err);
+	w->n++;
+	return 0;
+}
+
+/* The whole of path, NUL-terminated: 0; 1 when it cannot be read (the @word
+ * then stays, as libiberty leaves it); OFL_ENOMEM. */
+static int read_rsp(const char *path, char **out, struct ofl_error *err)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 1;
+	char *buf = NULL;
+	size_t n = 0, cap = 0;
+	for (;;) {
+		if (OFL_GROW(buf, cap, n + 1)) {
+			close(fd);
+			free(buf);
+			return OFL_NOMEM(err);
+		}
+		ssize_t r = read(fd, buf + n, cap - n - 1);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) { /* a directory, say */
+			close(fd);
+			free(buf);
+			return 1;
+		}
+		if (r == 0) {
+			close(fd);
+			buf[n] = '\0';
+			*out = buf;
+			return 0;
+		}
+		n += (size_t)r;
+	}
+}
+
+static bool is_space(char ch)
+{
+	return ch == ' ' || ch == '\t' || ch == '\n' || ch == '\v' || ch == '\f' || ch == '\r';
+}
+
+/* Splits the next word off *pp, unquoting it in place (the unquoted word is
+ * never longer than its spelling); NULL at the end.  Quotes group, a
+ * backslash escapes the next character except inside single quotes. */
+static char *next_word(char **pp)
+{
+	char *r = *pp, quote = 0;
+	while (is_space(*r))
+		r++;
+	if (!*r)
+		return NULL;
+	char *start = r, *w = r;
+	for (; *r && (quote || !is_space(*r)); r++) {
+		if (*r == '\\' && quote != '\'') {
+			if (r[1])
+				*w++ = *++r;
+		} else if (quote ? *r == quote : (*r == '\'' || *r == '"')) {
+			quote = quote ? 0 : *r;
+		} else {
+			*w++ = *r;
+		}
+	}
+	*pp = *r ? r + 1 : r;
+	*w = '\0';
+	return start;
+}
+
+/* Appends word, or the words of the file it names as @FILE. */
+static int expand(struct words *w, const char *word, unsigned depth, struct ofl_error *err)
+{
+	char *buf = NULL;
+	int rc = word[0] == '@' ? read_rsp(word + 1, &buf, err) : 1;
+	if (rc)
+		return rc < 0 ? rc : push_word(w, word, err);
+	if (depth == RSP_MAX_DEPTH) {
+		free(buf);
+		return ofl_error_set(err, OFL_EINVAL, NULL, OFL_NO_OFFSET,
+		                     "response files nested too deeply at '%s'", word);
+	}
+	char *p = buf, *t;
+	while (!rc && (t = next_word(&p)))
+		rc = expand(w, t, depth + 1, err);
+	free(buf);
+	return rc;
+}
+
+/* ---- options ----------------------------------------------------------- */
+
+/* A long name matched: exact, or followed by "=VALUE" (rest). */
+static const struct optdef *long_value(const struct optdef *d, const char *rest, const char **value)
+{
+	if (rest[0] == '=') {
+		*value = rest + 1;
+		return d->val == V_NONE ? NULL : d;
+	}
+	return d->val == V_EQ ? NULL : d;
+}
+
+/* One letter, alone or with its value joined (-lm, -L=dir keeps the '='). */
+static const struct optdef *short_opt(const char *s, const char **value)
+{
+	for (size_t i = 0; i < NOPTS; i++) {
+		const struct optdef *d = &opts[i];
+		if (d->name[1] || d->name[0] != s[0])
+			continue;
+		if (!s[1])
+			return d;
+		if (d->val != V_SEP)
+			return NULL;
+		*value = s + 1;
+		return d;
+	}
+	return NULL;
+}
+
+/* The table entry for an option word and its joined value, if any. */
+static const struct optdef *lookup(const char *word, const char **value)
+{
+	size_t dashes = word[1] == '-' ? 2 : 1;
+	const char *s = word + dashes;
+	size_t n = strcspn(s, "=");
+	*value = NULL;
+	for (size_t i = 0; i < NOPTS; i++) {
+		const char *name = opts[i].name;
+		if (name[1] && strlen(name) == n && memcmp(name, s, n) == 0)
+			return long_value(&opts[i], s + n, value);
+	}
+	return dashes == 1 ? short_opt(s, value) : NULL;
+}
+
+/* ---- arguments --------------------------------------------------------- */
+
+struct parser {
+	struct ofl_ldcmd *c;
+	struct ofl_ldstate st;
+	struct ofl_ldstate *saved; /* --push-state stack */
+	size_t nsaved, capsaved;
+};
+
+static char *take(struct words *w, size_t i)
+{
+	char *s = w->v[i];
+	w->v[i] = NULL;
+	return s;
+}
+
+/* A new option argument owning word. */
+static struct ofl_ldarg *add_arg(struct ofl_ldcmd *c, char *word, struct ofl_error *err)
+{
+	if (OFL_GROW(c->args, c->cap, c->nargs)) {
+		free(word);
+		OFL_NOMEM(err);
+		return NULL;
+	}
+	struct ofl_ldarg *a = &c->args[c->nargs++];
+	*a = (struct ofl_ldarg){.kind = OFL_LDARG_OPTION, .word = {word, NULL}, .nwords = 1};
+	return a;
+}
+
+static int einval(struct ofl_error *err, const char *fmt, const char *word)
+{
+	return ofl_error_set(err, OFL_EINVAL, NULL, OFL_NO_OFFSET, fmt, word);
+}
+
+static int push_state(struct parser *p, struct ofl_error *err)
+{
+	if (OFL_GROW(p->saved, p->capsaved, p->nsaved))
+		return OFL_NOMEM(err);
+	p->saved[p->nsaved++] = p->st;
+	return 0;
+}
+
+/* --pop-state restores what --push-state saved, as GNU ld does: not the
+ * group, which only --end-group closes. */
+static int pop_state(struct parser *p, const char *word, struct ofl_error *err)
+{
+	if (!p->nsaved)
+		return einval(err, "'%s' without '--push-state'", word);
+	unsigned group = p->st.group;
+	p->st = p->saved[--p->nsaved];
+	p->st.group = group;
+	return 0;
+}
+
+/* Effects on the input state. */
+static int apply_state(struct parser *p, const struct ofl_ldarg *a, struct ofl_error *err)
+{
+	switch (a->opt) {
+	case OFL_LD_WHOLE_ARCHIVE:
+	case OFL_LD_NO_WHOLE_ARCHIVE:
+		p->st.whole_archive = a->opt == OFL_LD_WHOLE_ARCHIVE;
+		return 0;
+	case OFL_LD_BSTATIC:
+	case OFL_LD_BDYNAMIC:
+		p->st.static_only = a->opt == OFL_LD_BSTATIC;
+		return 0;
+	case OFL_LD_AS_NEEDED:
+	case OFL_LD_NO_AS_NEEDED:
+		p->st.as_needed = a->opt == OFL_LD_AS_NEEDED;
+		return 0;
+	case OFL_LD_START_GROUP:
+		if (p->st.group)
+			return einval(err, "'%s' inside a group: groups may not nest", a->word[0]);
+		p->st.group = ++p->c->ngroups;
+		return 0;
+	case OFL_LD_END_GROUP:
+		if (!p->st.group)
+			return einval(err, "'%s' without '--start-group'", a->word[0]);
+		p->st.group = 0;
+		return 0;
+	case OFL_LD_PUSH_STATE:
+		return push_state(p, err);
+	case OFL_LD_POP_STATE:
+		return pop_state(p, a->word[0], err);
+	default:
+		return 0;
+	}
+}
+
+/* Effects on the summary of the line. */
+static void apply_summary(struct ofl_ldcmd *c, const struct ofl_ldarg *a, const struct optdef *d)
+{
+	switch (a->opt) {
+	case OFL_LD_OUTPUT:
+		c->output = a->value;
+		break;
+	case OFL_LD_SYSROOT:
+		c->sysroot = a->value;
+		break;
+	case OFL_LD_RELOCATABLE:
+		c->relocatable = true;
+		break;
+	case OFL_LD_SHARED:
+		c->shared = true;
+		break;
+	case OFL_LD_PIE:
+	case OFL_LD_NO_PIE: /* the last one wins */
+		c->pie = a->opt == OFL_LD_PIE;
+		c->no_pie = !c->pie;
+		break;
+	case OFL_LD_BSTATIC:
+		c->static_link |= strcmp(d->name, "static") == 0;
+		break;
+	case OFL_LD_VERSION:
+		c->version_only = true;
+		break;
+	default:
+		break;
+	}
+}
+
+/* Turns word i (and i + 1 for a separate value) into one argument. */
+static int parse_one(struct parser *p, struct words *w, size_t *i, struct ofl_error *err)
+{
+	struct ofl_ldarg *a = add_arg(p->c, take(w, *i), err);
+	if (!a)
+		return OFL_ENOMEM;
+	if (a->word[0][0] != '-') {
+		a->kind = OFL_LDARG_FILE;
+		a->value = a->word[0];
+		a->state = p->st;
+		return 0;
+	}
+	const struct optdef *d = lookup(a->word[0], &a->value);
+	if (!d)
+		return 0;
+	a->opt = d->id;
+	if (d->val == V_SEP && !a->value) {
+		if (*i + 1 == w->n)
+			return einval(err, "option '%s' needs a value", a->word[0]);
+		a->word[1] = take(w, ++*i);
+		a->nwords = 2;
+		a->value = a->word[1];
+	}
+	if (a->opt == OFL_LD_OTHER_WITH_ARG && !a->value)
+		a->opt = OFL_LD_OTHER_FLAG; /* --build-id alone */
+	if (a->opt == OFL_LD_LIBRARY) {
+		a->kind = OFL_LDARG_LIBRARY;
+		a->state = p->st;
+	}
+	apply_summary(p->c, a, d);
+	return apply_state(p, a, err);
+}
+
+int ofl_ldcmd_parse(struct ofl_ldcmd *c, int argc, char *const *argv, struct ofl_error *err)
+{
+	struct words w = {NULL, 0, 0};
+	struct parser p = {.c = c};
+	int rc = 0;
+	for (int i = 0; i < argc && !rc; i++)
+		rc = expand(&w, argv[i], 0, err);
+	for (size_t i = 0; i < w.n && !rc; i++)
+		rc = parse_one(&p, &w, &i, err);
+	for (size_t i = 0; i < w.n; i++)
+		free(w.v[i]); /* those not taken after an error */
+	free(w.v);
+	free(p.saved);
+	if (rc)
+		ofl_ldcmd_release(c);
+	return rc;
+}
+
+/* ---- paths ------------------------------------------------------------- */
+
+/* Splits path into the sysroot it is relative to ("" if none) and the rest,
+ * for a leading '=' or "$SYSROOT". */
+static const char *sysroot_split(const struct ofl_ldcmd *c, const char *path, const char **rest)
+{
+	size_t skip = path[0] == '=' ? 1 : strncmp(path, "$SYSROOT", 8) == 0 ? 8 : 0;
+	*rest = path + skip;
+	return skip && c->sysroot ? c->sysroot : "";
+}
+
+char *ofl_ldcmd_input_path(const struct ofl_ldcmd *c, const struct ofl_ldarg *a)
+{
+	const char *v = a->value ? a->value : a->word[0];
+	if (a->kind != OFL_LDARG_FILE)
+		return ofl_strdup(v);
+	const char *rest, *root = sysroot_split(c, v, &rest);
+	size_t n = strlen(root), m = strlen(rest);
+	char *s = ofl_malloc(n + m + 1);
+	if (s) {
+		memcpy(s, root, n);
+		memcpy(s + n, rest, m + 1);
+	}
+	return s;
+}
+
+static bool is_file(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* Tries dir/lib<name>.so (unless -Bstatic) and dir/lib<name>.a, or dir/NAME
+ * for -l:NAME: 1 and the path in *found, 0, or OFL_ENOMEM. */
+static int try_dir(const struct ofl_ldcmd *c, const char *dir, const struct ofl_ldarg *lib,
+                   char **found, struct ofl_error *err)
+{
+	const char *rest, *root = sysroot_split(c, dir, &rest), *name = lib->value;
+	size_t size = strlen(root) + strlen(rest) + strlen(name) + sizeof "/lib.so";
+	bool exact = name[0] == ':';
+	char *s = ofl_malloc(size);
+	if (!s)
+		return OFL_NOMEM(err);
+	int len = snprintf(s, size, exact ? "%s%s/%s" : "%s%s/lib%s.so", root, rest,
+	                   exact ? name + 1 : name);
+	if ((exact || !lib->state.static_only) && is_file(s)) {
+		*found = s;
+		return 1;
+	}
+	if (!exact) {
+		memcpy(s + len - 2, "a", 2); /* .so -> .a */
+		if (is_file(s)) {
+			*found = s;
+			return 1;
+		}
+	}
+	free(s);
+	return 0;
+}
+
+char *ofl_ldcmd_find_library(const struct ofl_ldcmd *c, const struct ofl_ldarg *lib,
+                             const char *const *default_dirs, size_t ndefault,
+                             struct ofl_error *err)
+{
+	char *found = NULL;
+	int rc = 0;
+	if (lib->kind != OFL_LDARG_LIBRARY)
+		return NULL;
+	for (size_t i = 0; i < c->nargs && !rc; i++)
+		if (c->args[i].opt == OFL_LD_LIBPATH)
+			rc = try_dir(c, c->args[i].value, lib, &found, err);
+	for (size_t i = 0; i < ndefault && !rc; i++)
+		rc = try_dir(c, default_dirs[i], lib, &found, err);
+	return found;
+}
+
+bool ofl_ldarg_is_own(const struct ofl_ldarg *a)
+{
+	return a->kind == OFL_LDARG_OPTION && a->opt >= OFL_LD_OWN_LINKER;
+}
+
+void ofl_ldcmd_release(struct ofl_ldcmd *c)
+{
+	for (size_t i = 0; i < c->nargs; i++) {
+		free(c->args[i].word[0]);
+		free(c->args[i].word[1]);
+	}
+	free(c->args);
+	*c = (struct ofl_ldcmd)OFL_LDCMD_INIT;
+}

@@ -1,0 +1,156 @@
+# End to end for ld.offlink with the real OpenMP runtime, sourced by
+# link_openmp_22.sh and link_openmp_19.sh after tests/lib.sh.  The caller
+# sets CLANG, RTLIB (libomp and libomptarget of that release) and
+# OMP_CFLAGS.  Every program is compiled by clang with -fopenmp-targets,
+# linked by ld.offlink (host linkers bfd, gold and lld; routes -fuse-ld,
+# gcc -B, a Makefile), run with OMP_TARGET_OFFLOAD=MANDATORY and checked
+# against the output clang's own pipeline gives.
+
+need "$CLANG" readelf cc gcc make ld.bfd ld.gold "$LLVM22/ld.lld" "$LLVM22/llvm-objdump" ar
+for f in "$RTLIB"/libomptarget.so "$RTLIB"/libomp.so; do
+	[ -e "$f" ] || { [ -n "${CI:-}" ] && fail "$f missing"; skip "$f missing (run scripts/bootstrap)"; }
+done
+
+SRC=$OFL_SRC/tests/e2e/wrap_openmp_src
+T=x86_64-pc-linux-gnu
+BIN=$(dirname "$OFFLINK")
+export OMP_TARGET_OFFLOAD=MANDATORY
+export LD_LIBRARY_PATH=$RTLIB:$PWD
+export PATH=$BIN:$PATH
+
+omp_cc() {
+	"$CLANG" -fopenmp -fopenmp-targets=$T -fPIC -O1 "${OMP_CFLAGS[@]}" -c "$@" ||
+		fail "compile $*"
+}
+
+# run PROG EXPECTED
+run_check() {
+	"./$1" >"$1.out" 2>"$1.err" || { cat "$1.err"; fail "$1 exited with $?"; }
+	diff -u "$2" "$1.out" || fail "$1 printed wrong results"
+}
+
+# olink OUT ARGS...: clang links through ld.offlink (-fuse-ld=offlink), no
+# offload targets at link time, so clang itself does no device work
+olink() {
+	local out=$1
+	shift
+	"$CLANG" -fopenmp -fuse-ld=offlink "$@" -L"$RTLIB" -o "$out" 2>"$out.log" ||
+		{ cat "$out.log"; fail "ld.offlink link of $out"; }
+}
+
+omp_cc "$SRC/main.c" -o main.o
+omp_cc "$SRC/main.c" -DWITH_LIB -o mainl.o
+omp_cc "$SRC/kern.c" -o kern.o
+omp_cc "$SRC/lib.c" -o lib.o
+printf 'int main(void) { int vec_scale(int *, int); int v[1] = {2};\n return !vec_scale(v, 1) || v[0] != 12; }\n' >hostmain.c
+"$CLANG" -c hostmain.c -o hostmain.o || fail "compile hostmain"
+
+# The reference: clang's own pipeline (clang-linker-wrapper).
+"$CLANG" -fopenmp -fopenmp-targets=$T main.o kern.o -L"$RTLIB" -o ref || fail "clang link"
+run_check ref "$SRC/expected.txt"
+
+# Several translation units, each host linker.
+for ld in bfd gold lld; do
+	olink prog_$ld main.o kern.o -Wl,--offlink-linker=$ld
+	run_check prog_$ld "$SRC/expected.txt"
+done
+"$LLVM22/llvm-objdump" --offloading prog_bfd | grep -q "triple.*$T" ||
+	fail "llvm-objdump --offloading does not list the image"
+# without device code in the wrapper the check can fail: same objects
+# linked by the plain system linker do not run under MANDATORY
+"$CLANG" -fopenmp main.o kern.o -L"$RTLIB" -lomptarget -o prog_none || fail "plain link"
+if ./prog_none >none.out 2>&1; then fail "a program without registration ran"; fi
+
+# Deterministic: same inputs, same bytes, whatever -j and temp names.
+olink det1 main.o kern.o -Wl,-j1
+TMPDIR=$PWD olink det2 main.o kern.o -Wl,-j2
+cmp det1 det2 || fail "output depends on -j or the temporary directory"
+
+# A static library of kernels: after the objects, --whole-archive, in a
+# group before the object, and with a host-only main.
+ar rcs libkern.a kern.o
+olink lib_after main.o -L. -lkern
+run_check lib_after "$SRC/expected.txt"
+olink lib_whole -Wl,--whole-archive libkern.a -Wl,--no-whole-archive main.o
+run_check lib_whole "$SRC/expected.txt"
+olink lib_group -Wl,--start-group -L. -lkern main.o -Wl,--end-group
+run_check lib_group "$SRC/expected.txt"
+olink hostonly hostmain.o libkern.a -Wl,--explain="$PWD/hostonly.explain"
+./hostonly || fail "host-only main: the library's kernel did not run on the device"
+grep -q 'libkern.a(kern.o): device code taken: the host link pulls it' hostonly.explain ||
+	{ cat hostonly.explain; fail "explain does not say why kern.o was taken"; }
+# a member nothing pulls stays out, and the explain log says so
+omp_cc "$SRC/lib.c" -o unused.o
+ar rcs libmixed.a kern.o unused.o
+olink mixed hostmain.o libmixed.a -Wl,--explain="$PWD/mixed.explain"
+./mixed || fail "mixed archive"
+grep -q 'libmixed.a(unused.o): device code left out' mixed.explain ||
+	{ cat mixed.explain; fail "unused member's device code was taken"; }
+
+# Objects merged with ld -r first (two OffloadBinaries in one section).
+ld -r main.o kern.o -o rel.o || fail "ld -r"
+olink prog_rel rel.o
+run_check prog_rel "$SRC/expected.txt"
+# ld.offlink -r is ld -r: the blobs stay for the final link
+ld.offlink -r main.o kern.o -o rel2.o || fail "ld.offlink -r"
+[ "$("$OFFLINK" inspect rel2.o | grep -c 'OffloadBinary v1')" = 2 ] ||
+	fail "ld.offlink -r did not keep both device images"
+olink prog_rel2 rel2.o
+run_check prog_rel2 "$SRC/expected.txt"
+
+# A shared library with its own device code, and a program using it.
+for ld in bfd gold lld; do
+	"$CLANG" -fopenmp -fuse-ld=offlink -shared lib.o -Wl,--offlink-linker=$ld -L"$RTLIB" \
+		-o libk.so || fail "shared library with $ld"
+	olink progl_$ld mainl.o kern.o -L. -lk -Wl,--offlink-linker=$ld
+	run_check progl_$ld "$SRC/expected_lib.txt"
+done
+
+# gcc reaches it with -B (gcc accepts only fixed -fuse-ld names).
+GCCDIR=$(dirname "$BIN")/libexec/offlink/gcc
+gcc main.o kern.o -B"$GCCDIR" -L"$RTLIB" -lomp -o prog_gcc || fail "gcc -B link"
+run_check prog_gcc "$SRC/expected.txt"
+
+# A Makefile that adds `offlink --ldflags` to LDFLAGS.
+cat >Makefile <<MK
+LDFLAGS += \$(shell $OFFLINK --ldflags --cc=clang) -L$RTLIB
+prog_make: main.o kern.o
+	$CLANG -fopenmp \$(LDFLAGS) \$^ -o \$@
+MK
+make -s prog_make || fail "Makefile route"
+run_check prog_make "$SRC/expected.txt"
+
+# A launcher prefixes every device link, and only device links.
+cat >launch.sh <<'SH'
+#!/bin/sh
+echo "$@" >>"$LAUNCH_LOG"
+exec "$@"
+SH
+chmod +x launch.sh
+LAUNCH_LOG=$PWD/launch.log OFFLINK_DEVICE_LAUNCHER=$PWD/launch.sh olink prog_launch main.o kern.o
+run_check prog_launch "$SRC/expected.txt"
+[ "$(wc -l <launch.log)" = 1 ] && grep -q -- "--target=$T" launch.log ||
+	{ cat launch.log; fail "the launcher did not run exactly the device link"; }
+cmp prog_launch det1 || fail "a launcher changed the output"
+
+# A failing device link: its command and stderr shown, no output, no temps.
+mkdir -p tmp
+if TMPDIR=$PWD/tmp "$CLANG" -fopenmp -fuse-ld=offlink main.o kern.o -L"$RTLIB" \
+	-Wl,--device-linker=--no-such-flag -o bad 2>bad.err; then
+	fail "a failing device link succeeded"
+fi
+grep -q 'device link failed' bad.err && grep -q -- '--no-such-flag' bad.err ||
+	{ cat bad.err; fail "the device link failure is not explained"; }
+[ ! -e bad ] || fail "output written although the link failed"
+[ -z "$(ls tmp)" ] || { ls -R tmp; fail "temporaries left after a failure"; }
+
+# A corrupt blob: an error naming the object, section and offset.
+cp kern.o bad.o
+off=$(python3 -c 'import sys; b=open(sys.argv[1],"rb").read(); print(b.index(b"\x10\xff\x10\xad"))' bad.o)
+printf '\x10\xff\x10\xad\x01\x00\x00\x00\xff\xff' | dd of=bad.o bs=1 seek="$off" conv=notrunc 2>/dev/null
+if "$CLANG" -fopenmp -fuse-ld=offlink main.o bad.o -L"$RTLIB" -o badblob 2>blob.err; then
+	fail "a corrupt blob was accepted"
+fi
+grep -Eq 'offlink: error: bad.o: .*\.llvm\.offloading.* at offset [0-9]+' blob.err ||
+	{ cat blob.err; fail "corrupt blob error"; }
+echo "ld.offlink end to end: all routes passed"

@@ -1,0 +1,455 @@
+/* ld.offlink (`offlink link`): a linker invoked exactly like the system
+ * linker that also links and registers the device code of its inputs.
+ * The pipeline is the library's (offlink/link.h); this front end parses
+ * the command line, finds the host linker, installs the signal handlers,
+ * prints what was asked for and runs the host link. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "diag.h"
+#include "link_cli.h"
+
+extern char **environ;
+
+/* The linker's default search dirs, where -l may also find archives. */
+static const char *const default_libdirs[] = {"/usr/local/lib/x86_64-linux-gnu",
+                                              "/lib/x86_64-linux-gnu",
+                                              "/usr/lib/x86_64-linux-gnu",
+                                              "/usr/local/lib",
+                                              "/lib",
+                                              "/usr/lib"};
+
+static struct ofl_link *volatile active_link;
+
+static void on_signal(int sig)
+{
+	struct ofl_link *l = active_link;
+	if (l)
+		ofl_link_cancel(l);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static bool same_program(const char *a, const char *b)
+{
+	char ra[PATH_MAX], rb[PATH_MAX];
+	return realpath(a, ra) && realpath(b, rb) && !strcmp(ra, rb);
+}
+
+/* `name` on PATH, skipping ourselves: an `ld` link to ld.offlink in a -B
+ * dir or on PATH must not call itself. */
+static char *find_on_path(const char *name)
+{
+	const char *d = getenv("PATH");
+	while (d && *d) {
+		size_t len = strcspn(d, ":");
+		char *p = NULL;
+		if (asprintf(&p, "%.*s/%s", len ? (int)len : 1, len ? d : ".", name) < 0)
+			return NULL;
+		if (!access(p, X_OK) && !same_program(p, "/proc/self/exe"))
+			return p;
+		free(p);
+		d += len + (d[len] == ':');
+	}
+	return NULL;
+}
+
+char *link_find_host_linker(const char *choice)
+{
+	static const char *const flavours[][2] = {
+	    {"bfd", "ld.bfd"}, {"gold", "ld.gold"}, {"lld", "ld.lld"}, {"mold", "mold"}};
+	if (!choice || !*choice)
+		choice = getenv("OFFLINK_LINKER");
+	if (!choice || !*choice)
+		choice = "ld";
+	for (size_t i = 0; i < sizeof(flavours) / sizeof(flavours[0]); i++)
+		if (!strcmp(choice, flavours[i][0]))
+			choice = flavours[i][1];
+	if (strchr(choice, '/')) {
+		if (!same_program(choice, "/proc/self/exe"))
+			return strdup(choice);
+		error("the host linker '%s' is ld.offlink itself", choice);
+		return NULL;
+	}
+	char *p = find_on_path(choice);
+	if (!p)
+		error("cannot find the host linker '%s' on PATH (other than ld.offlink itself)",
+		      choice);
+	return p;
+}
+
+/* Runs argv with our standard streams; its exit status as a shell sees it. */
+static int run_inherit(char *const *argv)
+{
+	pid_t pid;
+	int rc = posix_spawn(&pid, argv[0], NULL, NULL, argv, environ);
+	if (rc)
+		return error("cannot run '%s': %s", argv[0], strerror(rc));
+	int st;
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return error("waitpid: %s", strerror(errno));
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+static void print_command(FILE *f, char *const *argv)
+{
+	for (size_t i = 0; argv[i]; i++)
+		fprintf(f, "%s\"%s\"", i ? " " : "", argv[i]);
+	fputc('\n', f);
+}
+
+static bool has_library(const struct ofl_ldcmd *c, const char *name)
+{
+	for (size_t i = 0; i < c->nargs; i++)
+		if (c->args[i].kind == OFL_LDARG_LIBRARY && !strcmp(c->args[i].value, name))
+			return true;
+	return false;
+}
+
+/* The host linker's argv: our options dropped, the wrapper objects right
+ * after -o (where the linker wrapper puts them; first without -o), the
+ * runtime library's directory and the library itself at the end unless the
+ * line names it already.  Every string is owned by the list. */
+static void host_argv(const struct link_job *j, const struct ofl_link_result *r, struct strlist *v)
+{
+	bool placed = !r || !j->cmd.output;
+	strlist_push(v, j->linker);
+	for (size_t o = 0; r && !j->cmd.output && o < r->nobjects; o++)
+		strlist_push(v, r->objects[o]);
+	for (size_t i = 0; i < j->cmd.nargs; i++) {
+		const struct ofl_ldarg *a = &j->cmd.args[i];
+		for (unsigned w = 0; w < a->nwords && !ofl_ldarg_is_own(a); w++)
+			strlist_push(v, a->word[w]);
+		for (size_t o = 0; !placed && a->opt == OFL_LD_OUTPUT && o < r->nobjects; o++)
+			strlist_push(v, r->objects[o]);
+		placed = placed || a->opt == OFL_LD_OUTPUT;
+	}
+	char buf[PATH_MAX + 3];
+	for (size_t i = 0; r && i < r->nlibdirs; i++) {
+		snprintf(buf, sizeof(buf), "-L%s", r->libdirs[i]);
+		strlist_push(v, buf);
+	}
+	for (size_t i = 0; r && i < r->nlibraries; i++)
+		if (!has_library(&j->cmd, r->libraries[i])) {
+			snprintf(buf, sizeof(buf), "-l%s", r->libraries[i]);
+			strlist_push(v, buf);
+		}
+}
+
+/* The host link: printed when asked, run unless --dry-run. */
+static int host_link(struct link_job *j, const struct ofl_link_result *r)
+{
+	struct strlist v = {NULL, 0};
+	host_argv(j, r, &v);
+	char **argv = calloc(v.n + 1, sizeof(*argv));
+	if (!argv)
+		return error("out of memory");
+	memcpy(argv, v.v, v.n * sizeof(*argv));
+	if (j->verbose || j->o.dry_run)
+		print_command(stderr, argv);
+	if (j->explain) {
+		fputs("host link: ", j->explain);
+		print_command(j->explain, argv);
+	}
+	int rc = 0;
+	if (!j->o.dry_run)
+		rc = r ? run_inherit(argv)
+		       : (execv(argv[0], argv),
+		          error("cannot run '%s': %s", argv[0], strerror(errno)));
+	free(argv);
+	strlist_release(&v);
+	return rc;
+}
+
+static void log_line(void *ctx, enum ofl_link_log what, const char *msg)
+{
+	struct link_job *j = ctx;
+	if (what == OFL_LOG_FAILURE)
+		fprintf(stderr, "%s: device link failed: %s\n", ofl_prog, msg);
+	else if (what == OFL_LOG_WARNING)
+		warning("%s", msg);
+	else if (what == OFL_LOG_COMMAND && (j->verbose || j->o.dry_run))
+		fprintf(stderr, "%s\n", msg);
+	if (j->explain && what != OFL_LOG_WARNING)
+		fprintf(j->explain, "%s%s\n", what == OFL_LOG_COMMAND ? "run: " : "", msg);
+}
+
+static double now_ms(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
+
+static void phase(struct link_job *j, const char *name, double *t0)
+{
+	double t = now_ms();
+	struct rusage ru;
+	getrusage(RUSAGE_SELF, &ru);
+	if (j->explain)
+		fprintf(j->explain, "time: %s %.2f ms (peak memory %ld KiB)\n", name, t - *t0,
+		        ru.ru_maxrss);
+	*t0 = t;
+}
+
+/* MAKEFLAGS's --jobserver-auth=R,W (or fifo:PATH): the token pipe. */
+static void jobserver(struct ofl_link_opts *o)
+{
+	const char *mf = getenv("MAKEFLAGS"), *p;
+	int r = -1, w = -1;
+	o->jobserver_rfd = o->jobserver_wfd = -1;
+	if (!mf || !((p = strstr(mf, "--jobserver-auth=")) || (p = strstr(mf, "--jobserver-fds="))))
+		return;
+	p = strchr(p, '=') + 1;
+	if (!strncmp(p, "fifo:", 5)) {
+		char path[PATH_MAX];
+		snprintf(path, sizeof(path), "%.*s", (int)strcspn(p + 5, " "), p + 5);
+		r = w = open(path, O_RDWR | O_CLOEXEC);
+	} else if (sscanf(p, "%d,%d", &r, &w) != 2 || fcntl(r, F_GETFD) < 0 ||
+	           fcntl(w, F_GETFD) < 0) {
+		r = w = -1;
+	}
+	o->jobserver_rfd = r;
+	o->jobserver_wfd = w;
+}
+
+/* A launcher command: words split on blanks, like CMake's launchers. */
+static void push_words(struct strlist *l, const char *s)
+{
+	char *copy = strdup(s);
+	for (char *t = copy ? strtok(copy, " \t") : NULL; t; t = strtok(NULL, " \t"))
+		strlist_push(l, t);
+	free(copy);
+}
+
+void link_job_finish_options(struct link_job *j)
+{
+	const char *launcher = getenv("OFFLINK_DEVICE_LAUNCHER");
+	if (!j->launcher.n && launcher)
+		push_words(&j->launcher, launcher);
+	const char *tmp = getenv("TMPDIR");
+	j->o.tmpdir = tmp && *tmp ? tmp : "/tmp";
+	if (!j->o.jobs) {
+		long n = sysconf(_SC_NPROCESSORS_ONLN);
+		j->o.jobs = n > 0 ? (unsigned)n : 1;
+	}
+	jobserver(&j->o);
+	j->o.device_linker_args = j->device_linker_args.v;
+	j->o.ndevice_linker_args = j->device_linker_args.n;
+	j->o.launcher = j->launcher.v;
+	j->o.nlauncher = j->launcher.n;
+	j->o.extract_archs = j->extract.v;
+	j->o.nextract_archs = j->extract.n;
+	j->o.output = j->cmd.output;
+	j->o.log = log_line;
+	j->o.log_ctx = j;
+}
+
+static bool has_inputs(const struct ofl_ldcmd *c)
+{
+	for (size_t i = 0; i < c->nargs; i++)
+		if (c->args[i].kind != OFL_LDARG_OPTION)
+			return true;
+	return false;
+}
+
+/* Every -L dir, for the CPU device links; then the inputs, in order. */
+static int add_inputs(struct link_job *j, struct ofl_link *l, struct ofl_error *err)
+{
+	int rc = 0;
+	for (size_t i = 0; !rc && i < j->cmd.nargs; i++) {
+		const struct ofl_ldarg *a = &j->cmd.args[i];
+		char *path = NULL;
+		if (a->kind == OFL_LDARG_FILE)
+			path = ofl_ldcmd_input_path(&j->cmd, a);
+		else if (a->kind == OFL_LDARG_LIBRARY)
+			path = ofl_ldcmd_find_library(
+			    &j->cmd, a, default_libdirs,
+			    sizeof(default_libdirs) / sizeof(*default_libdirs), err);
+		if (!path) {
+			rc = err->code;
+			continue;
+		}
+		struct ofl_link_input in = {path,           -1,   0, 0, a->state.whole_archive,
+		                            a->state.group, false};
+		rc = ofl_link_add(l, &in, err);
+		free(path);
+	}
+	return rc;
+}
+
+/* -L and -l, in the spelling clang's driver takes, for CPU device links. */
+static void collect_cpu_link_args(struct link_job *j)
+{
+	char buf[PATH_MAX + 3];
+	for (size_t i = 0; i < j->cmd.nargs; i++) {
+		const struct ofl_ldarg *a = &j->cmd.args[i];
+		if (!a->value || (a->opt != OFL_LD_LIBPATH && a->kind != OFL_LDARG_LIBRARY))
+			continue;
+		snprintf(buf, sizeof(buf), "-%c%s", a->opt == OFL_LD_LIBPATH ? 'L' : 'l', a->value);
+		strlist_push(&j->cpu_link_args, buf);
+	}
+	j->o.cpu_link_args = j->cpu_link_args.v;
+	j->o.ncpu_link_args = j->cpu_link_args.n;
+}
+
+int link_job_run(struct link_job *j)
+{
+	struct ofl_error err = OFL_ERROR_INIT;
+	struct ofl_link *l = NULL;
+	struct ofl_link_result res;
+	double t0 = now_ms();
+	/* version queries, help, and plain ld -r are the host linker's alone */
+	if (!has_inputs(&j->cmd) || (j->cmd.relocatable && !j->offload_relocatable))
+		return host_link(j, NULL);
+	collect_cpu_link_args(j);
+	int rc = ofl_link_new(&l, &j->o, &err);
+	if (!rc) {
+		active_link = l;
+		signal(SIGINT, on_signal);
+		signal(SIGTERM, on_signal);
+		signal(SIGHUP, on_signal);
+		rc = add_inputs(j, l, &err);
+	}
+	phase(j, "gather", &t0);
+	if (!rc && !ofl_link_has_device_code(l)) {
+		active_link = NULL;
+		ofl_link_free(l);
+		if (j->explain)
+			fputs("no device code: the host link runs unchanged\n", j->explain);
+		return host_link(j, NULL);
+	}
+	if (!rc) {
+		rc = ofl_link_run(l, &res, &err);
+		phase(j, "device link and wrap", &t0);
+	}
+	int status = rc ? error_lib(&err) : host_link(j, &res);
+	if (!rc)
+		phase(j, "host link", &t0);
+	active_link = NULL;
+	ofl_link_free(l);
+	return status;
+}
+
+void link_job_release(struct link_job *j)
+{
+	ofl_ldcmd_release(&j->cmd);
+	free(j->linker);
+	strlist_release(&j->device_linker_args);
+	strlist_release(&j->launcher);
+	strlist_release(&j->extract);
+	strlist_release(&j->cpu_link_args);
+	if (j->explain && j->explain != stderr)
+		fclose(j->explain);
+}
+
+/* ld.offlink's own options, taken from the parsed line. */
+static int own_options(struct link_job *j, const char **linker)
+{
+	for (size_t i = 0; i < j->cmd.nargs; i++) {
+		const struct ofl_ldarg *a = &j->cmd.args[i];
+		const char *v = a->value;
+		switch (a->opt) {
+		case OFL_LD_OWN_LINKER:
+			*linker = v;
+			break;
+		case OFL_LD_OWN_DEVICE_COMPILER:
+			j->o.device_compiler = v;
+			break;
+		case OFL_LD_OWN_DEVICE_LINKER:
+			strlist_push(&j->device_linker_args, v);
+			break;
+		case OFL_LD_OWN_DEVICE_LAUNCHER:
+			push_words(&j->launcher, v);
+			break;
+		case OFL_LD_OWN_OFFLOAD_EXTRACT:
+			strlist_push(&j->extract, v);
+			break;
+		case OFL_LD_OWN_OFFLOAD_RELOCATABLE:
+			j->offload_relocatable = true;
+			break;
+		case OFL_LD_OWN_JOBS: {
+			char *end;
+			unsigned long n = strtoul(v, &end, 10);
+			if (*end || !n || n > 4096)
+				return error(
+				    "-j: expected a number of jobs from 1 to 4096, got '%s'", v);
+			j->o.jobs = (unsigned)n;
+			break;
+		}
+		case OFL_LD_OWN_EXPLAIN:
+			j->explain = v ? fopen(v, "we") : stderr;
+			if (!j->explain)
+				return error("%s: cannot write: %s", v, strerror(errno));
+			break;
+		case OFL_LD_OWN_DRY_RUN:
+			j->o.dry_run = true;
+			break;
+		case OFL_LD_OWN_SAVE_TEMPS:
+			j->o.save_temps = true;
+			break;
+		case OFL_LD_OWN_VERBOSE:
+		case OFL_LD_VERSION:
+			j->verbose =
+			    j->verbose || a->opt == OFL_LD_OWN_VERBOSE || !strcmp(a->word[0], "-v");
+			break;
+		default:
+			break;
+		}
+	}
+	return 0;
+}
+
+int cmd_ld_offlink(int argc, char **argv)
+{
+	struct link_job j = {.cmd = OFL_LDCMD_INIT};
+	struct ofl_error err = OFL_ERROR_INIT;
+	const char *linker = NULL;
+	int rc = ofl_ldcmd_parse(&j.cmd, argc - 1, argv + 1, &err) ? error_lib(&err)
+	                                                           : own_options(&j, &linker);
+	if (!rc && !(j.linker = link_find_host_linker(linker)))
+		rc = 1;
+	if (!rc) {
+		link_job_finish_options(&j);
+		rc = link_job_run(&j);
+	}
+	link_job_release(&j);
+	return rc;
+}
+
+/* offlink --ldflags [--cc=clang|gcc]: what to add to LDFLAGS.  clang takes
+ * any -fuse-ld name and finds ld.offlink in -B dirs; gcc accepts only fixed
+ * names, so it gets the directory whose `ld` is ld.offlink. */
+int cmd_ldflags(int argc, char **argv)
+{
+	const char *cc = "clang";
+	for (int i = 1; i < argc; i++) {
+		if (!strncmp(argv[i], "--cc=", 5))
+			cc = argv[i] + 5;
+		else if (strcmp(argv[i], "--ldflags"))
+			return error("--ldflags: unknown argument '%s' (--cc=clang|gcc)", argv[i]);
+	}
+	char exe[PATH_MAX];
+	if (!realpath("/proc/self/exe", exe))
+		return error("cannot find where offlink is installed: %s", strerror(errno));
+	*strrchr(exe, '/') = '\0';
+	if (!strcmp(cc, "gcc"))
+		printf("-B%.*s/libexec/offlink/gcc/\n", (int)(strrchr(exe, '/') - exe), exe);
+	else if (!strcmp(cc, "clang"))
+		printf("-B%s -fuse-ld=offlink\n", exe);
+	else
+		return error("--ldflags: --cc must be clang or gcc, not '%s'", cc);
+	return 0;
+}

@@ -1,0 +1,41 @@
+/* What ld.offlink and the clang-linker-wrapper personality share: a host
+ * link command line plus the pipeline's options, run by link_job_run. */
+#ifndef OFL_LINK_CLI_H
+#define OFL_LINK_CLI_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "offlink/ldcmd.h"
+#include "offlink/link.h"
+#include "opts.h"
+
+struct link_job {
+	struct ofl_ldcmd cmd; /* the host link's command line */
+	char *linker;         /* the host linker, resolved */
+	struct ofl_link_opts o;
+	struct strlist device_linker_args, launcher, extract, cpu_link_args;
+	bool verbose;             /* print each command (stderr) */
+	bool offload_relocatable; /* -r: device link now (else a plain ld -r) */
+	FILE *explain;            /* decisions, commands, timings; NULL: none */
+	/* LLVM's form for --dry-run/--wrapper-verbose: the host command is
+	 * printed too */
+	bool llvm_style;
+};
+
+/* Fills the pipeline options from the job's lists and the environment
+ * (TMPDIR, MAKEFLAGS's jobserver, OFFLINK_DEVICE_LAUNCHER). */
+void link_job_finish_options(struct link_job *j);
+
+/* Gathers, device-links, wraps and runs the host link; returns the exit
+ * status (the host linker's when it ran). */
+int link_job_run(struct link_job *j);
+
+void link_job_release(struct link_job *j);
+
+/* The host linker for a --offlink-linker / OFFLINK_LINKER choice
+ * (bfd|gold|lld|mold|PATH; default `ld`), never ld.offlink itself.
+ * Prints an error and returns NULL when there is none. */
+char *link_find_host_linker(const char *choice);
+
+#endif
