@@ -130,17 +130,18 @@ static int write_input(struct ofl_link *l, const struct link_image *im, uint64_t
 	return rc ? rc : ofl_proc_push(cmd, path, err);
 }
 
-/* "[<triple>=]arg" values that apply to triple, as -Xlinker arguments. */
-static int push_linker_args(struct ofl_link *l, const char *triple, struct ofl_proc *cmd,
-                            struct ofl_error *err)
+/* The "[<triple>=]arg" values that apply to triple, each after -Xlinker
+ * when xlinker. */
+static int push_scoped(const char *const *args, size_t n, const char *triple, bool xlinker,
+                       struct ofl_proc *cmd, struct ofl_error *err)
 {
 	int rc = 0;
-	for (size_t i = 0; !rc && i < l->o.ndevice_linker_args; i++) {
-		const char *a = l->o.device_linker_args[i], *eq = strchr(a, '=');
+	for (size_t i = 0; !rc && i < n; i++) {
+		const char *a = args[i], *eq = strchr(a, '=');
 		bool scoped = eq && a[0] != '-' && memchr(a, '-', (size_t)(eq - a));
 		if (scoped && (strncmp(a, triple, (size_t)(eq - a)) || triple[eq - a]))
 			continue;
-		rc = ofl_proc_push(cmd, "-Xlinker", err) ||
+		rc = (xlinker && ofl_proc_push(cmd, "-Xlinker", err)) ||
 		     ofl_proc_push(cmd, scoped ? eq + 1 : a, err);
 	}
 	return rc ? err->code : 0;
@@ -232,7 +233,12 @@ static int build_command(struct ofl_link *l, size_t gi, struct ofl_proc *cmd, st
 			h = XXH3_64bits_withSeed(&ih, sizeof(ih), h);
 	}
 	rc = rc ? rc : push_cpu_libs(l, g, cmd, err);
-	rc = rc ? rc : push_linker_args(l, g->triple, cmd, err);
+	rc = rc ? rc
+	        : push_scoped(l->o.device_linker_args, l->o.ndevice_linker_args, g->triple, true,
+	                      cmd, err);
+	rc = rc ? rc
+	        : push_scoped(l->o.device_compiler_args, l->o.ndevice_compiler_args, g->triple,
+	                      false, cmd, err);
 	char name[64];
 	snprintf(name, sizeof(name), "%016llx.img", (unsigned long long)h);
 	if (!rc && !(g->output = ofl_link_temp(l, name, err)))

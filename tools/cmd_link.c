@@ -137,7 +137,10 @@ static void host_argv(const struct link_job *j, const struct ofl_link_result *r,
 		placed = placed || a->opt == OFL_LD_OUTPUT;
 	}
 	char buf[PATH_MAX + 3];
-	for (size_t i = 0; r && i < r->nlibdirs; i++) {
+	bool add_libs = false;
+	for (size_t i = 0; r && i < r->nlibraries; i++)
+		add_libs = add_libs || !has_library(&j->cmd, r->libraries[i]);
+	for (size_t i = 0; add_libs && i < r->nlibdirs; i++) {
 		snprintf(buf, sizeof(buf), "-L%s", r->libdirs[i]);
 		strlist_push(v, buf);
 	}
@@ -248,6 +251,8 @@ void link_job_finish_options(struct link_job *j)
 	jobserver(&j->o);
 	j->o.device_linker_args = j->device_linker_args.v;
 	j->o.ndevice_linker_args = j->device_linker_args.n;
+	j->o.device_compiler_args = j->device_compiler_args.v;
+	j->o.ndevice_compiler_args = j->device_compiler_args.n;
 	j->o.launcher = j->launcher.v;
 	j->o.nlauncher = j->launcher.n;
 	j->o.extract_archs = j->extract.v;
@@ -348,6 +353,7 @@ void link_job_release(struct link_job *j)
 	ofl_ldcmd_release(&j->cmd);
 	free(j->linker);
 	strlist_release(&j->device_linker_args);
+	strlist_release(&j->device_compiler_args);
 	strlist_release(&j->launcher);
 	strlist_release(&j->extract);
 	strlist_release(&j->cpu_link_args);

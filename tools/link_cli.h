@@ -14,7 +14,7 @@ struct link_job {
 	struct ofl_ldcmd cmd; /* the host link's command line */
 	char *linker;         /* the host linker, resolved */
 	struct ofl_link_opts o;
-	struct strlist device_linker_args, launcher, extract, cpu_link_args;
+	struct strlist device_linker_args, device_compiler_args, launcher, extract, cpu_link_args;
 	bool verbose;             /* print each command (stderr) */
 	bool offload_relocatable; /* -r: device link now (else a plain ld -r) */
 	FILE *explain;            /* decisions, commands, timings; NULL: none */

@@ -35,6 +35,7 @@ static const struct personality personalities[] = {
     {"llvm-offload-binary", cmd_llvm_packager},
     {"clang-offload-wrapper", cmd_clang_offload_wrapper},
     {"llvm-offload-wrapper", cmd_llvm_offload_wrapper},
+    {"clang-linker-wrapper", cmd_clang_linker_wrapper},
     {"ld.offlink", cmd_ld_offlink},
     {"ld", cmd_ld_offlink}, /* libexec/offlink/gcc/ld, for gcc -B */
     {NULL, NULL},

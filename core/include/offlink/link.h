@@ -47,9 +47,12 @@ struct ofl_link_opts {
 	 * -1 when there is none. */
 	int jobserver_rfd, jobserver_wfd;
 	const char *device_compiler; /* clang for device links; NULL: chosen */
-	/* Extra device link arguments: "[<triple>=]arg". */
+	/* Extra device link arguments, "[<triple>=]arg": linker arguments
+	 * (given to clang as -Xlinker arg) and clang arguments. */
 	const char *const *device_linker_args;
 	size_t ndevice_linker_args;
+	const char *const *device_compiler_args;
+	size_t ndevice_compiler_args;
 	/* Prefix of every device link command (ccache, distcc, recc...). */
 	const char *const *launcher;
 	size_t nlauncher;
