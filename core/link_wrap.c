@@ -97,10 +97,11 @@ static enum ofl_wrap_kind wrap_kind_of(uint16_t offload_kind)
 
 /* The ABI of the taken host objects' entry tables; with none, the one of
  * the LLVM that made the device code. */
+static const char *const abi_names[] = {"LLVM 14", "AMD", "LLVM 19", "LLVM 20-22"};
+
 static int choose_abi(struct ofl_link *l, enum ofl_wrap_kind kind, unsigned llvm,
                       enum ofl_wrap_abi *abi, struct ofl_error *err)
 {
-	static const char *const names[] = {"LLVM 14", "AMD", "LLVM 19", "LLVM 20-22"};
 	unsigned abis = 0;
 	for (size_t u = 0; u < l->nunits; u++)
 		if (l->units[u].device && l->units[u].nimages) {
@@ -112,7 +113,8 @@ static int choose_abi(struct ofl_link *l, enum ofl_wrap_kind kind, unsigned llvm
 		return ofl_error_set(err, OFL_EINVAL, NULL, OFL_NO_OFFSET,
 		                     "objects made by different LLVM releases need different "
 		                     "registrations (%s and %s)",
-		                     names[__builtin_ctz(abis)], names[31 - __builtin_clz(abis)]);
+		                     abi_names[__builtin_ctz(abis)],
+		                     abi_names[31 - __builtin_clz(abis)]);
 	*abi = abis                 ? (enum ofl_wrap_abi)__builtin_ctz(abis)
 	       : llvm && llvm <= 19 ? OFL_WRAP_LLVM19
 	                            : OFL_WRAP_LLVM20;
@@ -224,8 +226,8 @@ static int write_wrapper(struct ofl_link *l, enum ofl_wrap_kind kind, const size
 	rc = rc ? rc : !path ? err->code : ofl_write_file(path, obj.data, obj.len, err);
 	if (!rc) {
 		l->res.objects[l->res.nobjects++] = path;
-		ofl_link_logf(l, OFL_LOG_DECISION, "%s wrapper: %zu image(s), registration ABI %d",
-		              names[kind], n, (int)o.abi);
+		ofl_link_logf(l, OFL_LOG_DECISION, "%s wrapper: %zu image(s), %s registration",
+		              names[kind], n, abi_names[o.abi]);
 	}
 	for (size_t i = 0; packed && i < n; i++)
 		ofl_buf_release(&packed[i]);
