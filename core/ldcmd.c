@@ -226,11 +226,12 @@ static int expand(struct words *w, const char *word, unsigned depth, struct ofl_
 /* A long name matched: exact, or followed by "=VALUE" (rest). */
 static const struct optdef *long_value(const struct optdef *d, const char *rest, const char **value)
 {
-	if (rest[0] == '=') {
-		*value = rest + 1;
-		return d->val == V_NONE ? NULL : d;
-	}
-	return d->val == V_EQ ? NULL : d;
+	if (rest[0] != '=')
+		return d->val == V_EQ ? NULL : d;
+	if (d->val == V_NONE)
+		return NULL;
+	*value = rest + 1;
+	return d;
 }
 
 /* One letter, alone or with its value joined (-lm, -L=dir keeps the '='). */

@@ -257,6 +257,7 @@ static int read_range(struct link_file *f, struct ofl_error *err)
 	}
 	f->f.data = f->owned;
 	f->f.size = f->in.size;
+	f->f.mapped = -1; /* borrowed: freed as owned */
 	return 0;
 }
 

@@ -16,7 +16,6 @@ struct link_job {
 	struct ofl_link_opts o;
 	struct strlist device_linker_args, device_compiler_args, launcher, extract, cpu_link_args;
 	bool verbose;             /* print each command (stderr) */
-	bool offload_relocatable; /* -r: device link now (else a plain ld -r) */
 	FILE *explain;            /* decisions, commands, timings; NULL: none */
 	/* LLVM's form for --dry-run/--wrapper-verbose: the host command is
 	 * printed too */

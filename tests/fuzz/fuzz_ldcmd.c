@@ -50,6 +50,8 @@ static void check_arg(const struct ofl_ldcmd *c, const struct ofl_ldarg *a, char
 		abort();
 	if (a->kind == OFL_LDARG_FILE && a->value != a->word[0])
 		abort();
+	if (a->kind == OFL_LDARG_OPTION && a->opt == OFL_LD_UNKNOWN && (a->value || a->nwords != 1))
+		abort();
 	if (a->kind == OFL_LDARG_LIBRARY && (!a->value || a->opt != OFL_LD_LIBRARY))
 		abort();
 	if (a->state.group > c->ngroups || (ofl_ldarg_is_own(a) && a->kind != OFL_LDARG_OPTION))

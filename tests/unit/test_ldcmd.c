@@ -190,12 +190,13 @@ OFL_TEST(ldcmd_unknown_options_pass_through_in_order)
 	struct ofl_ldcmd c = OFL_LDCMD_INIT;
 	struct ofl_error e = OFL_ERROR_INIT;
 	CHECK_EQ_U(PARSE(&c, &e, "--gc-sections", "a.o", "--no-undefined", "-", "--", "-Wl,foo",
-	                 "--sysroot", "b.o", "-Bsymbolic", "--o", "out"),
+	                 "--sysroot", "b.o", "-Bsymbolic", "--o", "out", "-as-needed=x"),
 	           0);
-	CHECK_EQ_U(c.nargs, 11);
-	const char *unknown[] = {"--gc-sections", NULL, "--no-undefined", "-",  "--", "-Wl,foo",
-	                         "--sysroot",     NULL, "-Bsymbolic",     "--o"};
-	for (size_t i = 0; i < 10; i++)
+	CHECK_EQ_U(c.nargs, 12);
+	const char *unknown[] = {
+	    "--gc-sections", NULL, "--no-undefined", "-",   "--", "-Wl,foo",
+	    "--sysroot",     NULL, "-Bsymbolic",     "--o", NULL, "-as-needed=x"};
+	for (size_t i = 0; i < 12; i++)
 		if (unknown[i])
 			check_opt(&c, i, OFL_LD_UNKNOWN, unknown[i], NULL, NULL);
 	check_file(&c, 1, "a.o");
