@@ -51,7 +51,7 @@ static char *llvm_tool(const char *root, unsigned v, const char *tool)
 	return NULL;
 }
 
-static unsigned newest_llvm(const char *root)
+unsigned ofl_llvm_newest(const char *root)
 {
 	DIR *d = opendir(root);
 	unsigned best = 0;
@@ -80,7 +80,7 @@ static char *find_clang(const struct ofl_link *l, unsigned want)
 			p = llvm_tool(roots[i], want, "clang");
 	for (size_t i = 0; !p && i < nroots; i++)
 		if (roots[i])
-			p = llvm_tool(roots[i], newest_llvm(roots[i]), "clang");
+			p = llvm_tool(roots[i], ofl_llvm_newest(roots[i]), "clang");
 	return p ? p : ofl_proc_find("clang", NULL, 0);
 }
 
@@ -97,30 +97,15 @@ static const char *fast_linker(const char *clang)
 	return is_exec("/usr/bin/ld.gold") ? "-fuse-ld=gold" : NULL;
 }
 
-static const char *image_ext(uint16_t kind)
-{
-	switch (kind) {
-	case OFL_IMG_BITCODE:
-		return "bc";
-	case OFL_IMG_CUBIN:
-		return "cubin";
-	case OFL_IMG_PTX:
-		return "s";
-	case OFL_IMG_SPIRV:
-		return "spv";
-	default:
-		return "o";
-	}
-}
-
 /* Writes the image's bytes to a file named by their hash (once). */
 static int write_input(struct ofl_link *l, const struct link_image *im, uint64_t *hash,
                        struct ofl_proc *cmd, struct ofl_error *err)
 {
 	char name[64];
 	*hash = XXH3_64bits(im->b.image, im->b.image_size);
-	snprintf(name, sizeof(name), "%016llx.%s", (unsigned long long)*hash,
-	         image_ext(im->b.image_kind));
+	/* ".o" for every kind: clang links .o inputs (bitcode by LTO) where
+	 * it would compile a .bc */
+	snprintf(name, sizeof(name), "%016llx.o", (unsigned long long)*hash);
 	char *path = ofl_link_temp(l, name, err);
 	if (!path)
 		return err->code;
@@ -265,6 +250,7 @@ static void link_group(struct ofl_link *l, size_t gi)
 {
 	struct link_group *g = &l->groups[gi];
 	struct ofl_proc cmd = OFL_PROC_INIT;
+	cmd.envp = l->o.device_env;
 	int rc = build_command(l, gi, &cmd, &g->err);
 	if (!rc) {
 		g->log = quoted_command(&cmd);

@@ -358,7 +358,9 @@ static int place_deferred(struct ew_obj *o, Elf *e, struct layout *l, uint64_t e
 		const struct ew_sec *s = &o->secs[i];
 		if (!s->npieces)
 			continue;
-		uint64_t size = sec_size(s), align = size >= 65536 ? 65536 : s->align ? s->align : 1;
+		uint64_t size = sec_size(s), align = size >= 65536 ? 65536
+		                                     : s->align    ? s->align
+		                                                   : 1;
 		Elf_Scn *scn = elf_getscn(e, l->elfsec[i]);
 		Elf64_Shdr *sh = scn ? elf64_getshdr(scn) : NULL;
 		if (!sh || !ofl_align_up(end, align, &l->offset[i]) ||

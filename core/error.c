@@ -95,4 +95,3 @@ void ofl_error_format(const struct ofl_error *err, char *out, unsigned long outs
 	else
 		snprintf(out, outsz, "%s%s", err->msg, where);
 }
-

@@ -106,6 +106,8 @@ unsigned ofl_elf_clang_version(const uint8_t *data, size_t size);
 int ofl_link_select(struct ofl_link *l, struct ofl_error *err);
 
 /* devlink.c */
+/* The highest N of <root>/llvm-<N>, 0 when none. */
+unsigned ofl_llvm_newest(const char *root);
 int ofl_devlink_run(struct ofl_link *l, struct ofl_error *err);
 
 #endif

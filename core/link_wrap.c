@@ -77,9 +77,13 @@ static void count_taken(struct ofl_link *l)
 	for (size_t i = 0; i < l->nimages; i++)
 		if (l->units[l->images[i].unit].device)
 			l->groups[l->images[i].group].nimages++;
+	const char *root = l->o.nllvm_roots ? l->o.llvm_roots[0] : "/usr/lib";
 	for (size_t g = 0; g < l->ngroups; g++) {
 		if (!l->groups[g].nimages)
 			continue;
+		/* bitcode does not say who made it: the newest LLVM reads it */
+		if (!l->groups[g].llvm && root)
+			l->groups[g].llvm = ofl_llvm_newest(root);
 		l->groups[g].runtime_dir = runtime_dir(l, l->groups[g].llvm);
 		ofl_link_logf(l, OFL_LOG_DECISION, "device link %zu: %s %s, %zu image(s), LLVM %u",
 		              g, l->groups[g].triple,

@@ -137,8 +137,9 @@ static int spawn(struct ofl_proc *p, int pipes[2][2], pid_t *pid, struct ofl_err
 		rc = posix_spawn_file_actions_adddup2(&fa, pipes[1][1], 2);
 	if (!rc) {
 		bool search = p->search_path && !strchr(p->argv[0], '/');
-		rc = search ? posix_spawnp(pid, p->argv[0], &fa, NULL, p->argv, environ)
-		            : posix_spawn(pid, p->argv[0], &fa, NULL, p->argv, environ);
+		char *const *env = p->envp ? p->envp : environ;
+		rc = search ? posix_spawnp(pid, p->argv[0], &fa, NULL, p->argv, env)
+		            : posix_spawn(pid, p->argv[0], &fa, NULL, p->argv, env);
 	}
 	posix_spawn_file_actions_destroy(&fa);
 	if (rc)

@@ -228,6 +228,31 @@ static void jobserver(struct ofl_link_opts *o)
 	o->jobserver_wfd = w;
 }
 
+/* The device links' environment.  Under gcc's collect2 (COLLECT_GCC set),
+ * ours without what gcc sets for its linker: gcc's LIBRARY_PATH would reach
+ * nvlink, which records it in the cubin, so the same device link would give
+ * other bytes under gcc than under clang.  NULL: the environment as it is.
+ * The strings stay environ's. */
+static char **device_env(void)
+{
+	static const char *const drop[] = {"LIBRARY_PATH=", "COMPILER_PATH=", "COLLECT_",
+	                                   "GCC_EXEC_PREFIX="};
+	if (!getenv("COLLECT_GCC"))
+		return NULL;
+	size_t n = 0, k = 0;
+	while (environ[n])
+		n++;
+	char **env = calloc(n + 1, sizeof(*env));
+	for (size_t i = 0; env && i < n; i++) {
+		bool keep = true;
+		for (size_t d = 0; d < sizeof(drop) / sizeof(*drop); d++)
+			keep = keep && strncmp(environ[i], drop[d], strlen(drop[d]));
+		if (keep)
+			env[k++] = environ[i];
+	}
+	return env;
+}
+
 /* A launcher command: words split on blanks, like CMake's launchers. */
 static void push_words(struct strlist *l, const char *s)
 {
@@ -258,6 +283,7 @@ void link_job_finish_options(struct link_job *j)
 	j->o.extract_archs = j->extract.v;
 	j->o.nextract_archs = j->extract.n;
 	j->o.output = j->cmd.output;
+	j->o.device_env = j->env = device_env();
 	j->o.log = log_line;
 	j->o.log_ctx = j;
 }
@@ -353,6 +379,7 @@ void link_job_release(struct link_job *j)
 	ofl_ldcmd_release(&j->cmd);
 	free(j->linker);
 	strlist_release(&j->device_linker_args);
+	free(j->env);
 	strlist_release(&j->device_compiler_args);
 	strlist_release(&j->launcher);
 	strlist_release(&j->extract);
@@ -422,6 +449,7 @@ static int own_options(struct link_job *j, const char **linker)
 
 int cmd_ld_offlink(int argc, char **argv)
 {
+	ofl_prog = "ld.offlink"; /* also when reached as gcc's `ld` */
 	struct link_job j = {.cmd = OFL_LDCMD_INIT};
 	struct ofl_error err = OFL_ERROR_INIT;
 	const char *linker = NULL;

@@ -14,9 +14,10 @@ struct link_job {
 	struct ofl_ldcmd cmd; /* the host link's command line */
 	char *linker;         /* the host linker, resolved */
 	struct ofl_link_opts o;
+	char **env; /* the device links' environment (pointers into environ) */
 	struct strlist device_linker_args, device_compiler_args, launcher, extract, cpu_link_args;
-	bool verbose;             /* print each command (stderr) */
-	FILE *explain;            /* decisions, commands, timings; NULL: none */
+	bool verbose;  /* print each command (stderr) */
+	FILE *explain; /* decisions, commands, timings; NULL: none */
 	/* LLVM's form for --dry-run/--wrapper-verbose: the host command is
 	 * printed too */
 	bool llvm_style;

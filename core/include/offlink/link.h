@@ -68,6 +68,10 @@ struct ofl_link_opts {
 	 * NULL entries skipped; none given: /usr/lib. */
 	const char *const *llvm_roots;
 	size_t nllvm_roots;
+	/* Environment of the device links; NULL: the process's.  Front ends
+	 * leave out what a compiler driver sets for its linker (gcc's
+	 * LIBRARY_PATH reaches nvlink, which records it in the cubin). */
+	char *const *device_env;
 	bool dry_run;     /* log the commands, run none, write empty images */
 	bool save_temps;  /* keep temporaries, named after output, in tmpdir */
 	bool relocatable; /* wrapper images go to .llvm.offloading.relocatable */

@@ -21,6 +21,7 @@ struct ofl_proc {
 	size_t argc, cap;
 	bool search_path;    /* argv[0] without '/' is looked up in PATH */
 	bool capture_stdout; /* stdout goes to out, else to /dev/null */
+	char *const *envp;   /* the child's environment; NULL: ours (borrowed) */
 	struct ofl_buf out;  /* captured stdout */
 	struct ofl_buf err;  /* captured stderr */
 	int status;          /* exit status; -1 when killed by a signal */
@@ -28,7 +29,7 @@ struct ofl_proc {
 
 #define OFL_PROC_INIT                                                                              \
 	{                                                                                          \
-		NULL, 0, 0, true, false, OFL_BUF_INIT, OFL_BUF_INIT, 0                             \
+		NULL, 0, 0, true, false, NULL, OFL_BUF_INIT, OFL_BUF_INIT, 0                       \
 	}
 
 /* Append one argument (copied). */
