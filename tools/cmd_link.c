@@ -296,64 +296,93 @@ static bool has_inputs(const struct ofl_ldcmd *c)
 	return false;
 }
 
-/* Every -L dir, for the CPU device links; then the inputs, in order. */
-static int add_inputs(struct link_job *j, struct ofl_link *l, struct ofl_error *err)
-{
-	int rc = 0;
-	for (size_t i = 0; !rc && i < j->cmd.nargs; i++) {
-		const struct ofl_ldarg *a = &j->cmd.args[i];
-		char *path = NULL;
-		if (a->kind == OFL_LDARG_FILE)
-			path = ofl_ldcmd_input_path(&j->cmd, a);
-		else if (a->kind == OFL_LDARG_LIBRARY)
-			path = ofl_ldcmd_find_library(
-			    &j->cmd, a, default_libdirs,
-			    sizeof(default_libdirs) / sizeof(*default_libdirs), err);
-		if (!path) {
-			rc = err->code;
-			continue;
-		}
-		struct ofl_link_input in = {path,           -1,   0, 0, a->state.whole_archive,
-		                            a->state.group, false};
-		rc = ofl_link_add(l, &in, err);
-		free(path);
-	}
-	return rc;
-}
-
-/* -L and -l, in the spelling clang's driver takes, for CPU device links. */
-static void collect_cpu_link_args(struct link_job *j)
+/* The host link's inputs, by path: files as given (sysroot applied),
+ * libraries as the linker would find them (not found: the host linker's
+ * to report).  Also the -L dirs and the -l found, in clang's spelling, for
+ * the CPU device links.  paths[i] is NULL for an argument that is no
+ * input. */
+static int resolve_inputs(struct link_job *j, char **paths, struct ofl_error *err)
 {
 	char buf[PATH_MAX + 3];
 	for (size_t i = 0; i < j->cmd.nargs; i++) {
 		const struct ofl_ldarg *a = &j->cmd.args[i];
-		if (!a->value || (a->opt != OFL_LD_LIBPATH && a->kind != OFL_LDARG_LIBRARY))
+		if (a->opt == OFL_LD_LIBPATH && a->value) {
+			snprintf(buf, sizeof(buf), "-L%s", a->value);
+			strlist_push(&j->cpu_link_args, buf);
+		}
+		if (a->kind == OFL_LDARG_FILE && !(paths[i] = ofl_ldcmd_input_path(&j->cmd, a)))
+			return error("out of memory");
+		if (a->kind != OFL_LDARG_LIBRARY)
 			continue;
-		snprintf(buf, sizeof(buf), "-%c%s", a->opt == OFL_LD_LIBPATH ? 'L' : 'l', a->value);
-		strlist_push(&j->cpu_link_args, buf);
+		paths[i] =
+		    ofl_ldcmd_find_library(&j->cmd, a, default_libdirs,
+		                           sizeof(default_libdirs) / sizeof(*default_libdirs), err);
+		if (err->code)
+			return error_lib(err);
+		snprintf(buf, sizeof(buf), "-l%s", a->value);
+		if (paths[i])
+			strlist_push(&j->cpu_link_args, buf);
 	}
 	j->o.cpu_link_args = j->cpu_link_args.v;
 	j->o.ncpu_link_args = j->cpu_link_args.n;
+	return 0;
+}
+
+static int add_inputs(struct link_job *j, struct ofl_link *l, char **paths, struct ofl_error *err)
+{
+	int rc = 0;
+	for (size_t i = 0; !rc && i < j->cmd.nargs; i++) {
+		const struct ofl_ldstate *st = &j->cmd.args[i].state;
+		struct ofl_link_input in = {paths[i],          -1,        0,    0,
+		                            st->whole_archive, st->group, false};
+		if (paths[i])
+			rc = ofl_link_add(l, &in, err);
+	}
+	return rc;
+}
+
+static void free_paths(char **paths, size_t n)
+{
+	for (size_t i = 0; paths && i < n; i++)
+		free(paths[i]);
+	free(paths);
+}
+
+/* The device link, the wrapper objects and the host link. */
+static int link_with_device_code(struct link_job *j, struct ofl_link *l, double *t0)
+{
+	struct ofl_error err = OFL_ERROR_INIT;
+	struct ofl_link_result res;
+	int rc = ofl_link_run(l, &res, &err);
+	phase(j, "device link and wrap", t0);
+	if (rc)
+		return error_lib(&err);
+	rc = host_link(j, &res);
+	phase(j, "host link", t0);
+	return rc;
 }
 
 int link_job_run(struct link_job *j)
 {
 	struct ofl_error err = OFL_ERROR_INIT;
 	struct ofl_link *l = NULL;
-	struct ofl_link_result res;
 	double t0 = now_ms();
 	/* version queries, help, and plain ld -r are the host linker's alone */
 	if (!has_inputs(&j->cmd) || j->cmd.relocatable)
 		return host_link(j, NULL);
-	collect_cpu_link_args(j);
-	int rc = ofl_link_new(&l, &j->o, &err);
+	char **paths = calloc(j->cmd.nargs, sizeof(*paths));
+	int rc = paths ? resolve_inputs(j, paths, &err) : error("out of memory");
+	if (!rc && ofl_link_new(&l, &j->o, &err))
+		rc = error_lib(&err);
 	if (!rc) {
 		active_link = l;
 		signal(SIGINT, on_signal);
 		signal(SIGTERM, on_signal);
 		signal(SIGHUP, on_signal);
-		rc = add_inputs(j, l, &err);
+		if (add_inputs(j, l, paths, &err))
+			rc = error_lib(&err);
 	}
+	free_paths(paths, j->cmd.nargs);
 	phase(j, "gather", &t0);
 	if (!rc && !ofl_link_has_device_code(l)) {
 		active_link = NULL;
@@ -362,16 +391,11 @@ int link_job_run(struct link_job *j)
 			fputs("no device code: the host link runs unchanged\n", j->explain);
 		return host_link(j, NULL);
 	}
-	if (!rc) {
-		rc = ofl_link_run(l, &res, &err);
-		phase(j, "device link and wrap", &t0);
-	}
-	int status = rc ? error_lib(&err) : host_link(j, &res);
 	if (!rc)
-		phase(j, "host link", &t0);
+		rc = link_with_device_code(j, l, &t0);
 	active_link = NULL;
 	ofl_link_free(l);
-	return status;
+	return rc;
 }
 
 void link_job_release(struct link_job *j)
