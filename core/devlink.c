@@ -153,6 +153,10 @@ static int push_target(struct ofl_link *l, const struct link_group *g, const cha
 	if (!rc && fam == FAM_AMDGPU)
 		rc = ofl_proc_pushf(cmd, err, "-mcpu=%s", g->arch) ||
 		     ofl_proc_push(cmd, "-flto", err);
+	/* what the old driver's lld link of HIP code objects adds */
+	if (!rc && fam == FAM_AMDGPU && g->legacy)
+		rc = ofl_proc_push(cmd, "-Wl,-plugin-opt=-amdgpu-internalize-symbols", err) ||
+		     ofl_proc_push(cmd, "-Wl,--lto-partitions=8", err);
 	if (!rc && fam == FAM_NVPTX)
 		rc = ofl_proc_pushf(cmd, err, "-march=%s", g->arch);
 	if (!rc && (fam == FAM_CPU || fam == FAM_AMDGPU))

@@ -113,8 +113,11 @@ void ofl_link_free(struct ofl_link *l)
 	}
 	for (size_t i = 0; i < l->nunits; i++)
 		free(l->units[i].name);
-	for (size_t i = 0; i < l->nimages; i++)
+	for (size_t i = 0; i < l->nimages; i++) {
 		ofl_obin_release(&l->images[i].b);
+		ofl_bundle_id_release(&l->images[i].id);
+		free(l->images[i].owned);
+	}
 	for (size_t i = 0; i < l->ngroups; i++) {
 		ofl_symset_release(&l->groups[i].syms);
 		ofl_buf_release(&l->groups[i].linked);
@@ -146,7 +149,8 @@ static unsigned image_llvm(const struct ofl_obin *b)
 static int add_image(struct ofl_link *l, size_t unit, const uint8_t *p, uint64_t size,
                      struct ofl_error *err)
 {
-	struct link_image im = {unit, OFL_OBIN_INIT, NULL, NULL, 0, 0};
+	struct link_image im = {unit,  OFL_OBIN_INIT,      NULL, NULL, 0, 0,
+	                        false, OFL_BUNDLE_ID_INIT, NULL};
 	int rc = ofl_obin_parse(p, size, &im.b, err);
 	if (rc)
 		return rc;
@@ -164,6 +168,68 @@ static int add_image(struct ofl_link *l, size_t unit, const uint8_t *p, uint64_t
 	l->images[l->nimages++] = im;
 	l->units[unit].nimages++;
 	return 0;
+}
+
+/* An old-driver bundle entry: kind, triple and target ID from its ID. */
+static int add_bundle_entry(struct ofl_link *l, size_t unit, const char *id, const uint8_t *p,
+                            uint64_t n, struct ofl_error *err)
+{
+	struct link_image im = {unit, OFL_OBIN_INIT,      NULL, NULL, 0, 0,
+	                        true, OFL_BUNDLE_ID_INIT, NULL};
+	int rc = ofl_bundle_id_split(id, strlen(id), OFL_LLVM22, &im.id, err);
+	const char *k = rc ? "" : im.id.kind;
+	uint16_t kind = !strncmp(k, "hip", 3)  ? OFL_OFK_HIP
+	                : !strcmp(k, "openmp") ? OFL_OFK_OPENMP
+	                                       : 0;
+	if (rc || !kind || !n || ofl_bundle_id_is_host(&im.id)) {
+		if (!rc && !kind && !ofl_bundle_id_is_host(&im.id))
+			ofl_link_logf(l, OFL_LOG_WARNING,
+			              "%s: bundle entry '%s' left out: no linker for kind '%s'",
+			              l->units[unit].name, id, k);
+		ofl_bundle_id_release(&im.id);
+		return rc;
+	}
+	size_t tl = strlen(im.id.triple);
+	while (tl && im.id.triple[tl - 1] == '-') /* "amdgcn-amd-amdhsa-": 4 fields, env empty */
+		im.id.triple[--tl] = '\0';
+	if (!(im.owned = ofl_malloc(n)) || OFL_GROW(l->images, l->capimages, l->nimages)) {
+		free(im.owned);
+		ofl_bundle_id_release(&im.id);
+		return OFL_NOMEM(err);
+	}
+	memcpy(im.owned, p, n);
+	bool bc = n >= 4 && (!memcmp(p, "BC\xc0\xde", 4) || !memcmp(p, "\xde\xc0\x17\x0b", 4));
+	im.b.image_kind = bc ? OFL_IMG_BITCODE : ofl_is_elf(p, n) ? OFL_IMG_OBJECT : OFL_IMG_NONE;
+	im.b.offload_kind = kind;
+	im.b.image = im.owned;
+	im.b.image_size = n;
+	im.triple = im.id.triple;
+	im.arch = im.id.target_id;
+	im.llvm = image_llvm(&im.b);
+	l->images[l->nimages++] = im;
+	l->units[unit].nimages++;
+	return 0;
+}
+
+/* Old-driver fat objects (one __CLANG_OFFLOAD_BUNDLE__ section per
+ * entry) and binary bundles, plain or compressed (device archive members). */
+static int scan_bundles(struct ofl_link *l, size_t u, struct ofl_error *err)
+{
+	const struct link_unit *un = &l->units[u];
+	struct ofl_bundle b = OFL_BUNDLE_INIT;
+	bool elf = ofl_is_elf(un->data, un->size);
+	int rc = 0;
+	if (elf && memmem(un->data, un->size, OFL_BUNDLE_MAGIC, OFL_BUNDLE_MAGIC_LEN))
+		rc = ofl_bundle_object_scan(&b, un->data, un->size, err);
+	else if (!elf)
+		rc = ofl_bundle_read(&b, un->data, un->size, ofl_file_type_find("bc"), err);
+	/* object handler offsets are the sections' file offsets */
+	const uint8_t *base = elf ? un->data : b.data;
+	for (size_t i = 0; !rc && i < b.n; i++)
+		rc = add_bundle_entry(l, u, b.entries[i].id, base + b.entries[i].offset,
+		                      b.entries[i].size, err);
+	ofl_bundle_release(&b);
+	return rc;
 }
 
 /* Every OffloadBinary in the unit's offloading sections (several per
@@ -189,6 +255,8 @@ static int scan_unit(struct ofl_link *l, size_t u, struct ofl_error *err)
 	l->units[u].first_image = l->nimages;
 	for (size_t i = 0; !rc && i < found.n; i++)
 		rc = add_image(l, u, un->data + found.v[i].offset, found.v[i].size, err);
+	if (!rc && !found.n)
+		rc = scan_bundles(l, u, err);
 	if (rc)
 		ofl_error_locate(err, l->units[u].name, 0);
 	ofl_elf_sections_release(&secs);

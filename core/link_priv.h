@@ -8,6 +8,8 @@
 #include <signal.h>
 
 #include "offlink/archive.h"
+#include "offlink/bundle.h"
+#include "offlink/target_id.h"
 #include "offlink/io.h"
 #include "offlink/link.h"
 #include "offlink/offload_binary.h"
@@ -40,15 +42,22 @@ struct link_unit {
 /* One OffloadBinary found in a unit. */
 struct link_image {
 	size_t unit;
-	struct ofl_obin b; /* views into the unit's bytes */
+	struct ofl_obin b; /* views into the unit's bytes, or into owned */
 	const char *triple, *arch;
 	unsigned llvm; /* producer's LLVM major version; 0: unknown */
 	size_t group;
+	/* From an old-driver bundle (__CLANG_OFFLOAD_BUNDLE__): no
+	 * OffloadBinary around it; HIP ones register through
+	 * __hip_fatbin_<cuid> instead of a wrapper. */
+	bool legacy;
+	struct ofl_bundle_id id; /* legacy: triple and arch point into it */
+	uint8_t *owned;          /* legacy: the entry's bytes */
 };
 
 /* Images that are linked together: one kind, triple and target ID. */
 struct link_group {
 	uint16_t kind; /* offload kind as stored (HIP: 3 in 19, 4 in 22) */
+	bool legacy;   /* images from old-driver bundles */
 	const char *triple, *arch;
 	unsigned llvm;
 	size_t nimages;

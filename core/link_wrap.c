@@ -1,12 +1,14 @@
 /* The pipeline's driver: group the images, choose the device code, link it,
  * and wrap the linked images into one host object per offload kind, in the
  * registration ABI the host objects' entry tables ask for. */
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
 #include "internal.h"
 #include "link_priv.h"
+#include "offlink/elf.h"
 #include "offlink/fatbin_build.h"
 #include "offlink/wrapper_obj.h"
 
@@ -40,6 +42,7 @@ static int group_images(struct ofl_link *l, struct ofl_error *err)
 				return OFL_NOMEM(err);
 			memset(&l->groups[g], 0, sizeof(l->groups[g]));
 			l->groups[g].kind = im->b.offload_kind;
+			l->groups[g].legacy = im->legacy;
 			l->groups[g].triple = im->triple;
 			l->groups[g].arch = im->arch;
 			l->ngroups++;
@@ -127,11 +130,14 @@ static int choose_abi(struct ofl_link *l, enum ofl_wrap_kind kind, unsigned llvm
 
 /* Groups of a kind in the order the linker wrapper bundles them: triple,
  * then arch, descending. */
-static size_t kind_groups(struct ofl_link *l, enum ofl_wrap_kind kind, size_t *order)
+static size_t kind_groups(struct ofl_link *l, enum ofl_wrap_kind kind, bool legacy_hip,
+                          size_t *order)
 {
 	size_t n = 0;
 	for (size_t g = 0; g < l->ngroups; g++) {
-		if (!l->groups[g].nimages || wrap_kind_of(l->groups[g].kind) != kind)
+		const struct link_group *gr = &l->groups[g];
+		if (!gr->nimages || wrap_kind_of(gr->kind) != kind ||
+		    (kind == OFL_WRAP_HIP && gr->legacy != legacy_hip))
 			continue;
 		size_t k = n++;
 		for (; k > 0; k--) {
@@ -179,8 +185,9 @@ static int pack_openmp(struct ofl_link *l, const struct link_group *g, struct of
 }
 
 /* CUDA and HIP: the linked images bundled into one fat binary. */
-static int build_fatbin(struct ofl_link *l, enum ofl_wrap_kind kind, const size_t *order, size_t n,
-                        unsigned llvm, struct ofl_buf *out, struct ofl_error *err)
+static int build_fatbin(struct ofl_link *l, enum ofl_wrap_kind kind, bool hipv4,
+                        const size_t *order, size_t n, unsigned llvm, struct ofl_buf *out,
+                        struct ofl_error *err)
 {
 	struct ofl_fatbin_image *fi = ofl_calloc(n, sizeof(*fi));
 	if (!fi)
@@ -194,6 +201,7 @@ static int build_fatbin(struct ofl_link *l, enum ofl_wrap_kind kind, const size_
 	if (kind == OFL_WRAP_HIP) {
 		struct ofl_hipfb_options o = OFL_HIPFB_OPTIONS_INIT;
 		o.dialect = llvm && llvm <= 19 ? OFL_LLVM19 : OFL_LLVM22;
+		o.hipv4 = hipv4; /* the old driver's entry IDs */
 		rc = ofl_hipfb_build(fi, n, &o, out, err);
 	} else {
 		struct ofl_cuda_fatbin_options o = OFL_CUDA_FATBIN_OPTIONS_INIT;
@@ -220,7 +228,7 @@ static int write_wrapper(struct ofl_link *l, enum ofl_wrap_kind kind, const size
 	for (size_t i = 0; !rc && kind == OFL_WRAP_OPENMP && i < n; i++)
 		rc = pack_openmp(l, &l->groups[order[i]], &packed[i], &imgs[i], err);
 	if (!rc && kind != OFL_WRAP_OPENMP &&
-	    !(rc = build_fatbin(l, kind, order, n, llvm, &packed[0], err)))
+	    !(rc = build_fatbin(l, kind, false, order, n, llvm, &packed[0], err)))
 		imgs[0] = (struct ofl_wrap_image){packed[0].data, packed[0].len, 0,
 		                                  packed[0].len,  NULL,          NULL};
 	rc = rc ? rc : ofl_wrap_write_buf(&obj, &o, imgs, nimgs, err);
@@ -238,6 +246,75 @@ static int write_wrapper(struct ofl_link *l, enum ofl_wrap_kind kind, const size
 	free(packed);
 	free(imgs);
 	ofl_buf_release(&obj);
+	return rc;
+}
+
+/* CUIDs of the __hip_fatbin_<cuid> symbols old-driver HIP objects leave
+ * undefined. */
+static int note_cuid(void *ctx, const char *name, bool defined)
+{
+	static const char prefix[] = "__hip_fatbin_";
+	struct ofl_symslot *s;
+	bool added;
+	if (defined || strncmp(name, prefix, sizeof(prefix) - 1))
+		return 0;
+	return ofl_symset_add(ctx, name + sizeof(prefix) - 1, 0, &s, &added);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static int collect_cuids(struct ofl_link *l, struct ofl_symset *set, const char ***v, size_t *n,
+                         struct ofl_error *err)
+{
+	int rc = 0;
+	for (size_t i = 0; !rc && i < l->nimages; i++) {
+		const struct link_unit *u = &l->units[l->images[i].unit];
+		if (l->images[i].legacy && u->device && ofl_is_elf(u->data, u->size) &&
+		    ofl_elf_global_symbols(u->data, u->size, note_cuid, set, err) == -1)
+			rc = OFL_NOMEM(err);
+	}
+	*v = rc ? NULL : ofl_calloc(set->n, sizeof(**v));
+	if (!rc && !*v)
+		rc = OFL_NOMEM(err);
+	for (size_t i = 0; !rc && i < set->cap; i++)
+		if (set->slots[i].name)
+			(*v)[(*n)++] = set->slots[i].name;
+	if (!rc)
+		qsort(*v, *n, sizeof(**v), cmp_str);
+	return rc;
+}
+
+/* Old-driver HIP: one bundle of every code object ("hipv4-" IDs), and the
+ * object defining the symbols its host objects register it through. */
+static int write_gpubin(struct ofl_link *l, const size_t *order, size_t n, struct ofl_error *err)
+{
+	struct ofl_buf fb = OFL_BUF_INIT;
+	struct ofl_symset set = OFL_SYMSET_INIT;
+	const char **cuids = NULL;
+	size_t ncuids = 0;
+	enum ofl_wrap_machine m;
+	int rc = ofl_wrap_machine_from_triple(l->o.host_triple, &m, err);
+	rc = rc ? rc : build_fatbin(l, OFL_WRAP_HIP, true, order, n, 0, &fb, err);
+	rc = rc ? rc : collect_cuids(l, &set, &cuids, &ncuids, err);
+	char *path = rc ? NULL : ofl_link_temp(l, "hip.gpubin.o", err);
+	int fd = path ? open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644) : -1;
+	if (!rc && fd < 0)
+		rc = err->code ? err->code : ofl_error_errno(err, path, "cannot create");
+	rc = rc ? rc : ofl_hip_gpubin_write_fd(fd, m, fb.data, fb.len, cuids, ncuids, err);
+	if (fd >= 0)
+		close(fd);
+	if (!rc) {
+		l->res.objects[l->res.nobjects++] = path;
+		ofl_link_logf(l, OFL_LOG_DECISION,
+		              "hip (old driver): %zu code object(s), fat binary for %zu CUID(s)", n,
+		              ncuids);
+	}
+	free(cuids);
+	ofl_symset_release(&set);
+	ofl_buf_release(&fb);
 	return rc;
 }
 
@@ -281,13 +358,16 @@ int ofl_link_run(struct ofl_link *l, struct ofl_link_result *res, struct ofl_err
 		count_taken(l);
 		rc = ofl_devlink_run(l, err);
 	}
-	if (!rc && !(l->res.objects = ofl_calloc(3, sizeof(char *))))
+	if (!rc && !(l->res.objects = ofl_calloc(4, sizeof(char *))))
 		rc = OFL_NOMEM(err);
 	for (int k = OFL_WRAP_OPENMP; !rc && k <= OFL_WRAP_HIP; k++) {
-		size_t n = kind_groups(l, (enum ofl_wrap_kind)k, order);
+		size_t n = kind_groups(l, (enum ofl_wrap_kind)k, false, order);
 		if (n)
 			rc = write_wrapper(l, (enum ofl_wrap_kind)k, order, n, err);
 	}
+	size_t nlegacy = rc ? 0 : kind_groups(l, OFL_WRAP_HIP, true, order);
+	if (nlegacy)
+		rc = write_gpubin(l, order, nlegacy, err);
 	rc = rc ? rc : runtime_libs(l, err);
 	free(order);
 	if (!rc)

@@ -67,4 +67,37 @@ fi
 	fail "clang -fopenmp --offload-arch=gfx90a"
 check omp 56 ompobj.o amdgcn-amd-amdhsa=--unresolved-symbols=ignore-all
 grep -q "__tgt_register_lib" ours_omp/log || fail "omp: no registration"
-echo "GPU targets: images and registration equal to clang-linker-wrapper 22's"
+# HIP with clang's default (old) driver: fat objects with one
+# __CLANG_OFFLOAD_BUNDLE__ section per target; the host objects register
+# through __hip_fatbin_<cuid>, which ld.offlink defines as the driver does.
+# The reference is clang's own --hip-link (with a stand-in libamdhip64).
+echo 'void ofl_hip_stand_in(void) {}' >e.c
+cc -shared -fPIC e.c -o libamdhip64.so || fail "libamdhip64 stand-in"
+"$LLVM22/clang" -x hip -fgpu-rdc -nogpuinc -nogpulib --offload-arch=gfx90a --offload-arch=gfx1030 \
+	-fPIC -c "$STUB/gpu.cu" -o old.o || fail "clang -x hip (old driver)"
+echo 'extern void _Z4kernPi(int *); void *ofl_keep = (void *)_Z4kernPi;' >caller.c
+cc -c caller.c -o caller.o || fail "compile caller"
+ar rcs libold.a old.o
+# old_check NAME INPUTS...: clang --hip-link and ld.offlink, same inputs
+old_check() {
+	local name=$1
+	shift
+	mkdir -p ref_$name ours_$name
+	"$LLVM22/clang" --hip-link -fgpu-rdc --offload-arch=gfx90a --offload-arch=gfx1030 stub.o \
+		"$@" -L. -Wl,-rpath,"$PWD" -rdynamic -ldl -o ref_$name/prog 2>/dev/null ||
+		fail "$name: clang --hip-link"
+	cc -rdynamic stub.o "$@" -L. -ldl -o ours_$name/prog -B"$GCCDIR" || fail "$name: ld.offlink"
+	for d in ref_$name ours_$name; do
+		(cd $d && STUB_ENTRY=56 LD_LIBRARY_PATH=.. ./prog >log &&
+			"$OFFLINK" inspect --extract-all=img prog >/dev/null) || fail "$name: $d"
+	done
+	diff -u ref_$name/log ours_$name/log || fail "$name: registration differs from clang's"
+	grep -q "__hipRegisterFunction(h, _Z4kernPi" ours_$name/log || fail "$name: no kernel"
+	[ "$(ls ours_$name/img | grep -c hipv4-amdgcn)" = 2 ] || fail "$name: expected two code objects"
+	diff -r ref_$name/img ours_$name/img || fail "$name: images differ from clang's"
+}
+old_check old old.o
+# a static library of fat objects (a heterogeneous device archive), pulled
+# by a host-only caller
+old_check oldlib caller.o -lold
+echo "GPU targets: images and registration equal to LLVM 22's"
