@@ -4,8 +4,15 @@ source "$OFL_SRC/tests/lib.sh"
 : "${OFL_BUILD:?}"
 cmake --install "$OFL_BUILD" --prefix "$SCRATCH/p" >/dev/null
 [ -x p/bin/offlink ] || fail "bin/offlink missing"
-[ "$(ls p/bin)" = offlink ] || fail "only offlink belongs on PATH"
-for t in clang-offload-bundler clang-offload-packager llvm-offload-binary clang-offload-wrapper llvm-offload-wrapper; do
+[ "$(ls p/bin | tr '\n' ' ')" = "ld.offlink offlink " ] || fail "only offlink and ld.offlink belong on PATH"
+[ "$(readlink p/bin/ld.offlink)" = offlink ] || fail "bin/ld.offlink is not a link to offlink"
+[ -L p/libexec/offlink/gcc/ld ] && [ "$(realpath p/libexec/offlink/gcc/ld)" = "$(realpath p/bin/offlink)" ] ||
+	fail "libexec/offlink/gcc/ld missing"
+[ "$(p/bin/offlink --ldflags)" = "-B$(realpath p/bin) -fuse-ld=offlink" ] || fail "--ldflags"
+[ "$(p/bin/offlink --ldflags --cc=gcc)" = "-B$(realpath p)/libexec/offlink/gcc/" ] || fail "--ldflags --cc=gcc"
+grep -q "^prefix=$SCRATCH/p\$" p/lib/pkgconfig/offlink.pc || { cat p/lib/pkgconfig/offlink.pc; fail "offlink.pc prefix"; }
+[ -f p/share/man/man1/ld.offlink.1 ] || fail "ld.offlink man page missing"
+for t in clang-offload-bundler clang-offload-packager llvm-offload-binary clang-offload-wrapper llvm-offload-wrapper clang-linker-wrapper; do
 	[ -L p/libexec/offlink/compat/$t ] || fail "$t link missing"
 done
 printf 'h' >h; printf 'd' >d

@@ -1,0 +1,45 @@
+# The example projects of docs/examples, built as a user would against the
+# build tree: the Makefile through `offlink --ldflags`, the CMake project
+# through pkg-config's offlink module (build/lib/pkgconfig).  Each program
+# must run its kernels on the device and print the expected line.
+. "$OFL_SRC/tests/lib.sh"
+: "${OFL_BUILD:?OFL_BUILD must point at the build tree}"
+
+CLANG=$LLVM22/clang
+RTLIB=$(dirname "$LLVM22")/lib
+need make cmake pkg-config "$CLANG"
+[ -e "$RTLIB/libomptarget.so" ] ||
+	{ [ -n "${CI:-}" ] && fail "$RTLIB/libomptarget.so missing"; skip "libomptarget 22 missing (run scripts/bootstrap)"; }
+
+EX=$OFL_SRC/docs/examples
+export PKG_CONFIG_PATH=$OFL_BUILD/lib/pkgconfig
+export OMP_TARGET_OFFLOAD=MANDATORY LD_LIBRARY_PATH=$RTLIB
+echo "vec_add: sum 1498500 on the device" >expected
+
+# run PROG: it must print exactly the expected line
+run_check() {
+	"$1" >run.out 2>run.err || { cat run.err; fail "$1 exited with $?"; }
+	diff -u expected run.out || fail "$1 printed the wrong line"
+}
+
+# The pkg-config module and `offlink --ldflags` agree.
+[ "$(pkg-config --libs offlink | sed 's/ *$//')" = "$("$OFFLINK" --ldflags)" ] ||
+	fail "pkg-config --libs offlink: $(pkg-config --libs offlink)"
+[ "$(pkg-config --variable=ldflags_clang offlink)" = "$("$OFFLINK" --ldflags)" ] ||
+	fail "ldflags_clang: $(pkg-config --variable=ldflags_clang offlink)"
+[ "$(pkg-config --variable=ldflags_gcc offlink)" = "$("$OFFLINK" --ldflags --cc=gcc)" ] ||
+	fail "ldflags_gcc: $(pkg-config --variable=ldflags_gcc offlink)"
+
+# Make: compile with -fopenmp-targets, link with -fopenmp and offlink's flags.
+cp -r "$EX/make" make
+make -C make -s CC="$CLANG" OFFLINK="$OFFLINK" >make.log 2>&1 || { cat make.log; fail "make"; }
+run_check make/vecadd
+
+# CMake: the same sources, linked through PkgConfig::OFFLINK.
+cp -r "$EX/cmake" cmake
+cmake -S cmake -B cmake/build -DCMAKE_C_COMPILER="$CLANG" >cmake.log 2>&1 ||
+	{ cat cmake.log; fail "cmake configure"; }
+cmake --build cmake/build --verbose >build.log 2>&1 || { cat build.log; fail "cmake build"; }
+grep -q -- "-fuse-ld=offlink" build.log || { cat build.log; fail "the CMake link does not use ld.offlink"; }
+run_check cmake/build/vecadd
+echo "examples: make and cmake projects built and ran on the device"
