@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "elf_edit.h"
 #include "internal.h"
 #include "offlink/bundle.h"
 
@@ -160,156 +161,13 @@ int ofl_bundle_object_write(int fd, const uint8_t *host, size_t host_size, const
 	return rc;
 }
 
-/* Removing sections shifts the index of every later one; everything that
- * names a section by index must follow: sh_link, sh_info of relocation
- * sections, symbols' st_shndx, group members and e_shstrndx. */
-struct strip_map {
-	size_t n;
-	size_t *to; /* old index -> new index; 0 for removed sections */
-};
-
-static size_t remap(const struct strip_map *m, size_t old)
+static bool is_bundle_section(void *ctx, const char *name, const GElf_Shdr *sh)
 {
-	return old < m->n ? m->to[old] : old;
-}
-
-static int build_map(Elf *e, size_t shstrndx, struct strip_map *m, struct ofl_error *err)
-{
-	if (elf_getshdrnum(e, &m->n) != 0)
-		return elf_fail(err, "cannot count sections");
-	m->to = ofl_calloc(m->n, sizeof *m->to);
-	if (!m->to)
-		return OFL_NOMEM(err);
-	size_t next = 1;
-	for (size_t i = 1; i < m->n; i++) {
-		GElf_Shdr sh;
-		Elf_Scn *s = elf_getscn(e, i);
-		if (!s || !gelf_getshdr(s, &sh))
-			return elf_fail(err, "cannot read section header");
-		m->to[i] = bundle_id_of(e, shstrndx, &sh) ? 0 : next++;
-	}
-	return 0;
-}
-
-static int remap_symbols(Elf *e, Elf_Data *d, const struct strip_map *m)
-{
-	size_t n = d->d_size / gelf_fsize(e, ELF_T_SYM, 1, EV_CURRENT);
-	for (size_t i = 0; i < n; i++) {
-		GElf_Sym sym;
-		if (!gelf_getsym(d, (int)i, &sym))
-			return -1;
-		if (sym.st_shndx != SHN_UNDEF && sym.st_shndx < SHN_LORESERVE) {
-			sym.st_shndx = (Elf64_Section)remap(m, sym.st_shndx);
-			if (!gelf_update_sym(d, (int)i, &sym))
-				return -1;
-		}
-	}
-	return 0;
-}
-
-static void remap_words(Elf_Data *d, const struct strip_map *m, size_t first)
-{
-	uint32_t *w = d->d_buf;
-	for (size_t i = first; i < d->d_size / 4; i++)
-		if (w[i])
-			w[i] = (uint32_t)remap(m, w[i]);
-}
-
-/* Copies one kept section; data that holds section indices is copied and
- * rewritten, everything else is shared with the input. */
-static int copy_section(Elf *in, Elf_Scn *from, Elf_Scn *to, const struct strip_map *m,
-                        struct ofl_buf *owned, struct ofl_error *err)
-{
-	GElf_Shdr sh;
-	if (!gelf_getshdr(from, &sh))
-		return elf_fail(err, "cannot read section header");
-	sh.sh_link = (uint32_t)remap(m, sh.sh_link);
-	if (sh.sh_type == SHT_REL || sh.sh_type == SHT_RELA || (sh.sh_flags & SHF_INFO_LINK))
-		sh.sh_info = (uint32_t)remap(m, sh.sh_info);
-	bool rewrite = sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM ||
-	               sh.sh_type == SHT_GROUP || sh.sh_type == SHT_SYMTAB_SHNDX;
-	for (Elf_Data *d = NULL; (d = elf_getdata(from, d));) {
-		Elf_Data *nd = elf_newdata(to);
-		if (!nd)
-			return elf_fail(err, "cannot copy section");
-		*nd = *d;
-		if (!rewrite || !d->d_size)
-			continue;
-		void *copy = ofl_malloc(d->d_size);
-		if (!copy || ofl_buf_append(owned, &copy, sizeof copy)) {
-			free(copy);
-			return OFL_NOMEM(err);
-		}
-		memcpy(copy, d->d_buf, d->d_size);
-		nd->d_buf = copy;
-		if (sh.sh_type == SHT_GROUP)
-			remap_words(nd, m, 1); /* word 0 holds the group flags */
-		else if (sh.sh_type == SHT_SYMTAB_SHNDX)
-			remap_words(nd, m, 0);
-		else if (remap_symbols(in, nd, m) < 0)
-			return elf_fail(err, "cannot rewrite symbols");
-	}
-	if (!gelf_update_shdr(to, &sh))
-		return elf_fail(err, "cannot write section header");
-	return 0;
-}
-
-static int copy_headers(Elf *in, Elf *out, const struct strip_map *m, size_t shstrndx,
-                        struct ofl_error *err)
-{
-	GElf_Ehdr eh;
-	if (!gelf_getehdr(in, &eh) || !gelf_newehdr(out, gelf_getclass(in)))
-		return elf_fail(err, "cannot read ELF header");
-	size_t phnum;
-	if (elf_getphdrnum(in, &phnum) != 0)
-		return elf_fail(err, "cannot read program headers");
-	if (phnum) {
-		if (!gelf_newphdr(out, phnum))
-			return elf_fail(err, "cannot copy program headers");
-		for (size_t i = 0; i < phnum; i++) {
-			GElf_Phdr ph;
-			if (!gelf_getphdr(in, (int)i, &ph) || !gelf_update_phdr(out, (int)i, &ph))
-				return elf_fail(err, "cannot copy program headers");
-		}
-	}
-	eh.e_shstrndx = (uint16_t)remap(m, shstrndx);
-	if (!gelf_update_ehdr(out, &eh))
-		return elf_fail(err, "cannot write ELF header");
-	return 0;
-}
-
-static void free_owned(struct ofl_buf *owned)
-{
-	for (size_t i = 0; i < owned->len / sizeof(void *); i++)
-		free(((void **)owned->data)[i]);
-	ofl_buf_release(owned);
+	return name && !strncmp(name, OFL_BUNDLE_MAGIC, OFL_BUNDLE_MAGIC_LEN);
 }
 
 int ofl_bundle_object_strip(int fd, const uint8_t *data, size_t size, struct ofl_error *err)
 {
-	size_t shstrndx;
-	Elf *in = open_mem(data, size, &shstrndx, err);
-	if (!in)
-		return err ? err->code : OFL_EFORMAT;
-	Elf *out = elf_begin(fd, ELF_C_WRITE, NULL);
-	struct strip_map m = {0, NULL};
-	struct ofl_buf owned = OFL_BUF_INIT;
-	int rc = out ? build_map(in, shstrndx, &m, err) : elf_fail(err, "cannot create object");
-	if (!rc)
-		rc = copy_headers(in, out, &m, shstrndx, err);
-	for (size_t i = 1; !rc && i < m.n; i++) {
-		if (!m.to[i])
-			continue;
-		Elf_Scn *to = elf_newscn(out);
-		rc = to ? copy_section(in, elf_getscn(in, i), to, &m, &owned, err)
-		        : elf_fail(err, "cannot add section");
-	}
-	if (!rc && elf_update(out, ELF_C_WRITE) < 0)
-		rc = elf_fail(err, "cannot write object");
-	if (out)
-		elf_end(out);
-	elf_end(in);
-	free_owned(&owned);
-	free(m.to);
-	return rc;
+	struct ofl_elf_edit ed = {is_bundle_section, NULL, NULL, 0, NULL, 0};
+	return ofl_elf_edit_copy(fd, data, size, &ed, err);
 }

@@ -1,0 +1,36 @@
+/* Private to libofflink: a copy of an ELF object with sections left out
+ * and sections and symbols renamed, written with libelf (what llvm-objcopy
+ * --remove-section / --rename-section / --redefine-sym do). */
+#ifndef OFL_ELF_EDIT_H
+#define OFL_ELF_EDIT_H
+
+#ifndef OFL_BUILDING_CORE
+#error "elf_edit.h is private to libofflink"
+#endif
+
+#include <gelf.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "offlink/error.h"
+
+struct ofl_elf_rename {
+	const char *from, *to;
+};
+
+struct ofl_elf_edit {
+	/* true: leave the section out (NULL: keep all) */
+	bool (*drop)(void *ctx, const char *name, const GElf_Shdr *sh);
+	void *ctx;
+	const struct ofl_elf_rename *sections;
+	size_t nsections;
+	const struct ofl_elf_rename *symbols; /* names in .symtab */
+	size_t nsymbols;
+};
+
+/* Writes the edited copy of data[0..size) to fd (an empty regular file). */
+int ofl_elf_edit_copy(int fd, const uint8_t *data, size_t size, const struct ofl_elf_edit *ed,
+                      struct ofl_error *err);
+
+#endif
