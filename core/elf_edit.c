@@ -122,7 +122,7 @@ static int own_copy(struct edit *m, Elf_Data *nd)
 	return 0;
 }
 
-static int rewrite_data(struct edit *m, const GElf_Shdr *sh, Elf_Data *nd)
+static int rewrite_data(struct edit *m, const GElf_Shdr *sh, size_t old_link, Elf_Data *nd)
 {
 	if (own_copy(m, nd))
 		return m->err->code;
@@ -130,7 +130,7 @@ static int rewrite_data(struct edit *m, const GElf_Shdr *sh, Elf_Data *nd)
 		remap_words(nd, m, 1); /* word 0 holds the group flags */
 	else if (sh->sh_type == SHT_SYMTAB_SHNDX)
 		remap_words(nd, m, 0);
-	else if (rewrite_symbols(m, nd, sh->sh_link) < 0)
+	else if (rewrite_symbols(m, nd, old_link) < 0)
 		return elf_fail(m->err, "cannot rewrite symbols");
 	return 0;
 }
@@ -143,12 +143,13 @@ static int copy_section(struct edit *m, size_t i, Elf_Scn *to)
 	GElf_Shdr sh;
 	if (!from || !gelf_getshdr(from, &sh))
 		return elf_fail(m->err, "cannot read section header");
-	uint32_t nn = renamed(m->ed->sections, m->ed->nsections,
-	                      elf_strptr(m->in, m->shstrndx, sh.sh_name), &m->shnames,
-	                      m->shstr_size);
+	uint32_t nn =
+	    renamed(m->ed->sections, m->ed->nsections, elf_strptr(m->in, m->shstrndx, sh.sh_name),
+	            &m->shnames, m->shstr_size);
 	if (nn == UINT32_MAX)
 		return OFL_NOMEM(m->err);
 	sh.sh_name = nn ? nn : sh.sh_name;
+	size_t old_link = sh.sh_link;
 	sh.sh_link = (uint32_t)remap(m, sh.sh_link);
 	if (sh.sh_type == SHT_REL || sh.sh_type == SHT_RELA || (sh.sh_flags & SHF_INFO_LINK))
 		sh.sh_info = (uint32_t)remap(m, sh.sh_info);
@@ -159,7 +160,7 @@ static int copy_section(struct edit *m, size_t i, Elf_Scn *to)
 		if (!nd)
 			return elf_fail(m->err, "cannot copy section");
 		*nd = *d;
-		int rc = rewrite && d->d_size ? rewrite_data(m, &sh, nd) : 0;
+		int rc = rewrite && d->d_size ? rewrite_data(m, &sh, old_link, nd) : 0;
 		if (rc)
 			return rc;
 	}
@@ -227,7 +228,8 @@ int ofl_elf_edit_copy(int fd, const uint8_t *data, size_t size, const struct ofl
                       struct ofl_error *err)
 {
 	elf_version(EV_CURRENT);
-	struct edit m = {ed, NULL, 0, NULL, 0, 0, OFL_BUF_INIT, OFL_BUF_INIT, 0, 0, OFL_BUF_INIT, err};
+	struct edit m = {ed,           NULL, 0, NULL,         0,  0, OFL_BUF_INIT,
+	                 OFL_BUF_INIT, 0,    0, OFL_BUF_INIT, err};
 	/* libelf wants a mutable pointer; ELF_C_READ never writes through it */
 	m.in = elf_memory((char *)data, size);
 	if (!m.in || elf_kind(m.in) != ELF_K_ELF) {

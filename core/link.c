@@ -1,6 +1,7 @@
 /* The link pipeline's context: inputs in, device code gathered, temporaries
  * owned; the phases live in link_select.c (which members and images are
  * taken), devlink.c (device links) and link_wrap.c (wrapper objects). */
+#include <elf.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -127,6 +128,7 @@ void ofl_link_free(struct ofl_link *l)
 	free(l->files);
 	free(l->units);
 	free(l->images);
+	free(l->registered);
 	free(l->groups);
 	free(l->res.objects);
 	free_strings(l->res.libraries, l->res.nlibraries);
@@ -232,6 +234,38 @@ static int scan_bundles(struct ofl_link *l, size_t u, struct ofl_error *err)
 	return rc;
 }
 
+/* An offloading section the host link loads: a wrapper object's images,
+ * registered already.  clang-linker-wrapper's own object (.llvm.offloading)
+ * means LLVM did the device work; a relocatable link's
+ * (.llvm.offloading.relocatable) leaves the runtime library to add. */
+static int note_registered(struct ofl_link *l, size_t u, const struct ofl_elf_section *s)
+{
+	const struct link_unit *un = &l->units[u];
+	struct ofl_found_list found = OFL_FOUND_LIST_INIT;
+	struct ofl_error ignored = OFL_ERROR_INIT;
+	ofl_link_logf(l, OFL_LOG_DECISION, "%s: %s left out: registered already", un->name,
+	              s->name);
+	if (!strcmp(s->name, OFL_OFFLOADING_SECTION)) {
+		l->already_wrapped = true;
+		return 0;
+	}
+	ofl_scan_walk(un->data + s->offset, s->size, s->offset, s->index, 0, &found, &ignored);
+	int rc = 0;
+	for (size_t i = 0; !rc && i < found.n; i++) {
+		struct ofl_obin b = OFL_OBIN_INIT;
+		if (ofl_obin_parse(un->data + found.v[i].offset, found.v[i].size, &b, &ignored))
+			continue;
+		if (OFL_GROW(l->registered, l->capregistered, l->nregistered))
+			rc = -1;
+		else
+			l->registered[l->nregistered++] =
+			    (struct link_registered){u, b.offload_kind, image_llvm(&b)};
+		ofl_obin_release(&b);
+	}
+	ofl_found_list_release(&found);
+	return rc;
+}
+
 /* Every OffloadBinary in the unit's offloading sections (several per
  * section after ld -r), or the unit itself when it is one. */
 static int scan_unit(struct ofl_link *l, size_t u, struct ofl_error *err)
@@ -247,6 +281,13 @@ static int scan_unit(struct ofl_link *l, size_t u, struct ofl_error *err)
 		                              OFL_ELFSEC_BY_TYPE | OFL_ELFSEC_BY_NAME, &secs, err);
 	for (size_t i = 0; !rc && i < secs.n; i++) {
 		const struct ofl_elf_section *s = &secs.v[i];
+		/* loaded by the host link: a wrapper object's image, registered
+		 * already (clang-linker-wrapper's, or a relocatable link's) */
+		if (s->flags & SHF_ALLOC) {
+			if (note_registered(l, u, s))
+				rc = OFL_NOMEM(err);
+			continue;
+		}
 		rc = ofl_scan_walk(un->data + s->offset, s->size, s->offset, s->index,
 		                   OFL_SCAN_STRICT, &found, err);
 		if (rc)
@@ -363,5 +404,5 @@ int ofl_link_add(struct ofl_link *l, const struct ofl_link_input *in, struct ofl
 
 bool ofl_link_has_device_code(const struct ofl_link *l)
 {
-	return l->nimages > 0;
+	return (l->nimages > 0 || l->nregistered > 0) && !l->already_wrapped;
 }

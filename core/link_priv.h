@@ -85,15 +85,21 @@ struct ofl_link {
 	size_t ntemps, captemps;
 	pthread_mutex_t lock;
 	volatile sig_atomic_t cancelled;
-	bool already_wrapped; /* an input holds a wrapper object's image */
+	bool already_wrapped; /* an input holds clang-linker-wrapper's object */
+	/* Images registered already by a relocatable link's object: they
+	 * need the runtime library only. */
+	struct link_registered {
+		size_t unit;
+		uint16_t kind;
+		unsigned llvm;
+	} * registered;
+	size_t nregistered, capregistered;
 	struct ofl_link_result res;
 };
 
 /* link.c */
 void ofl_link_logf(struct ofl_link *l, enum ofl_link_log what, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
-/* A new temporary path <tmpdir>/<name>, registered for removal. */
-char *ofl_link_temp(struct ofl_link *l, const char *name, struct ofl_error *err);
 
 /* link_syms.c: symbols of ELF objects and archive indexes. */
 typedef int (*ofl_sym_fn)(void *ctx, const char *name, bool defined);

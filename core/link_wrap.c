@@ -335,16 +335,29 @@ static int add_string(char ***v, size_t *n, const char *s, struct ofl_error *err
 }
 
 /* OpenMP programs need libomptarget; its directory when we know it. */
+static int add_runtime(struct ofl_link *l, const char *dir, struct ofl_error *err)
+{
+	int rc = add_string(&l->res.libraries, &l->res.nlibraries, "omptarget", err);
+	return rc || !dir ? rc : add_string(&l->res.libdirs, &l->res.nlibdirs, dir, err);
+}
+
+/* OpenMP programs need libomptarget, also for images a relocatable link
+ * registered already; its directory when we know it. */
 static int runtime_libs(struct ofl_link *l, struct ofl_error *err)
 {
 	int rc = 0;
 	for (size_t g = 0; !rc && g < l->ngroups; g++) {
 		const struct link_group *gr = &l->groups[g];
-		if (!gr->nimages || wrap_kind_of(gr->kind) != OFL_WRAP_OPENMP)
+		if (gr->nimages && wrap_kind_of(gr->kind) == OFL_WRAP_OPENMP)
+			rc = add_runtime(l, gr->runtime_dir, err);
+	}
+	for (size_t i = 0; !rc && i < l->nregistered; i++) {
+		const struct link_registered *r = &l->registered[i];
+		if (!l->units[r->unit].taken || r->kind != OFL_OFK_OPENMP)
 			continue;
-		rc = add_string(&l->res.libraries, &l->res.nlibraries, "omptarget", err);
-		if (!rc && gr->runtime_dir)
-			rc = add_string(&l->res.libdirs, &l->res.nlibdirs, gr->runtime_dir, err);
+		char *dir = runtime_dir(l, r->llvm);
+		rc = add_runtime(l, dir, err);
+		free(dir);
 	}
 	return rc;
 }

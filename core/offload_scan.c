@@ -64,6 +64,7 @@ static int add_section(struct ofl_elf_sections *out, size_t idx, const GElf_Shdr
 	s->type = sh->sh_type;
 	s->offset = sh->sh_offset;
 	s->size = sh->sh_size;
+	s->flags = sh->sh_flags;
 	snprintf(s->name, sizeof s->name, "%s", name ? name : "");
 	return 0;
 }

@@ -130,21 +130,27 @@ static void host_argv(const struct link_job *j, const struct ofl_link_result *r,
 		strlist_push(v, r->objects[o]);
 	for (size_t i = 0; i < j->cmd.nargs; i++) {
 		const struct ofl_ldarg *a = &j->cmd.args[i];
-		for (unsigned w = 0; w < a->nwords && !ofl_ldarg_is_own(a); w++)
+		if (a->opt == OFL_LD_OUTPUT && j->merged) {
+			strlist_push(v, "-o");
+			strlist_push(v, j->merged);
+		}
+		for (unsigned w = 0; w < a->nwords && !ofl_ldarg_is_own(a) &&
+		                     !(a->opt == OFL_LD_OUTPUT && j->merged);
+		     w++)
 			strlist_push(v, a->word[w]);
 		for (size_t o = 0; !placed && a->opt == OFL_LD_OUTPUT && o < r->nobjects; o++)
 			strlist_push(v, r->objects[o]);
 		placed = placed || a->opt == OFL_LD_OUTPUT;
 	}
 	char buf[PATH_MAX + 3];
-	bool add_libs = false;
-	for (size_t i = 0; r && i < r->nlibraries; i++)
+	bool add_libs = false; /* and never to a -r link: the final link adds them */
+	for (size_t i = 0; r && !j->cmd.relocatable && i < r->nlibraries; i++)
 		add_libs = add_libs || !has_library(&j->cmd, r->libraries[i]);
 	for (size_t i = 0; add_libs && i < r->nlibdirs; i++) {
 		snprintf(buf, sizeof(buf), "-L%s", r->libdirs[i]);
 		strlist_push(v, buf);
 	}
-	for (size_t i = 0; r && i < r->nlibraries; i++)
+	for (size_t i = 0; add_libs && i < r->nlibraries; i++)
 		if (!has_library(&j->cmd, r->libraries[i])) {
 			snprintf(buf, sizeof(buf), "-l%s", r->libraries[i]);
 			strlist_push(v, buf);
@@ -283,6 +289,7 @@ void link_job_finish_options(struct link_job *j)
 	j->o.extract_archs = j->extract.v;
 	j->o.nextract_archs = j->extract.n;
 	j->o.output = j->cmd.output;
+	j->o.relocatable = j->offload_relocatable && j->cmd.relocatable;
 	j->o.device_env = j->env = device_env();
 	j->o.log = log_line;
 	j->o.log_ctx = j;
@@ -357,8 +364,15 @@ static int link_with_device_code(struct link_job *j, struct ofl_link *l, double 
 	phase(j, "device link and wrap", t0);
 	if (rc)
 		return error_lib(&err);
+	/* relocatable mode: ld -r into a temporary, then the input images
+	 * out and the entry tables made private, into -o */
+	if (j->offload_relocatable && !(j->merged = ofl_link_temp(l, "merged.o", &err)))
+		return error_lib(&err);
 	rc = host_link(j, &res);
 	phase(j, "host link", t0);
+	if (!rc && j->merged && !j->o.dry_run &&
+	    ofl_link_finish_relocatable(j->merged, j->cmd.output ? j->cmd.output : "a.out", &err))
+		rc = error_lib(&err);
 	return rc;
 }
 
@@ -368,7 +382,7 @@ int link_job_run(struct link_job *j)
 	struct ofl_link *l = NULL;
 	double t0 = now_ms();
 	/* version queries, help, and plain ld -r are the host linker's alone */
-	if (!has_inputs(&j->cmd) || j->cmd.relocatable)
+	if (!has_inputs(&j->cmd) || (j->cmd.relocatable && !j->offload_relocatable))
 		return host_link(j, NULL);
 	char **paths = calloc(j->cmd.nargs, sizeof(*paths));
 	int rc = paths ? resolve_inputs(j, paths, &err) : error("out of memory");
@@ -435,10 +449,8 @@ static int own_options(struct link_job *j, const char **linker)
 			strlist_push(&j->extract, v);
 			break;
 		case OFL_LD_OWN_OFFLOAD_RELOCATABLE:
-			/* LLVM's -r mode (device link now, entries made private)
-			 * needs section renaming in the merged object: not yet */
-			return error("--offload-relocatable is not supported yet; a plain -r keeps "
-			             "the device code for the final link");
+			j->offload_relocatable = true;
+			break;
 		case OFL_LD_OWN_JOBS: {
 			char *end;
 			unsigned long n = strtoul(v, &end, 10);

@@ -16,8 +16,10 @@ struct link_job {
 	struct ofl_link_opts o;
 	char **env; /* the device links' environment (pointers into environ) */
 	struct strlist device_linker_args, device_compiler_args, launcher, extract, cpu_link_args;
-	bool verbose;  /* print each command (stderr) */
-	FILE *explain; /* decisions, commands, timings; NULL: none */
+	bool verbose;             /* print each command (stderr) */
+	bool offload_relocatable; /* -r: device link now (else a plain ld -r) */
+	const char *merged;       /* relocatable mode: the host -r output (a temporary) */
+	FILE *explain;            /* decisions, commands, timings; NULL: none */
 	/* LLVM's form for --dry-run/--wrapper-verbose: the host command is
 	 * printed too */
 	bool llvm_style;

@@ -109,6 +109,20 @@ ld.offlink -r main.o kern.o -o rel2.o || fail "ld.offlink -r"
 olink prog_rel2 rel2.o
 run_check prog_rel2 "$SRC/expected.txt"
 
+# --offload-relocatable: LLVM's -r mode, device code linked and registered
+# now, the input images gone and the entry table private to the object
+ld.offlink -r --offload-relocatable main.o kern.o -L"$RTLIB" -o orel.o || fail "--offload-relocatable"
+readelf -SW orel.o >orel.sec
+grep -Eq ' (llvm_offload|omp_offloading)_entries_[0-9a-f]{16} ' orel.sec ||
+	{ cat orel.sec; fail "entry table not made private"; }
+! grep -Eq ' \.llvm\.offloading ' orel.sec || { cat orel.sec; fail "input images left in"; }
+readelf -sW orel.o | grep -Eq '__start_(llvm_offload|omp_offloading)_entries_[0-9a-f]{16}' ||
+	fail "__start_ symbol not renamed"
+olink prog_orel orel.o
+run_check prog_orel "$SRC/expected.txt"
+ld.offlink -r --offload-relocatable main.o kern.o -L"$RTLIB" -o orel2.o -j1 || fail "again"
+cmp orel.o orel2.o || fail "--offload-relocatable is not deterministic"
+
 # A shared library with its own device code, and a program using it.
 for ld in bfd gold lld; do
 	"$CLANG" -fopenmp -fuse-ld=offlink -shared lib.o -Wl,--offlink-linker=$ld -L"$RTLIB" \

@@ -84,6 +84,10 @@ int ofl_link_new(struct ofl_link **l, const struct ofl_link_opts *o, struct ofl_
 /* Frees the context and removes its temporaries (kept with save_temps). */
 void ofl_link_free(struct ofl_link *l);
 
+/* A path <link's temporary directory>/<name> the context owns: removed
+ * with the others (a front end's intermediate files).  NULL on error. */
+char *ofl_link_temp(struct ofl_link *l, const char *name, struct ofl_error *err);
+
 /* Async-signal-safe: device links still running are killed, none starts. */
 void ofl_link_cancel(struct ofl_link *l);
 
@@ -108,8 +112,10 @@ struct ofl_link_input {
  * judge it.  Malformed device code is an error naming the file and offset. */
 int ofl_link_add(struct ofl_link *l, const struct ofl_link_input *in, struct ofl_error *err);
 
-/* True when some input carries device code (after all inputs are added).
- * Without device code a front end skips ofl_link_run entirely. */
+/* True when some input carries device code (after all inputs are added)
+ * and no input is clang-linker-wrapper's wrapper object (then LLVM did the
+ * device work and drives this link as its host linker).  Without device
+ * code a front end skips ofl_link_run entirely. */
 bool ofl_link_has_device_code(const struct ofl_link *l);
 
 /* What the host link gets added. */
@@ -125,6 +131,14 @@ struct ofl_link_result {
 /* Chooses archive members, groups the images, runs the device links and
  * writes the wrapper objects.  The result's strings belong to the context. */
 int ofl_link_run(struct ofl_link *l, struct ofl_link_result *res, struct ofl_error *err);
+
+/* LLVM's relocatable mode, after the host linker's -r (with the wrapper
+ * objects of a relocatable run) wrote merged: output gets merged without
+ * its input images (non-allocated offloading sections) and with each entry
+ * table renamed <sec>_<hash>, its __start_/__stop_ symbols too, so the
+ * object keeps its registration to itself.  output is written atomically;
+ * merged is left as it is. */
+int ofl_link_finish_relocatable(const char *merged, const char *output, struct ofl_error *err);
 
 #ifdef __cplusplus
 }

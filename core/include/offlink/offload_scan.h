@@ -46,7 +46,8 @@ struct ofl_elf_section {
 	uint32_t type;
 	uint64_t offset; /* of the contents in the file */
 	uint64_t size;
-	char name[64]; /* truncated if longer */
+	uint64_t flags; /* sh_flags: SHF_ALLOC marks an image a wrapper registers */
+	char name[64];  /* truncated if longer */
 };
 
 struct ofl_elf_sections {
