@@ -137,15 +137,16 @@ void ofl_link_free(struct ofl_link *l)
 	free(l);
 }
 
-/* Producer of an image: clang's .comment in a device ELF object, or the
- * HIP offload kind's numbering (3 until LLVM 19). */
+/* Producer of an image: clang's .comment in a device ELF object, the
+ * irsymtab's producer in bitcode, or the HIP offload kind's numbering (3
+ * until LLVM 19). */
 static unsigned image_llvm(const struct ofl_obin *b)
 {
 	if (b->offload_kind == OFL_OFK_HIP19)
 		return 19;
-	if (b->image_kind == OFL_IMG_OBJECT && ofl_is_elf(b->image, b->image_size))
+	if (ofl_is_elf(b->image, b->image_size))
 		return ofl_elf_clang_version(b->image, b->image_size);
-	return 0;
+	return ofl_bitcode_producer(b->image, b->image_size);
 }
 
 static int add_image(struct ofl_link *l, size_t unit, const uint8_t *p, uint64_t size,

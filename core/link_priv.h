@@ -108,6 +108,12 @@ typedef int (*ofl_sym_fn)(void *ctx, const char *name, bool defined);
  * since they never pull an archive member. */
 int ofl_elf_global_symbols(const uint8_t *data, size_t size, ofl_sym_fn fn, void *ctx,
                            struct ofl_error *err);
+/* The same for a device image or object: ELF, or LLVM bitcode by its
+ * irsymtab.  1 when the bytes are neither, or hold no symbol table. */
+int ofl_image_symbols(const uint8_t *data, size_t size, ofl_sym_fn fn, void *ctx,
+                      struct ofl_error *err);
+/* The LLVM major version of bitcode's producer, 0 when unknown. */
+unsigned ofl_bitcode_producer(const uint8_t *data, size_t size);
 /* Calls fn(ctx, name, member header offset) for each archive index entry;
  * returns 1 when the archive has no index. */
 typedef int (*ofl_arsym_fn)(void *ctx, const char *name, uint64_t member_offset);

@@ -54,15 +54,14 @@ static int note_symbol(void *ctx, const char *name, bool defined)
 	return 0;
 }
 
+/* 1 when the bytes have no symbols we can read. */
 static int read_symbols(struct resolver *r, const uint8_t *d, size_t n, const char *name,
                         struct ofl_error *err)
 {
-	if (!ofl_is_elf(d, n))
-		return 0; /* bitcode or other: no symbols we can read */
-	int rc = ofl_elf_global_symbols(d, n, note_symbol, r, err);
+	int rc = ofl_image_symbols(d, n, note_symbol, r, err);
 	if (rc == -1)
 		return OFL_NOMEM(err);
-	if (rc)
+	if (rc < 0)
 		ofl_error_locate(err, name, 0);
 	return rc;
 }
@@ -79,7 +78,8 @@ static int pull(struct resolver *r, size_t u, const char *why, const char *sym,
 	if (un->nimages)
 		ofl_link_logf(r->l, OFL_LOG_DECISION, "%s: device code taken: %s%s%s%s", un->name,
 		              why, sym ? " for '" : "", sym ? sym : "", sym ? "'" : "");
-	return read_symbols(r, un->data, un->size, un->name, err);
+	int rc = read_symbols(r, un->data, un->size, un->name, err);
+	return rc > 0 ? 0 : rc; /* a host input without symbols defines nothing */
 }
 
 /* Index entry of an archive: remembered unless an earlier one has it. */
@@ -128,8 +128,7 @@ static int index_archive(struct resolver *r, const struct link_file *f, struct o
 	for (size_t u = f->first_unit; rc == 1 && u < f->first_unit + f->nunits; u++) {
 		struct member_ctx m = {r, u};
 		const struct link_unit *un = &r->l->units[u];
-		if (ofl_is_elf(un->data, un->size) &&
-		    ofl_elf_global_symbols(un->data, un->size, note_member_symbol, &m, err) == -1)
+		if (ofl_image_symbols(un->data, un->size, note_member_symbol, &m, err) == -1)
 			return OFL_NOMEM(err);
 	}
 	return rc < 0 ? OFL_NOMEM(err) : 0;
@@ -212,13 +211,6 @@ static int host_rules(struct resolver *r, struct ofl_error *err)
 	return rc;
 }
 
-/* Device rules for one group: symbols of the taken images, then the
- * untaken members whose images define what those leave undefined. */
-static bool image_is_elf(const struct link_image *im)
-{
-	return im->b.image_kind == OFL_IMG_OBJECT && ofl_is_elf(im->b.image, im->b.image_size);
-}
-
 static bool extract_asked(const struct ofl_link *l, const char *arch)
 {
 	for (size_t i = 0; i < l->o.nextract_archs; i++)
@@ -236,7 +228,6 @@ static int device_rules(struct ofl_link *l, size_t g, struct ofl_error *err)
 		const struct link_image *im = &l->images[i];
 		if (im->group != g)
 			continue;
-		known = known && image_is_elf(im);
 		struct link_unit *un = &l->units[im->unit];
 		if (extract_asked(l, im->arch) && !un->device) {
 			un->device = true;
@@ -246,14 +237,12 @@ static int device_rules(struct ofl_link *l, size_t g, struct ofl_error *err)
 			              im->arch);
 		}
 		used = used || un->device;
-		if (un->device)
-			rc = read_symbols(&r, im->b.image, im->b.image_size, un->name, err);
-		else if (image_is_elf(im)) {
-			struct member_ctx m = {&r, i};
-			if (ofl_elf_global_symbols(im->b.image, im->b.image_size,
-			                           note_member_symbol, &m, err) == -1)
-				rc = OFL_NOMEM(err);
-		}
+		struct member_ctx m = {&r, i};
+		rc = un->device ? read_symbols(&r, im->b.image, im->b.image_size, un->name, err)
+		                : ofl_image_symbols(im->b.image, im->b.image_size,
+		                                    note_member_symbol, &m, err);
+		known = known && rc != 1;
+		rc = rc == -1 ? OFL_NOMEM(err) : rc == 1 ? 0 : rc;
 	}
 	for (size_t i = 0; !rc && used && i < l->nimages; i++) {
 		struct link_image *im = &l->images[i];
@@ -262,7 +251,7 @@ static int device_rules(struct ofl_link *l, size_t g, struct ofl_error *err)
 			continue;
 		if (!known) {
 			un->device = true;
-			un->why = "a compatible image whose symbols are not readable (bitcode)";
+			un->why = "a compatible image whose symbols are not readable";
 			ofl_link_logf(l, OFL_LOG_DECISION, "%s: device code taken: %s", un->name,
 			              un->why);
 		}
@@ -285,6 +274,7 @@ static int device_rules(struct ofl_link *l, size_t g, struct ofl_error *err)
 			              "%s: device code taken for device symbol '%s'", un->name,
 			              r.queue[q].sym);
 			rc = read_symbols(&r, im->b.image, im->b.image_size, un->name, err);
+			rc = rc > 0 ? 0 : rc;
 		}
 		free(r.queue[q].sym);
 	}

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 
 #include "internal.h"
+#include "offlink/bitcode.h"
+#include "offlink/elf.h"
 #include "link_priv.h"
 
 static Elf *open_mem(const uint8_t *data, size_t size)
@@ -90,5 +92,53 @@ unsigned ofl_elf_clang_version(const uint8_t *data, size_t size)
 	}
 out:
 	elf_end(e);
+	return v;
+}
+
+/* Bitcode's global symbols, as the ELF reader gives them. */
+static int bitcode_symbols(const struct ofl_bcsymtab *t, ofl_sym_fn fn, void *ctx)
+{
+	char small[256];
+	int rc = 0;
+	for (size_t i = 0; !rc && i < t->n; i++) {
+		const struct ofl_bcsym *s = &t->syms[i];
+		bool undef = s->flags & OFL_BCSYM_UNDEFINED;
+		if (!(s->flags & OFL_BCSYM_GLOBAL) || (s->flags & OFL_BCSYM_FORMAT_SPECIFIC) ||
+		    (undef && (s->flags & OFL_BCSYM_WEAK)) || !s->len)
+			continue;
+		char *name = s->len < sizeof(small) ? small : ofl_malloc(s->len + 1);
+		if (!name)
+			return -1;
+		memcpy(name, s->name, s->len);
+		name[s->len] = '\0';
+		rc = fn(ctx, name, !undef);
+		if (name != small)
+			free(name);
+	}
+	return rc;
+}
+
+int ofl_image_symbols(const uint8_t *data, size_t size, ofl_sym_fn fn, void *ctx,
+                      struct ofl_error *err)
+{
+	if (ofl_is_elf(data, size))
+		return ofl_elf_global_symbols(data, size, fn, ctx, err);
+	struct ofl_bcsymtab t;
+	struct ofl_error ignored = OFL_ERROR_INIT;
+	if (!ofl_bitcode_is(data, size) || ofl_bitcode_symtab(data, size, &t, &ignored))
+		return ignored.code == OFL_ENOMEM ? OFL_NOMEM(err) : 1;
+	int rc = bitcode_symbols(&t, fn, ctx);
+	ofl_bitcode_symtab_release(&t);
+	return rc;
+}
+
+unsigned ofl_bitcode_producer(const uint8_t *data, size_t size)
+{
+	struct ofl_bcsymtab t;
+	struct ofl_error ignored = OFL_ERROR_INIT;
+	if (!ofl_bitcode_is(data, size) || ofl_bitcode_symtab(data, size, &t, &ignored))
+		return 0;
+	unsigned v = ofl_bitcode_llvm_major(&t);
+	ofl_bitcode_symtab_release(&t);
 	return v;
 }

@@ -67,6 +67,25 @@ fi
 	fail "clang -fopenmp --offload-arch=gfx90a"
 check omp 56 ompobj.o amdgcn-amd-amdhsa=--unresolved-symbols=ignore-all
 grep -q "__tgt_register_lib" ours_omp/log || fail "omp: no registration"
+# Device symbols of bitcode images come from their irsymtab: the member
+# defining the device helper is taken, the unused one left out (LLVM 22
+# takes every member with an amdgcn image)
+LSRC=$OFL_SRC/tests/e2e/link_src
+for f in devmain devhelper; do
+	"$LLVM22/clang" -fopenmp --offload-arch=gfx90a -nogpulib -fPIC -c "$LSRC/$f.c" -o g$f.o ||
+		fail "compile $f for gfx90a"
+done
+cc -fPIC -c "$LSRC/hosthelper.c" -o hosthelper.o || fail "compile hosthelper"
+"$LLVM22/clang" -fopenmp --offload-arch=gfx90a -nogpulib -fPIC -c "$STUB/omp.c" -o gunused.o ||
+	fail "compile unused"
+ar rcs libgdev.a gdevhelper.o gunused.o
+"$LLVM22/clang" -fopenmp -fuse-ld=offlink -B"$OFL_BUILD/bin" gdevmain.o hosthelper.o -L. -lgdev \
+	-L/usr/lib/llvm-22/lib -o gdev -Wl,--explain=gdev.explain \
+	-Wl,--device-linker=amdgcn-amd-amdhsa=--unresolved-symbols=ignore-all || fail "bitcode device symbols"
+grep -q "libgdev.a(gdevhelper.o): device code taken for device symbol 'helper'" gdev.explain &&
+	grep -q "libgdev.a(gunused.o): device code left out" gdev.explain ||
+	{ cat gdev.explain; fail "bitcode device symbol rule"; }
+
 # HIP with clang's default (old) driver: fat objects with one
 # __CLANG_OFFLOAD_BUNDLE__ section per target; the host objects register
 # through __hip_fatbin_<cuid>, which ld.offlink defines as the driver does.

@@ -98,6 +98,20 @@ olink mixed hostmain.o libmixed.a -Wl,--explain="$PWD/mixed.explain"
 grep -q 'libmixed.a(unused.o): device code left out' mixed.explain ||
 	{ cat mixed.explain; fail "unused member's device code was taken"; }
 
+# The device symbol rule: a member the host link does not pull (its host
+# part defines nothing) is taken because the device code needs its helper.
+LSRC=$OFL_SRC/tests/e2e/link_src
+omp_cc "$LSRC/devmain.c" -o devmain.o
+omp_cc "$LSRC/devhelper.c" -o devhelper.o
+"$CLANG" -fPIC -c "$LSRC/hosthelper.c" -o hosthelper.o || fail "compile hosthelper"
+ar rcs libdevh.a devhelper.o unused.o
+olink devsym devmain.o hosthelper.o -L. -ldevh -Wl,--explain="$PWD/devsym.explain"
+./devsym >devsym.out || fail "devsym exited with $?"
+[ "$(cat devsym.out)" = "helper: 42, on device: 1" ] || { cat devsym.out; fail "device helper"; }
+grep -q "libdevh.a(devhelper.o): device code taken for device symbol 'helper'" devsym.explain &&
+	grep -q "libdevh.a(unused.o): device code left out" devsym.explain ||
+	{ cat devsym.explain; fail "device symbol rule"; }
+
 # Objects merged with ld -r first (two OffloadBinaries in one section).
 ld -r main.o kern.o -o rel.o || fail "ld -r"
 olink prog_rel rel.o

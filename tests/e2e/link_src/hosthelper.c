@@ -1,0 +1,5 @@
+/* The host's helper (plain C, no device code). */
+int helper(int x)
+{
+	return -x;
+}
