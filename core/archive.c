@@ -12,6 +12,7 @@
 #include <stdlib.h>
 
 #include "internal.h"
+#include "offlink/bitcode.h"
 #include "offlink/archive.h"
 
 #define AR_MAGIC "!<arch>\n"
@@ -330,14 +331,43 @@ static bool is_bitcode(const struct ofl_ar_input *m)
 	       (!memcmp(m->data, "BC\xc0\xde", 4) || !memcmp(m->data, "\xde\xc0\x17\x0b", 4));
 }
 
+/* What llvm-ar indexes of bitcode: defined global symbols that are not
+ * format-specific (llvm.*), in the order of the irsymtab, which lists them
+ * as LLVM's module symbol table does.  Bitcode without a symbol table
+ * (before LLVM 5) adds nothing. */
+static int bitcode_symbols(const struct ofl_ar_input *m, struct sym_list *sl, uint64_t *count,
+                           struct ofl_error *err)
+{
+	struct ofl_bcsymtab t;
+	int rc = ofl_bitcode_symtab(m->data, (size_t)m->size, &t, err);
+	if (rc == OFL_ENOTFOUND) {
+		ofl_error_clear(err);
+		return 0;
+	}
+	if (rc) {
+		ofl_error_prefix(err, "member '%s'", m->name);
+		return rc;
+	}
+	for (size_t i = 0; !rc && i < t.n; i++) {
+		const struct ofl_bcsym *s = &t.syms[i];
+		if (!(s->flags & OFL_BCSYM_GLOBAL) ||
+		    (s->flags & (OFL_BCSYM_UNDEFINED | OFL_BCSYM_FORMAT_SPECIFIC)))
+			continue;
+		if (ofl_buf_append(&sl->names, s->name, s->len) || ofl_buf_append(&sl->names, "", 1))
+			rc = OFL_NOMEM(err);
+		(*count)++;
+	}
+	ofl_bitcode_symtab_release(&t);
+	return rc;
+}
+
 static int member_symbols(const struct ofl_ar_input *m, struct sym_list *sl, uint64_t *count,
                           struct ofl_error *err)
 {
 	*count = 0;
 	if (is_bitcode(m)) {
-		/* llvm-ar would index bitcode symbols; we cannot read bitcode. */
 		sl->has_object = true;
-		return 0;
+		return bitcode_symbols(m, sl, count, err);
 	}
 	if (!is_elf(m))
 		return 0;

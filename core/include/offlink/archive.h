@@ -56,9 +56,9 @@ struct ofl_ar_input {
 /* Appends a GNU archive holding the given members to out, byte-identical to
  * `llvm-ar rc --format=gnu` (deterministic) given the same names and data.
  * ELF members (read with libelf) contribute their defined non-local .symtab
- * symbols to the "/" index; the index is written, possibly empty, whenever a
- * member is ELF or LLVM bitcode.  Bitcode symbols are NOT indexed (llvm-ar
- * does index them).  Like llvm-ar, the index becomes "/SYM64/" when the last
+ * symbols to the "/" index, LLVM bitcode members the defined global symbols
+ * of their irsymtab (offlink/bitcode.h), as llvm-ar indexes them; the index
+ * is written, possibly empty, whenever a member is ELF or LLVM bitcode.  Like llvm-ar, the index becomes "/SYM64/" when the last
  * member header would start at 4 GiB or beyond, or at $SYM64_THRESHOLD when
  * that is set.  A member that starts with "\177ELF" but cannot be read is
  * OFL_EFORMAT; an empty name or a member of 10^10 bytes or more is
