@@ -5,6 +5,7 @@
  * same work and no temporary name reaches an output. */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -97,6 +98,28 @@ static const char *fast_linker(const char *clang)
 	return is_exec("/usr/bin/ld.gold") ? "-fuse-ld=gold" : NULL;
 }
 
+/* A file in the link's own directory: written in place, no temporary and
+ * rename (nobody else looks there, and the directory goes on failure).
+ * Already there: the same bytes, from an identical image. */
+static int write_private(const char *path, const uint8_t *p, uint64_t n, struct ofl_error *err)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return errno == EEXIST ? 0 : ofl_error_errno(err, path, "cannot create");
+	for (uint64_t done = 0; done < n;) {
+		ssize_t w = write(fd, p + done, n - done);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			int rc = ofl_error_errno(err, path, "cannot write");
+			close(fd);
+			return rc;
+		}
+		done += (uint64_t)w;
+	}
+	return close(fd) ? ofl_error_errno(err, path, "cannot write") : 0;
+}
+
 /* Writes the image's bytes to a file named by their hash (once). */
 static int write_input(struct ofl_link *l, const struct link_image *im, uint64_t *hash,
                        struct ofl_proc *cmd, struct ofl_error *err)
@@ -109,9 +132,10 @@ static int write_input(struct ofl_link *l, const struct link_image *im, uint64_t
 	char *path = ofl_link_temp(l, name, err);
 	if (!path)
 		return err->code;
-	int rc = 0;
-	if (!l->o.dry_run && access(path, F_OK))
-		rc = ofl_write_file(path, im->b.image, im->b.image_size, err);
+	/* under the lock: another group's worker may write the same bytes */
+	pthread_mutex_lock(&l->lock);
+	int rc = l->o.dry_run ? 0 : write_private(path, im->b.image, im->b.image_size, err);
+	pthread_mutex_unlock(&l->lock);
 	return rc ? rc : ofl_proc_push(cmd, path, err);
 }
 

@@ -18,12 +18,15 @@ void ofl_link_logf(struct ofl_link *l, enum ofl_link_log what, const char *fmt, 
 {
 	if (!l->o.log)
 		return;
-	char msg[2048];
+	char *msg = NULL;
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	int n = vasprintf(&msg, fmt, ap);
 	va_end(ap);
-	l->o.log(l->o.log_ctx, what, msg);
+	/* out of memory: the line is lost, the link goes on */
+	if (n >= 0)
+		l->o.log(l->o.log_ctx, what, msg);
+	free(msg);
 }
 
 int ofl_link_new(struct ofl_link **out, const struct ofl_link_opts *o, struct ofl_error *err)
@@ -375,11 +378,11 @@ static int load(struct link_file *f, struct ofl_error *err)
 {
 	if (f->in.fd >= 0)
 		return read_range(f, err);
-	struct stat st;
-	/* missing files and directories are the host linker's to report */
-	if (stat(f->in.path, &st) || !S_ISREG(st.st_mode))
-		return 1;
-	return ofl_file_open(&f->f, f->in.path, err);
+	/* files that cannot be read (missing, directories) are the host
+	 * linker's to report */
+	struct ofl_error ignored = OFL_ERROR_INIT;
+	int rc = ofl_file_open(&f->f, f->in.path, &ignored);
+	return rc == OFL_ENOMEM ? OFL_NOMEM(err) : rc ? 1 : 0;
 }
 
 int ofl_link_add(struct ofl_link *l, const struct ofl_link_input *in, struct ofl_error *err)
