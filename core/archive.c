@@ -353,7 +353,8 @@ static int bitcode_symbols(const struct ofl_ar_input *m, struct sym_list *sl, ui
 		if (!(s->flags & OFL_BCSYM_GLOBAL) ||
 		    (s->flags & (OFL_BCSYM_UNDEFINED | OFL_BCSYM_FORMAT_SPECIFIC)))
 			continue;
-		if (ofl_buf_append(&sl->names, s->name, s->len) || ofl_buf_append(&sl->names, "", 1))
+		if (ofl_buf_append(&sl->names, s->name, s->len) ||
+		    ofl_buf_append(&sl->names, "", 1))
 			rc = OFL_NOMEM(err);
 		(*count)++;
 	}

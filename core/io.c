@@ -59,7 +59,8 @@ static int read_small(struct ofl_file *f, const char *path, struct ofl_error *er
 			continue;
 		if (r <= 0) {
 			int rc = r < 0 ? ofl_error_errno(err, path, "cannot read")
-			               : ofl_error_set(err, OFL_EIO, path, got, "file shrank while read");
+			               : ofl_error_set(err, OFL_EIO, path, got,
+			                               "file shrank while read");
 			ofl_file_close(f);
 			return rc;
 		}

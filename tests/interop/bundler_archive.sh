@@ -67,4 +67,18 @@ if "$L22" -unbundle -type=a -check-input-archive -targets=hip-amdgcn-amd-amdhsa-
 	fail "LLVM accepted the conflicting archive"
 fi
 grep -q 'conflicting TargetIDs' llvm.err || fail "LLVM's message changed"
+# Device bitcode members (HIP -fgpu-rdc fat objects of clang's default
+# driver): the archive index lists their symbols, read from the irsymtab,
+# exactly as LLVM's (clang 19's and 22's bitcode, each bundler)
+for v in 19 22; do
+	llvm="$(eval echo \$LLVM$v)"
+	"$llvm/clang" -x hip -fgpu-rdc -nogpuinc -nogpulib --offload-arch=gfx90a -c "$OFL_SRC/tests/interop/wrap_stub_src/gpu.cu" -o hip$v.o ||
+		fail "clang-$v -x hip"
+	rm -f hda$v.a && ar rc hda$v.a hip$v.o
+	"$llvm/clang-offload-bundler" -unbundle -type=a -targets=hip-amdgcn-amd-amdhsa--gfx90a \
+		-input=hda$v.a -output=lbc$v.a || fail "LLVM $v bitcode archive"
+	$BUNDLER -unbundle -type=a -targets=hip-amdgcn-amd-amdhsa--gfx90a -input=hda$v.a -output=obc$v.a
+	same lbc$v.a obc$v.a
+	"$LLVM22/llvm-nm" --print-armap obc$v.a | grep -q '^_Z4kernPi in ' || fail "no bitcode symbol indexed ($v)"
+done
 echo ok
