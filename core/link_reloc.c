@@ -3,7 +3,7 @@
  * self-contained: the input images leave (the final link must not link
  * them again) and the entry tables become private to it, their sections
  * renamed to <sec>_<hash> along with the __start_/__stop_ symbols the
- * wrapper's descriptor uses (linking.md §3.10 in docs/integration.md).
+ * wrapper's descriptor uses (docs/integration.md, "Relocatable links").
  * LLVM runs llvm-objcopy for this; here it is elf_edit.c in process. */
 #include <md5.h>
 #include <stdio.h>

@@ -1,5 +1,5 @@
 /* The clang-linker-wrapper personality: LLVM 19's and 22's command line
- * (linking.md §3.13 in docs/integration.md), so `clang -B<compat dir>
+ * (docs/integration.md, "As clang-linker-wrapper"), so `clang -B<compat dir>
  * -fopenmp -fopenmp-targets=...` links through offlink.  The wrapper's own
  * options are taken out; everything else is the host link, run by the same
  * job as ld.offlink. */

@@ -1,5 +1,5 @@
 /* LLVM bitcode's symbol table (irsymtab): the SYMTAB and STRTAB blocks
- * clang writes after the module (formats.md §6 in docs/formats.md), read
+ * clang writes after the module (docs/design.md, "Bitcode symbols"), read
  * with a small bitstream walker, without parsing the IR.  The link pipeline
  * resolves device symbols of bitcode images with it, and device archives
  * get the symbol index llvm-ar writes for bitcode members. */
