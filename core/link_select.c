@@ -284,6 +284,20 @@ static int device_rules(struct ofl_link *l, size_t g, struct ofl_error *err)
 	return rc;
 }
 
+/* Requested archs (--offload-extract) that no image has: said, since a
+ * typo there silently takes nothing. */
+static void report_unmatched(struct ofl_link *l)
+{
+	for (size_t i = 0; i < l->o.nextract_archs; i++) {
+		size_t k = 0;
+		while (k < l->nimages && strcmp(l->images[k].arch, l->o.extract_archs[i]))
+			k++;
+		if (k == l->nimages)
+			ofl_link_logf(l, OFL_LOG_WARNING, "requested target '%s': no input has an image for it",
+			              l->o.extract_archs[i]);
+	}
+}
+
 int ofl_link_select(struct ofl_link *l, struct ofl_error *err)
 {
 	struct resolver r = {l, OFL_SYMSET_INIT, OFL_SYMSET_INIT, NULL, 0, 0};
@@ -302,5 +316,6 @@ int ofl_link_select(struct ofl_link *l, struct ofl_error *err)
 			ofl_link_logf(l, OFL_LOG_DECISION,
 			              "%s: device code left out: the host link does not use it",
 			              l->units[u].name);
+	report_unmatched(l);
 	return rc;
 }
