@@ -6,6 +6,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -307,6 +308,22 @@ struct workers {
 	pthread_t first; /* the calling thread: it holds make's implicit token */
 };
 
+/* One token from make's jobserver, waiting for it.  The pipe may be
+ * non-blocking (make shares its own end); false when the jobserver fails,
+ * and the link then goes on without a token. */
+static bool take_token(struct ofl_link *l, char *token)
+{
+	for (;;) {
+		if (read(l->o.jobserver_rfd, token, 1) == 1)
+			return true;
+		if (errno == EINTR)
+			continue;
+		struct pollfd p = {l->o.jobserver_rfd, POLLIN, 0};
+		if (errno != EAGAIN || (poll(&p, 1, -1) < 0 && errno != EINTR) || l->cancelled)
+			return false;
+	}
+}
+
 /* Each worker but the first holds a jobserver token while it links. */
 static void *worker(void *arg)
 {
@@ -322,11 +339,9 @@ static void *worker(void *arg)
 		if (!l->groups[gi].nimages)
 			continue;
 		char token = '+';
-		bool have = implicit || l->o.jobserver_rfd < 0;
-		while (!have && read(l->o.jobserver_rfd, &token, 1) < 0 && errno == EINTR)
-			;
+		bool borrowed = !implicit && l->o.jobserver_rfd >= 0 && take_token(l, &token);
 		link_group(l, gi);
-		if (!have)
+		if (borrowed)
 			(void)!write(l->o.jobserver_wfd, &token, 1);
 	}
 }
