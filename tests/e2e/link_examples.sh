@@ -32,6 +32,7 @@ run_check() {
 
 # Make: compile with -fopenmp-targets, link with -fopenmp and offlink's flags.
 cp -r "$EX/make" make
+cp -r "$EX/src" src
 make -C make -s CC="$CLANG" OFFLINK="$OFFLINK" >make.log 2>&1 || { cat make.log; fail "make"; }
 run_check make/vecadd
 
