@@ -50,6 +50,7 @@ mkdir fake
 ln -s "$OFFLINK" fake/ld
 PATH=$PWD/fake:$PATH olink -o out4 || fail "ld link in PATH"
 [ -x out4 ] || fail "no output"
+no_temps "a successful link"
 expect_fail ld.offlink --offlink-linker="$BIN/ld.offlink" -o out5 main.o
 grep -q "is ld.offlink itself" err || { cat err; fail "recursion not refused"; }
 
