@@ -211,3 +211,22 @@ char *ofl_proc_find(const char *name, const char *const *dirs, size_t n)
 	}
 	return path;
 }
+
+char **ofl_proc_env_without_driver(char *const *env)
+{
+	static const char *const drop[] = {"LIBRARY_PATH=", "COMPILER_PATH=", "COLLECT_",
+	                                   "GCC_EXEC_PREFIX="};
+	size_t n = 0, k = 0;
+	bool under_gcc = false;
+	for (; env[n]; n++)
+		under_gcc = under_gcc || !strncmp(env[n], "COLLECT_GCC=", 12);
+	char **out = under_gcc ? ofl_calloc(n + 1, sizeof(*out)) : NULL;
+	for (size_t i = 0; out && i < n; i++) {
+		bool keep = true;
+		for (size_t d = 0; d < sizeof(drop) / sizeof(*drop); d++)
+			keep = keep && strncmp(env[i], drop[d], strlen(drop[d]));
+		if (keep)
+			out[k++] = env[i];
+	}
+	return out;
+}

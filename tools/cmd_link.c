@@ -19,6 +19,7 @@
 #include "commands.h"
 #include "diag.h"
 #include "link_cli.h"
+#include "offlink/proc.h"
 
 extern char **environ;
 
@@ -234,31 +235,6 @@ static void jobserver(struct ofl_link_opts *o)
 	o->jobserver_wfd = w;
 }
 
-/* The device links' environment.  Under gcc's collect2 (COLLECT_GCC set),
- * ours without what gcc sets for its linker: gcc's LIBRARY_PATH would reach
- * nvlink, which records it in the cubin, so the same device link would give
- * other bytes under gcc than under clang.  NULL: the environment as it is.
- * The strings stay environ's. */
-static char **device_env(void)
-{
-	static const char *const drop[] = {"LIBRARY_PATH=", "COMPILER_PATH=", "COLLECT_",
-	                                   "GCC_EXEC_PREFIX="};
-	if (!getenv("COLLECT_GCC"))
-		return NULL;
-	size_t n = 0, k = 0;
-	while (environ[n])
-		n++;
-	char **env = calloc(n + 1, sizeof(*env));
-	for (size_t i = 0; env && i < n; i++) {
-		bool keep = true;
-		for (size_t d = 0; d < sizeof(drop) / sizeof(*drop); d++)
-			keep = keep && strncmp(environ[i], drop[d], strlen(drop[d]));
-		if (keep)
-			env[k++] = environ[i];
-	}
-	return env;
-}
-
 /* A launcher command: words split on blanks, like CMake's launchers. */
 static void push_words(struct strlist *l, const char *s)
 {
@@ -290,7 +266,7 @@ void link_job_finish_options(struct link_job *j)
 	j->o.nextract_archs = j->extract.n;
 	j->o.output = j->cmd.output;
 	j->o.relocatable = j->offload_relocatable && j->cmd.relocatable;
-	j->o.device_env = j->env = device_env();
+	j->o.device_env = j->env = ofl_proc_env_without_driver(environ);
 	j->o.log = log_line;
 	j->o.log_ctx = j;
 }

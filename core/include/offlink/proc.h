@@ -50,6 +50,13 @@ void ofl_proc_release(struct ofl_proc *p);
  * none (or on allocation failure). */
 char *ofl_proc_find(const char *name, const char *const *dirs, size_t n);
 
+/* For tools run from inside a link: env without what gcc's driver sets for
+ * its linker (LIBRARY_PATH, COMPILER_PATH, COLLECT_*, GCC_EXEC_PREFIX), so
+ * a command gives the same bytes under gcc as under clang (nvlink records
+ * LIBRARY_PATH in the cubin).  NULL when env is not gcc's (use it as it
+ * is) or out of memory; else an owned array of env's strings, to free(). */
+char **ofl_proc_env_without_driver(char *const *env);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,292 @@
+/* The GNU linker plugin: the second front end of the link pipeline
+ * (offlink/link.h), inside ld.bfd or gold, no wrapper process
+ * (docs/integration.md, "The linker plugin").
+ *
+ * claim_file never claims: it hands the pipeline each input the linker
+ * offers (archive members only when the linker pulls them, so the host
+ * link's own archive rules decide).  all_symbols_read runs the device links
+ * and adds the wrapper objects and the runtime library; cleanup frees it
+ * all.  Diagnostics go through the linker's message callback only.
+ *
+ * The plugin API passes no context to the hooks, so the plugin's state is
+ * one static struct: the linker loads a plugin once per link. */
+#define HAVE_STDINT_H 1
+#include <plugin-api.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "offlink/link.h"
+#include "offlink/proc.h"
+
+extern char **environ;
+
+struct plugin {
+	ld_plugin_message message;
+	ld_plugin_add_input_file add_input_file;
+	ld_plugin_add_input_library add_input_library;
+	ld_plugin_set_extra_library_path set_extra_library_path;
+	bool relocatable;
+	const char *output;
+	struct ofl_link_opts o;
+	/* option values, owned */
+	char **args;
+	size_t nargs;
+	const char **device_linker_args, **launcher, **extract;
+	size_t ndevice_linker_args, nlauncher, nextract;
+	FILE *explain;
+	char **env; /* the device links' environment */
+	bool failed;
+	struct ofl_link *link;
+};
+
+static struct plugin P;
+
+#define SAY(level, ...) (P.message ? P.message(level, __VA_ARGS__) : LDPS_OK)
+
+static void log_line(void *ctx, enum ofl_link_log what, const char *msg)
+{
+	if (what == OFL_LOG_WARNING)
+		SAY(LDPL_WARNING, "offlink: %s", msg);
+	else if (what == OFL_LOG_FAILURE)
+		SAY(LDPL_ERROR, "offlink: device link failed: %s", msg);
+	if (P.explain && what != OFL_LOG_FAILURE)
+		fprintf(P.explain, "%s%s\n", what == OFL_LOG_COMMAND ? "run: " : "", msg);
+}
+
+static bool push(const char ***v, size_t *n, const char *s)
+{
+	const char **nv = realloc(*v, (*n + 1) * sizeof(*nv));
+	if (!nv)
+		return false;
+	nv[(*n)++] = s;
+	*v = nv;
+	return true;
+}
+
+/* A copy of s kept until cleanup. */
+static char *keep(const char *s)
+{
+	char *c = strdup(s), **nv = c ? realloc(P.args, (P.nargs + 1) * sizeof(*nv)) : NULL;
+	if (!nv) {
+		free(c);
+		return NULL;
+	}
+	P.args = nv;
+	return P.args[P.nargs++] = c;
+}
+
+/* Launcher words, split on blanks like CMake's launchers. */
+static bool push_words(const char *s)
+{
+	char *c = keep(s);
+	for (char *t = c ? strtok(c, " \t") : NULL; t; t = strtok(NULL, " \t"))
+		if (!push(&P.launcher, &P.nlauncher, t))
+			return false;
+	return c != NULL;
+}
+
+/* -plugin-opt values: the options of ld.offlink, without dashes. */
+static enum ld_plugin_status option(const char *opt)
+{
+	const char *eq = strchr(opt, '=');
+	size_t len = eq ? (size_t)(eq - opt) : strlen(opt);
+	const char *v = eq ? eq + 1 : NULL;
+#define IS(name) (len == strlen(name) && !strncmp(opt, name, len))
+	bool ok = true;
+	if (IS("jobs") && v && atoi(v) > 0)
+		P.o.jobs = (unsigned)atoi(v);
+	else if (IS("device-compiler") && v)
+		ok = (P.o.device_compiler = keep(v)) != NULL;
+	else if (IS("device-linker") && v)
+		ok = push(&P.device_linker_args, &P.ndevice_linker_args, keep(v));
+	else if (IS("device-launcher") && v)
+		ok = push_words(v);
+	else if (IS("offload-extract") && v)
+		ok = push(&P.extract, &P.nextract, keep(v));
+	else if (IS("explain"))
+		ok = (P.explain = v ? fopen(v, "we") : stderr) != NULL;
+	else if (IS("save-temps") && !v)
+		P.o.save_temps = true;
+	else {
+		SAY(LDPL_FATAL,
+		    "offlink: unknown plugin option '%s' (jobs=N, device-compiler=, "
+		    "device-linker=, device-launcher=, offload-extract=, explain[=FILE], "
+		    "save-temps)",
+		    opt);
+		return LDPS_ERR;
+	}
+#undef IS
+	if (!ok)
+		SAY(LDPL_FATAL, "offlink: plugin option '%s': %s", opt,
+		    strerror(errno ? errno : ENOMEM));
+	return ok ? LDPS_OK : LDPS_ERR;
+}
+
+/* Everything the link made is removed before a fatal message: the linker
+ * exits inside the message callback, and cleanup never runs. */
+static enum ld_plugin_status fail(const struct ofl_error *err)
+{
+	char msg[OFL_ERROR_MSG_MAX + OFL_ERROR_PATH_MAX + 64];
+	ofl_error_format(err, msg, sizeof(msg));
+	ofl_link_free(P.link);
+	P.link = NULL;
+	P.failed = true;
+	SAY(LDPL_FATAL, "offlink: %s", msg);
+	return LDPS_ERR;
+}
+
+static int start_link(struct ofl_error *err)
+{
+	P.o.device_linker_args = P.device_linker_args;
+	P.o.ndevice_linker_args = P.ndevice_linker_args;
+	P.o.launcher = P.launcher;
+	P.o.nlauncher = P.nlauncher;
+	P.o.extract_archs = P.extract;
+	P.o.nextract_archs = P.nextract;
+	return ofl_link_new(&P.link, &P.o, err);
+}
+
+/* A member is named "lib.a@0x<offset>" (the linker gives the archive's
+ * name and the member's offset in it). */
+static enum ld_plugin_status claim_file(const struct ld_plugin_input_file *f, int *claimed)
+{
+	struct ofl_error err = OFL_ERROR_INIT;
+	char name[4096];
+	*claimed = 0;
+	if (P.relocatable || P.failed)
+		return LDPS_OK;
+	if (f->offset)
+		snprintf(name, sizeof(name), "%s@0x%llx", f->name, (unsigned long long)f->offset);
+	else
+		snprintf(name, sizeof(name), "%s", f->name);
+	struct ofl_link_input in = {name, f->fd, (uint64_t)f->offset, (uint64_t)f->filesize, false,
+	                            0,    true};
+	if ((!P.link && start_link(&err)) || ofl_link_add(P.link, &in, &err))
+		return fail(&err);
+	return LDPS_OK;
+}
+
+static enum ld_plugin_status all_symbols_read(void)
+{
+	struct ofl_error err = OFL_ERROR_INIT;
+	struct ofl_link_result res;
+	if (!P.link || !ofl_link_has_device_code(P.link))
+		return LDPS_OK; /* nothing written, nothing run */
+	if (ofl_link_run(P.link, &res, &err))
+		return fail(&err);
+	for (size_t i = 0; i < res.nobjects; i++)
+		if (P.add_input_file(res.objects[i]) != LDPS_OK) {
+			SAY(LDPL_FATAL, "offlink: the linker refused %s", res.objects[i]);
+			return LDPS_ERR;
+		}
+	/* the wrapper's references come after the archives were scanned:
+	 * the runtime is added as a library, so the linker scans it again */
+	for (size_t i = 0; P.set_extra_library_path && i < res.nlibdirs; i++)
+		P.set_extra_library_path(res.libdirs[i]);
+	for (size_t i = 0; P.add_input_library && i < res.nlibraries; i++)
+		P.add_input_library(res.libraries[i]);
+	/* and libc again: the wrappers' atexit is in libc_nonshared.a, which
+	 * was scanned before they came (gcc's LTO plugin passes -lc on too) */
+	if (P.add_input_library && res.nobjects)
+		P.add_input_library("c");
+	return LDPS_OK;
+}
+
+static enum ld_plugin_status cleanup(void)
+{
+	ofl_link_free(P.link);
+	for (size_t i = 0; i < P.nargs; i++)
+		free(P.args[i]);
+	free(P.args);
+	free(P.device_linker_args);
+	free(P.launcher);
+	free(P.extract);
+	free(P.env);
+	if (P.explain && P.explain != stderr)
+		fclose(P.explain);
+	P = (struct plugin){0};
+	return LDPS_OK;
+}
+
+/* Environment, as ld.offlink reads it: TMPDIR, the launcher, make's
+ * jobserver. */
+static void environment(void)
+{
+	const char *tmp = getenv("TMPDIR"), *launcher = getenv("OFFLINK_DEVICE_LAUNCHER");
+	const char *mf = getenv("MAKEFLAGS"), *js = mf ? strstr(mf, "--jobserver-auth=") : NULL;
+	int r, w;
+	P.o.tmpdir = tmp && *tmp ? tmp : "/tmp";
+	P.o.device_env = P.env = ofl_proc_env_without_driver(environ);
+	if (launcher && !P.nlauncher)
+		push_words(launcher);
+	P.o.jobserver_rfd = P.o.jobserver_wfd = -1;
+	if (js && sscanf(js, "--jobserver-auth=%d,%d", &r, &w) == 2 && fcntl(r, F_GETFD) >= 0 &&
+	    fcntl(w, F_GETFD) >= 0) {
+		P.o.jobserver_rfd = r;
+		P.o.jobserver_wfd = w;
+	}
+	if (!P.o.jobs) {
+		long n = sysconf(_SC_NPROCESSORS_ONLN);
+		P.o.jobs = n > 0 ? (unsigned)n : 1;
+	}
+}
+
+static enum ld_plugin_status take(const struct ld_plugin_tv *tv)
+{
+	switch (tv->tv_tag) {
+	case LDPT_MESSAGE:
+		P.message = tv->tv_u.tv_message;
+		break;
+	case LDPT_LINKER_OUTPUT:
+		P.relocatable = tv->tv_u.tv_val == LDPO_REL;
+		break;
+	case LDPT_OUTPUT_NAME:
+		P.output = tv->tv_u.tv_string;
+		break;
+	case LDPT_ADD_INPUT_FILE:
+		P.add_input_file = tv->tv_u.tv_add_input_file;
+		break;
+	case LDPT_ADD_INPUT_LIBRARY:
+		P.add_input_library = tv->tv_u.tv_add_input_library;
+		break;
+	case LDPT_SET_EXTRA_LIBRARY_PATH:
+		P.set_extra_library_path = tv->tv_u.tv_set_extra_library_path;
+		break;
+	case LDPT_REGISTER_CLAIM_FILE_HOOK:
+		return tv->tv_u.tv_register_claim_file(claim_file);
+	case LDPT_REGISTER_ALL_SYMBOLS_READ_HOOK:
+		return tv->tv_u.tv_register_all_symbols_read(all_symbols_read);
+	case LDPT_REGISTER_CLEANUP_HOOK:
+		return tv->tv_u.tv_register_cleanup(cleanup);
+	default:
+		break;
+	}
+	return LDPS_OK;
+}
+
+__attribute__((visibility("default"))) enum ld_plugin_status onload(struct ld_plugin_tv *tv);
+
+enum ld_plugin_status onload(struct ld_plugin_tv *tv)
+{
+	enum ld_plugin_status rc = LDPS_OK;
+	/* the message callback first, whatever order the linker uses */
+	for (const struct ld_plugin_tv *t = tv; t->tv_tag != LDPT_NULL; t++)
+		if (t->tv_tag == LDPT_MESSAGE)
+			P.message = t->tv_u.tv_message;
+	for (; rc == LDPS_OK && tv->tv_tag != LDPT_NULL; tv++)
+		rc = tv->tv_tag == LDPT_OPTION ? option(tv->tv_u.tv_string) : take(tv);
+	if (rc == LDPS_OK && !P.add_input_file) {
+		SAY(LDPL_FATAL, "offlink: this linker cannot add input files to a link");
+		rc = LDPS_ERR;
+	}
+	environment();
+	P.o.output = P.output;
+	P.o.log = log_line;
+	return rc;
+}
