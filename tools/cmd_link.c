@@ -477,24 +477,59 @@ int cmd_ld_offlink(int argc, char **argv)
 	return rc;
 }
 
-/* offlink --ldflags [--cc=clang|gcc]: what to add to LDFLAGS.  clang takes
- * any -fuse-ld name and finds ld.offlink in -B dirs; gcc accepts only fixed
- * names, so it gets the directory whose `ld` is ld.offlink. */
+/* The plugin: next to the binary's lib/ in a build tree, in
+ * lib/offlink/ when installed. */
+static int plugin_flags(const char *prefix, const char *linker)
+{
+	if (strcmp(linker, "bfd") && strcmp(linker, "gold"))
+		return error("--ldflags --plugin: %s does not load linker plugins for ordinary "
+		             "objects; use ld.offlink (offlink --ldflags)",
+		             linker);
+	static const char *const where[] = {"%s/lib/offlink/offlink-plugin.so",
+	                                    "%s/lib/offlink-plugin.so"};
+	char path[PATH_MAX + 64];
+	for (size_t i = 0; i < 2; i++) {
+		snprintf(path, sizeof(path), where[i], prefix);
+		if (!access(path, R_OK)) {
+			printf("-fuse-ld=%s -Wl,-plugin,%s\n", linker, path);
+			return 0;
+		}
+	}
+	return error("--ldflags --plugin: no offlink-plugin.so in %s/lib", prefix);
+}
+
+/* offlink --ldflags [--cc=clang|gcc] [--plugin [--linker=bfd|gold]]: what
+ * to add to LDFLAGS.  clang takes any -fuse-ld name and finds ld.offlink in
+ * -B dirs; gcc accepts only fixed names, so it gets the directory whose
+ * `ld` is ld.offlink.  The plugin works with ld.bfd and gold only. */
 int cmd_ldflags(int argc, char **argv)
 {
-	const char *cc = "clang";
+	const char *cc = "clang", *linker = "bfd";
+	bool plugin = false;
 	for (int i = 1; i < argc; i++) {
 		if (!strncmp(argv[i], "--cc=", 5))
 			cc = argv[i] + 5;
+		else if (!strncmp(argv[i], "--linker=", 9))
+			linker = argv[i] + 9;
+		else if (!strcmp(argv[i], "--plugin"))
+			plugin = true;
 		else if (strcmp(argv[i], "--ldflags"))
-			return error("--ldflags: unknown argument '%s' (--cc=clang|gcc)", argv[i]);
+			return error("--ldflags: unknown argument '%s' (--cc=clang|gcc, --plugin, "
+			             "--linker=bfd|gold)",
+			             argv[i]);
 	}
 	char exe[PATH_MAX];
 	if (!realpath("/proc/self/exe", exe))
 		return error("cannot find where offlink is installed: %s", strerror(errno));
 	*strrchr(exe, '/') = '\0';
+	char *bin = strrchr(exe, '/');
+	int prefix_len = (int)(bin - exe);
+	if (plugin) {
+		exe[prefix_len] = '\0';
+		return plugin_flags(exe, linker);
+	}
 	if (!strcmp(cc, "gcc"))
-		printf("-B%.*s/libexec/offlink/gcc/\n", (int)(strrchr(exe, '/') - exe), exe);
+		printf("-B%.*s/libexec/offlink/gcc/\n", prefix_len, exe);
 	else if (!strcmp(cc, "clang"))
 		printf("-B%s -fuse-ld=offlink\n", exe);
 	else

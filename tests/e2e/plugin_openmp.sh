@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# The GNU linker plugin end to end: OpenMP programs compiled by clang 19 and
+# 22 for the x86_64 offload device, linked by gcc and clang with ld.bfd and
+# gold loading offlink-plugin.so, run with OMP_TARGET_OFFLOAD=MANDATORY and
+# checked against what clang's own pipeline prints.  Also: archive members
+# only when the linker pulls them, a shared library, a link without device
+# code (the same bytes as without the plugin, nothing written), a corrupt
+# blob and a failing device link (fatal messages, no output, no temps).
+source "$OFL_SRC/tests/lib.sh"
+need gcc ld.bfd ld.gold "$LLVM22/clang" "$LLVM19/clang" ar cmp
+PLUGIN=$OFL_BUILD/lib/offlink-plugin.so
+[ -f "$PLUGIN" ] || fail "$PLUGIN not built"
+SRC=$OFL_SRC/tests/e2e/wrap_openmp_src
+T=x86_64-pc-linux-gnu
+export OMP_TARGET_OFFLOAD=MANDATORY
+mkdir tmp
+export TMPDIR=$PWD/tmp
+
+# only onload is exported
+[ "$(nm -D --defined-only "$PLUGIN" | awk '{print $3}')" = onload ] ||
+	{ nm -D --defined-only "$PLUGIN"; fail "the plugin exports more than onload"; }
+# offlink --ldflags names the plugin for bfd and gold, never for lld
+[ "$("$OFFLINK" --ldflags --plugin --linker=gold)" = "-fuse-ld=gold -Wl,-plugin,$(realpath "$PLUGIN")" ] ||
+	fail "--ldflags --plugin"
+expect_fail "$OFFLINK" --ldflags --plugin --linker=lld
+grep -q "use ld.offlink" err || fail "--ldflags --plugin --linker=lld"
+
+run_check() { # PROG EXPECTED
+	"./$1" >"$1.out" 2>"$1.err" || { cat "$1.err"; fail "$1 exited with $?"; }
+	diff -u "$2" "$1.out" || fail "$1 printed wrong results"
+}
+no_temps() {
+	[ -z "$(ls tmp)" ] || { ls -R tmp; fail "temporaries left: $1"; }
+}
+
+for v in 22 19; do
+	CLANG=$(eval echo \$LLVM$v)/clang
+	RT=/usr/lib/llvm-22/lib CF=()
+	# the plugin sees no -L: LLVM 19's runtime, unpacked beside the
+	# system by scripts/bootstrap, is named for the device link
+	[ $v = 19 ] && RT=${OFL_LIBOMP19:-/opt/offlink-deps/libomp19/usr/lib/llvm-19/lib} &&
+		CF=(-isystem "${RT%/lib}/lib/clang/19/include")
+	PLUGIN_RT=(-Wl,-plugin-opt,device-linker=-L"$RT")
+	export LD_LIBRARY_PATH=$RT:$PWD
+	for f in main kern lib; do
+		"$CLANG" -fopenmp -fopenmp-targets=$T -fPIC -O1 "${CF[@]}" -c "$SRC/$f.c" -o $f$v.o ||
+			fail "compile $f with clang-$v"
+	done
+	"$CLANG" -fopenmp -fopenmp-targets=$T -fPIC -O1 "${CF[@]}" -DWITH_LIB -c "$SRC/main.c" -o mainl$v.o
+	for ld in bfd gold; do
+		p=p${v}_$ld
+		gcc -fuse-ld=$ld main$v.o kern$v.o -L"$RT" -lomp -Wl,-plugin,"$PLUGIN" "${PLUGIN_RT[@]}" -o $p ||
+			fail "gcc + $ld + plugin (clang $v objects)"
+		run_check $p "$SRC/expected.txt"
+		# a static library, pulled by the host link only
+		rm -f libk$v.a && ar rcs libk$v.a kern$v.o lib$v.o
+		gcc -fuse-ld=$ld main$v.o -L. -lk$v -L"$RT" -lomp -Wl,-plugin,"$PLUGIN" "${PLUGIN_RT[@]}" \
+			-Wl,-plugin-opt,explain="$PWD/$p.explain" -o ${p}_lib || fail "library with $ld"
+		run_check ${p}_lib "$SRC/expected.txt"
+		grep -Eq "libk$v.a@0x[0-9a-f]+: device code taken" $p.explain &&
+			[ "$(grep -c 'device code taken' $p.explain)" = 2 ] ||
+			{ cat $p.explain; fail "the plugin did not take exactly main and kern ($ld)"; }
+		# a shared library with its own device code
+		gcc -fuse-ld=$ld -shared lib$v.o -L"$RT" -lomp -Wl,-plugin,"$PLUGIN" "${PLUGIN_RT[@]}" -o libol$v.so ||
+			fail "shared library with $ld"
+		gcc -fuse-ld=$ld mainl$v.o kern$v.o -L. -lol$v -L"$RT" -lomp \
+			-Wl,-plugin,"$PLUGIN" "${PLUGIN_RT[@]}" -o ${p}_so || fail "program with a shared library ($ld)"
+		run_check ${p}_so "$SRC/expected_lib.txt"
+		no_temps "$ld, clang $v"
+	done
+	# clang as the driver
+	"$CLANG" -fopenmp -fuse-ld=bfd main$v.o kern$v.o -L"$RT" -Wl,-plugin,"$PLUGIN" "${PLUGIN_RT[@]}" \
+		-o p${v}_clang ||
+		fail "clang $v with the plugin"
+	run_check p${v}_clang "$SRC/expected.txt"
+done
+
+# No device code: the same bytes as without the plugin, nothing written.
+printf 'int main(void) { return 0; }\n' >plain.c
+gcc -c plain.c -o plain.o
+for ld in bfd gold; do
+	gcc -fuse-ld=$ld plain.o -o plain_$ld
+	gcc -fuse-ld=$ld plain.o -Wl,-plugin,"$PLUGIN" -o plain_${ld}_p || fail "plain link with $ld"
+	cmp plain_$ld plain_${ld}_p || fail "the plugin changed a link without device code ($ld)"
+done
+no_temps "no device code"
+
+# A corrupt blob: fatal, naming the input; no output.
+cp kern22.o bad.o
+off=$(python3 -c 'import sys; b=open(sys.argv[1],"rb").read(); print(b.index(b"\x10\xff\x10\xad"))' bad.o)
+printf '\x10\xff\x10\xad\x01\x00\x00\x00\xff\xff' | dd of=bad.o bs=1 seek="$off" conv=notrunc 2>/dev/null
+expect_fail gcc main22.o bad.o -L/usr/lib/llvm-22/lib -lomp -Wl,-plugin,"$PLUGIN" -o badp
+grep -Eq 'offlink: bad.o: .*\.llvm\.offloading.* at offset [0-9]+' err || { cat err; fail "corrupt blob"; }
+[ ! -e badp ] || fail "output written after a corrupt blob"
+no_temps "corrupt blob"
+
+# A failing device link: fatal with the reason, no output, no temps.
+expect_fail gcc main22.o kern22.o -L/usr/lib/llvm-22/lib -lomp -Wl,-plugin,"$PLUGIN" \
+	-Wl,-plugin-opt,device-linker=--no-such-flag -o failp
+grep -q 'offlink: device link failed' err && grep -q -- '--no-such-flag' err || { cat err; fail "device link failure"; }
+[ ! -e failp ] || fail "output written after a failed device link"
+no_temps "failed device link"
+
+# An unknown plugin option is fatal.
+expect_fail gcc plain.o -Wl,-plugin,"$PLUGIN" -Wl,-plugin-opt,bogus=1 -o x
+grep -q "unknown plugin option 'bogus=1'" err || { cat err; fail "unknown option"; }
+echo "plugin: bfd and gold, clang 19 and 22: all passed"
