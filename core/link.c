@@ -374,10 +374,25 @@ static int read_range(struct link_file *f, struct ofl_error *err)
 	return 0;
 }
 
+/* An input the host linker chose that cannot hold device code (a shared
+ * object, a linker script): told by its first bytes, so a plugin does not
+ * read all of libc for nothing. */
+static bool skip_by_header(const struct link_file *f)
+{
+	uint8_t h[64];
+	if (!f->in.pulled || f->in.size < sizeof(h))
+		return false;
+	ssize_t n = pread(f->in.fd, h, sizeof(h), (off_t)f->in.offset);
+	if (n != (ssize_t)sizeof(h))
+		return false;
+	enum file_kind k = classify(h, sizeof(h));
+	return k == FILE_SHARED || (k == FILE_OTHER && !ofl_is_elf(h, sizeof(h)));
+}
+
 static int load(struct link_file *f, struct ofl_error *err)
 {
 	if (f->in.fd >= 0)
-		return read_range(f, err);
+		return skip_by_header(f) ? 1 : read_range(f, err);
 	/* files that cannot be read (missing, directories) are the host
 	 * linker's to report */
 	struct ofl_error ignored = OFL_ERROR_INIT;
