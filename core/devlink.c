@@ -207,13 +207,11 @@ static int push_cpu_libs(struct ofl_link *l, const struct link_group *g, struct 
 	return rc ? err->code : 0;
 }
 
-static char *quoted_command(const struct ofl_proc *cmd)
+static char *quoted_command(const struct ofl_link *l, const struct ofl_proc *cmd)
 {
 	struct ofl_buf b = OFL_BUF_INIT;
-	for (size_t i = 0; i < cmd->argc; i++)
-		if (ofl_buf_printf(&b, "%s\"%s\"", i ? " " : "", cmd->argv[i]))
-			break;
-	ofl_buf_append(&b, "", 1);
+	if (ofl_proc_format(cmd->argv, cmd->argc, l->o.llvm_command_form, &b))
+		ofl_buf_release(&b);
 	return (char *)b.data;
 }
 
@@ -227,8 +225,8 @@ static bool in_group(const struct ofl_link *l, size_t i, size_t gi)
  * each on a slow disk).  Members are named by their hash, the archive by
  * the hash of all of them; ELF linkers read it as the same inputs in the
  * same order. */
-static int push_archive(struct ofl_link *l, size_t gi, size_t n, struct ofl_proc *cmd,
-                        uint64_t *h, struct ofl_error *err)
+static int push_archive(struct ofl_link *l, size_t gi, size_t n, struct ofl_proc *cmd, uint64_t *h,
+                        struct ofl_error *err)
 {
 	struct ofl_ar_input *m = ofl_calloc(n, sizeof(*m));
 	char(*names)[24] = ofl_calloc(n, sizeof(*names));
@@ -254,8 +252,9 @@ static int push_archive(struct ofl_link *l, size_t gi, size_t n, struct ofl_proc
 		rc = write_private(path, ar.data, ar.len, err);
 		pthread_mutex_unlock(&l->lock);
 	}
-	if (!rc && (ofl_proc_push(cmd, "-Wl,--whole-archive", err) ||
-	            ofl_proc_push(cmd, path, err) || ofl_proc_push(cmd, "-Wl,--no-whole-archive", err)))
+	if (!rc &&
+	    (ofl_proc_push(cmd, "-Wl,--whole-archive", err) || ofl_proc_push(cmd, path, err) ||
+	     ofl_proc_push(cmd, "-Wl,--no-whole-archive", err)))
 		rc = err->code;
 	ofl_buf_release(&ar);
 	free(names);
@@ -342,7 +341,7 @@ static void link_group(struct ofl_link *l, size_t gi)
 	cmd.envp = l->o.device_env;
 	int rc = build_command(l, gi, &cmd, &g->err);
 	if (!rc) {
-		g->log = quoted_command(&cmd);
+		g->log = quoted_command(l, &cmd);
 		ofl_link_logf(l, OFL_LOG_COMMAND, "%s", g->log ? g->log : "");
 	}
 	if (!rc && !l->o.dry_run && !l->cancelled) {

@@ -230,3 +230,38 @@ char **ofl_proc_env_without_driver(char *const *env)
 	}
 	return out;
 }
+
+/* LLVM's sys::printArg: quoted only when it must be. */
+static bool plain_word(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (!strchr(
+		        "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./=+,:@%-",
+		        *s))
+			return false;
+	return true;
+}
+
+static int quote(struct ofl_buf *b, const char *s)
+{
+	int rc = ofl_buf_append(b, "\"", 1);
+	for (; !rc && *s; s++)
+		rc =
+		    (strchr("\"\\$`", *s) && ofl_buf_append(b, "\\", 1)) || ofl_buf_append(b, s, 1);
+	return rc || ofl_buf_append(b, "\"", 1);
+}
+
+int ofl_proc_format(char *const *argv, size_t argc, bool llvm_form, struct ofl_buf *out)
+{
+	int rc = 0;
+	for (size_t i = 0; !rc && i < argc; i++) {
+		rc = ofl_buf_append(out, " ", i || llvm_form ? 1 : 0);
+		if (!rc)
+			rc = llvm_form && i && plain_word(argv[i])
+			         ? ofl_buf_append_str(out, argv[i])
+			         : quote(out, argv[i]);
+	}
+	return rc || ofl_buf_append(out, "", 1) ? OFL_ENOMEM : 0;
+}

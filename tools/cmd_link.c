@@ -104,11 +104,12 @@ static int run_inherit(char *const *argv)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
-static void print_command(FILE *f, char *const *argv)
+static void print_command(FILE *f, char *const *argv, size_t argc, bool llvm_form)
 {
-	for (size_t i = 0; argv[i]; i++)
-		fprintf(f, "%s\"%s\"", i ? " " : "", argv[i]);
-	fputc('\n', f);
+	struct ofl_buf b = OFL_BUF_INIT;
+	if (!ofl_proc_format(argv, argc, llvm_form, &b))
+		fprintf(f, "%s\n", (const char *)b.data);
+	ofl_buf_release(&b);
 }
 
 static bool has_library(const struct ofl_ldcmd *c, const char *name)
@@ -168,10 +169,10 @@ static int host_link(struct link_job *j, const struct ofl_link_result *r)
 		return error("out of memory");
 	memcpy(argv, v.v, v.n * sizeof(*argv));
 	if (j->verbose || j->o.dry_run)
-		print_command(stderr, argv);
+		print_command(stderr, argv, v.n, j->o.llvm_command_form);
 	if (j->explain) {
 		fputs("host link: ", j->explain);
-		print_command(j->explain, argv);
+		print_command(j->explain, argv, v.n, false);
 	}
 	int rc = 0;
 	if (!j->o.dry_run)

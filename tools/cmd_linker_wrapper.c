@@ -128,6 +128,7 @@ static int take(struct link_job *j, const struct wspec *w, const char *v, const 
 int cmd_clang_linker_wrapper(int argc, char **argv)
 {
 	struct link_job j = {.cmd = OFL_LDCMD_INIT};
+	j.o.llvm_command_form = true; /* scripts read --wrapper-verbose's lines */
 	struct ofl_error err = OFL_ERROR_INIT;
 	const char *linker = NULL;
 	char **host = calloc((size_t)argc + 1, sizeof(*host));

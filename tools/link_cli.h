@@ -20,9 +20,6 @@ struct link_job {
 	bool offload_relocatable; /* -r: device link now (else a plain ld -r) */
 	const char *merged;       /* relocatable mode: the host -r output (a temporary) */
 	FILE *explain;            /* decisions, commands, timings; NULL: none */
-	/* LLVM's form for --dry-run/--wrapper-verbose: the host command is
-	 * printed too */
-	bool llvm_style;
 };
 
 /* Fills the pipeline options from the job's lists and the environment

@@ -65,11 +65,12 @@ if ./prog_none >none.out 2>&1; then fail "a program without registration ran"; f
 "$CLANG" -B"$OFL_COMPAT" -fopenmp -fopenmp-targets=$T main.o kern.o -L"$RTLIB" -o prog_compat ||
 	fail "clang -B<compat> link"
 run_check prog_compat "$SRC/expected.txt"
-# --dry-run prints the commands in LLVM's form and writes nothing
+# --dry-run prints the commands in LLVM's form (` "prog" arg ...`, as
+# --wrapper-verbose does) and writes nothing
 "$CLANG" -B"$OFL_COMPAT" -fopenmp -fopenmp-targets=$T main.o kern.o -L"$RTLIB" -o dry \
 	-Wl,--dry-run 2>dry.err || true
-grep -q '^"[^"]*clang" "--no-default-config" "--target='$T'"' dry.err &&
-	grep -q '^"[^"]*ld" .*"-o" "dry"' dry.err || { cat dry.err; fail "--dry-run output"; }
+grep -q '^ "[^"]*clang" --no-default-config --target='$T' ' dry.err &&
+	grep -q '^ "[^"]*ld" .* -o dry ' dry.err || { cat dry.err; fail "--dry-run output"; }
 [ ! -e dry ] || fail "--dry-run wrote the output"
 
 # Deterministic: same inputs, same bytes, whatever -j and temp names.

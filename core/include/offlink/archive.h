@@ -58,9 +58,9 @@ struct ofl_ar_input {
  * ELF members (read with libelf) contribute their defined non-local .symtab
  * symbols to the "/" index, LLVM bitcode members the defined global symbols
  * of their irsymtab (offlink/bitcode.h), as llvm-ar indexes them; the index
- * is written, possibly empty, whenever a member is ELF or LLVM bitcode.  Like llvm-ar, the index becomes "/SYM64/" when the last
- * member header would start at 4 GiB or beyond, or at $SYM64_THRESHOLD when
- * that is set.  A member that starts with "\177ELF" but cannot be read is
+ * is written, possibly empty, whenever a member is ELF or LLVM bitcode.  Like llvm-ar, the index
+ * becomes "/SYM64/" when the last member header would start at 4 GiB or beyond, or at
+ * $SYM64_THRESHOLD when that is set.  A member that starts with "\177ELF" but cannot be read is
  * OFL_EFORMAT; an empty name or a member of 10^10 bytes or more is
  * OFL_EINVAL. */
 int ofl_archive_write_gnu(const struct ofl_ar_input *m, size_t n, struct ofl_buf *out,

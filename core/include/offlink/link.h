@@ -72,6 +72,8 @@ struct ofl_link_opts {
 	 * leave out what a compiler driver sets for its linker (gcc's
 	 * LIBRARY_PATH reaches nvlink, which records it in the cubin). */
 	char *const *device_env;
+	/* Logged commands in clang-linker-wrapper's form (ofl_proc_format). */
+	bool llvm_command_form;
 	bool dry_run;     /* log the commands, run none, write empty images */
 	bool save_temps;  /* keep temporaries, named after output, in tmpdir */
 	bool relocatable; /* wrapper images go to .llvm.offloading.relocatable */

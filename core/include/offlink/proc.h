@@ -50,6 +50,12 @@ void ofl_proc_release(struct ofl_proc *p);
  * none (or on allocation failure). */
 char *ofl_proc_find(const char *name, const char *const *dirs, size_t n);
 
+/* A command for people and scripts to read, NUL-terminated, appended to
+ * out: every word in double quotes ("prog" "arg"), or in LLVM's form (a
+ * leading space, the program quoted, other words only when they need it),
+ * as clang-linker-wrapper --wrapper-verbose prints.  OFL_ENOMEM or 0. */
+int ofl_proc_format(char *const *argv, size_t argc, bool llvm_form, struct ofl_buf *out);
+
 /* For tools run from inside a link: env without what gcc's driver sets for
  * its linker (LIBRARY_PATH, COMPILER_PATH, COLLECT_*, GCC_EXEC_PREFIX), so
  * a command gives the same bytes under gcc as under clang (nvlink records
