@@ -376,7 +376,8 @@ static int read_range(struct link_file *f, struct ofl_error *err)
 
 /* An input the host linker chose that cannot hold device code (a shared
  * object, a linker script): told by its first bytes, so a plugin does not
- * read all of libc for nothing. */
+ * read all of libc for nothing.  A whole archive offered too (ld.bfd does
+ * so under --whole-archive) is skipped: its members come one by one. */
 static bool skip_by_header(const struct link_file *f)
 {
 	uint8_t h[64];
@@ -386,7 +387,8 @@ static bool skip_by_header(const struct link_file *f)
 	if (n != (ssize_t)sizeof(h))
 		return false;
 	enum file_kind k = classify(h, sizeof(h));
-	return k == FILE_SHARED || (k == FILE_OTHER && !ofl_is_elf(h, sizeof(h)));
+	return k == FILE_SHARED || k == FILE_ARCHIVE ||
+	       (k == FILE_OTHER && !ofl_is_elf(h, sizeof(h)));
 }
 
 static int load(struct link_file *f, struct ofl_error *err)

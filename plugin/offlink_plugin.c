@@ -40,6 +40,7 @@ struct plugin {
 	const char **device_linker_args, **launcher, **extract;
 	size_t ndevice_linker_args, nlauncher, nextract;
 	FILE *explain;
+	bool explain_info;
 	char **env; /* the device links' environment */
 	bool failed;
 	struct ofl_link *link;
@@ -55,8 +56,12 @@ static void log_line(void *ctx, enum ofl_link_log what, const char *msg)
 		SAY(LDPL_WARNING, "offlink: %s", msg);
 	else if (what == OFL_LOG_FAILURE)
 		SAY(LDPL_ERROR, "offlink: device link failed: %s", msg);
-	if (P.explain && what != OFL_LOG_FAILURE)
+	if (what == OFL_LOG_FAILURE || !(P.explain || P.explain_info))
+		return;
+	if (P.explain)
 		fprintf(P.explain, "%s%s\n", what == OFL_LOG_COMMAND ? "run: " : "", msg);
+	else /* explain without a file: the linker's messages */
+		SAY(LDPL_INFO, "offlink: %s%s", what == OFL_LOG_COMMAND ? "run: " : "", msg);
 }
 
 static bool push(const char ***v, size_t *n, const char *s)
@@ -109,15 +114,19 @@ static enum ld_plugin_status option(const char *opt)
 		ok = push_words(v);
 	else if (IS("offload-extract") && v)
 		ok = push(&P.extract, &P.nextract, keep(v));
+	else if (IS("explain") && !v)
+		P.explain_info = true;
 	else if (IS("explain"))
-		ok = (P.explain = v ? fopen(v, "we") : stderr) != NULL;
+		ok = (P.explain = fopen(v, "we")) != NULL;
 	else if (IS("save-temps") && !v)
 		P.o.save_temps = true;
+	else if (IS("dry-run") && !v)
+		P.o.dry_run = true;
 	else {
 		SAY(LDPL_FATAL,
 		    "offlink: unknown plugin option '%s' (jobs=N, device-compiler=, "
 		    "device-linker=, device-launcher=, offload-extract=, explain[=FILE], "
-		    "save-temps)",
+		    "save-temps, dry-run)",
 		    opt);
 		return LDPS_ERR;
 	}
@@ -208,7 +217,7 @@ static enum ld_plugin_status cleanup(void)
 	free(P.launcher);
 	free(P.extract);
 	free(P.env);
-	if (P.explain && P.explain != stderr)
+	if (P.explain)
 		fclose(P.explain);
 	P = (struct plugin){0};
 	return LDPS_OK;

@@ -60,6 +60,19 @@ for v in 22 19; do
 		grep -Eq "libk$v.a@0x[0-9a-f]+: device code taken" $p.explain &&
 			[ "$(grep -c 'device code taken' $p.explain)" = 2 ] ||
 			{ cat $p.explain; fail "the plugin did not take exactly main and kern ($ld)"; }
+		# --whole-archive: the linker offers every member
+		gcc -fuse-ld=$ld main$v.o -Wl,--whole-archive libk$v.a -Wl,--no-whole-archive \
+			-L"$RT" -lomp -Wl,-plugin,"$PLUGIN" "${PLUGIN_RT[@]}" \
+			-Wl,-plugin-opt,explain="$PWD/$p.wexplain" -o ${p}_whole ||
+			fail "--whole-archive with $ld"
+		run_check ${p}_whole "$SRC/expected.txt"
+		[ "$(grep -c 'device code taken' $p.wexplain)" = 3 ] ||
+			{ cat $p.wexplain; fail "--whole-archive: not every member taken ($ld)"; }
+		# objects merged by ld -r first (two images in one section)
+		ld -r main$v.o kern$v.o -o rel$v.o || fail "ld -r"
+		gcc -fuse-ld=$ld rel$v.o -L"$RT" -lomp -Wl,-plugin,"$PLUGIN" "${PLUGIN_RT[@]}" \
+			-o ${p}_rel || fail "ld -r object with $ld"
+		run_check ${p}_rel "$SRC/expected.txt"
 		# a shared library with its own device code
 		gcc -fuse-ld=$ld -shared lib$v.o -L"$RT" -lomp -Wl,-plugin,"$PLUGIN" "${PLUGIN_RT[@]}" -o libol$v.so ||
 			fail "shared library with $ld"
@@ -74,6 +87,40 @@ for v in 22 19; do
 		fail "clang $v with the plugin"
 	run_check p${v}_clang "$SRC/expected.txt"
 done
+
+# The images registered are those ld.offlink registers for the same link,
+# per target (their bytes differ: ld.offlink gives the CPU device link the
+# host's -l libraries, which the plugin API does not show).
+export LD_LIBRARY_PATH=/usr/lib/llvm-22/lib:$PWD
+"$LLVM22/clang" -fopenmp -fuse-ld=offlink -B"$OFL_BUILD/bin" main22.o kern22.o -L/usr/lib/llvm-22/lib \
+	-Wl,--offlink-linker=bfd -o insp_ld || fail "ld.offlink link"
+images() { # the image, kind and target lines of `offlink inspect`, sizes and offsets left out
+	"$OFFLINK" inspect "$1" | sed -n 's/^ *\(\[[0-9]*\]: image [a-z]*, producer [a-z]*\).*/\1/p; /triple =\|arch =/p'
+}
+images p22_bfd >insp.plugin
+images insp_ld >insp.ld
+grep -q 'triple = "x86_64-pc-linux-gnu"' insp.ld && diff -u insp.ld insp.plugin ||
+	fail "the plugin registers other images than ld.offlink"
+
+# Under valgrind, the linker shows no invalid access and no leak from the
+# plugin (ld.bfd's own allocations are not the plugin's business).
+if command -v valgrind >/dev/null; then
+	# the host link clang would run, as ld.bfd's own command line
+	"$LLVM22/clang" -fopenmp -fuse-ld=bfd main22.o kern22.o -L/usr/lib/llvm-22/lib -o vgprog \
+		-Wl,-plugin,"$PLUGIN" -### 2>&1 | tail -n 1 >vg.cmd
+	python3 -c 'import shlex,sys; print("\0".join(shlex.split(open(sys.argv[1]).read())), end="")' \
+		vg.cmd >vg.argv
+	xargs -0 -a vg.argv valgrind --trace-children=no --leak-check=full \
+		--errors-for-leak-kinds=definite --log-file=vg.log || { cat vg.log; fail "ld.bfd under valgrind"; }
+	! grep -E -A12 'Invalid (read|write)|definitely lost' vg.log | grep -q offlink-plugin.so ||
+		{ cat vg.log; fail "valgrind: the plugin misbehaves"; }
+	./vgprog >vg.out || fail "the program linked under valgrind"
+	diff -u "$SRC/expected.txt" vg.out || fail "valgrind-linked program output"
+else
+	[ -n "${CI:-}${OFL_REQUIRE_TOOLS:-}" ] && fail "valgrind missing"
+	echo "valgrind not installed: that part not run"
+fi
+no_temps "valgrind"
 
 # No device code: the same bytes as without the plugin, nothing written.
 printf 'int main(void) { return 0; }\n' >plain.c
