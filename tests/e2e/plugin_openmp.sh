@@ -25,6 +25,21 @@ export TMPDIR=$PWD/tmp
 expect_fail "$OFFLINK" --ldflags --plugin --linker=lld
 grep -q "use ld.offlink" err || fail "--ldflags --plugin --linker=lld"
 
+# A sanitizer build's plugin needs its runtime loaded first in the linker
+# (ld.bfd and gold are not instrumented): preloaded for the link commands,
+# leak checks off (the linkers' own allocations are not ours).
+ASAN_PRELOAD=
+if ldd "$PLUGIN" | grep -q libasan; then
+	ASAN_PRELOAD="$(gcc -print-file-name=libasan.so) $(gcc -print-file-name=libubsan.so)"
+fi
+plink() {
+	if [ -n "$ASAN_PRELOAD" ]; then
+		LD_PRELOAD="$ASAN_PRELOAD" ASAN_OPTIONS=detect_leaks=0:verify_asan_link_order=0 "$@"
+	else
+		"$@"
+	fi
+}
+
 run_check() { # PROG EXPECTED
 	"./$1" >"$1.out" 2>"$1.err" || { cat "$1.err"; fail "$1 exited with $?"; }
 	diff -u "$2" "$1.out" || fail "$1 printed wrong results"
@@ -49,19 +64,19 @@ for v in 22 19; do
 	"$CLANG" -fopenmp -fopenmp-targets=$T -fPIC -O1 "${CF[@]}" -DWITH_LIB -c "$SRC/main.c" -o mainl$v.o
 	for ld in bfd gold; do
 		p=p${v}_$ld
-		gcc -fuse-ld=$ld main$v.o kern$v.o -L"$RT" -lomp -Wl,-plugin,"$PLUGIN" "${PLUGIN_RT[@]}" -o $p ||
+		plink gcc -fuse-ld=$ld main$v.o kern$v.o -L"$RT" -lomp -Wl,-plugin,"$PLUGIN" "${PLUGIN_RT[@]}" -o $p ||
 			fail "gcc + $ld + plugin (clang $v objects)"
 		run_check $p "$SRC/expected.txt"
 		# a static library, pulled by the host link only
 		rm -f libk$v.a && ar rcs libk$v.a kern$v.o lib$v.o
-		gcc -fuse-ld=$ld main$v.o -L. -lk$v -L"$RT" -lomp -Wl,-plugin,"$PLUGIN" "${PLUGIN_RT[@]}" \
+		plink gcc -fuse-ld=$ld main$v.o -L. -lk$v -L"$RT" -lomp -Wl,-plugin,"$PLUGIN" "${PLUGIN_RT[@]}" \
 			-Wl,-plugin-opt,explain="$PWD/$p.explain" -o ${p}_lib || fail "library with $ld"
 		run_check ${p}_lib "$SRC/expected.txt"
 		grep -Eq "libk$v.a@0x[0-9a-f]+: device code taken" $p.explain &&
 			[ "$(grep -c 'device code taken' $p.explain)" = 2 ] ||
 			{ cat $p.explain; fail "the plugin did not take exactly main and kern ($ld)"; }
 		# --whole-archive: the linker offers every member
-		gcc -fuse-ld=$ld main$v.o -Wl,--whole-archive libk$v.a -Wl,--no-whole-archive \
+		plink gcc -fuse-ld=$ld main$v.o -Wl,--whole-archive libk$v.a -Wl,--no-whole-archive \
 			-L"$RT" -lomp -Wl,-plugin,"$PLUGIN" "${PLUGIN_RT[@]}" \
 			-Wl,-plugin-opt,explain="$PWD/$p.wexplain" -o ${p}_whole ||
 			fail "--whole-archive with $ld"
@@ -70,19 +85,19 @@ for v in 22 19; do
 			{ cat $p.wexplain; fail "--whole-archive: not every member taken ($ld)"; }
 		# objects merged by ld -r first (two images in one section)
 		ld -r main$v.o kern$v.o -o rel$v.o || fail "ld -r"
-		gcc -fuse-ld=$ld rel$v.o -L"$RT" -lomp -Wl,-plugin,"$PLUGIN" "${PLUGIN_RT[@]}" \
+		plink gcc -fuse-ld=$ld rel$v.o -L"$RT" -lomp -Wl,-plugin,"$PLUGIN" "${PLUGIN_RT[@]}" \
 			-o ${p}_rel || fail "ld -r object with $ld"
 		run_check ${p}_rel "$SRC/expected.txt"
 		# a shared library with its own device code
-		gcc -fuse-ld=$ld -shared lib$v.o -L"$RT" -lomp -Wl,-plugin,"$PLUGIN" "${PLUGIN_RT[@]}" -o libol$v.so ||
+		plink gcc -fuse-ld=$ld -shared lib$v.o -L"$RT" -lomp -Wl,-plugin,"$PLUGIN" "${PLUGIN_RT[@]}" -o libol$v.so ||
 			fail "shared library with $ld"
-		gcc -fuse-ld=$ld mainl$v.o kern$v.o -L. -lol$v -L"$RT" -lomp \
+		plink gcc -fuse-ld=$ld mainl$v.o kern$v.o -L. -lol$v -L"$RT" -lomp \
 			-Wl,-plugin,"$PLUGIN" "${PLUGIN_RT[@]}" -o ${p}_so || fail "program with a shared library ($ld)"
 		run_check ${p}_so "$SRC/expected_lib.txt"
 		no_temps "$ld, clang $v"
 	done
 	# clang as the driver
-	"$CLANG" -fopenmp -fuse-ld=bfd main$v.o kern$v.o -L"$RT" -Wl,-plugin,"$PLUGIN" "${PLUGIN_RT[@]}" \
+	plink "$CLANG" -fopenmp -fuse-ld=bfd main$v.o kern$v.o -L"$RT" -Wl,-plugin,"$PLUGIN" "${PLUGIN_RT[@]}" \
 		-o p${v}_clang ||
 		fail "clang $v with the plugin"
 	run_check p${v}_clang "$SRC/expected.txt"
@@ -104,7 +119,9 @@ grep -q 'triple = "x86_64-pc-linux-gnu"' insp.ld && diff -u insp.ld insp.plugin 
 
 # Under valgrind, the linker shows no invalid access and no leak from the
 # plugin (ld.bfd's own allocations are not the plugin's business).
-if command -v valgrind >/dev/null; then
+if [ -n "$ASAN_PRELOAD" ]; then
+	echo "sanitizer build: valgrind part left to the Release run"
+elif command -v valgrind >/dev/null; then
 	# the host link clang would run, as ld.bfd's own command line
 	"$LLVM22/clang" -fopenmp -fuse-ld=bfd main22.o kern22.o -L/usr/lib/llvm-22/lib -o vgprog \
 		-Wl,-plugin,"$PLUGIN" -### 2>&1 | tail -n 1 >vg.cmd
@@ -124,10 +141,10 @@ no_temps "valgrind"
 
 # No device code: the same bytes as without the plugin, nothing written.
 printf 'int main(void) { return 0; }\n' >plain.c
-gcc -c plain.c -o plain.o
+plink gcc -c plain.c -o plain.o
 for ld in bfd gold; do
-	gcc -fuse-ld=$ld plain.o -o plain_$ld
-	gcc -fuse-ld=$ld plain.o -Wl,-plugin,"$PLUGIN" -o plain_${ld}_p || fail "plain link with $ld"
+	plink gcc -fuse-ld=$ld plain.o -o plain_$ld
+	plink gcc -fuse-ld=$ld plain.o -Wl,-plugin,"$PLUGIN" -o plain_${ld}_p || fail "plain link with $ld"
 	cmp plain_$ld plain_${ld}_p || fail "the plugin changed a link without device code ($ld)"
 done
 no_temps "no device code"
@@ -136,19 +153,19 @@ no_temps "no device code"
 cp kern22.o bad.o
 off=$(python3 -c 'import sys; b=open(sys.argv[1],"rb").read(); print(b.index(b"\x10\xff\x10\xad"))' bad.o)
 printf '\x10\xff\x10\xad\x01\x00\x00\x00\xff\xff' | dd of=bad.o bs=1 seek="$off" conv=notrunc 2>/dev/null
-expect_fail gcc main22.o bad.o -L/usr/lib/llvm-22/lib -lomp -Wl,-plugin,"$PLUGIN" -o badp
+expect_fail plink gcc main22.o bad.o -L/usr/lib/llvm-22/lib -lomp -Wl,-plugin,"$PLUGIN" -o badp
 grep -Eq 'offlink: bad.o: .*\.llvm\.offloading.* at offset [0-9]+' err || { cat err; fail "corrupt blob"; }
 [ ! -e badp ] || fail "output written after a corrupt blob"
 no_temps "corrupt blob"
 
 # A failing device link: fatal with the reason, no output, no temps.
-expect_fail gcc main22.o kern22.o -L/usr/lib/llvm-22/lib -lomp -Wl,-plugin,"$PLUGIN" \
+expect_fail plink gcc main22.o kern22.o -L/usr/lib/llvm-22/lib -lomp -Wl,-plugin,"$PLUGIN" \
 	-Wl,-plugin-opt,device-linker=--no-such-flag -o failp
 grep -q 'offlink: device link failed' err && grep -q -- '--no-such-flag' err || { cat err; fail "device link failure"; }
 [ ! -e failp ] || fail "output written after a failed device link"
 no_temps "failed device link"
 
 # An unknown plugin option is fatal.
-expect_fail gcc plain.o -Wl,-plugin,"$PLUGIN" -Wl,-plugin-opt,bogus=1 -o x
+expect_fail plink gcc plain.o -Wl,-plugin,"$PLUGIN" -Wl,-plugin-opt,bogus=1 -o x
 grep -q "unknown plugin option 'bogus=1'" err || { cat err; fail "unknown option"; }
 echo "plugin: bfd and gold, clang 19 and 22: all passed"
