@@ -11,7 +11,11 @@ cmake --install "$OFL_BUILD" --prefix "$SCRATCH/p" >/dev/null
 [ "$(p/bin/offlink --ldflags)" = "-B$(realpath p/bin) -fuse-ld=offlink" ] || fail "--ldflags"
 [ "$(p/bin/offlink --ldflags --cc=gcc)" = "-B$(realpath p)/libexec/offlink/gcc/" ] || fail "--ldflags --cc=gcc"
 grep -q "^prefix=$SCRATCH/p\$" p/lib/pkgconfig/offlink.pc || { cat p/lib/pkgconfig/offlink.pc; fail "offlink.pc prefix"; }
-[ -f p/share/man/man1/ld.offlink.1 ] || fail "ld.offlink man page missing"
+[ -f p/share/man/man1/ld.offlink.1 ] && [ -f p/share/man/man1/offlink-plugin.1 ] ||
+	fail "ld.offlink or plugin man page missing"
+[ -f p/lib/offlink/offlink-plugin.so ] || fail "lib/offlink/offlink-plugin.so missing"
+[ "$(p/bin/offlink --ldflags --plugin)" = "-fuse-ld=bfd -Wl,-plugin,$(realpath p)/lib/offlink/offlink-plugin.so" ] ||
+	fail "--ldflags --plugin of the installed offlink"
 for t in clang-offload-bundler clang-offload-packager llvm-offload-binary clang-offload-wrapper llvm-offload-wrapper clang-linker-wrapper; do
 	[ -L p/libexec/offlink/compat/$t ] || fail "$t link missing"
 done

@@ -36,6 +36,19 @@ cp -r "$EX/src" src
 make -C make -s CC="$CLANG" OFFLINK="$OFFLINK" >make.log 2>&1 || { cat make.log; fail "make"; }
 run_check make/vecadd
 
+# The plugin: the same Makefile with one LDFLAGS line, ld.bfd loading
+# offlink-plugin.so instead of ld.offlink.
+# (A sanitizer build's plugin needs its runtime preloaded into the linker:
+# plugin_openmp.sh does that; here it is left to the Release run.)
+if ! ldd "$OFL_BUILD/lib/offlink-plugin.so" | grep -q libasan; then
+	cp -r "$EX/plugin" plugin
+	make -C plugin -s CC="$CLANG" OFFLINK="$OFFLINK" >plugin.log 2>&1 ||
+		{ cat plugin.log; fail "make (plugin)"; }
+	run_check plugin/vecadd
+	"$OFFLINK" inspect plugin/vecadd | grep -q 'triple = "x86_64-pc-linux-gnu"' ||
+		fail "no image from the plugin"
+fi
+
 # CMake: the same sources, linked through PkgConfig::OFFLINK.
 cp -r "$EX/cmake" cmake
 cmake -S cmake -B cmake/build -DCMAKE_C_COMPILER="$CLANG" >cmake.log 2>&1 ||
@@ -43,4 +56,4 @@ cmake -S cmake -B cmake/build -DCMAKE_C_COMPILER="$CLANG" >cmake.log 2>&1 ||
 cmake --build cmake/build --verbose >build.log 2>&1 || { cat build.log; fail "cmake build"; }
 grep -q -- "-fuse-ld=offlink" build.log || { cat build.log; fail "the CMake link does not use ld.offlink"; }
 run_check cmake/build/vecadd
-echo "examples: make and cmake projects built and ran on the device"
+echo "examples: make, plugin and cmake projects built and ran on the device"
