@@ -272,6 +272,36 @@ void link_job_finish_options(struct link_job *j)
 	j->o.log_ctx = j;
 }
 
+static bool has_option(const struct ofl_ldcmd *c, enum ofl_ldopt opt)
+{
+	for (size_t i = 0; i < c->nargs; i++)
+		if (c->args[i].opt == opt)
+			return true;
+	return false;
+}
+
+/* --help: ours, then the host linker's. */
+static void print_own_help(const struct link_job *j)
+{
+	printf("usage: ld.offlink [ld options] [ld.offlink options] inputs...\n"
+	       "Links like the host linker (%s), offloaded device code included.\n\n"
+	       "ld.offlink options (man ld.offlink):\n"
+	       "  --offlink-linker=bfd|gold|lld|mold|PATH  host linker (or OFFLINK_LINKER)\n"
+	       "  --device-compiler=PATH       clang for the device links\n"
+	       "  --device-linker=[TRIPLE=]ARG  argument for the device links\n"
+	       "  --device-launcher=CMD        prefix of every device link (or "
+	       "OFFLINK_DEVICE_LAUNCHER)\n"
+	       "  --offload-extract=ARCH       take every archive member with an ARCH image\n"
+	       "  --offload-relocatable        with -r: device link now (LLVM's -r mode)\n"
+	       "  -j N, --jobs=N               parallel device links (default: CPUs, or make's "
+	       "jobserver)\n"
+	       "  --explain[=FILE]             what was taken and why, commands, times\n"
+	       "  --dry-run, --save-temps, --offlink-verbose\n\n"
+	       "The host linker's options:\n",
+	       j->linker);
+	fflush(stdout);
+}
+
 static bool has_inputs(const struct ofl_ldcmd *c)
 {
 	for (size_t i = 0; i < c->nargs; i++)
@@ -359,6 +389,8 @@ int link_job_run(struct link_job *j)
 	struct ofl_link *l = NULL;
 	double t0 = now_ms();
 	/* version queries, help, and plain ld -r are the host linker's alone */
+	if (has_option(&j->cmd, OFL_LD_HELP))
+		print_own_help(j);
 	if (!has_inputs(&j->cmd) || (j->cmd.relocatable && !j->offload_relocatable))
 		return host_link(j, NULL);
 	char **paths = calloc(j->cmd.nargs, sizeof(*paths));
