@@ -6,7 +6,8 @@
  * --whole-archive members always), so the device code of exactly the
  * members the host linker pulls is taken.  Then device rules, per group of
  * images: a member whose device code defines a symbol the taken device code
- * leaves undefined is taken too; where symbols cannot be read (bitcode),
+ * leaves undefined is taken too (ELF symbol tables, bitcode irsymtabs);
+ * where an image has no symbols to read (bitcode older than LLVM 5),
  * every member with a compatible image is, as LLVM 22 does.  Members with
  * an image of an arch named by --offload-extract are always taken.
  * Every step is a worklist over hash sets: linear in the symbols read. */
