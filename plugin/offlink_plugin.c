@@ -21,6 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "offlink/ldcmd.h"
 #include "offlink/link.h"
 #include "offlink/proc.h"
 
@@ -96,33 +97,57 @@ static bool push_words(const char *s)
 	return c != NULL;
 }
 
-/* -plugin-opt values: the options of ld.offlink, without dashes. */
+/* What a -plugin-opt word sets; false when it is not one of ours or its
+ * value is bad. */
+static bool apply(const struct ofl_ldarg *a, bool *ok)
+{
+	const char *v = a->value;
+	*ok = true;
+	switch (a->opt) {
+	case OFL_LD_OWN_JOBS:
+		P.o.jobs = (unsigned)strtoul(v, NULL, 10);
+		return P.o.jobs > 0 && P.o.jobs <= 4096;
+	case OFL_LD_OWN_DEVICE_COMPILER:
+		*ok = (P.o.device_compiler = keep(v)) != NULL;
+		return true;
+	case OFL_LD_OWN_DEVICE_LINKER:
+		*ok = push(&P.device_linker_args, &P.ndevice_linker_args, keep(v));
+		return true;
+	case OFL_LD_OWN_DEVICE_LAUNCHER:
+		*ok = push_words(v);
+		return true;
+	case OFL_LD_OWN_OFFLOAD_EXTRACT:
+		*ok = push(&P.extract, &P.nextract, keep(v));
+		return true;
+	case OFL_LD_OWN_EXPLAIN:
+		P.explain_info = !v;
+		*ok = !v || (P.explain = fopen(v, "we")) != NULL;
+		return true;
+	case OFL_LD_OWN_SAVE_TEMPS:
+		P.o.save_temps = true;
+		return true;
+	case OFL_LD_OWN_DRY_RUN:
+		P.o.dry_run = true;
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* -plugin-opt words: ld.offlink's options without the dashes ("jobs=4"),
+ * read by the same table (offlink/ldcmd.h). */
 static enum ld_plugin_status option(const char *opt)
 {
-	const char *eq = strchr(opt, '=');
-	size_t len = eq ? (size_t)(eq - opt) : strlen(opt);
-	const char *v = eq ? eq + 1 : NULL;
-#define IS(name) (len == strlen(name) && !strncmp(opt, name, len))
+	struct ofl_ldcmd c = OFL_LDCMD_INIT;
+	struct ofl_error err = OFL_ERROR_INIT;
+	char word[4096];
+	char *argv[1] = {word};
 	bool ok = true;
-	if (IS("jobs") && v && atoi(v) > 0)
-		P.o.jobs = (unsigned)atoi(v);
-	else if (IS("device-compiler") && v)
-		ok = (P.o.device_compiler = keep(v)) != NULL;
-	else if (IS("device-linker") && v)
-		ok = push(&P.device_linker_args, &P.ndevice_linker_args, keep(v));
-	else if (IS("device-launcher") && v)
-		ok = push_words(v);
-	else if (IS("offload-extract") && v)
-		ok = push(&P.extract, &P.nextract, keep(v));
-	else if (IS("explain") && !v)
-		P.explain_info = true;
-	else if (IS("explain"))
-		ok = (P.explain = fopen(v, "we")) != NULL;
-	else if (IS("save-temps") && !v)
-		P.o.save_temps = true;
-	else if (IS("dry-run") && !v)
-		P.o.dry_run = true;
-	else {
+	snprintf(word, sizeof(word), "--%s", opt);
+	bool known = strlen(opt) < sizeof(word) - 2 && !ofl_ldcmd_parse(&c, 1, argv, &err) &&
+	             c.nargs == 1 && apply(&c.args[0], &ok);
+	ofl_ldcmd_release(&c);
+	if (!known) {
 		SAY(LDPL_FATAL,
 		    "offlink: unknown plugin option '%s' (jobs=N, device-compiler=, "
 		    "device-linker=, device-launcher=, offload-extract=, explain[=FILE], "
@@ -130,7 +155,6 @@ static enum ld_plugin_status option(const char *opt)
 		    opt);
 		return LDPS_ERR;
 	}
-#undef IS
 	if (!ok)
 		SAY(LDPL_FATAL, "offlink: plugin option '%s': %s", opt,
 		    strerror(errno ? errno : ENOMEM));
