@@ -265,3 +265,26 @@ int ofl_proc_format(char *const *argv, size_t argc, bool llvm_form, struct ofl_b
 	}
 	return rc || ofl_buf_append(out, "", 1) ? OFL_ENOMEM : 0;
 }
+
+int ofl_jobserver_open(const char *makeflags, int *rfd, int *wfd)
+{
+	const char *p = makeflags ? strstr(makeflags, "--jobserver-auth=") : NULL;
+	*rfd = *wfd = -1;
+	if (!p && makeflags)
+		p = strstr(makeflags, "--jobserver-fds=");
+	if (!p)
+		return -1;
+	p = strchr(p, '=') + 1;
+	if (!strncmp(p, "fifo:", 5)) {
+		char path[4096];
+		snprintf(path, sizeof(path), "%.*s", (int)strcspn(p + 5, " "), p + 5);
+		*rfd = *wfd = open(path, O_RDWR | O_CLOEXEC);
+		return *rfd;
+	}
+	int r, w;
+	if (sscanf(p, "%d,%d", &r, &w) == 2 && fcntl(r, F_GETFD) >= 0 && fcntl(w, F_GETFD) >= 0) {
+		*rfd = r;
+		*wfd = w;
+	}
+	return -1;
+}

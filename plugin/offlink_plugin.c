@@ -14,7 +14,6 @@
 #include <plugin-api.h>
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,6 +42,7 @@ struct plugin {
 	FILE *explain;
 	bool explain_info;
 	char **env; /* the device links' environment */
+	int fifo;   /* make's jobserver fifo, opened here, or -1 */
 	bool failed;
 	struct ofl_link *link;
 };
@@ -241,6 +241,8 @@ static enum ld_plugin_status cleanup(void)
 	free(P.launcher);
 	free(P.extract);
 	free(P.env);
+	if (P.fifo >= 0)
+		close(P.fifo);
 	if (P.explain)
 		fclose(P.explain);
 	P = (struct plugin){0};
@@ -252,18 +254,11 @@ static enum ld_plugin_status cleanup(void)
 static void environment(void)
 {
 	const char *tmp = getenv("TMPDIR"), *launcher = getenv("OFFLINK_DEVICE_LAUNCHER");
-	const char *mf = getenv("MAKEFLAGS"), *js = mf ? strstr(mf, "--jobserver-auth=") : NULL;
-	int r, w;
 	P.o.tmpdir = tmp && *tmp ? tmp : "/tmp";
 	P.o.device_env = P.env = ofl_proc_env_without_driver(environ);
 	if (launcher && !P.nlauncher)
 		push_words(launcher);
-	P.o.jobserver_rfd = P.o.jobserver_wfd = -1;
-	if (js && sscanf(js, "--jobserver-auth=%d,%d", &r, &w) == 2 && fcntl(r, F_GETFD) >= 0 &&
-	    fcntl(w, F_GETFD) >= 0) {
-		P.o.jobserver_rfd = r;
-		P.o.jobserver_wfd = w;
-	}
+	P.fifo = ofl_jobserver_open(getenv("MAKEFLAGS"), &P.o.jobserver_rfd, &P.o.jobserver_wfd);
 	if (!P.o.jobs) {
 		long n = sysconf(_SC_NPROCESSORS_ONLN);
 		P.o.jobs = n > 0 ? (unsigned)n : 1;

@@ -4,7 +4,6 @@
  * the command line, finds the host linker, installs the signal handlers,
  * prints what was asked for and runs the host link. */
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <spawn.h>
@@ -215,27 +214,6 @@ static void phase(struct link_job *j, const char *name, double *t0)
 	*t0 = t;
 }
 
-/* MAKEFLAGS's --jobserver-auth=R,W (or fifo:PATH): the token pipe. */
-static void jobserver(struct ofl_link_opts *o)
-{
-	const char *mf = getenv("MAKEFLAGS"), *p;
-	int r = -1, w = -1;
-	o->jobserver_rfd = o->jobserver_wfd = -1;
-	if (!mf || !((p = strstr(mf, "--jobserver-auth=")) || (p = strstr(mf, "--jobserver-fds="))))
-		return;
-	p = strchr(p, '=') + 1;
-	if (!strncmp(p, "fifo:", 5)) {
-		char path[PATH_MAX];
-		snprintf(path, sizeof(path), "%.*s", (int)strcspn(p + 5, " "), p + 5);
-		r = w = open(path, O_RDWR | O_CLOEXEC);
-	} else if (sscanf(p, "%d,%d", &r, &w) != 2 || fcntl(r, F_GETFD) < 0 ||
-	           fcntl(w, F_GETFD) < 0) {
-		r = w = -1;
-	}
-	o->jobserver_rfd = r;
-	o->jobserver_wfd = w;
-}
-
 /* A launcher command: words split on blanks, like CMake's launchers. */
 static void push_words(struct strlist *l, const char *s)
 {
@@ -256,7 +234,8 @@ void link_job_finish_options(struct link_job *j)
 		long n = sysconf(_SC_NPROCESSORS_ONLN);
 		j->o.jobs = n > 0 ? (unsigned)n : 1;
 	}
-	jobserver(&j->o);
+	/* a fifo opened here lives as long as the process */
+	ofl_jobserver_open(getenv("MAKEFLAGS"), &j->o.jobserver_rfd, &j->o.jobserver_wfd);
 	j->o.device_linker_args = j->device_linker_args.v;
 	j->o.ndevice_linker_args = j->device_linker_args.n;
 	j->o.device_compiler_args = j->device_compiler_args.v;

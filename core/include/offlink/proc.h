@@ -56,6 +56,13 @@ char *ofl_proc_find(const char *name, const char *const *dirs, size_t n);
  * as clang-linker-wrapper --wrapper-verbose prints.  OFL_ENOMEM or 0. */
 int ofl_proc_format(char *const *argv, size_t argc, bool llvm_form, struct ofl_buf *out);
 
+/* GNU make's jobserver, from a MAKEFLAGS value (the caller reads the
+ * environment): --jobserver-auth=R,W (or the older --jobserver-fds=) when
+ * both descriptors are open, or --jobserver-auth=fifo:PATH, opened.  Sets
+ * *rfd and *wfd (-1: none).  Returns the descriptor opened for a fifo, for
+ * the caller to close, else -1. */
+int ofl_jobserver_open(const char *makeflags, int *rfd, int *wfd);
+
 /* For tools run from inside a link: env without what gcc's driver sets for
  * its linker (LIBRARY_PATH, COMPILER_PATH, COLLECT_*, GCC_EXEC_PREFIX), so
  * a command gives the same bytes under gcc as under clang (nvlink records
