@@ -174,8 +174,9 @@ static int push_target(struct ofl_link *l, const struct link_group *g, const cha
 	int rc = ofl_proc_pushf(cmd, err, "--target=%s", g->triple);
 	if (!rc && fam == FAM_CPU && arch_given(g->arch))
 		rc = ofl_proc_pushf(cmd, err, "-march=%s", g->arch);
-	if (!rc && fam == FAM_CPU && fast_linker(clang))
-		rc = ofl_proc_push(cmd, fast_linker(clang), err);
+	const char *fast = fam == FAM_CPU ? fast_linker(clang) : NULL;
+	if (!rc && fast)
+		rc = ofl_proc_push(cmd, fast, err);
 	if (!rc && fam == FAM_AMDGPU)
 		rc = ofl_proc_pushf(cmd, err, "-mcpu=%s", g->arch) ||
 		     ofl_proc_push(cmd, "-flto", err);

@@ -302,6 +302,12 @@ static int scan_unit(struct ofl_link *l, size_t u, struct ofl_error *err)
 		rc = add_image(l, u, un->data + found.v[i].offset, found.v[i].size, err);
 	if (!rc && !found.n)
 		rc = scan_bundles(l, u, err);
+	/* what its entry tables ask for; an object that cannot be read
+	 * asks for nothing (the host linker will judge it) */
+	struct ofl_error ignored = OFL_ERROR_INIT;
+	if (!rc && l->units[u].nimages &&
+	    ofl_wrap_needs_of_object(un->data, un->size, &l->units[u].needs, &ignored))
+		l->units[u].needs = (struct ofl_wrap_needs){0, 0};
 	if (rc)
 		ofl_error_locate(err, l->units[u].name, 0);
 	ofl_elf_sections_release(&secs);
@@ -315,7 +321,7 @@ static int add_unit(struct ofl_link *l, size_t file, const char *member, const u
 	if (OFL_GROW(l->units, l->capunits, l->nunits))
 		return OFL_NOMEM(err);
 	struct link_unit *u = &l->units[l->nunits];
-	*u = (struct link_unit){NULL, data, size, file, false, false, NULL, 0, 0};
+	*u = (struct link_unit){NULL, data, size, file, false, false, NULL, 0, 0, {0, 0}};
 	const char *path = l->files[file].in.path;
 	if (member ? asprintf(&u->name, "%s(%s)", path, member) < 0 : !(u->name = ofl_strdup(path)))
 		return OFL_NOMEM(err);

@@ -10,6 +10,7 @@
 #include "offlink/archive.h"
 #include "offlink/bundle.h"
 #include "offlink/target_id.h"
+#include "offlink/wrapper_obj.h"
 #include "offlink/io.h"
 #include "offlink/link.h"
 #include "offlink/offload_binary.h"
@@ -37,6 +38,8 @@ struct link_unit {
 	bool device; /* its device code is taken (taken, or device symbols) */
 	const char *why;
 	size_t first_image, nimages;
+	/* what its entry tables ask for (read once, for units with images) */
+	struct ofl_wrap_needs needs;
 };
 
 /* One OffloadBinary found in a unit. */

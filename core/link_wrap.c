@@ -12,17 +12,6 @@
 #include "offlink/fatbin_build.h"
 #include "offlink/wrapper_obj.h"
 
-/* What the unit's entry tables ask for; nothing for a unit that is not an
- * ELF object or cannot be read (the host linker will judge it). */
-static struct ofl_wrap_needs unit_needs(const struct link_unit *u)
-{
-	struct ofl_wrap_needs n = {0, 0};
-	struct ofl_error err = OFL_ERROR_INIT;
-	if (ofl_wrap_needs_of_object(u->data, u->size, &n, &err))
-		n = (struct ofl_wrap_needs){0, 0};
-	return n;
-}
-
 static unsigned llvm_of_needs(unsigned abis)
 {
 	return abis & (1u << OFL_WRAP_LLVM19) ? 19 : 0;
@@ -47,8 +36,7 @@ static int group_images(struct ofl_link *l, struct ofl_error *err)
 			l->groups[g].arch = im->arch;
 			l->ngroups++;
 		}
-		unsigned v =
-		    im->llvm ? im->llvm : llvm_of_needs(unit_needs(&l->units[im->unit]).abis);
+		unsigned v = im->llvm ? im->llvm : llvm_of_needs(l->units[im->unit].needs.abis);
 		if (v > l->groups[g].llvm)
 			l->groups[g].llvm = v;
 		im->group = g;
@@ -112,9 +100,9 @@ static int choose_abi(struct ofl_link *l, enum ofl_wrap_kind kind, unsigned llvm
 	unsigned abis = 0;
 	for (size_t u = 0; u < l->nunits; u++)
 		if (l->units[u].device && l->units[u].nimages) {
-			struct ofl_wrap_needs n = unit_needs(&l->units[u]);
-			if (n.kinds & (1u << kind))
-				abis |= n.abis;
+			const struct ofl_wrap_needs *n = &l->units[u].needs;
+			if (n->kinds & (1u << kind))
+				abis |= n->abis;
 		}
 	if (abis & (abis - 1))
 		return ofl_error_set(err, OFL_EINVAL, NULL, OFL_NO_OFFSET,
