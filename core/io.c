@@ -44,29 +44,46 @@ static int read_all_fd(int fd, struct ofl_file *f, const char *path, struct ofl_
 
 enum { SMALL_FILE = 64 * 1024 };
 
-static int read_small(struct ofl_file *f, const char *path, struct ofl_error *err)
+/* n bytes at off of fd into a new buffer, as f's (owned) data. */
+static int pread_all(struct ofl_file *f, int fd, uint64_t off, uint64_t n, const char *path,
+                     struct ofl_error *err)
 {
-	uint8_t *p = ofl_malloc(f->size);
-	if (!p) {
-		ofl_file_close(f);
+	uint8_t *p = n <= SIZE_MAX ? ofl_malloc((size_t)n) : NULL;
+	if (!p)
 		return OFL_NOMEM(err);
-	}
 	f->data = p;
+	f->size = (size_t)n;
 	f->mapped = 0;
-	for (size_t got = 0; got < f->size;) {
-		ssize_t r = pread(f->fd, p + got, f->size - got, (off_t)got);
+	for (uint64_t got = 0; got < n;) {
+		ssize_t r = pread(fd, p + got, (size_t)(n - got), (off_t)(off + got));
 		if (r < 0 && errno == EINTR)
 			continue;
-		if (r <= 0) {
-			int rc = r < 0 ? ofl_error_errno(err, path, "cannot read")
-			               : ofl_error_set(err, OFL_EIO, path, got,
-			                               "file shrank while read");
-			ofl_file_close(f);
-			return rc;
-		}
-		got += (size_t)r;
+		if (r <= 0)
+			return r < 0 ? ofl_error_errno(err, path, "cannot read")
+			             : ofl_error_set(err, OFL_EIO, path, got, "file ends early");
+		got += (uint64_t)r;
 	}
 	return 0;
+}
+
+static int read_small(struct ofl_file *f, const char *path, struct ofl_error *err)
+{
+	int rc = pread_all(f, f->fd, 0, f->size, path, err);
+	if (rc)
+		ofl_file_close(f);
+	return rc;
+}
+
+int ofl_file_read_range(struct ofl_file *f, int fd, uint64_t off, uint64_t size, const char *path,
+                        struct ofl_error *err)
+{
+	*f = (struct ofl_file)OFL_FILE_INIT;
+	if (!(f->path = ofl_strdup(path)))
+		return OFL_NOMEM(err);
+	int rc = pread_all(f, fd, off, size, path, err);
+	if (rc)
+		ofl_file_close(f);
+	return rc;
 }
 
 int ofl_file_open(struct ofl_file *f, const char *path, struct ofl_error *err)

@@ -112,7 +112,6 @@ void ofl_link_free(struct ofl_link *l)
 		struct link_file *f = &l->files[i];
 		ofl_archive_release(&f->ar);
 		ofl_file_close(&f->f);
-		free(f->owned);
 		free((char *)f->in.path);
 	}
 	for (size_t i = 0; i < l->nunits; i++)
@@ -358,28 +357,6 @@ static enum file_kind classify(const uint8_t *d, size_t n)
 	return type == 1 ? FILE_OBJECT : type == 3 ? FILE_SHARED : FILE_OTHER;
 }
 
-/* A plugin's view: size bytes at offset of an open descriptor. */
-static int read_range(struct link_file *f, struct ofl_error *err)
-{
-	if (f->in.size > SIZE_MAX || !(f->owned = ofl_malloc(f->in.size)))
-		return OFL_NOMEM(err);
-	for (uint64_t got = 0; got < f->in.size;) {
-		ssize_t r =
-		    pread(f->in.fd, f->owned + got, f->in.size - got, (off_t)(f->in.offset + got));
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return r < 0 ? ofl_error_errno(err, f->in.path, "cannot read")
-			             : ofl_error_set(err, OFL_EFORMAT, f->in.path, got,
-			                             "file ends early");
-		got += (uint64_t)r;
-	}
-	f->f.data = f->owned;
-	f->f.size = f->in.size;
-	f->f.mapped = -1; /* borrowed: freed as owned */
-	return 0;
-}
-
 /* An input the host linker chose that cannot hold device code (a shared
  * object, a linker script): told by its first bytes, so a plugin does not
  * read all of libc for nothing.  A whole archive offered too (ld.bfd does
@@ -400,7 +377,9 @@ static bool skip_by_header(const struct link_file *f)
 static int load(struct link_file *f, struct ofl_error *err)
 {
 	if (f->in.fd >= 0)
-		return skip_by_header(f) ? 1 : read_range(f, err);
+		return skip_by_header(f) ? 1
+		                         : ofl_file_read_range(&f->f, f->in.fd, f->in.offset,
+		                                               f->in.size, f->in.path, err);
 	/* files that cannot be read (missing, directories) are the host
 	 * linker's to report */
 	struct ofl_error ignored = OFL_ERROR_INIT;
@@ -413,8 +392,7 @@ int ofl_link_add(struct ofl_link *l, const struct ofl_link_input *in, struct ofl
 	if (OFL_GROW(l->files, l->capfiles, l->nfiles))
 		return OFL_NOMEM(err);
 	struct link_file *f = &l->files[l->nfiles];
-	*f = (struct link_file){OFL_FILE_INIT,    NULL,      FILE_OTHER, *in,
-	                        OFL_ARCHIVE_INIT, l->nunits, 0};
+	*f = (struct link_file){OFL_FILE_INIT, FILE_OTHER, *in, OFL_ARCHIVE_INIT, l->nunits, 0};
 	if (!(f->in.path = ofl_strdup(in->path)))
 		return OFL_NOMEM(err);
 	size_t fi = l->nfiles++;

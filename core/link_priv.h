@@ -21,7 +21,6 @@ enum file_kind { FILE_OTHER, FILE_OBJECT, FILE_ARCHIVE, FILE_SHARED, FILE_OBIN }
 /* A file of the host link. */
 struct link_file {
 	struct ofl_file f;
-	uint8_t *owned; /* bytes read from an fd (plugin input) */
 	enum file_kind kind;
 	struct ofl_link_input in; /* path owned (in.path) */
 	struct ofl_archive ar;

@@ -37,6 +37,11 @@ struct ofl_file {
 int ofl_file_open(struct ofl_file *f, const char *path, struct ofl_error *err);
 void ofl_file_close(struct ofl_file *f);
 
+/* size bytes at off of an open descriptor, read into memory (a linker
+ * plugin's view of an input); fd stays the caller's. */
+int ofl_file_read_range(struct ofl_file *f, int fd, uint64_t off, uint64_t size, const char *path,
+                        struct ofl_error *err);
+
 struct ofl_out {
 	int fd;
 	int to_stdout;
