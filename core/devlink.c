@@ -72,9 +72,8 @@ unsigned ofl_llvm_newest(const char *root)
  * LLVM release; the newest LLVM installed; clang on PATH. */
 static char *find_clang(const struct ofl_link *l, unsigned want)
 {
-	static const char *const default_roots[] = {"/usr/lib"};
-	const char *const *roots = l->o.nllvm_roots ? l->o.llvm_roots : default_roots;
-	size_t nroots = l->o.nllvm_roots ? l->o.nllvm_roots : 1;
+	const char *const *roots = l->o.llvm_roots;
+	size_t nroots = l->o.nllvm_roots;
 	char *p = NULL;
 	if (l->o.device_compiler)
 		return ofl_strdup(l->o.device_compiler);

@@ -41,6 +41,11 @@ int ofl_link_new(struct ofl_link **out, const struct ofl_link_opts *o, struct of
 		l->o.tmpdir = "/tmp";
 	if (!l->o.jobs)
 		l->o.jobs = 1;
+	static const char *const default_roots[] = {"/usr/lib"};
+	if (!l->o.nllvm_roots) {
+		l->o.llvm_roots = default_roots;
+		l->o.nllvm_roots = 1;
+	}
 	pthread_mutex_init(&l->lock, NULL);
 	*out = l;
 	return 0;

@@ -47,9 +47,8 @@ static int group_images(struct ofl_link *l, struct ofl_error *err)
 /* <root>/llvm-<N>/lib when libomptarget is there. */
 static char *runtime_dir(const struct ofl_link *l, unsigned v)
 {
-	static const char *const default_roots[] = {"/usr/lib"};
-	const char *const *roots = l->o.nllvm_roots ? l->o.llvm_roots : default_roots;
-	size_t n = l->o.nllvm_roots ? l->o.nllvm_roots : 1;
+	const char *const *roots = l->o.llvm_roots;
+	size_t n = l->o.nllvm_roots;
 	for (size_t i = 0; v && i < n; i++) {
 		char *p = NULL;
 		if (!roots[i] || asprintf(&p, "%s/llvm-%u/lib/libomptarget.so", roots[i], v) < 0)
@@ -68,7 +67,7 @@ static void count_taken(struct ofl_link *l)
 	for (size_t i = 0; i < l->nimages; i++)
 		if (l->units[l->images[i].unit].device)
 			l->groups[l->images[i].group].nimages++;
-	const char *root = l->o.nllvm_roots ? l->o.llvm_roots[0] : "/usr/lib";
+	const char *root = l->o.llvm_roots[0];
 	for (size_t g = 0; g < l->ngroups; g++) {
 		if (!l->groups[g].nimages)
 			continue;
