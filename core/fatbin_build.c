@@ -1,4 +1,4 @@
-/* Fat binaries for CUDA and HIP registration (linking.md §2.4). */
+/* Fat binaries for CUDA and HIP registration (docs/abi.md, "Fat binaries for CUDA and HIP"). */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>

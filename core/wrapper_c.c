@@ -168,7 +168,7 @@ static int omp_source(struct ofl_buf *b, const struct ofl_wrap_opts *o,
 	return rc || (old && slot(b, ".fini_array.1", "unreg"));
 }
 
-/* The entry walk of linking.md §2.3 for the layout of o. */
+/* The entry walk (docs/abi.md, "Registration sequence") for the layout of o. */
 static int cuda_walk(struct ofl_buf *b, const struct ofl_wrap_opts *o, const char *p,
                      const char *rt)
 {

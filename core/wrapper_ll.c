@@ -1,5 +1,5 @@
 /* LLVM IR text for the wrapper module (wrapper_obj.h): the same globals,
- * sections and constructors clang's wrapper builds (linking.md §1.6, §2),
+ * sections and constructors clang's wrapper builds (docs/abi.md, "Registration sequence"),
  * in opaque-pointer IR that LLVM 15 and later read.  The LLVM 14 flavours are
  * written in the same dialect (14 itself used typed pointers). */
 #include <stdio.h>

@@ -1,5 +1,5 @@
 /* Which registration a host object needs, from its offload entry tables
- * (linking.md §1.1, §1.4): the flavour follows from the inputs, so users
+ * (docs/abi.md, "Entry tables"): the flavour follows from the inputs, so users
  * rarely name it.  Read with libelf, like every other ELF input. */
 #include <gelf.h>
 #include <libelf.h>

@@ -1,4 +1,4 @@
-/* The wrapper object (see wrapper_obj.h, linking.md §1, §2, §4).
+/* The wrapper object (see wrapper_obj.h and docs/abi.md).
  *
  * Each flavour lays out the same kinds of things: the image bytes, the
  * descriptor data with absolute relocations, a dummy object that makes the

@@ -1,5 +1,5 @@
-/* Producing the fat binaries CUDA and HIP programs register (linking.md
- * §2.4), from linked device images:
+/* Producing the fat binaries CUDA and HIP programs register (docs/abi.md,
+ * "Fat binaries for CUDA and HIP"), from linked device images:
  *  - HIP: a clang-offload-bundler binary bundle, written in memory exactly
  *    as clang-linker-wrapper 19/22 has the bundler write it (-type=o
  *    -bundle-align=4096, an empty host entry, one entry per image in the

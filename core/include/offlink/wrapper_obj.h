@@ -1,6 +1,6 @@
 /* The wrapper object: device images in, a host relocatable ELF object out
  * whose constructor registers the images with the offload runtime before
- * main and unregisters them at exit (linking.md §1, §2, §4).
+ * main and unregisters them at exit (docs/abi.md).
  *
  * The object is written directly with libelf; its constructor and destructor
  * are a few fixed, hand-assembled instruction sequences with relocations, so
