@@ -1,4 +1,4 @@
-/* Binary and text bundles (formats.md §1.2, §1.3) and the reader that picks
+/* Binary and text bundles (docs/formats.md §1.2, §1.3) and the reader that picks
  * the handler and undoes compression. */
 #include <stdio.h>
 #include <stdlib.h>

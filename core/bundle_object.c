@@ -1,4 +1,4 @@
-/* The bundler's object handler (formats.md §1.4): device entries live in
+/* The bundler's object handler (docs/formats.md §1.4): device entries live in
  * SHF_EXCLUDE sections named __CLANG_OFFLOAD_BUNDLE__<id> of the host ELF
  * object.  LLVM runs llvm-objcopy for this; we edit the ELF with libelf in
  * process. */

@@ -1,5 +1,5 @@
 /* clang-offload-bundler's three operations over the container modules.
- * Behaviour follows formats.md §1.5-1.8 and §3; where LLVM crashes or writes
+ * Behaviour follows docs/formats.md §1.5-1.8 and §3; where LLVM crashes or writes
  * a corrupt file we report an error instead. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -76,7 +76,7 @@ static bool is_hip_kind(const char *k)
 }
 
 /* Finds a target-ID conflict among ids[0..n) the way the bundler does:
- * per kind and raw triple (formats.md §1.5, §3).  Returns 1 with the pair
+ * per kind and raw triple (docs/formats.md §1.5, §3).  Returns 1 with the pair
  * written as "<kind>-<raw triple>-<target id>" in *a and *b (caller frees),
  * 0 when there is none, or a negative error. */
 int ofl_bl_find_conflict(const struct ofl_bundle_id *ids, size_t n, char **a, char **b,

@@ -1,5 +1,5 @@
 /* clang-offload-bundler -unbundle -type=a: heterogeneous archives in, one
- * device-specific archive per target out (formats.md §3). */
+ * device-specific archive per target out (docs/formats.md §3). */
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <unistd.h>

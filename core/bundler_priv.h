@@ -26,7 +26,7 @@ int ofl_bl_entry_order(const struct ofl_bundle *b, size_t *order, struct ofl_err
 int ofl_bl_find_conflict(const struct ofl_bundle_id *ids, size_t n, char **a, char **b,
                          struct ofl_error *err);
 
-/* -type=a: one output archive per target (formats.md §3). */
+/* -type=a: one output archive per target (docs/formats.md §3). */
 int ofl_bl_unbundle_archive(const struct ofl_bundler_options *o, const struct targets *t,
                             struct ofl_error *err);
 

@@ -1,4 +1,4 @@
-/* Compressed offload bundles, "CCOB" (formats.md §4). */
+/* Compressed offload bundles, "CCOB" (docs/formats.md §4). */
 #include <md5.h>
 #include <pthread.h>
 

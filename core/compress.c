@@ -1,4 +1,4 @@
-/* zlib and zstd with LLVM's parameters (formats.md §4.4), and bounded,
+/* zlib and zstd with LLVM's parameters (docs/formats.md §4.4), and bounded,
  * length-checked decompression into caller buffers. */
 #include <stdio.h>
 #include <zlib.h>

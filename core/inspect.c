@@ -880,7 +880,7 @@ static bool triples_fit(const char *a, const char *b)
 	return true;
 }
 
-/* formats.md §2.4 (b): same processor, and every feature the image names
+/* docs/formats.md §2.4 (b): same processor, and every feature the image names
  * the target names with the same sign. */
 static bool tids_fit(const char *image, const char *want)
 {

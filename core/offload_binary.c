@@ -1,4 +1,4 @@
-/* OffloadBinary reading and writing (formats.md §5). */
+/* OffloadBinary reading and writing (docs/formats.md §5). */
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>

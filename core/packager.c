@@ -1,4 +1,4 @@
-/* The packager's logic (formats.md §5.8), shared by `offlink package` and
+/* The packager's logic (docs/formats.md §5.8), shared by `offlink package` and
  * the clang-offload-packager / llvm-offload-binary personalities. */
 #include <stdlib.h>
 #include <string.h>

@@ -1,5 +1,5 @@
 /* Bundle entry IDs, target IDs and the StringMap iteration order
- * (formats.md §1.5, §1.6, §2, §3).
+ * (docs/formats.md §1.5, §1.6, §2, §3).
  *
  * LLVM 22 parses a -targets string as "<kind>-<a>-<v>-<o>-<e>[-<tid>]" and
  * writes its triple through llvm::Triple::normalize; LLVM 19 splits the
@@ -164,7 +164,7 @@ static const struct proc_info *find_proc(const char *p, size_t len)
 bool ofl_processor_known(const char *proc, size_t len, enum ofl_llvm_dialect d)
 {
 	/* 19's table has an unnamed entry, so "" counts as known there
-	 * (the trailing-dash bug, formats.md §2.3). */
+	 * (the trailing-dash bug, docs/formats.md §2.3). */
 	if (len == 0)
 		return d == OFL_LLVM19;
 	const struct proc_info *pi = find_proc(proc, len);
@@ -1237,7 +1237,7 @@ int ofl_target_id_find_conflict(const char *const *ids, size_t n, size_t *first,
 	return rc;
 }
 
-/* ---- llvm::StringMap iteration order (formats.md §1.6) ------------------- */
+/* ---- llvm::StringMap iteration order (docs/formats.md §1.6) -------------- */
 
 struct smap {
 	size_t nb;      /* buckets, a power of two */

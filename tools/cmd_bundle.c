@@ -201,7 +201,7 @@ static bool env_is(const char *name, const char *value)
 	return v && !strcmp(v, value);
 }
 
-/* Environment variables, as LLVM reads them (formats.md §4.6); command-line
+/* Environment variables, as LLVM reads them (docs/formats.md §4.6); command-line
  * options given explicitly win. */
 static void llvm_env(struct bundle_args *a, struct ofl_bundler_options *o)
 {

@@ -1,5 +1,5 @@
 /* offlink package, and the clang-offload-packager / llvm-offload-binary
- * personalities (formats.md §5.8).  The LLVM version whose behaviour a
+ * personalities (docs/formats.md §5.8).  The LLVM version whose behaviour a
  * personality follows: a "-19"/"-22" suffix of the name it is invoked under,
  * else $OFFLINK_LLVM_VERSION, else 22. */
 #include <stdio.h>

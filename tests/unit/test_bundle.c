@@ -3,7 +3,7 @@
 #include "offlink/ccob.h"
 #include "offlink/error.h"
 
-/* formats.md §1.2: -bundle-align=3 puts the first entry at 141 when H = 139 */
+/* docs/formats.md §1.2: -bundle-align=3 puts the first entry at 141 when H = 139 */
 OFL_TEST(header_offsets_with_odd_alignment)
 {
 	const char *ids[] = {"host-x86_64-unknown-linux-gnu-", "hip-amdgcn-amd-amdhsa--gfx90a",

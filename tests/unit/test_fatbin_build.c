@@ -13,7 +13,7 @@ static uint64_t le64(const uint8_t *p)
 	return v;
 }
 
-/* formats.md §1.2's worked example: host 4096/0, gfx908 4096/4, gfx90a
+/* docs/formats.md §1.2's worked example: host 4096/0, gfx908 4096/4, gfx90a
  * 8192/10, file size 8202. */
 OFL_TEST(hipfb_layout_22)
 {

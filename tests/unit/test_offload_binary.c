@@ -1,4 +1,4 @@
-/* OffloadBinary: the worked example of formats.md §5.1, the hash test
+/* OffloadBinary: the worked example of docs/formats.md §5.1, the hash test
  * vectors and key orders of §5.3, reader checks, v2 and v3. */
 #include <zstd.h>
 

@@ -1192,7 +1192,7 @@ OFL_TEST(stringmap_order_matches_list)
 	order_of(list_keys, 30, order);
 	for (size_t i = 0; i < 30; i++)
 		CHECK_EQ_U(order[i], list_order[i]);
-	/* formats.md §1.6 example. */
+	/* docs/formats.md §1.6 example. */
 	static const char *const k3[] = {"host-x86_64-unknown-linux-gnu-",
 	                                 "hip-amdgcn-amd-amdhsa--gfx90a:xnack+",
 	                                 "openmp-amdgcn-amd-amdhsa--gfx908"};

@@ -1,5 +1,5 @@
 /* Unix ar archives: reading GNU, BSD and thin archives, and writing GNU
- * archives exactly as llvm-ar does in deterministic mode (formats.md §3). */
+ * archives exactly as llvm-ar does in deterministic mode (docs/formats.md §3). */
 #ifndef OFFLINK_ARCHIVE_H
 #define OFFLINK_ARCHIVE_H
 

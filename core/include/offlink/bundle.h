@@ -1,4 +1,4 @@
-/* clang-offload-bundler containers (formats.md §1): binary bundles, text
+/* clang-offload-bundler containers (docs/formats.md §1): binary bundles, text
  * bundles, and "fat objects" whose entries are __CLANG_OFFLOAD_BUNDLE__
  * sections.  Compressed (CCOB) input is decompressed by ofl_bundle_read. */
 #ifndef OFFLINK_BUNDLE_H

@@ -1,4 +1,4 @@
-/* Compressed bundles ("CCOB", formats.md §4): one header and a zlib or zstd
+/* Compressed bundles ("CCOB", docs/formats.md §4): one header and a zlib or zstd
  * stream holding a whole uncompressed bundle. */
 #ifndef OFFLINK_CCOB_H
 #define OFFLINK_CCOB_H

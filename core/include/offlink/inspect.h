@@ -126,7 +126,7 @@ bool ofl_node_is_code(const struct ofl_node *n);
  * ("sm_90", "gfx90a:xnack-") or a bare triple architecture ("x86_64").
  * Triples fit when their architectures are equal and each other field is
  * equal or unknown/empty on one side.  Returns 0 for no match, 1 for a
- * compatible one (target-ID rules of formats.md §2.4), 2 for one whose
+ * compatible one (target-ID rules of docs/formats.md §2.4), 2 for one whose
  * target ID is the one asked for. */
 int ofl_node_match(const struct ofl_node *n, const char *t);
 

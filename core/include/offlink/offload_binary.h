@@ -1,4 +1,4 @@
-/* OffloadBinary (magic 10 FF 10 AD, formats.md §5): one device image plus
+/* OffloadBinary (magic 10 FF 10 AD, docs/formats.md §5): one device image plus
  * string metadata (triple, arch, ...), as clang-offload-packager writes it and
  * as -fembed-offload-object puts it in .llvm.offloading sections. */
 #ifndef OFFLINK_OFFLOAD_BINARY_H
@@ -95,7 +95,7 @@ enum ofl_obin_llvm_diag ofl_obin_llvm_diag(const uint8_t *data, size_t size);
 const char *ofl_obin_llvm_diag_text(enum ofl_obin_llvm_diag d);
 
 /* Any version (1, 2 with several entries, 3 possibly zstd/zlib compressed,
- * formats.md §5.6).  entries and their strings are owned by the set. */
+ * docs/formats.md §5.6).  entries and their strings are owned by the set. */
 struct ofl_obin_set {
 	uint32_t version;
 	uint64_t size;          /* the size field */
@@ -148,11 +148,11 @@ struct ofl_obin_image {
 /* Appends one version-1 binary, laid out byte for byte as LLVM 19/22 do. */
 int ofl_obin_write(const struct ofl_obin_image *img, struct ofl_buf *out, struct ofl_error *err);
 
-/* LLVM 19/22's hash_value(StringRef) for release builds (formats.md §5.3). */
+/* LLVM 19/22's hash_value(StringRef) for release builds (docs/formats.md §5.3). */
 uint64_t ofl_llvm_string_hash(const char *s, size_t len);
 
 /* The order LLVM's DenseMap<StringRef,StringRef> iterates keys inserted in
- * the given order (formats.md §5.3); fills order[] with indices.  Keys must
+ * the given order (docs/formats.md §5.3); fills order[] with indices.  Keys must
  * be distinct.  The caller passes every key the packager saw, "file" and
  * "kind" included, and skips those when writing.  Returns the number of
  * indices written (n), or OFL_ENOMEM. */

@@ -1,6 +1,6 @@
 /* What clang-offload-packager / llvm-offload-binary do, as a library:
  * parsing --image key lists, packing images into OffloadBinaries, finding
- * binaries in inputs for extraction, matching and naming (formats.md §5.8).
+ * binaries in inputs for extraction, matching and naming (docs/formats.md §5.8).
  * The front end only parses its command line and prints. */
 #ifndef OFFLINK_PACKAGER_H
 #define OFFLINK_PACKAGER_H

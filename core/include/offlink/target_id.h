@@ -1,5 +1,5 @@
 /* Bundle entry IDs and target IDs, as clang-offload-bundler writes and
- * matches them (formats.md §2).
+ * matches them (docs/formats.md §2).
  *
  * A bundle entry ID is "<kind>-<arch>-<vendor>-<os>-<env>-<targetid>", where
  * the target ID is "<processor>(:<feature>(+|-))*" and may be empty.  How a
@@ -107,7 +107,7 @@ char *ofl_target_id_canonical(const struct ofl_target_id *t);
  * leaves as Any ("Cannot bundle inputs with conflicting targets"). */
 bool ofl_target_id_conflict(const struct ofl_target_id *a, const struct ofl_target_id *b);
 
-/* The bundler's own check over the target IDs of one kind-triple (formats.md
+/* The bundler's own check over the target IDs of one kind-triple (docs/formats.md
  * §1.5, §3), which is narrower than the pairwise rule above: the IDs are
  * sorted bytewise and deduplicated, the first ID of each processor is kept,
  * and a later one conflicts only if it names a feature that first one lacks
@@ -128,7 +128,7 @@ bool ofl_processor_known(const char *proc, size_t len, enum ofl_llvm_dialect d);
 bool ofl_triple_arch_known(const char *arch, size_t len, enum ofl_llvm_dialect d);
 
 /* The order in which an llvm::StringMap built by inserting keys[0..n) in
- * that order iterates (formats.md §1.6): fills order[] with key indices.
+ * that order iterates (docs/formats.md §1.6): fills order[] with key indices.
  * Used for -list output and for unbundling's match order.  A repeated key
  * keeps its first bucket but holds the index of its last insertion (as
  * map[key] = value does); order[] then has fewer than n indices and is
