@@ -1,4 +1,4 @@
-/* Private to the link pipeline (link.c, link_gather.c, link_select.c,
+/* Private to the link pipeline (link.c, link_select.c, link_syms.c,
  * devlink.c): the context and what it knows about inputs and images. */
 #ifndef OFL_LINK_PRIV_H
 #define OFL_LINK_PRIV_H

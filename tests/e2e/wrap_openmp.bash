@@ -7,7 +7,7 @@
 #   DEVLIBS   extra libraries for the device link (array)
 #   OMP_CFLAGS extra compile flags (array), e.g. where omp.h is
 #
-# Pipeline per program (what clang-linker-wrapper does, linking.md §3, with
+# Pipeline per program (what clang-linker-wrapper does, docs/design.md, "The link pipeline", with
 # offlink doing the wrapping): compile with -fopenmp-targets, take the
 # device objects out of each host object's .llvm.offloading (with offlink's
 # packager, and LLVM's, which must agree),

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # offlink wrap --kind=hip building the .hipfb itself from linked AMDGPU code
 # objects: byte for byte what clang-offload-bundler 19/22 writes for
-# clang-linker-wrapper's command line (linking.md §2.4), what
+# clang-linker-wrapper's command line (docs/abi.md, "Fat binaries for CUDA and HIP"), what
 # clang-linker-wrapper 19/22 itself leaves with --save-temps, and the same
 # registration (stub runtime) as wrapping LLVM's .hipfb.
 source "$OFL_SRC/tests/lib.sh"
