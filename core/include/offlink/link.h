@@ -40,6 +40,10 @@ enum ofl_link_log {
 struct ofl_link_opts {
 	const char *host_triple; /* NULL: x86_64-pc-linux-gnu */
 	const char *tmpdir;      /* where temporaries go; NULL: /tmp */
+	/* Front ends pass what they read from the environment ($PATH,
+	 * $CUDA_PATH): the library reads none. */
+	const char *search_path; /* where clang is looked for last; NULL: nowhere */
+	const char *cuda_path;   /* the CUDA toolkit's fatbinary; NULL: /usr/local/cuda */
 	const char *output;      /* the link's -o, to name saved temporaries */
 	unsigned jobs;           /* parallel device links; 0: 1 */
 	/* GNU make jobserver (from MAKEFLAGS): a token is read from rfd

@@ -46,9 +46,10 @@ int ofl_proc_run(struct ofl_proc *p, struct ofl_error *err);
 void ofl_proc_release(struct ofl_proc *p);
 
 /* The first executable <dir>/<name> among dirs[0..n) (NULL entries
- * skipped), then along PATH.  Returns an owned path, or NULL when there is
- * none (or on allocation failure). */
-char *ofl_proc_find(const char *name, const char *const *dirs, size_t n);
+ * skipped), then along search_path (a $PATH value the front end read; NULL:
+ * nowhere else).  Returns an owned path, or NULL when there is none (or on
+ * allocation failure). */
+char *ofl_proc_find(const char *name, const char *const *dirs, size_t n, const char *search_path);
 
 /* A command for people and scripts to read, NUL-terminated, appended to
  * out: every word in double quotes ("prog" "arg"), or in LLVM's form (a
