@@ -7,12 +7,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "offlink/api.h"
 #include "offlink/buf.h"
 #include "offlink/error.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+OFL_API_BEGIN
 
 struct ofl_ar_member {
 	char *name;           /* owned, NUL-terminated, resolved long name */
@@ -72,6 +74,7 @@ int ofl_archive_write_gnu(const struct ofl_ar_input *m, size_t n, struct ofl_buf
 int ofl_archive_write_gnu_sym64(const struct ofl_ar_input *m, size_t n, uint64_t sym64_at,
                                 struct ofl_buf *out, struct ofl_error *err);
 
+OFL_API_END
 #ifdef __cplusplus
 }
 #endif

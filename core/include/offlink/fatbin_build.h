@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "offlink/api.h"
 #include "offlink/buf.h"
 #include "offlink/ccob.h"
 #include "offlink/error.h"
@@ -22,6 +23,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+OFL_API_BEGIN
 
 /* One linked device image.  HIP reads data[0..size); CUDA hands `path` to
  * fatbinary, or writes data to a temporary file when path is NULL. */
@@ -113,6 +115,7 @@ int ofl_cuda_fatbin_build(const struct ofl_fatbin_image *imgs, size_t n,
                           const struct ofl_cuda_fatbin_options *o, struct ofl_buf *out,
                           struct ofl_error *err);
 
+OFL_API_END
 #ifdef __cplusplus
 }
 #endif

@@ -9,12 +9,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "offlink/api.h"
 #include "offlink/error.h"
 #include "offlink/io.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+OFL_API_BEGIN
 
 enum ofl_node_kind {
 	OFL_NODE_FILE,         /* the file named on the command line */
@@ -193,6 +195,7 @@ const char *ofl_elf_format_name(const uint8_t *elf_header);
 const char *ofl_node_kind_name(enum ofl_node_kind k);
 const char *ofl_node_format_name(enum ofl_node_format f);
 
+OFL_API_END
 #ifdef __cplusplus
 }
 #endif

@@ -21,11 +21,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "offlink/api.h"
 #include "offlink/error.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+OFL_API_BEGIN
 
 struct ofl_link;
 
@@ -146,6 +148,7 @@ int ofl_link_run(struct ofl_link *l, struct ofl_link_result *res, struct ofl_err
  * merged is left as it is. */
 int ofl_link_finish_relocatable(const char *merged, const char *output, struct ofl_error *err);
 
+OFL_API_END
 #ifdef __cplusplus
 }
 #endif

@@ -9,12 +9,14 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "offlink/api.h"
 #include "offlink/buf.h"
 #include "offlink/error.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+OFL_API_BEGIN
 
 struct ofl_proc {
 	char **argv; /* owned, NULL-terminated; argv[0] is the program */
@@ -71,6 +73,7 @@ int ofl_jobserver_open(const char *makeflags, int *rfd, int *wfd);
  * is) or out of memory; else an owned array of env's strings, to free(). */
 char **ofl_proc_env_without_driver(char *const *env);
 
+OFL_API_END
 #ifdef __cplusplus
 }
 #endif
