@@ -497,18 +497,6 @@ static uint64_t symtab_size(const struct sym_list *sl, unsigned w)
 	return padded(w + sl->total * w + sl->names.len);
 }
 
-/* llvm-ar switches to "/SYM64/" when the last member header would start at or
- * beyond 4 GiB; like llvm-ar, SYM64_THRESHOLD in the environment lowers the
- * limit so the switch can be tested with small archives. */
-static uint64_t sym64_threshold(void)
-{
-	const char *s = getenv("SYM64_THRESHOLD");
-	uint64_t v;
-	if (s && parse_decimal((const uint8_t *)s, strlen(s), &v))
-		return v;
-	return UINT64_C(1) << 32;
-}
-
 static void put_be(uint8_t *p, uint64_t v, unsigned w)
 {
 	for (unsigned i = 0; i < w; i++)
@@ -568,7 +556,8 @@ static bool layout(const struct ofl_ar_input *m, size_t n, const struct longname
 }
 
 static int write_archive(const struct ofl_ar_input *m, size_t n, const struct sym_list *sl,
-                         const struct longnames *ln, struct ofl_buf *out, struct ofl_error *err)
+                         const struct longnames *ln, uint64_t sym64_at, struct ofl_buf *out,
+                         struct ofl_error *err)
 {
 	uint64_t members_len, last_hdr;
 	if (!layout(m, n, ln, &members_len, &last_hdr))
@@ -579,7 +568,7 @@ static int write_archive(const struct ofl_ar_input *m, size_t n, const struct sy
 	 * written, exactly as llvm-ar decides. */
 	unsigned w = 4;
 	uint64_t headers = MAGIC_LEN + HDR_LEN + symtab_size(sl, 4) + strtab;
-	if (headers + last_hdr >= sym64_threshold()) {
+	if (headers + last_hdr >= sym64_at) {
 		w = 8;
 		headers = MAGIC_LEN + HDR_LEN + symtab_size(sl, 8) + strtab;
 	}
@@ -610,6 +599,12 @@ static int write_archive(const struct ofl_ar_input *m, size_t n, const struct sy
 int ofl_archive_write_gnu(const struct ofl_ar_input *m, size_t n, struct ofl_buf *out,
                           struct ofl_error *err)
 {
+	return ofl_archive_write_gnu_sym64(m, n, OFL_AR_SYM64_AT, out, err);
+}
+
+int ofl_archive_write_gnu_sym64(const struct ofl_ar_input *m, size_t n, uint64_t sym64_at,
+                                struct ofl_buf *out, struct ofl_error *err)
+{
 	/* An empty name would be written "/", which reads as the index. */
 	for (size_t i = 0; i < n; i++)
 		if (!m[i].name[0])
@@ -621,7 +616,7 @@ int ofl_archive_write_gnu(const struct ofl_ar_input *m, size_t n, struct ofl_buf
 	if (!rc)
 		rc = build_longnames(m, n, &ln, err);
 	if (!rc)
-		rc = write_archive(m, n, &sl, &ln, out, err);
+		rc = write_archive(m, n, &sl, &ln, sym64_at, out, err);
 	ofl_buf_release(&sl.names);
 	free(sl.count);
 	ofl_buf_release(&ln.table);

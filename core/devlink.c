@@ -83,7 +83,7 @@ static char *find_clang(const struct ofl_link *l, unsigned want)
 	for (size_t i = 0; !p && i < nroots; i++)
 		if (roots[i])
 			p = llvm_tool(roots[i], ofl_llvm_newest(roots[i]), "clang");
-	return p ? p : ofl_proc_find("clang", NULL, 0);
+	return p ? p : ofl_proc_find("clang", NULL, 0, l->o.search_path);
 }
 
 /* The fastest linker next to clang, for CPU device links: a bfd link of an

@@ -21,14 +21,14 @@
 #include "elf_writer.h"
 #include "internal.h"
 
-void ew_init(struct ew_obj *o, uint16_t machine, struct ofl_error *err)
+void ofl_ew_init(struct ofl_ew_obj *o, uint16_t machine, struct ofl_error *err)
 {
 	memset(o, 0, sizeof(*o));
 	o->machine = machine;
 	o->err = err;
 }
 
-void ew_release(struct ew_obj *o)
+void ofl_ew_release(struct ofl_ew_obj *o)
 {
 	for (size_t i = 0; i < o->nsecs; i++) {
 		ofl_buf_release(&o->secs[i].data);
@@ -55,9 +55,10 @@ static void *grow(void *arr, size_t n, size_t elem)
 	return p;
 }
 
-int ew_section(struct ew_obj *o, const char *name, uint32_t type, uint64_t flags, uint64_t align)
+int ofl_ew_section(struct ofl_ew_obj *o, const char *name, uint32_t type, uint64_t flags,
+                   uint64_t align)
 {
-	struct ew_sec *s = grow(o->secs, o->nsecs, sizeof(*s));
+	struct ofl_ew_sec *s = grow(o->secs, o->nsecs, sizeof(*s));
 	if (!s) {
 		OFL_NOMEM(o->err);
 		return -1;
@@ -71,8 +72,8 @@ int ew_section(struct ew_obj *o, const char *name, uint32_t type, uint64_t flags
 	return (int)o->nsecs++;
 }
 
-uint32_t ew_symbol(struct ew_obj *o, const char *name, uint8_t bind, uint8_t type, uint8_t vis,
-                   int sec, uint64_t value, uint64_t size)
+uint32_t ofl_ew_symbol(struct ofl_ew_obj *o, const char *name, uint8_t bind, uint8_t type,
+                       uint8_t vis, int sec, uint64_t value, uint64_t size)
 {
 	if (o->nsyms == 0) {
 		o->syms = grow(NULL, 0, sizeof(*o->syms));
@@ -84,7 +85,7 @@ uint32_t ew_symbol(struct ew_obj *o, const char *name, uint8_t bind, uint8_t typ
 	}
 	char *copy = ofl_strdup(name);
 	char **names = copy ? grow(o->names, o->nnames, sizeof(*names)) : NULL;
-	struct ew_sym *syms = names ? grow(o->syms, o->nsyms, sizeof(*syms)) : NULL;
+	struct ofl_ew_sym *syms = names ? grow(o->syms, o->nsyms, sizeof(*syms)) : NULL;
 	if (names)
 		o->names = names;
 	if (!syms) {
@@ -94,23 +95,23 @@ uint32_t ew_symbol(struct ew_obj *o, const char *name, uint8_t bind, uint8_t typ
 	}
 	o->names[o->nnames++] = copy;
 	o->syms = syms;
-	syms[o->nsyms] = (struct ew_sym){copy, bind, type, vis, sec, value, size};
+	syms[o->nsyms] = (struct ofl_ew_sym){copy, bind, type, vis, sec, value, size};
 	return (uint32_t)o->nsyms++;
 }
 
-uint32_t ew_secsym(struct ew_obj *o, int sec)
+uint32_t ofl_ew_secsym(struct ofl_ew_obj *o, int sec)
 {
 	if (!o->secs[sec].secsym)
 		o->secs[sec].secsym =
-		    ew_symbol(o, "", STB_LOCAL, STT_SECTION, STV_DEFAULT, sec, 0, 0);
+		    ofl_ew_symbol(o, "", STB_LOCAL, STT_SECTION, STV_DEFAULT, sec, 0, 0);
 	return o->secs[sec].secsym;
 }
 
-int ew_piece(struct ew_obj *o, int sec, const uint8_t *p, uint64_t len, uint64_t align, int fd,
-             uint64_t fd_off, uint64_t *off)
+int ofl_ew_piece(struct ofl_ew_obj *o, int sec, const uint8_t *p, uint64_t len, uint64_t align,
+                 int fd, uint64_t fd_off, uint64_t *off)
 {
-	struct ew_sec *s = &o->secs[sec];
-	struct ew_piece *pc = grow(s->pieces, s->npieces, sizeof(*pc));
+	struct ofl_ew_sec *s = &o->secs[sec];
+	struct ofl_ew_piece *pc = grow(s->pieces, s->npieces, sizeof(*pc));
 	uint64_t start, end;
 	if (!pc)
 		return OFL_NOMEM(o->err);
@@ -118,24 +119,25 @@ int ew_piece(struct ew_obj *o, int sec, const uint8_t *p, uint64_t len, uint64_t
 	if (!ofl_align_up(s->size, align, &start) || ofl_add_overflow(start, len, &end))
 		return ofl_error_set(o->err, OFL_EINVAL, NULL, OFL_NO_OFFSET,
 		                     "section '%s' too large", s->name);
-	pc[s->npieces++] = (struct ew_piece){p, len, start, fd, fd_off};
+	pc[s->npieces++] = (struct ofl_ew_piece){p, len, start, fd, fd_off};
 	s->size = end;
 	*off = start;
 	return 0;
 }
 
-int ew_reloc(struct ew_obj *o, int sec, uint64_t off, uint32_t type, uint32_t sym, int64_t addend)
+int ofl_ew_reloc(struct ofl_ew_obj *o, int sec, uint64_t off, uint32_t type, uint32_t sym,
+                 int64_t addend)
 {
-	struct ew_sec *s = &o->secs[sec];
-	struct ew_reloc *r = grow(s->rel, s->nrel, sizeof(*r));
+	struct ofl_ew_sec *s = &o->secs[sec];
+	struct ofl_ew_reloc *r = grow(s->rel, s->nrel, sizeof(*r));
 	if (!r)
 		return OFL_NOMEM(o->err);
 	s->rel = r;
-	r[s->nrel++] = (struct ew_reloc){off, type, sym, addend};
+	r[s->nrel++] = (struct ofl_ew_reloc){off, type, sym, addend};
 	return 0;
 }
 
-static uint64_t sec_size(const struct ew_sec *s)
+static uint64_t sec_size(const struct ofl_ew_sec *s)
 {
 	return s->npieces || s->type == SHT_NOBITS ? s->size : s->data.len;
 }
@@ -159,7 +161,7 @@ static int add_str(struct ofl_buf *b, const char *s, size_t *off)
 	return ofl_buf_append(b, s, strlen(s) + 1);
 }
 
-static int build_tables(struct ew_obj *o, struct layout *l)
+static int build_tables(struct ofl_ew_obj *o, struct layout *l)
 {
 	size_t n = o->nsyms ? o->nsyms : 1;
 	l->symidx = ofl_calloc(n, sizeof(*l->symidx));
@@ -195,7 +197,7 @@ static int build_tables(struct ew_obj *o, struct layout *l)
 	rc |= ofl_buf_append(&l->symtab, ent, 24);
 	for (int pass = 0; pass < 2 && !rc; pass++) {
 		for (size_t i = 1; i < o->nsyms && !rc; i++) {
-			const struct ew_sym *s = &o->syms[i];
+			const struct ofl_ew_sym *s = &o->syms[i];
 			if ((s->bind == STB_LOCAL) != (pass == 0))
 				continue;
 			size_t name = 0;
@@ -223,7 +225,7 @@ static int build_tables(struct ew_obj *o, struct layout *l)
 		rc |= ofl_buf_append_str(&l->strtab, o->secs[i].name);
 		rc |= ofl_buf_append(&l->strtab, "", 1);
 		for (size_t r = 0; r < o->secs[i].nrel && !rc; r++) {
-			const struct ew_reloc *rl = &o->secs[i].rel[r];
+			const struct ofl_ew_reloc *rl = &o->secs[i].rel[r];
 			uint8_t e[24];
 			ofl_put_le64(e, rl->off);
 			ofl_put_le64(e + 8, ((uint64_t)l->symidx[rl->sym] << 32) | rl->type);
@@ -236,7 +238,7 @@ static int build_tables(struct ew_obj *o, struct layout *l)
 	return rc ? OFL_NOMEM(o->err) : 0;
 }
 
-static void release_layout(struct ew_obj *o, struct layout *l)
+static void release_layout(struct ofl_ew_obj *o, struct layout *l)
 {
 	if (l->rela)
 		for (size_t i = 0; i < o->nsecs; i++)
@@ -260,8 +262,8 @@ struct shspec {
 
 /* Adds a section whose bytes are given as pieces; *pos is the file offset,
  * advanced past it. */
-static int add_scn(struct ew_obj *o, Elf *e, const struct shspec *sp, const struct ew_piece *pc,
-                   size_t npc, uint64_t *pos, uint64_t *at)
+static int add_scn(struct ofl_ew_obj *o, Elf *e, const struct shspec *sp,
+                   const struct ofl_ew_piece *pc, size_t npc, uint64_t *pos, uint64_t *at)
 {
 	Elf_Scn *scn = elf_newscn(e);
 	GElf_Shdr sh;
@@ -300,23 +302,23 @@ fail:
 	return ofl_error_set(o->err, OFL_EIO, NULL, OFL_NO_OFFSET, "libelf: %s", elf_errmsg(-1));
 }
 
-static int add_buf_scn(struct ew_obj *o, Elf *e, struct shspec *sp, const struct ofl_buf *b,
+static int add_buf_scn(struct ofl_ew_obj *o, Elf *e, struct shspec *sp, const struct ofl_buf *b,
                        uint64_t *pos)
 {
-	struct ew_piece pc = {b->data, b->len, 0, -1, 0};
+	struct ofl_ew_piece pc = {b->data, b->len, 0, -1, 0};
 	uint64_t at;
 	sp->size = b->len;
 	return add_scn(o, e, sp, &pc, b->len ? 1 : 0, pos, &at);
 }
 
-static int write_sections(struct ew_obj *o, Elf *e, struct layout *l, uint64_t *pos)
+static int write_sections(struct ofl_ew_obj *o, Elf *e, struct layout *l, uint64_t *pos)
 {
 	size_t symtab_idx = l->nshdr - 2;
 	for (size_t i = 0; i < o->nsecs; i++) {
-		struct ew_sec *s = &o->secs[i];
+		struct ofl_ew_sec *s = &o->secs[i];
 		struct shspec sp = {l->name_off[i], s->type,  0, 0,
 		                    s->flags,       s->align, 0, sec_size(s)};
-		struct ew_piece own = {s->data.data, s->data.len, 0, -1, 0};
+		struct ofl_ew_piece own = {s->data.data, s->data.len, 0, -1, 0};
 		size_t npc = s->type != SHT_NOBITS && own.len ? 1 : 0;
 		uint64_t later = 0;
 		if (s->npieces) { /* deferred: placed after everything, see place_deferred */
@@ -352,10 +354,10 @@ static int write_sections(struct ew_obj *o, Elf *e, struct layout *l, uint64_t *
  * 64 KiB boundary: the kernel copies into the page cache's large folios
  * faster there (a 64 MiB copy_file_range: 25 ms at 64 KiB, 33 ms at 4 KiB on
  * ext4), and file systems can share the input's blocks (reflink). */
-static int place_deferred(struct ew_obj *o, Elf *e, struct layout *l, uint64_t end)
+static int place_deferred(struct ofl_ew_obj *o, Elf *e, struct layout *l, uint64_t end)
 {
 	for (size_t i = 0; i < o->nsecs; i++) {
-		const struct ew_sec *s = &o->secs[i];
+		const struct ofl_ew_sec *s = &o->secs[i];
 		if (!s->npieces)
 			continue;
 		uint64_t size = sec_size(s), align = size >= 65536 ? 65536
@@ -375,7 +377,7 @@ static int place_deferred(struct ew_obj *o, Elf *e, struct layout *l, uint64_t e
 
 /* Writes one piece at file offset at: from its file by copy_file_range,
  * else (or for what that could not copy) from memory. */
-static int put_piece(struct ew_obj *o, int fd, const struct ew_piece *pc, uint64_t at)
+static int put_piece(struct ofl_ew_obj *o, int fd, const struct ofl_ew_piece *pc, uint64_t at)
 {
 	uint64_t done = 0;
 	if (pc->fd >= 0) {
@@ -401,10 +403,10 @@ static int put_piece(struct ew_obj *o, int fd, const struct ew_piece *pc, uint64
 }
 
 /* Fills the deferred sections and gives them their real type. */
-static int fill_deferred(struct ew_obj *o, int fd, const struct layout *l, uint64_t shoff)
+static int fill_deferred(struct ofl_ew_obj *o, int fd, const struct layout *l, uint64_t shoff)
 {
 	for (size_t i = 0; i < o->nsecs; i++) {
-		const struct ew_sec *s = &o->secs[i];
+		const struct ofl_ew_sec *s = &o->secs[i];
 		uint8_t type[4];
 		if (!s->npieces)
 			continue;
@@ -412,14 +414,14 @@ static int fill_deferred(struct ew_obj *o, int fd, const struct layout *l, uint6
 			if (put_piece(o, fd, &s->pieces[k], l->offset[i] + s->pieces[k].off))
 				return o->err->code;
 		ofl_put_le32(type, s->type);
-		struct ew_piece t = {type, 4, 0, -1, 0};
+		struct ofl_ew_piece t = {type, 4, 0, -1, 0};
 		if (put_piece(o, fd, &t, shoff + l->elfsec[i] * sizeof(Elf64_Shdr) + 4))
 			return o->err->code;
 	}
 	return 0;
 }
 
-int ew_write_fd(struct ew_obj *o, int fd)
+int ofl_ew_write_fd(struct ofl_ew_obj *o, int fd)
 {
 	struct layout l;
 	memset(&l, 0, sizeof(l));

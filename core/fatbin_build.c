@@ -131,14 +131,15 @@ int ofl_hipfb_build(const struct ofl_fatbin_image *imgs, size_t n,
 
 /* ---- CUDA: NVIDIA's fatbinary ---- */
 
-int ofl_fatbinary_find(const char *cuda_path, char **path, struct ofl_error *err)
+int ofl_fatbinary_find(const char *cuda_path, const char *search_path, char **path,
+                       struct ofl_error *err)
 {
-	const char *root = cuda_path ? cuda_path : getenv("CUDA_PATH");
 	struct ofl_buf dir = OFL_BUF_INIT;
-	if (ofl_buf_printf(&dir, "%s/bin%c", root && *root ? root : "/usr/local/cuda", 0))
+	if (ofl_buf_printf(&dir, "%s/bin%c",
+	                   cuda_path && *cuda_path ? cuda_path : "/usr/local/cuda", 0))
 		return OFL_NOMEM(err);
 	const char *dirs[1] = {(const char *)dir.data};
-	*path = ofl_proc_find("fatbinary", dirs, 1);
+	*path = ofl_proc_find("fatbinary", dirs, 1, search_path);
 	int rc = *path ? 0
 	               : ofl_error_set(err, OFL_ENOTFOUND, NULL, OFL_NO_OFFSET,
 	                               "cannot find 'fatbinary' in '%s' or on PATH; give the CUDA "
@@ -220,8 +221,6 @@ int ofl_cuda_fatbin_argv(const struct ofl_fatbin_image *imgs, size_t n, const ch
 /* A temporary file name "<dir>/offlink-XXXXXX<suffix>", created empty. */
 static char *temp_file(const char *dir, const char *suffix, struct ofl_error *err)
 {
-	if (!dir || !*dir)
-		dir = getenv("TMPDIR");
 	if (!dir || !*dir)
 		dir = "/tmp";
 	struct ofl_buf b = OFL_BUF_INIT;
@@ -312,7 +311,7 @@ int ofl_cuda_fatbin_build(const struct ofl_fatbin_image *imgs, size_t n,
 		return ofl_error_set(err, OFL_EINVAL, NULL, OFL_NO_OFFSET, "no cuda images");
 	struct ofl_cuda_fatbin_options opt = *o;
 	char *tool = NULL;
-	int rc = o->fatbinary ? 0 : ofl_fatbinary_find(o->cuda_path, &tool, err);
+	int rc = o->fatbinary ? 0 : ofl_fatbinary_find(o->cuda_path, o->search_path, &tool, err);
 	if (tool)
 		opt.fatbinary = tool;
 	if (!rc && opt.syntax == OFL_FATBINARY_PROBE)

@@ -12,17 +12,17 @@
 #include "internal.h"
 #include "offlink/wrapper_obj.h"
 
-static int define_cuids(struct ew_obj *o, int fatbin, uint64_t size, int handles,
+static int define_cuids(struct ofl_ew_obj *o, int fatbin, uint64_t size, int handles,
                         const char *const *cuids, size_t n)
 {
 	char name[512];
 	for (size_t i = 0; i < n; i++) {
 		snprintf(name, sizeof(name), "__hip_gpubin_handle_%s", cuids[i]);
 		uint64_t off = 8 * i;
-		if (!ew_symbol(o, name, STB_GLOBAL, STT_OBJECT, STV_PROTECTED, handles, off, 8))
+		if (!ofl_ew_symbol(o, name, STB_GLOBAL, STT_OBJECT, STV_PROTECTED, handles, off, 8))
 			return -1;
 		snprintf(name, sizeof(name), "__hip_fatbin_%s", cuids[i]);
-		if (!ew_symbol(o, name, STB_GLOBAL, STT_OBJECT, STV_PROTECTED, fatbin, 0, size))
+		if (!ofl_ew_symbol(o, name, STB_GLOBAL, STT_OBJECT, STV_PROTECTED, fatbin, 0, size))
 			return -1;
 	}
 	return 0;
@@ -31,22 +31,23 @@ static int define_cuids(struct ew_obj *o, int fatbin, uint64_t size, int handles
 int ofl_hip_gpubin_write_fd(int fd, enum ofl_wrap_machine m, const uint8_t *fatbin, size_t size,
                             const char *const *cuids, size_t n, struct ofl_error *err)
 {
-	struct ew_obj o;
+	struct ofl_ew_obj o;
 	for (size_t i = 0; i < n; i++)
 		if (strlen(cuids[i]) > 256)
 			return ofl_error_set(err, OFL_EINVAL, NULL, OFL_NO_OFFSET,
 			                     "HIP CUID of %zu characters", strlen(cuids[i]));
-	ew_init(&o, m == OFL_WRAP_AARCH64 ? EM_AARCH64 : EM_X86_64, err);
-	int handles = ew_section(&o, ".hip_gpubin_handle", SHT_PROGBITS, SHF_ALLOC | SHF_WRITE, 8);
-	int bin = ew_section(&o, ".hip_fatbin", SHT_PROGBITS, SHF_ALLOC, 4096);
-	int note = ew_section(&o, ".note.GNU-stack", SHT_PROGBITS, 0, 1);
+	ofl_ew_init(&o, m == OFL_WRAP_AARCH64 ? EM_AARCH64 : EM_X86_64, err);
+	int handles =
+	    ofl_ew_section(&o, ".hip_gpubin_handle", SHT_PROGBITS, SHF_ALLOC | SHF_WRITE, 8);
+	int bin = ofl_ew_section(&o, ".hip_fatbin", SHT_PROGBITS, SHF_ALLOC, 4096);
+	int note = ofl_ew_section(&o, ".note.GNU-stack", SHT_PROGBITS, 0, 1);
 	uint64_t off;
 	int rc = handles < 0 || bin < 0 || note < 0 ? -1 : 0;
 	if (!rc && n && ofl_buf_append_zeros(&o.secs[handles].data, 8 * n))
 		rc = OFL_NOMEM(err);
-	rc = rc ? rc : ew_piece(&o, bin, fatbin, size, 4096, -1, 0, &off);
+	rc = rc ? rc : ofl_ew_piece(&o, bin, fatbin, size, 4096, -1, 0, &off);
 	rc = rc ? rc : define_cuids(&o, bin, size, handles, cuids, n);
-	rc = rc ? rc : ew_write_fd(&o, fd);
-	ew_release(&o);
+	rc = rc ? rc : ofl_ew_write_fd(&o, fd);
+	ofl_ew_release(&o);
 	return rc ? (err->code ? err->code : OFL_NOMEM(err)) : 0;
 }

@@ -18,6 +18,7 @@
 struct ictx {
 	const char *path; /* the file, for thin members */
 	unsigned flags;
+	ofl_foreign_reader foreign;
 	struct ofl_error *err;
 };
 
@@ -375,82 +376,34 @@ done:
 	return rc;
 }
 
-#define PACKAGE "offlink"
-#include <bfd.h>
-
-struct mem_stream {
-	const uint8_t *data;
-	uint64_t size;
+/* Non-ELF objects (COFF, PE, Mach-O, ...) are read by the front end's
+ * foreign reader, if it has one (offlink's is built on libbfd, which core
+ * must not load into a linker): it reports the object and its sections. */
+struct ofl_foreign_sink {
+	struct ictx *c;
+	struct ofl_node *p;
 };
 
-static void *bfd_mem_open(struct bfd *b, void *closure)
+int ofl_foreign_object(struct ofl_foreign_sink *s, const char *format_name)
 {
-	(void)b;
-	return closure;
+	s->p->format = OFL_FMT_COFF;
+	return set_str(&s->p->format_name, format_name, strlen(format_name), s->c->err);
 }
 
-static file_ptr bfd_mem_pread(struct bfd *b, void *stream, void *buf, file_ptr n, file_ptr off)
+int ofl_foreign_section(struct ofl_foreign_sink *s, const char *name, uint64_t offset,
+                        uint64_t size)
 {
-	(void)b;
-	const struct mem_stream *m = stream;
-	if (off < 0 || (uint64_t)off >= m->size)
-		return 0;
-	uint64_t avail = m->size - (uint64_t)off;
-	size_t len = (uint64_t)n < avail ? (size_t)n : (size_t)avail;
-	memcpy(buf, m->data + off, len);
-	return (file_ptr)len;
+	GElf_Shdr sh = {0};
+	sh.sh_offset = offset;
+	sh.sh_size = size;
+	return elf_section(s->c, s->p, &sh, name);
 }
 
-static int bfd_mem_close(struct bfd *b, void *stream)
+/* Returns 1 when the reader read the object, 0 when it does not know it. */
+static int read_foreign(struct ictx *c, struct ofl_node *p)
 {
-	(void)b;
-	(void)stream;
-	return 0;
-}
-
-static int bfd_mem_stat(struct bfd *b, void *stream, struct stat *st)
-{
-	(void)b;
-	memset(st, 0, sizeof *st);
-	st->st_size = (off_t)((const struct mem_stream *)stream)->size;
-	return 0;
-}
-
-/* Non-ELF objects (COFF, PE, Mach-O, ...): whatever libbfd can read.
- * Returns 1 when it read the object, 0 when libbfd does not know it. */
-static int read_bfd(struct ictx *c, struct ofl_node *p)
-{
-	static bool inited;
-	if (!inited) {
-		bfd_init();
-		inited = true;
-	}
-	struct mem_stream m = {p->data, p->size};
-	bfd *b = bfd_openr_iovec("input", NULL, bfd_mem_open, &m, bfd_mem_pread, bfd_mem_close,
-	                         bfd_mem_stat);
-	if (!b)
-		return 0;
-	/* Only formats whose section file positions are byte offsets in the
-	 * file: not S-records or other text formats libbfd also accepts. */
-	bool known = bfd_check_format(b, bfd_object);
-	enum bfd_flavour fl = known ? bfd_get_flavour(b) : bfd_target_unknown_flavour;
-	if (!known || (fl != bfd_target_coff_flavour && fl != bfd_target_mach_o_flavour &&
-	               fl != bfd_target_xcoff_flavour)) {
-		bfd_close(b);
-		return 0;
-	}
-	p->format = OFL_FMT_COFF;
-	int rc = set_str(&p->format_name, bfd_get_target(b), strlen(bfd_get_target(b)), c->err);
-	for (asection *s = b->sections; s && !rc; s = s->next) {
-		if (!(bfd_section_flags(s) & SEC_HAS_CONTENTS))
-			continue;
-		GElf_Shdr sh = {0};
-		sh.sh_offset = (uint64_t)s->filepos;
-		sh.sh_size = bfd_section_size(s);
-		rc = elf_section(c, p, &sh, bfd_section_name(s));
-	}
-	bfd_close(b);
-	return rc ? rc : 1;
+	struct ofl_foreign_sink s = {c, p};
+	return c->foreign ? c->foreign(p->data, p->size, &s) : 0;
 }
 
 /* ---- bitcode ------------------------------------------------------------- */
@@ -606,7 +559,7 @@ static int detect(struct ictx *c, struct ofl_node *n, unsigned depth)
 		return read_bitcode(c, n);
 	if (!top)
 		return 0;
-	int rc = read_bfd(c, n);
+	int rc = read_foreign(c, n);
 	if (rc < 0)
 		return rc;
 	if (rc == 0)
@@ -631,8 +584,9 @@ static int analyze(struct ictx *c, struct ofl_node *n, unsigned depth)
 	return rc;
 }
 
-int ofl_inspect_build(const uint8_t *data, size_t size, const char *path, unsigned flags,
-                      struct ofl_node **out, struct ofl_error *err)
+int ofl_inspect_build(const uint8_t *data, size_t size, const char *path,
+                      const struct ofl_inspect_opts *opts, struct ofl_node **out,
+                      struct ofl_error *err)
 {
 	*out = NULL;
 	struct ofl_node *root = ofl_calloc(1, sizeof *root);
@@ -643,7 +597,7 @@ int ofl_inspect_build(const uint8_t *data, size_t size, const char *path, unsign
 	root->kind = OFL_NODE_FILE;
 	root->data = data;
 	root->size = size;
-	struct ictx c = {path, flags, err};
+	struct ictx c = {path, opts ? opts->flags : 0, opts ? opts->foreign : NULL, err};
 	int rc = analyze(&c, root, 0);
 	if (rc) {
 		ofl_node_free(root);

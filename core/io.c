@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -173,11 +174,26 @@ int ofl_same_file(const char *a, const char *b)
 	return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
-static mode_t default_mode(void)
+/* Creates "<dir>.<base>.ofl-XXXXXX" with mode 0666, which the kernel
+ * narrows by the umask (and a directory's default ACL) as for any new file:
+ * asking umask() would change it for a moment under the linker's threads. */
+static int open_temp(char *tmp, size_t n, const char *path, size_t dirlen, const char *base)
 {
-	mode_t um = umask(0);
-	umask(um);
-	return 0666 & ~um;
+	static const char digits[] = "0123456789abcdefghijklmnopqrstuvwxyz";
+	for (int attempt = 0; attempt < 100; attempt++) {
+		uint8_t r[6];
+		char suffix[sizeof r + 1];
+		if (getrandom(r, sizeof r, 0) != (ssize_t)sizeof r)
+			return -1;
+		for (size_t i = 0; i < sizeof r; i++)
+			suffix[i] = digits[r[i] % 36];
+		suffix[sizeof r] = 0;
+		snprintf(tmp, n, "%.*s.%s.ofl-%s", (int)dirlen, path, base, suffix);
+		int fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+		if (fd >= 0 || errno != EEXIST)
+			return fd;
+	}
+	return -1;
 }
 
 int ofl_out_open(struct ofl_out *o, const char *path, struct ofl_error *err)
@@ -198,18 +214,12 @@ int ofl_out_open(struct ofl_out *o, const char *path, struct ofl_error *err)
 		ofl_out_abort(o);
 		return OFL_NOMEM(err);
 	}
-	snprintf(o->tmp_path, n, "%.*s.%s.ofl-XXXXXX", (int)dirlen, path, base);
-	o->fd = mkostemp(o->tmp_path, O_CLOEXEC);
+	o->fd = open_temp(o->tmp_path, n, path, dirlen, base);
 	if (o->fd < 0) {
 		int rc = ofl_error_set(err, OFL_EIO, path, OFL_NO_OFFSET,
 		                       "cannot create output: %s", strerror(errno));
 		free(o->tmp_path);
 		o->tmp_path = NULL;
-		ofl_out_abort(o);
-		return rc;
-	}
-	if (fchmod(o->fd, default_mode()) < 0) {
-		int rc = ofl_error_errno(err, path, "cannot set mode");
 		ofl_out_abort(o);
 		return rc;
 	}

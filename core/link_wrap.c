@@ -193,6 +193,8 @@ static int build_fatbin(struct ofl_link *l, enum ofl_wrap_kind kind, bool hipv4,
 	} else {
 		struct ofl_cuda_fatbin_options o = OFL_CUDA_FATBIN_OPTIONS_INIT;
 		o.tmpdir = l->o.tmpdir;
+		o.cuda_path = l->o.cuda_path;
+		o.search_path = l->o.search_path;
 		rc = l->o.dry_run ? 0 : ofl_cuda_fatbin_build(fi, n, &o, out, err);
 	}
 	free(fi);

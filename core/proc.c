@@ -198,14 +198,14 @@ static char *executable_in(const char *dir, size_t dlen, const char *name)
 	return NULL;
 }
 
-char *ofl_proc_find(const char *name, const char *const *dirs, size_t n)
+char *ofl_proc_find(const char *name, const char *const *dirs, size_t n, const char *search_path)
 {
 	char *path = NULL;
 	for (size_t i = 0; i < n && !path; i++)
 		if (dirs[i] && dirs[i][0])
 			path = executable_in(dirs[i], strlen(dirs[i]), name);
-	const char *env = getenv("PATH");
-	for (const char *d = env; d && !path; d = strchr(d, ':') ? strchr(d, ':') + 1 : NULL) {
+	for (const char *d = search_path; d && !path;
+	     d = strchr(d, ':') ? strchr(d, ':') + 1 : NULL) {
 		size_t len = strcspn(d, ":");
 		path = executable_in(len ? d : ".", len ? len : 1, name);
 	}

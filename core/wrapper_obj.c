@@ -36,7 +36,7 @@ struct target {
 };
 
 struct gen {
-	struct ew_obj o;
+	struct ofl_ew_obj o;
 	const struct ofl_wrap_opts *opt;
 	int text;
 	/* labels and pending branch fixups of the function being built */
@@ -164,14 +164,14 @@ static int eh_section(struct gen *g)
 {
 	uint32_t type = is_a64(g) ? SHT_PROGBITS : SHT_X86_64_UNWIND;
 	uint32_t rel = is_a64(g) ? R_AARCH64_PREL32 : R_X86_64_PC32;
-	int s = ew_section(&g->o, ".eh_frame", type, SHF_ALLOC, 8);
+	int s = ofl_ew_section(&g->o, ".eh_frame", type, SHF_ALLOC, 8);
 	if (s < 0)
 		return g->o.err->code;
 	if (ofl_buf_append(&g->o.secs[s].data, g->eh.data, g->eh.len))
 		return OFL_NOMEM(g->o.err);
 	for (int i = 0; i < g->nfde; i++)
-		if (ew_reloc(&g->o, s, g->fde_at[i], rel, ew_secsym(&g->o, g->text),
-		             (int64_t)g->fde_fn[i]))
+		if (ofl_ew_reloc(&g->o, s, g->fde_at[i], rel, ofl_ew_secsym(&g->o, g->text),
+		                 (int64_t)g->fde_fn[i]))
 			return g->o.err->code;
 	return 0;
 }
@@ -179,7 +179,7 @@ static int eh_section(struct gen *g)
 /* Relocation at the current end of .text.startup plus delta. */
 static int rel_at(struct gen *g, uint64_t delta, uint32_t type, struct target t, int64_t addend)
 {
-	return ew_reloc(&g->o, g->text, text(g)->len + delta, type, t.sym, t.off + addend);
+	return ofl_ew_reloc(&g->o, g->text, text(g)->len + delta, type, t.sym, t.off + addend);
 }
 
 /* The undefined global called name (made on first use). */
@@ -188,12 +188,13 @@ static struct target undef(struct gen *g, const char *name, uint8_t vis)
 	for (size_t i = 1; i < g->o.nsyms; i++)
 		if (g->o.syms[i].sec == -1 && strcmp(g->o.syms[i].name, name) == 0)
 			return (struct target){(uint32_t)i, 0};
-	return (struct target){ew_symbol(&g->o, name, STB_GLOBAL, STT_NOTYPE, vis, -1, 0, 0), 0};
+	return (struct target){ofl_ew_symbol(&g->o, name, STB_GLOBAL, STT_NOTYPE, vis, -1, 0, 0),
+	                       0};
 }
 
 static struct target at_sec(struct gen *g, int sec, uint64_t off)
 {
-	return (struct target){ew_secsym(&g->o, sec), (int64_t)off};
+	return (struct target){ofl_ew_secsym(&g->o, sec), (int64_t)off};
 }
 
 /* ---- machine operations ------------------------------------------------ */
@@ -299,8 +300,8 @@ static int cg_end_fn(struct gen *g, const char *name, uint64_t start, uint32_t *
 			ofl_put_le32(t->data + at, insn);
 		}
 	}
-	uint32_t s = ew_symbol(&g->o, name, STB_LOCAL, STT_FUNC, STV_DEFAULT, g->text, start,
-	                       t->len - start);
+	uint32_t s = ofl_ew_symbol(&g->o, name, STB_LOCAL, STT_FUNC, STV_DEFAULT, g->text, start,
+	                           t->len - start);
 	if (sym)
 		*sym = s;
 	return s ? eh_fde(g, start) : g->o.err->code;
@@ -350,7 +351,7 @@ static uint64_t image_fd_off(const struct ofl_wrap_image *img)
 static int put_abs64(struct gen *g, int sec, uint64_t off, struct target t)
 {
 	uint32_t type = is_a64(g) ? R_AARCH64_ABS64 : R_X86_64_64;
-	return ew_reloc(&g->o, sec, off, type, t.sym, t.off);
+	return ofl_ew_reloc(&g->o, sec, off, type, t.sym, t.off);
 }
 
 static const char *entries_name(const struct ofl_wrap_opts *o)
@@ -381,15 +382,15 @@ static int entries_section(struct gen *g, struct target *start, struct target *s
 	char name[64];
 	bool old = old_abi(g->opt);
 	/* a read-only zero-size array: A, align 8 in every release */
-	int s = ew_section(&g->o, sec, SHT_PROGBITS, SHF_ALLOC, 8);
+	int s = ofl_ew_section(&g->o, sec, SHT_PROGBITS, SHF_ALLOC, 8);
 	if (s < 0)
 		return g->o.err->code;
 	if (old)
 		snprintf(name, sizeof(name), "__dummy.omp_offloading.entry");
 	else
 		snprintf(name, sizeof(name), "__dummy.%s", sec);
-	if (!ew_symbol(&g->o, name, old ? STB_GLOBAL : STB_LOCAL, STT_OBJECT,
-	               old ? STV_HIDDEN : STV_DEFAULT, s, 0, 0))
+	if (!ofl_ew_symbol(&g->o, name, old ? STB_GLOBAL : STB_LOCAL, STT_OBJECT,
+	                   old ? STV_HIDDEN : STV_DEFAULT, s, 0, 0))
 		return g->o.err->code;
 	snprintf(name, sizeof(name), "__start_%s", sec);
 	*start = undef(g, name, STV_HIDDEN);
@@ -401,7 +402,7 @@ static int entries_section(struct gen *g, struct target *start, struct target *s
 /* Section + slot in .init_array.<prio> / .fini_array.<prio> for fn. */
 static int array_slot(struct gen *g, const char *name, uint32_t type, uint64_t fn_off)
 {
-	int s = ew_section(&g->o, name, type, SHF_ALLOC | SHF_WRITE, 8);
+	int s = ofl_ew_section(&g->o, name, type, SHF_ALLOC | SHF_WRITE, 8);
 	if (s < 0 || ofl_buf_append_zeros(&g->o.secs[s].data, 8))
 		return g->o.err->code ? g->o.err->code : OFL_NOMEM(g->o.err);
 	return put_abs64(g, s, 0, at_sec(g, g->text, fn_off));
@@ -411,7 +412,7 @@ static int array_slot(struct gen *g, const char *name, uint32_t type, uint64_t f
  * stack) and the unwind tables of the functions. */
 static int finish_sections(struct gen *g)
 {
-	if (ew_section(&g->o, ".note.GNU-stack", SHT_PROGBITS, 0, 1) < 0)
+	if (ofl_ew_section(&g->o, ".note.GNU-stack", SHT_PROGBITS, 0, 1) < 0)
 		return g->o.err->code;
 	return eh_section(g);
 }
@@ -432,21 +433,21 @@ static int omp_images(struct gen *g, const struct ofl_wrap_image *imgs, size_t n
 	                  : g->opt->relocatable ? ".llvm.offloading.relocatable"
 	                                        : ".llvm.offloading";
 	/* old: plain .rodata, where LLVM's x86_64 backend aligns arrays to 16 */
-	l->images = ew_section(&g->o, sec, old ? SHT_PROGBITS : SHT_LLVM_OFFLOADING, SHF_ALLOC,
-	                       old ? 16 : 8);
+	l->images = ofl_ew_section(&g->o, sec, old ? SHT_PROGBITS : SHT_LLVM_OFFLOADING, SHF_ALLOC,
+	                           old ? 16 : 8);
 	if (l->images < 0)
 		return g->o.err->code;
 	for (size_t i = 0; i < n; i++) {
 		char name[64];
-		if (ew_piece(&g->o, l->images, imgs[i].data, imgs[i].size, old ? 16 : 8,
-		             image_fd(&imgs[i]), image_fd_off(&imgs[i]), &l->img_off[i]))
+		if (ofl_ew_piece(&g->o, l->images, imgs[i].data, imgs[i].size, old ? 16 : 8,
+		                 image_fd(&imgs[i]), image_fd_off(&imgs[i]), &l->img_off[i]))
 			return g->o.err->code;
 		if (i == 0)
 			snprintf(name, sizeof(name), ".omp_offloading.device_image");
 		else
 			snprintf(name, sizeof(name), ".omp_offloading.device_image.%zu", i);
-		if (!ew_symbol(&g->o, name, STB_LOCAL, STT_OBJECT, STV_DEFAULT, l->images,
-		               l->img_off[i], imgs[i].size))
+		if (!ofl_ew_symbol(&g->o, name, STB_LOCAL, STT_OBJECT, STV_DEFAULT, l->images,
+		                   l->img_off[i], imgs[i].size))
 			return g->o.err->code;
 	}
 	return 0;
@@ -457,7 +458,7 @@ static int omp_images(struct gen *g, const struct ofl_wrap_image *imgs, size_t n
 static int amd_infos(struct gen *g, const struct ofl_wrap_image *imgs, size_t n,
                      struct omp_layout *l)
 {
-	l->archs = ew_section(&g->o, ".offload_arch_list", SHT_PROGBITS, SHF_ALLOC, 1);
+	l->archs = ofl_ew_section(&g->o, ".offload_arch_list", SHT_PROGBITS, SHF_ALLOC, 1);
 	if (l->archs < 0)
 		return g->o.err->code;
 	for (size_t i = 0; i < n; i++) {
@@ -472,11 +473,12 @@ static int amd_infos(struct gen *g, const struct ofl_wrap_image *imgs, size_t n,
 		ofl_put_le32(d + 4, (uint32_t)i);
 		ofl_put_le32(d + 8, (uint32_t)n);
 		snprintf(name, sizeof(name), "__offload_arch_%zu", i);
-		if (!ew_symbol(&g->o, name, STB_LOCAL, STT_OBJECT, STV_DEFAULT, l->archs, aoff,
-		               strlen(arch) + 1))
+		if (!ofl_ew_symbol(&g->o, name, STB_LOCAL, STT_OBJECT, STV_DEFAULT, l->archs, aoff,
+		                   strlen(arch) + 1))
 			return g->o.err->code;
 		snprintf(name, sizeof(name), ".offload_image_info_%zu", i);
-		if (!ew_symbol(&g->o, name, STB_LOCAL, STT_OBJECT, STV_DEFAULT, l->relro, at, 32) ||
+		if (!ofl_ew_symbol(&g->o, name, STB_LOCAL, STT_OBJECT, STV_DEFAULT, l->relro, at,
+		                   32) ||
 		    put_abs64(g, l->relro, at + 16, at_sec(g, l->archs, aoff)))
 			return g->o.err->code;
 	}
@@ -490,7 +492,7 @@ static int omp_descriptor(struct gen *g, const struct ofl_wrap_image *imgs, size
 	struct target start, stop;
 	if (entries_section(g, &start, &stop) || omp_images(g, imgs, n, l))
 		return g->o.err->code;
-	l->relro = ew_section(&g->o, ".data.rel.ro", SHT_PROGBITS, SHF_ALLOC | SHF_WRITE, 16);
+	l->relro = ofl_ew_section(&g->o, ".data.rel.ro", SHT_PROGBITS, SHF_ALLOC | SHF_WRITE, 16);
 	if (l->relro < 0)
 		return g->o.err->code;
 	struct ofl_buf *d = &g->o.secs[l->relro].data;
@@ -511,10 +513,10 @@ static int omp_descriptor(struct gen *g, const struct ofl_wrap_image *imgs, size
 	rc = rc || put_abs64(g, l->relro, l->desc + 8, at_sec(g, l->relro, 0)) ||
 	     put_abs64(g, l->relro, l->desc + 16, start) ||
 	     put_abs64(g, l->relro, l->desc + 24, stop);
-	rc = rc || !ew_symbol(&g->o, ".omp_offloading.device_images", STB_LOCAL, STT_OBJECT,
-	                      STV_DEFAULT, l->relro, 0, 32 * n);
-	rc = rc || !ew_symbol(&g->o, ".omp_offloading.descriptor", STB_LOCAL, STT_OBJECT,
-	                      STV_DEFAULT, l->relro, l->desc, 32);
+	rc = rc || !ofl_ew_symbol(&g->o, ".omp_offloading.device_images", STB_LOCAL, STT_OBJECT,
+	                          STV_DEFAULT, l->relro, 0, 32 * n);
+	rc = rc || !ofl_ew_symbol(&g->o, ".omp_offloading.descriptor", STB_LOCAL, STT_OBJECT,
+	                          STV_DEFAULT, l->relro, l->desc, 32);
 	if (rc)
 		return g->o.err->code ? g->o.err->code : OFL_NOMEM(g->o.err);
 	return amd ? amd_infos(g, imgs, n, l) : 0;
@@ -890,26 +892,27 @@ static int build_cuda(struct gen *g, const struct ofl_wrap_image *img)
 	uint64_t off;
 	if (entries_section(g, &start, &stop))
 		return g->o.err->code;
-	int fb = ew_section(&g->o, nm->fatbin_sec, SHT_PROGBITS, SHF_ALLOC, 16);
+	int fb = ofl_ew_section(&g->o, nm->fatbin_sec, SHT_PROGBITS, SHF_ALLOC, 16);
 	if (fb < 0 ||
-	    ew_piece(&g->o, fb, img->data, img->size, 16, image_fd(img), image_fd_off(img), &off) ||
-	    !ew_symbol(&g->o, ".fatbin_image", STB_LOCAL, STT_OBJECT, STV_DEFAULT, fb, 0,
-	               img->size))
+	    ofl_ew_piece(&g->o, fb, img->data, img->size, 16, image_fd(img), image_fd_off(img),
+	                 &off) ||
+	    !ofl_ew_symbol(&g->o, ".fatbin_image", STB_LOCAL, STT_OBJECT, STV_DEFAULT, fb, 0,
+	                   img->size))
 		return g->o.err->code;
-	int ws = ew_section(&g->o, nm->wrapper_sec, SHT_PROGBITS, SHF_ALLOC | SHF_WRITE, 8);
+	int ws = ofl_ew_section(&g->o, nm->wrapper_sec, SHT_PROGBITS, SHF_ALLOC | SHF_WRITE, 8);
 	if (ws < 0 || ofl_buf_append_zeros(&g->o.secs[ws].data, 24))
 		return g->o.err->code ? g->o.err->code : OFL_NOMEM(g->o.err);
 	ofl_put_le32(g->o.secs[ws].data.data, nm->magic);
 	ofl_put_le32(g->o.secs[ws].data.data + 4, 1);
 	if (put_abs64(g, ws, 8, at_sec(g, fb, img->start)) ||
-	    !ew_symbol(&g->o, ".fatbin_wrapper", STB_LOCAL, STT_OBJECT, STV_DEFAULT, ws, 0, 24))
+	    !ofl_ew_symbol(&g->o, ".fatbin_wrapper", STB_LOCAL, STT_OBJECT, STV_DEFAULT, ws, 0, 24))
 		return g->o.err->code;
-	int bss = ew_section(&g->o, ".bss", SHT_NOBITS, SHF_ALLOC | SHF_WRITE, 8);
+	int bss = ofl_ew_section(&g->o, ".bss", SHT_NOBITS, SHF_ALLOC | SHF_WRITE, 8);
 	if (bss < 0)
 		return g->o.err->code;
 	g->o.secs[bss].size = 8;
 	snprintf(name, sizeof(name), ".%s.binary_handle", nm->prefix);
-	if (!ew_symbol(&g->o, name, STB_LOCAL, STT_OBJECT, STV_DEFAULT, bss, 0, 8))
+	if (!ofl_ew_symbol(&g->o, name, STB_LOCAL, STT_OBJECT, STV_DEFAULT, bss, 0, 8))
 		return g->o.err->code;
 	if (cuda_code(g, nm, at_sec(g, ws, 0), at_sec(g, bss, 0), start, stop))
 		return g->o.err->code;
@@ -975,19 +978,19 @@ int ofl_wrap_write_fd(int fd, const struct ofl_wrap_opts *o, const struct ofl_wr
 	struct gen g;
 	memset(&g, 0, sizeof(g));
 	g.opt = o;
-	ew_init(&g.o, o->machine == OFL_WRAP_AARCH64 ? EM_AARCH64 : EM_X86_64, err);
+	ofl_ew_init(&g.o, o->machine == OFL_WRAP_AARCH64 ? EM_AARCH64 : EM_X86_64, err);
 	const char *file = old_abi(o) ? "offload.wrapper.object" : "offload.wrapper.module";
-	g.text = ew_section(&g.o, ".text.startup", SHT_PROGBITS, SHF_ALLOC | SHF_EXECINSTR,
-	                    is_a64(&g) ? 4 : 16);
-	if (g.text < 0 || !ew_symbol(&g.o, file, STB_LOCAL, STT_FILE, STV_DEFAULT, -2, 0, 0))
+	g.text = ofl_ew_section(&g.o, ".text.startup", SHT_PROGBITS, SHF_ALLOC | SHF_EXECINSTR,
+	                        is_a64(&g) ? 4 : 16);
+	if (g.text < 0 || !ofl_ew_symbol(&g.o, file, STB_LOCAL, STT_FILE, STV_DEFAULT, -2, 0, 0))
 		rc = err->code;
 	else if (o->kind == OFL_WRAP_OPENMP)
 		rc = build_openmp(&g, imgs, nimages);
 	else
 		rc = build_cuda(&g, imgs);
 	if (!rc)
-		rc = ew_write_fd(&g.o, fd);
-	ew_release(&g.o);
+		rc = ofl_ew_write_fd(&g.o, fd);
+	ofl_ew_release(&g.o);
 	ofl_buf_release(&g.cfi);
 	ofl_buf_release(&g.eh);
 	return rc;

@@ -249,12 +249,14 @@ static enum ld_plugin_status cleanup(void)
 	return LDPS_OK;
 }
 
-/* Environment, as ld.offlink reads it: TMPDIR, the launcher, make's
- * jobserver. */
+/* Environment, as ld.offlink reads it: TMPDIR, PATH, CUDA_PATH, the
+ * launcher, make's jobserver. */
 static void environment(void)
 {
 	const char *tmp = getenv("TMPDIR"), *launcher = getenv("OFFLINK_DEVICE_LAUNCHER");
 	P.o.tmpdir = tmp && *tmp ? tmp : "/tmp";
+	P.o.search_path = getenv("PATH");
+	P.o.cuda_path = getenv("CUDA_PATH");
 	P.o.device_env = P.env = ofl_proc_env_without_driver(environ);
 	if (launcher && !P.nlauncher)
 		push_words(launcher);

@@ -9,6 +9,7 @@
 
 #include "commands.h"
 #include "diag.h"
+#include "ofl_bfd.h"
 #include "offlink/archive.h"
 #include "offlink/elf.h"
 #include "offlink/inspect.h"
@@ -157,7 +158,7 @@ static void objdump_image(const struct insp *in, const struct ofl_node *n, size_
 	       triple ? triple : "", "producer", ofl_offload_kind_name(n->offload_kind, in->llvm));
 }
 
-/* COFF objects (read by libbfd), named as llvm-objdump names them. */
+/* COFF objects (read by libbfd: ofl_bfd_read), named as llvm-objdump names them. */
 static int objdump_other(const struct insp *in, const char *path, const uint8_t *d, size_t n)
 {
 	static const char *const names[][2] = {{"pe-x86-64", "coff-x86-64"},
@@ -166,7 +167,8 @@ static int objdump_other(const struct insp *in, const char *path, const uint8_t 
 	                                       {"pe-bigobj-x86-64", "COFF-x86-64"}};
 	struct ofl_node *root;
 	struct ofl_error err = OFL_ERROR_INIT;
-	if (ofl_inspect_build(d, n, path, 0, &root, &err) == 0 && root->format == OFL_FMT_COFF) {
+	struct ofl_inspect_opts o = {0, ofl_bfd_read};
+	if (ofl_inspect_build(d, n, path, &o, &root, &err) == 0 && root->format == OFL_FMT_COFF) {
 		const char *fmt = root->format_name;
 		for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
 			if (!strcmp(fmt, names[i][0]))
@@ -458,7 +460,8 @@ static int inspect_tree(struct insp *in, const char *path, const uint8_t *d, siz
 {
 	struct ofl_node *root;
 	struct ofl_error err = OFL_ERROR_INIT;
-	if (ofl_inspect_build(d, n, path, in->tolerant ? OFL_INSPECT_TOLERANT : 0, &root, &err))
+	struct ofl_inspect_opts o = {in->tolerant ? OFL_INSPECT_TOLERANT : 0, ofl_bfd_read};
+	if (ofl_inspect_build(d, n, path, &o, &root, &err))
 		return error_lib(&err);
 	int rc = 0;
 	if (in->extract) {

@@ -230,6 +230,8 @@ void link_job_finish_options(struct link_job *j)
 		push_words(&j->launcher, launcher);
 	const char *tmp = getenv("TMPDIR");
 	j->o.tmpdir = tmp && *tmp ? tmp : "/tmp";
+	j->o.search_path = getenv("PATH");
+	j->o.cuda_path = getenv("CUDA_PATH");
 	if (!j->o.jobs) {
 		long n = sysconf(_SC_NPROCESSORS_ONLN);
 		j->o.jobs = n > 0 ? (unsigned)n : 1;

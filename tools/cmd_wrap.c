@@ -288,7 +288,9 @@ static int build_cuda(struct wrap_job *j, const struct ofl_fatbin_image *fi, siz
                       struct ofl_error *err)
 {
 	struct ofl_cuda_fatbin_options o = OFL_CUDA_FATBIN_OPTIONS_INIT;
-	o.cuda_path = j->fb.cuda_path;
+	o.cuda_path = j->fb.cuda_path ? j->fb.cuda_path : getenv("CUDA_PATH");
+	o.search_path = getenv("PATH");
+	o.tmpdir = getenv("TMPDIR");
 	o.m32 = host_is_32bit(j->host_triple);
 	if (j->fb.syntax && !strcmp(j->fb.syntax, "image3"))
 		o.syntax = OFL_FATBINARY_IMAGE3;

@@ -23,7 +23,7 @@ struct link_job {
 };
 
 /* Fills the pipeline options from the job's lists and the environment
- * (TMPDIR, MAKEFLAGS's jobserver, OFFLINK_DEVICE_LAUNCHER). */
+ * (TMPDIR, PATH, CUDA_PATH, MAKEFLAGS's jobserver, OFFLINK_DEVICE_LAUNCHER). */
 void link_job_finish_options(struct link_job *j);
 
 /* Gathers, device-links, wraps and runs the host link; returns the exit

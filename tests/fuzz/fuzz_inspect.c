@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ofl_bfd.h"
 #include "offlink/elf.h"
 #include "offlink/inspect.h"
 
@@ -46,7 +47,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct span in = {data, size};
 	for (unsigned flags = 0; flags <= OFL_INSPECT_TOLERANT; flags++) {
 		ofl_error_clear(&err);
-		if (ofl_inspect_build(data, size, "fuzz", flags, &root, &err) != 0)
+		struct ofl_inspect_opts o = {flags, ofl_bfd_read};
+		if (ofl_inspect_build(data, size, "fuzz", &o, &root, &err) != 0)
 			continue;
 		ofl_node_walk(root, check_node, &in);
 		ofl_node_free(root);

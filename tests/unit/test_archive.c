@@ -78,7 +78,8 @@ static void spit(const char *path, const void *p, size_t n)
 }
 
 /* Writes n members from files (names = paths) with both writers and compares
- * the bytes; returns 1 when identical. */
+ * the bytes; returns 1 when identical.  $SYM64_THRESHOLD, when set, moves
+ * the "/SYM64/" switch for both. */
 static int same_as_llvm_ar(const char *const *names, size_t n)
 {
 	struct ofl_ar_input in[32];
@@ -100,7 +101,9 @@ static int same_as_llvm_ar(const char *const *names, size_t n)
 	if (sh(cmd) != 0)
 		goto done;
 	ref = slurp("ref.a", &rlen);
-	if (ofl_archive_write_gnu(in, n, &out, &err) != 0) {
+	const char *t = getenv("SYM64_THRESHOLD");
+	uint64_t at = t ? strtoull(t, NULL, 10) : OFL_AR_SYM64_AT;
+	if (ofl_archive_write_gnu_sym64(in, n, at, &out, &err) != 0) {
 		fprintf(stderr, "write failed: %s\n", err.msg);
 		goto done;
 	}

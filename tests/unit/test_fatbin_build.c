@@ -229,14 +229,8 @@ OFL_TEST(fatbinary_probe_and_failures)
 	CHECK(system("test -z \"$(ls | grep offlink-)\"") == 0);
 	o.fatbinary = NULL;
 	o.cuda_path = "nowhere";
+	o.search_path = "/nonexistent";
 	ofl_error_clear(&e);
-	char *saved = getenv("PATH") ? strdup(getenv("PATH")) : NULL;
-	setenv("PATH", "/nonexistent", 1);
-	int rc = ofl_cuda_fatbin_build(&img, 1, &o, &out, &e);
-	if (saved) {
-		setenv("PATH", saved, 1);
-		free(saved);
-	}
-	CHECK((rc) == OFL_ENOTFOUND);
+	CHECK((ofl_cuda_fatbin_build(&img, 1, &o, &out, &e)) == OFL_ENOTFOUND);
 	CHECK(strstr(e.msg, "cannot find 'fatbinary' in 'nowhere/bin'"));
 }

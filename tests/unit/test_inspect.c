@@ -41,7 +41,7 @@ OFL_TEST(image_holding_a_bundle)
 	add_bin(&file, (const uint8_t *)"plain", 5, "x86_64-pc-linux-gnu", "generic");
 	struct ofl_node *root;
 	struct ofl_error err = OFL_ERROR_INIT;
-	CHECK_EQ_U(ofl_inspect_build(file.data, file.len, "dir/f.bin", 0, &root, &err), 0);
+	CHECK_EQ_U(ofl_inspect_build(file.data, file.len, "dir/f.bin", NULL, &root, &err), 0);
 	CHECK_EQ_U(root->format, OFL_FMT_OFFLOAD);
 	CHECK_EQ_U(root->nchildren, 2);
 	const struct ofl_node *img = root->children[0];
@@ -143,7 +143,7 @@ OFL_TEST(fatbin_entries)
 	ofl_fatbin_release(&fb);
 
 	struct ofl_node *root;
-	CHECK_EQ_U(ofl_inspect_build(f, n, "k.fatbin", 0, &root, &err), 0);
+	CHECK_EQ_U(ofl_inspect_build(f, n, "k.fatbin", NULL, &root, &err), 0);
 	CHECK_EQ_U(root->nchildren, 2);
 	CHECK_STR(root->children[0]->arch, "sm_80");
 	CHECK_EQ_U(ofl_node_match(root->children[0], "sm_80"), 2);
@@ -158,7 +158,7 @@ OFL_TEST(fatbin_entries)
 	 * look like), the entries hang below the image. */
 	struct ofl_buf ob = OFL_BUF_INIT;
 	add_bin(&ob, f, n, "nvptx64-nvidia-cuda", "sm_80");
-	CHECK_EQ_U(ofl_inspect_build(ob.data, ob.len, "cu.bin", 0, &root, &err), 0);
+	CHECK_EQ_U(ofl_inspect_build(ob.data, ob.len, "cu.bin", NULL, &root, &err), 0);
 	CHECK_EQ_U(root->children[0]->format, OFL_FMT_FATBIN);
 	CHECK_EQ_U(root->children[0]->nchildren, 2);
 	name = ofl_node_path(root->children[0]->children[1]);
@@ -172,7 +172,7 @@ OFL_TEST(fatbin_entries)
 	CHECK_EQ_U(ofl_fatbin_parse(f, n, &fb, &err), OFL_EFORMAT);
 	CHECK_EQ_U(err.offset, 24);
 	ofl_error_clear(&err);
-	CHECK_EQ_U(ofl_inspect_build(f, n, "k.fatbin", 0, &root, &err), OFL_EFORMAT);
+	CHECK_EQ_U(ofl_inspect_build(f, n, "k.fatbin", NULL, &root, &err), OFL_EFORMAT);
 	CHECK_STR(err.path, "k.fatbin");
 	CHECK_EQ_U(err.offset, 24);
 	ofl_error_clear(&err);
@@ -192,12 +192,12 @@ OFL_TEST(nesting_limit)
 	}
 	struct ofl_node *root;
 	struct ofl_error err = OFL_ERROR_INIT;
-	CHECK_EQ_U(ofl_inspect_build(a.data, a.len, "deep", 0, &root, &err), OFL_EFORMAT);
+	CHECK_EQ_U(ofl_inspect_build(a.data, a.len, "deep", NULL, &root, &err), OFL_EFORMAT);
 	CHECK(strstr(err.msg, "nested more than 16 deep") != NULL);
 	CHECK_STR(err.path, "deep");
 	ofl_error_clear(&err);
 	/* One layer less is fine. */
-	CHECK_EQ_U(ofl_inspect_build(b.data, b.len, "deep", 0, &root, &err), 0);
+	CHECK_EQ_U(ofl_inspect_build(b.data, b.len, "deep", NULL, &root, &err), 0);
 	ofl_node_free(root);
 	ofl_buf_release(&a);
 	ofl_buf_release(&b);
@@ -209,7 +209,7 @@ OFL_TEST(unknown_bytes_and_chance_magic)
 	memcpy(junk + 10, OFL_OBIN_MAGIC, 4);
 	struct ofl_node *root;
 	struct ofl_error err = OFL_ERROR_INIT;
-	CHECK_EQ_U(ofl_inspect_build(junk, sizeof junk, "junk", 0, &root, &err), 0);
+	CHECK_EQ_U(ofl_inspect_build(junk, sizeof junk, "junk", NULL, &root, &err), 0);
 	CHECK_EQ_U(root->nchildren, 0);
 	CHECK_EQ_U(root->format, OFL_FMT_UNKNOWN);
 	CHECK_STR(ofl_node_format_name(root->format), "data");

@@ -106,13 +106,14 @@ OFL_TEST(proc_find_in_dirs_then_path)
 	fputs("#!/bin/sh\n", f);
 	fclose(f);
 	const char *dirs[3] = {NULL, "nowhere", "bin"};
-	CHECK(ofl_proc_find("tool", dirs, 3) == NULL); /* not executable yet */
+	CHECK(ofl_proc_find("tool", dirs, 3, NULL) == NULL); /* not executable yet */
 	CHECK(chmod("bin/tool", 0755) == 0);
-	char *p = ofl_proc_find("tool", dirs, 3);
+	char *p = ofl_proc_find("tool", dirs, 3, NULL);
 	CHECK_STR(p, "bin/tool");
 	free(p);
-	p = ofl_proc_find("sh", dirs, 3); /* from PATH */
+	CHECK(ofl_proc_find("sh", dirs, 3, NULL) == NULL); /* no search path */
+	p = ofl_proc_find("sh", dirs, 3, "/nonexistent::/bin");
 	CHECK(p && p[0] == '/' && strstr(p, "/sh"));
 	free(p);
-	CHECK(ofl_proc_find("no-such-tool-anywhere", dirs, 3) == NULL);
+	CHECK(ofl_proc_find("no-such-tool-anywhere", dirs, 3, "/bin:/usr/bin") == NULL);
 }

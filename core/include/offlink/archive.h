@@ -7,12 +7,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "offlink/api.h"
 #include "offlink/buf.h"
 #include "offlink/error.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+OFL_API_BEGIN
 
 struct ofl_ar_member {
 	char *name;           /* owned, NUL-terminated, resolved long name */
@@ -59,13 +61,20 @@ struct ofl_ar_input {
  * symbols to the "/" index, LLVM bitcode members the defined global symbols
  * of their irsymtab (offlink/bitcode.h), as llvm-ar indexes them; the index
  * is written, possibly empty, whenever a member is ELF or LLVM bitcode.  Like llvm-ar, the index
- * becomes "/SYM64/" when the last member header would start at 4 GiB or beyond, or at
- * $SYM64_THRESHOLD when that is set.  A member that starts with "\177ELF" but cannot be read is
- * OFL_EFORMAT; an empty name or a member of 10^10 bytes or more is
- * OFL_EINVAL. */
+ * becomes "/SYM64/" when the last member header would start at 4 GiB or beyond.  A member that
+ * starts with "\177ELF" but cannot be read is OFL_EFORMAT; an empty name or a member of 10^10 bytes
+ * or more is OFL_EINVAL. */
 int ofl_archive_write_gnu(const struct ofl_ar_input *m, size_t n, struct ofl_buf *out,
                           struct ofl_error *err);
 
+/* The same with the "/SYM64/" switch at sym64_at instead: what llvm-ar's
+ * $SYM64_THRESHOLD does, so tests can reach the switch with small archives
+ * (the library reads no environment). */
+#define OFL_AR_SYM64_AT (UINT64_C(1) << 32)
+int ofl_archive_write_gnu_sym64(const struct ofl_ar_input *m, size_t n, uint64_t sym64_at,
+                                struct ofl_buf *out, struct ofl_error *err);
+
+OFL_API_END
 #ifdef __cplusplus
 }
 #endif

@@ -10,11 +10,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "offlink/api.h"
 #include "offlink/error.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+OFL_API_BEGIN
 
 /* Raw bitcode ("BC" C0 DE) or the wrapper header (DE C0 17 0B). */
 bool ofl_bitcode_is(const uint8_t *data, size_t size);
@@ -68,6 +70,7 @@ void ofl_bitcode_symtab_release(struct ofl_bcsymtab *t);
 /* The LLVM major version of the producer string, 0 when unknown. */
 unsigned ofl_bitcode_llvm_major(const struct ofl_bcsymtab *t);
 
+OFL_API_END
 #ifdef __cplusplus
 }
 #endif

@@ -12,9 +12,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "offlink/api.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
+OFL_API_BEGIN
 
 struct ofl_buf {
 	uint8_t *data;
@@ -40,6 +43,7 @@ void ofl_buf_reset(struct ofl_buf *b);
 void ofl_buf_release(struct ofl_buf *b);
 uint8_t *ofl_buf_detach(struct ofl_buf *b, size_t *len);
 
+OFL_API_END
 #ifdef __cplusplus
 }
 #endif

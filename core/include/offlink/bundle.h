@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "offlink/api.h"
 #include "offlink/buf.h"
 #include "offlink/elf.h"
 #include "offlink/error.h"
@@ -15,6 +16,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+OFL_API_BEGIN
 
 #define OFL_BUNDLE_MAGIC "__CLANG_OFFLOAD_BUNDLE__"
 #define OFL_BUNDLE_MAGIC_LEN 24
@@ -117,6 +119,7 @@ int ofl_bundle_object_write(int fd, const uint8_t *host, size_t host_size, const
  * host entry of a fat object). */
 int ofl_bundle_object_strip(int fd, const uint8_t *data, size_t size, struct ofl_error *err);
 
+OFL_API_END
 #ifdef __cplusplus
 }
 #endif

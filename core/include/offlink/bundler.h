@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "offlink/api.h"
 #include "offlink/ccob.h"
 #include "offlink/error.h"
 #include "offlink/target_id.h"
@@ -15,6 +16,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+OFL_API_BEGIN
 
 struct ofl_bundler_options {
 	const char *type; /* -type: i ii cui hipi d ll s bc gch ast o a */
@@ -64,6 +66,7 @@ int ofl_bundler_list(const struct ofl_bundler_options *o, char ***ids, size_t *n
                      struct ofl_bundler_report *rep, struct ofl_error *err);
 void ofl_bundler_list_free(char **ids, size_t n);
 
+OFL_API_END
 #ifdef __cplusplus
 }
 #endif

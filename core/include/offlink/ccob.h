@@ -7,12 +7,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "offlink/api.h"
 #include "offlink/buf.h"
 #include "offlink/error.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+OFL_API_BEGIN
 
 enum ofl_ccob_method { OFL_CCOB_ZLIB = 0, OFL_CCOB_ZSTD = 1 };
 
@@ -83,6 +85,7 @@ int ofl_ccob_compress(const uint8_t *data, size_t size, const struct ofl_ccob_op
 /* The truncated MD5 LLVM stores (first 8 digest bytes, little-endian u64). */
 uint64_t ofl_ccob_hash(const uint8_t *data, size_t size);
 
+OFL_API_END
 #ifdef __cplusplus
 }
 #endif

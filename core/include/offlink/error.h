@@ -11,9 +11,12 @@
 
 #include <stdint.h>
 
+#include "offlink/api.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
+OFL_API_BEGIN
 
 enum ofl_errcode {
 	OFL_OK = 0,
@@ -66,6 +69,7 @@ void ofl_error_prefix(struct ofl_error *err, const char *fmt, ...)
 /* Formats "<path>: <msg>[ at offset N]" into out. */
 void ofl_error_format(const struct ofl_error *err, char *out, unsigned long outsz);
 
+OFL_API_END
 #ifdef __cplusplus
 }
 #endif

@@ -11,11 +11,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "offlink/api.h"
 #include "offlink/error.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+OFL_API_BEGIN
 
 #define OFL_FATBIN_MAGIC 0xba55ed50u
 #define OFL_FATBIN_HEADER_SIZE 16
@@ -62,6 +64,7 @@ int ofl_fatbin_parse(const uint8_t *data, size_t size, struct ofl_fatbin *out,
                      struct ofl_error *err);
 void ofl_fatbin_release(struct ofl_fatbin *f);
 
+OFL_API_END
 #ifdef __cplusplus
 }
 #endif

@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "offlink/api.h"
 #include "offlink/buf.h"
 #include "offlink/ccob.h"
 #include "offlink/error.h"
@@ -22,6 +23,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+OFL_API_BEGIN
 
 /* One linked device image.  HIP reads data[0..size); CUDA hands `path` to
  * fatbinary, or writes data to a temporary file when path is NULL. */
@@ -70,22 +72,27 @@ enum ofl_fatbinary_syntax {
 	OFL_FATBINARY_IMAGE,  /* --image=profile=sm_NN|compute_NN,file=F (clang 19) */
 };
 
+/* Front ends fill cuda_path, search_path and tmpdir from the environment
+ * ($CUDA_PATH, $PATH, $TMPDIR): the library reads none. */
 struct ofl_cuda_fatbin_options {
 	const char *fatbinary; /* the tool; NULL: ofl_fatbinary_find(cuda_path) */
-	const char *cuda_path; /* NULL: $CUDA_PATH, then /usr/local/cuda */
+	const char *cuda_path; /* NULL: /usr/local/cuda */
 	bool m32;              /* -32 (32-bit host) instead of -64 */
 	enum ofl_fatbinary_syntax syntax;
-	const char *tmpdir; /* temporaries; NULL: $TMPDIR, then /tmp */
+	const char *tmpdir;      /* temporaries; NULL: /tmp */
+	const char *search_path; /* $PATH, searched for fatbinary after cuda_path */
 };
 
 #define OFL_CUDA_FATBIN_OPTIONS_INIT                                                               \
 	{                                                                                          \
-		NULL, NULL, false, OFL_FATBINARY_PROBE, NULL                                       \
+		NULL, NULL, false, OFL_FATBINARY_PROBE, NULL, NULL                                 \
 	}
 
-/* fatbinary in <cuda_path>/bin ($CUDA_PATH, /usr/local/cuda when NULL), then
- * on PATH.  *path is owned by the caller.  None: OFL_ENOTFOUND. */
-int ofl_fatbinary_find(const char *cuda_path, char **path, struct ofl_error *err);
+/* fatbinary in <cuda_path>/bin (/usr/local/cuda when NULL), then along
+ * search_path (ofl_proc_find).  *path is owned by the caller.  None:
+ * OFL_ENOTFOUND. */
+int ofl_fatbinary_find(const char *cuda_path, const char *search_path, char **path,
+                       struct ofl_error *err);
 
 /* Runs `<tool> --help` and picks --image3 when the help names it. */
 int ofl_fatbinary_probe(const char *tool, enum ofl_fatbinary_syntax *syntax, struct ofl_error *err);
@@ -108,6 +115,7 @@ int ofl_cuda_fatbin_build(const struct ofl_fatbin_image *imgs, size_t n,
                           const struct ofl_cuda_fatbin_options *o, struct ofl_buf *out,
                           struct ofl_error *err);
 
+OFL_API_END
 #ifdef __cplusplus
 }
 #endif

@@ -9,12 +9,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "offlink/api.h"
 #include "offlink/error.h"
 #include "offlink/io.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+OFL_API_BEGIN
 
 enum ofl_node_kind {
 	OFL_NODE_FILE,         /* the file named on the command line */
@@ -29,7 +31,7 @@ enum ofl_node_kind {
 enum ofl_node_format {
 	OFL_FMT_UNKNOWN,
 	OFL_FMT_ELF,
-	OFL_FMT_COFF, /* any non-ELF object libbfd reads */
+	OFL_FMT_COFF, /* any non-ELF object the foreign reader reads */
 	OFL_FMT_ARCHIVE,
 	OFL_FMT_OFFLOAD, /* one or more OffloadBinaries back to back */
 	OFL_FMT_BUNDLE,  /* binary bundle */
@@ -94,14 +96,33 @@ enum {
 
 #define OFL_INSPECT_MAX_DEPTH 16
 
+/* A reader for object files core does not parse (COFF, PE, Mach-O): it
+ * returns 0 when it does not know the bytes, else calls ofl_foreign_object
+ * once, then ofl_foreign_section for each section with contents (offsets
+ * in data), and returns 1, or the first error those return.  The offlink
+ * binary has one built on libbfd (core/bfd/); core does not link libbfd, so
+ * a linker plugin never loads a second one into the linker. */
+struct ofl_foreign_sink;
+typedef int (*ofl_foreign_reader)(const uint8_t *data, uint64_t size,
+                                  struct ofl_foreign_sink *sink);
+int ofl_foreign_object(struct ofl_foreign_sink *sink, const char *format_name);
+int ofl_foreign_section(struct ofl_foreign_sink *sink, const char *name, uint64_t offset,
+                        uint64_t size);
+
+struct ofl_inspect_opts {
+	unsigned flags;             /* OFL_INSPECT_* */
+	ofl_foreign_reader foreign; /* NULL: non-ELF objects are scanned for binaries only */
+};
+
 /* Builds the tree for the file bytes data[0..size) named path (used for
  * thin archive members, which are read relative to its directory, and in
- * errors).  The tree holds views into data, which must outlive it.  Errors
- * carry the file (for archive members "lib.a(m.o)") and offset; nested
- * layers deeper than OFL_INSPECT_MAX_DEPTH are an error (a layer that
- * contains itself would otherwise never end). */
-int ofl_inspect_build(const uint8_t *data, size_t size, const char *path, unsigned flags,
-                      struct ofl_node **out, struct ofl_error *err);
+ * errors); opts may be NULL for the defaults.  The tree holds views into
+ * data, which must outlive it.  Errors carry the file (for archive members
+ * "lib.a(m.o)") and offset; nested layers deeper than OFL_INSPECT_MAX_DEPTH
+ * are an error (a layer that contains itself would otherwise never end). */
+int ofl_inspect_build(const uint8_t *data, size_t size, const char *path,
+                      const struct ofl_inspect_opts *opts, struct ofl_node **out,
+                      struct ofl_error *err);
 void ofl_node_free(struct ofl_node *n);
 
 /* The selector of a node: "lib.a(m.o)/.llvm.offloading[1]/hip-amdgcn-...".
@@ -174,6 +195,7 @@ const char *ofl_elf_format_name(const uint8_t *elf_header);
 const char *ofl_node_kind_name(enum ofl_node_kind k);
 const char *ofl_node_format_name(enum ofl_node_format f);
 
+OFL_API_END
 #ifdef __cplusplus
 }
 #endif

@@ -12,11 +12,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "offlink/api.h"
 #include "offlink/error.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+OFL_API_BEGIN
 
 struct ofl_file {
 	const uint8_t *data; /* size bytes; valid until ofl_file_close */
@@ -76,6 +78,7 @@ int ofl_file_is(const struct ofl_file *f, const char *path);
  * front end can refuse an output that would replace one of its inputs. */
 int ofl_same_file(const char *a, const char *b);
 
+OFL_API_END
 #ifdef __cplusplus
 }
 #endif

@@ -17,11 +17,13 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "offlink/api.h"
 #include "offlink/error.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+OFL_API_BEGIN
 
 enum ofl_ldarg_kind {
 	OFL_LDARG_OPTION,  /* an option, known or not */
@@ -143,6 +145,7 @@ bool ofl_ldarg_is_own(const struct ofl_ldarg *a);
 
 void ofl_ldcmd_release(struct ofl_ldcmd *c);
 
+OFL_API_END
 #ifdef __cplusplus
 }
 #endif

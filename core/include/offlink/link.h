@@ -21,11 +21,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "offlink/api.h"
 #include "offlink/error.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+OFL_API_BEGIN
 
 struct ofl_link;
 
@@ -40,6 +42,10 @@ enum ofl_link_log {
 struct ofl_link_opts {
 	const char *host_triple; /* NULL: x86_64-pc-linux-gnu */
 	const char *tmpdir;      /* where temporaries go; NULL: /tmp */
+	/* Front ends pass what they read from the environment ($PATH,
+	 * $CUDA_PATH): the library reads none. */
+	const char *search_path; /* where clang is looked for last; NULL: nowhere */
+	const char *cuda_path;   /* the CUDA toolkit's fatbinary; NULL: /usr/local/cuda */
 	const char *output;      /* the link's -o, to name saved temporaries */
 	unsigned jobs;           /* parallel device links; 0: 1 */
 	/* GNU make jobserver (from MAKEFLAGS): a token is read from rfd
@@ -142,6 +148,7 @@ int ofl_link_run(struct ofl_link *l, struct ofl_link_result *res, struct ofl_err
  * merged is left as it is. */
 int ofl_link_finish_relocatable(const char *merged, const char *output, struct ofl_error *err);
 
+OFL_API_END
 #ifdef __cplusplus
 }
 #endif

@@ -8,12 +8,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "offlink/api.h"
 #include "offlink/buf.h"
 #include "offlink/error.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+OFL_API_BEGIN
 
 enum ofl_image_kind {
 	OFL_IMG_NONE = 0,
@@ -158,6 +160,7 @@ uint64_t ofl_llvm_string_hash(const char *s, size_t len);
  * indices written (n), or OFL_ENOMEM. */
 int ofl_obin_llvm_key_order(const char *const *keys, size_t n, size_t *order);
 
+OFL_API_END
 #ifdef __cplusplus
 }
 #endif

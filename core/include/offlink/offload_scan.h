@@ -9,12 +9,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "offlink/api.h"
 #include "offlink/elf.h"
 #include "offlink/error.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+OFL_API_BEGIN
 
 #define OFL_SHT_LLVM_OFFLOADING 0x6fff4c0bu
 #define OFL_OFFLOADING_SECTION ".llvm.offloading"
@@ -98,6 +100,7 @@ const uint8_t *ofl_find_magic(const uint8_t *p, const uint8_t *end);
 int ofl_scan_file(const uint8_t *data, size_t size, unsigned flags, struct ofl_found_list *out,
                   struct ofl_error *err);
 
+OFL_API_END
 #ifdef __cplusplus
 }
 #endif

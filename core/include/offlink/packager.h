@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "offlink/api.h"
 #include "offlink/buf.h"
 #include "offlink/error.h"
 #include "offlink/offload_binary.h"
@@ -16,6 +17,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+OFL_API_BEGIN
 
 /* An --image value: "k=v,k=v,...".  Split at ',', each piece at its first
  * '=' (no '=' gives value ""); a repeated key keeps its first place and its
@@ -100,6 +102,7 @@ char *ofl_pkg_extract_name(const char *input, const struct ofl_obin *b, size_t i
 int ofl_pkg_write_archive(const struct ofl_pkg_entry *const *e, size_t n, struct ofl_buf *out,
                           struct ofl_error *err);
 
+OFL_API_END
 #ifdef __cplusplus
 }
 #endif

@@ -9,12 +9,14 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "offlink/api.h"
 #include "offlink/buf.h"
 #include "offlink/error.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+OFL_API_BEGIN
 
 struct ofl_proc {
 	char **argv; /* owned, NULL-terminated; argv[0] is the program */
@@ -46,9 +48,10 @@ int ofl_proc_run(struct ofl_proc *p, struct ofl_error *err);
 void ofl_proc_release(struct ofl_proc *p);
 
 /* The first executable <dir>/<name> among dirs[0..n) (NULL entries
- * skipped), then along PATH.  Returns an owned path, or NULL when there is
- * none (or on allocation failure). */
-char *ofl_proc_find(const char *name, const char *const *dirs, size_t n);
+ * skipped), then along search_path (a $PATH value the front end read; NULL:
+ * nowhere else).  Returns an owned path, or NULL when there is none (or on
+ * allocation failure). */
+char *ofl_proc_find(const char *name, const char *const *dirs, size_t n, const char *search_path);
 
 /* A command for people and scripts to read, NUL-terminated, appended to
  * out: every word in double quotes ("prog" "arg"), or in LLVM's form (a
@@ -70,6 +73,7 @@ int ofl_jobserver_open(const char *makeflags, int *rfd, int *wfd);
  * is) or out of memory; else an owned array of env's strings, to free(). */
 char **ofl_proc_env_without_driver(char *const *env);
 
+OFL_API_END
 #ifdef __cplusplus
 }
 #endif

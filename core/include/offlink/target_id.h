@@ -13,11 +13,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "offlink/api.h"
 #include "offlink/error.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+OFL_API_BEGIN
 
 enum ofl_llvm_dialect {
 	OFL_LLVM19 = 19,
@@ -135,6 +137,7 @@ bool ofl_triple_arch_known(const char *arch, size_t len, enum ofl_llvm_dialect d
  * padded with SIZE_MAX.  Returns 0 or OFL_ENOMEM. */
 int ofl_stringmap_order(const char *const *keys, const size_t *lens, size_t n, size_t *order);
 
+OFL_API_END
 #ifdef __cplusplus
 }
 #endif

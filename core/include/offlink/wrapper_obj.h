@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "offlink/api.h"
 #include "offlink/buf.h"
 #include "offlink/error.h"
 #include "offlink/io.h"
@@ -21,6 +22,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+OFL_API_BEGIN
 
 enum ofl_wrap_kind {
 	OFL_WRAP_OPENMP,
@@ -118,6 +120,7 @@ int ofl_hip_gpubin_write_fd(int fd, enum ofl_wrap_machine m, const uint8_t *fatb
 /* Names the flavour writes (for tools and docs). */
 const char *ofl_wrap_entries_section(const struct ofl_wrap_opts *o);
 
+OFL_API_END
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,45 @@
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "offlink/io.h"
+
+/* A plugin is handed fd + offset + size (an archive member inside the
+ * archive); a front end a path.  Both give the same bytes. */
+OFL_TEST(io_range_of_fd_and_path)
+{
+	struct ofl_error e = OFL_ERROR_INIT;
+	CHECK_EQ_U(ofl_write_file("a", "headMEMBERtail", 14, &e), 0);
+	int fd = open("a", O_RDONLY);
+	CHECK(fd >= 0);
+	struct ofl_file r, p;
+	CHECK_EQ_U(ofl_file_read_range(&r, fd, 4, 6, "a(m.o)", &e), 0);
+	CHECK_EQ_U(r.size, 6);
+	CHECK_MEM(r.data, "MEMBER", 6);
+	CHECK_STR(r.path, "a(m.o)");
+	ofl_file_close(&r);
+	CHECK(fcntl(fd, F_GETFD) >= 0); /* the descriptor stays the caller's */
+	CHECK_EQ_U(ofl_file_open(&p, "a", &e), 0);
+	CHECK_EQ_U(p.size, 14);
+	CHECK_MEM(p.data + 4, "MEMBER", 6);
+	ofl_file_close(&p);
+	/* a range past the end of the file */
+	CHECK_EQ_U(ofl_file_read_range(&r, fd, 10, 6, "a(m.o)", &e), OFL_EIO);
+	CHECK_STR(e.msg, "file ends early");
+	CHECK_EQ_U(e.offset, 4);
+	close(fd);
+}
+
+/* Outputs get the mode any new file gets under the process's umask. */
+OFL_TEST(io_output_mode_follows_umask)
+{
+	struct ofl_error e = OFL_ERROR_INIT;
+	mode_t old = umask(027);
+	int rc = ofl_write_file("o", "x", 1, &e);
+	umask(old);
+	CHECK_EQ_U(rc, 0);
+	struct stat st;
+	CHECK(stat("o", &st) == 0);
+	CHECK_EQ_U(st.st_mode & 07777, 0640);
+}
