@@ -322,3 +322,12 @@ int ofl_write_file(const char *path, const void *p, size_t n, struct ofl_error *
 	}
 	return ofl_out_commit(&o, err);
 }
+
+void ofl_name_flatten(char *s)
+{
+	for (char *p = s; *p; p++)
+		if (*p == '/')
+			*p = '_';
+	if (!strcmp(s, ".") || !strcmp(s, ".."))
+		memset(s, '_', strlen(s));
+}

@@ -16,9 +16,7 @@ void ofl_objdump_bundles_release(struct ofl_objdump_bundles *b)
 	for (size_t i = 0; i < b->n; i++)
 		free(b->v[i].id);
 	free(b->v);
-	for (size_t i = 0; i < b->nowned; i++)
-		free(b->owned[i]);
-	free(b->owned);
+	ofl_ptrs_release(&b->owned);
 	*b = (struct ofl_objdump_bundles)OFL_OBJDUMP_BUNDLES_INIT;
 }
 
@@ -49,10 +47,9 @@ static int read_entries(const uint8_t *d, size_t n, const uint8_t *src, size_t s
 			    err, OFL_EFORMAT, NULL, at + pos,
 			    "bundle entry of %llu bytes at %llu is outside the file",
 			    (unsigned long long)size, (unsigned long long)abs);
-		struct ofl_objdump_entry *v = ofl_realloc(out->v, (out->n + 1) * sizeof *v);
-		if (!v)
+		if (OFL_GROW(out->v, out->cap, out->n))
 			return OFL_NOMEM(err);
-		out->v = v;
+		struct ofl_objdump_entry *v = out->v;
 		v[out->n] = (struct ofl_objdump_entry){bundle, src + abs, size, NULL};
 		v[out->n].id = ofl_strndup((const char *)d + pos + 24, (size_t)idlen);
 		if (!v[out->n++].id)
@@ -64,14 +61,7 @@ static int read_entries(const uint8_t *d, size_t n, const uint8_t *src, size_t s
 
 static int keep(struct ofl_objdump_bundles *out, void *p, struct ofl_error *err)
 {
-	void **v = ofl_realloc(out->owned, (out->nowned + 1) * sizeof *v);
-	if (!v) {
-		free(p);
-		return OFL_NOMEM(err);
-	}
-	out->owned = v;
-	v[out->nowned++] = p;
-	return 0;
+	return ofl_ptrs_push(&out->owned, p) ? OFL_NOMEM(err) : 0;
 }
 
 static const uint8_t *find_from(const uint8_t *d, size_t n, size_t from, const char *m, size_t mlen)

@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "offlink/archive.h"
+#include "offlink/buf.h"
 #include "offlink/error.h"
 #include "offlink/io.h"
 
@@ -92,7 +94,7 @@ enum {
 	OFL_INSPECT_TOLERANT = 1,
 };
 
-#define OFL_INSPECT_MAX_DEPTH 16
+#define OFL_INSPECT_MAX_DEPTH OFL_MAX_NESTING
 
 /* Builds the tree for the file bytes data[0..size) named path (used for
  * thin archive members, which are read relative to its directory, and in
@@ -149,14 +151,14 @@ struct ofl_objdump_entry {
 };
 
 struct ofl_objdump_bundles {
-	size_t n, nbundles, nowned;
+	size_t n, cap, nbundles;
 	struct ofl_objdump_entry *v;
-	void **owned;
+	struct ofl_ptrs owned; /* inflated bytes entries point into */
 };
 
 #define OFL_OBJDUMP_BUNDLES_INIT                                                                   \
 	{                                                                                          \
-		0, 0, 0, NULL, NULL                                                                \
+		0, 0, 0, NULL, OFL_PTRS_INIT                                                       \
 	}
 
 /* Errors (OFL_EFORMAT): a header cut short has LLVM 22's message (below);

@@ -69,6 +69,11 @@ void ofl_out_abort(struct ofl_out *o);
 /* Writes a whole buffer atomically. */
 int ofl_write_file(const char *path, const void *p, size_t n, struct ofl_error *err);
 
+/* Makes a name read from an input (member name, triple, bundle ID) safe
+ * as one component of an output file name: '/' becomes '_', and "." or
+ * ".." becomes underscores.  Other names are left as LLVM writes them. */
+void ofl_name_flatten(char *s);
+
 /* 1 when path names an existing file with the same identity as f. */
 int ofl_file_is(const struct ofl_file *f, const char *path);
 
