@@ -528,7 +528,7 @@ static int thin_member(struct ictx *c, struct ofl_node *n)
 		return OFL_NOMEM(c->err);
 	}
 	*n->file = (struct ofl_file)OFL_FILE_INIT;
-	int rc = ofl_file_open(n->file, path, c->err);
+	int rc = ofl_file_open_regular(n->file, path, c->err);
 	free(path);
 	if (rc) {
 		ofl_error_prefix(c->err, "thin archive member '%s'", n->name);

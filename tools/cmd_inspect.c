@@ -137,7 +137,7 @@ static int objdump_archive(const struct insp *in, const char *path, const uint8_
 		else /* files extracted from the member are named after it */
 			ofl_name_flatten(flat);
 		struct ofl_file f = OFL_FILE_INIT;
-		if (!rc && a.thin && ofl_file_open(&f, file, &err))
+		if (!rc && a.thin && ofl_file_open_regular(&f, file, &err))
 			rc = error_lib(&err);
 		if (!rc)
 			rc = a.thin ? inspect_objdump(in, name, flat, f.data, f.size, depth + 1)

@@ -33,8 +33,12 @@ struct ofl_file {
 		NULL, 0, -1, 0, 0, 0, NULL                                                         \
 	}
 
-/* Opens and maps path ("-" reads standard input). */
+/* Opens and maps path ("-" reads standard input; a pipe is read to its
+ * end; a device, which may never end, is refused). */
 int ofl_file_open(struct ofl_file *f, const char *path, struct ofl_error *err);
+/* The same for a file named by an input (a thin archive member): only a
+ * regular file, whose size is known before reading, is opened. */
+int ofl_file_open_regular(struct ofl_file *f, const char *path, struct ofl_error *err);
 void ofl_file_close(struct ofl_file *f);
 
 /* size bytes at off of an open descriptor, read into memory (a linker
