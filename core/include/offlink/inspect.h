@@ -81,7 +81,7 @@ struct ofl_node {
 	uint64_t payload_size;
 
 	struct ofl_node *parent;
-	size_t nchildren;
+	size_t nchildren, children_cap;
 	struct ofl_node **children;
 
 	void *owned;           /* inflated bytes the subtree points into */
