@@ -86,6 +86,19 @@ open("shared.bin", "wb").write(b)
 
 # 6. A thin archive whose member is /dev/zero.
 open("zero.a", "wb").write(b"!<thin>\n" + member(b"//", b"/dev/zero/\n") + hdr(b"/0", 100))
+
+# 5. Many entries: a bundle of 60,000 (IDs in reverse order), a fatbinary
+# of 100,000, and an object whose bundle section repeats the magic inside
+# its entry IDs, so that each next bundle re-reads the entries after it.
+ids = [b"openmp-x86_64-unknown-linux-gnu-%05d" % i for i in range(60000 - 1, -1, -1)]
+open("many.bundle", "wb").write(bundle([(i, b"") for i in ids]))
+e = struct.pack("<HHIQIIHHIIIQQQ", 2, 0x101, 64, 0, 0, 0, 8, 1, 80, 0, 0, 0x11, 0, 0)
+open("many.fatbin", "wb").write(struct.pack("<IHHQ", 0xba55ed50, 1, 16, 64 * 100000) + e * 100000)
+M = b"__CLANG_OFFLOAD_BUNDLE__"
+k = 3000
+# Record j's ID is a bundle header counting the k - j - 1 records after it.
+recs = b"".join(struct.pack("<QQQ", 0, 0, 32) + M + struct.pack("<Q", k - j - 1) for j in range(k))
+open("overlap.o", "wb").write(elf(M + struct.pack("<Q", k) + recs))
 PY
 
 # 1: no use after free; the nested members are walked, nothing matches.
@@ -126,5 +139,17 @@ for cmd in "inspect" "inspect --format=llvm-objdump"; do
 	fi
 	expect_err_line "/dev/zero.*not a regular file"
 done
+
+# 5: work in O(n log n) (timeout guards against a hang only).
+bounded "$OFFLINK" list many.bundle >out 2>err || { cat err >&2; fail "list many.bundle"; }
+[ "$(wc -l <out)" -eq 60000 ] || fail "list many.bundle: $(wc -l <out) IDs, not 60000"
+bounded "$OFFLINK" inspect --format=json many.fatbin >out 2>err || { cat err >&2; fail "inspect many.fatbin"; }
+n=$(grep -c '"kind": *"fatbin' out || true)
+[ "$n" -eq 100000 ] || fail "inspect many.fatbin: $n entries, not 100000"
+mkdir -p ov
+if (cd ov && bounded "$OFFLINK" inspect --format=llvm-objdump ../overlap.o) >out 2>err; then
+	fail "re-read bundle entries accepted"
+fi
+expect_err_line "^offlink: error: '../overlap.o': while extracting offload FatBin bundles: bundle headers overlap so often that their entries exceed the input's size at offset [0-9]+\$"
 
 echo ok
