@@ -52,14 +52,8 @@ static int args_add(struct ofl_pkg_args *a, const char *piece, size_t len)
 		a->values[i] = v;
 		return 0;
 	}
-	char **k = ofl_realloc(a->keys, (a->n + 1) * sizeof *k);
-	if (!k)
+	if (OFL_GROW(a->keys, a->kcap, a->n) || OFL_GROW(a->values, a->vcap, a->n))
 		return OFL_ENOMEM;
-	a->keys = k;
-	char **v = ofl_realloc(a->values, (a->n + 1) * sizeof *v);
-	if (!v)
-		return OFL_ENOMEM;
-	a->values = v;
 	char *ks = ofl_strndup(piece, klen), *vs = ofl_strndup(val, vlen);
 	if (!ks || !vs) {
 		free(ks);

@@ -21,14 +21,14 @@ extern "C" {
  * '=' (no '=' gives value ""); a repeated key keeps its first place and its
  * value becomes "old,new".  Keys and values are owned. */
 struct ofl_pkg_args {
-	size_t n;
+	size_t n, kcap, vcap;
 	char **keys;
 	char **values;
 };
 
 #define OFL_PKG_ARGS_INIT                                                                          \
 	{                                                                                          \
-		0, NULL, NULL                                                                      \
+		0, 0, 0, NULL, NULL                                                                \
 	}
 
 int ofl_pkg_args_parse(const char *spec, struct ofl_pkg_args *out, struct ofl_error *err);
