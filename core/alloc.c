@@ -46,3 +46,21 @@ int ofl_grow(void **v, size_t *cap, size_t n, size_t elem)
 	*cap = ncap;
 	return 0;
 }
+
+int ofl_ptrs_push(struct ofl_ptrs *o, void *p)
+{
+	if (OFL_GROW(o->v, o->cap, o->n)) {
+		free(p);
+		return -1;
+	}
+	o->v[o->n++] = p;
+	return 0;
+}
+
+void ofl_ptrs_release(struct ofl_ptrs *o)
+{
+	for (size_t i = 0; i < o->n; i++)
+		free(o->v[i]);
+	free(o->v);
+	*o = (struct ofl_ptrs)OFL_PTRS_INIT;
+}

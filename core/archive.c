@@ -88,17 +88,9 @@ static int add_member(struct ar_parser *p, char *name, const uint8_t *data, uint
                       uint64_t data_off, uint64_t hdr_off)
 {
 	struct ofl_archive *a = p->a;
-	if (a->nmembers == p->cap) {
-		size_t cap = p->cap ? p->cap * 2 : 16;
-		void *m = cap < SIZE_MAX / sizeof(*a->members)
-		              ? ofl_realloc(a->members, cap * sizeof(*a->members))
-		              : NULL;
-		if (!m) {
-			free(name);
-			return OFL_NOMEM(p->err);
-		}
-		a->members = m;
-		p->cap = cap;
+	if (OFL_GROW(a->members, p->cap, a->nmembers)) {
+		free(name);
+		return OFL_NOMEM(p->err);
 	}
 	a->members[a->nmembers++] = (struct ofl_ar_member){name, data, size, data_off, hdr_off};
 	return 0;

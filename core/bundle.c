@@ -58,14 +58,91 @@ const struct ofl_file_type *ofl_file_type_guess(const uint8_t *data, size_t size
 static int add_entry(struct ofl_bundle *b, const uint8_t *id, size_t idlen, uint64_t off,
                      uint64_t size, uint64_t record, struct ofl_error *err)
 {
-	struct ofl_bundle_entry *e = ofl_realloc(b->entries, (b->n + 1) * sizeof *e);
-	if (!e)
+	if (OFL_GROW(b->entries, b->cap, b->n))
 		return OFL_NOMEM(err);
-	b->entries = e;
 	char *s = ofl_strndup((const char *)id, idlen);
 	if (!s)
 		return OFL_NOMEM(err);
-	e[b->n++] = (struct ofl_bundle_entry){s, off, size, record, false};
+	b->entries[b->n++] = (struct ofl_bundle_entry){s, off, size, record, false};
+	return 0;
+}
+
+/* Entries of one bundle, sorted to find duplicates and overlaps in
+ * O(n log n); the index breaks ties so the order is total. */
+struct ent_ref {
+	const struct ofl_bundle_entry *e;
+	size_t i;
+};
+
+static int by_id(const void *pa, const void *pb)
+{
+	const struct ent_ref *a = pa, *b = pb;
+	int c = strcmp(a->e->id, b->e->id);
+	return c ? c : (a->i > b->i) - (a->i < b->i);
+}
+
+static int by_offset(const void *pa, const void *pb)
+{
+	const struct ent_ref *a = pa, *b = pb;
+	if (a->e->offset != b->e->offset)
+		return a->e->offset < b->e->offset ? -1 : 1;
+	return (a->i > b->i) - (a->i < b->i);
+}
+
+/* The first pair (by the later entry's place) of entries with one ID or
+ * overlapping data: *later and *earlier index e; false when none. */
+static bool find_dup(struct ent_ref *r, size_t n, size_t *later, size_t *earlier)
+{
+	bool found = false;
+	qsort(r, n, sizeof *r, by_id);
+	for (size_t k = 1; k < n; k++)
+		if (!strcmp(r[k].e->id, r[k - 1].e->id) && (!found || r[k].i < *later)) {
+			*later = r[k].i;
+			*earlier = r[k - 1].i;
+			found = true;
+		}
+	return found;
+}
+
+static bool find_overlap(struct ent_ref *r, size_t n, size_t *later, size_t *earlier)
+{
+	bool found = false;
+	size_t m = 0, k = 0; /* m: among r[0..k), the entry reaching furthest */
+	for (size_t i = 0; i < n; i++)
+		if (r[i].e->size)
+			r[k++] = r[i];
+	qsort(r, k, sizeof *r, by_offset);
+	for (size_t i = 1; i < k; i++) {
+		const struct ofl_bundle_entry *e = r[i].e, *f = r[m].e;
+		size_t hi = r[i].i > r[m].i ? r[i].i : r[m].i;
+		if (e->offset < f->offset + f->size && (!found || hi < *later)) {
+			*later = hi;
+			*earlier = r[i].i ^ r[m].i ^ hi;
+			found = true;
+		}
+		if (e->offset + e->size > f->offset + f->size)
+			m = i;
+	}
+	return found;
+}
+
+static int check_pairs(const struct ofl_bundle_entry *v, size_t n, struct ofl_error *err)
+{
+	struct ent_ref *r = ofl_calloc(n, sizeof *r);
+	if (!r)
+		return OFL_NOMEM(err);
+	for (size_t i = 0; i < n; i++)
+		r[i] = (struct ent_ref){&v[i], i};
+	size_t dl = 0, de = 0, ol = 0, oe = 0;
+	bool dup = find_dup(r, n, &dl, &de);
+	bool ovl = find_overlap(r, n, &ol, &oe);
+	free(r);
+	if (dup && (!ovl || dl <= ol))
+		return ofl_error_set(err, OFL_EFORMAT, NULL, v[dl].record,
+		                     "duplicate bundle entry ID '%s'", v[dl].id);
+	if (ovl)
+		return ofl_error_set(err, OFL_EFORMAT, NULL, v[ol].record,
+		                     "bundle entries '%s' and '%s' overlap", v[oe].id, v[ol].id);
 	return 0;
 }
 
@@ -123,19 +200,8 @@ static int parse_binary_one(struct ofl_bundle *b, const uint8_t *d, uint64_t hav
 			                     "bundle entry '%s' overlaps the header", e->id);
 		if (e->offset + e->size > *end)
 			*end = e->offset + e->size;
-		for (size_t j = first; j < i; j++) {
-			const struct ofl_bundle_entry *f = &b->entries[j];
-			if (!strcmp(e->id, f->id))
-				return ofl_error_set(err, OFL_EFORMAT, NULL, e->record,
-				                     "duplicate bundle entry ID '%s'", e->id);
-			if (e->size && f->size && e->offset < f->offset + f->size &&
-			    f->offset < e->offset + e->size)
-				return ofl_error_set(err, OFL_EFORMAT, NULL, e->record,
-				                     "bundle entries '%s' and '%s' overlap", f->id,
-				                     e->id);
-		}
 	}
-	return 0;
+	return check_pairs(b->entries + first, b->n - first, err);
 }
 
 static uint64_t skip_zeros(const uint8_t *d, uint64_t pos, uint64_t size)

@@ -66,18 +66,14 @@ int ofl_bundle_object_scan(struct ofl_bundle *b, const uint8_t *data, size_t siz
 			                   "section '%s%s' past end of file", OFL_BUNDLE_MAGIC, id);
 			break;
 		}
-		struct ofl_bundle_entry *n = ofl_realloc(b->entries, (b->n + 1) * sizeof *n);
-		char *sid = ofl_strdup(id);
-		if (!n || !sid) {
-			free(sid);
-			if (n)
-				b->entries = n;
+		char *sid = OFL_GROW(b->entries, b->cap, b->n) ? NULL : ofl_strdup(id);
+		if (!sid) {
 			rc = OFL_NOMEM(err);
 			break;
 		}
-		b->entries = n;
 		bool stub = len == 1 && data[sh.sh_offset] == 0 && !strncmp(id, "host-", 5);
-		n[b->n++] = (struct ofl_bundle_entry){sid, sh.sh_offset, len, sh.sh_offset, stub};
+		b->entries[b->n++] =
+		    (struct ofl_bundle_entry){sid, sh.sh_offset, len, sh.sh_offset, stub};
 		b->found = true;
 	}
 	elf_end(e);

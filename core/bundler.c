@@ -398,6 +398,49 @@ int ofl_bundler_bundle(const struct ofl_bundler_options *o, struct ofl_bundler_r
 
 /* ---- reading ---- */
 
+struct ent_key {
+	const char *id;
+	size_t i;
+};
+
+static int by_id_then_place(const void *pa, const void *pb)
+{
+	const struct ent_key *a = pa, *b = pb;
+	int c = strcmp(a->id, b->id);
+	return c ? c : (a->i > b->i) - (a->i < b->i);
+}
+
+/* The entries with one ID: byid[start..start+len), first = byid[start]. */
+struct id_run {
+	size_t first, start, len;
+};
+
+static int by_first(const void *pa, const void *pb)
+{
+	const struct id_run *a = pa, *b = pb;
+	return (a->first > b->first) - (a->first < b->first);
+}
+
+/* Fills byid with the entries' places sorted by ID, then place, and runs
+ * with one run per ID in the order of first appearance; returns the number
+ * of runs.  O(n log n); k is scratch space for n keys. */
+static size_t id_runs(const struct ofl_bundle *b, struct ent_key *k, size_t *byid,
+                      struct id_run *runs)
+{
+	size_t nu = 0;
+	for (size_t i = 0; i < b->n; i++)
+		k[i] = (struct ent_key){b->entries[i].id, i};
+	qsort(k, b->n, sizeof *k, by_id_then_place);
+	for (size_t i = 0; i < b->n; i++) {
+		byid[i] = k[i].i;
+		if (i == 0 || strcmp(k[i].id, k[i - 1].id))
+			runs[nu++] = (struct id_run){k[i].i, i, 0};
+		runs[nu - 1].len++;
+	}
+	qsort(runs, nu, sizeof *runs, by_first);
+	return nu;
+}
+
 /* Entries in the order LLVM visits them: hash order for binary bundles
  * (they go through a StringMap), file order otherwise.  An ID may repeat when
  * several bundles follow each other; its entries then stay together, in file
@@ -409,27 +452,29 @@ int ofl_bl_entry_order(const struct ofl_bundle *b, size_t *order, struct ofl_err
 			order[i] = i;
 		return 0;
 	}
+	/* Entries sorted by ID (then place) form one run per ID; the runs, in
+	 * the order of their first entries, are the IDs LLVM inserts. */
+	struct ent_key *keys = ofl_calloc(b->n, sizeof *keys);
+	struct id_run *runs = ofl_calloc(b->n, sizeof *runs);
+	size_t *byid = ofl_calloc(b->n, sizeof *byid);
 	char **uniq = ofl_calloc(b->n, sizeof *uniq);
-	size_t *first = ofl_calloc(b->n, sizeof *first);
 	size_t *uorder = ofl_calloc(b->n, sizeof *uorder);
 	size_t nu = 0, k = 0;
-	int rc = uniq && first && uorder ? 0 : OFL_NOMEM(err);
-	for (size_t i = 0; !rc && i < b->n; i++) {
-		size_t j = 0;
-		while (j < nu && strcmp(uniq[j], b->entries[i].id))
-			j++;
-		if (j == nu) {
-			uniq[nu] = b->entries[i].id;
-			first[nu++] = i;
-		}
-	}
+	int rc = keys && runs && byid && uniq && uorder ? 0 : OFL_NOMEM(err);
+	if (!rc)
+		nu = id_runs(b, keys, byid, runs);
+	for (size_t u = 0; u < nu; u++)
+		uniq[u] = b->entries[runs[u].first].id;
 	rc = rc ? rc : hash_order(uniq, nu, uorder, err);
-	for (size_t u = 0; !rc && u < nu; u++)
-		for (size_t i = first[uorder[u]]; i < b->n; i++)
-			if (!strcmp(b->entries[i].id, uniq[uorder[u]]))
-				order[k++] = i;
+	for (size_t u = 0; !rc && u < nu; u++) {
+		const struct id_run *r = &runs[uorder[u]];
+		for (size_t i = 0; i < r->len; i++)
+			order[k++] = byid[r->start + i];
+	}
+	free(keys);
+	free(runs);
+	free(byid);
 	free(uniq);
-	free(first);
 	free(uorder);
 	return rc;
 }

@@ -11,7 +11,7 @@
 
 /* One output archive under construction. */
 struct ar_out {
-	size_t n;
+	size_t n, cap;
 	struct ofl_ar_input *m;
 };
 
@@ -67,11 +67,9 @@ static char *member_name(const char *member, const char *id, const char *target_
 static int out_append(struct ar_out *o, const char *name, const uint8_t *data, uint64_t size,
                       struct ofl_error *err)
 {
-	struct ofl_ar_input *m = ofl_realloc(o->m, (o->n + 1) * sizeof *m);
-	if (!m)
+	if (OFL_GROW(o->m, o->cap, o->n))
 		return OFL_NOMEM(err);
-	o->m = m;
-	m[o->n++] = (struct ofl_ar_input){name, data, size};
+	o->m[o->n++] = (struct ofl_ar_input){name, data, size};
 	return 0;
 }
 
@@ -157,13 +155,14 @@ static int member_bytes(struct ar_state *s, size_t k, const uint8_t **data, uint
 	const char *arpath = s->archive.path;
 	const char *slash = strrchr(arpath, '/');
 	struct ofl_buf p = OFL_BUF_INIT;
-	if (m->name[0] != '/' && slash)
-		ofl_buf_append(&p, arpath, (size_t)(slash - arpath) + 1);
-	if (ofl_buf_append_str(&p, m->name) || ofl_buf_append_zeros(&p, 1)) {
+	bool dir = m->name[0] != '/' && slash;
+	/* a failed append would open another file: each one is checked */
+	if ((dir && ofl_buf_append(&p, arpath, (size_t)(slash - arpath) + 1)) ||
+	    ofl_buf_append_str(&p, m->name) || ofl_buf_append_zeros(&p, 1)) {
 		ofl_buf_release(&p);
 		return OFL_NOMEM(err);
 	}
-	int rc = ofl_file_open(&s->thin[k], (const char *)p.data, err);
+	int rc = ofl_file_open_regular(&s->thin[k], (const char *)p.data, err);
 	ofl_buf_release(&p);
 	*data = s->thin[k].data;
 	*size = s->thin[k].size;

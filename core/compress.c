@@ -186,15 +186,21 @@ int ofl_zlib_decompress_prefix(const uint8_t *src, size_t size, uint8_t *dst, si
 	memset(&z, 0, sizeof z);
 	if (inflateInit(&z) != Z_OK)
 		return OFL_NOMEM(err);
+	/* zlib counts in uInt: sizes above 4 GiB are fed in slices. */
+	size_t in_left = size, out_left = want;
 	z.next_in = (Bytef *)src;
-	z.avail_in = size > UINT_MAX ? UINT_MAX : (uInt)size;
 	z.next_out = dst;
-	z.avail_out = (uInt)want;
 	int rc;
-	do
+	do {
+		uInt in = in_left > UINT_MAX ? UINT_MAX : (uInt)in_left;
+		uInt out = out_left > UINT_MAX ? UINT_MAX : (uInt)out_left;
+		z.avail_in = in;
+		z.avail_out = out;
 		rc = inflate(&z, Z_NO_FLUSH);
-	while (rc == Z_OK && z.avail_out && z.avail_in);
-	*got = want - z.avail_out;
+		in_left -= in - z.avail_in;
+		out_left -= out - z.avail_out;
+	} while (rc == Z_OK && out_left && in_left);
+	*got = want - out_left;
 	inflateEnd(&z);
 	if (rc == Z_MEM_ERROR)
 		return OFL_NOMEM(err);

@@ -307,6 +307,10 @@ int ofl_cuda_fatbin_build(const struct ofl_fatbin_image *imgs, size_t n,
                           const struct ofl_cuda_fatbin_options *o, struct ofl_buf *out,
                           struct ofl_error *err)
 {
+	/* The steps below read err->code after a failure; err may be NULL. */
+	struct ofl_error local = OFL_ERROR_INIT;
+	if (!err)
+		err = &local;
 	if (!n)
 		return ofl_error_set(err, OFL_EINVAL, NULL, OFL_NO_OFFSET, "no cuda images");
 	struct ofl_cuda_fatbin_options opt = *o;

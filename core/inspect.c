@@ -54,14 +54,12 @@ static struct ofl_node *add_child(struct ofl_node *p, enum ofl_node_kind kind, c
                                   uint64_t size, uint64_t offset, struct ofl_error *err)
 {
 	struct ofl_node *n = ofl_calloc(1, sizeof *n);
-	struct ofl_node **v = n ? ofl_realloc(p->children, (p->nchildren + 1) * sizeof *v) : NULL;
-	if (!v) {
+	if (!n || OFL_GROW(p->children, p->children_cap, p->nchildren)) {
 		free(n);
 		OFL_NOMEM(err);
 		return NULL;
 	}
-	p->children = v;
-	v[p->nchildren++] = n;
+	p->children[p->nchildren++] = n;
 	n->kind = kind;
 	n->data = data;
 	n->size = size;
@@ -78,12 +76,16 @@ static int set_str(char **dst, const char *s, size_t len, struct ofl_error *err)
 	return *dst ? 0 : OFL_NOMEM(err);
 }
 
-static size_t count_kind(const struct ofl_node *p, enum ofl_node_kind k)
+/* The index of p's last child among its siblings of the same kind: one
+ * more than the nearest earlier one's (a scan of the kinds in between,
+ * not of every child, so adding n children costs O(n)). */
+static size_t next_index(const struct ofl_node *p)
 {
-	size_t c = 0;
-	for (size_t i = 0; i < p->nchildren; i++)
-		c += p->children[i]->kind == k;
-	return c;
+	enum ofl_node_kind k = p->children[p->nchildren - 1]->kind;
+	for (size_t i = p->nchildren - 1; i-- > 0;)
+		if (p->children[i]->kind == k)
+			return p->children[i]->index + 1;
+	return 0;
 }
 
 /* Where errors in n's bytes are reported: the file, or "lib.a(m.o)". */
@@ -194,7 +196,7 @@ static int add_images(struct ictx *c, struct ofl_node *p, const struct ofl_found
 		    add_child(p, OFL_NODE_IMAGE, b->image, b->image_size, off, c->err);
 		if (!n)
 			return OFL_ENOMEM;
-		n->index = count_kind(p, OFL_NODE_IMAGE) - 1;
+		n->index = next_index(p);
 		n->version = set->version;
 		n->binary_offset = p->offset + rel;
 		n->binary_size = set->size;
@@ -300,7 +302,7 @@ static int read_fatbin(struct ictx *c, struct ofl_node *p)
 				rc = OFL_ENOMEM;
 				break;
 			}
-			n->index = count_kind(p, OFL_NODE_FATBIN_ENTRY) - 1;
+			n->index = next_index(p);
 			n->fatbin_kind = e->kind;
 			n->sm = e->sm;
 			n->fatbin_flags = e->flags;
@@ -481,7 +483,7 @@ static int thin_member(struct ictx *c, struct ofl_node *n)
 		return OFL_NOMEM(c->err);
 	}
 	*n->file = (struct ofl_file)OFL_FILE_INIT;
-	int rc = ofl_file_open(n->file, path, c->err);
+	int rc = ofl_file_open_regular(n->file, path, c->err);
 	free(path);
 	if (rc) {
 		ofl_error_prefix(c->err, "thin archive member '%s'", n->name);

@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "offlink/buf.h"
 #include "offlink/error.h"
 
 /* Little/big-endian loads and stores; never cast structs over file bytes. */
@@ -84,6 +85,10 @@ char *ofl_strdup(const char *s);
 /* The one growable array: makes room for element n of *v (capacity *cap,
  * elements of elem bytes), doubling.  0, or -1 when out of memory. */
 int ofl_grow(void **v, size_t *cap, size_t n, size_t elem);
+/* Appends p to an owned-pointer vector; on failure frees p and returns -1.
+ * ofl_ptrs_release frees every element and the vector. */
+int ofl_ptrs_push(struct ofl_ptrs *o, void *p);
+void ofl_ptrs_release(struct ofl_ptrs *o);
 #define OFL_GROW(v, cap, n) ofl_grow((void **)&(v), &(cap), (n), sizeof(*(v)))
 
 #define OFL_NOMEM(err) ofl_error_set((err), OFL_ENOMEM, NULL, OFL_NO_OFFSET, "out of memory")

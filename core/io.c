@@ -87,7 +87,7 @@ int ofl_file_read_range(struct ofl_file *f, int fd, uint64_t off, uint64_t size,
 	return rc;
 }
 
-int ofl_file_open(struct ofl_file *f, const char *path, struct ofl_error *err)
+static int open_file(struct ofl_file *f, const char *path, bool regular, struct ofl_error *err)
 {
 	*f = (struct ofl_file)OFL_FILE_INIT;
 	f->path = ofl_strdup(path);
@@ -117,6 +117,11 @@ int ofl_file_open(struct ofl_file *f, const char *path, struct ofl_error *err)
 		ofl_file_close(f);
 		return ofl_error_set(err, OFL_EIO, path, OFL_NO_OFFSET, "is a directory");
 	}
+	if (!S_ISREG(st.st_mode) && (regular || S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode))) {
+		close(fd);
+		ofl_file_close(f);
+		return ofl_error_set(err, OFL_EIO, path, OFL_NO_OFFSET, "not a regular file");
+	}
 	if (!S_ISREG(st.st_mode)) {
 		int rc = read_all_fd(fd, f, path, err);
 		close(fd);
@@ -144,6 +149,16 @@ int ofl_file_open(struct ofl_file *f, const char *path, struct ofl_error *err)
 	f->data = m;
 	f->mapped = 1;
 	return 0;
+}
+
+int ofl_file_open(struct ofl_file *f, const char *path, struct ofl_error *err)
+{
+	return open_file(f, path, false, err);
+}
+
+int ofl_file_open_regular(struct ofl_file *f, const char *path, struct ofl_error *err)
+{
+	return open_file(f, path, true, err);
 }
 
 void ofl_file_close(struct ofl_file *f)
@@ -331,4 +346,13 @@ int ofl_write_file(const char *path, const void *p, size_t n, struct ofl_error *
 		return rc;
 	}
 	return ofl_out_commit(&o, err);
+}
+
+void ofl_name_flatten(char *s)
+{
+	for (char *p = s; *p; p++)
+		if (*p == '/')
+			*p = '_';
+	if (!strcmp(s, ".") || !strcmp(s, ".."))
+		memset(s, '_', strlen(s));
 }

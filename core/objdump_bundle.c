@@ -16,9 +16,7 @@ void ofl_objdump_bundles_release(struct ofl_objdump_bundles *b)
 	for (size_t i = 0; i < b->n; i++)
 		free(b->v[i].id);
 	free(b->v);
-	for (size_t i = 0; i < b->nowned; i++)
-		free(b->owned[i]);
-	free(b->owned);
+	ofl_ptrs_release(&b->owned);
 	*b = (struct ofl_objdump_bundles)OFL_OBJDUMP_BUNDLES_INIT;
 }
 
@@ -28,10 +26,13 @@ static int bad(struct ofl_error *err, uint64_t off)
 }
 
 /* One bundle header at d[0..n); entry bytes are taken from src at
- * base + entry offset (the file, or the inflated bytes). */
+ * base + entry offset (the file, or the inflated bytes).  The next bundle
+ * is searched from just after a magic, so headers may overlap and entries
+ * be read again: *left, the bytes of records and IDs still allowed (the
+ * file's and the inflated bytes' size), bounds the work to the input. */
 static int read_entries(const uint8_t *d, size_t n, const uint8_t *src, size_t src_size,
-                        uint64_t base, uint64_t at, size_t bundle, struct ofl_objdump_bundles *out,
-                        struct ofl_error *err)
+                        uint64_t base, uint64_t at, size_t bundle, uint64_t *left,
+                        struct ofl_objdump_bundles *out, struct ofl_error *err)
 {
 	if (n < 32)
 		return bad(err, at);
@@ -43,16 +44,20 @@ static int read_entries(const uint8_t *d, size_t n, const uint8_t *src, size_t s
 		         idlen = ofl_le64(d + pos + 16), abs;
 		if (!ofl_range_ok(pos + 24, idlen, n))
 			return bad(err, at + pos + 16);
+		if (24 + idlen > *left)
+			return ofl_error_set(err, OFL_EFORMAT, NULL, at + pos,
+			                     "bundle headers overlap so often that their entries "
+			                     "exceed the input's size");
+		*left -= 24 + idlen;
 		/* LLVM copies without a check; here the bytes must exist. */
 		if (ofl_add_overflow(base, off, &abs) || !ofl_range_ok(abs, size, src_size))
 			return ofl_error_set(
 			    err, OFL_EFORMAT, NULL, at + pos,
 			    "bundle entry of %llu bytes at %llu is outside the file",
 			    (unsigned long long)size, (unsigned long long)abs);
-		struct ofl_objdump_entry *v = ofl_realloc(out->v, (out->n + 1) * sizeof *v);
-		if (!v)
+		if (OFL_GROW(out->v, out->cap, out->n))
 			return OFL_NOMEM(err);
-		out->v = v;
+		struct ofl_objdump_entry *v = out->v;
 		v[out->n] = (struct ofl_objdump_entry){bundle, src + abs, size, NULL};
 		v[out->n].id = ofl_strndup((const char *)d + pos + 24, (size_t)idlen);
 		if (!v[out->n++].id)
@@ -64,14 +69,7 @@ static int read_entries(const uint8_t *d, size_t n, const uint8_t *src, size_t s
 
 static int keep(struct ofl_objdump_bundles *out, void *p, struct ofl_error *err)
 {
-	void **v = ofl_realloc(out->owned, (out->nowned + 1) * sizeof *v);
-	if (!v) {
-		free(p);
-		return OFL_NOMEM(err);
-	}
-	out->owned = v;
-	v[out->nowned++] = p;
-	return 0;
+	return ofl_ptrs_push(&out->owned, p) ? OFL_NOMEM(err) : 0;
 }
 
 static const uint8_t *find_from(const uint8_t *d, size_t n, size_t from, const char *m, size_t mlen)
@@ -82,7 +80,7 @@ static const uint8_t *find_from(const uint8_t *d, size_t n, size_t from, const c
 /* A section's bundles, one after another, each found by searching for the
  * next magic after the current one's first bytes. */
 static int section_bundles(const uint8_t *file, size_t file_size, uint64_t sec_off,
-                           uint64_t sec_size, struct ofl_objdump_bundles *out,
+                           uint64_t sec_size, uint64_t *left, struct ofl_objdump_bundles *out,
                            struct ofl_error *err)
 {
 	const uint8_t *c = file + sec_off;
@@ -104,13 +102,14 @@ static int section_bundles(const uint8_t *file, size_t file_size, uint64_t sec_o
 			uint8_t *d = rc ? NULL : ofl_buf_detach(&inflated, NULL);
 			ofl_buf_release(&inflated);
 			rc = rc ? rc : keep(out, d, err);
+			*left += dlen;
 			rc = rc ? rc
 			        : read_entries(d, dlen, file, file_size, 0, sec_off + off,
-			                       out->nbundles++, out, err);
+			                       out->nbundles++, left, out, err);
 		} else if (n >= OFL_BUNDLE_MAGIC_LEN &&
 		           !memcmp(b, OFL_BUNDLE_MAGIC, OFL_BUNDLE_MAGIC_LEN)) {
 			rc = read_entries(b, n, file, file_size, sec_off + off, sec_off + off,
-			                  out->nbundles++, out, err);
+			                  out->nbundles++, left, out, err);
 			f = find_from(b, n, OFL_BUNDLE_MAGIC_LEN, OFL_BUNDLE_MAGIC,
 			              OFL_BUNDLE_MAGIC_LEN);
 			more = f != NULL;
@@ -130,6 +129,7 @@ int ofl_objdump_bundles(const uint8_t *data, size_t size, struct ofl_objdump_bun
 	elf_version(EV_CURRENT);
 	Elf *elf = elf_memory((char *)(uintptr_t)data, size);
 	int rc = 0;
+	uint64_t left = size;
 	if (!elf || elf_kind(elf) != ELF_K_ELF) {
 		rc = ofl_error_set(err, OFL_EFORMAT, NULL, 0, "malformed ELF file: %s",
 		                   elf_errmsg(-1));
@@ -148,7 +148,7 @@ int ofl_objdump_bundles(const uint8_t *data, size_t size, struct ofl_objdump_bun
 		bool bundle = sh.sh_size >= OFL_BUNDLE_MAGIC_LEN &&
 		              !memcmp(c, OFL_BUNDLE_MAGIC, OFL_BUNDLE_MAGIC_LEN);
 		if (bundle || !memcmp(c, "CCOB", 4))
-			rc = section_bundles(data, size, sh.sh_offset, sh.sh_size, out, err);
+			rc = section_bundles(data, size, sh.sh_offset, sh.sh_size, &left, out, err);
 	}
 done:
 	if (elf)

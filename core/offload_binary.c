@@ -18,25 +18,51 @@ bool ofl_obin_is(const uint8_t *data, size_t size)
 
 /* ---- reading ----------------------------------------------------------- */
 
-/* Length of the NUL-terminated string at off, which must end before bound. */
+/* What the string tables of a binary cost to read and copy.  Entries may
+ * share one table (or strings overlap), so the bytes read are bounded by
+ * STR_BUDGET times the binary's size, not by the table sizes. */
+struct str_cost {
+	uint64_t nstr, vbytes, left;
+};
+#define STR_BUDGET 8
+
+static int over_budget(struct str_cost *c, uint64_t n, uint64_t field, struct ofl_error *err)
+{
+	if (n <= c->left) {
+		c->left -= n;
+		return 0;
+	}
+	return ofl_error_set(err, OFL_EFORMAT, NULL, field,
+	                     "offload binary: string tables read more than %d times the "
+	                     "binary's size (tables shared by many entries?)",
+	                     STR_BUDGET);
+}
+
+/* The NUL-terminated string at off, which must end before bound, is read
+ * (its bytes charged to c). */
 static int cstr_at(const uint8_t *buf, uint64_t bound, uint64_t off, uint64_t field,
-                   const char *what, struct ofl_error *err)
+                   const char *what, struct str_cost *c, struct ofl_error *err)
 {
 	if (off >= bound)
 		return ofl_error_set(err, OFL_EFORMAT, NULL, field,
 		                     "offload binary: %s offset %llu is past the end (%llu bytes)",
 		                     what, (unsigned long long)off, (unsigned long long)bound);
-	if (!memchr(buf + off, 0, bound - off))
+	/* Search no further than the budget allows. */
+	uint64_t room = bound - off < c->left ? bound - off : c->left;
+	const uint8_t *nul = memchr(buf + off, 0, (size_t)room);
+	if (!nul && room < bound - off)
+		return over_budget(c, room + 1, field, err);
+	if (!nul)
 		return ofl_error_set(err, OFL_EFORMAT, NULL, field,
 		                     "offload binary: %s at %llu has no terminating NUL", what,
 		                     (unsigned long long)off);
-	return 0;
+	return over_budget(c, (uint64_t)(nul - (buf + off)) + 1, field, err);
 }
 
 /* Checks one entry at eo of buf (bound bytes long) and counts its strings
  * and, for v2+, the bytes their value copies need. */
 static int check_entry(const uint8_t *buf, uint64_t bound, uint64_t eo, uint32_t version,
-                       uint64_t *nstr, uint64_t *vbytes, struct ofl_error *err)
+                       struct str_cost *c, struct ofl_error *err)
 {
 	uint64_t so = ofl_le64(buf + eo + 8), n = ofl_le64(buf + eo + 16);
 	uint64_t io = ofl_le64(buf + eo + 24), is = ofl_le64(buf + eo + 32);
@@ -58,11 +84,12 @@ static int check_entry(const uint8_t *buf, uint64_t bound, uint64_t eo, uint32_t
 		    (unsigned long long)n, (unsigned long long)so, (unsigned long long)bound);
 	for (uint64_t i = 0; i < n; i++) {
 		uint64_t se = so + i * esz, ko = ofl_le64(buf + se), vo = ofl_le64(buf + se + 8);
-		int rc = cstr_at(buf, bound, ko, se, "key", err);
+		int rc = over_budget(c, esz, se, err);
+		rc = rc ? rc : cstr_at(buf, bound, ko, se, "key", c, err);
 		if (rc)
 			return rc;
 		if (version == 1) {
-			rc = cstr_at(buf, bound, vo, se + 8, "value", err);
+			rc = cstr_at(buf, bound, vo, se + 8, "value", c, err);
 			if (rc)
 				return rc;
 			continue;
@@ -72,9 +99,12 @@ static int check_entry(const uint8_t *buf, uint64_t bound, uint64_t eo, uint32_t
 			return ofl_error_set(err, OFL_EFORMAT, NULL, se + 8,
 			                     "offload binary: value at %llu+%llu runs past the end",
 			                     (unsigned long long)vo, (unsigned long long)vs);
-		*vbytes += vs + 1;
+		rc = over_budget(c, vs + 1, se + 16, err);
+		if (rc)
+			return rc;
+		c->vbytes += vs + 1;
 	}
-	*nstr += n;
+	c->nstr += n;
 	return 0;
 }
 
@@ -147,16 +177,17 @@ static int check_v1_header(const uint8_t *data, size_t size, uint64_t *hsize, st
 
 int ofl_obin_parse(const uint8_t *data, size_t size, struct ofl_obin *out, struct ofl_error *err)
 {
-	uint64_t s = 0, nstr = 0, vbytes = 0;
+	uint64_t s = 0;
 	*out = (struct ofl_obin)OFL_OBIN_INIT;
 	int rc = check_v1_header(data, size, &s, err);
 	if (rc)
 		return rc;
 	uint64_t eo = ofl_le64(data + 16);
-	rc = check_entry(data, s, eo, 1, &nstr, &vbytes, err);
+	struct str_cost c = {0, 0, s * STR_BUDGET};
+	rc = check_entry(data, s, eo, 1, &c, err);
 	if (rc)
 		return rc;
-	struct ofl_obin_string *strs = ofl_calloc(nstr ? (size_t)nstr : 1, sizeof *strs);
+	struct ofl_obin_string *strs = ofl_calloc(c.nstr ? (size_t)c.nstr : 1, sizeof *strs);
 	if (!strs)
 		return OFL_NOMEM(err);
 	fill_entry(data, eo, 1, s, out, strs, NULL);
@@ -262,7 +293,7 @@ static int check_any_header(const uint8_t *data, size_t size, struct ofl_obin_se
 int ofl_obin_parse_set(const uint8_t *data, size_t size, struct ofl_obin_set *set,
                        struct ofl_error *err)
 {
-	uint64_t eo = 0, count = 0, tab, nstr = 0, vbytes = 0;
+	uint64_t eo = 0, count = 0, tab;
 	*set = (struct ofl_obin_set)OFL_OBIN_SET_INIT;
 	int rc = check_any_header(data, size, set, &eo, &count, err);
 	if (rc)
@@ -276,14 +307,18 @@ int ofl_obin_parse_set(const uint8_t *data, size_t size, struct ofl_obin_set *se
 		                   (unsigned long long)bound);
 		goto fail;
 	}
+	/* Every entry could be valid with bound bytes: bound * STR_BUDGET
+	 * does not overflow for anything held in memory. */
+	struct str_cost c = {0, 0, bound * STR_BUDGET};
 	for (uint64_t i = 0; i < count && !rc; i++)
-		rc = check_entry(buf, bound, eo + i * OFL_OBIN_ENTRY_SIZE, set->version, &nstr,
-		                 &vbytes, err);
+		rc = check_entry(buf, bound, eo + i * OFL_OBIN_ENTRY_SIZE, set->version, &c, err);
 	if (rc)
 		goto fail;
-	/* One block: entries, then string records, then value copies. */
+	/* One block: entries, then string records, then value copies; each
+	 * term is bounded by the budget, so the sum cannot overflow. */
+	uint64_t nstr = c.nstr;
 	size_t need = (size_t)(count * sizeof(struct ofl_obin) +
-	                       nstr * sizeof(struct ofl_obin_string) + vbytes);
+	                       nstr * sizeof(struct ofl_obin_string) + c.vbytes);
 	set->pool = ofl_calloc(need ? need : 1, 1);
 	if (!set->pool) {
 		rc = OFL_NOMEM(err);

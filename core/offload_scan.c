@@ -20,14 +20,8 @@ void ofl_found_list_release(struct ofl_found_list *l)
 
 static int found_push(struct ofl_found_list *l, struct ofl_found f, struct ofl_error *err)
 {
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 8;
-		struct ofl_found *v = ofl_realloc(l->v, cap * sizeof *v);
-		if (!v)
-			return OFL_NOMEM(err);
-		l->v = v;
-		l->cap = cap;
-	}
+	if (OFL_GROW(l->v, l->cap, l->n))
+		return OFL_NOMEM(err);
 	l->v[l->n++] = f;
 	return 0;
 }
@@ -55,11 +49,9 @@ static int add_section(struct ofl_elf_sections *out, size_t idx, const GElf_Shdr
 		    "section %zu ('%s') at %llu+%llu runs past the end of the file", idx,
 		    name ? name : "", (unsigned long long)sh->sh_offset,
 		    (unsigned long long)sh->sh_size);
-	struct ofl_elf_section *v = ofl_realloc(out->v, (out->n + 1) * sizeof *v);
-	if (!v)
+	if (OFL_GROW(out->v, out->cap, out->n))
 		return OFL_NOMEM(err);
-	out->v = v;
-	struct ofl_elf_section *s = &v[out->n++];
+	struct ofl_elf_section *s = &out->v[out->n++];
 	s->index = idx;
 	s->type = sh->sh_type;
 	s->offset = sh->sh_offset;

@@ -52,14 +52,8 @@ static int args_add(struct ofl_pkg_args *a, const char *piece, size_t len)
 		a->values[i] = v;
 		return 0;
 	}
-	char **k = ofl_realloc(a->keys, (a->n + 1) * sizeof *k);
-	if (!k)
+	if (OFL_GROW(a->keys, a->kcap, a->n) || OFL_GROW(a->values, a->vcap, a->n))
 		return OFL_ENOMEM;
-	a->keys = k;
-	char **v = ofl_realloc(a->values, (a->n + 1) * sizeof *v);
-	if (!v)
-		return OFL_ENOMEM;
-	a->values = v;
 	char *ks = ofl_strndup(piece, klen), *vs = ofl_strndup(val, vlen);
 	if (!ks || !vs) {
 		free(ks);
@@ -176,23 +170,14 @@ out:
 
 static int keep_owned(struct ofl_pkg_inputs *in, void *p, struct ofl_error *err)
 {
-	void **o = ofl_realloc(in->owned, (in->nowned + 1) * sizeof *o);
-	if (!o) {
-		free(p);
-		return OFL_NOMEM(err);
-	}
-	in->owned = o;
-	in->owned[in->nowned++] = p;
-	return 0;
+	return ofl_ptrs_push(&in->owned, p) ? OFL_NOMEM(err) : 0;
 }
 
 static int add_entry(struct ofl_pkg_inputs *in, const char *ident, uint64_t off,
                      const struct ofl_obin *b, struct ofl_error *err)
 {
-	struct ofl_pkg_entry *v = ofl_realloc(in->v, (in->n + 1) * sizeof *v);
-	if (!v)
+	if (OFL_GROW(in->v, in->cap, in->n))
 		return OFL_NOMEM(err);
-	in->v = v;
 	in->v[in->n++] = (struct ofl_pkg_entry){ident, off, *b};
 	return 0;
 }
@@ -249,13 +234,13 @@ static int walk_exact(const uint8_t *data, size_t size, uint64_t base, const cha
 }
 
 int ofl_pkg_collect_buffer(const uint8_t *data, size_t size, uint64_t base, const char *ident,
-                           unsigned flags, struct ofl_pkg_inputs *out,
+                           unsigned flags, unsigned depth, struct ofl_pkg_inputs *out,
                            enum ofl_obin_llvm_diag *diag, struct ofl_error *err)
 {
 	if (ofl_obin_is(data, size))
 		return walk_exact(data, size, base, ident, flags, out, diag, err);
 	if (size >= 8 && (!memcmp(data, "!<arch>\n", 8) || !memcmp(data, "!<thin>\n", 8)))
-		return ofl_pkg_collect_archive(data, size, base, flags, out, diag, err);
+		return ofl_pkg_collect_archive(data, size, base, flags, depth, out, diag, err);
 	if (!ofl_is_elf(data, size))
 		return 0;
 	struct ofl_elf_sections secs;
@@ -278,7 +263,7 @@ int ofl_pkg_collect(const uint8_t *data, size_t size, const char *path, unsigned
                     struct ofl_error *err)
 {
 	*out = (struct ofl_pkg_inputs)OFL_PKG_INPUTS_INIT;
-	int rc = ofl_pkg_collect_buffer(data, size, 0, path, flags, out, diag, err);
+	int rc = ofl_pkg_collect_buffer(data, size, 0, path, flags, 0, out, diag, err);
 	if (rc) {
 		ofl_error_locate(err, path, 0);
 		ofl_pkg_inputs_release(out);
@@ -288,9 +273,7 @@ int ofl_pkg_collect(const uint8_t *data, size_t size, const char *path, unsigned
 
 void ofl_pkg_inputs_release(struct ofl_pkg_inputs *in)
 {
-	for (size_t i = 0; i < in->nowned; i++)
-		free(in->owned[i]);
-	free(in->owned);
+	ofl_ptrs_release(&in->owned);
 	free(in->v);
 	ofl_pkg_release_archives(in);
 	*in = (struct ofl_pkg_inputs)OFL_PKG_INPUTS_INIT;
@@ -334,5 +317,8 @@ char *ofl_pkg_extract_name(const char *input, const struct ofl_obin *b, size_t i
 		ofl_buf_release(&n);
 		return NULL;
 	}
-	return (char *)ofl_buf_detach(&n, NULL);
+	/* The triple and arch come from the input: they name no directory. */
+	char *name = (char *)ofl_buf_detach(&n, NULL);
+	ofl_name_flatten(name);
+	return name;
 }

@@ -6,35 +6,22 @@
 #include "offlink/archive.h"
 #include "packager_priv.h"
 
-struct pkg_archives {
-	size_t n;
-	struct ofl_archive *v;
-};
-
-static struct ofl_archive *keep_archive(struct ofl_pkg_inputs *in)
-{
-	struct pkg_archives *pa = in->archives;
-	if (!pa) {
-		pa = ofl_calloc(1, sizeof *pa);
-		if (!pa)
-			return NULL;
-		in->archives = pa;
-	}
-	struct ofl_archive *v = ofl_realloc(pa->v, (pa->n + 1) * sizeof *v);
-	if (!v)
-		return NULL;
-	pa->v = v;
-	v[pa->n] = (struct ofl_archive)OFL_ARCHIVE_INIT;
-	return &v[pa->n++];
-}
-
 int ofl_pkg_collect_archive(const uint8_t *data, size_t size, uint64_t base, unsigned flags,
-                            struct ofl_pkg_inputs *out, enum ofl_obin_llvm_diag *diag,
-                            struct ofl_error *err)
+                            unsigned depth, struct ofl_pkg_inputs *out,
+                            enum ofl_obin_llvm_diag *diag, struct ofl_error *err)
 {
-	struct ofl_archive *a = keep_archive(out);
-	if (!a)
+	if (depth >= OFL_MAX_NESTING) {
+		if (diag)
+			*diag = OFL_OBIN_INVALID_DATA;
+		return ofl_error_set(err, OFL_EFORMAT, NULL, base, "archives nested deeper than %d",
+		                     OFL_MAX_NESTING);
+	}
+	/* Each archive is its own allocation: a nested member adds archives
+	 * while this one is being walked. */
+	struct ofl_archive *a = ofl_malloc(sizeof *a);
+	if (!a || ofl_ptrs_push(&out->archives, a))
 		return OFL_NOMEM(err);
+	*a = (struct ofl_archive)OFL_ARCHIVE_INIT;
 	int rc = ofl_archive_parse(data, size, a, err);
 	if (rc) {
 		if (diag)
@@ -47,20 +34,16 @@ int ofl_pkg_collect_archive(const uint8_t *data, size_t size, uint64_t base, uns
 		if (a->members[i].data)
 			rc = ofl_pkg_collect_buffer(a->members[i].data, (size_t)a->members[i].size,
 			                            base + a->members[i].data_offset,
-			                            a->members[i].name, flags, out, diag, err);
+			                            a->members[i].name, flags, depth + 1, out, diag,
+			                            err);
 	return rc;
 }
 
 void ofl_pkg_release_archives(struct ofl_pkg_inputs *in)
 {
-	struct pkg_archives *pa = in->archives;
-	if (!pa)
-		return;
-	for (size_t i = 0; i < pa->n; i++)
-		ofl_archive_release(&pa->v[i]);
-	free(pa->v);
-	free(pa);
-	in->archives = NULL;
+	for (size_t i = 0; i < in->archives.n; i++)
+		ofl_archive_release(in->archives.v[i]);
+	ofl_ptrs_release(&in->archives);
 }
 
 int ofl_pkg_write_archive(const struct ofl_pkg_entry *const *e, size_t n, struct ofl_buf *out,

@@ -5,14 +5,14 @@
 #include "offlink/packager.h"
 
 /* Collects from one buffer (a file or an archive member) at absolute offset
- * base, whose binaries LLVM names ident. */
+ * base, whose binaries LLVM names ident, inside depth archives. */
 int ofl_pkg_collect_buffer(const uint8_t *data, size_t size, uint64_t base, const char *ident,
-                           unsigned flags, struct ofl_pkg_inputs *out,
+                           unsigned flags, unsigned depth, struct ofl_pkg_inputs *out,
                            enum ofl_obin_llvm_diag *diag, struct ofl_error *err);
 
 /* Collects from every member of an archive (packager_archive.c). */
 int ofl_pkg_collect_archive(const uint8_t *data, size_t size, uint64_t base, unsigned flags,
-                            struct ofl_pkg_inputs *out, enum ofl_obin_llvm_diag *diag,
+                            unsigned depth, struct ofl_pkg_inputs *out, enum ofl_obin_llvm_diag *diag,
                             struct ofl_error *err);
 
 /* Frees the archives packager_archive.c kept for member names. */

@@ -19,14 +19,9 @@ extern char **environ;
 
 int ofl_proc_push(struct ofl_proc *p, const char *arg, struct ofl_error *err)
 {
-	if (p->argc + 2 > p->cap) {
-		size_t cap = p->cap ? p->cap * 2 : 8;
-		char **v = ofl_realloc(p->argv, cap * sizeof(*v));
-		if (!v)
-			return OFL_NOMEM(err);
-		p->argv = v;
-		p->cap = cap;
-	}
+	/* room for the argument and the NULL that ends argv */
+	if (OFL_GROW(p->argv, p->cap, p->argc + 1))
+		return OFL_NOMEM(err);
 	if (!(p->argv[p->argc] = ofl_strdup(arg)))
 		return OFL_NOMEM(err);
 	p->argv[++p->argc] = NULL;

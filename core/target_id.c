@@ -1086,11 +1086,9 @@ void ofl_target_id_release(struct ofl_target_id *t)
 
 static int add_feature(struct ofl_target_id *t, const char *p, size_t len, char sign)
 {
-	struct ofl_target_feature *f =
-	    ofl_realloc(t->features, (t->nfeatures + 1) * sizeof *t->features);
-	if (!f)
+	if (OFL_GROW(t->features, t->cap, t->nfeatures))
 		return OFL_ENOMEM;
-	t->features = f;
+	struct ofl_target_feature *f = t->features;
 	f[t->nfeatures].name = ofl_strndup(p, len);
 	f[t->nfeatures].sign = sign;
 	if (!f[t->nfeatures].name)

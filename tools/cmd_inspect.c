@@ -39,7 +39,8 @@ static int objdump_error(const char *path, bool walking, enum ofl_obin_llvm_diag
 	             ofl_obin_llvm_diag_text(d));
 }
 
-static int objdump_archive(const struct insp *in, const char *path, const uint8_t *d, size_t n);
+static int objdump_archive(const struct insp *in, const char *path, const uint8_t *d, size_t n,
+                           unsigned depth);
 static int objdump_other(const struct insp *in, const char *path, const uint8_t *d, size_t n);
 
 /* llvm-objdump 22 writes the entries of bundles in sections to files named
@@ -59,6 +60,8 @@ static int objdump_bundles(const char *path, const char *fname, const uint8_t *d
 	int rc = 0;
 	for (size_t i = 0; i < b.n && !rc; i++) {
 		char *name = NULL;
+		/* The ID comes from the input: it names no directory. */
+		ofl_name_flatten(b.v[i].id);
 		if (asprintf(&name, "%s.%zu.%s", fname, b.v[i].bundle, b.v[i].id) < 0)
 			name = NULL;
 		if (!name || ofl_write_file(name, b.v[i].data, (size_t)b.v[i].size, &err))
@@ -72,10 +75,10 @@ static int objdump_bundles(const char *path, const char *fname, const uint8_t *d
 }
 
 static int inspect_objdump(const struct insp *in, const char *path, const char *fname,
-                           const uint8_t *d, size_t n)
+                           const uint8_t *d, size_t n, unsigned depth)
 {
 	if (ofl_archive_is(d, n))
-		return objdump_archive(in, path, d, n);
+		return objdump_archive(in, path, d, n, depth);
 	bool elf = ofl_is_elf(d, n), raw = ofl_obin_is(d, n);
 	struct ofl_error err = OFL_ERROR_INIT;
 	if (!elf && !raw)
@@ -110,10 +113,14 @@ static int inspect_objdump(const struct insp *in, const char *path, const char *
 
 /* Members print as "lib.a(m.o)", each numbered from 0 as llvm-objdump does;
  * a thin archive's members are read beside it. */
-static int objdump_archive(const struct insp *in, const char *path, const uint8_t *d, size_t n)
+static int objdump_archive(const struct insp *in, const char *path, const uint8_t *d, size_t n,
+                           unsigned depth)
 {
 	struct ofl_archive a;
 	struct ofl_error err = OFL_ERROR_INIT;
+	if (depth >= OFL_MAX_NESTING)
+		return error("%s: archives nested deeper than %d at offset 0", path,
+		             OFL_MAX_NESTING);
 	if (ofl_archive_parse(d, n, &a, &err)) {
 		ofl_error_locate(&err, path, 0);
 		return error_lib(&err);
@@ -121,20 +128,24 @@ static int objdump_archive(const struct insp *in, const char *path, const uint8_
 	int rc = 0;
 	for (size_t i = 0; i < a.nmembers && !rc; i++) {
 		const struct ofl_ar_member *m = &a.members[i];
-		char *name = NULL, *file = NULL;
+		char *name = NULL, *file = NULL, *flat = strdup(m->name);
 		const char *slash = strrchr(path, '/');
-		if (asprintf(&name, "%s(%s)", path, m->name) < 0 ||
+		if (!flat || asprintf(&name, "%s(%s)", path, m->name) < 0 ||
 		    asprintf(&file, "%.*s%s",
 		             slash && m->name[0] != '/' ? (int)(slash + 1 - path) : 0, path,
 		             m->name) < 0)
 			rc = error("out of memory");
+		else /* files extracted from the member are named after it */
+			ofl_name_flatten(flat);
 		struct ofl_file f = OFL_FILE_INIT;
-		if (!rc && a.thin && ofl_file_open(&f, file, &err))
+		if (!rc && a.thin && ofl_file_open_regular(&f, file, &err))
 			rc = error_lib(&err);
 		if (!rc)
-			rc = a.thin ? inspect_objdump(in, name, m->name, f.data, f.size)
-			            : inspect_objdump(in, name, m->name, m->data, (size_t)m->size);
+			rc = a.thin ? inspect_objdump(in, name, flat, f.data, f.size, depth + 1)
+			            : inspect_objdump(in, name, flat, m->data, (size_t)m->size,
+			                              depth + 1);
 		ofl_file_close(&f);
+		free(flat);
 		free(name);
 		free(file);
 	}
@@ -495,7 +506,7 @@ static int inspect_one(struct insp *in, const char *path)
 	}
 	in->current = path;
 	int rc = in->fmt == FMT_OBJDUMP && !in->extract && !in->extract_all && !in->check
-	             ? inspect_objdump(in, path, path, f.data, f.size)
+	             ? inspect_objdump(in, path, path, f.data, f.size, 0)
 	             : inspect_tree(in, path, f.data, f.size);
 	in->nfiles_done++;
 	ofl_file_close(&f);

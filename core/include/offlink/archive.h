@@ -36,6 +36,11 @@ struct ofl_archive {
 		false, 0, NULL                                                                     \
 	}
 
+/* How deep layers (archives in archives, bundles in images ...) may nest
+ * before a walker gives up: every walker of nested layers stops here, so
+ * that crafted input cannot exhaust the stack. */
+#define OFL_MAX_NESTING 16
+
 /* "!<arch>\n" or "!<thin>\n". */
 bool ofl_archive_is(const uint8_t *data, size_t size);
 

@@ -30,6 +30,18 @@ struct ofl_buf {
 		NULL, 0, 0                                                                         \
 	}
 
+/* Separately allocated blocks owned together: elements keep their
+ * addresses however the vector grows.  Freed with the owning object. */
+struct ofl_ptrs {
+	size_t n, cap;
+	void **v;
+};
+
+#define OFL_PTRS_INIT                                                                              \
+	{                                                                                          \
+		0, 0, NULL                                                                         \
+	}
+
 int ofl_buf_reserve(struct ofl_buf *b, size_t extra);
 int ofl_buf_append(struct ofl_buf *b, const void *p, size_t n);
 int ofl_buf_append_str(struct ofl_buf *b, const char *s);

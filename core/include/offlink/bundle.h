@@ -59,13 +59,13 @@ struct ofl_bundle {
 	const uint8_t *data; /* the (decompressed) bundle bytes */
 	size_t size;
 	struct ofl_buf inflated; /* owns data when compressed */
-	size_t n;
+	size_t n, cap;
 	struct ofl_bundle_entry *entries; /* file order */
 };
 
 #define OFL_BUNDLE_INIT                                                                            \
 	{                                                                                          \
-		OFL_BH_BINARY, false, false, NULL, 0, OFL_BUF_INIT, 0, NULL                        \
+		OFL_BH_BINARY, false, false, NULL, 0, OFL_BUF_INIT, 0, 0, NULL                     \
 	}
 
 /* Reads the bundle in data[0..size) (a view that must outlive b unless the

@@ -10,6 +10,8 @@
 #include <stdint.h>
 
 #include "offlink/api.h"
+#include "offlink/archive.h"
+#include "offlink/buf.h"
 #include "offlink/error.h"
 #include "offlink/io.h"
 
@@ -81,7 +83,7 @@ struct ofl_node {
 	uint64_t payload_size;
 
 	struct ofl_node *parent;
-	size_t nchildren;
+	size_t nchildren, children_cap;
 	struct ofl_node **children;
 
 	void *owned;           /* inflated bytes the subtree points into */
@@ -94,7 +96,7 @@ enum {
 	OFL_INSPECT_TOLERANT = 1,
 };
 
-#define OFL_INSPECT_MAX_DEPTH 16
+#define OFL_INSPECT_MAX_DEPTH OFL_MAX_NESTING
 
 /* A reader for object files core does not parse (COFF, PE, Mach-O): it
  * returns 0 when it does not know the bytes, else calls ofl_foreign_object
@@ -170,14 +172,14 @@ struct ofl_objdump_entry {
 };
 
 struct ofl_objdump_bundles {
-	size_t n, nbundles, nowned;
+	size_t n, cap, nbundles;
 	struct ofl_objdump_entry *v;
-	void **owned;
+	struct ofl_ptrs owned; /* inflated bytes entries point into */
 };
 
 #define OFL_OBJDUMP_BUNDLES_INIT                                                                   \
 	{                                                                                          \
-		0, 0, 0, NULL, NULL                                                                \
+		0, 0, 0, NULL, OFL_PTRS_INIT                                                       \
 	}
 
 /* Errors (OFL_EFORMAT): a header cut short has LLVM 22's message (below);

@@ -35,8 +35,12 @@ struct ofl_file {
 		NULL, 0, -1, 0, 0, 0, NULL                                                         \
 	}
 
-/* Opens and maps path ("-" reads standard input). */
+/* Opens and maps path ("-" reads standard input; a pipe is read to its
+ * end; a device, which may never end, is refused). */
 int ofl_file_open(struct ofl_file *f, const char *path, struct ofl_error *err);
+/* The same for a file named by an input (a thin archive member): only a
+ * regular file, whose size is known before reading, is opened. */
+int ofl_file_open_regular(struct ofl_file *f, const char *path, struct ofl_error *err);
 void ofl_file_close(struct ofl_file *f);
 
 /* size bytes at off of an open descriptor, read into memory (a linker
@@ -70,6 +74,11 @@ void ofl_out_abort(struct ofl_out *o);
 
 /* Writes a whole buffer atomically. */
 int ofl_write_file(const char *path, const void *p, size_t n, struct ofl_error *err);
+
+/* Makes a name read from an input (member name, triple, bundle ID) safe
+ * as one component of an output file name: '/' becomes '_', and "." or
+ * ".." becomes underscores.  Other names are left as LLVM writes them. */
+void ofl_name_flatten(char *s);
 
 /* 1 when path names an existing file with the same identity as f. */
 int ofl_file_is(const struct ofl_file *f, const char *path);

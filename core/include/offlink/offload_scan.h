@@ -53,13 +53,13 @@ struct ofl_elf_section {
 };
 
 struct ofl_elf_sections {
-	size_t n;
+	size_t n, cap;
 	struct ofl_elf_section *v;
 };
 
 #define OFL_ELF_SECTIONS_INIT                                                                      \
 	{                                                                                          \
-		0, NULL                                                                            \
+		0, 0, NULL                                                                         \
 	}
 
 enum {

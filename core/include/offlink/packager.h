@@ -23,14 +23,14 @@ OFL_API_BEGIN
  * '=' (no '=' gives value ""); a repeated key keeps its first place and its
  * value becomes "old,new".  Keys and values are owned. */
 struct ofl_pkg_args {
-	size_t n;
+	size_t n, kcap, vcap;
 	char **keys;
 	char **values;
 };
 
 #define OFL_PKG_ARGS_INIT                                                                          \
 	{                                                                                          \
-		0, NULL, NULL                                                                      \
+		0, 0, 0, NULL, NULL                                                                \
 	}
 
 int ofl_pkg_args_parse(const char *spec, struct ofl_pkg_args *out, struct ofl_error *err);
@@ -60,16 +60,15 @@ struct ofl_pkg_entry {
 };
 
 struct ofl_pkg_inputs {
-	size_t n;
+	size_t n, cap;
 	struct ofl_pkg_entry *v;
-	size_t nowned;
-	void **owned;   /* allocations the entries point into */
-	void *archives; /* parsed archives whose member names idents use */
+	struct ofl_ptrs owned;    /* allocations the entries point into */
+	struct ofl_ptrs archives; /* parsed archives whose member names idents use */
 };
 
 #define OFL_PKG_INPUTS_INIT                                                                        \
 	{                                                                                          \
-		0, NULL, 0, NULL, NULL                                                             \
+		0, 0, NULL, OFL_PTRS_INIT, OFL_PTRS_INIT                                           \
 	}
 
 enum {

@@ -87,13 +87,13 @@ struct ofl_target_feature {
 
 struct ofl_target_id {
 	char *processor;
-	size_t nfeatures;
+	size_t nfeatures, cap;
 	struct ofl_target_feature *features; /* in the order written */
 };
 
 #define OFL_TARGET_ID_INIT                                                                         \
 	{                                                                                          \
-		NULL, 0, NULL                                                                      \
+		NULL, 0, 0, NULL                                                                   \
 	}
 
 /* Parses "gfx90a:xnack+:sramecc-".  A feature without a sign, or a feature
