@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -246,21 +247,90 @@ int ofl_out_zeros(struct ofl_out *o, uint64_t n, struct ofl_error *err)
 }
 
 /* copy_file_range lets the kernel share or copy pages without a round trip
- * through user space; it is refused across file systems on older kernels,
- * in which case we fall back to writing from the mapping. */
-static int try_copy_range(struct ofl_out *o, int in_fd, uint64_t off, uint64_t *len)
+ * through user space; it cannot cross file systems (EXDEV), where sendfile
+ * still copies in the kernel.  Each advances *in and, when out is given,
+ * *out, else the output's position.  0 when all was copied. */
+static int copy_in_kernel(int in_fd, loff_t *in, int out_fd, loff_t *out, uint64_t *left)
 {
-	loff_t in_off = (loff_t)off;
-	while (*len) {
-		ssize_t c = copy_file_range(in_fd, &in_off, o->fd, NULL, (size_t)*len, 0);
+	while (*left) {
+		ssize_t c = copy_file_range(in_fd, in, out_fd, out, (size_t)*left, 0);
 		if (c < 0 && errno == EINTR)
 			continue;
 		if (c <= 0)
 			return -1;
-		*len -= (uint64_t)c;
-		o->written += (uint64_t)c;
+		*left -= (uint64_t)c;
 	}
 	return 0;
+}
+
+static int send_in_kernel(int in_fd, loff_t *in, int out_fd, loff_t *out, uint64_t *left)
+{
+	if (out && lseek(out_fd, *out, SEEK_SET) < 0)
+		return -1;
+	while (*left) {
+		size_t n = *left < (1u << 30) ? (size_t)*left : 1u << 30;
+		ssize_t c = sendfile(out_fd, in_fd, in, n);
+		if (c < 0 && errno == EINTR)
+			continue;
+		if (c <= 0)
+			return -1;
+		*left -= (uint64_t)c;
+		if (out)
+			*out += c;
+	}
+	return 0;
+}
+
+/* The last resort (a pipe, an O_APPEND output): a fixed buffer, so memory
+ * does not grow with the input. */
+static int copy_buffered(int in_fd, loff_t *in, int out_fd, loff_t *out, uint64_t *left)
+{
+	enum { CHUNK = 1 << 20 };
+	uint8_t *buf = ofl_malloc(CHUNK);
+	if (!buf)
+		return -1;
+	int rc = 0;
+	while (!rc && *left) {
+		ssize_t r = pread(in_fd, buf, *left < CHUNK ? (size_t)*left : CHUNK, *in);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			rc = r < 0 ? -1 : 1;
+			break;
+		}
+		for (ssize_t w = 0, c; !rc && w < r; w += c) {
+			c = out ? pwrite(out_fd, buf + w, (size_t)(r - w), *out + w)
+			        : write(out_fd, buf + w, (size_t)(r - w));
+			if (c < 0 && errno == EINTR)
+				c = 0;
+			else if (c <= 0)
+				rc = -1;
+		}
+		if (rc)
+			break;
+		*in += r;
+		if (out)
+			*out += r;
+		*left -= (uint64_t)r;
+	}
+	free(buf);
+	return rc;
+}
+
+int ofl_fd_copy(int in_fd, uint64_t in_off, int out_fd, uint64_t *out_off, uint64_t len,
+                uint64_t *done)
+{
+	loff_t in = (loff_t)in_off, out = out_off ? (loff_t)*out_off : 0;
+	loff_t *po = out_off ? &out : NULL;
+	uint64_t left = len;
+	int rc = 0;
+	if (copy_in_kernel(in_fd, &in, out_fd, po, &left) &&
+	    send_in_kernel(in_fd, &in, out_fd, po, &left))
+		rc = copy_buffered(in_fd, &in, out_fd, po, &left);
+	*done = len - left;
+	if (out_off)
+		*out_off = (uint64_t)out;
+	return rc;
 }
 
 int ofl_out_copy(struct ofl_out *o, const struct ofl_file *src, uint64_t off, uint64_t len,
@@ -268,11 +338,15 @@ int ofl_out_copy(struct ofl_out *o, const struct ofl_file *src, uint64_t off, ui
 {
 	if (!ofl_range_ok(off, len, src->size))
 		return ofl_error_set(err, OFL_EINVAL, src->path, off, "copy past end of file");
-	uint64_t left = len;
-	if (src->fd >= 0 && !o->to_stdout && len >= 65536 &&
-	    try_copy_range(o, src->fd, off, &left) == 0)
-		return 0;
-	return ofl_out_write(o, src->data + off + (len - left), (size_t)left, err);
+	/* bytes already in memory, or few of them: one write */
+	if (src->fd < 0 || src->mapped != 1 || len < 65536)
+		return ofl_out_write(o, src->data + off, (size_t)len, err);
+	uint64_t done = 0;
+	int rc = ofl_fd_copy(src->fd, off, o->fd, NULL, len, &done);
+	o->written += done;
+	if (rc > 0)
+		return ofl_error_set(err, OFL_EIO, src->path, off + done, "file ends early");
+	return rc ? ofl_error_errno(err, o->path ? o->path : "-", "cannot write") : 0;
 }
 
 int ofl_out_commit(struct ofl_out *o, struct ofl_error *err)
