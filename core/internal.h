@@ -87,10 +87,10 @@ int ofl_grow(void **v, size_t *cap, size_t n, size_t elem);
 #define OFL_GROW(v, cap, n) ofl_grow((void **)&(v), &(cap), (n), sizeof(*(v)))
 
 /* Copies len bytes of in_fd from in_off to out_fd, at *out_off (advanced)
- * or, when out_off is NULL, at its file position: in the kernel where it
- * can (copy_file_range, sendfile across file systems), else through a fixed
- * buffer, so memory never grows with len.  0; -1 with errno; 1 when the
- * input ends early.  *done: the bytes copied. */
+ * or, when out_off is NULL, at its file position: in the kernel where that
+ * is faster (copy_file_range), else through a fixed buffer, so memory never
+ * grows with len.  0; -1 with errno; 1 when the input ends early.  *done:
+ * the bytes copied. */
 int ofl_fd_copy(int in_fd, uint64_t in_off, int out_fd, uint64_t *out_off, uint64_t len,
                 uint64_t *done);
 

