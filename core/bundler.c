@@ -269,10 +269,37 @@ done:
 	return rc;
 }
 
+/* Uncompressed: markers from a small buffer, bodies copied from their
+ * files, nothing of the size of the inputs in memory. */
+static int stream_text(const struct ofl_bundler_options *o, const struct ofl_file_type *type,
+                       const struct targets *t, const struct inputs *in, struct ofl_error *err)
+{
+	struct ofl_out out = OFL_OUT_INIT;
+	struct ofl_buf m = OFL_BUF_INIT;
+	int rc = ofl_out_open(&out, o->outputs[0], err);
+	for (size_t i = 0; !rc && i < t->n; i++) {
+		const char *id = t->ids[i].str;
+		m.len = 0;
+		rc = ofl_bundle_text_start(&m, type->comment, id) ? OFL_NOMEM(err) : 0;
+		rc = rc ? rc : ofl_out_write(&out, m.data, m.len, err);
+		rc = rc ? rc : ofl_out_copy(&out, &in->f[i], 0, in->f[i].size, err);
+		m.len = 0;
+		rc = rc ? rc : (ofl_bundle_text_end(&m, type->comment, id) ? OFL_NOMEM(err) : 0);
+		rc = rc ? rc : ofl_out_write(&out, m.data, m.len, err);
+	}
+	rc = rc ? rc : ofl_out_commit(&out, err);
+	if (rc)
+		ofl_out_abort(&out);
+	ofl_buf_release(&m);
+	return rc;
+}
+
 static int write_text(const struct ofl_bundler_options *o, const struct ofl_file_type *type,
                       const struct targets *t, const struct inputs *in,
                       struct ofl_bundler_report *rep, struct ofl_error *err)
 {
+	if (!o->compress)
+		return stream_text(o, type, t, in, err);
 	struct ofl_buf b = OFL_BUF_INIT, z = OFL_BUF_INIT;
 	int rc = 0;
 	for (size_t i = 0; !rc && i < t->n; i++) {
@@ -281,19 +308,15 @@ static int write_text(const struct ofl_bundler_options *o, const struct ofl_file
 		    ofl_bundle_text_end(&b, type->comment, t->ids[i].str))
 			rc = OFL_NOMEM(err);
 	}
-	if (!rc && o->compress) {
-		double t0 = now();
-		rc = ofl_ccob_compress(b.data, b.len, &o->ccob, &z, err);
-		if (!rc && rep) {
-			rep->compressed = true;
-			rep->raw_size = b.len;
-			rep->seconds = now() - t0;
-			ofl_ccob_parse_header(z.data, z.len, &rep->ccob, NULL);
-		}
+	double t0 = now();
+	rc = rc ? rc : ofl_ccob_compress(b.data, b.len, &o->ccob, &z, err);
+	if (!rc && rep) {
+		rep->compressed = true;
+		rep->raw_size = b.len;
+		rep->seconds = now() - t0;
+		ofl_ccob_parse_header(z.data, z.len, &rep->ccob, NULL);
 	}
-	if (!rc)
-		rc = o->compress ? ofl_write_file(o->outputs[0], z.data, z.len, err)
-		                 : ofl_write_file(o->outputs[0], b.data, b.len, err);
+	rc = rc ? rc : ofl_write_file(o->outputs[0], z.data, z.len, err);
 	ofl_buf_release(&b);
 	ofl_buf_release(&z);
 	return rc;

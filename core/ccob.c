@@ -1,6 +1,7 @@
 /* Compressed offload bundles, "CCOB" (docs/formats.md §4). */
 #include <md5.h>
 #include <pthread.h>
+#include <sys/mman.h>
 
 #include "compress.h"
 #include "internal.h"
@@ -102,6 +103,18 @@ int ofl_ccob_parse_header(const uint8_t *data, size_t size, struct ofl_ccob_head
 	return check_sizes(h, size, err);
 }
 
+/* The inflated bundle is written once, front to back: in 4 KiB pages that
+ * is one fault and one page clear per 4 KiB (a third of unbundling a
+ * 256 MiB CCOB); transparent huge pages take 512 times fewer faults.  Only
+ * a hint: without THP nothing changes. */
+static void hint_huge_pages(uint8_t *p, size_t n)
+{
+	const uintptr_t huge = 2u << 20;
+	uintptr_t a = ((uintptr_t)p + huge - 1) & ~(huge - 1), e = ((uintptr_t)p + n) & ~(huge - 1);
+	if (e > a)
+		madvise((void *)a, e - a, MADV_HUGEPAGE);
+}
+
 int ofl_ccob_decompress(const uint8_t *data, size_t size, struct ofl_buf *out, size_t *consumed,
                         bool *hash_ok, struct ofl_error *err)
 {
@@ -113,6 +126,8 @@ int ofl_ccob_decompress(const uint8_t *data, size_t size, struct ofl_buf *out, s
 	if (ofl_buf_reserve(out, raw) < 0)
 		return OFL_NOMEM(err);
 	uint8_t *dst = out->data ? out->data + out->len : NULL;
+	if (dst)
+		hint_huge_pages(dst, raw);
 	const uint8_t *src = data + h.header_size;
 	size_t n = (size_t)(h.total_size - h.header_size);
 	struct ofl_decomp_at at = {h.header_size, raw_size_offset(h.version)};

@@ -375,21 +375,15 @@ static int place_deferred(struct ofl_ew_obj *o, Elf *e, struct layout *l, uint64
 	return 0;
 }
 
-/* Writes one piece at file offset at: from its file by copy_file_range,
- * else (or for what that could not copy) from memory. */
+/* Writes one piece at file offset at: from its file (ofl_fd_copy), else
+ * from memory. */
 static int put_piece(struct ofl_ew_obj *o, int fd, const struct ofl_ew_piece *pc, uint64_t at)
 {
 	uint64_t done = 0;
 	if (pc->fd >= 0) {
-		loff_t in = (loff_t)pc->fd_off, out = (loff_t)at;
-		while (done < pc->len) {
-			ssize_t c = copy_file_range(pc->fd, &in, fd, &out, pc->len - done, 0);
-			if (c < 0 && errno == EINTR)
-				continue;
-			if (c <= 0)
-				break;
-			done += (uint64_t)c;
-		}
+		if (ofl_fd_copy(pc->fd, pc->fd_off, fd, &at, pc->len, &done))
+			return ofl_error_errno(o->err, NULL, "cannot write object");
+		return 0;
 	}
 	while (done < pc->len) {
 		ssize_t c = pwrite(fd, pc->p + done, pc->len - done, (off_t)(at + done));

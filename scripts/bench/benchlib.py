@@ -6,6 +6,7 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
 LLVM19 = os.environ.get("LLVM19", "/usr/lib/llvm-19/bin")
@@ -14,7 +15,8 @@ REPEAT = int(os.environ.get("OFL_BENCH_REPEAT", "5"))
 
 
 def run_once(cmd, cwd=None, env=None, stdout=subprocess.DEVNULL):
-    """Runs cmd once; returns (seconds, peak RSS in MiB)."""
+    """Runs cmd once; returns (seconds, peak RSS in MiB; see peak_rss for
+    why that one is too high for small commands)."""
     t0 = time.perf_counter()
     p = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=stdout, stderr=subprocess.PIPE)
     _, status, ru = os.wait4(p.pid, 0)
@@ -27,19 +29,27 @@ def run_once(cmd, cwd=None, env=None, stdout=subprocess.DEVNULL):
     return dt, ru.ru_maxrss / 1024.0
 
 
+def peak_rss(cmd, cwd=None, env=None, stdout=subprocess.DEVNULL):
+    """Peak RSS in MiB of one run of cmd, as /usr/bin/time reports it.  A
+    child of this script cannot tell: the kernel keeps the high-water mark
+    of the copy of Python it was forked from (tens of MiB) across exec."""
+    with tempfile.NamedTemporaryFile("r") as f:
+        run_once(["/usr/bin/time", "-f", "%M", "-o", f.name] + cmd, cwd=cwd, env=env, stdout=stdout)
+        return int(f.read().split()[-1]) / 1024.0
+
+
 def measure(cmd, repeat=REPEAT, setup=None, **kw):
-    """Median time and max peak RSS over `repeat` runs (after one warm-up)."""
+    """Median time over `repeat` runs, after one warm-up run that gives the
+    peak RSS."""
     if setup:
         setup()
-    run_once(cmd, **kw)
-    times, rss = [], []
+    rss = peak_rss(cmd, **kw)
+    times = []
     for _ in range(repeat):
         if setup:
             setup()
-        t, m = run_once(cmd, **kw)
-        times.append(t)
-        rss.append(m)
-    return statistics.median(times), max(rss)
+        times.append(run_once(cmd, **kw)[0])
+    return statistics.median(times), rss
 
 
 class Table:
@@ -73,3 +83,21 @@ def real_code(path, size, offset=0):
     while len(data) < size:
         data += data[: size - len(data)]
     return data
+
+
+LIBS = ["/usr/lib/x86_64-linux-gnu/libLLVM.so.22.1", "/usr/lib/x86_64-linux-gnu/libLLVM.so.19.1"]
+MiB = 1 << 20
+
+
+def make_inputs(work, count, size):
+    """count files of size bytes of real code (alternating libLLVM 22 and
+    19, different offsets) in directory work; returns their paths."""
+    names = []
+    for i in range(count):
+        lib = LIBS[i % 2]
+        off = (i // 2) * size % max(1, os.path.getsize(lib) - size)
+        n = os.path.join(work, f"in{count}_{i}")
+        with open(n, "wb") as f:
+            f.write(real_code(lib, size, off))
+        names.append(n)
+    return names

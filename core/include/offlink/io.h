@@ -65,8 +65,9 @@ struct ofl_out {
 int ofl_out_open(struct ofl_out *o, const char *path, struct ofl_error *err);
 int ofl_out_write(struct ofl_out *o, const void *p, size_t n, struct ofl_error *err);
 int ofl_out_zeros(struct ofl_out *o, uint64_t n, struct ofl_error *err);
-/* Appends len bytes of src starting at off; uses copy_file_range when both
- * sides are regular files, else writes from the mapping. */
+/* Appends len bytes of src starting at off: a mapped file is copied from
+ * its descriptor (in the kernel where it can, else through a fixed buffer),
+ * so its pages are never touched and memory stays bounded. */
 int ofl_out_copy(struct ofl_out *o, const struct ofl_file *src, uint64_t off, uint64_t len,
                  struct ofl_error *err);
 int ofl_out_commit(struct ofl_out *o, struct ofl_error *err);

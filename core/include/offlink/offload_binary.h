@@ -147,7 +147,9 @@ struct ofl_obin_image {
 	const char *const *values;
 };
 
-/* Appends one version-1 binary, laid out byte for byte as LLVM 19/22 do. */
+/* Appends one version-1 binary, laid out byte for byte as LLVM 19/22 do.
+ * With image NULL (and image_size set) only the bytes before the image are
+ * appended; the caller writes the image and zeros up to a multiple of 8. */
 int ofl_obin_write(const struct ofl_obin_image *img, struct ofl_buf *out, struct ofl_error *err);
 
 /* LLVM 19/22's hash_value(StringRef) for release builds (docs/formats.md §5.3). */

@@ -12,6 +12,7 @@
 #include "offlink/api.h"
 #include "offlink/buf.h"
 #include "offlink/error.h"
+#include "offlink/io.h"
 #include "offlink/offload_binary.h"
 
 #ifdef __cplusplus
@@ -43,12 +44,12 @@ const char *ofl_pkg_args_get(const struct ofl_pkg_args *a, const char *key);
 int ofl_pkg_args_check(const struct ofl_pkg_args *a, enum ofl_llvm_version v,
                        struct ofl_error *err);
 
-/* Appends the binaries of one --image to out: one per comma-separated piece
+/* Writes the binaries of one --image to out: one per comma-separated piece
  * of file= (read from disk, "-" for stdin), the other keys copied in LLVM's
  * hash-map order, kind= giving the offload kind, the image kind from the
  * bitcode magic or the file's extension.  A file that cannot be read is
  * OFL_EIO with sys_errno set and the file's path. */
-int ofl_pkg_pack_image(const struct ofl_pkg_args *a, enum ofl_llvm_version v, struct ofl_buf *out,
+int ofl_pkg_pack_image(const struct ofl_pkg_args *a, enum ofl_llvm_version v, struct ofl_out *out,
                        struct ofl_error *err);
 
 /* One binary found in an input, for extraction. */
