@@ -214,6 +214,25 @@ static int inputs_open(const char *const *paths, size_t n, const char *const *ou
 	return 0;
 }
 
+/* Compresses the assembled bundle b into a CCOB and writes it; rep (if any)
+ * learns the sizes and the codec's time. */
+static int write_compressed(const struct ofl_bundler_options *o, const struct ofl_buf *b,
+                            struct ofl_bundler_report *rep, struct ofl_error *err)
+{
+	struct ofl_buf z = OFL_BUF_INIT;
+	double t0 = now();
+	int rc = ofl_ccob_compress(b->data, b->len, &o->ccob, &z, err);
+	if (!rc && rep) {
+		rep->compressed = true;
+		rep->raw_size = b->len;
+		rep->seconds = now() - t0;
+		ofl_ccob_parse_header(z.data, z.len, &rep->ccob, NULL);
+	}
+	rc = rc ? rc : ofl_write_file(o->outputs[0], z.data, z.len, err);
+	ofl_buf_release(&z);
+	return rc;
+}
+
 static int write_binary(const struct ofl_bundler_options *o, const struct targets *t,
                         const struct inputs *in, struct ofl_bundler_report *rep,
                         struct ofl_error *err)
@@ -221,7 +240,7 @@ static int write_binary(const struct ofl_bundler_options *o, const struct target
 	const char **ids = ofl_calloc(t->n, sizeof *ids);
 	uint64_t *sizes = ofl_calloc(t->n, sizeof *sizes);
 	uint64_t *offs = ofl_calloc(t->n, sizeof *offs);
-	struct ofl_buf b = OFL_BUF_INIT, z = OFL_BUF_INIT;
+	struct ofl_buf b = OFL_BUF_INIT;
 	struct ofl_out out = OFL_OUT_INIT;
 	int rc = ids && sizes && offs ? 0 : OFL_NOMEM(err);
 	for (size_t i = 0; !rc && i < t->n; i++) {
@@ -240,15 +259,7 @@ static int write_binary(const struct ofl_bundler_options *o, const struct target
 			if (ofl_buf_append_zeros(&b, (size_t)(offs[i] - b.len)) ||
 			    ofl_buf_append(&b, in->f[i].data, in->f[i].size))
 				rc = OFL_NOMEM(err);
-		double t0 = now();
-		rc = rc ? rc : ofl_ccob_compress(b.data, b.len, &o->ccob, &z, err);
-		if (!rc && rep) {
-			rep->compressed = true;
-			rep->raw_size = b.len;
-			rep->seconds = now() - t0;
-			ofl_ccob_parse_header(z.data, z.len, &rep->ccob, NULL);
-		}
-		rc = rc ? rc : ofl_write_file(o->outputs[0], z.data, z.len, err);
+		rc = rc ? rc : write_compressed(o, &b, rep, err);
 		goto done;
 	}
 	rc = rc ? rc : ofl_out_open(&out, o->outputs[0], err);
@@ -265,7 +276,6 @@ done:
 	free(sizes);
 	free(offs);
 	ofl_buf_release(&b);
-	ofl_buf_release(&z);
 	return rc;
 }
 
@@ -300,7 +310,7 @@ static int write_text(const struct ofl_bundler_options *o, const struct ofl_file
 {
 	if (!o->compress)
 		return stream_text(o, type, t, in, err);
-	struct ofl_buf b = OFL_BUF_INIT, z = OFL_BUF_INIT;
+	struct ofl_buf b = OFL_BUF_INIT;
 	int rc = 0;
 	for (size_t i = 0; !rc && i < t->n; i++) {
 		if (ofl_bundle_text_start(&b, type->comment, t->ids[i].str) ||
@@ -308,17 +318,8 @@ static int write_text(const struct ofl_bundler_options *o, const struct ofl_file
 		    ofl_bundle_text_end(&b, type->comment, t->ids[i].str))
 			rc = OFL_NOMEM(err);
 	}
-	double t0 = now();
-	rc = rc ? rc : ofl_ccob_compress(b.data, b.len, &o->ccob, &z, err);
-	if (!rc && rep) {
-		rep->compressed = true;
-		rep->raw_size = b.len;
-		rep->seconds = now() - t0;
-		ofl_ccob_parse_header(z.data, z.len, &rep->ccob, NULL);
-	}
-	rc = rc ? rc : ofl_write_file(o->outputs[0], z.data, z.len, err);
+	rc = rc ? rc : write_compressed(o, &b, rep, err);
 	ofl_buf_release(&b);
-	ofl_buf_release(&z);
 	return rc;
 }
 
