@@ -43,59 +43,34 @@ void ofl_ew_release(struct ofl_ew_obj *o)
 	memset(o, 0, sizeof(*o));
 }
 
-/* Grows *arr (of elem-sized items, n used) by one zeroed slot. */
-static void *grow(void *arr, size_t n, size_t elem)
-{
-	uint64_t bytes;
-	if (ofl_mul_overflow(n + 1, elem, &bytes) || bytes > SIZE_MAX)
-		return NULL;
-	uint8_t *p = ofl_realloc(arr, (size_t)bytes);
-	if (p)
-		memset(p + n * elem, 0, elem);
-	return p;
-}
-
 int ofl_ew_section(struct ofl_ew_obj *o, const char *name, uint32_t type, uint64_t flags,
                    uint64_t align)
 {
-	struct ofl_ew_sec *s = grow(o->secs, o->nsecs, sizeof(*s));
-	if (!s) {
+	if (OFL_GROW(o->secs, o->secs_cap, o->nsecs)) {
 		OFL_NOMEM(o->err);
 		return -1;
 	}
-	o->secs = s;
-	s = &o->secs[o->nsecs];
-	s->name = name;
-	s->type = type;
-	s->flags = flags;
-	s->align = align;
+	o->secs[o->nsecs] = (struct ofl_ew_sec){
+	    .name = name, .type = type, .flags = flags, .align = align, .data = OFL_BUF_INIT};
 	return (int)o->nsecs++;
 }
 
 uint32_t ofl_ew_symbol(struct ofl_ew_obj *o, const char *name, uint8_t bind, uint8_t type,
                        uint8_t vis, int sec, uint64_t value, uint64_t size)
 {
-	if (o->nsyms == 0) {
-		o->syms = grow(NULL, 0, sizeof(*o->syms));
-		if (!o->syms) {
-			OFL_NOMEM(o->err);
-			return 0;
-		}
-		o->nsyms = 1;
-	}
+	/* index 0 is the null symbol */
+	size_t first = o->nsyms ? 0 : 1;
 	char *copy = ofl_strdup(name);
-	char **names = copy ? grow(o->names, o->nnames, sizeof(*names)) : NULL;
-	struct ofl_ew_sym *syms = names ? grow(o->syms, o->nsyms, sizeof(*syms)) : NULL;
-	if (names)
-		o->names = names;
-	if (!syms) {
+	if (!copy || OFL_GROW(o->names, o->names_cap, o->nnames) ||
+	    OFL_GROW(o->syms, o->syms_cap, o->nsyms + first)) {
 		free(copy);
 		OFL_NOMEM(o->err);
 		return 0;
 	}
+	if (first)
+		o->syms[o->nsyms++] = (struct ofl_ew_sym){0};
 	o->names[o->nnames++] = copy;
-	o->syms = syms;
-	syms[o->nsyms] = (struct ofl_ew_sym){copy, bind, type, vis, sec, value, size};
+	o->syms[o->nsyms] = (struct ofl_ew_sym){copy, bind, type, vis, sec, value, size};
 	return (uint32_t)o->nsyms++;
 }
 
@@ -111,15 +86,13 @@ int ofl_ew_piece(struct ofl_ew_obj *o, int sec, const uint8_t *p, uint64_t len, 
                  int fd, uint64_t fd_off, uint64_t *off)
 {
 	struct ofl_ew_sec *s = &o->secs[sec];
-	struct ofl_ew_piece *pc = grow(s->pieces, s->npieces, sizeof(*pc));
 	uint64_t start, end;
-	if (!pc)
+	if (OFL_GROW(s->pieces, s->pieces_cap, s->npieces))
 		return OFL_NOMEM(o->err);
-	s->pieces = pc;
 	if (!ofl_align_up(s->size, align, &start) || ofl_add_overflow(start, len, &end))
 		return ofl_error_set(o->err, OFL_EINVAL, NULL, OFL_NO_OFFSET,
 		                     "section '%s' too large", s->name);
-	pc[s->npieces++] = (struct ofl_ew_piece){p, len, start, fd, fd_off};
+	s->pieces[s->npieces++] = (struct ofl_ew_piece){p, len, start, fd, fd_off};
 	s->size = end;
 	*off = start;
 	return 0;
@@ -129,11 +102,9 @@ int ofl_ew_reloc(struct ofl_ew_obj *o, int sec, uint64_t off, uint32_t type, uin
                  int64_t addend)
 {
 	struct ofl_ew_sec *s = &o->secs[sec];
-	struct ofl_ew_reloc *r = grow(s->rel, s->nrel, sizeof(*r));
-	if (!r)
+	if (OFL_GROW(s->rel, s->rel_cap, s->nrel))
 		return OFL_NOMEM(o->err);
-	s->rel = r;
-	r[s->nrel++] = (struct ofl_ew_reloc){off, type, sym, addend};
+	s->rel[s->nrel++] = (struct ofl_ew_reloc){off, type, sym, addend};
 	return 0;
 }
 

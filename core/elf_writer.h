@@ -37,10 +37,10 @@ struct ofl_ew_sec {
 	uint64_t align;
 	struct ofl_buf data;         /* own bytes, or */
 	struct ofl_ew_piece *pieces; /* borrowed ones (then size covers them) */
-	size_t npieces;
+	size_t npieces, pieces_cap;
 	uint64_t size; /* NOBITS size, or the end of the last piece */
 	struct ofl_ew_reloc *rel;
-	size_t nrel;
+	size_t nrel, rel_cap;
 	uint32_t secsym; /* builder symbol id of its STT_SECTION symbol, 0 = none */
 };
 
@@ -54,11 +54,11 @@ struct ofl_ew_sym {
 struct ofl_ew_obj {
 	uint16_t machine;
 	struct ofl_ew_sec *secs;
-	size_t nsecs;
+	size_t nsecs, secs_cap;
 	struct ofl_ew_sym *syms; /* index 0 is the null symbol */
-	size_t nsyms;
+	size_t nsyms, syms_cap;
 	char **names; /* owned strings */
-	size_t nnames;
+	size_t nnames, names_cap;
 	struct ofl_error *err;
 };
 
