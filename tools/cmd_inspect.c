@@ -39,35 +39,45 @@ static int objdump_error(const char *path, bool walking, enum ofl_obin_llvm_diag
 }
 
 static int objdump_archive(const struct insp *in, const char *path, const uint8_t *d, size_t n);
-static int objdump_other(const struct insp *in, const char *path, const uint8_t *d, size_t n);
+static int objdump_other(const struct insp *in, const char *path, const char *fname,
+                         const uint8_t *d, size_t n);
+
+static int bundles_error(const char *path, const struct ofl_error *err)
+{
+	fflush(stdout);
+	if (!strcmp(err->msg, OFL_OBJDUMP_SHORT_STREAM))
+		return error("'%s': while extracting offload FatBin bundles: %s", path, err->msg);
+	return error("'%s': while extracting offload FatBin bundles: %s at offset %llu", path,
+	             err->msg, (unsigned long long)err->offset);
+}
 
 /* llvm-objdump 22 writes the entries of bundles in sections to files named
- * after the object (the member name inside an archive). */
-static int objdump_bundles(const char *path, const char *fname, const uint8_t *d, size_t n)
+ * after the object (the member name inside an archive); releases b. */
+static int write_bundles(const char *fname, struct ofl_objdump_bundles *b)
 {
-	struct ofl_objdump_bundles b;
 	struct ofl_error err = OFL_ERROR_INIT;
-	if (ofl_objdump_bundles(d, n, &b, &err)) {
-		fflush(stdout);
-		if (!strcmp(err.msg, OFL_OBJDUMP_SHORT_STREAM))
-			return error("'%s': while extracting offload FatBin bundles: %s", path,
-			             err.msg);
-		return error("'%s': while extracting offload FatBin bundles: %s at offset %llu",
-		             path, err.msg, (unsigned long long)err.offset);
-	}
 	int rc = 0;
-	for (size_t i = 0; i < b.n && !rc; i++) {
+	for (size_t i = 0; i < b->n && !rc; i++) {
 		char *name = NULL;
-		if (asprintf(&name, "%s.%zu.%s", fname, b.v[i].bundle, b.v[i].id) < 0)
+		if (asprintf(&name, "%s.%zu.%s", fname, b->v[i].bundle, b->v[i].id) < 0)
 			name = NULL;
-		if (!name || ofl_write_file(name, b.v[i].data, (size_t)b.v[i].size, &err))
+		if (!name || ofl_write_file(name, b->v[i].data, (size_t)b->v[i].size, &err))
 			rc = name ? error_lib(&err) : error("out of memory");
 		else
 			printf("Extracting offload bundle: %s\n", name);
 		free(name);
 	}
-	ofl_objdump_bundles_release(&b);
+	ofl_objdump_bundles_release(b);
 	return rc;
+}
+
+static int objdump_bundles(const char *path, const char *fname, const uint8_t *d, size_t n)
+{
+	struct ofl_objdump_bundles b;
+	struct ofl_error err = OFL_ERROR_INIT;
+	if (ofl_objdump_bundles(d, n, &b, &err))
+		return bundles_error(path, &err);
+	return write_bundles(fname, &b);
 }
 
 static int inspect_objdump(const struct insp *in, const char *path, const char *fname,
@@ -78,7 +88,7 @@ static int inspect_objdump(const struct insp *in, const char *path, const char *
 	bool elf = ofl_is_elf(d, n), raw = ofl_obin_is(d, n);
 	struct ofl_error err = OFL_ERROR_INIT;
 	if (!elf && !raw)
-		return objdump_other(in, path, d, n);
+		return objdump_other(in, path, fname, d, n);
 	if (raw) {
 		/* The first binary is parsed on opening the file, so its errors
 		 * carry no "while extracting" context. */
@@ -157,13 +167,70 @@ static void objdump_image(const struct insp *in, const struct ofl_node *n, size_
 	       triple ? triple : "", "producer", ofl_offload_kind_name(n->offload_kind, in->llvm));
 }
 
-/* COFF objects (read by libbfd), named as llvm-objdump names them. */
-static int objdump_other(const struct insp *in, const char *path, const uint8_t *d, size_t n)
+/* llvm-objdump's lower-cased Mach-O format names, or NULL for no Mach-O
+ * object (universal files included: llvm-objdump takes their slices). */
+static const char *macho_format_name(const uint8_t *d, size_t n)
+{
+	static const struct {
+		uint32_t magic, cpu;
+		const char *name;
+	} names[] = {
+	    {0xfeedfacf, 0x01000007, "mach-o 64-bit x86-64"},
+	    {0xfeedfacf, 0x0100000c, "mach-o arm64"},
+	    {0xfeedfacf, 0x01000012, "mach-o 64-bit ppc64"},
+	    {0xfeedface, 7, "mach-o 32-bit i386"},
+	    {0xfeedface, 12, "mach-o arm"},
+	    {0xfeedface, 18, "mach-o 32-bit ppc"},
+	    {0xfeedface, 0x0200000c, "mach-o arm64 (ilp32)"},
+	};
+	if (n < 28)
+		return NULL;
+	uint32_t magic =
+	    (uint32_t)d[0] | (uint32_t)d[1] << 8 | (uint32_t)d[2] << 16 | (uint32_t)d[3] << 24;
+	uint32_t cpu =
+	    (uint32_t)d[4] | (uint32_t)d[5] << 8 | (uint32_t)d[6] << 16 | (uint32_t)d[7] << 24;
+	if (magic != 0xfeedfacf && magic != 0xfeedface)
+		return NULL;
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+		if (names[i].magic == magic && names[i].cpu == cpu)
+			return names[i].name;
+	return magic == 0xfeedfacf ? "mach-o 64-bit unknown" : "mach-o 32-bit unknown";
+}
+
+/* A COFF object's bundles, found in its sections as in an ELF one's. */
+static int coff_bundles(const char *path, const char *fname, const uint8_t *d, size_t n,
+                        const struct ofl_node *root)
+{
+	struct ofl_objdump_bundles b = OFL_OBJDUMP_BUNDLES_INIT;
+	struct ofl_error err = OFL_ERROR_INIT;
+	for (size_t i = 0; i < root->nchildren; i++) {
+		const struct ofl_node *s = root->children[i];
+		if (s->kind == OFL_NODE_SECTION && !s->inflated &&
+		    ofl_objdump_section_bundles(d, n, s->offset, s->size, &b, &err)) {
+			ofl_objdump_bundles_release(&b);
+			return bundles_error(path, &err);
+		}
+	}
+	return write_bundles(fname, &b);
+}
+
+/* COFF objects (read by libbfd), named as llvm-objdump names them; Mach-O
+ * ones get llvm-objdump's warning. */
+static int objdump_other(const struct insp *in, const char *path, const char *fname,
+                         const uint8_t *d, size_t n)
 {
 	static const char *const names[][2] = {{"pe-x86-64", "coff-x86-64"},
 	                                       {"pe-i386", "coff-i386"},
 	                                       {"pe-aarch64-little", "coff-arm64"},
 	                                       {"pe-bigobj-x86-64", "COFF-x86-64"}};
+	const char *macho = macho_format_name(d, n);
+	if (macho) {
+		printf("\n%s:\tfile format %s\n", path, macho);
+		fflush(stdout);
+		warning("'%s': --offloading is currently only supported for COFF and ELF targets",
+		        path);
+		return 0;
+	}
 	struct ofl_node *root;
 	struct ofl_error err = OFL_ERROR_INIT;
 	if (ofl_inspect_build(d, n, path, 0, &root, &err) == 0 && root->format == OFL_FMT_COFF) {
@@ -176,8 +243,9 @@ static int objdump_other(const struct insp *in, const char *path, const uint8_t 
 		for (size_t i = 0; i < root->nchildren; i++)
 			for (size_t j = 0; j < root->children[i]->nchildren; j++)
 				objdump_image(in, root->children[i]->children[j], &k);
+		int rc = in->llvm == OFL_LLVM_22 ? coff_bundles(path, fname, d, n, root) : 0;
 		ofl_node_free(root);
-		return 0;
+		return rc;
 	}
 	if (err.code == 0)
 		ofl_node_free(root);
