@@ -13,7 +13,9 @@
 #include "diag.h"
 #include "offlink/bundle.h"
 #include "offlink/bundler.h"
+#include "offlink/elf.h"
 #include "offlink/io.h"
+#include "offlink/target_id.h"
 #include "opts.h"
 
 /* Everything either dialect can set; the option tables point into it. */
@@ -310,6 +312,78 @@ static enum ofl_llvm_dialect dialect_from_name(const char *argv0)
 	return n > 3 && !strcmp(argv0 + n - 3, "-19") ? OFL_LLVM19 : OFL_LLVM22;
 }
 
+/* One argument as LLVM prints a command under -###: after a space, in
+ * double quotes, with '"', '\\' and '$' escaped. */
+static void print_quoted(const char *s)
+{
+	fputs(" \"", stderr);
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\' || *s == '$')
+			fputc('\\', stderr);
+		fputc(*s, stderr);
+	}
+	fputc('"', stderr);
+}
+
+/* -### with -type=o and an ELF host: LLVM would run llvm-objcopy to add one
+ * section per entry and prints that command instead, writing nothing; so
+ * do we (the host's one-byte entry is the temporary file LLVM names).
+ * Returns 1 when this is not such a bundle (the bundle is then written, as
+ * LLVM writes it), 0 after printing, or an error. */
+static int print_objcopy(const struct ofl_bundler_options *o)
+{
+	const struct ofl_file_type *type = ofl_file_type_find(o->type);
+	if (!type || type->handler != OFL_BH_OBJECT || o->ninputs != o->ntargets ||
+	    o->noutputs != 1)
+		return 1;
+	struct ofl_bundle_id *ids = calloc(o->ntargets, sizeof *ids);
+	if (!ids)
+		return error("out of memory");
+	size_t host = 0, n = 0;
+	struct ofl_error err = OFL_ERROR_INIT;
+	for (; n < o->ntargets && !ofl_bundle_id_parse(o->targets[n], o->dialect, &ids[n], &err);
+	     n++)
+		if (ofl_bundle_id_is_host(&ids[n]))
+			host = n;
+	struct ofl_file f = OFL_FILE_INIT;
+	int rc = n == o->ntargets && !ofl_file_open(&f, o->inputs[host], &err) &&
+	                 ofl_is_elf(f.data, f.size)
+	             ? 0
+	             : 1;
+	ofl_file_close(&f);
+	const char *tmp = getenv("TMPDIR");
+	for (size_t i = 0; !rc && i < n; i++) {
+		char *add = NULL, *flags = NULL, *stub = NULL;
+		if (asprintf(&stub, "%s/clang-offload-bundler-host.tmp",
+		             tmp && *tmp ? tmp : "/tmp") < 0 ||
+		    asprintf(&add, "--add-section=__CLANG_OFFLOAD_BUNDLE__%s=%s", ids[i].str,
+		             ofl_bundle_id_is_host(&ids[i]) ? stub : o->inputs[i]) < 0 ||
+		    asprintf(&flags,
+		             "--set-section-flags=__CLANG_OFFLOAD_BUNDLE__%s=readonly,exclude",
+		             ids[i].str) < 0)
+			rc = error("out of memory");
+		if (!rc && i == 0)
+			fputs("\"llvm-objcopy\"", stderr);
+		if (!rc) {
+			print_quoted(add);
+			print_quoted(flags);
+		}
+		free(add);
+		free(flags);
+		free(stub);
+	}
+	if (!rc) {
+		print_quoted("--");
+		print_quoted(o->inputs[host]);
+		print_quoted(o->outputs[0]);
+		fputc('\n', stderr);
+	}
+	for (size_t i = 0; i < n; i++)
+		ofl_bundle_id_release(&ids[i]);
+	free(ids);
+	return rc;
+}
+
 static int llvm_bundler(int argc, char **argv, struct bundle_args *a, const char *help_text)
 {
 	int help = 0, version = 0;
@@ -343,8 +417,8 @@ static int llvm_bundler(int argc, char **argv, struct bundle_args *a, const char
 	     "Specify the compression level (integer)"},
 	    {"verbose", OPT_FLAG, &a->verbose, NULL, NULL, "Print debug information."},
 	    {"###", OPT_FLAG, &a->print_only, NULL, NULL,
-	     "Accepted for compatibility; offlink runs no external commands, so there is nothing "
-	     "to print."},
+	     "Print any external commands that are to be executed instead of actually executing "
+	     "them - for testing purposes."},
 	    {"offlink-llvm-version", OPT_UINT, &a->llvm_version, NULL, "19|22",
 	     "Behave like clang-offload-bundler 19 or 22 (default: 22, or 19 when invoked as "
 	     "*-19)"},
@@ -393,6 +467,8 @@ static int llvm_bundler(int argc, char **argv, struct bundle_args *a, const char
 		return run_list(a, &o, true);
 	if (o.align == 0)
 		return error("-bundle-align must be at least 1");
+	if (a->print_only && !a->unbundle && (rc = print_objcopy(&o)) != 1)
+		return rc;
 	return run(&o, a);
 }
 
