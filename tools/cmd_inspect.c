@@ -654,3 +654,41 @@ int cmd_inspect(int argc, char **argv)
 	strlist_release(&files);
 	return rc;
 }
+
+/* The llvm-objdump personality: --offloading only, read by the inspector's
+ * objdump format (LLVM 19's numbering when invoked as llvm-objdump-19);
+ * every other option belongs to the real llvm-objdump. */
+int cmd_llvm_objdump(int argc, char **argv)
+{
+	size_t n = strlen(argv[0]);
+	bool v19 = n > 3 && !strcmp(argv[0] + n - 3, "-19"), offloading = false, only_files = false;
+	char **v = calloc((size_t)argc + 4, sizeof *v);
+	if (!v)
+		return error("out of memory");
+	int k = 0, rc = 0;
+	v[k++] = "inspect";
+	v[k++] = "--format=llvm-objdump";
+	v[k++] = v19 ? "--llvm-version=19" : "--llvm-version=22";
+	v[k++] = "--";
+	for (int i = 1; i < argc && !rc; i++) {
+		const char *a = argv[i];
+		if (only_files || a[0] != '-' || !a[1])
+			v[k++] = argv[i];
+		else if (!strcmp(a, "--"))
+			only_files = true;
+		else if (!strcmp(a, "--offloading") || !strcmp(a, "-offloading"))
+			offloading = true;
+		else
+			rc = error("'%s' is not supported here: this llvm-objdump is offlink's and "
+			           "only does --offloading; run LLVM's llvm-objdump for it",
+			           a);
+	}
+	if (!rc && !offloading)
+		rc = error("this llvm-objdump is offlink's and only does --offloading; run LLVM's "
+		           "llvm-objdump for anything else");
+	if (!rc && k == 4)
+		v[k++] = "a.out"; /* llvm-objdump's default input */
+	rc = rc ? rc : cmd_inspect(k, v);
+	free(v);
+	return rc;
+}

@@ -38,6 +38,7 @@ static const struct personality personalities[] = {
     {"clang-offload-wrapper", cmd_clang_offload_wrapper},
     {"llvm-offload-wrapper", cmd_llvm_offload_wrapper},
     {"clang-linker-wrapper", cmd_clang_linker_wrapper},
+    {"llvm-objdump", cmd_llvm_objdump},
     {"ld.offlink", cmd_ld_offlink},
     {"ld", cmd_ld_offlink}, /* libexec/offlink/gcc/ld, for gcc -B */
     {NULL, NULL},
@@ -75,8 +76,8 @@ static void usage(FILE *f)
 	fprintf(f,
 	        "\nRun 'offlink <command> --help' for the options of a command.\n"
 	        "Invoked as clang-offload-bundler, clang-offload-packager, llvm-offload-binary,\n"
-	        "clang-offload-wrapper or llvm-offload-wrapper, offlink speaks that tool's\n"
-	        "command line.\n");
+	        "clang-offload-wrapper, llvm-offload-wrapper or llvm-objdump (--offloading\n"
+	        "only), offlink speaks that tool's command line.\n");
 }
 
 static int run(int argc, char **argv)
