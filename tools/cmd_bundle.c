@@ -521,6 +521,7 @@ static int sub_prepare(struct ofl_bundler_options *o, struct bundle_args *a, enu
                        struct strlist *in)
 {
 	o->dialect = a->llvm_version == 19 ? OFL_LLVM19 : OFL_LLVM22;
+	o->all_or_nothing = true; /* native commands: every output or none */
 	if (a->llvm_version && a->llvm_version != 19 && a->llvm_version != 22)
 		return error("--llvm-version must be 19 or 22");
 	o->compress = a->compress;

@@ -418,12 +418,14 @@ static void json_node(const struct insp *in, const struct ofl_node *n, int depth
 
 /* ---- extraction and --check ------------------------------------------------ */
 
-static int write_node(const struct insp *in, const struct ofl_node *n, const char *out)
+/* Writes now when set is NULL, else stages the output in set. */
+static int write_node(const struct insp *in, const struct ofl_node *n, const char *out,
+                      struct ofl_outset *set)
 {
 	struct ofl_error err = OFL_ERROR_INIT;
 	if (in->current && ofl_same_file(out, in->current))
 		return error("%s: output file is also an input", out);
-	if (ofl_write_file(out, n->data, (size_t)n->size, &err))
+	if (ofl_outset_write_file(set, out, n->data, (size_t)n->size, &err))
 		return error_lib(&err);
 	return 0;
 }
@@ -434,7 +436,7 @@ static int extract_one(const struct insp *in, const struct ofl_node *root)
 	if (!n)
 		return -1;
 	char *name = in->output ? NULL : ofl_node_file_name(n);
-	int rc = write_node(in, n, in->output ? in->output : name ? name : "-");
+	int rc = write_node(in, n, in->output ? in->output : name ? name : "-", NULL);
 	free(name);
 	return rc;
 }
@@ -466,18 +468,29 @@ static int extract_all(const struct insp *in, const struct ofl_node *root)
 	ofl_node_walk(root, collect_code, &c);
 	if (mkdir(in->extract_all, 0777) && errno != EEXIST)
 		return error("cannot create '%s': %s", in->extract_all, strerror(errno));
-	int rc = 0;
+	/* every file or none; the names are printed once all are there */
+	struct ofl_outset set = OFL_OUTSET_INIT;
+	struct ofl_error err = OFL_ERROR_INIT;
+	char **names = calloc(c.n ? c.n : 1, sizeof *names);
+	int rc = names ? 0 : error("out of memory");
 	for (size_t i = 0; i < c.n && !rc; i++) {
-		char *name = ofl_node_file_name(c.v[i]), *full = NULL;
-		if (!name || asprintf(&full, "%s/%s", in->extract_all, name) < 0)
-			rc = error("out of memory");
+		char *name = ofl_node_file_name(c.v[i]);
+		if (!name || asprintf(&names[i], "%s/%s", in->extract_all, name) < 0)
+			rc = error("out of memory"), names[i] = NULL;
 		else
-			rc = write_node(in, c.v[i], full);
-		if (!rc)
-			printf("%s\n", full);
+			rc = write_node(in, c.v[i], names[i], &set);
 		free(name);
-		free(full);
 	}
+	if (rc)
+		ofl_outset_abort(&set);
+	else if (ofl_outset_commit(&set, &err))
+		rc = error_lib(&err);
+	for (size_t i = 0; i < c.n && names; i++) {
+		if (!rc)
+			printf("%s\n", names[i]);
+		free(names[i]);
+	}
+	free(names);
 	free(c.v);
 	return rc;
 }
