@@ -17,6 +17,7 @@
 #include "offlink/io.h"
 #include "offlink/target_id.h"
 #include "opts.h"
+#include "staging.h"
 
 /* Everything either dialect can set; the option tables point into it. */
 struct bundle_args {
@@ -143,8 +144,14 @@ static int run(const struct ofl_bundler_options *o, const struct bundle_args *a)
 {
 	struct ofl_error err = OFL_ERROR_INIT;
 	struct ofl_bundler_report rep = {.want_hash = a->verbose};
+	/* all or nothing also when a signal comes: it waits for the end */
+	sigset_t old;
+	if (o->all_or_nothing)
+		signals_hold(&old);
 	int rc =
 	    a->unbundle ? ofl_bundler_unbundle(o, &rep, &err) : ofl_bundler_bundle(o, &rep, &err);
+	if (o->all_or_nothing)
+		signals_release(&old);
 	if (rc)
 		return report(a, &err);
 	if (a->verbose && !a->unbundle && rep.compressed)

@@ -16,6 +16,7 @@
 #include "offlink/offload_binary.h"
 #include "offlink/packager.h"
 #include "opts.h"
+#include "staging.h"
 
 enum fmt { FMT_TREE, FMT_JSON, FMT_OBJDUMP };
 
@@ -469,8 +470,8 @@ static int extract_all(const struct insp *in, const struct ofl_node *root)
 	if (mkdir(in->extract_all, 0777) && errno != EEXIST)
 		return error("cannot create '%s': %s", in->extract_all, strerror(errno));
 	/* every file or none; the names are printed once all are there */
-	struct ofl_outset set = OFL_OUTSET_INIT;
-	struct ofl_error err = OFL_ERROR_INIT;
+	struct staging st;
+	staging_begin(&st);
 	char **names = calloc(c.n ? c.n : 1, sizeof *names);
 	int rc = names ? 0 : error("out of memory");
 	for (size_t i = 0; i < c.n && !rc; i++) {
@@ -478,13 +479,10 @@ static int extract_all(const struct insp *in, const struct ofl_node *root)
 		if (!name || asprintf(&names[i], "%s/%s", in->extract_all, name) < 0)
 			rc = error("out of memory"), names[i] = NULL;
 		else
-			rc = write_node(in, c.v[i], names[i], &set);
+			rc = write_node(in, c.v[i], names[i], &st.set);
 		free(name);
 	}
-	if (rc)
-		ofl_outset_abort(&set);
-	else if (ofl_outset_commit(&set, &err))
-		rc = error_lib(&err);
+	rc = staging_end(&st, rc);
 	for (size_t i = 0; i < c.n && names; i++) {
 		if (!rc)
 			printf("%s\n", names[i]);

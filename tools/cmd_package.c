@@ -11,6 +11,7 @@
 #include "offlink/io.h"
 #include "offlink/packager.h"
 #include "opts.h"
+#include "staging.h"
 
 struct pkg_cmd {
 	const char *output;
@@ -206,16 +207,14 @@ static int do_extract(struct pkg_cmd *c)
 	}
 	/* The personality keeps LLVM's behaviour: outputs written before an
 	 * error stay. */
-	struct ofl_outset staged = OFL_OUTSET_INIT;
-	c->staged = c->compat ? NULL : &staged;
+	struct staging st;
+	staging_begin(&st);
+	c->staged = c->compat ? NULL : &st.set;
 	if (!c->compat && c->images.n == 0)
 		rc = extract_image(c, &in, "");
 	for (size_t i = 0; i < c->images.n && !rc; i++)
 		rc = extract_image(c, &in, c->images.v[i]);
-	if (rc)
-		ofl_outset_abort(&staged);
-	else if (ofl_outset_commit(&staged, &err))
-		rc = error_lib(&err);
+	rc = staging_end(&st, rc);
 	c->staged = NULL;
 	ofl_pkg_inputs_release(&in);
 	ofl_file_close(&f);

@@ -60,4 +60,20 @@ rm one.o
 expect_fail "$OFL_COMPAT/llvm-offload-binary" p.bin --image=kind=openmp,file=one.o \
 	--image=kind=hip,file=no/dir/two.o
 [ -e one.o ] || fail "the personality keeps the first output, as LLVM 22 does"
+
+# a termination signal that arrives while outputs are written: none is
+# left (here it is pending, and blocked, from the start: exec keeps both)
+pending_term() {
+	python3 -c 'import os, signal, sys
+signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})
+os.kill(os.getpid(), signal.SIGTERM)
+os.execv(sys.argv[1], sys.argv[1:])' "$@"
+}
+rm -f one.o two.o
+expect_fail pending_term "$OFFLINK" package p.bin --image=kind=openmp,file=one.o --image=kind=hip,file=two.o
+expect_err_line "interrupted by a signal"
+none_left one.o two.o
+mkdir ex
+expect_fail pending_term "$OFFLINK" inspect --extract-all ex p.bin
+[ -z "$(ls -A ex)" ] || fail "inspect --extract-all left files after a signal"
 echo ok
