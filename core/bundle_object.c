@@ -148,8 +148,23 @@ int ofl_bundle_object_write(int fd, const uint8_t *host, size_t host_size, const
 			elf_end(e);
 		return ofl_error_set(err, OFL_EFORMAT, NULL, 0, "host input is not an ELF object");
 	}
+	/* the host's sections keep their file order, as with llvm-objcopy
+	 * --add-section; the new ones go after them */
+	size_t nsec = 0;
+	uint64_t *orig = NULL;
+	if (elf_getshdrnum(e, &nsec) != 0 || !(orig = ofl_calloc(nsec + n, sizeof *orig)))
+		rc = nsec ? OFL_NOMEM(err) : elf_fail(err, "cannot count sections");
+	for (size_t i = 1; !rc && i < nsec; i++) {
+		GElf_Shdr sh;
+		Elf_Scn *s = elf_getscn(e, i);
+		orig[i] = s && gelf_getshdr(s, &sh) ? sh.sh_offset : UINT64_MAX;
+	}
+	for (size_t i = 0; orig && i < n; i++)
+		orig[nsec + i] = UINT64_MAX;
 	struct ofl_buf names = OFL_BUF_INIT;
-	rc = add_bundle_sections(e, ids, datas, sizes, n, &names, err);
+	rc = rc ? rc : add_bundle_sections(e, ids, datas, sizes, n, &names, err);
+	rc = rc ? rc : ofl_elf_relayout(e, orig, nsec + n, err);
+	free(orig);
 	if (!rc && elf_update(e, ELF_C_WRITE) < 0)
 		rc = elf_fail(err, "cannot write object");
 	elf_end(e);

@@ -612,7 +612,8 @@ static int missing_error(const struct targets *t, const bool *served, struct ofl
 /* Writes entry bytes; the host stub of a fat object stands for the host
  * object without its bundle sections. */
 static int write_entry(const char *path, const struct ofl_file *src, const struct ofl_bundle *b,
-                       const struct ofl_bundle_entry *e, struct ofl_error *err)
+                       const struct ofl_bundle_entry *e, struct ofl_outset *set,
+                       struct ofl_error *err)
 {
 	struct ofl_out out;
 	int rc = ofl_out_open(&out, path, err);
@@ -624,14 +625,16 @@ static int write_entry(const char *path, const struct ofl_file *src, const struc
 		rc = ofl_out_copy(&out, src, e->offset, e->size, err);
 	else
 		rc = ofl_out_write(&out, b->data + e->offset, (size_t)e->size, err);
-	rc = rc ? rc : ofl_out_commit(&out, err);
-	if (rc)
+	if (rc) {
 		ofl_out_abort(&out);
-	return rc;
+		return rc;
+	}
+	return ofl_out_finish(&out, set, err);
 }
 
 static int unbundle_missing(const struct ofl_bundler_options *o, const struct targets *t,
-                            const bool *served, const struct ofl_bundle *b, struct ofl_error *err)
+                            const bool *served, const struct ofl_bundle *b, struct ofl_outset *set,
+                            struct ofl_error *err)
 {
 	bool any = false;
 	for (size_t i = 0; i < t->n; i++)
@@ -645,8 +648,8 @@ static int unbundle_missing(const struct ofl_bundler_options *o, const struct ta
 		if (served[i])
 			continue;
 		bool copy = !b->found && ofl_bundle_id_is_host(&t->ids[i]);
-		int rc =
-		    ofl_write_file(o->outputs[i], copy ? b->data : NULL, copy ? b->size : 0, err);
+		int rc = ofl_outset_write_file(set, o->outputs[i], copy ? b->data : NULL,
+		                               copy ? b->size : 0, err);
 		if (rc)
 			return rc;
 	}
@@ -655,7 +658,7 @@ static int unbundle_missing(const struct ofl_bundler_options *o, const struct ta
 
 static int match_and_write(const struct ofl_bundler_options *o, const struct targets *t,
                            const struct ofl_file *f, const struct ofl_bundle *b, bool *served,
-                           struct ofl_error *err)
+                           struct ofl_outset *set, struct ofl_error *err)
 {
 	size_t *order = ofl_calloc(b->n, sizeof *order);
 	int rc = order ? ofl_bl_entry_order(b, order, err) : OFL_NOMEM(err);
@@ -668,7 +671,7 @@ static int match_and_write(const struct ofl_bundler_options *o, const struct tar
 			if (served[i] ||
 			    !ofl_bundle_id_compatible(&eid, &t->match[i], o->hip_openmp_compatible))
 				continue;
-			rc = write_entry(o->outputs[i], f, b, e, err);
+			rc = write_entry(o->outputs[i], f, b, e, set, err);
 			served[i] = true;
 			break;
 		}
@@ -676,6 +679,18 @@ static int match_and_write(const struct ofl_bundler_options *o, const struct tar
 	}
 	free(order);
 	return rc;
+}
+
+/* Commits the staged outputs after success, removes them after an error. */
+static int finish_outputs(struct ofl_outset *set, int rc, struct ofl_error *err)
+{
+	if (!set)
+		return rc;
+	if (rc) {
+		ofl_outset_abort(set);
+		return rc;
+	}
+	return ofl_outset_commit(set, err);
 }
 
 static int check_unbundle_args(const struct ofl_bundler_options *o,
@@ -710,10 +725,13 @@ int ofl_bundler_unbundle(const struct ofl_bundler_options *o, struct ofl_bundler
 		rc =
 		    ofl_error_set(err, OFL_EINVAL, NULL, OFL_NO_OFFSET,
 		                  "expecting at most one host target but got %zu", count_hosts(&t));
+	/* LLVM keeps the outputs written before an error; all_or_nothing
+	 * stages them and renames them together at the end. */
+	struct ofl_outset staged = OFL_OUTSET_INIT, *set = o->all_or_nothing ? &staged : NULL;
 	if (!rc && type->archive) {
-		rc = ofl_bl_unbundle_archive(o, &t, err);
+		rc = ofl_bl_unbundle_archive(o, &t, set, err);
 		targets_release(&t);
-		return rc;
+		return finish_outputs(set, rc, err);
 	}
 	struct inputs in = {0, NULL};
 	struct ofl_bundle b = OFL_BUNDLE_INIT;
@@ -721,11 +739,11 @@ int ofl_bundler_unbundle(const struct ofl_bundler_options *o, struct ofl_bundler
 	rc = rc ? rc : served ? 0 : OFL_NOMEM(err);
 	rc = rc ? rc : inputs_open(o->inputs, 1, o->outputs, o->noutputs, &in, err);
 	rc = rc ? rc : read_input(o, type, &in.f[0], &b, rep, err);
-	rc = rc ? rc : match_and_write(o, &t, &in.f[0], &b, served, err);
-	rc = rc ? rc : unbundle_missing(o, &t, served, &b, err);
+	rc = rc ? rc : match_and_write(o, &t, &in.f[0], &b, served, set, err);
+	rc = rc ? rc : unbundle_missing(o, &t, served, &b, set, err);
 	free(served);
 	ofl_bundle_release(&b);
 	inputs_close(&in);
 	targets_release(&t);
-	return rc;
+	return finish_outputs(set, rc, err);
 }

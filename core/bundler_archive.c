@@ -196,7 +196,7 @@ static int scan_member(const struct ofl_bundler_options *o, const struct targets
 }
 
 static int write_archives(const struct ofl_bundler_options *o, const struct targets *t,
-                          struct ar_state *s, struct ofl_error *err)
+                          struct ar_state *s, struct ofl_outset *set, struct ofl_error *err)
 {
 	int rc = 0;
 	for (size_t i = 0; !rc && i < t->n; i++) {
@@ -208,7 +208,7 @@ static int write_archives(const struct ofl_bundler_options *o, const struct targ
 			                     t->ids[i].str, o->inputs[0]);
 		struct ofl_buf b = OFL_BUF_INIT;
 		rc = ofl_archive_write_gnu(a->m, a->n, &b, err);
-		rc = rc ? rc : ofl_write_file(o->outputs[i], b.data, b.len, err);
+		rc = rc ? rc : ofl_outset_write_file(set, o->outputs[i], b.data, b.len, err);
 		ofl_buf_release(&b);
 	}
 	return rc;
@@ -233,7 +233,7 @@ static void ar_state_release(struct ar_state *s, size_t ntargets)
 }
 
 int ofl_bl_unbundle_archive(const struct ofl_bundler_options *o, const struct targets *t,
-                            struct ofl_error *err)
+                            struct ofl_outset *set, struct ofl_error *err)
 {
 	struct ar_state s = {OFL_FILE_INIT, OFL_ARCHIVE_INIT, 0, NULL, NULL, OFL_BUF_INIT, NULL};
 	int rc = ofl_file_open(&s.archive, o->inputs[0], err);
@@ -261,7 +261,7 @@ int ofl_bl_unbundle_archive(const struct ofl_bundler_options *o, const struct ta
 	}
 	for (size_t k = 0; !rc && k < s.nmembers; k++)
 		rc = scan_member(o, t, &s, k, err);
-	rc = rc ? rc : write_archives(o, t, &s, err);
+	rc = rc ? rc : write_archives(o, t, &s, set, err);
 	ar_state_release(&s, t->n);
 	return rc;
 }

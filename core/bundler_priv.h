@@ -8,6 +8,7 @@
 
 #include "offlink/bundle.h"
 #include "offlink/bundler.h"
+#include "offlink/io.h"
 #include "offlink/target_id.h"
 
 /* The -targets of one run. */
@@ -26,8 +27,9 @@ int ofl_bl_entry_order(const struct ofl_bundle *b, size_t *order, struct ofl_err
 int ofl_bl_find_conflict(const struct ofl_bundle_id *ids, size_t n, char **a, char **b,
                          struct ofl_error *err);
 
-/* -type=a: one output archive per target (docs/formats.md §3). */
+/* -type=a: one output archive per target (docs/formats.md §3), staged in set
+ * when not NULL (see ofl_outset). */
 int ofl_bl_unbundle_archive(const struct ofl_bundler_options *o, const struct targets *t,
-                            struct ofl_error *err);
+                            struct ofl_outset *set, struct ofl_error *err);
 
 #endif

@@ -219,7 +219,9 @@ int ofl_zstd_decompress_prefix(const uint8_t *src, size_t size, uint8_t *dst, si
 	ZSTD_inBuffer in = {src, size, 0};
 	ZSTD_outBuffer out = {dst, want, 0};
 	size_t r = 1;
-	while (out.pos < want && r != 0 && !ZSTD_isError(r)) {
+	/* r == 0 ends one frame, not the stream: zstd allows skippable and
+	 * further data frames after it, as ZSTD_decompress does. */
+	while (out.pos < want && !ZSTD_isError(r) && (r != 0 || in.pos < in.size)) {
 		size_t before = in.pos + out.pos;
 		r = ZSTD_decompressStream(dc, &out, &in);
 		if (!ZSTD_isError(r) && in.pos + out.pos == before)

@@ -184,6 +184,65 @@ static int append_names(Elf_Scn *to, const struct ofl_buf *names, struct ofl_err
 	return 0;
 }
 
+struct placed {
+	uint64_t key;
+	size_t index;
+};
+
+static int by_offset(const void *a, const void *b)
+{
+	const struct placed *x = a, *y = b;
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+static uint64_t align_up(uint64_t v, uint64_t a)
+{
+	return a > 1 ? (v + a - 1) / a * a : v;
+}
+
+int ofl_elf_relayout(Elf *out, const uint64_t *orig, size_t n, struct ofl_error *err)
+{
+	GElf_Ehdr eh;
+	if (!gelf_getehdr(out, &eh))
+		return elf_fail(err, "cannot read ELF header");
+	if (eh.e_type != ET_REL || eh.e_phnum)
+		return 0;
+	/* sizes first, as libelf computes them */
+	if (elf_update(out, ELF_C_NULL) < 0)
+		return elf_fail(err, "cannot lay out object");
+	struct placed *v = ofl_calloc(n ? n : 1, sizeof *v);
+	if (!v)
+		return OFL_NOMEM(err);
+	for (size_t i = 1; i < n; i++)
+		v[i - 1] = (struct placed){orig[i], i};
+	qsort(v, n ? n - 1 : 0, sizeof *v, by_offset);
+	uint64_t cur = gelf_fsize(out, ELF_T_EHDR, 1, EV_CURRENT);
+	int rc = 0;
+	for (size_t k = 0; !rc && k + 1 < n; k++) {
+		Elf_Scn *s = elf_getscn(out, v[k].index);
+		GElf_Shdr sh;
+		if (!s || !gelf_getshdr(s, &sh)) {
+			rc = elf_fail(err, "cannot read section header");
+			break;
+		}
+		cur = align_up(cur, sh.sh_addralign);
+		sh.sh_offset = cur;
+		if (sh.sh_type != SHT_NOBITS)
+			cur += sh.sh_size;
+		if (!gelf_update_shdr(s, &sh))
+			rc = elf_fail(err, "cannot write section header");
+	}
+	free(v);
+	eh.e_shoff = align_up(cur, gelf_getclass(out) == ELFCLASS64 ? 8 : 4);
+	if (!rc && !gelf_update_ehdr(out, &eh))
+		rc = elf_fail(err, "cannot write ELF header");
+	if (!rc)
+		elf_flagelf(out, ELF_C_SET, ELF_F_LAYOUT);
+	return rc;
+}
+
 static int copy_headers(struct edit *m, Elf *out)
 {
 	GElf_Ehdr eh;
@@ -209,10 +268,15 @@ static int copy_headers(struct edit *m, Elf *out)
 static int copy_sections(struct edit *m, Elf *out)
 {
 	Elf_Scn **to = ofl_calloc(m->n, sizeof(*to));
-	int rc = to ? 0 : OFL_NOMEM(m->err);
+	uint64_t *orig = ofl_calloc(m->n, sizeof *orig); /* by new index */
+	int rc = to && orig ? 0 : OFL_NOMEM(m->err);
+	size_t kept = 1;
 	for (size_t i = 1; !rc && i < m->n; i++) {
 		if (!m->to[i])
 			continue;
+		GElf_Shdr sh;
+		Elf_Scn *from = elf_getscn(m->in, i);
+		orig[kept++] = from && gelf_getshdr(from, &sh) ? sh.sh_offset : UINT64_MAX;
 		to[i] = elf_newscn(out);
 		rc = to[i] ? copy_section(m, i, to[i]) : elf_fail(m->err, "cannot add section");
 	}
@@ -220,6 +284,8 @@ static int copy_sections(struct edit *m, Elf *out)
 		rc = append_names(to[m->shstrndx], &m->shnames, m->err);
 	if (!rc && m->strtab && m->strtab < m->n && to[m->strtab])
 		rc = append_names(to[m->strtab], &m->symnames, m->err);
+	rc = rc ? rc : ofl_elf_relayout(out, orig, kept, m->err);
+	free(orig);
 	free(to);
 	return rc;
 }

@@ -29,7 +29,15 @@ struct ofl_elf_edit {
 	size_t nsymbols;
 };
 
-/* Writes the edited copy of data[0..size) to fd (an empty regular file). */
+/* Lays out a relocatable object as llvm-objcopy does, before its
+ * elf_update(ELF_C_WRITE): sections in the order of orig[i] (their file
+ * offsets in the input; UINT64_MAX for new ones, which go last in index
+ * order), each at the next offset its alignment allows, the section
+ * header table last.  Other kinds of ELF file keep libelf's layout. */
+int ofl_elf_relayout(Elf *out, const uint64_t *orig, size_t n, struct ofl_error *err);
+
+/* Writes the edited copy of data[0..size) to fd (an empty regular file),
+ * laid out as llvm-objcopy lays out its copies (ofl_elf_relayout). */
 int ofl_elf_edit_copy(int fd, const uint8_t *data, size_t size, const struct ofl_elf_edit *ed,
                       struct ofl_error *err);
 

@@ -420,3 +420,69 @@ void ofl_name_flatten(char *s)
 	if (!strcmp(s, ".") || !strcmp(s, ".."))
 		memset(s, '_', strlen(s));
 }
+
+int ofl_out_finish(struct ofl_out *o, struct ofl_outset *set, struct ofl_error *err)
+{
+	if (!set || o->to_stdout)
+		return ofl_out_commit(o, err);
+	int rc = 0;
+	if (close(o->fd) < 0)
+		rc = ofl_error_errno(err, o->path, "cannot write");
+	o->fd = -1;
+	if (!rc && OFL_GROW(set->v, set->cap, set->n))
+		rc = OFL_NOMEM(err);
+	if (rc) {
+		ofl_out_abort(o);
+		return rc;
+	}
+	set->v[set->n++] = *o;
+	*o = (struct ofl_out)OFL_OUT_INIT;
+	return 0;
+}
+
+int ofl_outset_write_file(struct ofl_outset *set, const char *path, const void *p, size_t n,
+                          struct ofl_error *err)
+{
+	struct ofl_out o;
+	int rc = ofl_out_open(&o, path, err);
+	if (rc)
+		return rc;
+	rc = ofl_out_write(&o, p, n, err);
+	if (rc) {
+		ofl_out_abort(&o);
+		return rc;
+	}
+	return ofl_out_finish(&o, set, err);
+}
+
+int ofl_outset_commit(struct ofl_outset *set, struct ofl_error *err)
+{
+	int rc = 0;
+	size_t renamed = 0;
+	while (renamed < set->n && !rc) {
+		struct ofl_out *o = &set->v[renamed];
+		if (rename(o->tmp_path, o->path) < 0)
+			rc = ofl_error_set(err, OFL_EIO, o->path, OFL_NO_OFFSET,
+			                   "cannot create output: %s", strerror(errno));
+		else
+			renamed++;
+	}
+	for (size_t j = 0; j < set->n; j++) {
+		if (j < renamed) { /* nothing left to remove */
+			free(set->v[j].tmp_path);
+			set->v[j].tmp_path = NULL;
+		}
+		ofl_out_abort(&set->v[j]);
+	}
+	free(set->v);
+	*set = (struct ofl_outset)OFL_OUTSET_INIT;
+	return rc;
+}
+
+void ofl_outset_abort(struct ofl_outset *set)
+{
+	for (size_t i = 0; i < set->n; i++)
+		ofl_out_abort(&set->v[i]);
+	free(set->v);
+	*set = (struct ofl_outset)OFL_OUTSET_INIT;
+}

@@ -8,19 +8,13 @@
  */
 #include "offlink/ldcmd.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include "internal.h"
-
-/* A response file naming itself must end in an error, not in memory
- * exhaustion; 64 files deep is beyond any real build. */
-#define RSP_MAX_DEPTH 64
+#include "offlink/argv.h"
 
 enum val {
 	V_NONE, /* a flag */
@@ -123,104 +117,6 @@ static const struct optdef opts[] = {
 
 #define NOPTS (sizeof opts / sizeof opts[0])
 
-/* ---- response files ---------------------------------------------------- */
-
-struct words {
-	char **v;
-	size_t n, cap;
-};
-
-static int push_word(struct words *w, const char *s, struct ofl_error *err)
-{
-	if (OFL_GROW(w->v, w->cap, w->n) || !(w->v[w->n] = ofl_strdup(s)))
-		return OFL_NOMEM(err);
-	w->n++;
-	return 0;
-}
-
-/* The whole of path, NUL-terminated: 0; 1 when it cannot be read (the @word
- * then stays, as libiberty leaves it); OFL_ENOMEM. */
-static int read_rsp(const char *path, char **out, struct ofl_error *err)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 1;
-	char *buf = NULL;
-	size_t n = 0, cap = 0;
-	for (;;) {
-		if (OFL_GROW(buf, cap, n + 1)) {
-			close(fd);
-			free(buf);
-			return OFL_NOMEM(err);
-		}
-		ssize_t r = read(fd, buf + n, cap - n - 1);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) { /* a directory, say */
-			close(fd);
-			free(buf);
-			return 1;
-		}
-		if (r == 0) {
-			close(fd);
-			buf[n] = '\0';
-			*out = buf;
-			return 0;
-		}
-		n += (size_t)r;
-	}
-}
-
-static bool is_space(char ch)
-{
-	return ch == ' ' || ch == '\t' || ch == '\n' || ch == '\v' || ch == '\f' || ch == '\r';
-}
-
-/* Splits the next word off *pp, unquoting it in place (the unquoted word is
- * never longer than its spelling); NULL at the end.  Quotes group, a
- * backslash escapes the next character except inside single quotes. */
-static char *next_word(char **pp)
-{
-	char *r = *pp, quote = 0;
-	while (is_space(*r))
-		r++;
-	if (!*r)
-		return NULL;
-	char *start = r, *w = r;
-	for (; *r && (quote || !is_space(*r)); r++) {
-		if (*r == '\\' && quote != '\'') {
-			if (r[1])
-				*w++ = *++r;
-		} else if (quote ? *r == quote : (*r == '\'' || *r == '"')) {
-			quote = quote ? 0 : *r;
-		} else {
-			*w++ = *r;
-		}
-	}
-	*pp = *r ? r + 1 : r;
-	*w = '\0';
-	return start;
-}
-
-/* Appends word, or the words of the file it names as @FILE. */
-static int expand(struct words *w, const char *word, unsigned depth, struct ofl_error *err)
-{
-	char *buf = NULL;
-	int rc = word[0] == '@' ? read_rsp(word + 1, &buf, err) : 1;
-	if (rc)
-		return rc < 0 ? rc : push_word(w, word, err);
-	if (depth == RSP_MAX_DEPTH) {
-		free(buf);
-		return ofl_error_set(err, OFL_EINVAL, NULL, OFL_NO_OFFSET,
-		                     "response files nested too deeply at '%s'", word);
-	}
-	char *p = buf, *t;
-	while (!rc && (t = next_word(&p)))
-		rc = expand(w, t, depth + 1, err);
-	free(buf);
-	return rc;
-}
-
 /* ---- options ----------------------------------------------------------- */
 
 /* A long name matched: exact, or followed by "=VALUE" (rest). */
@@ -275,7 +171,7 @@ struct parser {
 	size_t nsaved, capsaved;
 };
 
-static char *take(struct words *w, size_t i)
+static char *take(struct ofl_argv *w, size_t i)
 {
 	char *s = w->v[i];
 	w->v[i] = NULL;
@@ -388,7 +284,7 @@ static void apply_summary(struct ofl_ldcmd *c, const struct ofl_ldarg *a, const 
 }
 
 /* Turns word i (and i + 1 for a separate value) into one argument. */
-static int parse_one(struct parser *p, struct words *w, size_t *i, struct ofl_error *err)
+static int parse_one(struct parser *p, struct ofl_argv *w, size_t *i, struct ofl_error *err)
 {
 	struct ofl_ldarg *a = add_arg(p->c, take(w, *i), err);
 	if (!a)
@@ -422,16 +318,13 @@ static int parse_one(struct parser *p, struct words *w, size_t *i, struct ofl_er
 
 int ofl_ldcmd_parse(struct ofl_ldcmd *c, int argc, char *const *argv, struct ofl_error *err)
 {
-	struct words w = {NULL, 0, 0};
+	struct ofl_argv w = OFL_ARGV_INIT;
 	struct parser p = {.c = c};
 	int rc = 0;
-	for (int i = 0; i < argc && !rc; i++)
-		rc = expand(&w, argv[i], 0, err);
+	rc = ofl_argv_expand(&w, argc, argv, err);
 	for (size_t i = 0; i < w.n && !rc; i++)
 		rc = parse_one(&p, &w, &i, err);
-	for (size_t i = 0; i < w.n; i++)
-		free(w.v[i]); /* those not taken after an error */
-	free(w.v);
+	ofl_argv_release(&w); /* the words not taken */
 	free(p.saved);
 	if (rc)
 		ofl_ldcmd_release(c);

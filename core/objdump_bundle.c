@@ -28,10 +28,11 @@ static int bad(struct ofl_error *err, uint64_t off)
 /* One bundle header at d[0..n); entry bytes are taken from src at
  * base + entry offset (the file, or the inflated bytes).  The next bundle
  * is searched from just after a magic, so headers may overlap and entries
- * be read again: *left, the bytes of records and IDs still allowed (the
- * file's and the inflated bytes' size), bounds the work to the input. */
+ * be read again: the records and IDs read in all (out->charged) may not
+ * exceed the file's size plus the inflated bytes (limit), which bounds the
+ * work to the input. */
 static int read_entries(const uint8_t *d, size_t n, const uint8_t *src, size_t src_size,
-                        uint64_t base, uint64_t at, size_t bundle, uint64_t *left,
+                        uint64_t base, uint64_t at, size_t bundle, uint64_t limit,
                         struct ofl_objdump_bundles *out, struct ofl_error *err)
 {
 	if (n < 32)
@@ -44,11 +45,11 @@ static int read_entries(const uint8_t *d, size_t n, const uint8_t *src, size_t s
 		         idlen = ofl_le64(d + pos + 16), abs;
 		if (!ofl_range_ok(pos + 24, idlen, n))
 			return bad(err, at + pos + 16);
-		if (24 + idlen > *left)
+		if (24 + idlen > limit - out->charged)
 			return ofl_error_set(err, OFL_EFORMAT, NULL, at + pos,
 			                     "bundle headers overlap so often that their entries "
 			                     "exceed the input's size");
-		*left -= 24 + idlen;
+		out->charged += 24 + idlen;
 		/* LLVM copies without a check; here the bytes must exist. */
 		if (ofl_add_overflow(base, off, &abs) || !ofl_range_ok(abs, size, src_size))
 			return ofl_error_set(
@@ -77,48 +78,64 @@ static const uint8_t *find_from(const uint8_t *d, size_t n, size_t from, const c
 	return from < n ? memmem(d + from, n - from, m, mlen) : NULL;
 }
 
-/* A section's bundles, one after another, each found by searching for the
- * next magic after the current one's first bytes. */
-static int section_bundles(const uint8_t *file, size_t file_size, uint64_t sec_off,
-                           uint64_t sec_size, uint64_t *left, struct ofl_objdump_bundles *out,
-                           struct ofl_error *err)
+/* Where the next bundle of either kind starts at or after from, or 0. */
+static size_t next_magic(const uint8_t *d, size_t n, size_t from)
 {
+	const uint8_t *c = find_from(d, n, from, "CCOB", 4);
+	const uint8_t *u = find_from(d, n, from, OFL_BUNDLE_MAGIC, OFL_BUNDLE_MAGIC_LEN);
+	const uint8_t *f = !c ? u : !u ? c : c < u ? c : u;
+	return f ? (size_t)(f - d) : 0;
+}
+
+/* A CCOB ends where its header's total size says (v1 has none: the rest
+ * of the section), never at the next "CCOB": its zstd stream may hold
+ * those bytes (LLVM 22 cuts it there).  Its entries are taken from the
+ * inflated bytes (LLVM 22 reads them from the object at the inflated
+ * offsets, past its end for any real bundle). */
+static int ccob_bundle(const uint8_t *b, size_t n, uint64_t at, uint64_t file_size, size_t *next,
+                       struct ofl_objdump_bundles *out, struct ofl_error *err)
+{
+	struct ofl_buf inflated = OFL_BUF_INIT;
+	size_t used = 0;
+	int rc = ofl_ccob_decompress(b, n, &inflated, &used, NULL, err);
+	size_t dlen = inflated.len;
+	uint8_t *d = rc ? NULL : ofl_buf_detach(&inflated, NULL);
+	ofl_buf_release(&inflated);
+	rc = rc ? rc : keep(out, d, err);
+	out->inflated += dlen;
+	rc = rc ? rc : read_entries(d, dlen, d, dlen, 0, at, out->nbundles++,
+	                            file_size + out->inflated, out, err);
+	*next = next_magic(b, n, used);
+	return rc;
+}
+
+int ofl_objdump_section_bundles(const uint8_t *file, size_t file_size, uint64_t sec_off,
+                                uint64_t sec_size, struct ofl_objdump_bundles *out,
+                                struct ofl_error *err)
+{
+	if (!ofl_range_ok(sec_off, sec_size, file_size))
+		return ofl_error_set(err, OFL_EFORMAT, NULL, sec_off,
+		                     "section runs past the end of the file");
 	const uint8_t *c = file + sec_off;
 	size_t off = 0, next = 0;
-	bool more = true;
 	int rc = 0;
-	while (!rc && more && off < sec_size) {
+	do {
 		const uint8_t *b = c + off;
 		size_t n = (size_t)sec_size - off;
-		const uint8_t *f = NULL;
 		if (n >= 4 && !memcmp(b, "CCOB", 4)) {
-			f = find_from(b, n, 4, "CCOB", 4);
-			next = f ? (size_t)(f - b) : n;
-			/* LLVM 22 then copies the entries out of the object file at
-			 * their offsets in the inflated bytes; so do we. */
-			struct ofl_buf inflated = OFL_BUF_INIT;
-			rc = ofl_ccob_decompress(b, next, &inflated, NULL, NULL, err);
-			size_t dlen = inflated.len;
-			uint8_t *d = rc ? NULL : ofl_buf_detach(&inflated, NULL);
-			ofl_buf_release(&inflated);
-			rc = rc ? rc : keep(out, d, err);
-			*left += dlen;
-			rc = rc ? rc
-			        : read_entries(d, dlen, file, file_size, 0, sec_off + off,
-			                       out->nbundles++, left, out, err);
+			rc = ccob_bundle(b, n, sec_off + off, file_size, &next, out, err);
 		} else if (n >= OFL_BUNDLE_MAGIC_LEN &&
 		           !memcmp(b, OFL_BUNDLE_MAGIC, OFL_BUNDLE_MAGIC_LEN)) {
 			rc = read_entries(b, n, file, file_size, sec_off + off, sec_off + off,
-			                  out->nbundles++, left, out, err);
-			f = find_from(b, n, OFL_BUNDLE_MAGIC_LEN, OFL_BUNDLE_MAGIC,
-			              OFL_BUNDLE_MAGIC_LEN);
-			more = f != NULL;
+			                  out->nbundles++, file_size + out->inflated, out, err);
+			const uint8_t *f = find_from(b, n, OFL_BUNDLE_MAGIC_LEN, OFL_BUNDLE_MAGIC,
+			                             OFL_BUNDLE_MAGIC_LEN);
 			next = f ? (size_t)(f - b) : 0;
 		} else {
-			break; /* cannot happen: each step lands on a magic */
+			break; /* a section that starts with no magic holds no bundle */
 		}
 		off += next;
-	}
+	} while (!rc && next && off < sec_size);
 	return rc;
 }
 
@@ -129,7 +146,6 @@ int ofl_objdump_bundles(const uint8_t *data, size_t size, struct ofl_objdump_bun
 	elf_version(EV_CURRENT);
 	Elf *elf = elf_memory((char *)(uintptr_t)data, size);
 	int rc = 0;
-	uint64_t left = size;
 	if (!elf || elf_kind(elf) != ELF_K_ELF) {
 		rc = ofl_error_set(err, OFL_EFORMAT, NULL, 0, "malformed ELF file: %s",
 		                   elf_errmsg(-1));
@@ -139,16 +155,7 @@ int ofl_objdump_bundles(const uint8_t *data, size_t size, struct ofl_objdump_bun
 		GElf_Shdr sh;
 		if (!gelf_getshdr(s, &sh) || sh.sh_type == SHT_NOBITS || sh.sh_size < 4)
 			continue;
-		if (!ofl_range_ok(sh.sh_offset, sh.sh_size, size)) {
-			rc = ofl_error_set(err, OFL_EFORMAT, NULL, sh.sh_offset,
-			                   "section runs past the end of the file");
-			break;
-		}
-		const uint8_t *c = data + sh.sh_offset;
-		bool bundle = sh.sh_size >= OFL_BUNDLE_MAGIC_LEN &&
-		              !memcmp(c, OFL_BUNDLE_MAGIC, OFL_BUNDLE_MAGIC_LEN);
-		if (bundle || !memcmp(c, "CCOB", 4))
-			rc = section_bundles(data, size, sh.sh_offset, sh.sh_size, &left, out, err);
+		rc = ofl_objdump_section_bundles(data, size, sh.sh_offset, sh.sh_size, out, err);
 	}
 done:
 	if (elf)

@@ -2,6 +2,7 @@
  * personality.  Both parse into struct ofl_bundler_options and call the same
  * core functions; the personality adds LLVM's option spellings, checks,
  * messages and environment variables. */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,8 +13,11 @@
 #include "diag.h"
 #include "offlink/bundle.h"
 #include "offlink/bundler.h"
+#include "offlink/elf.h"
 #include "offlink/io.h"
+#include "offlink/target_id.h"
 #include "opts.h"
+#include "staging.h"
 
 /* Everything either dialect can set; the option tables point into it. */
 struct bundle_args {
@@ -22,6 +26,7 @@ struct bundle_args {
 	int n_inputs, n_outputs, n_targets, n_compress, n_level;
 	bool unbundle, list, allow_missing, check_archive, hip_openmp, compress, verbose;
 	bool print_only, llvm_identical;
+	bool llvm; /* the clang-offload-bundler personality: LLVM's messages */
 	unsigned long long align, threads, format_version, llvm_version;
 	long long level;
 	const char *method;
@@ -99,15 +104,32 @@ static void report_decompress(const struct ofl_bundler_report *r)
 	fprintf(stderr, "Hashes match: %s\n", r->hash_ok ? "Yes" : "No");
 }
 
-static int run_list(const struct ofl_bundler_options *o, bool quiet_if_none, bool verbose)
+/* The personality words a failure as LLVM 22 does: a file that cannot be
+ * read is "'PATH': <strerror>", and anything but an archive given to
+ * -unbundle -type=a is "file too small to be an archive" (LLVM's archive
+ * reader says so for any such file). */
+static int report(const struct bundle_args *a, const struct ofl_error *err)
 {
+	if (!a->llvm)
+		return error_lib(err);
+	if (err->sys_errno && err->path[0])
+		return error("'%s': %s", err->path, strerror(err->sys_errno));
+	if (a->type && !strcmp(a->type, "a") && !strncmp(err->msg, "not an archive", 14))
+		return error("file too small to be an archive");
+	return error_lib(err);
+}
+
+static int run_list(const struct bundle_args *a, const struct ofl_bundler_options *o,
+                    bool quiet_if_none)
+{
+	bool verbose = a->verbose;
 	struct ofl_error err = OFL_ERROR_INIT;
 	struct ofl_bundler_report rep = {.want_hash = verbose};
 	char **ids;
 	size_t n;
 	bool found;
 	if (ofl_bundler_list(o, &ids, &n, &found, &rep, &err))
-		return error_lib(&err);
+		return report(a, &err);
 	for (size_t i = 0; i < n; i++)
 		printf("%s\n", ids[i]);
 	ofl_bundler_list_free(ids, n);
@@ -122,10 +144,16 @@ static int run(const struct ofl_bundler_options *o, const struct bundle_args *a)
 {
 	struct ofl_error err = OFL_ERROR_INIT;
 	struct ofl_bundler_report rep = {.want_hash = a->verbose};
+	/* all or nothing also when a signal comes: it waits for the end */
+	sigset_t old;
+	if (o->all_or_nothing)
+		signals_hold(&old);
 	int rc =
 	    a->unbundle ? ofl_bundler_unbundle(o, &rep, &err) : ofl_bundler_bundle(o, &rep, &err);
+	if (o->all_or_nothing)
+		signals_release(&old);
 	if (rc)
-		return error_lib(&err);
+		return report(a, &err);
 	if (a->verbose && !a->unbundle && rep.compressed)
 		report_compress(&rep, o->ccob.level);
 	if (a->verbose && a->unbundle)
@@ -151,18 +179,61 @@ static void fill_lists(struct ofl_bundler_options *o, const struct bundle_args *
 
 /* ---- clang-offload-bundler personality ---- */
 
-static const char llvm_overview[] =
-    "A tool to bundle several input files of the specified type <type>\n"
-    "referring to the same source file but different targets into a single\n"
-    "one. The resulting file can also be unbundled into different files by\n"
-    "this tool if -unbundle is provided.\n\n"
-    "This is offlink speaking clang-offload-bundler's command line. Types: i, ii, cui,\n"
-    "hipi, d, ll, s (text), bc, gch, ast (binary), o (fat object when the host is an\n"
-    "object, else binary), a (heterogeneous archives, unbundling only).\n"
-    "Environment: OFFLOAD_BUNDLER_COMPRESS=1, OFFLOAD_BUNDLER_COMPRESSION_LEVEL=<n>,\n"
-    "OFFLOAD_BUNDLER_VERBOSE=1, OFFLOAD_BUNDLER_IGNORE_ENV_VAR=1,\n"
-    "COMPRESSED_BUNDLE_FORMAT_VERSION=2|3. LLVM 19 behaviour (ID spelling, CCOB v2):\n"
-    "invoke as clang-offload-bundler-19 or pass --offlink-llvm-version=19";
+/* clang-offload-bundler 22's --help (19's is the same), option for option,
+ * with the name it was invoked under; --offlink-llvm-version is offlink's
+ * own (see offlink(1)). */
+static const char llvm_help[] =
+    "OVERVIEW: A tool to bundle several input files of the specified type <type> \n"
+    "referring to the same source file but different targets into a single \n"
+    "one. The resulting file can also be unbundled into different files by \n"
+    "this tool if -unbundle is provided.\n"
+    "\n"
+    "USAGE: %s [options]\n"
+    "\n"
+    "OPTIONS:\n"
+    "\n"
+    "Generic Options:\n"
+    "\n"
+    "  --help                  - Display available options (--help-hidden for more)\n"
+    "  --help-list             - Display list of available options (--help-list-hidden for more)\n"
+    "  --version               - Display the version of this program\n"
+    "\n"
+    "clang-offload-bundler options:\n"
+    "\n"
+    "  --###                   - Print any external commands that are to be executed instead of "
+    "actually executing them - for testing purposes.\n"
+    "  --allow-missing-bundles - Create empty files if bundles are missing when unbundling.\n"
+    "  --bundle-align=<uint>   - Alignment of bundle for binary files\n"
+    "  --check-input-archive   - Check if input heterogeneous archive is valid in terms of "
+    "TargetID rules.\n"
+    "  --compress              - Compress output file when bundling.\n"
+    "  --compression-level=<n> - Specify the compression level (integer)\n"
+    "  --hip-openmp-compatible - Treat hip and hipv4 offload kinds as compatible with openmp kind, "
+    "and vice versa.\n"
+    "  --input=<string>        - Input file. Can be specified multiple times for multiple input "
+    "files.\n"
+    "  --inputs=<string>       - [<input file>,...] (deprecated)\n"
+    "  --list                  - List bundle IDs in the bundled file.\n"
+    "  --output=<string>       - Output file. Can be specified multiple times for multiple output "
+    "files.\n"
+    "  --outputs=<string>      - [<output file>,...] (deprecated)\n"
+    "  --targets=<string>      - [<offload kind>-<target triple>,...]\n"
+    "  --type=<string>         - Type of the files to be bundled/unbundled.\n"
+    "                            Current supported types are:\n"
+    "                              i    - cpp-output\n"
+    "                              ii   - c++-cpp-output\n"
+    "                              cui  - cuda-cpp-output\n"
+    "                              hipi - hip-cpp-output\n"
+    "                              d    - dependency\n"
+    "                              ll   - llvm\n"
+    "                              bc   - llvm-bc\n"
+    "                              s    - assembler\n"
+    "                              o    - object\n"
+    "                              a    - archive of objects\n"
+    "                              gch  - precompiled-header\n"
+    "                              ast  - clang AST file\n"
+    "  --unbundle              - Unbundle bundled file into several output files.\n"
+    "  --verbose               - Print debug information.\n";
 
 static int llvm_check(const struct bundle_args *a)
 {
@@ -248,7 +319,79 @@ static enum ofl_llvm_dialect dialect_from_name(const char *argv0)
 	return n > 3 && !strcmp(argv0 + n - 3, "-19") ? OFL_LLVM19 : OFL_LLVM22;
 }
 
-static int llvm_bundler(int argc, char **argv, struct bundle_args *a)
+/* One argument as LLVM prints a command under -###: after a space, in
+ * double quotes, with '"', '\\' and '$' escaped. */
+static void print_quoted(const char *s)
+{
+	fputs(" \"", stderr);
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\' || *s == '$')
+			fputc('\\', stderr);
+		fputc(*s, stderr);
+	}
+	fputc('"', stderr);
+}
+
+/* -### with -type=o and an ELF host: LLVM would run llvm-objcopy to add one
+ * section per entry and prints that command instead, writing nothing; so
+ * do we (the host's one-byte entry is the temporary file LLVM names).
+ * Returns 1 when this is not such a bundle (the bundle is then written, as
+ * LLVM writes it), 0 after printing, or an error. */
+static int print_objcopy(const struct ofl_bundler_options *o)
+{
+	const struct ofl_file_type *type = ofl_file_type_find(o->type);
+	if (!type || type->handler != OFL_BH_OBJECT || o->ninputs != o->ntargets ||
+	    o->noutputs != 1)
+		return 1;
+	struct ofl_bundle_id *ids = calloc(o->ntargets, sizeof *ids);
+	if (!ids)
+		return error("out of memory");
+	size_t host = 0, n = 0;
+	struct ofl_error err = OFL_ERROR_INIT;
+	for (; n < o->ntargets && !ofl_bundle_id_parse(o->targets[n], o->dialect, &ids[n], &err);
+	     n++)
+		if (ofl_bundle_id_is_host(&ids[n]))
+			host = n;
+	struct ofl_file f = OFL_FILE_INIT;
+	int rc = n == o->ntargets && !ofl_file_open(&f, o->inputs[host], &err) &&
+	                 ofl_is_elf(f.data, f.size)
+	             ? 0
+	             : 1;
+	ofl_file_close(&f);
+	const char *tmp = getenv("TMPDIR");
+	for (size_t i = 0; !rc && i < n; i++) {
+		char *add = NULL, *flags = NULL, *stub = NULL;
+		if (asprintf(&stub, "%s/clang-offload-bundler-host.tmp",
+		             tmp && *tmp ? tmp : "/tmp") < 0 ||
+		    asprintf(&add, "--add-section=__CLANG_OFFLOAD_BUNDLE__%s=%s", ids[i].str,
+		             ofl_bundle_id_is_host(&ids[i]) ? stub : o->inputs[i]) < 0 ||
+		    asprintf(&flags,
+		             "--set-section-flags=__CLANG_OFFLOAD_BUNDLE__%s=readonly,exclude",
+		             ids[i].str) < 0)
+			rc = error("out of memory");
+		if (!rc && i == 0)
+			fputs("\"llvm-objcopy\"", stderr);
+		if (!rc) {
+			print_quoted(add);
+			print_quoted(flags);
+		}
+		free(add);
+		free(flags);
+		free(stub);
+	}
+	if (!rc) {
+		print_quoted("--");
+		print_quoted(o->inputs[host]);
+		print_quoted(o->outputs[0]);
+		fputc('\n', stderr);
+	}
+	for (size_t i = 0; i < n; i++)
+		ofl_bundle_id_release(&ids[i]);
+	free(ids);
+	return rc;
+}
+
+static int llvm_bundler(int argc, char **argv, struct bundle_args *a, const char *help_text)
 {
 	int help = 0, version = 0;
 	const struct opt table[] = {
@@ -281,17 +424,17 @@ static int llvm_bundler(int argc, char **argv, struct bundle_args *a)
 	     "Specify the compression level (integer)"},
 	    {"verbose", OPT_FLAG, &a->verbose, NULL, NULL, "Print debug information."},
 	    {"###", OPT_FLAG, &a->print_only, NULL, NULL,
-	     "Accepted for compatibility; offlink runs no external commands, so there is nothing "
-	     "to print."},
+	     "Print any external commands that are to be executed instead of actually executing "
+	     "them - for testing purposes."},
 	    {"offlink-llvm-version", OPT_UINT, &a->llvm_version, NULL, "19|22",
 	     "Behave like clang-offload-bundler 19 or 22 (default: 22, or 19 when invoked as "
 	     "*-19)"},
-	    {"help", OPT_HELP, NULL, &help, NULL, "Display available options"},
+	    {"help", OPT_HELP, (void *)help_text, &help, NULL, "Display available options"},
 	    {"version", OPT_FLAG, &version, NULL, NULL, "Display the version of this program"},
 	    {NULL, 0, NULL, NULL, NULL, NULL},
 	};
-	int prc = opts_parse(table, argc, argv, &a->positional, "clang-offload-bundler [options]",
-	                     llvm_overview);
+	int prc =
+	    opts_parse(table, argc, argv, &a->positional, "clang-offload-bundler [options]", NULL);
 	if (prc)
 		return prc == 2 ? 0 : 1;
 	if (version) {
@@ -328,9 +471,11 @@ static int llvm_bundler(int argc, char **argv, struct bundle_args *a)
 	const struct strlist *out = a->outputs.n ? &a->outputs : &a->output;
 	fill_lists(&o, a, in, out);
 	if (a->list)
-		return run_list(&o, true, a->verbose);
+		return run_list(a, &o, true);
 	if (o.align == 0)
 		return error("-bundle-align must be at least 1");
+	if (a->print_only && !a->unbundle && (rc = print_objcopy(&o)) != 1)
+		return rc;
 	return run(&o, a);
 }
 
@@ -338,7 +483,13 @@ int cmd_llvm_bundler(int argc, char **argv)
 {
 	struct bundle_args a = {0};
 	a.align = 1;
-	int rc = llvm_bundler(argc, argv, &a);
+	a.llvm = true;
+	const char *base = strrchr(argv[0], '/');
+	char *help = NULL;
+	if (asprintf(&help, llvm_help, base ? base + 1 : argv[0]) < 0)
+		return error("out of memory");
+	int rc = llvm_bundler(argc, argv, &a, help);
+	free(help);
 	args_release(&a);
 	return rc;
 }
@@ -377,6 +528,7 @@ static int sub_prepare(struct ofl_bundler_options *o, struct bundle_args *a, enu
                        struct strlist *in)
 {
 	o->dialect = a->llvm_version == 19 ? OFL_LLVM19 : OFL_LLVM22;
+	o->all_or_nothing = true; /* native commands: every output or none */
 	if (a->llvm_version && a->llvm_version != 19 && a->llvm_version != 22)
 		return error("--llvm-version must be 19 or 22");
 	o->compress = a->compress;
@@ -473,7 +625,7 @@ static int sub_run(int argc, char **argv, enum sub_mode m, struct bundle_args *a
 		rc = guess_type(a, in.v[0]);
 	if (!rc && m == SUB_LIST) {
 		fill_lists(&o, a, &in, &a->output);
-		rc = run_list(&o, false, a->verbose);
+		rc = run_list(a, &o, false);
 	} else if (!rc) {
 		a->unbundle = m == SUB_UNBUNDLE;
 		if (!a->targets.n)

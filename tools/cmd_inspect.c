@@ -17,6 +17,7 @@
 #include "offlink/offload_binary.h"
 #include "offlink/packager.h"
 #include "opts.h"
+#include "staging.h"
 
 enum fmt { FMT_TREE, FMT_JSON, FMT_OBJDUMP };
 
@@ -41,37 +42,47 @@ static int objdump_error(const char *path, bool walking, enum ofl_obin_llvm_diag
 
 static int objdump_archive(const struct insp *in, const char *path, const uint8_t *d, size_t n,
                            unsigned depth);
-static int objdump_other(const struct insp *in, const char *path, const uint8_t *d, size_t n);
+static int objdump_other(const struct insp *in, const char *path, const char *fname,
+                         const uint8_t *d, size_t n);
+
+static int bundles_error(const char *path, const struct ofl_error *err)
+{
+	fflush(stdout);
+	if (!strcmp(err->msg, OFL_OBJDUMP_SHORT_STREAM))
+		return error("'%s': while extracting offload FatBin bundles: %s", path, err->msg);
+	return error("'%s': while extracting offload FatBin bundles: %s at offset %llu", path,
+	             err->msg, (unsigned long long)err->offset);
+}
 
 /* llvm-objdump 22 writes the entries of bundles in sections to files named
- * after the object (the member name inside an archive). */
-static int objdump_bundles(const char *path, const char *fname, const uint8_t *d, size_t n)
+ * after the object (the member name inside an archive); releases b. */
+static int write_bundles(const char *fname, struct ofl_objdump_bundles *b)
 {
-	struct ofl_objdump_bundles b;
 	struct ofl_error err = OFL_ERROR_INIT;
-	if (ofl_objdump_bundles(d, n, &b, &err)) {
-		fflush(stdout);
-		if (!strcmp(err.msg, OFL_OBJDUMP_SHORT_STREAM))
-			return error("'%s': while extracting offload FatBin bundles: %s", path,
-			             err.msg);
-		return error("'%s': while extracting offload FatBin bundles: %s at offset %llu",
-		             path, err.msg, (unsigned long long)err.offset);
-	}
 	int rc = 0;
-	for (size_t i = 0; i < b.n && !rc; i++) {
+	for (size_t i = 0; i < b->n && !rc; i++) {
 		char *name = NULL;
 		/* The ID comes from the input: it names no directory. */
-		ofl_name_flatten(b.v[i].id);
-		if (asprintf(&name, "%s.%zu.%s", fname, b.v[i].bundle, b.v[i].id) < 0)
+		ofl_name_flatten(b->v[i].id);
+		if (asprintf(&name, "%s.%zu.%s", fname, b->v[i].bundle, b->v[i].id) < 0)
 			name = NULL;
-		if (!name || ofl_write_file(name, b.v[i].data, (size_t)b.v[i].size, &err))
+		if (!name || ofl_write_file(name, b->v[i].data, (size_t)b->v[i].size, &err))
 			rc = name ? error_lib(&err) : error("out of memory");
 		else
 			printf("Extracting offload bundle: %s\n", name);
 		free(name);
 	}
-	ofl_objdump_bundles_release(&b);
+	ofl_objdump_bundles_release(b);
 	return rc;
+}
+
+static int objdump_bundles(const char *path, const char *fname, const uint8_t *d, size_t n)
+{
+	struct ofl_objdump_bundles b;
+	struct ofl_error err = OFL_ERROR_INIT;
+	if (ofl_objdump_bundles(d, n, &b, &err))
+		return bundles_error(path, &err);
+	return write_bundles(fname, &b);
 }
 
 static int inspect_objdump(const struct insp *in, const char *path, const char *fname,
@@ -82,7 +93,7 @@ static int inspect_objdump(const struct insp *in, const char *path, const char *
 	bool elf = ofl_is_elf(d, n), raw = ofl_obin_is(d, n);
 	struct ofl_error err = OFL_ERROR_INIT;
 	if (!elf && !raw)
-		return objdump_other(in, path, d, n);
+		return objdump_other(in, path, fname, d, n);
 	if (raw) {
 		/* The first binary is parsed on opening the file, so its errors
 		 * carry no "while extracting" context. */
@@ -169,13 +180,70 @@ static void objdump_image(const struct insp *in, const struct ofl_node *n, size_
 	       triple ? triple : "", "producer", ofl_offload_kind_name(n->offload_kind, in->llvm));
 }
 
-/* COFF objects (read by libbfd: ofl_bfd_read), named as llvm-objdump names them. */
-static int objdump_other(const struct insp *in, const char *path, const uint8_t *d, size_t n)
+/* llvm-objdump's lower-cased Mach-O format names, or NULL for no Mach-O
+ * object (universal files included: llvm-objdump takes their slices). */
+static const char *macho_format_name(const uint8_t *d, size_t n)
+{
+	static const struct {
+		uint32_t magic, cpu;
+		const char *name;
+	} names[] = {
+	    {0xfeedfacf, 0x01000007, "mach-o 64-bit x86-64"},
+	    {0xfeedfacf, 0x0100000c, "mach-o arm64"},
+	    {0xfeedfacf, 0x01000012, "mach-o 64-bit ppc64"},
+	    {0xfeedface, 7, "mach-o 32-bit i386"},
+	    {0xfeedface, 12, "mach-o arm"},
+	    {0xfeedface, 18, "mach-o 32-bit ppc"},
+	    {0xfeedface, 0x0200000c, "mach-o arm64 (ilp32)"},
+	};
+	if (n < 28)
+		return NULL;
+	uint32_t magic =
+	    (uint32_t)d[0] | (uint32_t)d[1] << 8 | (uint32_t)d[2] << 16 | (uint32_t)d[3] << 24;
+	uint32_t cpu =
+	    (uint32_t)d[4] | (uint32_t)d[5] << 8 | (uint32_t)d[6] << 16 | (uint32_t)d[7] << 24;
+	if (magic != 0xfeedfacf && magic != 0xfeedface)
+		return NULL;
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+		if (names[i].magic == magic && names[i].cpu == cpu)
+			return names[i].name;
+	return magic == 0xfeedfacf ? "mach-o 64-bit unknown" : "mach-o 32-bit unknown";
+}
+
+/* A COFF object's bundles, found in its sections as in an ELF one's. */
+static int coff_bundles(const char *path, const char *fname, const uint8_t *d, size_t n,
+                        const struct ofl_node *root)
+{
+	struct ofl_objdump_bundles b = OFL_OBJDUMP_BUNDLES_INIT;
+	struct ofl_error err = OFL_ERROR_INIT;
+	for (size_t i = 0; i < root->nchildren; i++) {
+		const struct ofl_node *s = root->children[i];
+		if (s->kind == OFL_NODE_SECTION && !s->inflated &&
+		    ofl_objdump_section_bundles(d, n, s->offset, s->size, &b, &err)) {
+			ofl_objdump_bundles_release(&b);
+			return bundles_error(path, &err);
+		}
+	}
+	return write_bundles(fname, &b);
+}
+
+/* COFF objects (read by libbfd), named as llvm-objdump names them; Mach-O
+ * ones get llvm-objdump's warning. */
+static int objdump_other(const struct insp *in, const char *path, const char *fname,
+                         const uint8_t *d, size_t n)
 {
 	static const char *const names[][2] = {{"pe-x86-64", "coff-x86-64"},
 	                                       {"pe-i386", "coff-i386"},
 	                                       {"pe-aarch64-little", "coff-arm64"},
 	                                       {"pe-bigobj-x86-64", "COFF-x86-64"}};
+	const char *macho = macho_format_name(d, n);
+	if (macho) {
+		printf("\n%s:\tfile format %s\n", path, macho);
+		fflush(stdout);
+		warning("'%s': --offloading is currently only supported for COFF and ELF targets",
+		        path);
+		return 0;
+	}
 	struct ofl_node *root;
 	struct ofl_error err = OFL_ERROR_INIT;
 	struct ofl_inspect_opts o = {0, ofl_bfd_read};
@@ -189,8 +257,9 @@ static int objdump_other(const struct insp *in, const char *path, const uint8_t 
 		for (size_t i = 0; i < root->nchildren; i++)
 			for (size_t j = 0; j < root->children[i]->nchildren; j++)
 				objdump_image(in, root->children[i]->children[j], &k);
+		int rc = in->llvm == OFL_LLVM_22 ? coff_bundles(path, fname, d, n, root) : 0;
 		ofl_node_free(root);
-		return 0;
+		return rc;
 	}
 	if (err.code == 0)
 		ofl_node_free(root);
@@ -363,12 +432,14 @@ static void json_node(const struct insp *in, const struct ofl_node *n, int depth
 
 /* ---- extraction and --check ------------------------------------------------ */
 
-static int write_node(const struct insp *in, const struct ofl_node *n, const char *out)
+/* Writes now when set is NULL, else stages the output in set. */
+static int write_node(const struct insp *in, const struct ofl_node *n, const char *out,
+                      struct ofl_outset *set)
 {
 	struct ofl_error err = OFL_ERROR_INIT;
 	if (in->current && ofl_same_file(out, in->current))
 		return error("%s: output file is also an input", out);
-	if (ofl_write_file(out, n->data, (size_t)n->size, &err))
+	if (ofl_outset_write_file(set, out, n->data, (size_t)n->size, &err))
 		return error_lib(&err);
 	return 0;
 }
@@ -379,7 +450,7 @@ static int extract_one(const struct insp *in, const struct ofl_node *root)
 	if (!n)
 		return -1;
 	char *name = in->output ? NULL : ofl_node_file_name(n);
-	int rc = write_node(in, n, in->output ? in->output : name ? name : "-");
+	int rc = write_node(in, n, in->output ? in->output : name ? name : "-", NULL);
 	free(name);
 	return rc;
 }
@@ -411,18 +482,26 @@ static int extract_all(const struct insp *in, const struct ofl_node *root)
 	ofl_node_walk(root, collect_code, &c);
 	if (mkdir(in->extract_all, 0777) && errno != EEXIST)
 		return error("cannot create '%s': %s", in->extract_all, strerror(errno));
-	int rc = 0;
+	/* every file or none; the names are printed once all are there */
+	struct staging st;
+	staging_begin(&st);
+	char **names = calloc(c.n ? c.n : 1, sizeof *names);
+	int rc = names ? 0 : error("out of memory");
 	for (size_t i = 0; i < c.n && !rc; i++) {
-		char *name = ofl_node_file_name(c.v[i]), *full = NULL;
-		if (!name || asprintf(&full, "%s/%s", in->extract_all, name) < 0)
-			rc = error("out of memory");
+		char *name = ofl_node_file_name(c.v[i]);
+		if (!name || asprintf(&names[i], "%s/%s", in->extract_all, name) < 0)
+			rc = error("out of memory"), names[i] = NULL;
 		else
-			rc = write_node(in, c.v[i], full);
-		if (!rc)
-			printf("%s\n", full);
+			rc = write_node(in, c.v[i], names[i], &st.set);
 		free(name);
-		free(full);
 	}
+	rc = staging_end(&st, rc);
+	for (size_t i = 0; i < c.n && names; i++) {
+		if (!rc)
+			printf("%s\n", names[i]);
+		free(names[i]);
+	}
+	free(names);
 	free(c.v);
 	return rc;
 }
@@ -598,5 +677,43 @@ int cmd_inspect(int argc, char **argv)
 	if (json_list && !rc)
 		printf("\n]}\n");
 	strlist_release(&files);
+	return rc;
+}
+
+/* The llvm-objdump personality: --offloading only, read by the inspector's
+ * objdump format (LLVM 19's numbering when invoked as llvm-objdump-19);
+ * every other option belongs to the real llvm-objdump. */
+int cmd_llvm_objdump(int argc, char **argv)
+{
+	size_t n = strlen(argv[0]);
+	bool v19 = n > 3 && !strcmp(argv[0] + n - 3, "-19"), offloading = false, only_files = false;
+	char **v = calloc((size_t)argc + 4, sizeof *v);
+	if (!v)
+		return error("out of memory");
+	int k = 0, rc = 0;
+	v[k++] = "inspect";
+	v[k++] = "--format=llvm-objdump";
+	v[k++] = v19 ? "--llvm-version=19" : "--llvm-version=22";
+	v[k++] = "--";
+	for (int i = 1; i < argc && !rc; i++) {
+		const char *a = argv[i];
+		if (only_files || a[0] != '-' || !a[1])
+			v[k++] = argv[i];
+		else if (!strcmp(a, "--"))
+			only_files = true;
+		else if (!strcmp(a, "--offloading") || !strcmp(a, "-offloading"))
+			offloading = true;
+		else
+			rc = error("'%s' is not supported here: this llvm-objdump is offlink's and "
+			           "only does --offloading; run LLVM's llvm-objdump for it",
+			           a);
+	}
+	if (!rc && !offloading)
+		rc = error("this llvm-objdump is offlink's and only does --offloading; run LLVM's "
+		           "llvm-objdump for anything else");
+	if (!rc && k == 4)
+		v[k++] = "a.out"; /* llvm-objdump's default input */
+	rc = rc ? rc : cmd_inspect(k, v);
+	free(v);
 	return rc;
 }

@@ -11,6 +11,7 @@
 #include "offlink/io.h"
 #include "offlink/packager.h"
 #include "opts.h"
+#include "staging.h"
 
 struct pkg_cmd {
 	const char *output;
@@ -20,6 +21,7 @@ struct pkg_cmd {
 	bool compat; /* LLVM's messages and rules exactly */
 	enum ofl_llvm_version llvm;
 	unsigned collect_flags;
+	struct ofl_outset *staged; /* extraction by offlink package: all or none */
 };
 
 static const char overview[] =
@@ -100,7 +102,7 @@ static int write_out(const struct pkg_cmd *c, const char *path, const uint8_t *p
 	struct ofl_error err = OFL_ERROR_INIT;
 	if (replaces_input(c, path))
 		return 1;
-	if (ofl_write_file(path, p, n, &err))
+	if (ofl_outset_write_file(c->staged, path, p, n, &err))
 		return error_lib(&err);
 	return 0;
 }
@@ -187,7 +189,7 @@ static int extract_image(const struct pkg_cmd *c, const struct ofl_pkg_inputs *i
 	return rc;
 }
 
-static int do_extract(const struct pkg_cmd *c)
+static int do_extract(struct pkg_cmd *c)
 {
 	const char *path = c->positional.v[0];
 	struct ofl_file f = OFL_FILE_INIT;
@@ -207,10 +209,17 @@ static int do_extract(const struct pkg_cmd *c)
 		ofl_file_close(&f);
 		return rc;
 	}
+	/* The personality keeps LLVM's behaviour: outputs written before an
+	 * error stay. */
+	struct staging st;
+	staging_begin(&st);
+	c->staged = c->compat ? NULL : &st.set;
 	if (!c->compat && c->images.n == 0)
 		rc = extract_image(c, &in, "");
 	for (size_t i = 0; i < c->images.n && !rc; i++)
 		rc = extract_image(c, &in, c->images.v[i]);
+	rc = staging_end(&st, rc);
+	c->staged = NULL;
 	ofl_pkg_inputs_release(&in);
 	ofl_file_close(&f);
 	return rc;

@@ -49,6 +49,7 @@ struct wrap_job {
 	const char *host_cc; /* compile C with it instead of writing the object */
 	bool pack;           /* raw images go in as OffloadBinaries, as the linker wrapper's */
 	struct fatbin_job fb;
+	bool llvm_msgs; /* llvm-offload-wrapper: an unreadable input is "'PATH': <why>" */
 };
 
 enum emit { EMIT_OBJ, EMIT_LL, EMIT_C, EMIT_FATBIN };
@@ -196,7 +197,9 @@ static int load_inputs(struct wrap_job *j, struct ofl_wrap_image *imgs)
 		struct input *in = &j->in[i];
 		int rc = 0;
 		if (ofl_file_open(&in->file, in->path, &err))
-			return error_lib(&err);
+			return j->llvm_msgs && err.sys_errno
+			           ? error("'%s': %s", in->path, strerror(err.sys_errno))
+			           : error_lib(&err);
 		imgs[i] = (struct ofl_wrap_image){in->file.data, in->file.size, 0,
 		                                  in->file.size, in->arch,      &in->file};
 		if (ofl_obin_is(in->file.data, in->file.size))
@@ -570,7 +573,8 @@ static struct wrap_job new_job(enum ofl_wrap_abi abi, bool fatbins)
 	                         0,
 	                         NULL,
 	                         false,
-	                         {fatbins, NULL, NULL, false, false, INT32_MIN, OFL_BUF_INIT}};
+	                         {fatbins, NULL, NULL, false, false, INT32_MIN, OFL_BUF_INIT},
+	                         false};
 }
 
 int cmd_wrap(int argc, char **argv)
@@ -748,8 +752,12 @@ int cmd_llvm_offload_wrapper(int argc, char **argv)
 		strlist_release(&pos);
 		return rc == 2 ? 0 : rc;
 	}
-	if (!kind)
-		rc = error("-kind is required");
+	j.llvm_msgs = true;
+	if (!kind) {
+		fprintf(stderr, "%s: for the --kind option: must be specified at least once!\n",
+		        ofl_prog);
+		rc = 1;
+	}
 	if (!rc)
 		rc = parse_kind(kind, &j.opts.kind);
 	for (size_t i = 0; i < pos.n && !rc; i++)

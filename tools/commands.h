@@ -13,8 +13,9 @@ int cmd_llvm_bundler(int argc, char **argv);
 int cmd_package(int argc, char **argv);
 int cmd_llvm_packager(int argc, char **argv);
 
-/* cmd_inspect.c */
+/* cmd_inspect.c: offlink inspect and llvm-objdump --offloading */
 int cmd_inspect(int argc, char **argv);
+int cmd_llvm_objdump(int argc, char **argv);
 
 /* cmd_wrap.c: offlink wrap, clang-offload-wrapper, llvm-offload-wrapper */
 int cmd_wrap(int argc, char **argv);

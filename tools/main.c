@@ -2,10 +2,12 @@
  * by the name it is invoked under.  A personality only picks the command
  * line dialect and defaults; the work is done by the same code. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "commands.h"
 #include "diag.h"
+#include "offlink/argv.h"
 
 struct subcommand {
 	const char *name;
@@ -36,6 +38,7 @@ static const struct personality personalities[] = {
     {"clang-offload-wrapper", cmd_clang_offload_wrapper},
     {"llvm-offload-wrapper", cmd_llvm_offload_wrapper},
     {"clang-linker-wrapper", cmd_clang_linker_wrapper},
+    {"llvm-objdump", cmd_llvm_objdump},
     {"ld.offlink", cmd_ld_offlink},
     {"ld", cmd_ld_offlink}, /* libexec/offlink/gcc/ld, for gcc -B */
     {NULL, NULL},
@@ -73,11 +76,11 @@ static void usage(FILE *f)
 	fprintf(f,
 	        "\nRun 'offlink <command> --help' for the options of a command.\n"
 	        "Invoked as clang-offload-bundler, clang-offload-packager, llvm-offload-binary,\n"
-	        "clang-offload-wrapper or llvm-offload-wrapper, offlink speaks that tool's\n"
-	        "command line.\n");
+	        "clang-offload-wrapper, llvm-offload-wrapper or llvm-objdump (--offloading\n"
+	        "only), offlink speaks that tool's command line.\n");
 }
 
-int main(int argc, char **argv)
+static int run(int argc, char **argv)
 {
 	const struct personality *p = find_personality(argv[0]);
 	if (p) {
@@ -102,4 +105,29 @@ int main(int argc, char **argv)
 		if (!strcmp(argv[1], c->name))
 			return c->fn(argc - 1, argv + 1);
 	return error("'%s' is not an offlink command; see 'offlink --help'", argv[1]);
+}
+
+/* @FILE arguments are expanded here, once, for every command and
+ * personality, as LLVM's tools and GNU ld expand them. */
+int main(int argc, char **argv)
+{
+	struct ofl_argv w = OFL_ARGV_INIT;
+	struct ofl_error err = OFL_ERROR_INIT;
+	if (ofl_argv_expand(&w, argc - 1, argv + 1, &err)) {
+		ofl_argv_release(&w);
+		return error_lib(&err);
+	}
+	char **v = malloc((w.n + 2) * sizeof *v);
+	if (!v) {
+		ofl_argv_release(&w);
+		return error("out of memory");
+	}
+	v[0] = argv[0];
+	for (size_t i = 0; i < w.n; i++)
+		v[i + 1] = w.v[i];
+	v[w.n + 1] = NULL;
+	int rc = run((int)w.n + 1, v);
+	free(v);
+	ofl_argv_release(&w);
+	return rc;
 }

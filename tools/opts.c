@@ -143,7 +143,10 @@ static int parse_one(const struct opt *table, int argc, char **argv, int *i, con
 	if (o->count)
 		(*o->count)++;
 	if (o->type == OPT_HELP) {
-		opts_print_help(table, stdout, usage, overview);
+		if (o->dest)
+			fputs(o->dest, stdout);
+		else
+			opts_print_help(table, stdout, usage, overview);
 		return 2;
 	}
 	if (o->type == OPT_FLAG) {

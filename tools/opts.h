@@ -26,7 +26,7 @@ enum opt_type {
 	OPT_CSV,  /* struct strlist, comma-split, may repeat */
 	OPT_UINT, /* unsigned long long */
 	OPT_INT,  /* long long */
-	OPT_HELP, /* prints help; dest unused */
+	OPT_HELP, /* prints help: the table's, or dest's text when set */
 };
 
 struct opt {

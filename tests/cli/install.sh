@@ -16,7 +16,7 @@ grep -q "^prefix=$SCRATCH/p\$" p/lib/pkgconfig/offlink.pc || { cat p/lib/pkgconf
 [ -f p/lib/offlink/offlink-plugin.so ] || fail "lib/offlink/offlink-plugin.so missing"
 [ "$(p/bin/offlink --ldflags --plugin)" = "-fuse-ld=bfd -Wl,-plugin,$(realpath p)/lib/offlink/offlink-plugin.so" ] ||
 	fail "--ldflags --plugin of the installed offlink"
-for t in clang-offload-bundler clang-offload-packager llvm-offload-binary clang-offload-wrapper llvm-offload-wrapper clang-linker-wrapper; do
+for t in clang-offload-bundler clang-offload-packager llvm-offload-binary clang-offload-wrapper llvm-offload-wrapper clang-linker-wrapper llvm-objdump; do
 	[ -L p/libexec/offlink/compat/$t ] || fail "$t link missing"
 done
 printf 'h' >h; printf 'd' >d

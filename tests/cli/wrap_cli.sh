@@ -55,7 +55,7 @@ readelf -S -W hip.o | grep -q ' \.hipFatBinSegment ' || fail "hip wrapper sectio
 
 # errors, one line each
 expect_fail "$OFL_COMPAT/llvm-offload-wrapper" -o x.o a.img
-expect_err_line 'kind is required'
+expect_err_line 'for the --kind option: must be specified at least once!'
 expect_fail "$OFFLINK" wrap --kind=cuda -o x.o a.img b.img
 expect_err_line 'exactly one fat binary, got 2'
 expect_fail "$OFFLINK" wrap --kind=sycl -o x.o a.img

@@ -53,4 +53,25 @@ compare -type=bc -list -input=b
 compare -type=bc -unbundle -allow-missing-bundles -targets=$H,hip-amdgcn-amd-amdhsa--gfx90a -input=h -output=y -output=z
 cmp y h && [ ! -s z ] || fail "allow-missing-bundles on a non-bundle"
 compare -type=bc -inputs=h,d -targets=$H,$D -output=x   # deprecated spelling warns
+# a missing file is quoted; -type=a of anything but an archive is "too small"
+rm -f x y
+compare -type=bc -targets=$H,$D -input=nope -input=d -output=x
+compare -type=bc -list -input=nope
+compare -type=bc -unbundle -targets=$H,$D -input=nope -output=x -output=y
+compare -type=a -unbundle -targets=$H,$D -input=nope -output=x -output=y
+compare -type=a -unbundle -targets=$H,$D -input=h -output=x -output=y
+compare -type=a -unbundle -targets=$H,$D -input=b -output=x -output=y
+[ ! -e x ] && [ ! -e y ] || fail "outputs left after an error"
+# --help is LLVM 22's, option order, wording and type list included, with
+# the name it was invoked under
+mkdir l && ln -s "$LLVM22/clang-offload-bundler" l/clang-offload-bundler
+for h in --help -help; do
+	l/clang-offload-bundler $h >l.out
+	./clang-offload-bundler $h >o.out
+	same l.out o.out
+done
+grep -q 'Current supported types are:' o.out || fail "type list"
+ln -s "$OFFLINK" llvm-bundler-ours-clang-offload-bundler
+./llvm-bundler-ours-clang-offload-bundler --help >o.out
+grep -q '^USAGE: llvm-bundler-ours-clang-offload-bundler \[options\]$' o.out || fail "usage name"
 echo ok

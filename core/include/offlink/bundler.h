@@ -33,12 +33,15 @@ struct ofl_bundler_options {
 	enum ofl_llvm_dialect dialect;
 	bool compress;
 	struct ofl_ccob_options ccob;
+	/* Unbundling: write every output or none (LLVM keeps those written
+	 * before an error). */
+	bool all_or_nothing;
 };
 
 #define OFL_BUNDLER_OPTIONS_INIT                                                                   \
 	{                                                                                          \
 		NULL, NULL, 0, NULL, 0, NULL, 0, 1, false, false, false, OFL_LLVM22, false,        \
-		    OFL_CCOB_OPTIONS_INIT                                                          \
+		    OFL_CCOB_OPTIONS_INIT, false                                                   \
 	}
 
 /* What happened, for verbose reports. */

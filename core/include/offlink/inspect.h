@@ -159,11 +159,12 @@ void ofl_node_walk(const struct ofl_node *n, void (*fn)(const struct ofl_node *,
 
 /* What llvm-objdump 22 --offloading also does with an ELF object: every
  * section whose contents start with a bundle or CCOB magic is read as
- * bundles one after another (the next one found by searching for the magic
- * again; a CCOB ends where the next "CCOB" starts), numbered across the
- * object, and each entry is written to "<file>.<bundle number>.<entry ID>".
- * Entry bytes are views into data: for a CCOB, LLVM 22 takes them from the
- * object at the entries' offsets in the inflated bundle, and so does this. */
+ * bundles one after another, numbered across the object, and each entry is
+ * written to "<file>.<bundle number>.<entry ID>".  An uncompressed bundle
+ * ends where the next magic starts (LLVM's rule); a CCOB ends at its
+ * header's total size, and its entries are views into its inflated bytes
+ * (LLVM 22 cuts a CCOB at the next "CCOB" and copies entries from the
+ * object at their inflated offsets: wrong bytes, or past the object). */
 struct ofl_objdump_entry {
 	size_t bundle;
 	const uint8_t *data;
@@ -175,11 +176,13 @@ struct ofl_objdump_bundles {
 	size_t n, cap, nbundles;
 	struct ofl_objdump_entry *v;
 	struct ofl_ptrs owned; /* inflated bytes entries point into */
+	uint64_t inflated;     /* their total size */
+	uint64_t charged;      /* bundle records read, bounded by input + inflated */
 };
 
 #define OFL_OBJDUMP_BUNDLES_INIT                                                                   \
 	{                                                                                          \
-		0, 0, 0, NULL, OFL_PTRS_INIT                                                       \
+		0, 0, 0, NULL, OFL_PTRS_INIT, 0, 0                                                 \
 	}
 
 /* Errors (OFL_EFORMAT): a header cut short has LLVM 22's message (below);
@@ -190,6 +193,12 @@ struct ofl_objdump_bundles {
 int ofl_objdump_bundles(const uint8_t *data, size_t size, struct ofl_objdump_bundles *out,
                         struct ofl_error *err);
 void ofl_objdump_bundles_release(struct ofl_objdump_bundles *b);
+/* The same for one section of any object format (COFF too), at sec_off in
+ * file; appends to out (initialised by the caller; released on error by
+ * the caller). */
+int ofl_objdump_section_bundles(const uint8_t *file, size_t file_size, uint64_t sec_off,
+                                uint64_t sec_size, struct ofl_objdump_bundles *out,
+                                struct ofl_error *err);
 
 /* The "file format" name llvm-objdump prints for an ELF header. */
 const char *ofl_elf_format_name(const uint8_t *elf_header);

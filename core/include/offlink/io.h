@@ -81,6 +81,30 @@ int ofl_write_file(const char *path, const void *p, size_t n, struct ofl_error *
  * ".." becomes underscores.  Other names are left as LLVM writes them. */
 void ofl_name_flatten(char *s);
 
+/* Outputs written together, all or none: each is written to its temporary
+ * file as usual, then staged here instead of committed; ofl_outset_commit
+ * renames them all at the end, ofl_outset_abort removes them all.  (A
+ * rename that fails midway leaves the outputs renamed before it; the rest
+ * are removed.) */
+struct ofl_outset {
+	struct ofl_out *v;
+	size_t n, cap;
+};
+
+#define OFL_OUTSET_INIT                                                                            \
+	{                                                                                          \
+		NULL, 0, 0                                                                         \
+	}
+
+/* Commits o now when set is NULL, else moves it into set (closing its
+ * descriptor); either way o is reset, and aborted on error. */
+int ofl_out_finish(struct ofl_out *o, struct ofl_outset *set, struct ofl_error *err);
+/* ofl_write_file, staged in set (committed at once when set is NULL). */
+int ofl_outset_write_file(struct ofl_outset *set, const char *path, const void *p, size_t n,
+                          struct ofl_error *err);
+int ofl_outset_commit(struct ofl_outset *set, struct ofl_error *err);
+void ofl_outset_abort(struct ofl_outset *set);
+
 /* 1 when path names an existing file with the same identity as f. */
 int ofl_file_is(const struct ofl_file *f, const char *path);
 
