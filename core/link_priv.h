@@ -97,6 +97,7 @@ struct ofl_link {
 	} * registered;
 	size_t nregistered, capregistered;
 	struct ofl_link_result res;
+	size_t caplibraries, caplibdirs; /* of res's arrays */
 };
 
 /* link.c */

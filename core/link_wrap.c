@@ -307,18 +307,14 @@ static int write_gpubin(struct ofl_link *l, const size_t *order, size_t n, struc
 	return rc;
 }
 
-static int add_string(char ***v, size_t *n, const char *s, struct ofl_error *err)
+/* Adds s to v unless there (a handful of names: a linear check is enough). */
+static int add_string(char ***v, size_t *n, size_t *cap, const char *s, struct ofl_error *err)
 {
 	for (size_t i = 0; i < *n; i++)
 		if (!strcmp((*v)[i], s))
 			return 0;
-	char **nv = ofl_realloc(*v, (*n + 1) * sizeof(**v));
-	if (!nv || !(nv[*n] = ofl_strdup(s))) {
-		if (nv)
-			*v = nv;
+	if (OFL_GROW(*v, *cap, *n) || !((*v)[*n] = ofl_strdup(s)))
 		return OFL_NOMEM(err);
-	}
-	*v = nv;
 	(*n)++;
 	return 0;
 }
@@ -326,8 +322,10 @@ static int add_string(char ***v, size_t *n, const char *s, struct ofl_error *err
 /* OpenMP programs need libomptarget; its directory when we know it. */
 static int add_runtime(struct ofl_link *l, const char *dir, struct ofl_error *err)
 {
-	int rc = add_string(&l->res.libraries, &l->res.nlibraries, "omptarget", err);
-	return rc || !dir ? rc : add_string(&l->res.libdirs, &l->res.nlibdirs, dir, err);
+	int rc =
+	    add_string(&l->res.libraries, &l->res.nlibraries, &l->caplibraries, "omptarget", err);
+	return rc || !dir ? rc
+	                  : add_string(&l->res.libdirs, &l->res.nlibdirs, &l->caplibdirs, dir, err);
 }
 
 /* OpenMP programs need libomptarget, also for images a relocatable link
