@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "elf_priv.h"
 #include "internal.h"
 #include "offlink/bitcode.h"
 #include "offlink/archive.h"
@@ -367,9 +368,7 @@ static int member_symbols(const struct ofl_ar_input *m, struct sym_list *sl, uin
 	sl->has_object = true;
 	if (m->size > SIZE_MAX)
 		return OFL_NOMEM(err);
-	elf_version(EV_CURRENT);
-	/* elf_memory takes a non-const image but only reads it here. */
-	Elf *elf = elf_memory((char *)(uintptr_t)m->data, (size_t)m->size);
+	Elf *elf = ofl_elf_memory(m->data, (size_t)m->size, ELF_K_ELF);
 	if (!elf)
 		return ofl_error_set(err, OFL_EFORMAT, NULL, OFL_NO_OFFSET,
 		                     "member '%s': cannot read ELF: %s", m->name, elf_errmsg(-1));

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "elf_priv.h"
 #include "internal.h"
 #include "offlink/archive.h"
 #include "offlink/bundle.h"
@@ -355,11 +356,10 @@ static int read_elf(struct ictx *c, struct ofl_node *p)
 	if (set_str(&p->format_name, ofl_elf_format_name(p->data),
 	            strlen(ofl_elf_format_name(p->data)), c->err))
 		return OFL_ENOMEM;
-	elf_version(EV_CURRENT);
-	Elf *elf = elf_memory((char *)(uintptr_t)p->data, (size_t)p->size);
+	Elf *elf = ofl_elf_memory(p->data, (size_t)p->size, ELF_K_ELF);
 	size_t shstrndx;
 	int rc = 0;
-	if (!elf || elf_kind(elf) != ELF_K_ELF || elf_getshdrstrndx(elf, &shstrndx) != 0) {
+	if (!elf || elf_getshdrstrndx(elf, &shstrndx) != 0) {
 		rc = ofl_error_set(c->err, OFL_EFORMAT, NULL, 0, "malformed ELF file: %s",
 		                   elf_errmsg(-1));
 		locate(c, p, 0);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "elf_priv.h"
 #include "internal.h"
 #include "offlink/buf.h"
 #include "offlink/bundle.h"
@@ -143,10 +144,9 @@ int ofl_objdump_bundles(const uint8_t *data, size_t size, struct ofl_objdump_bun
                         struct ofl_error *err)
 {
 	*out = (struct ofl_objdump_bundles)OFL_OBJDUMP_BUNDLES_INIT;
-	elf_version(EV_CURRENT);
-	Elf *elf = elf_memory((char *)(uintptr_t)data, size);
+	Elf *elf = ofl_elf_memory(data, size, ELF_K_ELF);
 	int rc = 0;
-	if (!elf || elf_kind(elf) != ELF_K_ELF) {
+	if (!elf) {
 		rc = ofl_error_set(err, OFL_EFORMAT, NULL, 0, "malformed ELF file: %s",
 		                   elf_errmsg(-1));
 		goto done;

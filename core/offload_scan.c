@@ -8,6 +8,7 @@
 #include <emmintrin.h>
 #endif
 
+#include "elf_priv.h"
 #include "internal.h"
 #include "offlink/offload_binary.h"
 #include "offlink/offload_scan.h"
@@ -67,12 +68,10 @@ int ofl_elf_offload_sections(const uint8_t *data, size_t size, unsigned how,
 	*out = (struct ofl_elf_sections)OFL_ELF_SECTIONS_INIT;
 	if (!ofl_is_elf(data, size))
 		return ofl_error_set(err, OFL_EFORMAT, NULL, 0, "not an ELF file");
-	elf_version(EV_CURRENT);
-	/* libelf only reads the image in ELF_C_READ mode. */
-	Elf *elf = elf_memory((char *)(uintptr_t)data, size);
+	Elf *elf = ofl_elf_memory(data, size, ELF_K_ELF);
 	size_t shstrndx;
 	int rc = 0;
-	if (!elf || elf_kind(elf) != ELF_K_ELF || elf_getshdrstrndx(elf, &shstrndx) != 0) {
+	if (!elf || elf_getshdrstrndx(elf, &shstrndx) != 0) {
 		rc = ofl_error_set(err, OFL_EFORMAT, NULL, 0, "malformed ELF file: %s",
 		                   elf_errmsg(-1));
 		goto done;
