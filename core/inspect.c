@@ -139,21 +139,12 @@ const char *ofl_elf_format_name(const uint8_t *d)
 	}
 }
 
-static bool is_bundle(const uint8_t *d, uint64_t n)
-{
-	return n >= OFL_BUNDLE_MAGIC_LEN && !memcmp(d, OFL_BUNDLE_MAGIC, OFL_BUNDLE_MAGIC_LEN);
-}
-
-static bool is_bitcode(const uint8_t *d, uint64_t n)
-{
-	return n >= 4 && (!memcmp(d, "BC\xc0\xde", 4) || ofl_le32(d) == 0x0b17c0deu);
-}
-
 /* Bytes with a nested layer we read. */
 static bool has_layer(const uint8_t *d, uint64_t n)
 {
-	return ofl_obin_is(d, (size_t)n) || is_bundle(d, n) || ofl_ccob_is(d, (size_t)n) ||
-	       ofl_fatbin_is(d, (size_t)n);
+	enum ofl_format f = ofl_format_of(d, (size_t)n);
+	return f == OFL_FMT_OFFLOAD || f == OFL_FMT_BUNDLE || f == OFL_FMT_CCOB ||
+	       f == OFL_FMT_FATBIN;
 }
 
 /* ---- OffloadBinaries ---------------------------------------------------- */
@@ -352,7 +343,6 @@ static int elf_section(struct ictx *c, struct ofl_node *p, const GElf_Shdr *sh, 
 
 static int read_elf(struct ictx *c, struct ofl_node *p)
 {
-	p->format = OFL_FMT_ELF;
 	if (set_str(&p->format_name, ofl_elf_format_name(p->data),
 	            strlen(ofl_elf_format_name(p->data)), c->err))
 		return OFL_ENOMEM;
@@ -460,7 +450,6 @@ static int bitcode_shift(struct ictx *c, struct ofl_node *p, unsigned s)
 
 static int read_bitcode(struct ictx *c, struct ofl_node *p)
 {
-	p->format = OFL_FMT_BITCODE;
 	int rc = 0;
 	for (unsigned s = 0; s < 8 && p->size > 1 && !rc; s++)
 		rc = bitcode_shift(c, p, s);
@@ -498,7 +487,6 @@ static int thin_member(struct ictx *c, struct ofl_node *n)
 static int read_archive(struct ictx *c, struct ofl_node *p, unsigned depth)
 {
 	struct ofl_archive a;
-	p->format = OFL_FMT_ARCHIVE;
 	int rc = ofl_archive_parse(p->data, (size_t)p->size, &a, c->err);
 	if (rc) {
 		locate(c, p, 0);
@@ -531,35 +519,25 @@ static int read_archive(struct ictx *c, struct ofl_node *p, unsigned depth)
 
 /* ---- the walk ------------------------------------------------------------- */
 
-static int detect(struct ictx *c, struct ofl_node *n, unsigned depth)
+static bool is_top(const struct ofl_node *n)
 {
-	const uint8_t *d = n->data;
-	size_t sz = (size_t)n->size;
-	bool top = n->kind == OFL_NODE_FILE || n->kind == OFL_NODE_MEMBER;
-	if (ofl_archive_is(d, sz))
-		return read_archive(c, n, depth);
-	if (ofl_is_elf(d, sz)) {
-		int rc = read_elf(c, n);
-		/* A linked file keeps no section we know: scan its bytes. */
-		if (!rc && top && n->nchildren == 0)
-			rc = walk_binaries(c, n, false);
-		return rc;
-	}
-	if (ofl_obin_is(d, sz) || n->format == OFL_FMT_OFFLOAD) {
-		n->format = OFL_FMT_OFFLOAD;
-		return walk_binaries(c, n, !(c->flags & OFL_INSPECT_TOLERANT));
-	}
-	if (is_bundle(d, sz) || ofl_ccob_is(d, sz)) {
-		n->format = ofl_ccob_is(d, sz) ? OFL_FMT_CCOB : OFL_FMT_BUNDLE;
-		return read_bundle(c, n);
-	}
-	if (ofl_fatbin_is(d, sz)) {
-		n->format = OFL_FMT_FATBIN;
-		return read_fatbin(c, n);
-	}
-	if (is_bitcode(d, sz))
-		return read_bitcode(c, n);
-	if (!top)
+	return n->kind == OFL_NODE_FILE || n->kind == OFL_NODE_MEMBER;
+}
+
+static int read_elf_file(struct ictx *c, struct ofl_node *n)
+{
+	int rc = read_elf(c, n);
+	/* A linked file keeps no section we know: scan its bytes. */
+	if (!rc && is_top(n) && n->nchildren == 0)
+		rc = walk_binaries(c, n, false);
+	return rc;
+}
+
+/* Bytes of no format we know: a top-level file or member may be an object
+ * the foreign reader knows, or hold binaries anywhere. */
+static int read_other(struct ictx *c, struct ofl_node *n)
+{
+	if (!is_top(n))
 		return 0;
 	int rc = read_foreign(c, n);
 	if (rc < 0)
@@ -567,6 +545,33 @@ static int detect(struct ictx *c, struct ofl_node *n, unsigned depth)
 	if (rc == 0)
 		rc = walk_binaries(c, n, false);
 	return rc < 0 ? rc : 0;
+}
+
+static int detect(struct ictx *c, struct ofl_node *n, unsigned depth)
+{
+	enum ofl_format f = ofl_format_of(n->data, (size_t)n->size);
+	/* An offloading section holds binaries, whatever else its bytes
+	 * start with (an ELF or an archive is still read as one). */
+	if (n->format == OFL_FMT_OFFLOAD && f != OFL_FMT_ARCHIVE && f != OFL_FMT_ELF)
+		f = OFL_FMT_OFFLOAD;
+	n->format = f;
+	switch (f) {
+	case OFL_FMT_ARCHIVE:
+		return read_archive(c, n, depth);
+	case OFL_FMT_ELF:
+		return read_elf_file(c, n);
+	case OFL_FMT_OFFLOAD:
+		return walk_binaries(c, n, !(c->flags & OFL_INSPECT_TOLERANT));
+	case OFL_FMT_BUNDLE:
+	case OFL_FMT_CCOB:
+		return read_bundle(c, n);
+	case OFL_FMT_FATBIN:
+		return read_fatbin(c, n);
+	case OFL_FMT_BITCODE:
+		return read_bitcode(c, n);
+	default:
+		return read_other(c, n);
+	}
 }
 
 static int analyze(struct ictx *c, struct ofl_node *n, unsigned depth)
@@ -752,21 +757,6 @@ const char *ofl_node_kind_name(enum ofl_node_kind k)
 	static const char *const names[] = {"file",  "member",       "section",
 	                                    "image", "bundle entry", "fatbinary entry"};
 	return names[k];
-}
-
-const char *ofl_node_format_name(enum ofl_node_format f)
-{
-	static const char *const names[] = {"data",
-	                                    "elf",
-	                                    "object",
-	                                    "archive",
-	                                    "offload binary",
-	                                    "bundle",
-	                                    "compressed bundle",
-	                                    "cuda fatbinary",
-	                                    "llvm bitcode",
-	                                    "ptx"};
-	return names[f];
 }
 
 /* ---- --check ------------------------------------------------------------- */

@@ -10,6 +10,7 @@
 #include "offlink/buf.h"
 #include "offlink/bundle.h"
 #include "offlink/ccob.h"
+#include "offlink/format.h"
 #include "offlink/inspect.h"
 
 void ofl_objdump_bundles_release(struct ofl_objdump_bundles *b)
@@ -123,10 +124,10 @@ int ofl_objdump_section_bundles(const uint8_t *file, size_t file_size, uint64_t 
 	do {
 		const uint8_t *b = c + off;
 		size_t n = (size_t)sec_size - off;
+		/* LLVM 22 takes a CCOB's magic alone, shorter than its header */
 		if (n >= 4 && !memcmp(b, "CCOB", 4)) {
 			rc = ccob_bundle(b, n, sec_off + off, file_size, &next, out, err);
-		} else if (n >= OFL_BUNDLE_MAGIC_LEN &&
-		           !memcmp(b, OFL_BUNDLE_MAGIC, OFL_BUNDLE_MAGIC_LEN)) {
+		} else if (ofl_format_of(b, n) == OFL_FMT_BUNDLE) {
 			rc = read_entries(b, n, file, file_size, sec_off + off, sec_off + off,
 			                  out->nbundles++, file_size + out->inflated, out, err);
 			const uint8_t *f = find_from(b, n, OFL_BUNDLE_MAGIC_LEN, OFL_BUNDLE_MAGIC,

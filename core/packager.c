@@ -5,6 +5,7 @@
 
 #include "internal.h"
 #include "offlink/archive.h"
+#include "offlink/format.h"
 #include "offlink/io.h"
 #include "offlink/offload_scan.h"
 #include "offlink/packager.h"
@@ -106,7 +107,7 @@ static const char *path_ext(const char *path)
 
 static uint16_t image_kind_of(const char *path, const uint8_t *data, size_t size)
 {
-	if (size >= 4 && (!memcmp(data, "BC\xc0\xde", 4) || !memcmp(data, "\xde\xc0\x17\x0b", 4)))
+	if (ofl_format_of(data, size) == OFL_FMT_BITCODE)
 		return OFL_IMG_BITCODE;
 	return ofl_image_kind_from_ext(path_ext(path));
 }
@@ -250,12 +251,16 @@ static int collect_buffer(const uint8_t *data, size_t size, uint64_t base, const
                           unsigned flags, unsigned depth, struct ofl_pkg_inputs *out,
                           enum ofl_obin_llvm_diag *diag, struct ofl_error *err)
 {
-	if (ofl_obin_is(data, size))
+	switch (ofl_format_of(data, size)) {
+	case OFL_FMT_OFFLOAD:
 		return walk_exact(data, size, base, ident, flags, out, diag, err);
-	if (size >= 8 && (!memcmp(data, "!<arch>\n", 8) || !memcmp(data, "!<thin>\n", 8)))
+	case OFL_FMT_ARCHIVE:
 		return collect_archive(data, size, base, flags, depth, out, diag, err);
-	if (!ofl_is_elf(data, size))
+	case OFL_FMT_ELF:
+		break;
+	default:
 		return 0;
+	}
 	struct ofl_elf_sections secs;
 	int rc = ofl_elf_offload_sections(data, size, OFL_ELFSEC_BY_TYPE, &secs, err);
 	if (rc) {
