@@ -175,10 +175,9 @@ static int copy_strings(struct ofl_node *n, const struct ofl_obin *b, struct ofl
 	return 0;
 }
 
-static int add_images(struct ictx *c, struct ofl_node *p, const struct ofl_found *f,
-                      struct ofl_obin_set *set)
+/* rel: the binary's offset within p's bytes. */
+static int add_images(struct ictx *c, struct ofl_node *p, uint64_t rel, struct ofl_obin_set *set)
 {
-	uint64_t rel = f->offset; /* of the binary within p's bytes */
 	const uint8_t *inflated = set->inflated;
 	for (size_t k = 0; k < set->nentries; k++) {
 		const struct ofl_obin *b = &set->entries[k];
@@ -210,27 +209,34 @@ static int add_images(struct ictx *c, struct ofl_node *p, const struct ofl_found
 	return 0;
 }
 
+struct walk {
+	struct ictx *c;
+	struct ofl_node *p;
+};
+
+static int image_binary(void *ctx, const uint8_t *b, size_t left, uint64_t off, uint64_t *span,
+                        struct ofl_error *err)
+{
+	struct walk *w = ctx;
+	struct ofl_obin_set set;
+	int rc = ofl_obin_parse_set(b, left, &set, err);
+	if (rc)
+		return rc;
+	*span = set.span;
+	rc = add_images(w->c, w->p, off, &set);
+	ofl_obin_set_release(&set);
+	return rc;
+}
+
 /* Binaries in p's bytes, walked by their sizes (scanning over padding);
  * strict: a magic that does not parse is an error. */
 static int walk_binaries(struct ictx *c, struct ofl_node *p, bool strict)
 {
-	struct ofl_found_list l = OFL_FOUND_LIST_INIT;
-	int rc =
-	    ofl_scan_walk(p->data, (size_t)p->size, 0, 0, strict ? OFL_SCAN_STRICT : 0, &l, c->err);
-	for (size_t i = 0; i < l.n && !rc; i++) {
-		struct ofl_obin_set set;
-		rc = ofl_obin_parse_set(p->data + l.v[i].offset, (size_t)(p->size - l.v[i].offset),
-		                        &set, c->err);
-		if (rc) {
-			locate(c, p, l.v[i].offset);
-			break;
-		}
-		rc = add_images(c, p, &l.v[i], &set);
-		ofl_obin_set_release(&set);
-	}
+	struct walk w = {c, p};
+	int rc = ofl_scan_each(p->data, (size_t)p->size, 0, strict ? OFL_SCAN_STRICT : 0,
+	                       image_binary, &w, c->err);
 	if (rc && c->err->code == OFL_EFORMAT && !c->err->path[0])
 		locate(c, p, 0);
-	ofl_found_list_release(&l);
 	return rc;
 }
 
@@ -405,45 +411,49 @@ static int read_foreign(struct ictx *c, struct ofl_node *p)
  * binaries at each of the eight bit shifts.  Each one found becomes a
  * ".llvm.offloading" node over a copy of its shifted bytes; offsets below
  * count in the shifted stream. */
+struct shifted {
+	struct ofl_node *p;
+	unsigned s;
+};
+
+static int shifted_binary(void *ctx, const uint8_t *m, size_t left, uint64_t pos, uint64_t *span,
+                          struct ofl_error *err)
+{
+	struct shifted *sh = ctx;
+	struct ofl_obin_set set;
+	int rc = ofl_obin_parse_set(m, left, &set, err);
+	if (rc)
+		return rc;
+	size_t n = set.span < left ? (size_t)set.span : left;
+	ofl_obin_set_release(&set);
+	/* Each node owns a copy of its own bytes only. */
+	uint8_t *own = ofl_malloc(n);
+	struct ofl_node *sec = own ? add_child(sh->p, OFL_NODE_SECTION, own, n, pos, err) : NULL;
+	if (!sec) {
+		free(own);
+		return OFL_NOMEM(err);
+	}
+	memcpy(own, m, n);
+	sec->owned = own;
+	sec->format = OFL_FMT_OFFLOAD;
+	sec->inflated = true;
+	*span = n;
+	char fmt[64];
+	snprintf(fmt, sizeof fmt, "offload binary (bitcode bytes shifted by %u bits)", sh->s);
+	rc = set_str(&sec->name, OFL_OFFLOADING_SECTION, 16, err);
+	return rc ? rc : set_str(&sec->format_name, fmt, strlen(fmt), err);
+}
+
 static int bitcode_shift(struct ictx *c, struct ofl_node *p, unsigned s)
 {
-	size_t n = (size_t)p->size - 1, pos = 0;
+	size_t n = (size_t)p->size - 1;
 	uint8_t *b = ofl_malloc(n);
 	if (!b)
 		return OFL_NOMEM(c->err);
 	for (size_t i = 0; i < n; i++)
 		b[i] = (uint8_t)(p->data[i] >> s | p->data[i + 1] << (8 - s));
-	int rc = 0;
-	const uint8_t *m;
-	while (!rc && (m = ofl_find_magic(b + pos, b + n)) != NULL) {
-		pos = (size_t)(m - b);
-		struct ofl_obin_set set;
-		if (ofl_obin_parse_set(m, n - pos, &set, c->err) != 0) {
-			ofl_error_clear(c->err);
-			pos++;
-			continue;
-		}
-		size_t span = set.span < n - pos ? (size_t)set.span : n - pos;
-		ofl_obin_set_release(&set);
-		/* Each node owns a copy of its own bytes only. */
-		uint8_t *own = ofl_malloc(span);
-		struct ofl_node *sec =
-		    own ? add_child(p, OFL_NODE_SECTION, own, span, pos, c->err) : NULL;
-		if (!sec) {
-			free(own);
-			rc = OFL_NOMEM(c->err);
-			break;
-		}
-		memcpy(own, m, span);
-		sec->owned = own;
-		sec->format = OFL_FMT_OFFLOAD;
-		sec->inflated = true;
-		char fmt[64];
-		snprintf(fmt, sizeof fmt, "offload binary (bitcode bytes shifted by %u bits)", s);
-		rc = set_str(&sec->name, OFL_OFFLOADING_SECTION, 16, c->err);
-		rc = rc ? rc : set_str(&sec->format_name, fmt, strlen(fmt), c->err);
-		pos += span;
-	}
+	struct shifted sh = {p, s};
+	int rc = ofl_scan_each(b, n, 0, 0, shifted_binary, &sh, c->err);
 	free(b);
 	return rc;
 }

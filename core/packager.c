@@ -221,24 +221,30 @@ static int take_binary(const uint8_t *p, size_t left, uint64_t off, const char *
 	return rc ? rc : rc2;
 }
 
+struct walk {
+	const char *ident;
+	unsigned flags;
+	struct ofl_pkg_inputs *in;
+	enum ofl_obin_llvm_diag *diag;
+};
+
+static int take_one(void *ctx, const uint8_t *p, size_t left, uint64_t off, uint64_t *span,
+                    struct ofl_error *err)
+{
+	struct walk *w = ctx;
+	int rc = take_binary(p, left, off, w->ident, w->flags, w->in, span, err);
+	if (rc && w->diag)
+		*w->diag = ofl_obin_llvm_diag(p, left);
+	return rc;
+}
+
 /* Binaries back to back from the start of a stream or section. */
 static int walk_exact(const uint8_t *data, size_t size, uint64_t base, const char *ident,
                       unsigned flags, struct ofl_pkg_inputs *in, enum ofl_obin_llvm_diag *diag,
                       struct ofl_error *err)
 {
-	uint64_t off = 0, len;
-	while (off < size) {
-		int rc = take_binary(data + off, size - (size_t)off, base + off, ident, flags, in,
-		                     &len, err);
-		if (rc) {
-			if (diag)
-				*diag = ofl_obin_llvm_diag(data + off, size - (size_t)off);
-			ofl_error_locate(err, NULL, base + off);
-			return rc;
-		}
-		off += len;
-	}
-	return 0;
+	struct walk w = {ident, flags, in, diag};
+	return ofl_scan_each(data, size, base, OFL_SCAN_EXACT, take_one, &w, err);
 }
 
 static int collect_archive(const uint8_t *data, size_t size, uint64_t base, unsigned flags,
