@@ -11,9 +11,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "elf_priv.h"
 #include "internal.h"
 #include "offlink/bitcode.h"
 #include "offlink/archive.h"
+#include "offlink/format.h"
 
 #define AR_MAGIC "!<arch>\n"
 #define THIN_MAGIC "!<thin>\n"
@@ -27,7 +29,12 @@
 bool ofl_archive_is(const uint8_t *data, size_t size)
 {
 	return size >= MAGIC_LEN &&
-	       (!memcmp(data, AR_MAGIC, MAGIC_LEN) || !memcmp(data, THIN_MAGIC, MAGIC_LEN));
+	       (!memcmp(data, AR_MAGIC, MAGIC_LEN) || ofl_archive_is_thin(data, size));
+}
+
+bool ofl_archive_is_thin(const uint8_t *data, size_t size)
+{
+	return size >= MAGIC_LEN && !memcmp(data, THIN_MAGIC, MAGIC_LEN);
 }
 
 void ofl_archive_release(struct ofl_archive *a)
@@ -213,7 +220,7 @@ int ofl_archive_parse(const uint8_t *data, size_t size, struct ofl_archive *a,
 	if (!ofl_archive_is(data, size))
 		return ofl_error_set(err, OFL_EFORMAT, NULL, 0, "not an archive: bad magic");
 	struct ar_parser p = {data, size, a, 0, NULL, 0, err};
-	a->thin = !memcmp(data, THIN_MAGIC, MAGIC_LEN);
+	a->thin = ofl_archive_is_thin(data, size);
 	uint64_t off = MAGIC_LEN;
 	/* off passes size when a final odd member lacks its pad byte. */
 	while (off < size) {
@@ -317,12 +324,6 @@ static bool is_elf(const struct ofl_ar_input *m)
 	return m->size >= 18 && !memcmp(m->data, "\177ELF", 4);
 }
 
-static bool is_bitcode(const struct ofl_ar_input *m)
-{
-	return m->size >= 4 &&
-	       (!memcmp(m->data, "BC\xc0\xde", 4) || !memcmp(m->data, "\xde\xc0\x17\x0b", 4));
-}
-
 /* What llvm-ar indexes of bitcode: defined global symbols that are not
  * format-specific (llvm.*), in the order of the irsymtab, which lists them
  * as LLVM's module symbol table does.  Bitcode without a symbol table
@@ -358,7 +359,7 @@ static int member_symbols(const struct ofl_ar_input *m, struct sym_list *sl, uin
                           struct ofl_error *err)
 {
 	*count = 0;
-	if (is_bitcode(m)) {
+	if (ofl_format_of(m->data, (size_t)m->size) == OFL_FMT_BITCODE) {
 		sl->has_object = true;
 		return bitcode_symbols(m, sl, count, err);
 	}
@@ -367,9 +368,7 @@ static int member_symbols(const struct ofl_ar_input *m, struct sym_list *sl, uin
 	sl->has_object = true;
 	if (m->size > SIZE_MAX)
 		return OFL_NOMEM(err);
-	elf_version(EV_CURRENT);
-	/* elf_memory takes a non-const image but only reads it here. */
-	Elf *elf = elf_memory((char *)(uintptr_t)m->data, (size_t)m->size);
+	Elf *elf = ofl_elf_memory(m->data, (size_t)m->size, ELF_K_ELF);
 	if (!elf)
 		return ofl_error_set(err, OFL_EFORMAT, NULL, OFL_NO_OFFSET,
 		                     "member '%s': cannot read ELF: %s", m->name, elf_errmsg(-1));

@@ -190,14 +190,14 @@ static void read_blob_block(struct bits *b, unsigned width, uint64_t end, const 
 /* The bitstream of data: past the wrapper header when there is one. */
 static bool bitstream(const uint8_t *data, size_t size, struct bits *b)
 {
-	if (size >= 20 && ofl_le32(data) == 0x0b17c0deu) {
+	if (size >= 20 && ofl_le32(data) == OFL_BITCODE_WRAPPER) {
 		uint32_t off = ofl_le32(data + 8), len = ofl_le32(data + 12);
 		if (!ofl_range_ok(off, len, size))
 			return false;
 		data += off;
 		size = len;
 	}
-	if (size < 4 || memcmp(data, "BC\xc0\xde", 4))
+	if (size < 4 || memcmp(data, OFL_BITCODE_MAGIC, 4))
 		return false;
 	*b = (struct bits){data, (uint64_t)size * 8, 32, false};
 	return true;

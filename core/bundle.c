@@ -4,8 +4,10 @@
 #include <stdlib.h>
 
 #include "internal.h"
+#include "offlink/archive.h"
 #include "offlink/bundle.h"
 #include "offlink/ccob.h"
+#include "offlink/format.h"
 
 static const struct ofl_file_type file_types[] = {
     {"i", OFL_BH_TEXT, "//", false},     {"ii", OFL_BH_TEXT, "//", false},
@@ -34,13 +36,19 @@ static const struct ofl_file_type *type_by_extension(const char *path)
 
 const struct ofl_file_type *ofl_file_type_guess(const uint8_t *data, size_t size, const char *path)
 {
-	if (ofl_is_elf(data, size))
+	switch (ofl_format_of(data, size)) {
+	case OFL_FMT_ELF:
 		return ofl_file_type_find("o");
-	if (ofl_ccob_is(data, size) ||
-	    (size >= OFL_BUNDLE_MAGIC_LEN && !memcmp(data, OFL_BUNDLE_MAGIC, OFL_BUNDLE_MAGIC_LEN)))
+	case OFL_FMT_BUNDLE:
+	case OFL_FMT_CCOB:
 		return ofl_file_type_find("bc");
-	if (size >= 8 && !memcmp(data, "!<arch>\n", 8))
-		return ofl_file_type_find("a");
+	case OFL_FMT_ARCHIVE:
+		if (!ofl_archive_is_thin(data, size))
+			return ofl_file_type_find("a");
+		break;
+	default:
+		break;
+	}
 	const struct ofl_file_type *ext = type_by_extension(path);
 	if (ext && ext->handler == OFL_BH_TEXT)
 		return ext;
@@ -218,8 +226,7 @@ static int parse_binary(struct ofl_bundle *b, struct ofl_error *err)
 	uint64_t pos = 0, end = 0;
 	const uint8_t *d = b->data;
 	while (pos < b->size) {
-		if (b->size - pos < OFL_BUNDLE_MAGIC_LEN ||
-		    memcmp(d + pos, OFL_BUNDLE_MAGIC, OFL_BUNDLE_MAGIC_LEN) != 0) {
+		if (ofl_format_of(d + pos, (size_t)(b->size - pos)) != OFL_FMT_BUNDLE) {
 			if (pos == 0)
 				return 0;
 			return ofl_error_set(err, OFL_EFORMAT, NULL, pos,
@@ -349,8 +356,7 @@ static int peek_header(struct ofl_bundle *b, const uint8_t *data, size_t size, s
 	if (rc)
 		return rc;
 	const uint8_t *d = b->inflated.data;
-	if (b->inflated.len < OFL_BUNDLE_MAGIC_LEN ||
-	    memcmp(d, OFL_BUNDLE_MAGIC, OFL_BUNDLE_MAGIC_LEN))
+	if (ofl_format_of(d, b->inflated.len) != OFL_FMT_BUNDLE)
 		return 0; /* not a binary bundle: no entries */
 	return parse_binary_one(b, d, b->inflated.len, h->raw_size, 0, end, need, err);
 }

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "elf_edit.h"
+#include "elf_priv.h"
 #include "internal.h"
 #include "offlink/bundle.h"
 
@@ -18,12 +19,8 @@ static int elf_fail(struct ofl_error *err, const char *what)
 
 static Elf *open_mem(const uint8_t *data, size_t size, size_t *shstrndx, struct ofl_error *err)
 {
-	elf_version(EV_CURRENT);
-	/* libelf wants a mutable pointer; ELF_C_READ never writes through it */
-	Elf *e = elf_memory((char *)data, size);
-	if (!e || elf_kind(e) != ELF_K_ELF) {
-		if (e)
-			elf_end(e);
+	Elf *e = ofl_elf_memory(data, size, ELF_K_ELF);
+	if (!e) {
 		ofl_error_set(err, OFL_EFORMAT, NULL, 0, "not an ELF object");
 		return NULL;
 	}
@@ -138,11 +135,10 @@ int ofl_bundle_object_write(int fd, const uint8_t *host, size_t host_size, const
                             const uint8_t *const *datas, const uint64_t *sizes, size_t n,
                             struct ofl_error *err)
 {
-	elf_version(EV_CURRENT);
 	int rc = write_all(fd, host, host_size, err);
 	if (rc)
 		return rc;
-	Elf *e = elf_begin(fd, ELF_C_RDWR, NULL);
+	Elf *e = ofl_elf_begin(fd, ELF_C_RDWR);
 	if (!e || elf_kind(e) != ELF_K_ELF) {
 		if (e)
 			elf_end(e);

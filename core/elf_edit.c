@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "elf_edit.h"
+#include "elf_priv.h"
 #include "internal.h"
 #include "offlink/buf.h"
 
@@ -293,16 +294,12 @@ static int copy_sections(struct edit *m, Elf *out)
 int ofl_elf_edit_copy(int fd, const uint8_t *data, size_t size, const struct ofl_elf_edit *ed,
                       struct ofl_error *err)
 {
-	elf_version(EV_CURRENT);
 	struct edit m = {ed,           NULL, 0, NULL,         0,  0, OFL_BUF_INIT,
 	                 OFL_BUF_INIT, 0,    0, OFL_BUF_INIT, err};
-	/* libelf wants a mutable pointer; ELF_C_READ never writes through it */
-	m.in = elf_memory((char *)data, size);
-	if (!m.in || elf_kind(m.in) != ELF_K_ELF) {
-		elf_end(m.in);
+	m.in = ofl_elf_memory(data, size, ELF_K_ELF);
+	if (!m.in)
 		return ofl_error_set(err, OFL_EFORMAT, NULL, 0, "not an ELF object");
-	}
-	Elf *out = elf_begin(fd, ELF_C_WRITE, NULL);
+	Elf *out = ofl_elf_begin(fd, ELF_C_WRITE);
 	int rc = out ? build_map(&m) : elf_fail(err, "cannot create object");
 	rc = rc ? rc : copy_headers(&m, out);
 	rc = rc ? rc : copy_sections(&m, out);

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "elf_writer.h"
+#include "elf_priv.h"
 #include "internal.h"
 
 void ofl_ew_init(struct ofl_ew_obj *o, uint16_t machine, struct ofl_error *err)
@@ -395,8 +396,7 @@ int ofl_ew_write_fd(struct ofl_ew_obj *o, int fd)
 		release_layout(o, &l);
 		return rc;
 	}
-	elf_version(EV_CURRENT);
-	Elf *e = elf_begin(fd, ELF_C_WRITE, NULL);
+	Elf *e = ofl_elf_begin(fd, ELF_C_WRITE);
 	Elf64_Ehdr *eh = e ? elf64_newehdr(e) : NULL;
 	if (!eh) {
 		rc = ofl_error_set(o->err, OFL_EIO, NULL, OFL_NO_OFFSET, "libelf: %s",

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "elf_priv.h"
 #include "internal.h"
 #include "offlink/archive.h"
 #include "offlink/bundle.h"
@@ -138,21 +139,12 @@ const char *ofl_elf_format_name(const uint8_t *d)
 	}
 }
 
-static bool is_bundle(const uint8_t *d, uint64_t n)
-{
-	return n >= OFL_BUNDLE_MAGIC_LEN && !memcmp(d, OFL_BUNDLE_MAGIC, OFL_BUNDLE_MAGIC_LEN);
-}
-
-static bool is_bitcode(const uint8_t *d, uint64_t n)
-{
-	return n >= 4 && (!memcmp(d, "BC\xc0\xde", 4) || ofl_le32(d) == 0x0b17c0deu);
-}
-
 /* Bytes with a nested layer we read. */
 static bool has_layer(const uint8_t *d, uint64_t n)
 {
-	return ofl_obin_is(d, (size_t)n) || is_bundle(d, n) || ofl_ccob_is(d, (size_t)n) ||
-	       ofl_fatbin_is(d, (size_t)n);
+	enum ofl_format f = ofl_format_of(d, (size_t)n);
+	return f == OFL_FMT_OFFLOAD || f == OFL_FMT_BUNDLE || f == OFL_FMT_CCOB ||
+	       f == OFL_FMT_FATBIN;
 }
 
 /* ---- OffloadBinaries ---------------------------------------------------- */
@@ -183,10 +175,9 @@ static int copy_strings(struct ofl_node *n, const struct ofl_obin *b, struct ofl
 	return 0;
 }
 
-static int add_images(struct ictx *c, struct ofl_node *p, const struct ofl_found *f,
-                      struct ofl_obin_set *set)
+/* rel: the binary's offset within p's bytes. */
+static int add_images(struct ictx *c, struct ofl_node *p, uint64_t rel, struct ofl_obin_set *set)
 {
-	uint64_t rel = f->offset; /* of the binary within p's bytes */
 	const uint8_t *inflated = set->inflated;
 	for (size_t k = 0; k < set->nentries; k++) {
 		const struct ofl_obin *b = &set->entries[k];
@@ -218,27 +209,34 @@ static int add_images(struct ictx *c, struct ofl_node *p, const struct ofl_found
 	return 0;
 }
 
+struct walk {
+	struct ictx *c;
+	struct ofl_node *p;
+};
+
+static int image_binary(void *ctx, const uint8_t *b, size_t left, uint64_t off, uint64_t *span,
+                        struct ofl_error *err)
+{
+	struct walk *w = ctx;
+	struct ofl_obin_set set;
+	int rc = ofl_obin_parse_set(b, left, &set, err);
+	if (rc)
+		return rc;
+	*span = set.span;
+	rc = add_images(w->c, w->p, off, &set);
+	ofl_obin_set_release(&set);
+	return rc;
+}
+
 /* Binaries in p's bytes, walked by their sizes (scanning over padding);
  * strict: a magic that does not parse is an error. */
 static int walk_binaries(struct ictx *c, struct ofl_node *p, bool strict)
 {
-	struct ofl_found_list l = OFL_FOUND_LIST_INIT;
-	int rc =
-	    ofl_scan_walk(p->data, (size_t)p->size, 0, 0, strict ? OFL_SCAN_STRICT : 0, &l, c->err);
-	for (size_t i = 0; i < l.n && !rc; i++) {
-		struct ofl_obin_set set;
-		rc = ofl_obin_parse_set(p->data + l.v[i].offset, (size_t)(p->size - l.v[i].offset),
-		                        &set, c->err);
-		if (rc) {
-			locate(c, p, l.v[i].offset);
-			break;
-		}
-		rc = add_images(c, p, &l.v[i], &set);
-		ofl_obin_set_release(&set);
-	}
+	struct walk w = {c, p};
+	int rc = ofl_scan_each(p->data, (size_t)p->size, 0, strict ? OFL_SCAN_STRICT : 0,
+	                       image_binary, &w, c->err);
 	if (rc && c->err->code == OFL_EFORMAT && !c->err->path[0])
 		locate(c, p, 0);
-	ofl_found_list_release(&l);
 	return rc;
 }
 
@@ -351,15 +349,13 @@ static int elf_section(struct ictx *c, struct ofl_node *p, const GElf_Shdr *sh, 
 
 static int read_elf(struct ictx *c, struct ofl_node *p)
 {
-	p->format = OFL_FMT_ELF;
 	if (set_str(&p->format_name, ofl_elf_format_name(p->data),
 	            strlen(ofl_elf_format_name(p->data)), c->err))
 		return OFL_ENOMEM;
-	elf_version(EV_CURRENT);
-	Elf *elf = elf_memory((char *)(uintptr_t)p->data, (size_t)p->size);
+	Elf *elf = ofl_elf_memory(p->data, (size_t)p->size, ELF_K_ELF);
 	size_t shstrndx;
 	int rc = 0;
-	if (!elf || elf_kind(elf) != ELF_K_ELF || elf_getshdrstrndx(elf, &shstrndx) != 0) {
+	if (!elf || elf_getshdrstrndx(elf, &shstrndx) != 0) {
 		rc = ofl_error_set(c->err, OFL_EFORMAT, NULL, 0, "malformed ELF file: %s",
 		                   elf_errmsg(-1));
 		locate(c, p, 0);
@@ -415,52 +411,55 @@ static int read_foreign(struct ictx *c, struct ofl_node *p)
  * binaries at each of the eight bit shifts.  Each one found becomes a
  * ".llvm.offloading" node over a copy of its shifted bytes; offsets below
  * count in the shifted stream. */
+struct shifted {
+	struct ofl_node *p;
+	unsigned s;
+};
+
+static int shifted_binary(void *ctx, const uint8_t *m, size_t left, uint64_t pos, uint64_t *span,
+                          struct ofl_error *err)
+{
+	struct shifted *sh = ctx;
+	struct ofl_obin_set set;
+	int rc = ofl_obin_parse_set(m, left, &set, err);
+	if (rc)
+		return rc;
+	size_t n = set.span < left ? (size_t)set.span : left;
+	ofl_obin_set_release(&set);
+	/* Each node owns a copy of its own bytes only. */
+	uint8_t *own = ofl_malloc(n);
+	struct ofl_node *sec = own ? add_child(sh->p, OFL_NODE_SECTION, own, n, pos, err) : NULL;
+	if (!sec) {
+		free(own);
+		return OFL_NOMEM(err);
+	}
+	memcpy(own, m, n);
+	sec->owned = own;
+	sec->format = OFL_FMT_OFFLOAD;
+	sec->inflated = true;
+	*span = n;
+	char fmt[64];
+	snprintf(fmt, sizeof fmt, "offload binary (bitcode bytes shifted by %u bits)", sh->s);
+	rc = set_str(&sec->name, OFL_OFFLOADING_SECTION, 16, err);
+	return rc ? rc : set_str(&sec->format_name, fmt, strlen(fmt), err);
+}
+
 static int bitcode_shift(struct ictx *c, struct ofl_node *p, unsigned s)
 {
-	size_t n = (size_t)p->size - 1, pos = 0;
+	size_t n = (size_t)p->size - 1;
 	uint8_t *b = ofl_malloc(n);
 	if (!b)
 		return OFL_NOMEM(c->err);
 	for (size_t i = 0; i < n; i++)
 		b[i] = (uint8_t)(p->data[i] >> s | p->data[i + 1] << (8 - s));
-	int rc = 0;
-	const uint8_t *m;
-	while (!rc && (m = ofl_find_magic(b + pos, b + n)) != NULL) {
-		pos = (size_t)(m - b);
-		struct ofl_obin_set set;
-		if (ofl_obin_parse_set(m, n - pos, &set, c->err) != 0) {
-			ofl_error_clear(c->err);
-			pos++;
-			continue;
-		}
-		size_t span = set.span < n - pos ? (size_t)set.span : n - pos;
-		ofl_obin_set_release(&set);
-		/* Each node owns a copy of its own bytes only. */
-		uint8_t *own = ofl_malloc(span);
-		struct ofl_node *sec =
-		    own ? add_child(p, OFL_NODE_SECTION, own, span, pos, c->err) : NULL;
-		if (!sec) {
-			free(own);
-			rc = OFL_NOMEM(c->err);
-			break;
-		}
-		memcpy(own, m, span);
-		sec->owned = own;
-		sec->format = OFL_FMT_OFFLOAD;
-		sec->inflated = true;
-		char fmt[64];
-		snprintf(fmt, sizeof fmt, "offload binary (bitcode bytes shifted by %u bits)", s);
-		rc = set_str(&sec->name, OFL_OFFLOADING_SECTION, 16, c->err);
-		rc = rc ? rc : set_str(&sec->format_name, fmt, strlen(fmt), c->err);
-		pos += span;
-	}
+	struct shifted sh = {p, s};
+	int rc = ofl_scan_each(b, n, 0, 0, shifted_binary, &sh, c->err);
 	free(b);
 	return rc;
 }
 
 static int read_bitcode(struct ictx *c, struct ofl_node *p)
 {
-	p->format = OFL_FMT_BITCODE;
 	int rc = 0;
 	for (unsigned s = 0; s < 8 && p->size > 1 && !rc; s++)
 		rc = bitcode_shift(c, p, s);
@@ -498,7 +497,6 @@ static int thin_member(struct ictx *c, struct ofl_node *n)
 static int read_archive(struct ictx *c, struct ofl_node *p, unsigned depth)
 {
 	struct ofl_archive a;
-	p->format = OFL_FMT_ARCHIVE;
 	int rc = ofl_archive_parse(p->data, (size_t)p->size, &a, c->err);
 	if (rc) {
 		locate(c, p, 0);
@@ -531,35 +529,25 @@ static int read_archive(struct ictx *c, struct ofl_node *p, unsigned depth)
 
 /* ---- the walk ------------------------------------------------------------- */
 
-static int detect(struct ictx *c, struct ofl_node *n, unsigned depth)
+static bool is_top(const struct ofl_node *n)
 {
-	const uint8_t *d = n->data;
-	size_t sz = (size_t)n->size;
-	bool top = n->kind == OFL_NODE_FILE || n->kind == OFL_NODE_MEMBER;
-	if (ofl_archive_is(d, sz))
-		return read_archive(c, n, depth);
-	if (ofl_is_elf(d, sz)) {
-		int rc = read_elf(c, n);
-		/* A linked file keeps no section we know: scan its bytes. */
-		if (!rc && top && n->nchildren == 0)
-			rc = walk_binaries(c, n, false);
-		return rc;
-	}
-	if (ofl_obin_is(d, sz) || n->format == OFL_FMT_OFFLOAD) {
-		n->format = OFL_FMT_OFFLOAD;
-		return walk_binaries(c, n, !(c->flags & OFL_INSPECT_TOLERANT));
-	}
-	if (is_bundle(d, sz) || ofl_ccob_is(d, sz)) {
-		n->format = ofl_ccob_is(d, sz) ? OFL_FMT_CCOB : OFL_FMT_BUNDLE;
-		return read_bundle(c, n);
-	}
-	if (ofl_fatbin_is(d, sz)) {
-		n->format = OFL_FMT_FATBIN;
-		return read_fatbin(c, n);
-	}
-	if (is_bitcode(d, sz))
-		return read_bitcode(c, n);
-	if (!top)
+	return n->kind == OFL_NODE_FILE || n->kind == OFL_NODE_MEMBER;
+}
+
+static int read_elf_file(struct ictx *c, struct ofl_node *n)
+{
+	int rc = read_elf(c, n);
+	/* A linked file keeps no section we know: scan its bytes. */
+	if (!rc && is_top(n) && n->nchildren == 0)
+		rc = walk_binaries(c, n, false);
+	return rc;
+}
+
+/* Bytes of no format we know: a top-level file or member may be an object
+ * the foreign reader knows, or hold binaries anywhere. */
+static int read_other(struct ictx *c, struct ofl_node *n)
+{
+	if (!is_top(n))
 		return 0;
 	int rc = read_foreign(c, n);
 	if (rc < 0)
@@ -567,6 +555,33 @@ static int detect(struct ictx *c, struct ofl_node *n, unsigned depth)
 	if (rc == 0)
 		rc = walk_binaries(c, n, false);
 	return rc < 0 ? rc : 0;
+}
+
+static int detect(struct ictx *c, struct ofl_node *n, unsigned depth)
+{
+	enum ofl_format f = ofl_format_of(n->data, (size_t)n->size);
+	/* An offloading section holds binaries, whatever else its bytes
+	 * start with (an ELF or an archive is still read as one). */
+	if (n->format == OFL_FMT_OFFLOAD && f != OFL_FMT_ARCHIVE && f != OFL_FMT_ELF)
+		f = OFL_FMT_OFFLOAD;
+	n->format = f;
+	switch (f) {
+	case OFL_FMT_ARCHIVE:
+		return read_archive(c, n, depth);
+	case OFL_FMT_ELF:
+		return read_elf_file(c, n);
+	case OFL_FMT_OFFLOAD:
+		return walk_binaries(c, n, !(c->flags & OFL_INSPECT_TOLERANT));
+	case OFL_FMT_BUNDLE:
+	case OFL_FMT_CCOB:
+		return read_bundle(c, n);
+	case OFL_FMT_FATBIN:
+		return read_fatbin(c, n);
+	case OFL_FMT_BITCODE:
+		return read_bitcode(c, n);
+	default:
+		return read_other(c, n);
+	}
 }
 
 static int analyze(struct ictx *c, struct ofl_node *n, unsigned depth)
@@ -752,21 +767,6 @@ const char *ofl_node_kind_name(enum ofl_node_kind k)
 	static const char *const names[] = {"file",  "member",       "section",
 	                                    "image", "bundle entry", "fatbinary entry"};
 	return names[k];
-}
-
-const char *ofl_node_format_name(enum ofl_node_format f)
-{
-	static const char *const names[] = {"data",
-	                                    "elf",
-	                                    "object",
-	                                    "archive",
-	                                    "offload binary",
-	                                    "bundle",
-	                                    "compressed bundle",
-	                                    "cuda fatbinary",
-	                                    "llvm bitcode",
-	                                    "ptx"};
-	return names[f];
 }
 
 /* ---- --check ------------------------------------------------------------- */

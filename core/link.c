@@ -12,6 +12,7 @@
 #include "internal.h"
 #include "link_priv.h"
 #include "offlink/elf.h"
+#include "offlink/format.h"
 #include "offlink/offload_scan.h"
 
 void ofl_link_logf(struct ofl_link *l, enum ofl_link_log what, const char *fmt, ...)
@@ -208,8 +209,10 @@ static int add_bundle_entry(struct ofl_link *l, size_t unit, const char *id, con
 		return OFL_NOMEM(err);
 	}
 	memcpy(im.owned, p, n);
-	bool bc = n >= 4 && (!memcmp(p, "BC\xc0\xde", 4) || !memcmp(p, "\xde\xc0\x17\x0b", 4));
-	im.b.image_kind = bc ? OFL_IMG_BITCODE : ofl_is_elf(p, n) ? OFL_IMG_OBJECT : OFL_IMG_NONE;
+	enum ofl_format f = ofl_format_of(p, n);
+	im.b.image_kind = f == OFL_FMT_BITCODE ? OFL_IMG_BITCODE
+	                  : f == OFL_FMT_ELF   ? OFL_IMG_OBJECT
+	                                       : OFL_IMG_NONE;
 	im.b.offload_kind = kind;
 	im.b.image = im.owned;
 	im.b.image_size = n;
@@ -282,9 +285,10 @@ static int scan_unit(struct ofl_link *l, size_t u, struct ofl_error *err)
 	struct ofl_found_list found = OFL_FOUND_LIST_INIT;
 	struct ofl_elf_sections secs = OFL_ELF_SECTIONS_INIT;
 	int rc = 0;
-	if (ofl_obin_is(un->data, un->size))
+	enum ofl_format f = ofl_format_of(un->data, un->size);
+	if (f == OFL_FMT_OFFLOAD)
 		rc = ofl_scan_walk(un->data, un->size, 0, 0, OFL_SCAN_STRICT, &found, err);
-	else if (ofl_is_elf(un->data, un->size))
+	else if (f == OFL_FMT_ELF)
 		rc = ofl_elf_offload_sections(un->data, un->size,
 		                              OFL_ELFSEC_BY_TYPE | OFL_ELFSEC_BY_NAME, &secs, err);
 	for (size_t i = 0; !rc && i < secs.n; i++) {
@@ -352,12 +356,16 @@ static int add_archive(struct ofl_link *l, size_t fi, struct ofl_error *err)
 
 static enum file_kind classify(const uint8_t *d, size_t n)
 {
-	if (ofl_archive_is(d, n))
+	switch (ofl_format_of(d, n)) {
+	case OFL_FMT_ARCHIVE:
 		return FILE_ARCHIVE;
-	if (ofl_obin_is(d, n))
+	case OFL_FMT_OFFLOAD:
 		return FILE_OBIN;
-	if (!ofl_is_elf(d, n) || n < 18)
+	case OFL_FMT_ELF:
+		break;
+	default:
 		return FILE_OTHER;
+	}
 	unsigned type = d[5] == 2 ? (unsigned)(d[16] << 8 | d[17]) : (unsigned)(d[16] | d[17] << 8);
 	return type == 1 ? FILE_OBJECT : type == 3 ? FILE_SHARED : FILE_OTHER;
 }

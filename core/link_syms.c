@@ -4,17 +4,11 @@
 #include <libelf.h>
 #include <stdlib.h>
 
+#include "elf_priv.h"
 #include "internal.h"
 #include "offlink/bitcode.h"
 #include "offlink/elf.h"
 #include "link_priv.h"
-
-static Elf *open_mem(const uint8_t *data, size_t size)
-{
-	elf_version(EV_CURRENT);
-	/* libelf only reads from a memory image opened with ELF_C_READ */
-	return elf_memory((char *)data, size);
-}
 
 static int symbols_of(Elf *e, Elf_Scn *s, const GElf_Shdr *sh, bool dyn, ofl_sym_fn fn, void *ctx)
 {
@@ -37,9 +31,9 @@ static int symbols_of(Elf *e, Elf_Scn *s, const GElf_Shdr *sh, bool dyn, ofl_sym
 int ofl_elf_global_symbols(const uint8_t *data, size_t size, ofl_sym_fn fn, void *ctx,
                            struct ofl_error *err)
 {
-	Elf *e = open_mem(data, size);
+	Elf *e = ofl_elf_memory(data, size, ELF_K_ELF);
 	GElf_Ehdr eh;
-	if (!e || elf_kind(e) != ELF_K_ELF || !gelf_getehdr(e, &eh)) {
+	if (!e || !gelf_getehdr(e, &eh)) {
 		elf_end(e);
 		return ofl_error_set(err, OFL_EFORMAT, NULL, 0, "not a readable ELF file");
 	}
@@ -57,9 +51,9 @@ int ofl_elf_global_symbols(const uint8_t *data, size_t size, ofl_sym_fn fn, void
 int ofl_archive_index(const uint8_t *data, size_t size, ofl_arsym_fn fn, void *ctx,
                       struct ofl_error *err)
 {
-	Elf *e = open_mem(data, size);
+	Elf *e = ofl_elf_memory(data, size, ELF_K_AR);
 	size_t n = 0;
-	Elf_Arsym *syms = e && elf_kind(e) == ELF_K_AR ? elf_getarsym(e, &n) : NULL;
+	Elf_Arsym *syms = e ? elf_getarsym(e, &n) : NULL;
 	int rc = syms && n > 1 ? 0 : 1;
 	/* the last entry is libelf's terminator */
 	for (size_t i = 0; !rc && i + 1 < n; i++)
@@ -72,7 +66,7 @@ int ofl_archive_index(const uint8_t *data, size_t size, ofl_arsym_fn fn, void *c
 unsigned ofl_elf_clang_version(const uint8_t *data, size_t size)
 {
 	static const char tag[] = "clang version ";
-	Elf *e = open_mem(data, size);
+	Elf *e = ofl_elf_memory(data, size, ELF_K_ELF);
 	size_t shstrndx;
 	unsigned v = 0;
 	if (!e || elf_getshdrstrndx(e, &shstrndx))

@@ -5,10 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "elf_priv.h"
 #include "internal.h"
 #include "offlink/buf.h"
 #include "offlink/bundle.h"
 #include "offlink/ccob.h"
+#include "offlink/format.h"
 #include "offlink/inspect.h"
 
 void ofl_objdump_bundles_release(struct ofl_objdump_bundles *b)
@@ -122,10 +124,10 @@ int ofl_objdump_section_bundles(const uint8_t *file, size_t file_size, uint64_t 
 	do {
 		const uint8_t *b = c + off;
 		size_t n = (size_t)sec_size - off;
+		/* LLVM 22 takes a CCOB's magic alone, shorter than its header */
 		if (n >= 4 && !memcmp(b, "CCOB", 4)) {
 			rc = ccob_bundle(b, n, sec_off + off, file_size, &next, out, err);
-		} else if (n >= OFL_BUNDLE_MAGIC_LEN &&
-		           !memcmp(b, OFL_BUNDLE_MAGIC, OFL_BUNDLE_MAGIC_LEN)) {
+		} else if (ofl_format_of(b, n) == OFL_FMT_BUNDLE) {
 			rc = read_entries(b, n, file, file_size, sec_off + off, sec_off + off,
 			                  out->nbundles++, file_size + out->inflated, out, err);
 			const uint8_t *f = find_from(b, n, OFL_BUNDLE_MAGIC_LEN, OFL_BUNDLE_MAGIC,
@@ -143,10 +145,9 @@ int ofl_objdump_bundles(const uint8_t *data, size_t size, struct ofl_objdump_bun
                         struct ofl_error *err)
 {
 	*out = (struct ofl_objdump_bundles)OFL_OBJDUMP_BUNDLES_INIT;
-	elf_version(EV_CURRENT);
-	Elf *elf = elf_memory((char *)(uintptr_t)data, size);
+	Elf *elf = ofl_elf_memory(data, size, ELF_K_ELF);
 	int rc = 0;
-	if (!elf || elf_kind(elf) != ELF_K_ELF) {
+	if (!elf) {
 		rc = ofl_error_set(err, OFL_EFORMAT, NULL, 0, "malformed ELF file: %s",
 		                   elf_errmsg(-1));
 		goto done;

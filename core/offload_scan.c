@@ -8,6 +8,7 @@
 #include <emmintrin.h>
 #endif
 
+#include "elf_priv.h"
 #include "internal.h"
 #include "offlink/offload_binary.h"
 #include "offlink/offload_scan.h"
@@ -67,12 +68,10 @@ int ofl_elf_offload_sections(const uint8_t *data, size_t size, unsigned how,
 	*out = (struct ofl_elf_sections)OFL_ELF_SECTIONS_INIT;
 	if (!ofl_is_elf(data, size))
 		return ofl_error_set(err, OFL_EFORMAT, NULL, 0, "not an ELF file");
-	elf_version(EV_CURRENT);
-	/* libelf only reads the image in ELF_C_READ mode. */
-	Elf *elf = elf_memory((char *)(uintptr_t)data, size);
+	Elf *elf = ofl_elf_memory(data, size, ELF_K_ELF);
 	size_t shstrndx;
 	int rc = 0;
-	if (!elf || elf_kind(elf) != ELF_K_ELF || elf_getshdrstrndx(elf, &shstrndx) != 0) {
+	if (!elf || elf_getshdrstrndx(elf, &shstrndx) != 0) {
 		rc = ofl_error_set(err, OFL_EFORMAT, NULL, 0, "malformed ELF file: %s",
 		                   elf_errmsg(-1));
 		goto done;
@@ -123,26 +122,22 @@ const uint8_t *ofl_find_magic(const uint8_t *p, const uint8_t *end)
 	return memmem(p, (size_t)(end - p), OFL_OBIN_MAGIC, 4);
 }
 
-int ofl_scan_walk(const uint8_t *data, size_t size, uint64_t base, size_t section, unsigned flags,
-                  struct ofl_found_list *out, struct ofl_error *err)
+int ofl_scan_each(const uint8_t *data, size_t size, uint64_t base, unsigned flags, ofl_scan_fn fn,
+                  void *ctx, struct ofl_error *err)
 {
+	bool exact = flags & OFL_SCAN_EXACT;
 	size_t pos = 0;
-	while (size - pos >= 4) {
-		if (ofl_obin_is(data + pos, size - pos)) {
-			struct ofl_obin_set set;
-			int rc = ofl_obin_parse_set(data + pos, size - pos, &set, err);
+	while (exact ? pos < size : size - pos >= 4) {
+		if (exact || ofl_obin_is(data + pos, size - pos)) {
+			uint64_t span = 0;
+			int rc = fn(ctx, data + pos, size - pos, base + pos, &span, err);
 			if (rc == 0) {
-				struct ofl_found f = {base + pos, set.span, set.version, section};
-				ofl_obin_set_release(&set);
-				rc = found_push(out, f, err);
-				if (rc)
-					return rc;
-				if (f.size >= size - pos)
+				if (span >= size - pos)
 					break;
-				pos += (size_t)f.size;
+				pos += (size_t)span;
 				continue;
 			}
-			if (rc == OFL_ENOMEM || (flags & OFL_SCAN_STRICT)) {
+			if (rc == OFL_ENOMEM || (flags & (OFL_SCAN_STRICT | OFL_SCAN_EXACT))) {
 				ofl_error_locate(err, NULL, base + pos);
 				return rc;
 			}
@@ -154,6 +149,32 @@ int ofl_scan_walk(const uint8_t *data, size_t size, uint64_t base, size_t sectio
 		pos = (size_t)(next - data);
 	}
 	return 0;
+}
+
+struct found_ctx {
+	struct ofl_found_list *out;
+	size_t section;
+};
+
+static int found_one(void *ctx, const uint8_t *p, size_t left, uint64_t off, uint64_t *span,
+                     struct ofl_error *err)
+{
+	struct found_ctx *c = ctx;
+	struct ofl_obin_set set;
+	int rc = ofl_obin_parse_set(p, left, &set, err);
+	if (rc)
+		return rc;
+	struct ofl_found f = {off, set.span, set.version, c->section};
+	ofl_obin_set_release(&set);
+	*span = f.size;
+	return found_push(c->out, f, err);
+}
+
+int ofl_scan_walk(const uint8_t *data, size_t size, uint64_t base, size_t section, unsigned flags,
+                  struct ofl_found_list *out, struct ofl_error *err)
+{
+	struct found_ctx c = {out, section};
+	return ofl_scan_each(data, size, base, flags, found_one, &c, err);
 }
 
 int ofl_scan_raw(const uint8_t *data, size_t size, unsigned flags, struct ofl_found_list *out,

@@ -4,9 +4,11 @@
 #include <string.h>
 
 #include "internal.h"
+#include "offlink/archive.h"
+#include "offlink/format.h"
 #include "offlink/io.h"
 #include "offlink/offload_scan.h"
-#include "packager_priv.h"
+#include "offlink/packager.h"
 
 void ofl_pkg_args_release(struct ofl_pkg_args *a)
 {
@@ -105,7 +107,7 @@ static const char *path_ext(const char *path)
 
 static uint16_t image_kind_of(const char *path, const uint8_t *data, size_t size)
 {
-	if (size >= 4 && (!memcmp(data, "BC\xc0\xde", 4) || !memcmp(data, "\xde\xc0\x17\x0b", 4)))
+	if (ofl_format_of(data, size) == OFL_FMT_BITCODE)
 		return OFL_IMG_BITCODE;
 	return ofl_image_kind_from_ext(path_ext(path));
 }
@@ -219,36 +221,52 @@ static int take_binary(const uint8_t *p, size_t left, uint64_t off, const char *
 	return rc ? rc : rc2;
 }
 
+struct walk {
+	const char *ident;
+	unsigned flags;
+	struct ofl_pkg_inputs *in;
+	enum ofl_obin_llvm_diag *diag;
+};
+
+static int take_one(void *ctx, const uint8_t *p, size_t left, uint64_t off, uint64_t *span,
+                    struct ofl_error *err)
+{
+	struct walk *w = ctx;
+	int rc = take_binary(p, left, off, w->ident, w->flags, w->in, span, err);
+	if (rc && w->diag)
+		*w->diag = ofl_obin_llvm_diag(p, left);
+	return rc;
+}
+
 /* Binaries back to back from the start of a stream or section. */
 static int walk_exact(const uint8_t *data, size_t size, uint64_t base, const char *ident,
                       unsigned flags, struct ofl_pkg_inputs *in, enum ofl_obin_llvm_diag *diag,
                       struct ofl_error *err)
 {
-	uint64_t off = 0, len;
-	while (off < size) {
-		int rc = take_binary(data + off, size - (size_t)off, base + off, ident, flags, in,
-		                     &len, err);
-		if (rc) {
-			if (diag)
-				*diag = ofl_obin_llvm_diag(data + off, size - (size_t)off);
-			ofl_error_locate(err, NULL, base + off);
-			return rc;
-		}
-		off += len;
-	}
-	return 0;
+	struct walk w = {ident, flags, in, diag};
+	return ofl_scan_each(data, size, base, OFL_SCAN_EXACT, take_one, &w, err);
 }
 
-int ofl_pkg_collect_buffer(const uint8_t *data, size_t size, uint64_t base, const char *ident,
-                           unsigned flags, unsigned depth, struct ofl_pkg_inputs *out,
-                           enum ofl_obin_llvm_diag *diag, struct ofl_error *err)
+static int collect_archive(const uint8_t *data, size_t size, uint64_t base, unsigned flags,
+                           unsigned depth, struct ofl_pkg_inputs *out,
+                           enum ofl_obin_llvm_diag *diag, struct ofl_error *err);
+
+/* Collects from one buffer (a file or an archive member) at absolute offset
+ * base, whose binaries LLVM names ident, inside depth archives. */
+static int collect_buffer(const uint8_t *data, size_t size, uint64_t base, const char *ident,
+                          unsigned flags, unsigned depth, struct ofl_pkg_inputs *out,
+                          enum ofl_obin_llvm_diag *diag, struct ofl_error *err)
 {
-	if (ofl_obin_is(data, size))
+	switch (ofl_format_of(data, size)) {
+	case OFL_FMT_OFFLOAD:
 		return walk_exact(data, size, base, ident, flags, out, diag, err);
-	if (size >= 8 && (!memcmp(data, "!<arch>\n", 8) || !memcmp(data, "!<thin>\n", 8)))
-		return ofl_pkg_collect_archive(data, size, base, flags, depth, out, diag, err);
-	if (!ofl_is_elf(data, size))
+	case OFL_FMT_ARCHIVE:
+		return collect_archive(data, size, base, flags, depth, out, diag, err);
+	case OFL_FMT_ELF:
+		break;
+	default:
 		return 0;
+	}
 	struct ofl_elf_sections secs;
 	int rc = ofl_elf_offload_sections(data, size, OFL_ELFSEC_BY_TYPE, &secs, err);
 	if (rc) {
@@ -264,12 +282,45 @@ int ofl_pkg_collect_buffer(const uint8_t *data, size_t size, uint64_t base, cons
 	return rc;
 }
 
+/* Collects from every member of an archive, inside depth archives. */
+static int collect_archive(const uint8_t *data, size_t size, uint64_t base, unsigned flags,
+                           unsigned depth, struct ofl_pkg_inputs *out,
+                           enum ofl_obin_llvm_diag *diag, struct ofl_error *err)
+{
+	if (depth >= OFL_MAX_NESTING) {
+		if (diag)
+			*diag = OFL_OBIN_INVALID_DATA;
+		return ofl_error_set(err, OFL_EFORMAT, NULL, base, "archives nested deeper than %d",
+		                     OFL_MAX_NESTING);
+	}
+	/* Each archive is its own allocation: a nested member adds archives
+	 * while this one is being walked. */
+	struct ofl_archive *a = ofl_malloc(sizeof *a);
+	if (!a || ofl_ptrs_push(&out->archives, a))
+		return OFL_NOMEM(err);
+	*a = (struct ofl_archive)OFL_ARCHIVE_INIT;
+	int rc = ofl_archive_parse(data, size, a, err);
+	if (rc) {
+		if (diag)
+			*diag = OFL_OBIN_INVALID_DATA;
+		ofl_error_locate(err, NULL, base);
+		return rc;
+	}
+	/* Thin members live in other files; LLVM reads them, we skip them. */
+	for (size_t i = 0; i < a->nmembers && !rc; i++)
+		if (a->members[i].data)
+			rc = collect_buffer(a->members[i].data, (size_t)a->members[i].size,
+			                    base + a->members[i].data_offset, a->members[i].name,
+			                    flags, depth + 1, out, diag, err);
+	return rc;
+}
+
 int ofl_pkg_collect(const uint8_t *data, size_t size, const char *path, unsigned flags,
                     struct ofl_pkg_inputs *out, enum ofl_obin_llvm_diag *diag,
                     struct ofl_error *err)
 {
 	*out = (struct ofl_pkg_inputs)OFL_PKG_INPUTS_INIT;
-	int rc = ofl_pkg_collect_buffer(data, size, 0, path, flags, 0, out, diag, err);
+	int rc = collect_buffer(data, size, 0, path, flags, 0, out, diag, err);
 	if (rc) {
 		ofl_error_locate(err, path, 0);
 		ofl_pkg_inputs_release(out);
@@ -277,11 +328,18 @@ int ofl_pkg_collect(const uint8_t *data, size_t size, const char *path, unsigned
 	return rc;
 }
 
+static void release_archives(struct ofl_pkg_inputs *in)
+{
+	for (size_t i = 0; i < in->archives.n; i++)
+		ofl_archive_release(in->archives.v[i]);
+	ofl_ptrs_release(&in->archives);
+}
+
 void ofl_pkg_inputs_release(struct ofl_pkg_inputs *in)
 {
 	ofl_ptrs_release(&in->owned);
 	free(in->v);
-	ofl_pkg_release_archives(in);
+	release_archives(in);
 	*in = (struct ofl_pkg_inputs)OFL_PKG_INPUTS_INIT;
 }
 
@@ -327,4 +385,17 @@ char *ofl_pkg_extract_name(const char *input, const struct ofl_obin *b, size_t i
 	char *name = (char *)ofl_buf_detach(&n, NULL);
 	ofl_name_flatten(name);
 	return name;
+}
+
+int ofl_pkg_write_archive(const struct ofl_pkg_entry *const *e, size_t n, struct ofl_buf *out,
+                          struct ofl_error *err)
+{
+	struct ofl_ar_input *m = ofl_calloc(n ? n : 1, sizeof *m);
+	if (!m)
+		return OFL_NOMEM(err);
+	for (size_t i = 0; i < n; i++)
+		m[i] = (struct ofl_ar_input){e[i]->ident, e[i]->bin.image, e[i]->bin.image_size};
+	int rc = ofl_archive_write_gnu(m, n, out, err);
+	free(m);
+	return rc;
 }

@@ -5,6 +5,7 @@
 #include <libelf.h>
 #include <string.h>
 
+#include "elf_priv.h"
 #include "internal.h"
 #include "offlink/elf.h"
 #include "offlink/wrapper_obj.h"
@@ -96,9 +97,7 @@ int ofl_wrap_needs_of_object(const uint8_t *data, size_t size, struct ofl_wrap_n
 {
 	if (!ofl_is_elf(data, size))
 		return 0;
-	elf_version(EV_CURRENT);
-	/* libelf wants a mutable pointer; ELF_C_READ never writes through it */
-	Elf *e = elf_memory((char *)data, size);
+	Elf *e = ofl_elf_memory(data, size, ELF_K_ELF);
 	GElf_Ehdr eh;
 	int rc = 0;
 	if (!e || !gelf_getehdr(e, &eh))

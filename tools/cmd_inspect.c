@@ -11,7 +11,7 @@
 #include "diag.h"
 #include "ofl_bfd.h"
 #include "offlink/archive.h"
-#include "offlink/elf.h"
+#include "offlink/format.h"
 #include "offlink/inspect.h"
 #include "offlink/io.h"
 #include "offlink/offload_binary.h"
@@ -88,9 +88,10 @@ static int objdump_bundles(const char *path, const char *fname, const uint8_t *d
 static int inspect_objdump(const struct insp *in, const char *path, const char *fname,
                            const uint8_t *d, size_t n, unsigned depth)
 {
-	if (ofl_archive_is(d, n))
+	enum ofl_format f = ofl_format_of(d, n);
+	if (f == OFL_FMT_ARCHIVE)
 		return objdump_archive(in, path, d, n, depth);
-	bool elf = ofl_is_elf(d, n), raw = ofl_obin_is(d, n);
+	bool elf = f == OFL_FMT_ELF, raw = f == OFL_FMT_OFFLOAD;
 	struct ofl_error err = OFL_ERROR_INIT;
 	if (!elf && !raw)
 		return objdump_other(in, path, fname, d, n);
@@ -295,7 +296,7 @@ static void json_cstr(const char *s)
 
 static const char *node_format(const struct ofl_node *n)
 {
-	return n->format_name ? n->format_name : ofl_node_format_name(n->format);
+	return n->format_name ? n->format_name : ofl_format_name(n->format);
 }
 
 static char *segment(const struct ofl_node *n)

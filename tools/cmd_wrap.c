@@ -10,11 +10,9 @@
 #include "commands.h"
 #include "diag.h"
 #include "offlink/buf.h"
-#include "offlink/bundle.h"
-#include "offlink/ccob.h"
 #include "offlink/elf.h"
-#include "offlink/fatbin.h"
 #include "offlink/fatbin_build.h"
+#include "offlink/format.h"
 #include "offlink/io.h"
 #include "offlink/offload_binary.h"
 #include "offlink/proc.h"
@@ -233,8 +231,8 @@ static enum emit what_to_emit(const struct wrap_job *j)
 /* A finished fat binary: a bundle, a compressed bundle or a CUDA fatbinary. */
 static bool is_fat(const uint8_t *d, size_t n)
 {
-	return (n >= OFL_BUNDLE_MAGIC_LEN && !memcmp(d, OFL_BUNDLE_MAGIC, OFL_BUNDLE_MAGIC_LEN)) ||
-	       ofl_ccob_is(d, n) || ofl_fatbin_is(d, n);
+	enum ofl_format f = ofl_format_of(d, n);
+	return f == OFL_FMT_BUNDLE || f == OFL_FMT_CCOB || f == OFL_FMT_FATBIN;
 }
 
 /* Is this input a device image to build the fat binary from?  Yes for ELF

@@ -212,6 +212,6 @@ OFL_TEST(unknown_bytes_and_chance_magic)
 	CHECK_EQ_U(ofl_inspect_build(junk, sizeof junk, "junk", NULL, &root, &err), 0);
 	CHECK_EQ_U(root->nchildren, 0);
 	CHECK_EQ_U(root->format, OFL_FMT_UNKNOWN);
-	CHECK_STR(ofl_node_format_name(root->format), "data");
+	CHECK_STR(ofl_format_name(root->format), "data");
 	ofl_node_free(root);
 }

@@ -103,3 +103,52 @@ OFL_TEST(elf_sections_refuses_non_elf)
 	                               OFL_ELFSEC_BY_TYPE, &s, &err) == OFL_EFORMAT);
 	CHECK(!ofl_is_elf((const uint8_t *)"\177EL", 3));
 }
+
+struct seen {
+	size_t n;
+	uint64_t off[4];
+};
+
+/* Takes LLVM's v1 binaries only, as the packager does. */
+static int take_v1(void *ctx, const uint8_t *p, size_t left, uint64_t off, uint64_t *span,
+                   struct ofl_error *err)
+{
+	struct seen *s = ctx;
+	struct ofl_obin b;
+	int rc = ofl_obin_parse(p, left, &b, err);
+	if (rc)
+		return rc;
+	*span = b.size;
+	ofl_obin_release(&b);
+	if (s->n < 4)
+		s->off[s->n] = off;
+	s->n++;
+	return 0;
+}
+
+OFL_TEST(exact_walk_stops_at_padding)
+{
+	struct ofl_buf b = OFL_BUF_INIT;
+	size_t n1 = make_bin(&b, "a", 8);
+	size_t n2 = make_bin(&b, "b", 16);
+	struct seen s = {0, {0}};
+	struct ofl_error err = OFL_ERROR_INIT;
+	CHECK(ofl_scan_each(b.data, b.len, 500, OFL_SCAN_EXACT, take_v1, &s, &err) == 0);
+	CHECK_EQ_U(s.n, 2);
+	CHECK_EQ_U(s.off[0], 500);
+	CHECK_EQ_U(s.off[1], 500 + n1);
+	/* Padding before a third binary: the exact walk fails where the
+	 * padding starts; the scanning walk steps over it. */
+	ofl_buf_append_zeros(&b, 8);
+	make_bin(&b, "c", 0);
+	s.n = 0;
+	CHECK(ofl_scan_each(b.data, b.len, 500, OFL_SCAN_EXACT, take_v1, &s, &err) == OFL_EFORMAT);
+	CHECK_EQ_U(s.n, 2);
+	CHECK_EQ_U(err.offset, 500 + n1 + n2);
+	ofl_error_clear(&err);
+	s.n = 0;
+	CHECK(ofl_scan_each(b.data, b.len, 500, 0, take_v1, &s, &err) == 0);
+	CHECK_EQ_U(s.n, 3);
+	CHECK_EQ_U(s.off[2], 500 + n1 + n2 + 8);
+	ofl_buf_release(&b);
+}

@@ -43,6 +43,8 @@ struct ofl_archive {
 
 /* "!<arch>\n" or "!<thin>\n". */
 bool ofl_archive_is(const uint8_t *data, size_t size);
+/* "!<thin>\n" only. */
+bool ofl_archive_is_thin(const uint8_t *data, size_t size);
 
 /* Parses an archive held in memory; members are views valid as long as data.
  * GNU ("/", "/SYM64/" skipped, "//" long names), BSD ("#1/<len>" names,

@@ -18,7 +18,10 @@ extern "C" {
 #endif
 OFL_API_BEGIN
 
-/* Raw bitcode ("BC" C0 DE) or the wrapper header (DE C0 17 0B). */
+#define OFL_BITCODE_MAGIC "BC\xc0\xde"
+#define OFL_BITCODE_WRAPPER 0x0b17c0deu /* the wrapper header's, little-endian */
+
+/* Raw bitcode, or a wrapper header whose bitcode lies within size. */
 bool ofl_bitcode_is(const uint8_t *data, size_t size);
 
 /* irsymtab symbol flags (bit positions as LLVM stores them). */

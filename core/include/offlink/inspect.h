@@ -13,6 +13,7 @@
 #include "offlink/archive.h"
 #include "offlink/buf.h"
 #include "offlink/error.h"
+#include "offlink/format.h"
 #include "offlink/io.h"
 
 #ifdef __cplusplus
@@ -29,20 +30,6 @@ enum ofl_node_kind {
 	OFL_NODE_FATBIN_ENTRY, /* CUDA fatbinary entry; selector "[k]" */
 };
 
-/* What a node's bytes were recognised as. */
-enum ofl_node_format {
-	OFL_FMT_UNKNOWN,
-	OFL_FMT_ELF,
-	OFL_FMT_COFF, /* any non-ELF object the foreign reader reads */
-	OFL_FMT_ARCHIVE,
-	OFL_FMT_OFFLOAD, /* one or more OffloadBinaries back to back */
-	OFL_FMT_BUNDLE,  /* binary bundle */
-	OFL_FMT_CCOB,    /* compressed bundle */
-	OFL_FMT_FATBIN,  /* CUDA fatbinary (magic 0xBA55ED50) */
-	OFL_FMT_BITCODE, /* LLVM bitcode (embedded objects not decoded) */
-	OFL_FMT_PTX,     /* text starting with a PTX directive */
-};
-
 struct ofl_node_string {
 	char *key;
 	char *value; /* NUL-terminated; v2+ values may hold NULs too */
@@ -51,10 +38,10 @@ struct ofl_node_string {
 
 struct ofl_node {
 	enum ofl_node_kind kind;
-	enum ofl_node_format format;
-	char *name;          /* member or section name, bundle entry ID; owned */
-	size_t index;        /* images and fatbin entries: k among the parent's */
-	const uint8_t *data; /* the node's bytes (a view; see inflated) */
+	enum ofl_format format; /* what its bytes were recognised as */
+	char *name;             /* member or section name, bundle entry ID; owned */
+	size_t index;           /* images and fatbin entries: k among the parent's */
+	const uint8_t *data;    /* the node's bytes (a view; see inflated) */
 	uint64_t size;
 	/* Offset of data in the file (or, for a thin archive member, in the
 	 * member's file); when inflated, in the inflated bytes of the nearest
@@ -204,7 +191,6 @@ int ofl_objdump_section_bundles(const uint8_t *file, size_t file_size, uint64_t 
 const char *ofl_elf_format_name(const uint8_t *elf_header);
 
 const char *ofl_node_kind_name(enum ofl_node_kind k);
-const char *ofl_node_format_name(enum ofl_node_format f);
 
 OFL_API_END
 #ifdef __cplusplus

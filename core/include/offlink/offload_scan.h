@@ -78,11 +78,29 @@ enum {
 	/* A magic whose binary does not parse is an error (with its absolute
 	 * offset) instead of being skipped. */
 	OFL_SCAN_STRICT = 1,
+	/* Binaries follow each other from the first byte with nothing between:
+	 * the callback reads every position the walk reaches, and its error
+	 * stops the walk (no scan for the next magic). */
+	OFL_SCAN_EXACT = 2,
 };
 
-/* Walks size bytes of section contents that start at absolute offset base:
- * binary after binary by their size fields; on bytes that are not a binary
- * (padding, garbage) it scans forward to the next magic. */
+/* Reads the binary at p (left bytes to the end of the walked bytes, off
+ * its absolute offset) and sets *span to the bytes it takes (more than 0).
+ * An error stops the walk when it is OFL_ENOMEM or the walk is strict or
+ * exact; otherwise the walk clears it and scans on from the next magic. */
+typedef int (*ofl_scan_fn)(void *ctx, const uint8_t *p, size_t left, uint64_t off, uint64_t *span,
+                           struct ofl_error *err);
+
+/* The one walk over binaries in a section or stream: size bytes starting
+ * at absolute offset base, binary after binary by the spans fn gives; on
+ * bytes that are not a binary (padding, garbage) it scans forward to the
+ * next magic unless OFL_SCAN_EXACT.  Errors are located at the binary's
+ * absolute offset. */
+int ofl_scan_each(const uint8_t *data, size_t size, uint64_t base, unsigned flags, ofl_scan_fn fn,
+                  void *ctx, struct ofl_error *err);
+
+/* ofl_scan_each that lists the binaries that parse (any version, by their
+ * size fields), each with section, the ELF section index it lies in. */
 int ofl_scan_walk(const uint8_t *data, size_t size, uint64_t base, size_t section, unsigned flags,
                   struct ofl_found_list *out, struct ofl_error *err);
 
