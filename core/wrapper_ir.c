@@ -279,6 +279,11 @@ static void structor(struct ofl_ir_module *m, const char *name, int prio, uint32
 static uint32_t bytes(struct ofl_ir_module *m, const uint8_t *data, uint64_t size, uint32_t *t)
 {
 	*t = ty_array(m, size, m->i8_t);
+	uint64_t i = 0;
+	while (i < size && !data[i])
+		i++;
+	if (i == size) /* LLVM keeps no bytes for all zeros (or none) */
+		return c_null(m, *t);
 	return add_const(
 	    m, (struct ofl_ir_const){.kind = OFL_C_BYTES, .type = *t, .data = data, .nops = 0});
 }
@@ -647,5 +652,18 @@ uint32_t ofl_ir_type_of(const struct ofl_ir_module *m, const struct ofl_ir_func 
 		return m->insts[i].type;
 	default: /* globals and functions */
 		return m->ptr_t;
+	}
+}
+
+uint32_t ofl_ir_index(const struct ofl_ir_module *m, uint32_t v)
+{
+	uint32_t i = OFL_V_INDEX(v);
+	switch (OFL_V_KIND(v)) {
+	case OFL_V_GLOBAL:
+		return i;
+	case OFL_V_FUNC:
+		return (uint32_t)m->nglobals + i;
+	default:
+		return (uint32_t)(m->nglobals + m->nfuncs) + i;
 	}
 }

@@ -125,6 +125,9 @@ void ofl_ir_release(struct ofl_ir_module *m);
 
 /* Queries both writers share. */
 const char *ofl_ir_name(const struct ofl_ir_module *m, uint32_t off);
+/* Module-level value number of a global, function or constant: globals,
+ * then functions, then constants, as bitcode numbers them. */
+uint32_t ofl_ir_index(const struct ofl_ir_module *m, uint32_t v);
 uint32_t ofl_ir_type_of(const struct ofl_ir_module *m, const struct ofl_ir_func *f, uint32_t v);
 
 /* Bitcode that LLVM 19 and later read, appended to out. */
