@@ -88,9 +88,12 @@ static uint32_t c_agg(struct ofl_ir_module *m, uint32_t type, const uint32_t *e,
 	                        .kind = OFL_C_AGG, .type = type, .ops = ops, .nops = (uint32_t)n});
 }
 
-/* getelementptr ([n x i8], ptr base, i64 0, i64 off) */
+/* getelementptr ([n x i8], ptr base, i64 0, i64 off); LLVM folds a zero
+ * offset to the plain global. */
 static uint32_t c_byte_gep(struct ofl_ir_module *m, uint32_t arr, uint32_t base, uint64_t off)
 {
+	if (!off)
+		return base;
 	uint32_t v[3] = {base, c_int(m, m->i64_t, 0), c_int(m, m->i64_t, (int64_t)off)};
 	uint32_t ops = add_ops(m, v, 3);
 	return add_const(
@@ -359,11 +362,9 @@ static void omp_module(struct ofl_ir_module *m, const struct ofl_wrap_opts *o,
 	}
 	for (size_t i = 0; i < n && !m->nomem; i++) {
 		uint32_t g = img0 + (uint32_t)i, t = m->globals[OFL_V_INDEX(g)].type;
-		/* LLVM folds a zero offset to the plain global */
-		uint32_t start = imgs[i].start ? c_byte_gep(m, t, g, imgs[i].start) : g;
-		elems[i] = c_agg(
-		    m, img_t,
-		    (uint32_t[]){start, c_byte_gep(m, t, g, imgs[i].end), nm.start, nm.stop}, 4);
+		uint32_t v[4] = {c_byte_gep(m, t, g, imgs[i].start),
+		                 c_byte_gep(m, t, g, imgs[i].end), nm.start, nm.stop};
+		elems[i] = c_agg(m, img_t, v, 4);
 	}
 	uint32_t arr_t = ty_array(m, n, img_t);
 	uint32_t arr = add_global(
