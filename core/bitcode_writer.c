@@ -1,9 +1,9 @@
 /* LLVM bitcode for the wrapper module (wrapper_ir.h), as LLVM 19 and later
- * read it (docs/formats.md, "Bitcode writer"): the bitstream container
- * (32-bit words filled from the low bit, blocks with a backpatched length,
- * unabbreviated records of VBR6 operands), an IDENTIFICATION block, a
- * version-2 MODULE block (names in the STRTAB blob after it, operands
- * relative to the instruction's value number) and the STRTAB block.
+ * read it (docs/formats.md §8): the bitstream container (32-bit words
+ * filled from the low bit, blocks with a backpatched length, unabbreviated
+ * records of VBR6 operands), an IDENTIFICATION block, a version-2 MODULE
+ * block (names in the STRTAB blob after it, operands relative to the
+ * instruction's value number) and the STRTAB block.
  *
  * Only what the wrapper module needs is encoded: no metadata, attributes
  * or comdats.  Every constant, the ones instructions use included, lies in
