@@ -609,6 +609,10 @@ int ofl_ir_build(struct ofl_ir_module *m, const struct ofl_wrap_opts *o, const c
 	int rc = ofl_wrap_check(o, nimages, err);
 	if (rc)
 		return rc;
+	/* values are numbered in 28 bits, and an image takes at most 20 */
+	if (nimages > (1u << 20))
+		return ofl_error_set(err, OFL_EINVAL, NULL, OFL_NO_OFFSET,
+		                     "too many images for LLVM IR (%zu)", nimages);
 	m->module_id = m->source_filename =
 	    old_abi(o) ? "offload.wrapper.object" : "offload.wrapper.module";
 	m->triple = triple;

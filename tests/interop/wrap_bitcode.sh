@@ -7,7 +7,7 @@
 # link and register the same images as LLVM's own (stub runtime).
 source "$OFL_SRC/tests/lib.sh"
 need cc readelf "$LLVM22/llvm-offload-wrapper" "$LLVM22/llvm-dis" "$LLVM19/llvm-dis" \
-	"$LLVM22/llvm-bcanalyzer" "$LLVM22/llc" "$LLVM19/llc"
+	"$LLVM22/llvm-bcanalyzer" "$LLVM22/llc" "$LLVM19/llc" "$LLVM22/clang-offload-packager"
 
 T=x86_64-pc-linux-gnu
 cc -O1 -fPIC -c "$OFL_SRC/tests/interop/wrap_stub_src/stub.c" -o stub.o || fail "compile stub"
@@ -16,6 +16,9 @@ randbytes 2 333 >b.img
 printf 'q"\\\0\n\177' >c.img # bytes the IR text escapes
 head -c 64 /dev/zero >z.img   # all zeros: LLVM keeps zeroinitializer
 : >e.img                      # empty
+# an OffloadBinary: the image starts past its header
+"$LLVM22/clang-offload-packager" -o ob.bin \
+	--image=file=b.img,triple=amdgcn-amd-amdhsa,arch=gfx906,kind=openmp 2>/dev/null
 
 # dis FILE.bc OUT VERSION: llvm-dis of that release, which must not complain
 dis() {
@@ -33,7 +36,7 @@ log() {
 
 for kind in openmp cuda hip; do
 	imgs=(a.img)
-	[ $kind = openmp ] && imgs=(a.img b.img c.img z.img e.img)
+	[ $kind = openmp ] && imgs=(a.img b.img c.img z.img e.img ob.bin)
 	"$LLVM22/llvm-offload-wrapper" --kind=$kind --triple=$T -o ref.bc "${imgs[@]}" ||
 		fail "llvm-offload-wrapper $kind"
 	"$OFL_COMPAT/llvm-offload-wrapper" --kind=$kind --triple=$T -o $kind.bc "${imgs[@]}" ||
