@@ -600,7 +600,7 @@ int cmd_wrap(int argc, char **argv)
 	    {"relocatable", OPT_FLAG, &reloc, NULL, NULL,
 	     "put images in .llvm.offloading.relocatable (for -r links)"},
 	    {"emit", OPT_STR, &j.emit, NULL, "obj|ll|bc|c|fatbin",
-	     "output format (default: from -o's name: .ll, .c, else obj); fatbin: only the "
+	     "output format (default: from -o's name: .ll, .bc, .c, else obj); fatbin: only the "
 	     "cuda/hip fat binary, as clang-linker-wrapper --emit-fatbin-only"},
 	    {"cuda-path", OPT_STR, &j.fb.cuda_path, NULL, "<dir>",
 	     "CUDA toolkit whose bin/fatbinary makes cuda fat binaries (default: $CUDA_PATH, "
