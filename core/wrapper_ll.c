@@ -1,340 +1,402 @@
-/* LLVM IR text for the wrapper module (wrapper_obj.h): the same globals,
- * sections and constructors clang's wrapper builds (docs/abi.md, "Registration sequence"),
- * in opaque-pointer IR that LLVM 15 and later read.  The LLVM 14 flavours are
- * written in the same dialect (14 itself used typed pointers). */
+/* LLVM IR text for the wrapper module (wrapper_ir.h), printed as llvm-dis
+ * prints it: opaque-pointer IR that LLVM 15 and later read.  The LLVM 14
+ * flavours are written in the same dialect (14 itself used typed
+ * pointers). */
+#include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
-#include "offlink/wrapper_obj.h"
+#include "wrapper_ir.h"
 
-static bool old_abi(const struct ofl_wrap_opts *o)
+struct printer {
+	struct ofl_buf *b;
+	const struct ofl_ir_module *m;
+	const struct ofl_ir_func *f;
+	int32_t *num; /* the function's unnamed values: number, per instruction */
+	uint32_t inst0;
+	int rc;
+};
+
+static void put(struct printer *p, const char *s)
 {
-	return o->abi == OFL_WRAP_LLVM14 || o->abi == OFL_WRAP_AMD;
+	p->rc |= ofl_buf_append_str(p->b, s);
+}
+
+static void putf(struct printer *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void putf(struct printer *p, const char *fmt, ...)
+{
+	char s[256];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(s, sizeof(s), fmt, ap);
+	va_end(ap);
+	put(p, s);
 }
 
 /* c"..." with LLVM's escaping: printable bytes as is, except " as \22 and
  * the backslash doubled. */
-static int put_cstring(struct ofl_buf *b, const uint8_t *p, uint64_t n)
+static void put_cstring(struct printer *p, const uint8_t *s, uint64_t n)
 {
 	static const char hex[] = "0123456789ABCDEF";
-	if (ofl_buf_reserve(b, n + 3) || ofl_buf_append(b, "c\"", 2))
-		return -1;
-	for (uint64_t i = 0; i < n; i++) {
-		uint8_t c = p[i];
-		int rc;
+	if (ofl_buf_reserve(p->b, n + 3)) {
+		p->rc = -1;
+		return;
+	}
+	put(p, "c\"");
+	for (uint64_t i = 0; i < n && !p->rc; i++) {
+		uint8_t c = s[i];
 		if (c == '\\')
-			rc = ofl_buf_append(b, "\\\\", 2);
+			p->rc |= ofl_buf_append(p->b, "\\\\", 2);
 		else if (c >= 0x20 && c < 0x7f && c != '"')
-			rc = ofl_buf_append(b, &c, 1);
+			p->rc |= ofl_buf_append(p->b, &c, 1);
 		else
-			rc = ofl_buf_append(b, (char[3]){'\\', hex[c >> 4], hex[c & 15]}, 3);
-		if (rc)
-			return -1;
+			p->rc |= ofl_buf_append(p->b, (char[3]){'\\', hex[c >> 4], hex[c & 15]}, 3);
 	}
-	return ofl_buf_append(b, "\"", 1);
+	put(p, "\"");
 }
 
-static int header(struct ofl_buf *b, const struct ofl_wrap_opts *o, const char *triple)
+static void put_type(struct printer *p, uint32_t t)
 {
-	const char *mod = old_abi(o) ? "offload.wrapper.object" : "offload.wrapper.module";
-	const char *entry = o->abi == OFL_WRAP_LLVM20
-	                        ? "{ i64, i16, i16, i32, ptr, ptr, i64, i64, ptr }"
-	                        : "{ ptr, ptr, i64, i32, i32 }";
-	const char *sec = ofl_wrap_entries_section(o);
-	int rc = ofl_buf_printf(b,
-	                        "; ModuleID = '%s'\nsource_filename = \"%s\"\n"
-	                        "target triple = \"%s\"\n\n"
-	                        "%%struct.__tgt_offload_entry = type %s\n",
-	                        mod, mod, triple, entry);
-	if (o->kind != OFL_WRAP_OPENMP)
-		rc |= ofl_buf_printf(b, "%%fatbin_wrapper = type { i32, i32, ptr, ptr }\n");
-	if (o->kind == OFL_WRAP_OPENMP)
-		rc |= ofl_buf_printf(b, "%%__tgt_device_image = type { ptr, ptr, ptr, ptr }\n"
-		                        "%%__tgt_bin_desc = type { i32, ptr, ptr, ptr }\n");
-	if (o->abi == OFL_WRAP_AMD)
-		rc |= ofl_buf_printf(b, "%%__tgt_image_info = type { i32, i32, i32, ptr, ptr }\n");
-	rc |= ofl_buf_printf(
-	    b,
-	    "\n@__start_%s = external hidden constant [0 x %%struct.__tgt_offload_entry]\n"
-	    "@__stop_%s = external hidden constant [0 x %%struct.__tgt_offload_entry]\n",
-	    sec, sec);
-	if (old_abi(o))
-		rc |= ofl_buf_printf(
-		    b,
-		    "@__dummy.omp_offloading.entry = hidden constant [0 x "
-		    "%%struct.__tgt_offload_entry] zeroinitializer, section \"%s\"\n",
-		    sec);
-	else
-		rc |= ofl_buf_printf(
-		    b,
-		    "@__dummy.%s = internal constant [0 x %%struct.__tgt_offload_entry] "
-		    "zeroinitializer, section \"%s\"%s\n"
-		    "@llvm.compiler.used = appending global [1 x ptr] [ptr "
-		    "@__dummy.%s], section \"llvm.metadata\"\n",
-		    sec, sec, o->abi == OFL_WRAP_LLVM20 ? ", align 8" : "", sec);
-	return rc;
+	const struct ofl_ir_type *ty = &p->m->types[t];
+	switch (ty->kind) {
+	case OFL_T_VOID:
+		put(p, "void");
+		break;
+	case OFL_T_INT:
+		putf(p, "i%llu", (unsigned long long)ty->n);
+		break;
+	case OFL_T_PTR:
+		put(p, "ptr");
+		break;
+	case OFL_T_ARRAY:
+		putf(p, "[%llu x ", (unsigned long long)ty->n);
+		put_type(p, ty->elem);
+		put(p, "]");
+		break;
+	case OFL_T_STRUCT:
+		if (ty->name) {
+			putf(p, "%%%s", ty->name);
+			break;
+		}
+		put(p, "{ ");
+		for (uint32_t i = 0; i < ty->nsub; i++) {
+			put(p, i ? ", " : "");
+			put_type(p, p->m->ops[ty->sub + i]);
+		}
+		put(p, " }");
+		break;
+	case OFL_T_FUNC:
+		break;
+	}
 }
 
-static void image_name(char *out, size_t n, size_t i)
+static void put_value(struct printer *p, uint32_t v);
+
+static void put_typed(struct printer *p, uint32_t v)
 {
-	if (i == 0)
-		snprintf(out, n, ".omp_offloading.device_image");
-	else
-		snprintf(out, n, ".omp_offloading.device_image.%zu", i);
+	put_type(p, ofl_ir_type_of(p->m, p->f, v));
+	put(p, " ");
+	put_value(p, v);
 }
 
-static int omp_globals(struct ofl_buf *b, const struct ofl_wrap_opts *o,
-                       const struct ofl_wrap_image *imgs, size_t n)
+static void put_const(struct printer *p, const struct ofl_ir_const *c)
 {
-	const char *sec = ofl_wrap_entries_section(o);
-	const char *isec = o->relocatable ? ".llvm.offloading.relocatable" : ".llvm.offloading";
-	char name[64];
-	int rc = 0;
-	for (size_t i = 0; i < n && !rc; i++) {
-		image_name(name, sizeof(name), i);
-		rc |= ofl_buf_printf(b, "@%s = internal unnamed_addr constant [%llu x i8] ", name,
-		                     (unsigned long long)imgs[i].size);
-		rc |= put_cstring(b, imgs[i].data, imgs[i].size);
-		if (old_abi(o))
-			rc |= ofl_buf_append_str(b, "\n");
+	const struct ofl_ir_module *m = p->m;
+	const struct ofl_ir_type *ty = &m->types[c->type];
+	switch (c->kind) {
+	case OFL_C_INT:
+		putf(p, "%lld", (long long)c->v);
+		break;
+	case OFL_C_NULL:
+		put(p, ty->kind == OFL_T_PTR ? "null" : "zeroinitializer");
+		break;
+	case OFL_C_BYTES:
+		put_cstring(p, c->data, ty->n);
+		break;
+	case OFL_C_AGG:
+		put(p, ty->kind == OFL_T_ARRAY ? "[" : "{ ");
+		for (uint32_t i = 0; i < c->nops; i++) {
+			put(p, i ? ", " : "");
+			put_typed(p, m->ops[c->ops + i]);
+		}
+		put(p, ty->kind == OFL_T_ARRAY ? "]" : " }");
+		break;
+	case OFL_C_GEP:
+		put(p, "getelementptr (");
+		put_type(p, c->type);
+		for (uint32_t i = 0; i < c->nops; i++) {
+			put(p, ", ");
+			put_typed(p, m->ops[c->ops + i]);
+		}
+		put(p, ")");
+		break;
+	}
+}
+
+static void put_value(struct printer *p, uint32_t v)
+{
+	const struct ofl_ir_module *m = p->m;
+	uint32_t i = OFL_V_INDEX(v);
+	switch (OFL_V_KIND(v)) {
+	case OFL_V_GLOBAL:
+		putf(p, "@%s", ofl_ir_name(m, m->globals[i].name));
+		break;
+	case OFL_V_FUNC:
+		putf(p, "@%s", ofl_ir_name(m, m->funcs[i].name));
+		break;
+	case OFL_V_CONST:
+		put_const(p, &m->consts[i]);
+		break;
+	case OFL_V_ARG:
+		putf(p, "%%%u", i); /* arguments are unnamed, numbered first */
+		break;
+	default:
+		if (m->insts[i].name)
+			putf(p, "%%%s", m->insts[i].name);
 		else
-			rc |= ofl_buf_printf(b, ", section \"%s\", align 8\n", isec);
+			putf(p, "%%%d", p->num[i - p->inst0]);
 	}
-	rc |=
-	    ofl_buf_printf(b,
-	                   "@.omp_offloading.device_images = internal unnamed_addr constant [%zu x "
-	                   "%%__tgt_device_image] [",
-	                   n);
-	for (size_t i = 0; i < n && !rc; i++) {
-		unsigned long long sz = (unsigned long long)imgs[i].size;
-		image_name(name, sizeof(name), i);
-		rc |= ofl_buf_printf(b, "%s%%__tgt_device_image { ", i ? ", " : "");
-		/* LLVM folds a zero offset to the plain global */
-		if (imgs[i].start)
-			rc |= ofl_buf_printf(b,
-			                     "ptr getelementptr ([%llu x i8], ptr @%s, i64 0, "
-			                     "i64 %llu)",
-			                     sz, name, (unsigned long long)imgs[i].start);
-		else
-			rc |= ofl_buf_printf(b, "ptr @%s", name);
-		rc |= ofl_buf_printf(b,
-		                     ", ptr getelementptr ([%llu x i8], ptr @%s, i64 0, i64 "
-		                     "%llu), ptr @__start_%s, ptr @__stop_%s }",
-		                     sz, name, (unsigned long long)imgs[i].end, sec, sec);
+}
+
+static void put_global(struct printer *p, const struct ofl_ir_global *g)
+{
+	static const char *const linkage[] = {"", "internal ", "appending "};
+	putf(p, "@%s = %s%s%s%s", ofl_ir_name(p->m, g->name),
+	     g->init ? linkage[g->linkage] : "external ", g->hidden ? "hidden " : "",
+	     g->unnamed_addr ? "unnamed_addr " : "", g->constant ? "constant " : "global ");
+	put_type(p, g->type);
+	if (g->init) {
+		put(p, " ");
+		put_value(p, g->init);
 	}
-	rc |=
-	    ofl_buf_printf(b,
-	                   "]\n@.omp_offloading.descriptor = internal constant %%__tgt_bin_desc { "
-	                   "i32 %zu, ptr @.omp_offloading.device_images, ptr @__start_%s, ptr "
-	                   "@__stop_%s }\n",
-	                   n, sec, sec);
-	for (size_t i = 0; o->abi == OFL_WRAP_AMD && i < n && !rc; i++) {
-		const char *arch = imgs[i].arch ? imgs[i].arch : "";
-		rc |= ofl_buf_printf(b, "@__offload_arch_%zu = internal constant [%zu x i8] ", i,
-		                     strlen(arch) + 1);
-		rc |= put_cstring(b, (const uint8_t *)arch, strlen(arch) + 1);
-		rc |= ofl_buf_printf(
-		    b,
-		    ", section \".offload_arch_list\"\n"
-		    "@.offload_image_info_%zu = internal constant %%__tgt_image_info "
-		    "{ i32 1, i32 %zu, i32 %zu, ptr @__offload_arch_%zu, ptr null }\n",
-		    i, i, n, i);
+	if (g->section)
+		putf(p, ", section \"%s\"", g->section);
+	if (g->align)
+		putf(p, ", align %u", g->align);
+	put(p, "\n");
+}
+
+static void put_block_ref(struct printer *p, uint32_t b)
+{
+	putf(p, "label %%%s", p->m->blocks[p->f->block + b].name);
+}
+
+static void put_inst(struct printer *p, const struct ofl_ir_inst *in, uint32_t idx)
+{
+	static const char *const bin[] = {[OFL_I_AND] = "and", [OFL_I_LSHR] = "lshr"};
+	const struct ofl_ir_module *m = p->m;
+	const uint32_t *op = m->ops + in->ops;
+	put(p, "  ");
+	if (m->types[in->type].kind != OFL_T_VOID) {
+		put_value(p, OFL_V(OFL_V_INST, idx));
+		put(p, " = ");
 	}
-	return rc;
+	switch (in->op) {
+	case OFL_I_RET:
+		put(p, "ret void");
+		break;
+	case OFL_I_BR:
+		put(p, "br ");
+		put_block_ref(p, op[0]);
+		break;
+	case OFL_I_CONDBR:
+		put(p, "br ");
+		put_typed(p, op[0]);
+		put(p, ", ");
+		put_block_ref(p, op[1]);
+		put(p, ", ");
+		put_block_ref(p, op[2]);
+		break;
+	case OFL_I_SWITCH:
+		put(p, "switch ");
+		put_typed(p, op[0]);
+		put(p, ", ");
+		put_block_ref(p, op[1]);
+		put(p, " [\n");
+		for (uint32_t i = 2; i + 1 < in->nops; i += 2) {
+			put(p, "    ");
+			put_typed(p, op[i]);
+			put(p, ", ");
+			put_block_ref(p, op[i + 1]);
+			put(p, "\n");
+		}
+		put(p, "  ]");
+		break;
+	case OFL_I_PHI:
+		put(p, "phi ");
+		put_type(p, in->type);
+		for (uint32_t i = 0; i + 1 < in->nops; i += 2) {
+			put(p, i ? ", [ " : " [ ");
+			put_value(p, op[i]);
+			putf(p, ", %%%s ]", m->blocks[p->f->block + op[i + 1]].name);
+		}
+		break;
+	case OFL_I_CALL:
+		put(p, "call ");
+		put_type(p, in->type);
+		put(p, " ");
+		put_value(p, op[0]);
+		put(p, "(");
+		for (uint32_t i = 1; i < in->nops; i++) {
+			put(p, i > 1 ? ", " : "");
+			put_typed(p, op[i]);
+		}
+		put(p, ")");
+		break;
+	case OFL_I_LOAD:
+		put(p, "load ");
+		put_type(p, in->type);
+		put(p, ", ");
+		put_typed(p, op[0]);
+		putf(p, ", align %u", in->imm);
+		break;
+	case OFL_I_STORE:
+		put(p, "store ");
+		put_typed(p, op[0]);
+		put(p, ", ");
+		put_typed(p, op[1]);
+		putf(p, ", align %u", in->imm);
+		break;
+	case OFL_I_GEP:
+		put(p, "getelementptr inbounds ");
+		put_type(p, in->aux);
+		for (uint32_t i = 0; i < in->nops; i++) {
+			put(p, ", ");
+			put_typed(p, op[i]);
+		}
+		break;
+	case OFL_I_AND:
+	case OFL_I_LSHR:
+		putf(p, "%s ", bin[in->op]);
+		put_typed(p, op[0]);
+		put(p, ", ");
+		put_value(p, op[1]);
+		break;
+	case OFL_I_TRUNC:
+		put(p, "trunc ");
+		put_typed(p, op[0]);
+		put(p, " to ");
+		put_type(p, in->type);
+		break;
+	case OFL_I_ICMP:
+		putf(p, "icmp %s ", in->imm == OFL_ICMP_EQ ? "eq" : "ne");
+		put_typed(p, op[0]);
+		put(p, ", ");
+		put_value(p, op[1]);
+		break;
+	}
+	put(p, "\n");
 }
 
-static int omp_functions(struct ofl_buf *b, const struct ofl_wrap_opts *o, size_t n)
+/* "; preds = ..." at column 50: the branches to block b, latest first (the
+ * order of LLVM's use list). */
+static void put_preds(struct printer *p, uint32_t b, size_t label_len)
 {
-	bool old = old_abi(o);
-	int rc =
-	    ofl_buf_printf(b,
-	                   "@llvm.global_ctors = appending global [1 x { i32, ptr, ptr }] [{ i32, "
-	                   "ptr, ptr } { i32 %d, ptr @.omp_offloading.descriptor_reg, ptr null "
-	                   "}]\n",
-	                   old ? 1 : 101);
-	if (old)
-		rc |=
-		    ofl_buf_printf(b, "@llvm.global_dtors = appending global [1 x { i32, ptr, ptr "
-		                      "}] [{ i32, ptr, ptr } { i32 1, ptr "
-		                      "@.omp_offloading.descriptor_unreg, ptr null }]\n");
-	rc |= ofl_buf_printf(b, "\ndefine internal void @.omp_offloading.descriptor_reg() section "
-	                        "\".text.startup\" {\nentry:\n");
-	for (size_t i = 0; o->abi == OFL_WRAP_AMD && i < n; i++)
-		rc |= ofl_buf_printf(b,
-		                     "  call void @__tgt_register_image_info(ptr "
-		                     "@.offload_image_info_%zu)\n",
-		                     i);
-	rc |=
-	    ofl_buf_printf(b, "  call void @__tgt_register_lib(ptr @.omp_offloading.descriptor)\n");
-	if (!old)
-		rc |= ofl_buf_printf(b, "  %%0 = call i32 @atexit(ptr "
-		                        "@.omp_offloading.descriptor_unreg)\n");
-	rc |= ofl_buf_printf(b, "  ret void\n}\n\ndeclare void @__tgt_register_lib(ptr)\n\n");
-	if (o->abi == OFL_WRAP_AMD)
-		rc |= ofl_buf_printf(b, "declare void @__tgt_register_image_info(ptr)\n\n");
-	if (!old)
-		rc |= ofl_buf_printf(b, "declare i32 @atexit(ptr)\n\n");
-	rc |= ofl_buf_printf(b, "define internal void @.omp_offloading.descriptor_unreg() section "
-	                        "\".text.startup\" {\nentry:\n  call void "
-	                        "@__tgt_unregister_lib(ptr @.omp_offloading.descriptor)\n  ret "
-	                        "void\n}\n\ndeclare void @__tgt_unregister_lib(ptr)\n");
-	return rc;
+	const struct ofl_ir_module *m = p->m;
+	const struct ofl_ir_block *blocks = m->blocks + p->f->block;
+	bool first = true;
+	for (uint32_t ub = p->f->nblocks; ub-- > 0;) {
+		const struct ofl_ir_inst *t = &m->insts[blocks[ub].inst + blocks[ub].ninst - 1];
+		const uint32_t *op = m->ops + t->ops;
+		for (uint32_t i = t->nops; i-- > 0;) {
+			bool target = t->op == OFL_I_BR || (t->op == OFL_I_CONDBR && i > 0) ||
+			              (t->op == OFL_I_SWITCH && i % 2 == 1);
+			if (!target || op[i] != b)
+				continue;
+			if (first)
+				putf(p, "%*s; preds = ", (int)(label_len < 50 ? 50 - label_len : 1),
+				     "");
+			putf(p, "%s%%%s", first ? "" : ", ", blocks[ub].name);
+			first = false;
+			break;
+		}
+	}
 }
 
-/* CUDA/HIP: the fat binary, its wrapper, the handle and the entry walk. */
-static int cuda_globals(struct ofl_buf *b, const struct ofl_wrap_opts *o,
-                        const struct ofl_wrap_image *img)
+static int put_function(struct printer *p, const struct ofl_ir_func *f)
 {
-	bool cuda = o->kind == OFL_WRAP_CUDA;
-	int rc = ofl_buf_printf(b, "@.fatbin_image = internal constant [%llu x i8] ",
-	                        (unsigned long long)img->size);
-	rc |= put_cstring(b, img->data, img->size);
-	rc |= ofl_buf_printf(
-	    b,
-	    ", section \"%s\"\n@.fatbin_wrapper = internal constant "
-	    "%%fatbin_wrapper { i32 %d, i32 1, ptr @.fatbin_image, ptr null }, section "
-	    "\"%s\", align 8\n@.%s.binary_handle = internal global ptr null\n",
-	    cuda ? ".nv_fatbin" : ".hip_fatbin", cuda ? 0x466243b1 : 0x48495046,
-	    cuda ? ".nvFatBinSegment" : ".hipFatBinSegment", cuda ? "cuda" : "hip");
-	return rc;
+	const struct ofl_ir_module *m = p->m;
+	const struct ofl_ir_type *ft = &m->types[f->type];
+	bool def = f->nblocks != 0;
+	p->f = f;
+	putf(p, "\n%s%s", def ? "define " : "declare ", f->internal ? "internal " : "");
+	put_type(p, ft->elem);
+	putf(p, " @%s(", ofl_ir_name(m, f->name));
+	for (uint32_t i = 0; i < ft->nsub; i++) {
+		put(p, i ? ", " : "");
+		put_type(p, m->ops[ft->sub + i]);
+		if (def)
+			putf(p, " %%%u", i);
+	}
+	put(p, ")");
+	if (f->section)
+		putf(p, " section \"%s\"", f->section);
+	if (!def) {
+		put(p, "\n");
+		return 0;
+	}
+	const struct ofl_ir_block *last = &m->blocks[f->block + f->nblocks - 1];
+	p->inst0 = m->blocks[f->block].inst;
+	size_t n = last->inst + last->ninst - p->inst0;
+	p->num = ofl_calloc(n, sizeof(*p->num));
+	if (!p->num)
+		return -1;
+	int32_t next = (int32_t)ft->nsub;
+	for (size_t i = 0; i < n; i++) {
+		const struct ofl_ir_inst *in = &m->insts[p->inst0 + i];
+		if (!in->name && m->types[in->type].kind != OFL_T_VOID)
+			p->num[i] = next++;
+	}
+	put(p, " {\n");
+	for (uint32_t b = 0; b < f->nblocks; b++) {
+		const struct ofl_ir_block *blk = &m->blocks[f->block + b];
+		putf(p, "%s%s:", b ? "\n" : "", blk->name);
+		put_preds(p, b, strlen(blk->name) + 1);
+		put(p, "\n");
+		for (uint32_t i = 0; i < blk->ninst; i++)
+			put_inst(p, &m->insts[blk->inst + i], blk->inst + i);
+	}
+	put(p, "}\n");
+	free(p->num);
+	p->num = NULL;
+	return 0;
 }
 
-/* One basic block per case of the walk; field indices follow the layout. */
-static int cuda_walk(struct ofl_buf *b, const struct ofl_wrap_opts *o, const char *p,
-                     const char *rt)
+static int print_module(struct ofl_buf *out, const struct ofl_ir_module *m)
 {
-	bool v20 = o->abi == OFL_WRAP_LLVM20, hip = o->kind == OFL_WRAP_HIP;
-	const char *sec = ofl_wrap_entries_section(o);
-	int fa = v20 ? 4 : 0, fn = v20 ? 5 : 1, fs = v20 ? 6 : 2, ff = v20 ? 3 : 3;
-	int rc = ofl_buf_printf(
-	    b,
-	    "\ndefine internal void @.%s.globals_reg(ptr %%0) section \".text.startup\" {\n"
-	    "entry:\n  br label %%while.entry\n\nwhile.entry:\n"
-	    "  %%entry1 = phi ptr [ @__start_%s, %%entry ], [ %%next, %%if.end ]\n"
-	    "  %%done = icmp eq ptr %%entry1, @__stop_%s\n"
-	    "  br i1 %%done, label %%while.end, label %%check\n\ncheck:\n",
-	    p, sec, sec);
-	if (v20)
-		rc |= ofl_buf_printf(
-		    b,
-		    "  %%kindp = getelementptr inbounds %%struct.__tgt_offload_entry, "
-		    "ptr %%entry1, i32 0, i32 2\n  %%kind = load i16, ptr %%kindp, "
-		    "align 2\n  %%ours = icmp eq i16 %%kind, %d\n  br i1 %%ours, "
-		    "label %%body, label %%if.end\n\nbody:\n",
-		    hip ? 4 : 2);
-	else
-		rc |= ofl_buf_printf(b, "  br label %%body\n\nbody:\n");
-	rc |= ofl_buf_printf(
-	    b,
-	    "  %%addrp = getelementptr inbounds %%struct.__tgt_offload_entry, ptr %%entry1, i32 "
-	    "0, i32 %d\n  %%addr = load ptr, ptr %%addrp, align 8\n"
-	    "  %%namep = getelementptr inbounds %%struct.__tgt_offload_entry, ptr %%entry1, i32 "
-	    "0, i32 %d\n  %%name = load ptr, ptr %%namep, align 8\n"
-	    "  %%sizep = getelementptr inbounds %%struct.__tgt_offload_entry, ptr %%entry1, i32 "
-	    "0, i32 %d\n  %%size = load i64, ptr %%sizep, align 8\n"
-	    "  %%flagsp = getelementptr inbounds %%struct.__tgt_offload_entry, ptr %%entry1, i32 "
-	    "0, i32 %d\n  %%flags = load i32, ptr %%flagsp, align 4\n",
-	    fa, fn, fs, ff);
-	if (v20)
-		rc |= ofl_buf_printf(
-		    b, "  %%datap = getelementptr inbounds %%struct.__tgt_offload_entry, "
-		       "ptr %%entry1, i32 0, i32 7\n  %%data64 = load i64, ptr %%datap, "
-		       "align 8\n  %%data = trunc i64 %%data64 to i32\n"
-		       "  %%auxp = getelementptr inbounds %%struct.__tgt_offload_entry, "
-		       "ptr %%entry1, i32 0, i32 8\n  %%aux = load ptr, ptr %%auxp, "
-		       "align 8\n");
-	else
-		rc |= ofl_buf_printf(
-		    b, "  %%datap = getelementptr inbounds %%struct.__tgt_offload_entry, "
-		       "ptr %%entry1, i32 0, i32 4\n  %%data = load i32, ptr %%datap, "
-		       "align 4\n");
-	rc |= ofl_buf_printf(
-	    b,
-	    "  %%type = and i32 %%flags, 7\n  %%ext1 = lshr i32 %%flags, 3\n"
-	    "  %%extern = and i32 %%ext1, 1\n  %%const1 = lshr i32 %%flags, 4\n"
-	    "  %%constant = and i32 %%const1, 1\n  %%norm1 = lshr i32 %%flags, 5\n"
-	    "  %%normalized = and i32 %%norm1, 1\n"
-	    "  %%isfn = icmp eq i64 %%size, 0\n  br i1 %%isfn, label %%if.then, label %%if.else\n\n"
-	    "if.then:\n  %%r = call i32 @%sRegisterFunction(ptr %%0, ptr %%addr, ptr %%name, ptr "
-	    "%%name, i32 -1, ptr null, ptr null, ptr null, ptr null, ptr null)\n"
-	    "  br label %%if.end\n\nif.else:\n"
-	    "  switch i32 %%type, label %%if.end [\n    i32 0, label %%sw.global\n"
-	    "    i32 1, label %%sw.managed\n    i32 2, label %%sw.surface\n"
-	    "    i32 3, label %%sw.texture\n  ]\n\nsw.global:\n"
-	    "  call void @%sRegisterVar(ptr %%0, ptr %%addr, ptr %%name, ptr %%name, i32 "
-	    "%%extern, i64 %%size, i32 %%constant, i32 0)\n  br label %%if.end\n\nsw.managed:\n",
-	    rt, rt);
-	if (v20)
-		rc |= ofl_buf_printf(b,
-		                     "  call void @%sRegisterManagedVar(ptr %%0, ptr %%aux, ptr "
-		                     "%%addr, ptr %%name, i64 %%size, i32 %%data)\n",
-		                     rt);
-	rc |= ofl_buf_printf(b, "  br label %%if.end\n\nsw.surface:\n");
-	if (hip)
-		rc |=
-		    ofl_buf_printf(b, "  call void @__hipRegisterSurface(ptr %%0, ptr %%addr, ptr "
-		                      "%%name, ptr %%name, i32 %%data, i32 %%extern)\n");
-	rc |= ofl_buf_printf(b, "  br label %%if.end\n\nsw.texture:\n");
-	if (hip)
-		rc |=
-		    ofl_buf_printf(b, "  call void @__hipRegisterTexture(ptr %%0, ptr %%addr, ptr "
-		                      "%%name, ptr %%name, i32 %%data, i32 %%normalized, i32 "
-		                      "%%extern)\n");
-	rc |= ofl_buf_printf(b, "  br label %%if.end\n\nif.end:\n  %%next = getelementptr inbounds "
-	                        "%%struct.__tgt_offload_entry, ptr %%entry1, i64 1\n  br label "
-	                        "%%while.entry\n\nwhile.end:\n  ret void\n}\n");
-	return rc;
-}
-
-static int cuda_functions(struct ofl_buf *b, const struct ofl_wrap_opts *o)
-{
-	bool cuda = o->kind == OFL_WRAP_CUDA;
-	const char *p = cuda ? "cuda" : "hip", *rt = cuda ? "__cuda" : "__hip";
-	int rc = ofl_buf_printf(
-	    b,
-	    "@llvm.global_ctors = appending global [1 x { i32, ptr, ptr }] [{ i32, ptr, ptr } "
-	    "{ i32 101, ptr @.%s.fatbin_reg, ptr null }]\n\n"
-	    "define internal void @.%s.fatbin_reg() section \".text.startup\" {\nentry:\n"
-	    "  %%0 = call ptr @%sRegisterFatBinary(ptr @.fatbin_wrapper)\n"
-	    "  store ptr %%0, ptr @.%s.binary_handle, align 8\n"
-	    "  call void @.%s.globals_reg(ptr %%0)\n",
-	    p, p, rt, p, p);
-	if (cuda)
-		rc |= ofl_buf_printf(b, "  call void @__cudaRegisterFatBinaryEnd(ptr %%0)\n");
-	rc |= ofl_buf_printf(b,
-	                     "  %%1 = call i32 @atexit(ptr @.%s.fatbin_unreg)\n  ret void\n}\n\n"
-	                     "declare ptr @%sRegisterFatBinary(ptr)\n\n",
-	                     p, rt);
-	if (cuda)
-		rc |= ofl_buf_printf(b, "declare void @__cudaRegisterFatBinaryEnd(ptr)\n\n");
-	rc |= ofl_buf_printf(b,
-	                     "declare i32 @atexit(ptr)\n\n"
-	                     "define internal void @.%s.fatbin_unreg() section \".text.startup\" "
-	                     "{\nentry:\n  %%0 = load ptr, ptr @.%s.binary_handle, align 8\n"
-	                     "  call void @%sUnregisterFatBinary(ptr %%0)\n  ret void\n}\n\n"
-	                     "declare void @%sUnregisterFatBinary(ptr)\n"
-	                     "declare i32 @%sRegisterFunction(ptr, ptr, ptr, ptr, i32, ptr, ptr, "
-	                     "ptr, ptr, ptr)\n"
-	                     "declare void @%sRegisterVar(ptr, ptr, ptr, ptr, i32, i64, i32, i32)\n"
-	                     "declare void @%sRegisterManagedVar(ptr, ptr, ptr, ptr, i64, i32)\n"
-	                     "declare void @__hipRegisterSurface(ptr, ptr, ptr, ptr, i32, i32)\n"
-	                     "declare void @__hipRegisterTexture(ptr, ptr, ptr, ptr, i32, i32, "
-	                     "i32)\n",
-	                     p, p, rt, rt, rt, rt, rt);
-	return rc | cuda_walk(b, o, p, rt);
+	struct printer p = {.b = out, .m = m};
+	putf(&p, "; ModuleID = '%s'\nsource_filename = \"%s\"\ntarget triple = \"%s\"\n\n",
+	     m->module_id, m->source_filename, m->triple);
+	for (size_t t = 0; t < m->ntypes; t++) {
+		const struct ofl_ir_type *ty = &m->types[t];
+		if (ty->kind != OFL_T_STRUCT || !ty->name)
+			continue;
+		putf(&p, "%%%s = type { ", ty->name);
+		for (uint32_t i = 0; i < ty->nsub; i++) {
+			put(&p, i ? ", " : "");
+			put_type(&p, m->ops[ty->sub + i]);
+		}
+		put(&p, " }\n");
+	}
+	put(&p, "\n");
+	for (size_t g = 0; g < m->nglobals; g++)
+		put_global(&p, &m->globals[g]);
+	for (size_t f = 0; f < m->nfuncs && !p.rc; f++)
+		p.rc |= put_function(&p, &m->funcs[f]);
+	return p.rc;
 }
 
 int ofl_wrap_emit_ll(struct ofl_buf *out, const struct ofl_wrap_opts *o, const char *triple,
                      const struct ofl_wrap_image *imgs, size_t nimages, struct ofl_error *err)
 {
-	int rc = ofl_wrap_check(o, nimages, err);
+	struct ofl_ir_module m;
+	int rc = ofl_ir_build(&m, o, triple, imgs, nimages, err);
 	if (rc)
 		return rc;
-	rc = header(out, o, triple);
-	if (o->kind == OFL_WRAP_OPENMP)
-		rc |= omp_globals(out, o, imgs, nimages) || omp_functions(out, o, nimages);
-	else
-		rc |= cuda_globals(out, o, imgs) || cuda_functions(out, o);
+	rc = print_module(out, &m);
+	ofl_ir_release(&m);
 	return rc ? OFL_NOMEM(err) : 0;
 }

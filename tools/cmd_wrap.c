@@ -41,7 +41,7 @@ struct wrap_job {
 	struct ofl_wrap_opts opts;
 	const char *host_triple;
 	const char *output;
-	const char *emit; /* "obj", "ll", "c" or NULL (from the output name) */
+	const char *emit; /* "obj", "ll", "bc", "c" or NULL (from the output name) */
 	struct input *in;
 	size_t nin;
 	const char *host_cc; /* compile C with it instead of writing the object */
@@ -50,7 +50,7 @@ struct wrap_job {
 	bool llvm_msgs; /* llvm-offload-wrapper: an unreadable input is "'PATH': <why>" */
 };
 
-enum emit { EMIT_OBJ, EMIT_LL, EMIT_C, EMIT_FATBIN };
+enum emit { EMIT_OBJ, EMIT_LL, EMIT_BC, EMIT_C, EMIT_FATBIN };
 
 static int parse_kind(const char *s, enum ofl_wrap_kind *k)
 {
@@ -218,11 +218,13 @@ static enum emit what_to_emit(const struct wrap_job *j)
 	           ((n >= 7 && !strcmp(j->output + n - 7, ".fatbin")) ||
 	            (n >= 6 && !strcmp(j->output + n - 6, ".hipfb")));
 	if (!e)
-		e = n >= 3 && !strcmp(j->output + n - 3, ".ll")  ? "ll"
-		    : n >= 2 && !strcmp(j->output + n - 2, ".c") ? "c"
-		    : fat                                        ? "fatbin"
-		                                                 : "obj";
+		e = n >= 3 && !strcmp(j->output + n - 3, ".ll")   ? "ll"
+		    : n >= 3 && !strcmp(j->output + n - 3, ".bc") ? "bc"
+		    : n >= 2 && !strcmp(j->output + n - 2, ".c")  ? "c"
+		    : fat                                         ? "fatbin"
+		                                                  : "obj";
 	return !strcmp(e, "ll")       ? EMIT_LL
+	       : !strcmp(e, "bc")     ? EMIT_BC
 	       : !strcmp(e, "c")      ? EMIT_C
 	       : !strcmp(e, "fatbin") ? EMIT_FATBIN
 	                              : EMIT_OBJ;
@@ -473,7 +475,9 @@ static int write_output(struct wrap_job *j, const struct ofl_wrap_image *imgs, s
 		return write_object(j, imgs, n);
 	if (what == EMIT_LL && ofl_wrap_emit_ll(&buf, &j->opts, j->host_triple, imgs, n, &err))
 		rc = error_lib(&err);
-	if (what != EMIT_LL)
+	if (what == EMIT_BC && ofl_wrap_emit_bc(&buf, &j->opts, j->host_triple, imgs, n, &err))
+		rc = error_lib(&err);
+	if (what == EMIT_C || what == EMIT_OBJ)
 		rc = emit_c(j, imgs, &buf);
 	if (!rc && what == EMIT_OBJ)
 		rc = compile_c(j->host_cc, &buf, j->output);
@@ -492,17 +496,12 @@ static int run_job(struct wrap_job *j)
 		if (ofl_same_file(j->output, j->in[i].path))
 			return error("%s: output file is also an input", j->output);
 	bool fatbin = j->fb.enabled && j->emit && !strcmp(j->emit, "fatbin");
-	if (j->emit && strcmp(j->emit, "obj") && strcmp(j->emit, "ll") && strcmp(j->emit, "c") &&
-	    !fatbin)
-		return error(j->fb.enabled ? "--emit must be obj, ll, c or fatbin"
-		                           : "--emit must be obj, ll or c");
+	if (j->emit && strcmp(j->emit, "obj") && strcmp(j->emit, "ll") && strcmp(j->emit, "bc") &&
+	    strcmp(j->emit, "c") && !fatbin)
+		return error(j->fb.enabled ? "--emit must be obj, ll, bc, c or fatbin"
+		                           : "--emit must be obj, ll, bc or c");
 	if (what_to_emit(j) == EMIT_FATBIN && j->opts.kind == OFL_WRAP_OPENMP)
 		return error("--emit=fatbin is for cuda and hip");
-	size_t len = strlen(j->output);
-	if (!j->emit && len >= 3 && !strcmp(j->output + len - 3, ".bc"))
-		return error("cannot write bitcode to '%s'; name the output .o for an object, "
-		             ".ll for IR text or .c for C",
-		             j->output);
 	/* only an object written directly needs a machine we know */
 	if (ofl_wrap_machine_from_triple(j->host_triple, &j->opts.machine, &err) &&
 	    what_to_emit(j) == EMIT_OBJ && !j->host_cc) {
@@ -544,8 +543,8 @@ static int finish(struct wrap_job *j, int rc)
 }
 
 #define OUTPUT_NOTE                                                                                \
-	"The output is an ELF relocatable object, LLVM IR text when its name ends in .ll (LLVM's " \
-	"tool writes bitcode, which offlink does not), or C source when it ends in .c."
+	"The output is an ELF relocatable object, LLVM IR text when its name ends in .ll, LLVM "   \
+	"bitcode (as LLVM's tool writes) when it ends in .bc, or C source when it ends in .c."
 
 static const char WRAP_OVERVIEW[] =
     "Writes a host object that registers device images with the "
@@ -598,8 +597,8 @@ int cmd_wrap(int argc, char **argv)
 	     "wrap raw images in OffloadBinaries (triple, arch) as clang-linker-wrapper does"},
 	    {"relocatable", OPT_FLAG, &reloc, NULL, NULL,
 	     "put images in .llvm.offloading.relocatable (for -r links)"},
-	    {"emit", OPT_STR, &j.emit, NULL, "obj|ll|c|fatbin",
-	     "output format (default: from -o's name: .ll, .c, else obj); fatbin: only the "
+	    {"emit", OPT_STR, &j.emit, NULL, "obj|ll|bc|c|fatbin",
+	     "output format (default: from -o's name: .ll, .bc, .c, else obj); fatbin: only the "
 	     "cuda/hip fat binary, as clang-linker-wrapper --emit-fatbin-only"},
 	    {"cuda-path", OPT_STR, &j.fb.cuda_path, NULL, "<dir>",
 	     "CUDA toolkit whose bin/fatbinary makes cuda fat binaries (default: $CUDA_PATH, "
@@ -617,10 +616,10 @@ int cmd_wrap(int argc, char **argv)
 	    {"help", OPT_HELP, NULL, NULL, NULL, "display this help"},
 	    {NULL, 0, NULL, NULL, NULL, NULL},
 	};
-	int rc = opts_parse(
-	    table, argc, argv, &pos,
-	    "offlink wrap [options] -o <out.o|out.ll|out.c|out.fatbin> [--image=...] [<image>...]",
-	    WRAP_OVERVIEW);
+	int rc = opts_parse(table, argc, argv, &pos,
+	                    "offlink wrap [options] -o <out.o|out.ll|out.bc|out.c|out.fatbin> "
+	                    "[--image=...] [<image>...]",
+	                    WRAP_OVERVIEW);
 	if (rc) {
 		strlist_release(&images);
 		strlist_release(&pos);
@@ -703,7 +702,8 @@ int cmd_clang_offload_wrapper(int argc, char **argv)
 	    {"offload-arch", OPT_LIST, &archs, NULL, "<id>", "target ID of the next image"},
 	    {"abi", OPT_STR, &abi, NULL, "llvm14|amd|llvm19|llvm20",
 	     "registration ABI (default llvm14, amd with --offload-arch)"},
-	    {"emit", OPT_STR, &j.emit, NULL, "obj|ll|c", "output format (default: from -o's name)"},
+	    {"emit", OPT_STR, &j.emit, NULL, "obj|ll|bc|c",
+	     "output format (default: from -o's name)"},
 	    {"help", OPT_HELP, NULL, NULL, NULL, "Display available options"},
 	    {NULL, 0, NULL, NULL, NULL, NULL},
 	};
@@ -740,7 +740,8 @@ int cmd_llvm_offload_wrapper(int argc, char **argv)
 	    {"kind", OPT_STR, &kind, NULL, "<kind>", "The offloading language of the images"},
 	    {"triple", OPT_STR, &j.host_triple, NULL, "<triple>", "The host target triple"},
 	    {"o", OPT_STR, &j.output, NULL, "<file>", "Write output to <file>"},
-	    {"emit", OPT_STR, &j.emit, NULL, "obj|ll|c", "output format (default: from -o's name)"},
+	    {"emit", OPT_STR, &j.emit, NULL, "obj|ll|bc|c",
+	     "output format (default: from -o's name)"},
 	    {"help", OPT_HELP, NULL, NULL, NULL, "Display available options"},
 	    {NULL, 0, NULL, NULL, NULL, NULL},
 	};

@@ -8,7 +8,8 @@ randbytes 1 1000 >a.img
 randbytes 2 333 >b.img
 
 "$OFFLINK" wrap --help >help.txt
-grep -q 'LLVM IR text when its name ends in .ll' help.txt || fail "help does not name .ll"
+grep -q 'LLVM IR text when its name ends in .ll, LLVM bitcode' help.txt ||
+	fail "help does not name .ll and .bc"
 grep -q -- '--abi=llvm14|amd|llvm19|llvm20' help.txt || fail "help lacks --abi"
 "$OFL_COMPAT/llvm-offload-wrapper" --help | grep -q 'ELF relocatable object' ||
 	fail "personality help does not describe the output"
@@ -64,8 +65,11 @@ expect_fail "$OFFLINK" wrap --kind=hip --abi=llvm14 -o x.o a.img
 expect_err_line 'exist only for openmp'
 expect_fail "$OFFLINK" wrap --host-triple=powerpc64le-linux-gnu -o x.o a.img
 expect_err_line "host triple 'powerpc64le-linux-gnu' is not supported"
-expect_fail "$OFFLINK" wrap -o x.bc a.img
-expect_err_line 'cannot write bitcode'
+# .bc is LLVM bitcode (tests/interop/wrap_bitcode.sh checks it with LLVM)
+"$OFFLINK" wrap -o w.bc a.img
+[ "$(head -c 4 w.bc | od -An -tx1 | tr -d ' ')" = 4243c0de ] || fail ".bc is not bitcode"
+"$OFFLINK" wrap --emit=bc -o - a.img >w_stdout.bc
+same w.bc w_stdout.bc
 expect_fail "$OFFLINK" wrap a.img
 expect_err_line 'no output file'
 expect_fail "$OFFLINK" wrap -o x.o missing.img
@@ -125,5 +129,5 @@ expect_err_line "cannot run '/nonexistent/cc'"
 cp a.img 'we"ird.img'
 expect_fail "$OFFLINK" wrap --emit=c -o x.c 'we"ird.img'
 expect_err_line "quotes, backslashes or control characters"
-expect_fail "$OFL_COMPAT/llvm-offload-wrapper" --kind=openmp --emit=bc -o x.o a.img
-expect_err_line "emit must be obj, ll or c"
+expect_fail "$OFL_COMPAT/llvm-offload-wrapper" --kind=openmp --emit=s -o x.o a.img
+expect_err_line "emit must be obj, ll, bc or c"

@@ -67,8 +67,8 @@ expect_err_line 'emit=fatbin is for cuda and hip'
 expect_fail "$OFFLINK" wrap --kind=hip --compress --compression-level=99 -o x.o a.cubin
 expect_err_line 'compression-level=99 is out of range'
 expect_fail "$OFL_COMPAT/llvm-offload-wrapper" --kind=hip --emit=fatbin -o x a.cubin
-expect_err_line 'emit must be obj, ll or c'
+expect_err_line 'emit must be obj, ll, bc or c'
 # the personalities take the input as the finished fat binary, ELF or not
 "$OFL_COMPAT/llvm-offload-wrapper" --kind=cuda -o p.o a.cubin || fail "llvm-offload-wrapper"
 "$OFFLINK" wrap --kind=cuda -o q.o --emit=obj new.fatbin || fail "finished fatbin"
-"$OFFLINK" wrap --help | grep -q -- '--emit=obj|ll|c|fatbin' || fail "help lacks fatbin"
+"$OFFLINK" wrap --help | grep -q -- '--emit=obj|ll|bc|c|fatbin' || fail "help lacks fatbin"

@@ -15,7 +15,7 @@
 # for CPU targets, wrap it with `offlink wrap`, link with cc and the GNU
 # and LLVM linkers, run with OMP_TARGET_OFFLOAD=MANDATORY.
 
-need "$CLANG" "$PACKAGER" readelf "$LLVM22/llvm-readobj" cc ld ld.gold "$LLVM22/ld.lld"
+need "$CLANG" "$PACKAGER" "${CLANG%/clang}/llc" readelf "$LLVM22/llvm-readobj" cc ld ld.gold "$LLVM22/ld.lld"
 for f in "$RTLIB"/libomptarget.so "$RTLIB"/libomp.so; do
 	[ -e "$f" ] || { [ -n "${CI:-}" ] && fail "$f missing"; skip "$f missing (run scripts/bootstrap)"; }
 done
@@ -114,6 +114,19 @@ cmp w.o w3.o || fail "--for chose another flavour than --abi=$ABI"
 "$LLVM22/llvm-objcopy" -O binary --only-section=.llvm.offloading w.o sec.bin ||
 	fail "objcopy"
 cmp sec.bin prog.img || fail "embedded image differs from the input"
+
+# Bitcode instead of the object, as clang-linker-wrapper's users do with
+# llvm-offload-wrapper: the personality (our --emit=bc for older ABIs)
+# writes it, this release's llc compiles it, and the program runs.
+if [ "$ABI" = llvm20 ]; then
+	"$OFL_COMPAT/llvm-offload-wrapper" --kind=openmp --triple=$T -o wb.bc prog.img ||
+		fail "llvm-offload-wrapper -o wb.bc"
+else
+	"$OFFLINK" wrap --host-triple=$T --abi="$ABI" -o wb.bc prog.img || fail "offlink wrap -o wb.bc"
+fi
+"${CLANG%/clang}/llc" -filetype=obj -relocation-model=pic wb.bc -o wb.o || fail "llc wb.bc"
+link prog_bc main.o kern.o wb.o
+run_check prog_bc "$SRC/expected.txt"
 
 link prog_bfd main.o kern.o w.o -fuse-ld=bfd
 run_check prog_bfd "$SRC/expected.txt"

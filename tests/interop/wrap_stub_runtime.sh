@@ -5,7 +5,8 @@
 # digests, entry tables, kernel/variable registrations); the logs must be
 # equal.  References: clang-linker-wrapper 19 and 22 (--save-temps),
 # llvm-offload-wrapper 22 and clang-offload-wrapper 14 compiled with llc.
-# Our --emit=ll output, compiled with llc 22, must behave the same too.
+# Our --emit=ll and --emit=bc outputs, compiled with llc 22, must behave
+# the same too.
 source "$OFL_SRC/tests/lib.sh"
 LLVM14=${LLVM14:-/usr/lib/llvm-14/bin}
 need cc "$LLVM22/clang" "$LLVM19/clang" "$LLVM22/clang-linker-wrapper" \
@@ -35,14 +36,19 @@ compare() {
 	"$OFFLINK" wrap --host-triple=$T "$@" -o "$name.ours.ll" || fail "$name: offlink wrap ll"
 	"$LLVM22/llc" -filetype=obj -relocation-model=pic "$name.ours.ll" -o "$name.ll.o" ||
 		fail "$name: llc rejects our IR"
+	"$OFFLINK" wrap --host-triple=$T "$@" -o "$name.ours.bc" || fail "$name: offlink wrap bc"
+	"$LLVM22/llc" -filetype=obj -relocation-model=pic "$name.ours.bc" -o "$name.bc.o" ||
+		fail "$name: llc rejects our bitcode"
 	"$OFFLINK" wrap --host-triple=$T "$@" -o "$name.ours.c" || fail "$name: offlink wrap c"
 	cc -c -fPIC -Wall -Wextra -Werror "$name.ours.c" -o "$name.c.o" || fail "$name: C does not compile"
 	run_log "$name.ref" "$es" "$host" "$ref"
 	run_log "$name.ours" "$es" "$host" "$name.ours.o"
 	run_log "$name.ll" "$es" "$host" "$name.ll.o"
+	run_log "$name.bc" "$es" "$host" "$name.bc.o"
 	run_log "$name.c" "$es" "$host" "$name.c.o"
 	diff -u "$name.ref.log" "$name.ours.log" || fail "$name: registration differs from LLVM's"
 	diff -u "$name.ref.log" "$name.ll.log" || fail "$name: our IR registers differently"
+	diff -u "$name.ref.log" "$name.bc.log" || fail "$name: our bitcode registers differently"
 	diff -u "$name.ref.log" "$name.c.log" || fail "$name: our C registers differently"
 	grep -Eq 'entries: [1-9]|Register(Function|Var|Surface|Texture)' "$name.ref.log" || fail "$name: no entries seen"
 }

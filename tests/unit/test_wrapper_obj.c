@@ -1,5 +1,6 @@
 /* wrapper_obj: section, symbol and relocation layout per flavour (read
- * back with libelf), determinism, argument checks, and the IR text. */
+ * back with libelf), determinism, argument checks, the IR text and the
+ * bitcode container. */
 #include <gelf.h>
 #include <libelf.h>
 #include <stdbool.h>
@@ -455,6 +456,82 @@ OFL_TEST(ir_text)
 	CHECK(!strstr(t, "atexit"));
 	CHECK(strstr(t, "source_filename = \"offload.wrapper.object\""));
 	ofl_buf_release(&b);
+}
+
+/* Bits of a bitstream, low bit of each byte first. */
+struct bits {
+	const uint8_t *p;
+	size_t bit;
+};
+
+static uint64_t read_bits(struct bits *r, unsigned k)
+{
+	uint64_t v = 0;
+	for (unsigned i = 0; i < k; i++, r->bit++)
+		v |= (uint64_t)((r->p[r->bit / 8] >> (r->bit % 8)) & 1) << i;
+	return v;
+}
+
+static uint64_t read_vbr(struct bits *r, unsigned k)
+{
+	uint64_t v = 0, c;
+	unsigned shift = 0;
+	do {
+		c = read_bits(r, k);
+		v |= (c & ((1u << (k - 1)) - 1)) << shift;
+		shift += k - 1;
+	} while (c >> (k - 1));
+	return v;
+}
+
+/* The bitcode's container without LLVM (tests/interop/wrap_bitcode.sh has
+ * LLVM read it): magic, the IDENTIFICATION, MODULE and STRTAB blocks whose
+ * lengths span the file exactly, names in the string table, same bytes
+ * every time. */
+OFL_TEST(bitcode_container)
+{
+	fill();
+	struct ofl_wrap_image imgs[2] = {{IMG_A, sizeof(IMG_A), 0, sizeof(IMG_A), NULL, NULL},
+	                                 {IMG_B, sizeof(IMG_B), 0, sizeof(IMG_B), NULL, NULL}};
+	struct ofl_wrap_opts opts[] = {
+	    {OFL_WRAP_OPENMP, OFL_WRAP_LLVM20, OFL_WRAP_X86_64, false},
+	    {OFL_WRAP_OPENMP, OFL_WRAP_AMD, OFL_WRAP_X86_64, false},
+	    {OFL_WRAP_HIP, OFL_WRAP_LLVM19, OFL_WRAP_X86_64, false},
+	    {OFL_WRAP_CUDA, OFL_WRAP_LLVM20, OFL_WRAP_X86_64, false},
+	};
+	static const char *const names[] = {"__tgt_register_lib", "__tgt_register_image_info",
+	                                    "__hipRegisterVar", "__cudaRegisterFatBinaryEnd"};
+	struct ofl_error err = OFL_ERROR_INIT;
+	for (size_t k = 0; k < sizeof(opts) / sizeof(opts[0]); k++) {
+		struct ofl_buf b = OFL_BUF_INIT, again = OFL_BUF_INIT;
+		size_t n = opts[k].kind == OFL_WRAP_OPENMP ? 2 : 1;
+		CHECK(ofl_wrap_emit_bc(&b, &opts[k], "x86_64-pc-linux-gnu", imgs, n, &err) == 0);
+		CHECK(ofl_wrap_emit_bc(&again, &opts[k], "x86_64-pc-linux-gnu", imgs, n, &err) ==
+		      0);
+		CHECK_EQ_U(b.len, again.len);
+		CHECK_MEM(b.data, again.data, b.len);
+		CHECK(b.len % 4 == 0 && b.len > 4);
+		CHECK_MEM(b.data, "BC\xc0\xde", 4);
+		struct bits r = {b.data, 32};
+		static const unsigned blocks[] = {13, 8, 23};
+		for (int i = 0; i < 3; i++) {
+			CHECK_EQ_U(read_bits(&r, 2), 1); /* ENTER_SUBBLOCK */
+			CHECK_EQ_U(read_vbr(&r, 8), blocks[i]);
+			read_vbr(&r, 4);
+			r.bit = (r.bit + 31) / 32 * 32;
+			uint64_t words = read_bits(&r, 32);
+			r.bit += words * 32;
+			CHECK(r.bit <= b.len * 8);
+		}
+		CHECK_EQ_U(r.bit, b.len * 8);
+		CHECK(memmem(b.data, b.len, names[k], strlen(names[k])));
+		ofl_buf_release(&b);
+		ofl_buf_release(&again);
+	}
+	struct ofl_buf b = OFL_BUF_INIT;
+	CHECK(ofl_wrap_emit_bc(&b, &opts[3], "x86_64-pc-linux-gnu", imgs, 2, &err) == OFL_EINVAL);
+	CHECK_EQ_U(b.len, 0);
+	ofl_error_clear(&err);
 }
 
 /* --for's reader on our own objects: the entries section names the ABI. */

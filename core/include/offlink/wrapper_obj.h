@@ -87,6 +87,11 @@ int ofl_wrap_write_buf(struct ofl_buf *out, const struct ofl_wrap_opts *o,
 int ofl_wrap_emit_ll(struct ofl_buf *out, const struct ofl_wrap_opts *o, const char *triple,
                      const struct ofl_wrap_image *imgs, size_t nimages, struct ofl_error *err);
 
+/* The same module as LLVM bitcode (what llvm-offload-wrapper writes), which
+ * LLVM 19 and later read, appended to out. */
+int ofl_wrap_emit_bc(struct ofl_buf *out, const struct ofl_wrap_opts *o, const char *triple,
+                     const struct ofl_wrap_image *imgs, size_t nimages, struct ofl_error *err);
+
 /* C source for the same object, for hosts ofl_wrap_write_fd does not know
  * (any GNU C compiler, any ELF target): image i is included from paths[i]
  * by the assembler (.incbin), so the paths must stay valid until it is
