@@ -19,14 +19,6 @@ struct targets {
 	size_t *order;               /* StringMap order of the normalized IDs */
 };
 
-/* Entries in the order LLVM visits them (see bundler.c). */
-int ofl_bl_entry_order(const struct ofl_bundle *b, size_t *order, struct ofl_error *err);
-
-/* A target-ID conflict among ids, per kind and raw triple: 1 with the pair
- * in *a and *b (caller frees), 0, or a negative error. */
-int ofl_bl_find_conflict(const struct ofl_bundle_id *ids, size_t n, char **a, char **b,
-                         struct ofl_error *err);
-
 /* -type=a: one output archive per target (docs/formats.md §3), staged in set
  * when not NULL (see ofl_outset). */
 int ofl_bl_unbundle_archive(const struct ofl_bundler_options *o, const struct targets *t,
