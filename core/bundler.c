@@ -368,13 +368,13 @@ int ofl_bundler_bundle(const struct ofl_bundler_options *o, struct ofl_bundler_r
 
 /* ---- reading ---- */
 
-/* Fills rep for a compressed input of raw bundle bytes inflated since t0;
- * hash, when asked for, is their MD5. */
+/* Fills rep for a compressed input of raw bundle bytes inflated in
+ * seconds; hash, when asked for, is their MD5. */
 static void report_ccob(struct ofl_bundler_report *rep, const struct ofl_file *f, size_t raw,
-                        double t0, uint64_t hash)
+                        double seconds, uint64_t hash)
 {
 	rep->compressed = true;
-	rep->seconds = now() - t0;
+	rep->seconds = seconds;
 	rep->raw_size = raw;
 	ofl_ccob_parse_header(f->data, f->size, &rep->ccob, NULL);
 	if (rep->want_hash) {
@@ -393,10 +393,9 @@ static int read_input(const struct ofl_file_type *type, const struct ofl_file *f
 		return rc;
 	}
 	if (rep && b->compressed) {
-		double t1 = now();
-		report_ccob(rep, f, b->size, t0,
+		double seconds = now() - t0;
+		report_ccob(rep, f, b->size, seconds,
 		            rep->want_hash ? ofl_ccob_hash(b->data, b->size) : 0);
-		rep->seconds -= now() - t1; /* the time to inflate, not to hash */
 	}
 	return 0;
 }
@@ -573,8 +572,9 @@ static int write_entries(const struct ofl_bundler_options *o, const struct targe
 		rc = ofl_bl_unbundle_stream(f, r, nr, set, rep && rep->want_hash ? &hash : NULL,
 		                            err);
 		ofl_error_locate(err, f->path, 0);
-		if (!rc && rep)
-			report_ccob(rep, f, b->size, t0, hash);
+		struct ofl_ccob_header h;
+		if (!rc && rep && !ofl_ccob_parse_header(f->data, f->size, &h, NULL))
+			report_ccob(rep, f, (size_t)h.raw_size, now() - t0, hash);
 	}
 	for (size_t k = 0; !rc && !header_only && k < nr; k++)
 		rc = write_entry(r[k].path, f, b, r[k].e, set, err);

@@ -276,6 +276,10 @@ static size_t chunk_for(size_t want, size_t total)
 int ofl_zlib_decompress_stream(const uint8_t *src, size_t size, size_t want, ofl_ccob_sink sink,
                                void *ctx, const struct ofl_decomp_at *at, struct ofl_error *err)
 {
+	/* nothing expected needs no buffer, and uncompress2 has its own rules
+	 * for that case */
+	if (!want)
+		return ofl_zlib_decompress(src, size, NULL, 0, at, err);
 	uint8_t *buf = ofl_malloc(STREAM_CHUNK);
 	z_stream z;
 	memset(&z, 0, sizeof z);
@@ -339,6 +343,8 @@ static int zstd_stream_end(const ZSTD_inBuffer *in, bool boundary, size_t total,
 int ofl_zstd_decompress_stream(const uint8_t *src, size_t size, size_t want, ofl_ccob_sink sink,
                                void *ctx, const struct ofl_decomp_at *at, struct ofl_error *err)
 {
+	if (!want) /* nothing expected needs no buffer */
+		return ofl_zstd_decompress(src, size, NULL, 0, at, err);
 	int rc = zstd_check_first_frame(src, size, want, at, err);
 	if (rc)
 		return rc;

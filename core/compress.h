@@ -55,13 +55,13 @@ int ofl_zlib_decompress_prefix(const uint8_t *src, size_t size, uint8_t *dst, si
 int ofl_zstd_decompress_prefix(const uint8_t *src, size_t size, uint8_t *dst, size_t want,
                                size_t *got, const struct ofl_decomp_at *at, struct ofl_error *err);
 
-/* ofl_zlib_decompress / ofl_zstd_decompress with the same checks and the
- * same errors, handing the bytes to sink (offlink/ccob.h; in_used counts
- * bytes of src) through a fixed buffer instead of
- * writing them into one of want bytes.  Memory is the decoder's: zlib's
- * 32 KiB window, or for zstd the frame's window (which LLVM's frames size
- * to their content, at most 128 MiB with long-distance matching); a frame
- * asking for more than max(128 MiB, want) is refused. */
+/* ofl_zlib_decompress / ofl_zstd_decompress with the same checks (for
+ * zlib the same errors), handing the bytes to sink (offlink/ccob.h; in_used
+ * counts bytes of src) through a fixed buffer instead of writing them into
+ * one of want bytes.  Memory is the decoder's: zlib's 32 KiB window, or for
+ * zstd the frame's window (which LLVM's frames size to their content, at
+ * most 128 MiB with long-distance matching); a frame asking for more than
+ * max(128 MiB, want) is refused. */
 int ofl_zlib_decompress_stream(const uint8_t *src, size_t size, size_t want, ofl_ccob_sink sink,
                                void *ctx, const struct ofl_decomp_at *at, struct ofl_error *err);
 int ofl_zstd_decompress_stream(const uint8_t *src, size_t size, size_t want, ofl_ccob_sink sink,

@@ -20,17 +20,18 @@ IN="-input=host.bin -input=a.bin -input=b.bin -input=c.bin"
 "$LLVM19/clang-offload-bundler" -type=bc -targets=$T $IN -output=z19 -compress
 "$OFFLINK" bundle --type=bc --compress --method=zlib --targets=$T host.bin a.bin b.bin c.bin -o zl
 
-# unbundle TOOL INPUT TARGETS PREFIX: one output per target, PREFIX.1 ...
+# unbundle TOOL INPUT TARGETS PREFIX [TYPE]: one output per target, PREFIX.1 ...
 unbundle() {
 	local outs="" i=0
 	for t in ${3//,/ }; do
 		i=$((i + 1))
 		outs="$outs -output=$4.$i"
 	done
-	"$1" -unbundle -type=bc -targets=$3 -input=$2 $outs
+	"$1" -unbundle -type=${5:-bc} -targets=$3 -input=$2 $outs
 }
 
 SUB=hip-amdgcn-amd-amdhsa--gfx908,host-x86_64-unknown-linux-gnu,hip-amdgcn-amd-amdhsa--gfx906
+SUB2=host-x86_64-unknown-linux-gnu,hip-amdgcn-amd-amdhsa--gfx900
 for z in z22 z19 zl; do
 	v=22; [ $z = z19 ] && v=19
 	for tg in "$T" "$SUB"; do
@@ -44,6 +45,56 @@ for z in z22 z19 zl; do
 done
 unbundle "$B" z22 "$T" o
 same o.1 host.bin; same o.2 a.bin; same o.3 b.bin; same o.4 c.bin
+
+# -verbose reports the streamed bundle as LLVM does (but for the speed)
+for z in z22 z19; do
+	v=22; [ $z = z19 ] && v=19
+	"$(eval echo \$LLVM$v)/clang-offload-bundler" -unbundle -verbose -type=bc -targets=$T \
+		-input=$z -output=h -output=a -output=b -output=c 2>v.llvm
+	"$B" -unbundle -verbose -type=bc -targets=$T -input=$z -output=h -output=a -output=b \
+		-output=c 2>v.ours
+	for f in v.llvm v.ours; do
+		python3 -c 'import sys; print("".join(l for l in open(sys.argv[1]) if l.startswith(("Compressed bundle format", "Size ", "Stored hash", "Recalculated hash", "Hashes match"))), end="")' $f >$f.lines
+	done
+	same v.llvm.lines v.ours.lines
+	[ "$(wc -l <v.ours.lines)" -eq 6 ] || fail "$z: -verbose lines missing"
+done
+
+# a hash with four leading zero digits is printed as LLVM 22 does
+printf 'AAAAAAAA\n' >hz
+printf 'y\n' >hy
+"$LLVM22/clang-offload-bundler" -type=bc -targets=$SUB2 -input=hz -input=hy -output=hraw
+python3 - <<'PY'
+import hashlib
+raw = bytearray(open("hraw", "rb").read())
+i = raw.index(b"AAAAAAAA\n")
+for n in range(1 << 26):
+    raw[i:i + 9] = b"%08x\n" % n
+    if hashlib.md5(raw).digest()[6:8] == b"\0\0":
+        open("hz", "wb").write(raw[i:i + 9])
+        break
+PY
+"$LLVM22/clang-offload-bundler" -verbose -type=bc -targets=$SUB2 -input=hz -input=hy -output=hl \
+	-compress 2>v.llvm
+"$B" -verbose -type=bc -targets=$SUB2 -input=hz -input=hy -output=ho -compress 2>v.ours
+"$LLVM22/clang-offload-bundler" -unbundle -verbose -type=bc -targets=$SUB2 -input=hl -output=x \
+	-output=y 2>>v.llvm
+"$B" -unbundle -verbose -type=bc -targets=$SUB2 -input=hl -output=x -output=y 2>>v.ours
+for f in v.llvm v.ours; do
+	python3 -c 'import sys; print("".join(l for l in open(sys.argv[1]) if " hash:" in l), end="")' $f >$f.lines
+done
+same v.llvm.lines v.ours.lines
+[ "$(wc -l <v.ours.lines)" -eq 3 ] || fail "hash lines missing"
+
+# -type=o of inputs that are not objects makes a compressed binary bundle,
+# unbundled the same way
+"$LLVM22/clang-offload-bundler" -type=o -targets=$T $IN -output=zo -compress
+unbundle "$LLVM22/clang-offload-bundler" zo "$SUB" llvm o
+unbundle "$B" zo "$SUB" ours o
+for f in llvm.*; do
+	same "$f" "ours.${f#llvm.}"
+done
+rm -f llvm.* ours.*
 
 # records not in offset order: the last record's data comes first
 python3 - <<'PY'

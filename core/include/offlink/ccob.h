@@ -61,12 +61,14 @@ int ofl_ccob_decompress(const uint8_t *data, size_t size, struct ofl_buf *out, s
 typedef int (*ofl_ccob_sink)(void *ctx, const uint8_t *p, size_t n, size_t in_used,
                              struct ofl_error *err);
 
-/* ofl_ccob_decompress, with the same checks and errors, handing the bundle
- * to sink piece by piece instead of holding it: memory is a fixed buffer
- * and the decoder's window (zlib 32 KiB; zstd the frame's window, which
- * LLVM sizes to the bundle up to 128 MiB; frames asking for more than
- * max(128 MiB, raw_size) are refused).  *hash, unless hash is NULL, gets
- * the truncated MD5 of the bundle (ofl_ccob_hash).  The sink may have seen
+/* ofl_ccob_decompress, with the same checks, handing the bundle to sink
+ * piece by piece instead of holding it: memory is a fixed buffer and the
+ * decoder's window (zlib 32 KiB; zstd the frame's window, which LLVM sizes
+ * to the bundle up to 128 MiB; frames asking for more than
+ * max(128 MiB, raw_size) are refused).  Damage is an error either way, but
+ * zstd's streaming decoder may meet it in another order than its one-shot
+ * one, and so name it otherwise.  *hash, unless hash is NULL, gets the
+ * truncated MD5 of the bundle (ofl_ccob_hash).  The sink may have seen
  * bytes when an error in the stream is found later. */
 int ofl_ccob_stream(const uint8_t *data, size_t size, ofl_ccob_sink sink, void *ctx, uint64_t *hash,
                     struct ofl_error *err);
