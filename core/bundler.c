@@ -556,8 +556,24 @@ static int route_entries(const struct ofl_bundler_options *o, const struct targe
 	return rc;
 }
 
-/* Writes the entries: from memory in LLVM's order, or, when only the
- * header of a compressed bundle was read, as the stream is inflated. */
+/* The entries of a bundle whose header alone was read, written as it is
+ * inflated; rep learns what read_input would have told it. */
+static int stream_entries(const struct ofl_file *f, struct ofl_bl_route *r, size_t nr,
+                          struct ofl_outset *set, struct ofl_bundler_report *rep,
+                          struct ofl_error *err)
+{
+	double t0 = now();
+	uint64_t hash = 0;
+	struct ofl_ccob_header h;
+	int rc = ofl_bl_unbundle_stream(f, r, nr, set, rep && rep->want_hash ? &hash : NULL, err);
+	ofl_error_locate(err, f->path, 0);
+	if (!rc && rep && !ofl_ccob_parse_header(f->data, f->size, &h, NULL))
+		report_ccob(rep, f, (size_t)h.raw_size, now() - t0, hash);
+	return rc;
+}
+
+/* Writes the entries: from memory in LLVM's order, or streamed when only
+ * the header of a compressed bundle was read. */
 static int write_entries(const struct ofl_bundler_options *o, const struct targets *t,
                          const struct ofl_file *f, const struct ofl_bundle *b, bool header_only,
                          bool *served, struct ofl_outset *set, struct ofl_bundler_report *rep,
@@ -565,17 +581,9 @@ static int write_entries(const struct ofl_bundler_options *o, const struct targe
 {
 	struct ofl_bl_route *r = ofl_calloc(b->n ? b->n : 1, sizeof *r);
 	size_t nr = 0;
-	double t0 = now();
 	int rc = r ? route_entries(o, t, b, served, r, &nr, err) : OFL_NOMEM(err);
-	if (!rc && header_only) {
-		uint64_t hash = 0;
-		rc = ofl_bl_unbundle_stream(f, r, nr, set, rep && rep->want_hash ? &hash : NULL,
-		                            err);
-		ofl_error_locate(err, f->path, 0);
-		struct ofl_ccob_header h;
-		if (!rc && rep && !ofl_ccob_parse_header(f->data, f->size, &h, NULL))
-			report_ccob(rep, f, (size_t)h.raw_size, now() - t0, hash);
-	}
+	if (!rc && header_only)
+		rc = stream_entries(f, r, nr, set, rep, err);
 	for (size_t k = 0; !rc && !header_only && k < nr; k++)
 		rc = write_entry(r[k].path, f, b, r[k].e, set, err);
 	free(r);

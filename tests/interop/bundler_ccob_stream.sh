@@ -45,6 +45,10 @@ for z in z22 z19 zl; do
 done
 unbundle "$B" z22 "$T" o
 same o.1 host.bin; same o.2 a.bin; same o.3 b.bin; same o.4 c.bin
+# offlink unbundle stages its outputs and renames them together
+rm o.*
+"$OFFLINK" unbundle --targets=$T -o o.1 -o o.2 -o o.3 -o o.4 zl
+same o.1 host.bin; same o.2 a.bin; same o.3 b.bin; same o.4 c.bin
 
 # -verbose reports the streamed bundle as LLVM does (but for the speed)
 for z in z22 z19; do
