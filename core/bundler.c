@@ -6,6 +6,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bundle_order.h"
 #include "bundler_priv.h"
 #include "internal.h"
 #include "offlink/bundle.h"
@@ -22,18 +23,6 @@ static void targets_release(struct targets *t)
 	free(t->match);
 	free(t->order);
 	*t = (struct targets){0, NULL, NULL, NULL};
-}
-
-static int hash_order(char *const *strs, size_t n, size_t *order, struct ofl_error *err)
-{
-	size_t *lens = ofl_calloc(n, sizeof *lens);
-	if (!lens)
-		return OFL_NOMEM(err);
-	for (size_t i = 0; i < n; i++)
-		lens[i] = strlen(strs[i]);
-	int rc = ofl_stringmap_order((const char *const *)strs, lens, n, order);
-	free(lens);
-	return rc ? OFL_NOMEM(err) : 0;
 }
 
 static int targets_parse(const struct ofl_bundler_options *o, struct targets *t,
@@ -57,7 +46,7 @@ static int targets_parse(const struct ofl_bundler_options *o, struct targets *t,
 			                         err);
 	}
 	if (!rc)
-		rc = hash_order(strs, t->n, t->order, err);
+		rc = ofl_bl_hash_order(strs, t->n, t->order, err);
 	free(strs);
 	return rc;
 }
@@ -73,49 +62,6 @@ static size_t count_hosts(const struct targets *t)
 static bool is_hip_kind(const char *k)
 {
 	return !strcmp(k, "hip") || !strcmp(k, "hipv4");
-}
-
-/* Finds a target-ID conflict among ids[0..n) the way the bundler does:
- * per kind and raw triple (docs/formats.md §1.5, §3).  Returns 1 with the pair
- * written as "<kind>-<raw triple>-<target id>" in *a and *b (caller frees),
- * 0 when there is none, or a negative error. */
-int ofl_bl_find_conflict(const struct ofl_bundle_id *ids, size_t n, char **a, char **b,
-                         struct ofl_error *err)
-{
-	const char **group = ofl_calloc(n ? n : 1, sizeof *group);
-	size_t *members = ofl_calloc(n ? n : 1, sizeof *members);
-	int rc = group && members ? 0 : OFL_NOMEM(err);
-	for (size_t i = 0; rc == 0 && i < n; i++) {
-		size_t k = 0, first, second;
-		for (size_t j = 0; j < n; j++)
-			if (ids[j].target_id[0] && !strcmp(ids[j].kind, ids[i].kind) &&
-			    !strcmp(ids[j].raw_triple, ids[i].raw_triple)) {
-				members[k] = j;
-				group[k++] = ids[j].target_id;
-			}
-		if (k < 2 || members[0] != i)
-			continue; /* each group once, from its first member */
-		rc = ofl_target_id_find_conflict(group, k, &first, &second, err);
-		if (rc == 1) {
-			const struct ofl_bundle_id *x = &ids[members[first]],
-			                           *y = &ids[members[second]];
-			struct ofl_buf p = OFL_BUF_INIT, q = OFL_BUF_INIT;
-			if (ofl_buf_printf(&p, "%s-%s-%s%c", x->kind, x->raw_triple, x->target_id,
-			                   0) ||
-			    ofl_buf_printf(&q, "%s-%s-%s%c", y->kind, y->raw_triple, y->target_id,
-			                   0)) {
-				ofl_buf_release(&p);
-				ofl_buf_release(&q);
-				rc = OFL_NOMEM(err);
-			} else {
-				*a = (char *)ofl_buf_detach(&p, NULL);
-				*b = (char *)ofl_buf_detach(&q, NULL);
-			}
-		}
-	}
-	free(group);
-	free(members);
-	return rc;
 }
 
 static int check_conflicts(const struct ofl_bundler_options *o, const struct targets *t,
@@ -422,90 +368,23 @@ int ofl_bundler_bundle(const struct ofl_bundler_options *o, struct ofl_bundler_r
 
 /* ---- reading ---- */
 
-struct ent_key {
-	const char *id;
-	size_t i;
-};
-
-static int by_id_then_place(const void *pa, const void *pb)
+/* Fills rep for a compressed input of raw bundle bytes inflated in
+ * seconds; hash, when asked for, is their MD5. */
+static void report_ccob(struct ofl_bundler_report *rep, const struct ofl_file *f, size_t raw,
+                        double seconds, uint64_t hash)
 {
-	const struct ent_key *a = pa, *b = pb;
-	int c = strcmp(a->id, b->id);
-	return c ? c : (a->i > b->i) - (a->i < b->i);
-}
-
-/* The entries with one ID: byid[start..start+len), first = byid[start]. */
-struct id_run {
-	size_t first, start, len;
-};
-
-static int by_first(const void *pa, const void *pb)
-{
-	const struct id_run *a = pa, *b = pb;
-	return (a->first > b->first) - (a->first < b->first);
-}
-
-/* Fills byid with the entries' places sorted by ID, then place, and runs
- * with one run per ID in the order of first appearance; returns the number
- * of runs.  O(n log n); k is scratch space for n keys. */
-static size_t id_runs(const struct ofl_bundle *b, struct ent_key *k, size_t *byid,
-                      struct id_run *runs)
-{
-	size_t nu = 0;
-	for (size_t i = 0; i < b->n; i++)
-		k[i] = (struct ent_key){b->entries[i].id, i};
-	qsort(k, b->n, sizeof *k, by_id_then_place);
-	for (size_t i = 0; i < b->n; i++) {
-		byid[i] = k[i].i;
-		if (i == 0 || strcmp(k[i].id, k[i - 1].id))
-			runs[nu++] = (struct id_run){k[i].i, i, 0};
-		runs[nu - 1].len++;
+	rep->compressed = true;
+	rep->seconds = seconds;
+	rep->raw_size = raw;
+	ofl_ccob_parse_header(f->data, f->size, &rep->ccob, NULL);
+	if (rep->want_hash) {
+		rep->hash = hash;
+		rep->hash_ok = rep->hash == rep->ccob.hash;
 	}
-	qsort(runs, nu, sizeof *runs, by_first);
-	return nu;
 }
 
-/* Entries in the order LLVM visits them: hash order for binary bundles
- * (they go through a StringMap), file order otherwise.  An ID may repeat when
- * several bundles follow each other; its entries then stay together, in file
- * order, at the place of the ID. */
-int ofl_bl_entry_order(const struct ofl_bundle *b, size_t *order, struct ofl_error *err)
-{
-	if (b->handler != OFL_BH_BINARY) {
-		for (size_t i = 0; i < b->n; i++)
-			order[i] = i;
-		return 0;
-	}
-	/* Entries sorted by ID (then place) form one run per ID; the runs, in
-	 * the order of their first entries, are the IDs LLVM inserts. */
-	struct ent_key *keys = ofl_calloc(b->n, sizeof *keys);
-	struct id_run *runs = ofl_calloc(b->n, sizeof *runs);
-	size_t *byid = ofl_calloc(b->n, sizeof *byid);
-	char **uniq = ofl_calloc(b->n, sizeof *uniq);
-	size_t *uorder = ofl_calloc(b->n, sizeof *uorder);
-	size_t nu = 0, k = 0;
-	int rc = keys && runs && byid && uniq && uorder ? 0 : OFL_NOMEM(err);
-	if (!rc)
-		nu = id_runs(b, keys, byid, runs);
-	for (size_t u = 0; u < nu; u++)
-		uniq[u] = b->entries[runs[u].first].id;
-	rc = rc ? rc : hash_order(uniq, nu, uorder, err);
-	for (size_t u = 0; !rc && u < nu; u++) {
-		const struct id_run *r = &runs[uorder[u]];
-		for (size_t i = 0; i < r->len; i++)
-			order[k++] = byid[r->start + i];
-	}
-	free(keys);
-	free(runs);
-	free(byid);
-	free(uniq);
-	free(uorder);
-	return rc;
-}
-
-static int read_input(const struct ofl_bundler_options *o, const struct ofl_file_type *type,
-                      const struct ofl_file *f, struct ofl_bundle *b,
-                      struct ofl_bundler_report *rep, struct ofl_error *err)
+static int read_input(const struct ofl_file_type *type, const struct ofl_file *f,
+                      struct ofl_bundle *b, struct ofl_bundler_report *rep, struct ofl_error *err)
 {
 	double t0 = now();
 	int rc = ofl_bundle_read(b, f->data, f->size, type, err);
@@ -514,16 +393,10 @@ static int read_input(const struct ofl_bundler_options *o, const struct ofl_file
 		return rc;
 	}
 	if (rep && b->compressed) {
-		rep->compressed = true;
-		rep->seconds = now() - t0;
-		rep->raw_size = b->size;
-		ofl_ccob_parse_header(f->data, f->size, &rep->ccob, NULL);
-		if (rep->want_hash) {
-			rep->hash = ofl_ccob_hash(b->data, b->size);
-			rep->hash_ok = rep->hash == rep->ccob.hash;
-		}
+		double seconds = now() - t0;
+		report_ccob(rep, f, b->size, seconds,
+		            rep->want_hash ? ofl_ccob_hash(b->data, b->size) : 0);
 	}
-	(void)o;
 	return 0;
 }
 
@@ -552,7 +425,7 @@ int ofl_bundler_list(const struct ofl_bundler_options *o, char ***ids, size_t *n
 	}
 	if (!rc && !complete) {
 		ofl_bundle_release(&b);
-		rc = read_input(o, type, &f, &b, rep, err);
+		rc = read_input(type, &f, &b, rep, err);
 	}
 	if (!rc && b.n) {
 		order = ofl_calloc(b.n, sizeof *order);
@@ -656,9 +529,11 @@ static int unbundle_missing(const struct ofl_bundler_options *o, const struct ta
 	return 0;
 }
 
-static int match_and_write(const struct ofl_bundler_options *o, const struct targets *t,
-                           const struct ofl_file *f, const struct ofl_bundle *b, bool *served,
-                           struct ofl_outset *set, struct ofl_error *err)
+/* Which output each entry goes to, in the order LLVM visits entries and
+ * targets: r[0..*nr) (r has room for b->n). */
+static int route_entries(const struct ofl_bundler_options *o, const struct targets *t,
+                         const struct ofl_bundle *b, bool *served, struct ofl_bl_route *r,
+                         size_t *nr, struct ofl_error *err)
 {
 	size_t *order = ofl_calloc(b->n, sizeof *order);
 	int rc = order ? ofl_bl_entry_order(b, order, err) : OFL_NOMEM(err);
@@ -666,18 +541,52 @@ static int match_and_write(const struct ofl_bundler_options *o, const struct tar
 		const struct ofl_bundle_entry *e = &b->entries[order[k]];
 		struct ofl_bundle_id eid = OFL_BUNDLE_ID_INIT;
 		rc = ofl_bundle_id_split(e->id, strlen(e->id), o->dialect, &eid, err);
-		for (size_t r = 0; !rc && r < t->n; r++) {
-			size_t i = t->order[r];
+		for (size_t q = 0; !rc && q < t->n; q++) {
+			size_t i = t->order[q];
 			if (served[i] ||
 			    !ofl_bundle_id_compatible(&eid, &t->match[i], o->hip_openmp_compatible))
 				continue;
-			rc = write_entry(o->outputs[i], f, b, e, set, err);
+			r[(*nr)++] = (struct ofl_bl_route){e, o->outputs[i]};
 			served[i] = true;
 			break;
 		}
 		ofl_bundle_id_release(&eid);
 	}
 	free(order);
+	return rc;
+}
+
+/* The entries of a bundle whose header alone was read, written as it is
+ * inflated; rep learns what read_input would have told it. */
+static int stream_entries(const struct ofl_file *f, struct ofl_bl_route *r, size_t nr,
+                          struct ofl_outset *set, struct ofl_bundler_report *rep,
+                          struct ofl_error *err)
+{
+	double t0 = now();
+	uint64_t hash = 0;
+	struct ofl_ccob_header h;
+	int rc = ofl_bl_unbundle_stream(f, r, nr, set, rep && rep->want_hash ? &hash : NULL, err);
+	ofl_error_locate(err, f->path, 0);
+	if (!rc && rep && !ofl_ccob_parse_header(f->data, f->size, &h, NULL))
+		report_ccob(rep, f, (size_t)h.raw_size, now() - t0, hash);
+	return rc;
+}
+
+/* Writes the entries: from memory in LLVM's order, or streamed when only
+ * the header of a compressed bundle was read. */
+static int write_entries(const struct ofl_bundler_options *o, const struct targets *t,
+                         const struct ofl_file *f, const struct ofl_bundle *b, bool header_only,
+                         bool *served, struct ofl_outset *set, struct ofl_bundler_report *rep,
+                         struct ofl_error *err)
+{
+	struct ofl_bl_route *r = ofl_calloc(b->n ? b->n : 1, sizeof *r);
+	size_t nr = 0;
+	int rc = r ? route_entries(o, t, b, served, r, &nr, err) : OFL_NOMEM(err);
+	if (!rc && header_only)
+		rc = stream_entries(f, r, nr, set, rep, err);
+	for (size_t k = 0; !rc && !header_only && k < nr; k++)
+		rc = write_entry(r[k].path, f, b, r[k].e, set, err);
+	free(r);
 	return rc;
 }
 
@@ -691,6 +600,35 @@ static int finish_outputs(struct ofl_outset *set, int rc, struct ofl_error *err)
 		return rc;
 	}
 	return ofl_outset_commit(set, err);
+}
+
+static bool any_to_stdout(const struct ofl_bundler_options *o)
+{
+	for (size_t i = 0; i < o->noutputs; i++)
+		if (!strcmp(o->outputs[i], "-"))
+			return true;
+	return false;
+}
+
+/* A single compressed binary bundle is read only up to the end of its
+ * header (*header_only) and streamed later, so memory does not grow with
+ * it; not when an output is standard output, which a damaged stream found
+ * later could not take back.  Anything else, and any error on the way
+ * (whose wording the full reader owns), is read whole. */
+static int read_bundle(const struct ofl_bundler_options *o, const struct ofl_file_type *type,
+                       const struct ofl_file *f, struct ofl_bundle *b, bool *header_only,
+                       struct ofl_bundler_report *rep, struct ofl_error *err)
+{
+	*header_only = false;
+	if (type->handler != OFL_BH_TEXT && ofl_ccob_is(f->data, f->size) && !any_to_stdout(o)) {
+		struct ofl_error ignored = OFL_ERROR_INIT;
+		if (!ofl_bundle_read_header_only(b, f->data, f->size, header_only, &ignored) &&
+		    *header_only)
+			return 0;
+		ofl_bundle_release(b);
+		*header_only = false;
+	}
+	return read_input(type, f, b, rep, err);
 }
 
 static int check_unbundle_args(const struct ofl_bundler_options *o,
@@ -738,8 +676,9 @@ int ofl_bundler_unbundle(const struct ofl_bundler_options *o, struct ofl_bundler
 	bool *served = ofl_calloc(t.n ? t.n : 1, sizeof *served);
 	rc = rc ? rc : served ? 0 : OFL_NOMEM(err);
 	rc = rc ? rc : inputs_open(o->inputs, 1, o->outputs, o->noutputs, &in, err);
-	rc = rc ? rc : read_input(o, type, &in.f[0], &b, rep, err);
-	rc = rc ? rc : match_and_write(o, &t, &in.f[0], &b, served, set, err);
+	bool header_only = false;
+	rc = rc ? rc : read_bundle(o, type, &in.f[0], &b, &header_only, rep, err);
+	rc = rc ? rc : write_entries(o, &t, &in.f[0], &b, header_only, served, set, rep, err);
 	rc = rc ? rc : unbundle_missing(o, &t, served, &b, set, err);
 	free(served);
 	ofl_bundle_release(&b);

@@ -4,6 +4,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "bundle_order.h"
 #include "bundler_priv.h"
 #include "internal.h"
 #include "offlink/archive.h"

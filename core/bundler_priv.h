@@ -1,4 +1,5 @@
-/* Private to the bundler (bundler.c, bundler_archive.c). */
+/* Private to the bundler: what bundler.c hands to bundler_archive.c and
+ * bundler_stream.c. */
 #ifndef OFL_BUNDLER_PRIV_H
 #define OFL_BUNDLER_PRIV_H
 
@@ -19,17 +20,24 @@ struct targets {
 	size_t *order;               /* StringMap order of the normalized IDs */
 };
 
-/* Entries in the order LLVM visits them (see bundler.c). */
-int ofl_bl_entry_order(const struct ofl_bundle *b, size_t *order, struct ofl_error *err);
-
-/* A target-ID conflict among ids, per kind and raw triple: 1 with the pair
- * in *a and *b (caller frees), 0, or a negative error. */
-int ofl_bl_find_conflict(const struct ofl_bundle_id *ids, size_t n, char **a, char **b,
-                         struct ofl_error *err);
-
 /* -type=a: one output archive per target (docs/formats.md §3), staged in set
  * when not NULL (see ofl_outset). */
 int ofl_bl_unbundle_archive(const struct ofl_bundler_options *o, const struct targets *t,
                             struct ofl_outset *set, struct ofl_error *err);
+
+/* One entry to write: e's bytes go to the output at path. */
+struct ofl_bl_route {
+	const struct ofl_bundle_entry *e;
+	const char *path;
+};
+
+/* Unbundles the single compressed binary bundle in f, whose entries (read
+ * by ofl_bundle_read_header_only) r[0..n) point to, by inflating it once
+ * and writing each route's bytes as they pass (r is sorted by offset).  The
+ * outputs are staged in set, or when set is NULL committed together once
+ * the whole stream has been checked, so a damaged stream leaves none.  No
+ * path may be "-".  *hash, unless hash is NULL, gets the bundle's MD5. */
+int ofl_bl_unbundle_stream(const struct ofl_file *f, struct ofl_bl_route *r, size_t n,
+                           struct ofl_outset *set, uint64_t *hash, struct ofl_error *err);
 
 #endif

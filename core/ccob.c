@@ -143,6 +143,48 @@ int ofl_ccob_decompress(const uint8_t *data, size_t size, struct ofl_buf *out, s
 	return 0;
 }
 
+/* Hashes the bytes on their way to the caller's sink. */
+struct hashing_sink {
+	ofl_ccob_sink sink;
+	void *ctx;
+	MD5_CTX md5;
+};
+
+static int hash_and_pass(void *ctx, const uint8_t *p, size_t n, size_t in_used,
+                         struct ofl_error *err)
+{
+	struct hashing_sink *h = ctx;
+	MD5Update(&h->md5, p, n);
+	return h->sink(h->ctx, p, n, in_used, err);
+}
+
+int ofl_ccob_stream(const uint8_t *data, size_t size, ofl_ccob_sink sink, void *ctx, uint64_t *hash,
+                    struct ofl_error *err)
+{
+	struct ofl_ccob_header h;
+	int rc = ofl_ccob_parse_header(data, size, &h, err);
+	if (rc < 0)
+		return rc;
+	struct hashing_sink hs = {.sink = sink, .ctx = ctx};
+	if (hash) {
+		MD5Init(&hs.md5);
+		sink = hash_and_pass;
+		ctx = &hs;
+	}
+	const uint8_t *src = data + h.header_size;
+	size_t n = (size_t)(h.total_size - h.header_size), raw = (size_t)h.raw_size;
+	struct ofl_decomp_at at = {h.header_size, raw_size_offset(h.version)};
+	rc = h.method == OFL_CCOB_ZLIB
+	         ? ofl_zlib_decompress_stream(src, n, raw, sink, ctx, &at, err)
+	         : ofl_zstd_decompress_stream(src, n, raw, sink, ctx, &at, err);
+	if (rc || !hash)
+		return rc;
+	uint8_t d[MD5_DIGEST_LENGTH];
+	MD5Final(d, &hs.md5);
+	*hash = ofl_le64(d);
+	return 0;
+}
+
 int ofl_ccob_peek(const uint8_t *data, size_t size, size_t want, struct ofl_buf *out,
                   struct ofl_ccob_header *h, struct ofl_error *err)
 {

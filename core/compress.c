@@ -1,6 +1,7 @@
 /* zlib and zstd with LLVM's parameters (docs/formats.md §4.4), and bounded,
  * length-checked decompression into caller buffers. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <zlib.h>
 #include <zstd.h>
 #include <zstd_errors.h>
@@ -125,15 +126,13 @@ static const char *zlib_code_name(int rc)
 	}
 }
 
-int ofl_zlib_decompress(const uint8_t *src, size_t size, uint8_t *dst, size_t want,
-                        const struct ofl_decomp_at *at, struct ofl_error *err)
+/* The verdict on a zlib stream that gave got bytes, rc as uncompress2
+ * reports it (Z_OK: the stream ended; Z_BUF_ERROR: the output is full). */
+static int zlib_check(int rc, size_t got, size_t want, const struct ofl_decomp_at *at,
+                      struct ofl_error *err)
 {
-	uLongf got = want;
-	uLong used = size;
-	int rc = uncompress2(dst, &got, src, &used);
 	if (rc == Z_MEM_ERROR)
 		return OFL_NOMEM(err);
-	/* uncompress2 says Z_BUF_ERROR only once the output is full. */
 	if (rc == Z_BUF_ERROR)
 		return size_mismatch(at, want, "zlib error: Z_BUF_ERROR", err);
 	if (rc != Z_OK)
@@ -141,42 +140,70 @@ int ofl_zlib_decompress(const uint8_t *src, size_t size, uint8_t *dst, size_t wa
 		                     "failed to decompress: zlib error: %s", zlib_code_name(rc));
 	if (got != want) {
 		char how[64];
-		snprintf(how, sizeof how, "stream holds %lu bytes", (unsigned long)got);
+		snprintf(how, sizeof how, "stream holds %zu bytes", got);
 		return size_mismatch(at, want, how, err);
 	}
 	return 0;
 }
 
-int ofl_zstd_decompress(const uint8_t *src, size_t size, uint8_t *dst, size_t want,
+int ofl_zlib_decompress(const uint8_t *src, size_t size, uint8_t *dst, size_t want,
                         const struct ofl_decomp_at *at, struct ofl_error *err)
 {
-	/* The first frame's recorded size (LLVM's frames always have one) must
-	 * fit; a bad frame header is left to the decoder to name. */
+	uLongf got = want;
+	uLong used = size;
+	int rc = uncompress2(dst, &got, src, &used);
+	return zlib_check(rc, got, want, at, err);
+}
+
+/* The first frame's recorded size (LLVM's frames always have one) must
+ * fit; a bad frame header is left to the decoder to name. */
+static int zstd_check_first_frame(const uint8_t *src, size_t size, size_t want,
+                                  const struct ofl_decomp_at *at, struct ofl_error *err)
+{
 	unsigned long long fcs = ZSTD_getFrameContentSize(src, size);
 	if (fcs != ZSTD_CONTENTSIZE_ERROR && fcs != ZSTD_CONTENTSIZE_UNKNOWN && fcs > want) {
 		char how[64];
 		snprintf(how, sizeof how, "zstd frame holds %llu bytes", fcs);
 		return size_mismatch(at, want, how, err);
 	}
+	return 0;
+}
+
+static int zstd_fail(ZSTD_ErrorCode code, size_t want, const struct ofl_decomp_at *at,
+                     struct ofl_error *err)
+{
+	if (code == ZSTD_error_dstSize_tooSmall)
+		return size_mismatch(at, want, ZSTD_getErrorString(code), err);
+	if (code == ZSTD_error_memory_allocation)
+		return OFL_NOMEM(err);
+	return ofl_error_set(err, OFL_EFORMAT, NULL, at->stream, "failed to decompress: %s",
+	                     ZSTD_getErrorString(code));
+}
+
+static int zstd_check_length(size_t n, size_t want, const struct ofl_decomp_at *at,
+                             struct ofl_error *err)
+{
+	if (n == want)
+		return 0;
+	char how[64];
+	snprintf(how, sizeof how, "stream holds %zu bytes", n);
+	return size_mismatch(at, want, how, err);
+}
+
+int ofl_zstd_decompress(const uint8_t *src, size_t size, uint8_t *dst, size_t want,
+                        const struct ofl_decomp_at *at, struct ofl_error *err)
+{
+	int rc = zstd_check_first_frame(src, size, want, at, err);
+	if (rc)
+		return rc;
 	ZSTD_DCtx *dc = ZSTD_createDCtx();
 	if (!dc)
 		return OFL_NOMEM(err);
 	size_t n = ZSTD_decompressDCtx(dc, dst, want, src, size);
 	ZSTD_freeDCtx(dc);
-	if (ZSTD_isError(n)) {
-		if (ZSTD_getErrorCode(n) == ZSTD_error_dstSize_tooSmall)
-			return size_mismatch(at, want, ZSTD_getErrorName(n), err);
-		if (ZSTD_getErrorCode(n) == ZSTD_error_memory_allocation)
-			return OFL_NOMEM(err);
-		return ofl_error_set(err, OFL_EFORMAT, NULL, at->stream, "failed to decompress: %s",
-		                     ZSTD_getErrorName(n));
-	}
-	if (n != want) {
-		char how[64];
-		snprintf(how, sizeof how, "stream holds %zu bytes", n);
-		return size_mismatch(at, want, how, err);
-	}
-	return 0;
+	if (ZSTD_isError(n))
+		return zstd_fail(ZSTD_getErrorCode(n), want, at, err);
+	return zstd_check_length(n, want, at, err);
 }
 
 int ofl_zlib_decompress_prefix(const uint8_t *src, size_t size, uint8_t *dst, size_t want,
@@ -235,4 +262,127 @@ int ofl_zstd_decompress_prefix(const uint8_t *src, size_t size, uint8_t *dst, si
 		           : ofl_error_set(err, OFL_EFORMAT, NULL, at->stream,
 		                           "failed to decompress: %s", ZSTD_getErrorName(r));
 	return 0;
+}
+
+/* The buffer streamed output passes through: large enough that a sink
+ * writing to a file makes few system calls. */
+#define STREAM_CHUNK (1u << 20)
+
+static size_t chunk_for(size_t want, size_t total)
+{
+	return want - total < STREAM_CHUNK ? want - total : STREAM_CHUNK;
+}
+
+int ofl_zlib_decompress_stream(const uint8_t *src, size_t size, size_t want, ofl_ccob_sink sink,
+                               void *ctx, const struct ofl_decomp_at *at, struct ofl_error *err)
+{
+	/* nothing expected needs no buffer, and uncompress2 has its own rules
+	 * for that case */
+	if (!want)
+		return ofl_zlib_decompress(src, size, NULL, 0, at, err);
+	uint8_t *buf = ofl_malloc(STREAM_CHUNK);
+	z_stream z;
+	memset(&z, 0, sizeof z);
+	if (!buf || inflateInit(&z) != Z_OK) {
+		free(buf);
+		return OFL_NOMEM(err);
+	}
+	size_t in_left = size, total = 0;
+	int zr = Z_OK, rc = 0;
+	z.next_in = (Bytef *)src;
+	while (zr == Z_OK && !rc) {
+		/* zlib counts in uInt: more than 4 GiB of input goes in slices */
+		uInt in = in_left > UINT_MAX ? UINT_MAX : (uInt)in_left;
+		uInt out = (uInt)chunk_for(want, total);
+		z.avail_in = in;
+		z.next_out = buf;
+		z.avail_out = out;
+		zr = inflate(&z, Z_NO_FLUSH);
+		in_left -= in - z.avail_in;
+		total += out - z.avail_out;
+		if (z.avail_out != out)
+			rc = sink(ctx, buf, out - z.avail_out, size - in_left, err);
+	}
+	inflateEnd(&z);
+	free(buf);
+	if (rc)
+		return rc;
+	/* As uncompress2 says it: no progress with room left is a cut stream. */
+	if (zr == Z_STREAM_END)
+		zr = Z_OK;
+	else if (zr == Z_NEED_DICT || (zr == Z_BUF_ERROR && total < want))
+		zr = Z_DATA_ERROR;
+	return zlib_check(zr, total, want, at, err);
+}
+
+/* The largest window a frame may ask for: zstd's default limit (what LLVM's
+ * long-distance matching uses), or the whole output when that is larger,
+ * as the one-shot decoder would allocate that much anyway; 31 is the
+ * format's maximum. */
+static int window_log_limit(size_t want)
+{
+	int log = 27;
+	while (log < 31 && ((size_t)1 << log) < want)
+		log++;
+	return log;
+}
+
+/* How a stream that stopped without a zstd error stands: in one-shot terms,
+ * a full output with more to come is dstSize_tooSmall, a cut frame
+ * srcSize_wrong. */
+static int zstd_stream_end(const ZSTD_inBuffer *in, bool boundary, size_t total, size_t want,
+                           const struct ofl_decomp_at *at, struct ofl_error *err)
+{
+	if (in->pos < in->size || !boundary)
+		return zstd_fail(total == want ? ZSTD_error_dstSize_tooSmall
+		                               : ZSTD_error_srcSize_wrong,
+		                 want, at, err);
+	return zstd_check_length(total, want, at, err);
+}
+
+int ofl_zstd_decompress_stream(const uint8_t *src, size_t size, size_t want, ofl_ccob_sink sink,
+                               void *ctx, const struct ofl_decomp_at *at, struct ofl_error *err)
+{
+	if (!want) /* nothing expected needs no buffer */
+		return ofl_zstd_decompress(src, size, NULL, 0, at, err);
+	int rc = zstd_check_first_frame(src, size, want, at, err);
+	if (rc)
+		return rc;
+	ZSTD_DCtx *dc = ZSTD_createDCtx();
+	uint8_t *buf = ofl_malloc(STREAM_CHUNK);
+	if (!dc || !buf ||
+	    ZSTD_isError(ZSTD_DCtx_setParameter(dc, ZSTD_d_windowLogMax, window_log_limit(want)))) {
+		ZSTD_freeDCtx(dc);
+		free(buf);
+		return OFL_NOMEM(err);
+	}
+	ZSTD_inBuffer in = {src, size, 0};
+	size_t total = 0, r = 0, frames = 0;
+	bool boundary = true; /* between frames: the input may end here */
+	while (!rc) {
+		ZSTD_outBuffer out = {buf, chunk_for(want, total), 0};
+		size_t before = in.pos;
+		r = ZSTD_decompressStream(dc, &out, &in);
+		if (ZSTD_isError(r) || (in.pos == before && out.pos == 0))
+			break; /* an error, or stuck: output full or input cut */
+		total += out.pos;
+		boundary = r == 0;
+		frames += r == 0;
+		if (out.pos)
+			rc = sink(ctx, buf, out.pos, in.pos, err);
+		if (in.pos == in.size && (r == 0 || out.pos < out.size))
+			break;
+	}
+	ZSTD_freeDCtx(dc);
+	free(buf);
+	if (rc)
+		return rc;
+	if (!ZSTD_isError(r))
+		return zstd_stream_end(&in, boundary, total, want, at, err);
+	ZSTD_ErrorCode code = ZSTD_getErrorCode(r);
+	/* one-shot decoding calls bytes after a frame that start no frame an
+	 * unconsumed input, not an unknown frame */
+	if (code == ZSTD_error_prefix_unknown && frames)
+		code = ZSTD_error_srcSize_wrong;
+	return zstd_fail(code, want, at, err);
 }

@@ -1,22 +1,17 @@
-/* Private to libofflink: one-shot zlib and zstd calls with the parameters
- * LLVM uses, writing into caller-sized buffers (no copies of the input). */
+/* Private to libofflink: zlib and zstd calls with the parameters LLVM uses,
+ * writing into caller-sized buffers or streaming to a sink (no copies of
+ * the input). */
 #ifndef OFL_COMPRESS_H
 #define OFL_COMPRESS_H
 
 #ifndef OFL_BUILDING_CORE
 #error "compress.h is private to libofflink"
-/* Decompresses only the first bytes of a stream: up to want bytes into dst,
- * *got how many came (fewer only if the stream ends first). */
-int ofl_zlib_decompress_prefix(const uint8_t *src, size_t size, uint8_t *dst, size_t want,
-                               size_t *got, const struct ofl_decomp_at *at, struct ofl_error *err);
-int ofl_zstd_decompress_prefix(const uint8_t *src, size_t size, uint8_t *dst, size_t want,
-                               size_t *got, const struct ofl_decomp_at *at, struct ofl_error *err);
-
 #endif
 
 #include <stddef.h>
 #include <stdint.h>
 
+#include "offlink/ccob.h"
 #include "offlink/error.h"
 
 /* Worst-case compressed sizes; 0 when the input is too large to compress. */
@@ -59,5 +54,17 @@ int ofl_zlib_decompress_prefix(const uint8_t *src, size_t size, uint8_t *dst, si
                                size_t *got, const struct ofl_decomp_at *at, struct ofl_error *err);
 int ofl_zstd_decompress_prefix(const uint8_t *src, size_t size, uint8_t *dst, size_t want,
                                size_t *got, const struct ofl_decomp_at *at, struct ofl_error *err);
+
+/* ofl_zlib_decompress / ofl_zstd_decompress with the same checks (for
+ * zlib the same errors), handing the bytes to sink (offlink/ccob.h; in_used
+ * counts bytes of src) through a fixed buffer instead of writing them into
+ * one of want bytes.  Memory is the decoder's: zlib's 32 KiB window, or for
+ * zstd the frame's window (which LLVM's frames size to their content, at
+ * most 128 MiB with long-distance matching); a frame asking for more than
+ * max(128 MiB, want) is refused. */
+int ofl_zlib_decompress_stream(const uint8_t *src, size_t size, size_t want, ofl_ccob_sink sink,
+                               void *ctx, const struct ofl_decomp_at *at, struct ofl_error *err);
+int ofl_zstd_decompress_stream(const uint8_t *src, size_t size, size_t want, ofl_ccob_sink sink,
+                               void *ctx, const struct ofl_decomp_at *at, struct ofl_error *err);
 
 #endif

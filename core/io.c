@@ -173,6 +173,17 @@ void ofl_file_close(struct ofl_file *f)
 	*f = (struct ofl_file)OFL_FILE_INIT;
 }
 
+void ofl_file_done_before(const struct ofl_file *f, uint64_t upto)
+{
+	if (f->mapped != 1 || upto > f->size)
+		return;
+	/* the mapping starts on a page; only whole pages before upto go */
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	size_t len = (size_t)upto & ~(page - 1);
+	if (len)
+		madvise((void *)f->data, len, MADV_DONTNEED);
+}
+
 int ofl_file_is(const struct ofl_file *f, const char *path)
 {
 	struct stat st;

@@ -80,7 +80,7 @@ static void report_compress(const struct ofl_bundler_report *r, int level)
 	fprintf(stderr, "Binary size after compression: %s bytes\n",
 	        commas(r->ccob.total_size, c, sizeof c));
 	print_ratio(r, "Compression speed");
-	fprintf(stderr, "Truncated MD5 hash: 0x%016" PRIx64 "\n", r->ccob.hash);
+	fprintf(stderr, "Truncated MD5 hash: 0x%014" PRIx64 "\n", r->ccob.hash);
 }
 
 static void report_decompress(const struct ofl_bundler_report *r)
@@ -95,12 +95,14 @@ static void report_decompress(const struct ofl_bundler_report *r)
 		fprintf(stderr, "Total file size (from header): %s bytes\n",
 		        commas(r->ccob.total_size, a, sizeof a));
 	fprintf(stderr, "Decompression method: %s\n", r->ccob.method ? "zstd" : "zlib");
+	/* LLVM counts the compressed stream alone here, without the header */
 	fprintf(stderr, "Size before decompression: %s bytes\n",
-	        commas(r->ccob.total_size, b, sizeof b));
+	        commas(r->ccob.total_size - r->ccob.header_size, b, sizeof b));
 	fprintf(stderr, "Size after decompression: %s bytes\n", commas(r->raw_size, c, sizeof c));
 	print_ratio(r, "Decompression speed");
-	fprintf(stderr, "Stored hash: 0x%016" PRIx64 "\n", r->ccob.hash);
-	fprintf(stderr, "Recalculated hash: 0x%016" PRIx64 "\n", r->hash);
+	/* LLVM pads the hashes to 14 digits (format_hex with width 16) */
+	fprintf(stderr, "Stored hash: 0x%014" PRIx64 "\n", r->ccob.hash);
+	fprintf(stderr, "Recalculated hash: 0x%014" PRIx64 "\n", r->hash);
 	fprintf(stderr, "Hashes match: %s\n", r->hash_ok ? "Yes" : "No");
 }
 

@@ -1,6 +1,7 @@
 #include <md5.h>
 #include <stdint.h>
 #include <zlib.h>
+#include <zstd.h>
 
 #include "harness.h"
 #include "offlink/ccob.h"
@@ -77,6 +78,39 @@ OFL_TEST(compress_matches_llvm_bytes)
 	ofl_buf_release(&out);
 }
 
+/* A sink that appends to an ofl_buf, counting pieces; it refuses more than
+ * limit bytes with an error of its own. */
+struct collect {
+	struct ofl_buf b;
+	size_t pieces, limit;
+};
+
+static int collect_sink(void *ctx, const uint8_t *p, size_t n, size_t in_used,
+                        struct ofl_error *err)
+{
+	struct collect *c = ctx;
+	(void)in_used;
+	c->pieces++;
+	if (n == 0 || c->b.len + n > c->limit)
+		return ofl_error_set(err, OFL_EINVAL, NULL, OFL_NO_OFFSET, "sink says stop");
+	return ofl_buf_append(&c->b, p, n);
+}
+
+/* ofl_ccob_stream gives the bytes and the hash ofl_ccob_decompress does. */
+static int stream_same(const struct ofl_buf *in, const struct ofl_buf *raw)
+{
+	struct collect c = {OFL_BUF_INIT, 0, SIZE_MAX};
+	struct ofl_error e = OFL_ERROR_INIT;
+	uint64_t hash = 0;
+	int ok = ofl_ccob_stream(in->data, in->len, collect_sink, &c, &hash, &e) == 0 &&
+	         c.b.len == raw->len && (!raw->len || !memcmp(c.b.data, raw->data, raw->len)) &&
+	         hash == ofl_ccob_hash(raw->data, raw->len);
+	if (!ok)
+		fprintf(stderr, "stream: %s (%zu of %zu bytes)\n", e.msg, c.b.len, raw->len);
+	ofl_buf_release(&c.b);
+	return ok;
+}
+
 OFL_TEST(decompress_llvm_files)
 {
 	struct ofl_buf raw = load("llvm22/bundle.raw");
@@ -99,6 +133,7 @@ OFL_TEST(decompress_llvm_files)
 		CHECK(same(&out, &raw));
 		CHECK_EQ_U(used, in.len);
 		CHECK(hash_ok);
+		CHECK(stream_same(&in, &raw));
 		ofl_buf_release(&in);
 		ofl_buf_release(&out);
 	}
@@ -240,6 +275,7 @@ OFL_TEST(empty_input_round_trips)
 		CHECK(compress_as(&raw, 3, m, INT32_MIN, 0, &out) == 0);
 		CHECK(ofl_ccob_decompress(out.data, out.len, &back, NULL, NULL, &e) == 0);
 		CHECK_EQ_U(back.len, 0);
+		CHECK(stream_same(&out, &raw));
 	}
 	ofl_buf_release(&out);
 	ofl_buf_release(&back);
@@ -264,6 +300,7 @@ OFL_TEST(version_1_hand_made)
 	CHECK(ofl_ccob_decompress(v1.data, v1.len, &out, &used, NULL, &e) == 0);
 	CHECK(same(&out, &raw));
 	CHECK_EQ_U(used, v1.len);
+	CHECK(stream_same(&v1, &raw));
 	ofl_buf_release(&raw);
 	ofl_buf_release(&v3);
 	ofl_buf_release(&v1);
@@ -299,18 +336,27 @@ OFL_TEST(concatenated_and_padded)
 }
 
 /* Decompresses a damaged copy; checks code, offset, message start, and that
- * out was left as it was. */
+ * out was left as it was; streaming it fails in the same words. */
 static int expect_error(const struct ofl_buf *in, int code, uint64_t offset, const char *msg)
 {
 	struct ofl_buf out = OFL_BUF_INIT;
 	struct ofl_error e = OFL_ERROR_INIT;
 	ofl_buf_append_str(&out, "keep");
 	int rc = ofl_ccob_decompress(in->data, in->len, &out, NULL, NULL, &e);
+	struct collect c = {OFL_BUF_INIT, 0, SIZE_MAX};
+	struct ofl_error se = OFL_ERROR_INIT;
+	int src = ofl_ccob_stream(in->data, in->len, collect_sink, &c, NULL, &se);
+	ofl_buf_release(&c.b);
 	int bad = rc != code || e.code != code || e.offset != offset ||
 	          strncmp(e.msg, msg, strlen(msg)) != 0 || out.len != 4;
 	if (bad)
 		fprintf(stderr, "got rc %d offset %llu \"%s\", expected %d %llu \"%s...\"\n", rc,
 		        (unsigned long long)e.offset, e.msg, code, (unsigned long long)offset, msg);
+	if (src != rc || se.offset != e.offset || strcmp(se.msg, e.msg)) {
+		fprintf(stderr, "streamed: rc %d offset %llu \"%s\"\n", src,
+		        (unsigned long long)se.offset, se.msg);
+		bad = 1;
+	}
 	ofl_buf_release(&out);
 	return !bad;
 }
@@ -424,4 +470,54 @@ OFL_TEST(magic_test_and_bad_options)
 	CHECK_STR(e.msg, "uncompressed size exceeds version 2 limit");
 	CHECK_EQ_U(out.len, 0);
 	ofl_buf_release(&out);
+}
+
+/* Two zstd frames with a skippable frame between them: one bundle, as
+ * ZSTD_decompress reads it, both in one piece and streamed. */
+OFL_TEST(stream_frames_and_skippable)
+{
+	struct ofl_buf raw = load("llvm22/bundle.raw"), z = OFL_BUF_INIT, out = OFL_BUF_INIT;
+	struct ofl_error e = OFL_ERROR_INIT;
+	size_t half = raw.len / 2, cap = ZSTD_compressBound(raw.len);
+	static const uint8_t skip[12] = {0x50, 0x2a, 0x4d, 0x18, 4, 0, 0, 0, 1, 2, 3, 4};
+	uint8_t *tmp = malloc(cap);
+	CHECK(tmp != NULL);
+	ofl_buf_append(&z, "CCOB\3\0\1\0", 8);
+	ofl_buf_append_zeros(&z, 24);
+	size_t n = ZSTD_compress(tmp, cap, raw.data, half, 3);
+	ofl_buf_append(&z, tmp, n);
+	ofl_buf_append(&z, skip, sizeof skip);
+	n = ZSTD_compress(tmp, cap, raw.data + half, raw.len - half, 3);
+	ofl_buf_append(&z, tmp, n);
+	uint64_t fields[3] = {z.len, raw.len, ofl_ccob_hash(raw.data, raw.len)};
+	for (int f = 0; f < 3; f++)
+		for (int i = 0; i < 8; i++)
+			z.data[8 + 8 * f + i] = (uint8_t)(fields[f] >> (8 * i));
+	CHECK(ofl_ccob_decompress(z.data, z.len, &out, NULL, NULL, &e) == 0);
+	CHECK(same(&out, &raw));
+	CHECK(stream_same(&z, &raw));
+	free(tmp);
+	ofl_buf_release(&raw);
+	ofl_buf_release(&z);
+	ofl_buf_release(&out);
+}
+
+OFL_TEST(stream_zlib_and_sink_errors)
+{
+	struct ofl_buf raw = load("llvm22/bundle.raw"), z = OFL_BUF_INIT;
+	struct ofl_error e = OFL_ERROR_INIT;
+	CHECK(compress_as(&raw, 3, OFL_CCOB_ZLIB, INT32_MIN, 0, &z) == 0);
+	CHECK(stream_same(&z, &raw));
+	for (int m = 0; m <= 1; m++) {
+		/* the sink's error ends the stream and comes back as it is */
+		struct collect c = {OFL_BUF_INIT, 0, 100};
+		CHECK(compress_as(&raw, 3, m, INT32_MIN, 0, &z) == 0);
+		CHECK(ofl_ccob_stream(z.data, z.len, collect_sink, &c, NULL, &e) == OFL_EINVAL);
+		CHECK(strcmp(e.msg, "sink says stop") == 0);
+		CHECK_EQ_U(c.pieces, 1);
+		ofl_error_clear(&e);
+		ofl_buf_release(&c.b);
+	}
+	ofl_buf_release(&raw);
+	ofl_buf_release(&z);
 }

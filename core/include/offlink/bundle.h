@@ -78,13 +78,13 @@ int ofl_bundle_read(struct ofl_bundle *b, const uint8_t *data, size_t size,
                     const struct ofl_file_type *type, struct ofl_error *err);
 void ofl_bundle_release(struct ofl_bundle *b);
 
-/* For listing: reads the entries of a compressed binary bundle by inflating
- * only its header.  *complete is true when that was enough; then the
- * entries are those ofl_bundle_read would give, but b->data holds only the
- * header (entry bytes are absent, and damage to the stream past the header
- * goes unseen, as entry bytes are not read when listing an uncompressed
- * bundle).  Otherwise (not a single compressed binary bundle) b is empty and
- * the caller uses ofl_bundle_read. */
+/* For listing and streamed unbundling: reads the entries of a compressed
+ * binary bundle by inflating only its header.  *complete is true when that
+ * was enough; then the entries are those ofl_bundle_read would give, but
+ * b->data holds only the header (entry bytes are absent, and damage to the
+ * stream past the header goes unseen, as entry bytes are not read when
+ * listing an uncompressed bundle).  Otherwise (not a single compressed
+ * binary bundle) b is empty and the caller uses ofl_bundle_read. */
 int ofl_bundle_read_header_only(struct ofl_bundle *b, const uint8_t *data, size_t size,
                                 bool *complete, struct ofl_error *err);
 

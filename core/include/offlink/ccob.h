@@ -53,6 +53,26 @@ int ofl_ccob_parse_header(const uint8_t *data, size_t size, struct ofl_ccob_head
 int ofl_ccob_decompress(const uint8_t *data, size_t size, struct ofl_buf *out, size_t *consumed,
                         bool *hash_ok, struct ofl_error *err);
 
+/* Receives a CCOB's inflated bytes in order, n > 0 at a time; in_used is
+ * how many bytes of the compressed stream (after the header) have been
+ * consumed so far (so a
+ * caller may let go of them).  A non-zero return stops the stream and is
+ * returned as is. */
+typedef int (*ofl_ccob_sink)(void *ctx, const uint8_t *p, size_t n, size_t in_used,
+                             struct ofl_error *err);
+
+/* ofl_ccob_decompress, with the same checks, handing the bundle to sink
+ * piece by piece instead of holding it: memory is a fixed buffer and the
+ * decoder's window (zlib 32 KiB; zstd the frame's window, which LLVM sizes
+ * to the bundle up to 128 MiB; frames asking for more than
+ * max(128 MiB, raw_size) are refused).  Damage is an error either way, but
+ * zstd's streaming decoder may meet it in another order than its one-shot
+ * one, and so name it otherwise.  *hash, unless hash is NULL, gets the
+ * truncated MD5 of the bundle (ofl_ccob_hash).  The sink may have seen
+ * bytes when an error in the stream is found later. */
+int ofl_ccob_stream(const uint8_t *data, size_t size, ofl_ccob_sink sink, void *ctx, uint64_t *hash,
+                    struct ofl_error *err);
+
 /* Decompresses only the first min(want, raw_size) bytes of the CCOB at data,
  * appending them to out (fills *h too): enough to read a bundle's header
  * without inflating its entries. */

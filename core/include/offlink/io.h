@@ -43,6 +43,12 @@ int ofl_file_open(struct ofl_file *f, const char *path, struct ofl_error *err);
 int ofl_file_open_regular(struct ofl_file *f, const char *path, struct ofl_error *err);
 void ofl_file_close(struct ofl_file *f);
 
+/* Says the bytes of f before upto will not be read again: a mapped file
+ * gives their pages back (they would be read from the file again if
+ * touched), so a front-to-back reader's memory does not grow with the
+ * input.  Other files are left as they are. */
+void ofl_file_done_before(const struct ofl_file *f, uint64_t upto);
+
 /* size bytes at off of an open descriptor, read into memory (a linker
  * plugin's view of an input); fd stays the caller's. */
 int ofl_file_read_range(struct ofl_file *f, int fd, uint64_t off, uint64_t size, const char *path,
