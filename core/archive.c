@@ -14,6 +14,7 @@
 #include "elf_priv.h"
 #include "internal.h"
 #include "offlink/bitcode.h"
+#include "offlink/buf.h"
 #include "offlink/archive.h"
 #include "offlink/format.h"
 
@@ -43,6 +44,23 @@ void ofl_archive_release(struct ofl_archive *a)
 		free(a->members[i].name);
 	free(a->members);
 	*a = (struct ofl_archive)OFL_ARCHIVE_INIT;
+}
+
+int ofl_archive_open_thin(const char *archive_path, const struct ofl_ar_member *m,
+                          struct ofl_file *f, struct ofl_error *err)
+{
+	const char *slash = strrchr(archive_path, '/');
+	size_t dir = m->name[0] != '/' && slash ? (size_t)(slash - archive_path) + 1 : 0;
+	struct ofl_buf p = OFL_BUF_INIT;
+	/* a failed append would open another file: each one is checked */
+	if (ofl_buf_append(&p, archive_path, dir) || ofl_buf_append_str(&p, m->name) ||
+	    ofl_buf_append_zeros(&p, 1)) {
+		ofl_buf_release(&p);
+		return OFL_NOMEM(err);
+	}
+	int rc = ofl_file_open_regular(f, (const char *)p.data, err);
+	ofl_buf_release(&p);
+	return rc;
 }
 
 /* ---------------------------------------------------------------- reader */

@@ -152,19 +152,7 @@ static int member_bytes(struct ar_state *s, size_t k, const uint8_t **data, uint
 		*size = m->size;
 		return 0;
 	}
-	/* thin archives name their members relative to the archive's directory */
-	const char *arpath = s->archive.path;
-	const char *slash = strrchr(arpath, '/');
-	struct ofl_buf p = OFL_BUF_INIT;
-	bool dir = m->name[0] != '/' && slash;
-	/* a failed append would open another file: each one is checked */
-	if ((dir && ofl_buf_append(&p, arpath, (size_t)(slash - arpath) + 1)) ||
-	    ofl_buf_append_str(&p, m->name) || ofl_buf_append_zeros(&p, 1)) {
-		ofl_buf_release(&p);
-		return OFL_NOMEM(err);
-	}
-	int rc = ofl_file_open_regular(&s->thin[k], (const char *)p.data, err);
-	ofl_buf_release(&p);
+	int rc = ofl_archive_open_thin(s->archive.path, m, &s->thin[k], err);
 	*data = s->thin[k].data;
 	*size = s->thin[k].size;
 	return rc;

@@ -468,22 +468,13 @@ static int read_bitcode(struct ictx *c, struct ofl_node *p)
 
 /* ---- archives ------------------------------------------------------------- */
 
-static int thin_member(struct ictx *c, struct ofl_node *n)
+static int thin_member(struct ictx *c, struct ofl_node *n, const struct ofl_ar_member *m)
 {
-	const char *slash = strrchr(c->path, '/');
-	char *path;
-	if (n->name[0] == '/' || !slash)
-		path = ofl_strdup(n->name);
-	else if (asprintf(&path, "%.*s/%s", (int)(slash - c->path), c->path, n->name) < 0)
-		path = NULL;
 	n->file = ofl_calloc(1, sizeof *n->file);
-	if (!path || !n->file) {
-		free(path);
+	if (!n->file)
 		return OFL_NOMEM(c->err);
-	}
 	*n->file = (struct ofl_file)OFL_FILE_INIT;
-	int rc = ofl_file_open_regular(n->file, path, c->err);
-	free(path);
+	int rc = ofl_archive_open_thin(c->path, m, n->file, c->err);
 	if (rc) {
 		ofl_error_prefix(c->err, "thin archive member '%s'", n->name);
 		return rc;
@@ -520,7 +511,7 @@ static int read_archive(struct ictx *c, struct ofl_node *p, unsigned depth)
 			continue;
 		}
 		if (a.thin)
-			rc = thin_member(c, n);
+			rc = thin_member(c, n, m);
 		rc = rc ? rc : analyze(c, n, depth + 1);
 	}
 	ofl_archive_release(&a);

@@ -105,8 +105,9 @@ static int ccob_bundle(const uint8_t *b, size_t n, uint64_t at, uint64_t file_si
 	ofl_buf_release(&inflated);
 	rc = rc ? rc : keep(out, d, err);
 	out->inflated += dlen;
-	rc = rc ? rc : read_entries(d, dlen, d, dlen, 0, at, out->nbundles++,
-	                            file_size + out->inflated, out, err);
+	rc = rc ? rc
+	        : read_entries(d, dlen, d, dlen, 0, at, out->nbundles++, file_size + out->inflated,
+	                       out, err);
 	*next = next_magic(b, n, used);
 	return rc;
 }
@@ -164,4 +165,69 @@ done:
 	if (rc)
 		ofl_objdump_bundles_release(out);
 	return rc;
+}
+
+struct walk {
+	bool read_thin;
+	ofl_objdump_visit_fn fn;
+	void *ctx;
+	struct ofl_error *err;
+};
+
+static int walk(struct walk *w, const char *path, const char *fname, const uint8_t *d, size_t n,
+                unsigned depth);
+
+/* A member prints as "lib.a(m.o)", and files extracted from it are named
+ * after the member, flattened. */
+static int walk_member(struct walk *w, const char *path, const struct ofl_archive *a,
+                       const struct ofl_ar_member *m, unsigned depth)
+{
+	struct ofl_buf name = OFL_BUF_INIT;
+	char *flat = ofl_strdup(m->name);
+	struct ofl_file f = OFL_FILE_INIT;
+	int rc = 0;
+	if (!flat || ofl_buf_append_str(&name, path) || ofl_buf_append(&name, "(", 1) ||
+	    ofl_buf_append_str(&name, m->name) || ofl_buf_append(&name, ")", 2 /* NUL too */))
+		rc = OFL_NOMEM(w->err);
+	else
+		ofl_name_flatten(flat);
+	if (!rc && a->thin && !w->read_thin)
+		rc = ofl_error_set(w->err, OFL_EUNSUPPORTED, path, 0,
+		                   "thin archive member '%s' is not read", m->name);
+	else if (!rc && a->thin)
+		rc = ofl_archive_open_thin(path, m, &f, w->err);
+	if (!rc)
+		rc = walk(w, (const char *)name.data, flat, a->thin ? f.data : m->data,
+		          a->thin ? f.size : (size_t)m->size, depth + 1);
+	ofl_file_close(&f);
+	free(flat);
+	ofl_buf_release(&name);
+	return rc;
+}
+
+static int walk(struct walk *w, const char *path, const char *fname, const uint8_t *d, size_t n,
+                unsigned depth)
+{
+	if (ofl_format_of(d, n) != OFL_FMT_ARCHIVE)
+		return w->fn(w->ctx, &(struct ofl_objdump_object){path, fname, d, n});
+	if (depth >= OFL_MAX_NESTING)
+		return ofl_error_set(w->err, OFL_EFORMAT, path, 0, "archives nested deeper than %d",
+		                     OFL_MAX_NESTING);
+	struct ofl_archive a;
+	int rc = ofl_archive_parse(d, n, &a, w->err);
+	if (rc) {
+		ofl_error_locate(w->err, path, 0);
+		return rc;
+	}
+	for (size_t i = 0; i < a.nmembers && !rc; i++)
+		rc = walk_member(w, path, &a, &a.members[i], depth);
+	ofl_archive_release(&a);
+	return rc;
+}
+
+int ofl_objdump_walk(const uint8_t *data, size_t size, const char *path, bool read_thin,
+                     ofl_objdump_visit_fn fn, void *ctx, struct ofl_error *err)
+{
+	struct walk w = {read_thin, fn, ctx, err};
+	return walk(&w, path, path, data, size, 0);
 }

@@ -40,8 +40,6 @@ static int objdump_error(const char *path, bool walking, enum ofl_obin_llvm_diag
 	             ofl_obin_llvm_diag_text(d));
 }
 
-static int objdump_archive(const struct insp *in, const char *path, const uint8_t *d, size_t n,
-                           unsigned depth);
 static int objdump_other(const struct insp *in, const char *path, const char *fname,
                          const uint8_t *d, size_t n);
 
@@ -85,12 +83,14 @@ static int objdump_bundles(const char *path, const char *fname, const uint8_t *d
 	return write_bundles(fname, &b);
 }
 
-static int inspect_objdump(const struct insp *in, const char *path, const char *fname,
-                           const uint8_t *d, size_t n, unsigned depth)
+/* One object of the walk (ofl_objdump_walk): archives are opened there. */
+static int objdump_object(void *ctx, const struct ofl_objdump_object *o)
 {
+	const struct insp *in = ctx;
+	const char *path = o->name, *fname = o->fname;
+	const uint8_t *d = o->data;
+	size_t n = o->size;
 	enum ofl_format f = ofl_format_of(d, n);
-	if (f == OFL_FMT_ARCHIVE)
-		return objdump_archive(in, path, d, n, depth);
 	bool elf = f == OFL_FMT_ELF, raw = f == OFL_FMT_OFFLOAD;
 	struct ofl_error err = OFL_ERROR_INIT;
 	if (!elf && !raw)
@@ -123,46 +123,11 @@ static int inspect_objdump(const struct insp *in, const char *path, const char *
 	return elf && in->llvm == OFL_LLVM_22 ? objdump_bundles(path, fname, d, n) : 0;
 }
 
-/* Members print as "lib.a(m.o)", each numbered from 0 as llvm-objdump does;
- * a thin archive's members are read beside it. */
-static int objdump_archive(const struct insp *in, const char *path, const uint8_t *d, size_t n,
-                           unsigned depth)
+static int inspect_objdump(const struct insp *in, const char *path, const uint8_t *d, size_t n)
 {
-	struct ofl_archive a;
 	struct ofl_error err = OFL_ERROR_INIT;
-	if (depth >= OFL_MAX_NESTING)
-		return error("%s: archives nested deeper than %d at offset 0", path,
-		             OFL_MAX_NESTING);
-	if (ofl_archive_parse(d, n, &a, &err)) {
-		ofl_error_locate(&err, path, 0);
-		return error_lib(&err);
-	}
-	int rc = 0;
-	for (size_t i = 0; i < a.nmembers && !rc; i++) {
-		const struct ofl_ar_member *m = &a.members[i];
-		char *name = NULL, *file = NULL, *flat = strdup(m->name);
-		const char *slash = strrchr(path, '/');
-		if (!flat || asprintf(&name, "%s(%s)", path, m->name) < 0 ||
-		    asprintf(&file, "%.*s%s",
-		             slash && m->name[0] != '/' ? (int)(slash + 1 - path) : 0, path,
-		             m->name) < 0)
-			rc = error("out of memory");
-		else /* files extracted from the member are named after it */
-			ofl_name_flatten(flat);
-		struct ofl_file f = OFL_FILE_INIT;
-		if (!rc && a.thin && ofl_file_open_regular(&f, file, &err))
-			rc = error_lib(&err);
-		if (!rc)
-			rc = a.thin ? inspect_objdump(in, name, flat, f.data, f.size, depth + 1)
-			            : inspect_objdump(in, name, flat, m->data, (size_t)m->size,
-			                              depth + 1);
-		ofl_file_close(&f);
-		free(flat);
-		free(name);
-		free(file);
-	}
-	ofl_archive_release(&a);
-	return rc;
+	int rc = ofl_objdump_walk(d, n, path, true, objdump_object, (void *)in, &err);
+	return rc < 0 ? error_lib(&err) : rc;
 }
 
 static void objdump_image(const struct insp *in, const struct ofl_node *n, size_t *k)
@@ -586,7 +551,7 @@ static int inspect_one(struct insp *in, const char *path)
 	}
 	in->current = path;
 	int rc = in->fmt == FMT_OBJDUMP && !in->extract && !in->extract_all && !in->check
-	             ? inspect_objdump(in, path, path, f.data, f.size, 0)
+	             ? inspect_objdump(in, path, f.data, f.size)
 	             : inspect_tree(in, path, f.data, f.size);
 	in->nfiles_done++;
 	ofl_file_close(&f);

@@ -10,6 +10,7 @@
 #include "offlink/api.h"
 #include "offlink/buf.h"
 #include "offlink/error.h"
+#include "offlink/io.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -55,6 +56,11 @@ bool ofl_archive_is_thin(const uint8_t *data, size_t size);
 int ofl_archive_parse(const uint8_t *data, size_t size, struct ofl_archive *a,
                       struct ofl_error *err);
 void ofl_archive_release(struct ofl_archive *a);
+
+/* Opens a thin archive's member m, a file named relative to the directory
+ * of archive_path (or absolute); only a regular file is read. */
+int ofl_archive_open_thin(const char *archive_path, const struct ofl_ar_member *m,
+                          struct ofl_file *f, struct ofl_error *err);
 
 struct ofl_ar_input {
 	const char *name; /* member name as it should appear */
