@@ -167,20 +167,10 @@ done:
 	return rc;
 }
 
-struct walk {
-	bool read_thin;
-	ofl_objdump_visit_fn fn;
-	void *ctx;
-	struct ofl_error *err;
-};
-
-static int walk(struct walk *w, const char *path, const char *fname, const uint8_t *d, size_t n,
-                unsigned depth);
-
 /* A member prints as "lib.a(m.o)", and files extracted from it are named
  * after the member, flattened. */
-static int walk_member(struct walk *w, const char *path, const struct ofl_archive *a,
-                       const struct ofl_ar_member *m, unsigned depth)
+static int walk_member(const char *path, const struct ofl_archive *a, const struct ofl_ar_member *m,
+                       bool read_thin, ofl_objdump_visit_fn fn, void *ctx, struct ofl_error *err)
 {
 	struct ofl_buf name = OFL_BUF_INIT;
 	char *flat = ofl_strdup(m->name);
@@ -188,46 +178,37 @@ static int walk_member(struct walk *w, const char *path, const struct ofl_archiv
 	int rc = 0;
 	if (!flat || ofl_buf_append_str(&name, path) || ofl_buf_append(&name, "(", 1) ||
 	    ofl_buf_append_str(&name, m->name) || ofl_buf_append(&name, ")", 2 /* NUL too */))
-		rc = OFL_NOMEM(w->err);
+		rc = OFL_NOMEM(err);
 	else
 		ofl_name_flatten(flat);
-	if (!rc && a->thin && !w->read_thin)
-		rc = ofl_error_set(w->err, OFL_EUNSUPPORTED, path, 0,
+	if (!rc && a->thin && !read_thin)
+		rc = ofl_error_set(err, OFL_EUNSUPPORTED, path, 0,
 		                   "thin archive member '%s' is not read", m->name);
 	else if (!rc && a->thin)
-		rc = ofl_archive_open_thin(path, m, &f, w->err);
+		rc = ofl_archive_open_thin(path, m, &f, err);
 	if (!rc)
-		rc = walk(w, (const char *)name.data, flat, a->thin ? f.data : m->data,
-		          a->thin ? f.size : (size_t)m->size, depth + 1);
+		rc = fn(ctx, &(struct ofl_objdump_object){(const char *)name.data, flat, path,
+		                                          a->thin ? f.data : m->data,
+		                                          a->thin ? f.size : (size_t)m->size});
 	ofl_file_close(&f);
 	free(flat);
 	ofl_buf_release(&name);
 	return rc;
 }
 
-static int walk(struct walk *w, const char *path, const char *fname, const uint8_t *d, size_t n,
-                unsigned depth)
-{
-	if (ofl_format_of(d, n) != OFL_FMT_ARCHIVE)
-		return w->fn(w->ctx, &(struct ofl_objdump_object){path, fname, d, n});
-	if (depth >= OFL_MAX_NESTING)
-		return ofl_error_set(w->err, OFL_EFORMAT, path, 0, "archives nested deeper than %d",
-		                     OFL_MAX_NESTING);
-	struct ofl_archive a;
-	int rc = ofl_archive_parse(d, n, &a, w->err);
-	if (rc) {
-		ofl_error_locate(w->err, path, 0);
-		return rc;
-	}
-	for (size_t i = 0; i < a.nmembers && !rc; i++)
-		rc = walk_member(w, path, &a, &a.members[i], depth);
-	ofl_archive_release(&a);
-	return rc;
-}
-
 int ofl_objdump_walk(const uint8_t *data, size_t size, const char *path, bool read_thin,
                      ofl_objdump_visit_fn fn, void *ctx, struct ofl_error *err)
 {
-	struct walk w = {read_thin, fn, ctx, err};
-	return walk(&w, path, path, data, size, 0);
+	if (ofl_format_of(data, size) != OFL_FMT_ARCHIVE)
+		return fn(ctx, &(struct ofl_objdump_object){path, path, NULL, data, size});
+	struct ofl_archive a;
+	int rc = ofl_archive_parse(data, size, &a, err);
+	if (rc) {
+		ofl_error_locate(err, path, 0);
+		return rc;
+	}
+	for (size_t i = 0; i < a.nmembers && !rc; i++)
+		rc = walk_member(path, &a, &a.members[i], read_thin, fn, ctx, err);
+	ofl_archive_release(&a);
+	return rc;
 }

@@ -91,6 +91,9 @@ static int objdump_object(void *ctx, const struct ofl_objdump_object *o)
 	const uint8_t *d = o->data;
 	size_t n = o->size;
 	enum ofl_format f = ofl_format_of(d, n);
+	if (f == OFL_FMT_ARCHIVE) /* llvm-objdump opens no archive in an archive */
+		return error("'%s': The file was not recognized as a valid object file",
+		             o->archive);
 	bool elf = f == OFL_FMT_ELF, raw = f == OFL_FMT_OFFLOAD;
 	struct ofl_error err = OFL_ERROR_INIT;
 	if (!elf && !raw)

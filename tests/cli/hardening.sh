@@ -104,13 +104,18 @@ PY
 # 1: no use after free; the nested members are walked, nothing matches.
 bounded "$OFFLINK" package --image=triple=x nested.a >out 2>err || { cat err >&2; fail "nested archive"; }
 
-# 2: a clean error, within a small stack and address space.
-for cmd in "package --image=triple=x" "inspect --format=llvm-objdump" "inspect"; do
+# 2: a clean error, within a small stack and address space; llvm-objdump
+# opens no archive inside an archive, and neither does its format.
+for cmd in "package --image=triple=x" "inspect"; do
 	if bounded "$OFFLINK" $cmd deep.a >out 2>err; then
 		fail "$cmd accepted 200,000 nested archives"
 	fi
 	expect_err_line "^offlink: error: deep\\.a.*: (archives|layers) nested (deeper|more) than 16"
 done
+if bounded "$OFFLINK" inspect --format=llvm-objdump deep.a >out 2>err; then
+	fail "objdump format accepted a nested archive"
+fi
+expect_err_line "^offlink: error: 'deep\\.a': The file was not recognized as a valid object file\$"
 
 # 3: names read from the input name no directory.
 mkdir -p sub

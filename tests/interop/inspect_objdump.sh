@@ -2,10 +2,12 @@
 # offlink inspect --format=llvm-objdump prints what llvm-objdump --offloading
 # 19 and 22 print: clang -fopenmp objects, an ld -r merge of 20 of them, raw
 # packager output (HIP kinds differ between 19 and 22), objects without
-# offloading, and the errors for bad input (the program name aside).
+# offloading, archives (a nested one is an error after the members before
+# it; a thin one is read beside it), and the errors for bad input (the
+# program name aside).
 source "$OFL_SRC/tests/lib.sh"
 need "$LLVM19/llvm-objdump" "$LLVM22/llvm-objdump" "$LLVM19/clang" "$LLVM22/clang" \
-	"$LLVM22/llvm-offload-binary" ld python3
+	"$LLVM22/llvm-offload-binary" ld ar python3
 
 cat >omp.c <<'C'
 int FN(int n) { int s = 0;
@@ -34,9 +36,14 @@ open("trailing.bin", "wb").write(raw + b"\0" * 8)
 open("short.bin", "wb").write(raw[:40])
 PY
 
+ar rc lib.a omp1.o omp2.o
+ar rc nested.a omp3.o lib.a omp4.o
+ar rcT thin.a omp5.o plain.o
+
 checked=0
 for v in 19 22; do
-	for f in omp1.o omp2.o merged20.o plain.o raw.bin junk trunc.bin trailing.bin short.bin; do
+	for f in omp1.o omp2.o merged20.o plain.o lib.a nested.a thin.a raw.bin junk trunc.bin \
+		trailing.bin short.bin; do
 		"$(eval echo \$LLVM$v)/llvm-objdump" --offloading "$f" >l.out 2>l.err && rl=0 || rl=$?
 		"$OFFLINK" inspect --format=llvm-objdump --llvm-version=$v "$f" >o.out 2>o.err &&
 			ro=0 || ro=$?

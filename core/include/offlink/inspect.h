@@ -189,9 +189,10 @@ int ofl_objdump_section_bundles(const uint8_t *file, size_t file_size, uint64_t 
 
 /* One object llvm-objdump --offloading reads: name is what it prints
  * ("lib.a(m.o)" for an archive member), fname what files extracted from
- * it are named after (the member's name, flattened: no directory). */
+ * it are named after (the member's name, flattened: no directory), archive
+ * the path of the archive holding it (NULL for the file itself). */
 struct ofl_objdump_object {
-	const char *name, *fname;
+	const char *name, *fname, *archive;
 	const uint8_t *data;
 	size_t size;
 };
@@ -199,10 +200,11 @@ struct ofl_objdump_object {
 /* Returns 0 to go on, a positive value to stop the walk. */
 typedef int (*ofl_objdump_visit_fn)(void *ctx, const struct ofl_objdump_object *o);
 
-/* Walks data (the file at path) as llvm-objdump does: archives member by
- * member, nested up to OFL_MAX_NESTING deep, a thin archive's members
- * read beside it when read_thin (else an error), and calls fn for every
- * object that is not an archive.  Returns 0, fn's positive value (err
+/* Walks data (the file at path) as llvm-objdump does: the file itself, or
+ * an archive's members in order, a thin archive's read beside it when
+ * read_thin (else an error), and calls fn for each.  A member that is an
+ * archive is passed to fn as any other (llvm-objdump reads no nested
+ * archive: the visitor decides).  Returns 0, fn's positive value (err
  * untouched), or a negative OFL_E* code with err filled. */
 int ofl_objdump_walk(const uint8_t *data, size_t size, const char *path, bool read_thin,
                      ofl_objdump_visit_fn fn, void *ctx, struct ofl_error *err);
