@@ -315,13 +315,14 @@ static void globals(struct enc *e)
 	}
 }
 
-/* [n x i8] as a STRING record of 8-bit elements (abbreviation 4). */
+/* [n x i8] as a STRING record with a blob (abbreviation 4). */
 static void string_record(struct bw *w, const uint8_t *p, uint64_t n)
 {
 	emit(w, ABBREV_FIRST, w->width);
 	vbr(w, n, 6);
-	for (uint64_t i = 0; i < n; i++)
-		emit(w, p[i], 8);
+	align32(w);
+	w->rc |= ofl_buf_append(w->b, p, n);
+	w->rc |= ofl_buf_align(w->b, 4);
 }
 
 static void constants(struct enc *e)
@@ -329,16 +330,13 @@ static void constants(struct enc *e)
 	const struct ofl_ir_module *m = e->m;
 	struct bw *w = &e->w;
 	enter(w, BLOCK_CONSTANTS, 4);
-	/* abbreviation 4: [CST_STRING, array of fixed(8)] */
+	/* abbreviation 4: [CST_STRING, blob] */
 	emit(w, ABBREV_DEFINE, w->width);
-	vbr(w, 3, 5);
+	vbr(w, 2, 5);
 	emit(w, 1, 1);
 	vbr(w, CST_STRING, 8);
 	emit(w, 0, 1);
-	emit(w, OPND_ARRAY, 3);
-	emit(w, 0, 1);
-	emit(w, OPND_FIXED, 3);
-	vbr(w, 8, 5);
+	emit(w, OPND_BLOB, 3);
 	uint32_t cur = UINT32_MAX;
 	for (size_t i = 0; i < m->nconsts && !w->rc; i++) {
 		const struct ofl_ir_const *c = &m->consts[i];
