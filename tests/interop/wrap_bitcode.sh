@@ -127,6 +127,11 @@ for i in 1 2 3 4 5; do
 	same got.$i "${edges[$i]}"
 done
 
+# to standard output (a pipe: no copy_file_range) the same bytes
+"$OFFLINK" wrap --host-triple=$T -o edges.file.bc "${edges[@]}" || fail "wrap -o edges.file.bc"
+"$OFFLINK" wrap --host-triple=$T --emit=bc -o - "${edges[@]}" | cat >edges.pipe.bc
+same edges.file.bc edges.pipe.bc
+
 # An output that cannot be written whole leaves nothing behind, with one
 # line saying why (a file size limit stops the write midway).
 randbytes 3 300000 >big.img
