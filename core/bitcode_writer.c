@@ -8,7 +8,8 @@
  * Only what the wrapper module needs is encoded: no metadata, attributes
  * or comdats.  Every constant, the ones instructions use included, lies in
  * the module's constants block, which LLVM reads as readily as
- * function-local ones. */
+ * function-local ones.  Byte arrays (device images) are blobs whose bytes
+ * are copied from their files into the output, never held in memory. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -334,13 +335,31 @@ static void globals(struct enc *e)
 	}
 }
 
-/* [n x i8] as a STRING record with a blob (abbreviation 4): its bytes,
- * 32-bit aligned, and zeros to the next 32 bits go in a hole. */
-static void string_record(struct bw *w, const struct ofl_ir_const *c, uint64_t n)
+/* The block's abbreviation 4: [code, blob]. */
+static void define_blob(struct bw *w, unsigned code)
+{
+	emit(w, ABBREV_DEFINE, w->width);
+	vbr(w, 2, 5);
+	emit(w, 1, 1); /* literal */
+	vbr(w, code, 8);
+	emit(w, 0, 1);
+	emit(w, OPND_BLOB, 3);
+}
+
+/* A record of abbreviation 4 up to its blob's n bytes, which start on a
+ * 32-bit boundary. */
+static void start_blob(struct bw *w, uint64_t n)
 {
 	emit(w, ABBREV_FIRST, w->width);
 	vbr(w, n, 6);
 	align32(w);
+}
+
+/* [n x i8] as a STRING record with a blob: its bytes and the zeros to the
+ * next 32 bits go in a hole. */
+static void string_record(struct bw *w, const struct ofl_ir_const *c, uint64_t n)
+{
+	start_blob(w, n);
 	if (OFL_GROW(w->holes, w->choles, w->nholes)) {
 		w->rc |= BW_NOMEM;
 		return;
@@ -354,13 +373,7 @@ static void constants(struct enc *e)
 	const struct ofl_ir_module *m = e->m;
 	struct bw *w = &e->w;
 	enter(w, BLOCK_CONSTANTS, 4);
-	/* abbreviation 4: [CST_STRING, blob] */
-	emit(w, ABBREV_DEFINE, w->width);
-	vbr(w, 2, 5);
-	emit(w, 1, 1);
-	vbr(w, CST_STRING, 8);
-	emit(w, 0, 1);
-	emit(w, OPND_BLOB, 3);
+	define_blob(w, CST_STRING);
 	uint32_t cur = UINT32_MAX;
 	for (size_t i = 0; i < m->nconsts && !w->rc; i++) {
 		const struct ofl_ir_const *c = &m->consts[i];
@@ -624,16 +637,8 @@ int ofl_ir_write_bc(const struct ofl_ir_module *m, struct ofl_out *out, struct o
 	leave(w);
 	module(&e);
 	enter(w, BLOCK_STRTAB, 3);
-	/* abbreviation 4: [STRTAB_BLOB, blob] */
-	emit(w, ABBREV_DEFINE, w->width);
-	vbr(w, 2, 5);
-	emit(w, 1, 1);
-	vbr(w, STRTAB_BLOB, 8);
-	emit(w, 0, 1);
-	emit(w, OPND_BLOB, 3);
-	emit(w, ABBREV_FIRST, w->width);
-	vbr(w, e.strtab.len, 6);
-	align32(w);
+	define_blob(w, STRTAB_BLOB);
+	start_blob(w, e.strtab.len);
 	if (ofl_buf_append(&w->b, e.strtab.data, e.strtab.len) || ofl_buf_align(&w->b, 4))
 		w->rc |= BW_NOMEM;
 	leave(w);
