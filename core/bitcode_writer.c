@@ -71,7 +71,7 @@ enum {
 enum { VST_ENTRY = 1, VST_BBENTRY = 2 };
 enum { STRTAB_BLOB = 1 };
 enum { ABBREV_END = 0, ABBREV_ENTER = 1, ABBREV_DEFINE = 2, ABBREV_UNABBREV = 3, ABBREV_FIRST = 4 };
-enum { OPND_FIXED = 1, OPND_ARRAY = 3, OPND_BLOB = 5 };
+enum { OPND_BLOB = 5 }; /* operand encoding */
 enum { BINOP_LSHR = 8, BINOP_AND = 10, CAST_TRUNC = 0 };
 enum { CALL_EXPLICIT_TYPE = 1u << 15 };
 
