@@ -8,7 +8,8 @@
  * Only what the wrapper module needs is encoded: no metadata, attributes
  * or comdats.  Every constant, the ones instructions use included, lies in
  * the module's constants block, which LLVM reads as readily as
- * function-local ones. */
+ * function-local ones.  Byte arrays (device images) are blobs whose bytes
+ * are copied from their files into the output, never held in memory. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -70,33 +71,48 @@ enum {
 enum { VST_ENTRY = 1, VST_BBENTRY = 2 };
 enum { STRTAB_BLOB = 1 };
 enum { ABBREV_END = 0, ABBREV_ENTER = 1, ABBREV_DEFINE = 2, ABBREV_UNABBREV = 3, ABBREV_FIRST = 4 };
-enum { OPND_FIXED = 1, OPND_ARRAY = 3, OPND_BLOB = 5 };
+enum { OPND_BLOB = 5 }; /* operand encoding */
 enum { BINOP_LSHR = 8, BINOP_AND = 10, CAST_TRUNC = 0 };
 enum { CALL_EXPLICIT_TYPE = 1u << 15 };
 
 /* --- the bitstream --- */
 
+/* Byte constants are not copied into memory: the stream holds a hole where
+ * each one's bytes go, filled from the constant's file when it is written
+ * out.  Blocks count the holes' bytes in their lengths. */
+struct hole {
+	size_t at; /* offset in the buffer the bytes go before */
+	const struct ofl_ir_const *c;
+	uint64_t len;
+};
+
 struct bw {
-	struct ofl_buf *b;
-	uint64_t cur;   /* pending bits, low first */
-	unsigned nbits; /* < 32 between calls */
-	unsigned width; /* abbreviation ID width of the current block */
+	struct ofl_buf b; /* the stream less the holes */
+	uint64_t holed;   /* bytes in holes so far (each a multiple of 4) */
+	uint64_t cur;     /* pending bits, low first */
+	unsigned nbits;   /* < 32 between calls */
+	unsigned width;   /* abbreviation ID width of the current block */
 	struct {
-		size_t len_at;
+		size_t len_at;  /* in b */
+		uint64_t start; /* in the stream */
 		unsigned width;
 	} stack[4];
 	int depth;
 	uint64_t *rec; /* the record being built */
 	size_t nrec, crec;
-	int rc;
+	struct hole *holes;
+	size_t nholes, choles;
+	int rc; /* BW_NOMEM, BW_TOOBIG */
 };
+
+enum { BW_NOMEM = 1, BW_TOOBIG = 2 };
 
 static void emit(struct bw *w, uint64_t v, unsigned n)
 {
 	w->cur |= v << w->nbits;
 	w->nbits += n;
 	while (w->nbits >= 32) {
-		w->rc |= ofl_buf_append_u32le(w->b, (uint32_t)w->cur);
+		w->rc |= ofl_buf_append_u32le(&w->b, (uint32_t)w->cur) ? BW_NOMEM : 0;
 		w->cur >>= 32;
 		w->nbits -= 32;
 	}
@@ -122,7 +138,8 @@ static void enter(struct bw *w, unsigned id, unsigned width)
 	vbr(w, id, 8);
 	vbr(w, width, 4);
 	align32(w);
-	w->stack[w->depth].len_at = w->b->len;
+	w->stack[w->depth].len_at = w->b.len;
+	w->stack[w->depth].start = w->b.len + w->holed;
 	w->stack[w->depth++].width = w->width;
 	emit(w, 0, 32); /* the length, patched by leave() */
 	w->width = width;
@@ -132,16 +149,19 @@ static void leave(struct bw *w)
 {
 	emit(w, ABBREV_END, w->width);
 	align32(w);
-	size_t at = w->stack[--w->depth].len_at;
+	w->depth--;
+	uint64_t words = (w->b.len + w->holed - w->stack[w->depth].start - 4) / 4;
 	w->width = w->stack[w->depth].width;
+	if (words > UINT32_MAX)
+		w->rc |= BW_TOOBIG;
 	if (!w->rc)
-		ofl_put_le32(w->b->data + at, (uint32_t)((w->b->len - at - 4) / 4));
+		ofl_put_le32(w->b.data + w->stack[w->depth].len_at, (uint32_t)words);
 }
 
 static void op(struct bw *w, uint64_t v)
 {
 	if (OFL_GROW(w->rec, w->crec, w->nrec)) {
-		w->rc = -1;
+		w->rc |= BW_NOMEM;
 		return;
 	}
 	w->rec[w->nrec++] = v;
@@ -241,7 +261,7 @@ static unsigned section(struct enc *e, const char *s)
 		if (!strcmp(e->sections[i], s))
 			return i + 1;
 	if (e->nsections == sizeof(e->sections) / sizeof(e->sections[0])) {
-		e->w.rc = -1;
+		e->w.rc |= BW_NOMEM;
 		return 0;
 	}
 	e->sections[e->nsections++] = s;
@@ -254,7 +274,7 @@ static void name(struct enc *e, uint32_t off)
 	const char *s = ofl_ir_name(e->m, off);
 	op(&e->w, e->strtab.len);
 	op(&e->w, strlen(s));
-	e->w.rc |= ofl_buf_append_str(&e->strtab, s);
+	e->w.rc |= ofl_buf_append_str(&e->strtab, s) ? BW_NOMEM : 0;
 }
 
 static void put_chars_record(struct enc *e, unsigned code, const char *s)
@@ -315,13 +335,37 @@ static void globals(struct enc *e)
 	}
 }
 
-/* [n x i8] as a STRING record of 8-bit elements (abbreviation 4). */
-static void string_record(struct bw *w, const uint8_t *p, uint64_t n)
+/* The block's abbreviation 4: [code, blob]. */
+static void define_blob(struct bw *w, unsigned code)
+{
+	emit(w, ABBREV_DEFINE, w->width);
+	vbr(w, 2, 5);
+	emit(w, 1, 1); /* literal */
+	vbr(w, code, 8);
+	emit(w, 0, 1);
+	emit(w, OPND_BLOB, 3);
+}
+
+/* A record of abbreviation 4 up to its blob's n bytes, which start on a
+ * 32-bit boundary. */
+static void start_blob(struct bw *w, uint64_t n)
 {
 	emit(w, ABBREV_FIRST, w->width);
 	vbr(w, n, 6);
-	for (uint64_t i = 0; i < n; i++)
-		emit(w, p[i], 8);
+	align32(w);
+}
+
+/* [n x i8] as a STRING record with a blob: its bytes and the zeros to the
+ * next 32 bits go in a hole. */
+static void string_record(struct bw *w, const struct ofl_ir_const *c, uint64_t n)
+{
+	start_blob(w, n);
+	if (OFL_GROW(w->holes, w->choles, w->nholes)) {
+		w->rc |= BW_NOMEM;
+		return;
+	}
+	w->holes[w->nholes++] = (struct hole){w->b.len, c, n};
+	w->holed += n + (4 - n % 4) % 4;
 }
 
 static void constants(struct enc *e)
@@ -329,16 +373,7 @@ static void constants(struct enc *e)
 	const struct ofl_ir_module *m = e->m;
 	struct bw *w = &e->w;
 	enter(w, BLOCK_CONSTANTS, 4);
-	/* abbreviation 4: [CST_STRING, array of fixed(8)] */
-	emit(w, ABBREV_DEFINE, w->width);
-	vbr(w, 3, 5);
-	emit(w, 1, 1);
-	vbr(w, CST_STRING, 8);
-	emit(w, 0, 1);
-	emit(w, OPND_ARRAY, 3);
-	emit(w, 0, 1);
-	emit(w, OPND_FIXED, 3);
-	vbr(w, 8, 5);
+	define_blob(w, CST_STRING);
 	uint32_t cur = UINT32_MAX;
 	for (size_t i = 0; i < m->nconsts && !w->rc; i++) {
 		const struct ofl_ir_const *c = &m->consts[i];
@@ -357,7 +392,7 @@ static void constants(struct enc *e)
 			record(w, CST_NULL);
 			break;
 		case OFL_C_BYTES:
-			string_record(w, c->data, m->types[c->type].n);
+			string_record(w, c, m->types[c->type].n);
 			break;
 		case OFL_C_AGG:
 			for (uint32_t k = 0; k < c->nops; k++)
@@ -523,7 +558,7 @@ static void function(struct enc *e, const struct ofl_ir_func *f)
 	size_t n = last->inst + last->ninst - e->inst0;
 	e->ids = ofl_calloc(n, sizeof(*e->ids));
 	if (!e->ids) {
-		w->rc = -1;
+		w->rc |= BW_NOMEM;
 		return;
 	}
 	uint32_t next = e->nmodule + m->types[f->type].nsub;
@@ -562,12 +597,39 @@ static void module(struct enc *e)
 	leave(w);
 }
 
-int ofl_ir_write_bc(const struct ofl_ir_module *m, struct ofl_buf *out, struct ofl_error *err)
+/* The bytes of a hole: copied from the constant's file where they lie in
+ * its mapping, else written from memory; then the padding. */
+static int fill(struct ofl_out *out, const struct hole *h, struct ofl_error *err)
 {
-	struct enc e = {.w = {.b = out, .width = 2}, .m = m};
+	const struct ofl_file *f = h->c->file;
+	const uint8_t *p = h->c->data;
+	int rc;
+	if (f && p >= f->data && h->len <= f->size - (size_t)(p - f->data))
+		rc = ofl_out_copy(out, f, (uint64_t)(p - f->data), h->len, err);
+	else
+		rc = ofl_out_write(out, p, (size_t)h->len, err);
+	return rc ? rc : ofl_out_write(out, "\0\0\0", (4 - h->len % 4) % 4, err);
+}
+
+/* The stream: the buffer's pieces with the holes filled between them. */
+static int write_out(const struct bw *w, struct ofl_out *out, struct ofl_error *err)
+{
+	size_t at = 0;
+	int rc = 0;
+	for (size_t i = 0; i < w->nholes && !rc; i++) {
+		rc = ofl_out_write(out, w->b.data + at, w->holes[i].at - at, err);
+		rc = rc ? rc : fill(out, &w->holes[i], err);
+		at = w->holes[i].at;
+	}
+	return rc ? rc : ofl_out_write(out, w->b.data + at, w->b.len - at, err);
+}
+
+int ofl_ir_write_bc(const struct ofl_ir_module *m, struct ofl_out *out, struct ofl_error *err)
+{
+	struct enc e = {.w = {.width = 2}, .m = m};
 	struct bw *w = &e.w;
 	e.nmodule = (uint32_t)(m->nglobals + m->nfuncs + m->nconsts);
-	w->rc = ofl_buf_append(out, "BC\xc0\xde", 4);
+	w->rc = ofl_buf_append(&w->b, "BC\xc0\xde", 4) ? BW_NOMEM : 0;
 	enter(w, BLOCK_IDENTIFICATION, 3);
 	put_chars_record(&e, ID_STRING, "offlink");
 	op(w, 0);
@@ -575,25 +637,27 @@ int ofl_ir_write_bc(const struct ofl_ir_module *m, struct ofl_buf *out, struct o
 	leave(w);
 	module(&e);
 	enter(w, BLOCK_STRTAB, 3);
-	/* abbreviation 4: [STRTAB_BLOB, blob] */
-	emit(w, ABBREV_DEFINE, w->width);
-	vbr(w, 2, 5);
-	emit(w, 1, 1);
-	vbr(w, STRTAB_BLOB, 8);
-	emit(w, 0, 1);
-	emit(w, OPND_BLOB, 3);
-	emit(w, ABBREV_FIRST, w->width);
-	vbr(w, e.strtab.len, 6);
-	align32(w);
-	w->rc |= ofl_buf_append(out, e.strtab.data, e.strtab.len);
-	w->rc |= ofl_buf_align(out, 4);
+	define_blob(w, STRTAB_BLOB);
+	start_blob(w, e.strtab.len);
+	if (ofl_buf_append(&w->b, e.strtab.data, e.strtab.len) || ofl_buf_align(&w->b, 4))
+		w->rc |= BW_NOMEM;
 	leave(w);
+	int rc = 0;
+	if (w->rc & BW_NOMEM)
+		rc = OFL_NOMEM(err);
+	else if (w->rc)
+		rc = ofl_error_set(err, OFL_EINVAL, NULL, OFL_NO_OFFSET,
+		                   "the images are too large for bitcode (a block over 16 GiB)");
+	else
+		rc = write_out(w, out, err);
 	free(w->rec);
+	free(w->holes);
+	ofl_buf_release(&w->b);
 	ofl_buf_release(&e.strtab);
-	return w->rc ? OFL_NOMEM(err) : 0;
+	return rc;
 }
 
-int ofl_wrap_emit_bc(struct ofl_buf *out, const struct ofl_wrap_opts *o, const char *triple,
+int ofl_wrap_emit_bc(struct ofl_out *out, const struct ofl_wrap_opts *o, const char *triple,
                      const struct ofl_wrap_image *imgs, size_t nimages, struct ofl_error *err)
 {
 	struct ofl_ir_module m;

@@ -278,8 +278,10 @@ static void structor(struct ofl_ir_module *m, const char *name, int prio, uint32
 	                                     .init = c_agg(m, a, &one, 1)});
 }
 
-/* A [size x i8] constant; *t: its type. */
-static uint32_t bytes(struct ofl_ir_module *m, const uint8_t *data, uint64_t size, uint32_t *t)
+/* A [size x i8] constant (data in file's mapping, or file NULL); *t: its
+ * type. */
+static uint32_t bytes(struct ofl_ir_module *m, const uint8_t *data, uint64_t size,
+                      const struct ofl_file *file, uint32_t *t)
 {
 	*t = ty_array(m, size, m->i8_t);
 	uint64_t i = 0;
@@ -288,7 +290,8 @@ static uint32_t bytes(struct ofl_ir_module *m, const uint8_t *data, uint64_t siz
 	if (i == size) /* LLVM keeps no bytes for all zeros (or none) */
 		return c_null(m, *t);
 	return add_const(
-	    m, (struct ofl_ir_const){.kind = OFL_C_BYTES, .type = *t, .data = data, .nops = 0});
+	    m, (struct ofl_ir_const){
+	           .kind = OFL_C_BYTES, .type = *t, .data = data, .file = file, .nops = 0});
 }
 
 struct omp_fns {
@@ -340,7 +343,7 @@ static void omp_module(struct ofl_ir_module *m, const struct ofl_wrap_opts *o,
 	entries(m, o, &nm);
 	uint32_t img0 = OFL_V(OFL_V_GLOBAL, m->nglobals);
 	for (size_t i = 0; i < n; i++) {
-		uint32_t t, c = bytes(m, imgs[i].data, imgs[i].size, &t);
+		uint32_t t, c = bytes(m, imgs[i].data, imgs[i].size, imgs[i].file, &t);
 		add_global(m, (struct ofl_ir_global){
 		                  .name = i ? add_name(m, ".omp_offloading.device_image.%zu", i)
 		                            : add_name(m, ".omp_offloading.device_image"),
@@ -388,7 +391,7 @@ static void omp_module(struct ofl_ir_module *m, const struct ofl_wrap_opts *o,
 	uint32_t info0 = OFL_V(OFL_V_GLOBAL, m->nglobals + 1);
 	for (size_t i = 0; o->abi == OFL_WRAP_AMD && i < n; i++) {
 		const char *a = imgs[i].arch ? imgs[i].arch : "";
-		uint32_t t, s = bytes(m, (const uint8_t *)a, strlen(a) + 1, &t);
+		uint32_t t, s = bytes(m, (const uint8_t *)a, strlen(a) + 1, NULL, &t);
 		uint32_t arch = add_global(
 		    m, (struct ofl_ir_global){.name = add_name(m, "__offload_arch_%zu", i),
 		                              .type = t,
@@ -561,7 +564,7 @@ static void cuda_module(struct ofl_ir_module *m, const struct ofl_wrap_opts *o,
 	uint32_t wrap_t = ty_struct(m, "fatbin_wrapper", (uint32_t[]){i32, i32, P, P}, 4);
 	cuda_funcs(m, cuda, &f);
 	entries(m, o, &nm);
-	uint32_t t, c = bytes(m, img->data, img->size, &t);
+	uint32_t t, c = bytes(m, img->data, img->size, img->file, &t);
 	uint32_t image =
 	    add_global(m, (struct ofl_ir_global){.name = add_name(m, ".fatbin_image"),
 	                                         .type = t,

@@ -41,7 +41,9 @@ struct ofl_ir_const {
 	uint32_t type;       /* GEP: the source element type (the value is a ptr) */
 	int64_t v;           /* INT */
 	const uint8_t *data; /* BYTES: type is [len x i8] */
-	uint32_t ops, nops;  /* AGG elements; GEP base then indices */
+	/* BYTES: the mapped file data lies in (the writer copies from it), or NULL */
+	const struct ofl_file *file;
+	uint32_t ops, nops; /* AGG elements; GEP base then indices */
 };
 
 enum ofl_ir_linkage { OFL_L_EXTERNAL, OFL_L_INTERNAL, OFL_L_APPENDING };
@@ -130,7 +132,8 @@ const char *ofl_ir_name(const struct ofl_ir_module *m, uint32_t off);
 uint32_t ofl_ir_index(const struct ofl_ir_module *m, uint32_t v);
 uint32_t ofl_ir_type_of(const struct ofl_ir_module *m, const struct ofl_ir_func *f, uint32_t v);
 
-/* Bitcode that LLVM 19 and later read, appended to out. */
-int ofl_ir_write_bc(const struct ofl_ir_module *m, struct ofl_buf *out, struct ofl_error *err);
+/* Bitcode that LLVM 19 and later read, written to out; byte constants are
+ * copied from their files (memory bounded by the module, not the images). */
+int ofl_ir_write_bc(const struct ofl_ir_module *m, struct ofl_out *out, struct ofl_error *err);
 
 #endif

@@ -436,7 +436,8 @@ static int compile_c(const char *cc, const struct ofl_buf *src, const char *outp
 	return rc;
 }
 
-static int write_object(struct wrap_job *j, const struct ofl_wrap_image *imgs, size_t n)
+/* The object or the bitcode, written into the output as it is made. */
+static int write_direct(struct wrap_job *j, const struct ofl_wrap_image *imgs, size_t n)
 {
 	struct ofl_error err = OFL_ERROR_INIT;
 	struct ofl_buf buf = OFL_BUF_INIT;
@@ -444,7 +445,9 @@ static int write_object(struct wrap_job *j, const struct ofl_wrap_image *imgs, s
 	int rc;
 	if (ofl_out_open(&out, j->output, &err))
 		return error_lib(&err);
-	if (out.to_stdout) {
+	if (what_to_emit(j) == EMIT_BC) {
+		rc = ofl_wrap_emit_bc(&out, &j->opts, j->host_triple, imgs, n, &err);
+	} else if (out.to_stdout) {
 		/* libelf needs a seekable file: build in memory, then copy */
 		rc = ofl_wrap_write_buf(&buf, &j->opts, imgs, n, &err);
 		if (!rc)
@@ -471,11 +474,9 @@ static int write_output(struct wrap_job *j, const struct ofl_wrap_image *imgs, s
 		                      imgs[0].end - imgs[0].start, &err)
 		           ? error_lib(&err)
 		           : 0;
-	if (what == EMIT_OBJ && !j->host_cc)
-		return write_object(j, imgs, n);
+	if ((what == EMIT_OBJ && !j->host_cc) || what == EMIT_BC)
+		return write_direct(j, imgs, n);
 	if (what == EMIT_LL && ofl_wrap_emit_ll(&buf, &j->opts, j->host_triple, imgs, n, &err))
-		rc = error_lib(&err);
-	if (what == EMIT_BC && ofl_wrap_emit_bc(&buf, &j->opts, j->host_triple, imgs, n, &err))
 		rc = error_lib(&err);
 	if (what == EMIT_C || what == EMIT_OBJ)
 		rc = emit_c(j, imgs, &buf);

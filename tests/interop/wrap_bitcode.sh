@@ -90,6 +90,48 @@ for abi in llvm14 amd llvm19; do
 	diff <(tail -n +2 $abi.ll) <(tail -n +2 $abi.dis.ll) || fail "$abi: bitcode and IR text differ"
 done
 
+# Images go into the bitcode as blobs copied from their files, 32-bit
+# aligned whatever their size: sizes 0, 1, 3, 4 and 5 (alignment edges) and
+# a multi-MiB one of odd size.  LLVM 19 and 22 read the module LLVM 22
+# writes, and llc's object holds each image's bytes as they were.
+randbytes 4 1 >s1.img
+randbytes 5 3 >s3.img
+randbytes 6 4 >s4.img
+randbytes 7 5 >s5.img
+randbytes 8 $((3 << 20 | 1)) >big3.img
+edges=(e.img s1.img s3.img s4.img s5.img big3.img)
+"$LLVM22/llvm-offload-wrapper" --kind=openmp --triple=$T -o edges.ref.bc "${edges[@]}" ||
+	fail "llvm-offload-wrapper edges"
+"$OFL_COMPAT/llvm-offload-wrapper" --kind=openmp --triple=$T -o edges.bc "${edges[@]}" ||
+	fail "personality -o edges.bc"
+dis edges.ref.bc edges.ref.ll 22
+for v in 19 22; do
+	dis edges.bc edges.$v.ll $v
+	diff -q <(tail -n +2 edges.ref.ll) <(tail -n +2 edges.$v.ll) ||
+		fail "edges: llvm-dis-$v of our bitcode differs from LLVM 22's module"
+done
+"$LLVM22/llc" -filetype=obj -relocation-model=pic edges.bc -o edges.o || fail "llc edges.bc"
+# image i is the symbol .omp_offloading.device_image[.i]: its bytes lie in
+# its section (llc puts the 4-byte one in a mergeable section of its own) at
+# its value (readelf writes large sizes in hex, 0x...); the empty one,
+# zeroinitializer, has no bytes to check
+readelf -S -W edges.o | sed -n 's/^ *\[ *\([0-9]*\)\] /\1 /p' | awk '{print $1, $5}' >edges.secs
+readelf -s -W edges.o | awk '$8 ~ /^\.omp_offloading\.device_image\.[0-9]+$/ {print $8, $2, $3, $7}' \
+	>edges.syms
+for i in 1 2 3 4 5; do
+	read -r _ value size ndx < <(grep -E "device_image\.$i " edges.syms) ||
+		fail "edges: no symbol for image $i"
+	read -r _ secoff < <(grep -E "^$ndx " edges.secs) || fail "edges: no section $ndx"
+	dd if=edges.o of=got.$i iflag=skip_bytes,count_bytes bs=1M \
+		skip=$((16#$secoff + 16#$value)) count=$((size)) status=none
+	same got.$i "${edges[$i]}"
+done
+
+# to standard output (a pipe: no copy_file_range) the same bytes
+"$OFFLINK" wrap --host-triple=$T -o edges.file.bc "${edges[@]}" || fail "wrap -o edges.file.bc"
+"$OFFLINK" wrap --host-triple=$T --emit=bc -o - "${edges[@]}" | cat >edges.pipe.bc
+same edges.file.bc edges.pipe.bc
+
 # An output that cannot be written whole leaves nothing behind, with one
 # line saying why (a file size limit stops the write midway).
 randbytes 3 300000 >big.img

@@ -484,6 +484,47 @@ static uint64_t read_vbr(struct bits *r, unsigned k)
 	return v;
 }
 
+/* Bitcode written to path through ofl_out, read back into b. */
+static int emit_bc(const char *path, const struct ofl_wrap_opts *o,
+                   const struct ofl_wrap_image *imgs, size_t n, struct ofl_buf *b,
+                   struct ofl_error *err)
+{
+	struct ofl_out out = OFL_OUT_INIT;
+	struct ofl_file f = OFL_FILE_INIT;
+	int rc = ofl_out_open(&out, path, err);
+	if (rc)
+		return rc;
+	rc = ofl_wrap_emit_bc(&out, o, "x86_64-pc-linux-gnu", imgs, n, err);
+	if (rc) {
+		ofl_out_abort(&out);
+		return rc;
+	}
+	rc = ofl_out_commit(&out, err);
+	rc = rc ? rc : ofl_file_open(&f, path, err);
+	rc = rc ? rc : ofl_buf_append(b, f.data, f.size);
+	ofl_file_close(&f);
+	return rc;
+}
+
+/* The top-level blocks' lengths span the file exactly. */
+static void check_blocks(const struct ofl_buf *b)
+{
+	CHECK(b->len % 4 == 0 && b->len > 4);
+	CHECK_MEM(b->data, "BC\xc0\xde", 4);
+	struct bits r = {b->data, 32};
+	static const unsigned blocks[] = {13, 8, 23};
+	for (int i = 0; i < 3; i++) {
+		CHECK_EQ_U(read_bits(&r, 2), 1); /* ENTER_SUBBLOCK */
+		CHECK_EQ_U(read_vbr(&r, 8), blocks[i]);
+		read_vbr(&r, 4);
+		r.bit = (r.bit + 31) / 32 * 32;
+		uint64_t words = read_bits(&r, 32);
+		r.bit += words * 32;
+		CHECK(r.bit <= b->len * 8);
+	}
+	CHECK_EQ_U(r.bit, b->len * 8);
+}
+
 /* The bitcode's container without LLVM (tests/interop/wrap_bitcode.sh has
  * LLVM read it): magic, the IDENTIFICATION, MODULE and STRTAB blocks whose
  * lengths span the file exactly, names in the string table, same bytes
@@ -505,33 +546,69 @@ OFL_TEST(bitcode_container)
 	for (size_t k = 0; k < sizeof(opts) / sizeof(opts[0]); k++) {
 		struct ofl_buf b = OFL_BUF_INIT, again = OFL_BUF_INIT;
 		size_t n = opts[k].kind == OFL_WRAP_OPENMP ? 2 : 1;
-		CHECK(ofl_wrap_emit_bc(&b, &opts[k], "x86_64-pc-linux-gnu", imgs, n, &err) == 0);
-		CHECK(ofl_wrap_emit_bc(&again, &opts[k], "x86_64-pc-linux-gnu", imgs, n, &err) ==
-		      0);
+		CHECK(emit_bc("c.bc", &opts[k], imgs, n, &b, &err) == 0);
+		CHECK(emit_bc("c.bc", &opts[k], imgs, n, &again, &err) == 0);
 		CHECK_EQ_U(b.len, again.len);
 		CHECK_MEM(b.data, again.data, b.len);
-		CHECK(b.len % 4 == 0 && b.len > 4);
-		CHECK_MEM(b.data, "BC\xc0\xde", 4);
-		struct bits r = {b.data, 32};
-		static const unsigned blocks[] = {13, 8, 23};
-		for (int i = 0; i < 3; i++) {
-			CHECK_EQ_U(read_bits(&r, 2), 1); /* ENTER_SUBBLOCK */
-			CHECK_EQ_U(read_vbr(&r, 8), blocks[i]);
-			read_vbr(&r, 4);
-			r.bit = (r.bit + 31) / 32 * 32;
-			uint64_t words = read_bits(&r, 32);
-			r.bit += words * 32;
-			CHECK(r.bit <= b.len * 8);
-		}
-		CHECK_EQ_U(r.bit, b.len * 8);
+		check_blocks(&b);
 		CHECK(memmem(b.data, b.len, names[k], strlen(names[k])));
 		ofl_buf_release(&b);
 		ofl_buf_release(&again);
 	}
 	struct ofl_buf b = OFL_BUF_INIT;
-	CHECK(ofl_wrap_emit_bc(&b, &opts[3], "x86_64-pc-linux-gnu", imgs, 2, &err) == OFL_EINVAL);
+	CHECK(emit_bc("bad.bc", &opts[3], imgs, 2, &b, &err) == OFL_EINVAL);
 	CHECK_EQ_U(b.len, 0);
 	ofl_error_clear(&err);
+}
+
+/* Images copied from their file into the bitcode (holes in the stream)
+ * give the bytes images written from memory give; every image starts on a
+ * 32-bit boundary, whatever its size, and block lengths count it. */
+OFL_TEST(bitcode_file_images)
+{
+	fill();
+	/* images of 1, 3, 4, 5 bytes 0xf1, 0xf3..., then 90 of IMG_A */
+	static const size_t sizes[] = {1, 3, 4, 5, 90};
+	uint8_t bytes[103];
+	memset(bytes, 0xf1, 1);
+	memset(bytes + 1, 0xf3, 3);
+	memset(bytes + 4, 0xf4, 4);
+	memset(bytes + 8, 0xf5, 5);
+	memcpy(bytes + 13, IMG_A, 90);
+	FILE *fp = fopen("bcimg.bin", "wb");
+	CHECK(fp);
+	CHECK(fwrite(bytes, 1, sizeof(bytes), fp) == sizeof(bytes));
+	CHECK(fclose(fp) == 0);
+	struct ofl_file file = OFL_FILE_INIT;
+	struct ofl_error err = OFL_ERROR_INIT;
+	CHECK(ofl_file_open(&file, "bcimg.bin", &err) == 0);
+	struct ofl_wrap_image mem[5], fil[5];
+	for (size_t i = 0, off = 0; i < 5; off += sizes[i++]) {
+		mem[i] = (struct ofl_wrap_image){bytes + off, sizes[i], 0, sizes[i], NULL, NULL};
+		fil[i] =
+		    (struct ofl_wrap_image){file.data + off, sizes[i], 0, sizes[i], NULL, &file};
+	}
+	struct ofl_wrap_opts opts = {OFL_WRAP_OPENMP, OFL_WRAP_LLVM20, OFL_WRAP_X86_64, false};
+	struct ofl_buf a = OFL_BUF_INIT, b = OFL_BUF_INIT;
+	CHECK(emit_bc("mem.bc", &opts, mem, 5, &a, &err) == 0);
+	CHECK(emit_bc("fil.bc", &opts, fil, 5, &b, &err) == 0);
+	CHECK_EQ_U(a.len, b.len);
+	CHECK_MEM(a.data, b.data, a.len);
+	check_blocks(&b);
+	/* each image: its bytes at a 32-bit boundary, then zeros to the next,
+	 * in order */
+	size_t at = 0;
+	for (size_t i = 0; i < 5; i++) {
+		size_t n = sizes[i], pad = (4 - n % 4) % 4;
+		while (at + n + pad <= b.len && (memcmp(b.data + at, mem[i].data, n) ||
+		                                 memcmp(b.data + at + n, "\0\0\0", pad)))
+			at += 4;
+		CHECK(at + n + pad <= b.len);
+		at += n + pad;
+	}
+	ofl_buf_release(&a);
+	ofl_buf_release(&b);
+	ofl_file_close(&file);
 }
 
 /* --for's reader on our own objects: the entries section names the ABI. */

@@ -88,8 +88,10 @@ int ofl_wrap_emit_ll(struct ofl_buf *out, const struct ofl_wrap_opts *o, const c
                      const struct ofl_wrap_image *imgs, size_t nimages, struct ofl_error *err);
 
 /* The same module as LLVM bitcode (what llvm-offload-wrapper writes), which
- * LLVM 19 and later read, appended to out. */
-int ofl_wrap_emit_bc(struct ofl_buf *out, const struct ofl_wrap_opts *o, const char *triple,
+ * LLVM 19 and later read, written to out (ofl_out_open; the caller commits
+ * or aborts).  Images are copied from their files as ofl_out_copy does, so
+ * memory does not grow with their size. */
+int ofl_wrap_emit_bc(struct ofl_out *out, const struct ofl_wrap_opts *o, const char *triple,
                      const struct ofl_wrap_image *imgs, size_t nimages, struct ofl_error *err);
 
 /* C source for the same object, for hosts ofl_wrap_write_fd does not know
