@@ -601,13 +601,9 @@ static void module(struct enc *e)
  * its mapping, else written from memory; then the padding. */
 static int fill(struct ofl_out *out, const struct hole *h, struct ofl_error *err)
 {
-	const struct ofl_file *f = h->c->file;
-	const uint8_t *p = h->c->data;
-	int rc;
-	if (f && p >= f->data && h->len <= f->size - (size_t)(p - f->data))
-		rc = ofl_out_copy(out, f, (uint64_t)(p - f->data), h->len, err);
-	else
-		rc = ofl_out_write(out, p, (size_t)h->len, err);
+	int64_t off = ofl_file_offset_of(h->c->file, h->c->data, h->len);
+	int rc = off >= 0 ? ofl_out_copy(out, h->c->file, (uint64_t)off, h->len, err)
+	                  : ofl_out_write(out, h->c->data, (size_t)h->len, err);
 	return rc ? rc : ofl_out_write(out, "\0\0\0", (4 - h->len % 4) % 4, err);
 }
 

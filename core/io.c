@@ -161,6 +161,14 @@ int ofl_file_open_regular(struct ofl_file *f, const char *path, struct ofl_error
 	return open_file(f, path, true, err);
 }
 
+int64_t ofl_file_offset_of(const struct ofl_file *f, const uint8_t *p, uint64_t n)
+{
+	if (!f || !p || p < f->data || p > f->data + f->size)
+		return -1;
+	size_t off = (size_t)(p - f->data);
+	return n <= f->size - off ? (int64_t)off : -1;
+}
+
 void ofl_file_close(struct ofl_file *f)
 {
 	if (f->mapped == 1)

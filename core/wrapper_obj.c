@@ -335,15 +335,15 @@ static int x_jump(struct gen *g, const char *op, size_t n, int id)
 static int image_fd(const struct ofl_wrap_image *img)
 {
 	const struct ofl_file *f = img->file;
-	if (!f || f->fd < 0 || f->mapped != 1 || img->data < f->data ||
-	    img->size > f->size - (size_t)(img->data - f->data))
+	if (!f || f->fd < 0 || f->mapped != 1 || ofl_file_offset_of(f, img->data, img->size) < 0)
 		return -1;
 	return f->fd;
 }
 
 static uint64_t image_fd_off(const struct ofl_wrap_image *img)
 {
-	return image_fd(img) < 0 ? 0 : (uint64_t)(img->data - img->file->data);
+	return image_fd(img) < 0 ? 0
+	                         : (uint64_t)ofl_file_offset_of(img->file, img->data, img->size);
 }
 
 /* ---- data ------------------------------------------------------------------ */

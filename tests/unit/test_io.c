@@ -43,3 +43,18 @@ OFL_TEST(io_output_mode_follows_umask)
 	CHECK(stat("o", &st) == 0);
 	CHECK_EQ_U(st.st_mode & 07777, 0640);
 }
+
+/* Writers copy an image from its file only when its bytes lie there. */
+OFL_TEST(io_offset_of_bytes_in_a_file)
+{
+	struct ofl_error e = OFL_ERROR_INIT;
+	CHECK_EQ_U(ofl_write_file("b", "0123456789", 10, &e), 0);
+	struct ofl_file f;
+	CHECK_EQ_U(ofl_file_open(&f, "b", &e), 0);
+	CHECK(ofl_file_offset_of(&f, f.data + 3, 7) == 3);
+	CHECK(ofl_file_offset_of(&f, f.data + 10, 0) == 10);
+	CHECK(ofl_file_offset_of(&f, f.data + 3, 8) == -1); /* runs past the end */
+	CHECK(ofl_file_offset_of(&f, (const uint8_t *)"0123", 4) == -1);
+	CHECK(ofl_file_offset_of(NULL, f.data, 1) == -1);
+	ofl_file_close(&f);
+}
