@@ -48,6 +48,7 @@ struct wrap_job {
 	bool pack;           /* raw images go in as OffloadBinaries, as the linker wrapper's */
 	struct fatbin_job fb;
 	bool llvm_msgs; /* llvm-offload-wrapper: an unreadable input is "'PATH': <why>" */
+	bool llvm_bc;   /* a personality: bitcode, as LLVM's tools, unless named .o */
 };
 
 enum emit { EMIT_OBJ, EMIT_LL, EMIT_BC, EMIT_C, EMIT_FATBIN };
@@ -210,19 +211,24 @@ static int load_inputs(struct wrap_job *j, struct ofl_wrap_image *imgs)
 	return 0;
 }
 
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), k = strlen(suffix);
+	return n >= k && !strcmp(s + n - k, suffix);
+}
+
 static enum emit what_to_emit(const struct wrap_job *j)
 {
-	size_t n = strlen(j->output);
-	const char *e = j->emit;
+	const char *out = j->output, *e = j->emit;
 	bool fat = j->fb.enabled && j->opts.kind != OFL_WRAP_OPENMP &&
-	           ((n >= 7 && !strcmp(j->output + n - 7, ".fatbin")) ||
-	            (n >= 6 && !strcmp(j->output + n - 6, ".hipfb")));
+	           (ends_with(out, ".fatbin") || ends_with(out, ".hipfb"));
 	if (!e)
-		e = n >= 3 && !strcmp(j->output + n - 3, ".ll")   ? "ll"
-		    : n >= 3 && !strcmp(j->output + n - 3, ".bc") ? "bc"
-		    : n >= 2 && !strcmp(j->output + n - 2, ".c")  ? "c"
-		    : fat                                         ? "fatbin"
-		                                                  : "obj";
+		e = ends_with(out, ".ll")                 ? "ll"
+		    : ends_with(out, ".bc")               ? "bc"
+		    : ends_with(out, ".c")                ? "c"
+		    : fat                                 ? "fatbin"
+		    : j->llvm_bc && !ends_with(out, ".o") ? "bc"
+		                                          : "obj";
 	return !strcmp(e, "ll")       ? EMIT_LL
 	       : !strcmp(e, "bc")     ? EMIT_BC
 	       : !strcmp(e, "c")      ? EMIT_C
@@ -546,6 +552,9 @@ static int finish(struct wrap_job *j, int rc)
 #define OUTPUT_NOTE                                                                                \
 	"The output is an ELF relocatable object, LLVM IR text when its name ends in .ll, LLVM "   \
 	"bitcode (as LLVM's tool writes) when it ends in .bc, or C source when it ends in .c."
+#define PERSONALITY_OUTPUT_NOTE                                                                    \
+	"The output is LLVM bitcode, as LLVM's tool writes it, unless its name ends in .o (an "    \
+	"ELF relocatable object), .ll (LLVM IR text) or .c (C source)."
 
 static const char WRAP_OVERVIEW[] =
     "Writes a host object that registers device images with the "
@@ -557,7 +566,7 @@ static const char WRAP_OVERVIEW[] =
     "-bundle-align=4096 writes it, cuda with the CUDA toolkit's fatbinary.";
 static const char PERSONALITY_OVERVIEW[] =
     "A tool to create a wrapper for offload target binaries, which registers them in the "
-    "offload runtime. " OUTPUT_NOTE;
+    "offload runtime. " PERSONALITY_OUTPUT_NOTE;
 
 /* A job with every front end's defaults: OpenMP for an x86_64 host;
  * fatbins says whether CUDA/HIP device images may be bundled here. */
@@ -572,6 +581,7 @@ static struct wrap_job new_job(enum ofl_wrap_abi abi, bool fatbins)
 	                         NULL,
 	                         false,
 	                         {fatbins, NULL, NULL, false, false, INT32_MIN, OFL_BUF_INIT},
+	                         false,
 	                         false};
 }
 
@@ -715,6 +725,7 @@ int cmd_clang_offload_wrapper(int argc, char **argv)
 		strlist_release(&pos);
 		return rc == 2 ? 0 : rc;
 	}
+	j.llvm_bc = true;
 	if (!j.host_triple)
 		rc = error("no target triple given (-target)");
 	if (!rc && archs.n)
@@ -753,6 +764,7 @@ int cmd_llvm_offload_wrapper(int argc, char **argv)
 		return rc == 2 ? 0 : rc;
 	}
 	j.llvm_msgs = true;
+	j.llvm_bc = true;
 	if (!kind) {
 		fprintf(stderr, "%s: for the --kind option: must be specified at least once!\n",
 		        ofl_prog);

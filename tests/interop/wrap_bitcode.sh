@@ -43,6 +43,14 @@ for kind in openmp cuda hip; do
 		fail "personality -o $kind.bc"
 	"$OFL_COMPAT/llvm-offload-wrapper" --kind=$kind --triple=$T -o again.bc "${imgs[@]}"
 	same $kind.bc again.bc
+	# as LLVM's tool, bitcode whatever the name, and to standard output;
+	# only a name ending in .o asks for an object
+	"$OFL_COMPAT/llvm-offload-wrapper" --kind=$kind --triple=$T -o noext "${imgs[@]}"
+	same $kind.bc noext
+	"$OFL_COMPAT/llvm-offload-wrapper" --kind=$kind --triple=$T -o - "${imgs[@]}" >stdout.bc
+	same $kind.bc stdout.bc
+	"$OFL_COMPAT/llvm-offload-wrapper" --kind=$kind --triple=$T -o $kind.o "${imgs[@]}"
+	[ "$(head -c 4 $kind.o | od -An -c | tr -d ' ')" = '177ELF' ] || fail "$kind.o is no ELF object"
 	"$LLVM22/llvm-bcanalyzer" $kind.bc >bca.out 2>&1 || { cat bca.out; fail "bcanalyzer $kind"; }
 
 	# the same module as LLVM's, read by either release; only the ModuleID
