@@ -327,20 +327,11 @@ static void omp_bodies(struct ofl_ir_module *m, const struct ofl_wrap_opts *o,
 	ret(m);
 }
 
-static void omp_module(struct ofl_ir_module *m, const struct ofl_wrap_opts *o,
-                       const struct ofl_wrap_image *imgs, size_t n)
+/* The device images and their __tgt_device_image array: the array's value. */
+static uint32_t omp_images(struct ofl_ir_module *m, const struct ofl_wrap_opts *o,
+                           const struct ofl_wrap_image *imgs, size_t n, const struct names *nm,
+                           uint32_t img_t)
 {
-	struct names nm;
-	struct omp_fns f = {0};
-	basic_types(m, o, &nm);
-	uint32_t p = m->ptr_t, i32 = m->i32_t;
-	uint32_t img_t = ty_struct(m, "__tgt_device_image", (uint32_t[]){p, p, p, p}, 4);
-	uint32_t desc_t = ty_struct(m, "__tgt_bin_desc", (uint32_t[]){i32, p, p, p}, 4);
-	uint32_t info_t = o->abi == OFL_WRAP_AMD ? ty_struct(m, "__tgt_image_info",
-	                                                     (uint32_t[]){i32, i32, i32, p, p}, 5)
-	                                         : 0;
-	omp_funcs(m, o, &f);
-	entries(m, o, &nm);
 	uint32_t img0 = OFL_V(OFL_V_GLOBAL, m->nglobals);
 	for (size_t i = 0; i < n; i++) {
 		uint32_t t, c = bytes(m, imgs[i].data, imgs[i].size, imgs[i].file, &t);
@@ -361,12 +352,12 @@ static void omp_module(struct ofl_ir_module *m, const struct ofl_wrap_opts *o,
 	uint32_t *elems = ofl_calloc(n, sizeof(*elems));
 	if (!elems) {
 		m->nomem = true;
-		return;
+		return 0;
 	}
 	for (size_t i = 0; i < n && !m->nomem; i++) {
 		uint32_t g = img0 + (uint32_t)i, t = m->globals[OFL_V_INDEX(g)].type;
 		uint32_t v[4] = {c_byte_gep(m, t, g, imgs[i].start),
-		                 c_byte_gep(m, t, g, imgs[i].end), nm.start, nm.stop};
+		                 c_byte_gep(m, t, g, imgs[i].end), nm->start, nm->stop};
 		elems[i] = c_agg(m, img_t, v, 4);
 	}
 	uint32_t arr_t = ty_array(m, n, img_t);
@@ -378,18 +369,15 @@ static void omp_module(struct ofl_ir_module *m, const struct ofl_wrap_opts *o,
 	                              .unnamed_addr = true,
 	                              .init = c_agg(m, arr_t, elems, n)});
 	free(elems);
-	uint32_t desc = add_global(
-	    m,
-	    (struct ofl_ir_global){
-	        .name = add_name(m, ".omp_offloading.descriptor"),
-	        .type = desc_t,
-	        .linkage = OFL_L_INTERNAL,
-	        .constant = true,
-	        .init = c_agg(m, desc_t,
-	                      (uint32_t[]){c_int(m, i32, (int64_t)n), arr, nm.start, nm.stop}, 4),
-	    });
-	uint32_t info0 = OFL_V(OFL_V_GLOBAL, m->nglobals + 1);
-	for (size_t i = 0; o->abi == OFL_WRAP_AMD && i < n; i++) {
+	return arr;
+}
+
+/* The AMD flavour's arch strings and __tgt_image_info per image. */
+static void omp_amd_info(struct ofl_ir_module *m, const struct ofl_wrap_image *imgs, size_t n,
+                         uint32_t info_t)
+{
+	uint32_t p = m->ptr_t, i32 = m->i32_t;
+	for (size_t i = 0; i < n; i++) {
 		const char *a = imgs[i].arch ? imgs[i].arch : "";
 		uint32_t t, s = bytes(m, (const uint8_t *)a, strlen(a) + 1, NULL, &t);
 		uint32_t arch = add_global(
@@ -408,6 +396,39 @@ static void omp_module(struct ofl_ir_module *m, const struct ofl_wrap_opts *o,
 		                                  .constant = true,
 		                                  .init = c_agg(m, info_t, v, 5)});
 	}
+}
+
+static void omp_module(struct ofl_ir_module *m, const struct ofl_wrap_opts *o,
+                       const struct ofl_wrap_image *imgs, size_t n)
+{
+	struct names nm;
+	struct omp_fns f = {0};
+	basic_types(m, o, &nm);
+	uint32_t p = m->ptr_t, i32 = m->i32_t;
+	/* types in the order LLVM numbers them */
+	uint32_t img_t = ty_struct(m, "__tgt_device_image", (uint32_t[]){p, p, p, p}, 4);
+	uint32_t desc_t = ty_struct(m, "__tgt_bin_desc", (uint32_t[]){i32, p, p, p}, 4);
+	uint32_t info_t = o->abi == OFL_WRAP_AMD ? ty_struct(m, "__tgt_image_info",
+	                                                     (uint32_t[]){i32, i32, i32, p, p}, 5)
+	                                         : 0;
+	omp_funcs(m, o, &f);
+	entries(m, o, &nm);
+	uint32_t arr = omp_images(m, o, imgs, n, &nm, img_t);
+	if (m->nomem)
+		return;
+	uint32_t desc = add_global(
+	    m,
+	    (struct ofl_ir_global){
+	        .name = add_name(m, ".omp_offloading.descriptor"),
+	        .type = desc_t,
+	        .linkage = OFL_L_INTERNAL,
+	        .constant = true,
+	        .init = c_agg(m, desc_t,
+	                      (uint32_t[]){c_int(m, i32, (int64_t)n), arr, nm.start, nm.stop}, 4),
+	    });
+	uint32_t info0 = OFL_V(OFL_V_GLOBAL, m->nglobals + 1);
+	if (o->abi == OFL_WRAP_AMD)
+		omp_amd_info(m, imgs, n, info_t);
 	structor(m, "llvm.global_ctors", old_abi(o) ? 1 : 101, f.reg);
 	if (old_abi(o))
 		structor(m, "llvm.global_dtors", 1, f.unreg);
