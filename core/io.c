@@ -419,16 +419,7 @@ void ofl_out_abort(struct ofl_out *o)
 
 int ofl_write_file(const char *path, const void *p, size_t n, struct ofl_error *err)
 {
-	struct ofl_out o;
-	int rc = ofl_out_open(&o, path, err);
-	if (rc)
-		return rc;
-	rc = ofl_out_write(&o, p, n, err);
-	if (rc) {
-		ofl_out_abort(&o);
-		return rc;
-	}
-	return ofl_out_commit(&o, err);
+	return ofl_outset_write_file(NULL, path, p, n, err);
 }
 
 void ofl_name_flatten(char *s)

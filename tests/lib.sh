@@ -56,6 +56,21 @@ same() {
 	cmp "$1" "$2" || fail "$1 and $2 differ"
 }
 
+# same_as_llvm LLVM OURS ARGS...: runs ./LLVM (a link to LLVM's tool) and
+# ./OURS (a link to offlink named for the personality) with the same
+# arguments: same exit status, stdout and stderr, program names aside.
+same_as_llvm() {
+	local llvm=$1 ours=$2 lrc=0 orc=0
+	shift 2
+	"./$llvm" "$@" >l.out 2>l.err || lrc=$?
+	"./$ours" "$@" >o.out 2>o.err || orc=$?
+	sed -i "s|^[^ ]*$llvm:|PROG:|" l.err
+	sed -i "s|^[^ ]*$ours:|PROG:|" o.err
+	[ "$lrc" = "$orc" ] || fail "exit $orc, LLVM $lrc: $*"
+	cmp -s l.err o.err || { diff l.err o.err >&2; fail "stderr differs: $*"; }
+	cmp -s l.out o.out || fail "stdout differs: $*"
+}
+
 # Deterministic pseudo-random bytes: randbytes SEED SIZE > file
 randbytes() {
 	python3 -c 'import random,sys; r=random.Random(int(sys.argv[1])); sys.stdout.buffer.write(r.randbytes(int(sys.argv[2])))' "$1" "$2"

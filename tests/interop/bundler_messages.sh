@@ -10,16 +10,7 @@ printf 'host' >h; printf 'dev' >d
 H=host-x86_64-unknown-linux-gnu; D=openmp-x86_64-unknown-linux-gnu
 ./llvm-bundler -type=bc -targets=$H,$D -input=h -input=d -output=b
 
-compare() {
-	local lrc=0 orc=0
-	./llvm-bundler "$@" >l.out 2>l.err || lrc=$?
-	./clang-offload-bundler "$@" >o.out 2>o.err || orc=$?
-	sed -i 's/^[^ ]*llvm-bundler:/PROG:/; s/^\.\/llvm-bundler:/PROG:/' l.err
-	sed -i 's/^[^ ]*clang-offload-bundler:/PROG:/' o.err
-	[ "$lrc" = "$orc" ] || fail "exit $orc, LLVM $lrc: $*"
-	cmp -s l.err o.err || { diff l.err o.err >&2; fail "stderr differs: $*"; }
-	cmp -s l.out o.out || fail "stdout differs: $*"
-}
+compare() { same_as_llvm llvm-bundler clang-offload-bundler "$@"; }
 
 compare -targets=$H -input=h -output=x                              # no -type
 compare -type=bc -unbundle -list -input=b

@@ -285,18 +285,22 @@ OFL_TEST(deterministic)
 	}
 }
 
+/* Writes n bytes to a new file and opens it as images' file. */
+static int write_and_open(const char *name, const void *p, size_t n, struct ofl_file *f)
+{
+	struct ofl_error err = OFL_ERROR_INIT;
+	int rc = ofl_write_file(name, p, n, &err);
+	return rc ? rc : ofl_file_open(f, name, &err);
+}
+
 /* Images copied from their file (copy_file_range) give the same bytes as
  * images written from memory; the file offset of the image is honoured. */
 OFL_TEST(file_backed_images)
 {
 	fill();
-	FILE *f = fopen("img.bin", "wb");
-	CHECK(f);
-	CHECK(fwrite(IMG_A, 1, sizeof(IMG_A), f) == sizeof(IMG_A));
-	CHECK(fclose(f) == 0);
 	struct ofl_file file = OFL_FILE_INIT;
 	struct ofl_error err = OFL_ERROR_INIT;
-	CHECK(ofl_file_open(&file, "img.bin", &err) == 0);
+	CHECK(write_and_open("img.bin", IMG_A, sizeof(IMG_A), &file) == 0);
 	for (int k = 0; k < 3; k++) {
 		struct ofl_wrap_image mem = {IMG_A + 3, 60, 0, 60, NULL, NULL};
 		struct ofl_wrap_image fil = {file.data + 3, 60, 0, 60, NULL, &file};
@@ -575,13 +579,9 @@ OFL_TEST(bitcode_file_images)
 	memset(bytes + 4, 0xf4, 4);
 	memset(bytes + 8, 0xf5, 5);
 	memcpy(bytes + 13, IMG_A, 90);
-	FILE *fp = fopen("bcimg.bin", "wb");
-	CHECK(fp);
-	CHECK(fwrite(bytes, 1, sizeof(bytes), fp) == sizeof(bytes));
-	CHECK(fclose(fp) == 0);
 	struct ofl_file file = OFL_FILE_INIT;
 	struct ofl_error err = OFL_ERROR_INIT;
-	CHECK(ofl_file_open(&file, "bcimg.bin", &err) == 0);
+	CHECK(write_and_open("bcimg.bin", bytes, sizeof(bytes), &file) == 0);
 	struct ofl_wrap_image mem[5], fil[5];
 	for (size_t i = 0, off = 0; i < 5; off += sizes[i++]) {
 		mem[i] = (struct ofl_wrap_image){bytes + off, sizes[i], 0, sizes[i], NULL, NULL};
