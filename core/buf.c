@@ -69,19 +69,27 @@ int ofl_buf_append_u64le(struct ofl_buf *b, uint64_t v)
 	return ofl_buf_append(b, t, 8);
 }
 
+int ofl_buf_vprintf(struct ofl_buf *b, const char *fmt, va_list ap)
+{
+	va_list again;
+	va_copy(again, ap);
+	int n = vsnprintf(NULL, 0, fmt, ap);
+	int rc = n < 0 || ofl_buf_reserve(b, (size_t)n + 1) ? OFL_ENOMEM : 0;
+	if (!rc) {
+		vsnprintf((char *)b->data + b->len, (size_t)n + 1, fmt, again);
+		b->len += (size_t)n;
+	}
+	va_end(again);
+	return rc;
+}
+
 int ofl_buf_printf(struct ofl_buf *b, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	int n = vsnprintf(NULL, 0, fmt, ap);
+	int rc = ofl_buf_vprintf(b, fmt, ap);
 	va_end(ap);
-	if (n < 0 || ofl_buf_reserve(b, (size_t)n + 1))
-		return OFL_ENOMEM;
-	va_start(ap, fmt);
-	vsnprintf((char *)b->data + b->len, (size_t)n + 1, fmt, ap);
-	va_end(ap);
-	b->len += (size_t)n;
-	return 0;
+	return rc;
 }
 
 int ofl_buf_align(struct ofl_buf *b, uint64_t align)

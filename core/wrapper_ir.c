@@ -104,14 +104,12 @@ static uint32_t add_name(struct ofl_ir_module *m, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 static uint32_t add_name(struct ofl_ir_module *m, const char *fmt, ...)
 {
-	char s[128];
+	uint32_t at = (uint32_t)m->strs.len;
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(s, sizeof(s), fmt, ap);
-	va_end(ap);
-	uint32_t at = (uint32_t)m->strs.len;
-	if (ofl_buf_append(&m->strs, s, strlen(s) + 1))
+	if (ofl_buf_vprintf(&m->strs, fmt, ap) || ofl_buf_append(&m->strs, "", 1))
 		m->nomem = true;
+	va_end(ap);
 	return at;
 }
 

@@ -28,12 +28,10 @@ static void putf(struct printer *p, const char *fmt, ...) __attribute__((format(
 
 static void putf(struct printer *p, const char *fmt, ...)
 {
-	char s[256];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(s, sizeof(s), fmt, ap);
+	p->rc |= ofl_buf_vprintf(p->b, fmt, ap);
 	va_end(ap);
-	put(p, s);
 }
 
 /* c"..." with LLVM's escaping: printable bytes as is, except " as \22 and

@@ -9,6 +9,7 @@
 #ifndef OFFLINK_BUF_H
 #define OFFLINK_BUF_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -48,6 +49,7 @@ int ofl_buf_append_str(struct ofl_buf *b, const char *s);
 int ofl_buf_append_zeros(struct ofl_buf *b, size_t n);
 int ofl_buf_append_u32le(struct ofl_buf *b, uint32_t v);
 int ofl_buf_append_u64le(struct ofl_buf *b, uint64_t v);
+int ofl_buf_vprintf(struct ofl_buf *b, const char *fmt, va_list ap);
 int ofl_buf_printf(struct ofl_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Pads with zero bytes up to a multiple of align (any align >= 1). */
 int ofl_buf_align(struct ofl_buf *b, uint64_t align);
