@@ -22,7 +22,7 @@ int cmd_wrap(int argc, char **argv);
 int cmd_clang_offload_wrapper(int argc, char **argv);
 int cmd_llvm_offload_wrapper(int argc, char **argv);
 
-/* cmd_link.c: ld.offlink and offlink link */
+/* linkwrap/ld_offlink.c: ld.offlink and offlink link */
 int cmd_ld_offlink(int argc, char **argv);
 int cmd_ldflags(int argc, char **argv);
 

@@ -2,9 +2,15 @@
 # inside a linker"): checked on the built library and binaries.
 source "$OFL_SRC/tests/lib.sh"
 : "${OFL_BUILD:?}"
-LIB=$OFL_BUILD/lib/libofflink.a
+# core and the link pipeline built on it (linkwrap/) keep the same rules
+LIBS="$OFL_BUILD/lib/libofflink.a $OFL_BUILD/lib/libofflink_linkwrap.a"
 PLUGIN=$OFL_BUILD/lib/offlink-plugin.so
-[ -f "$LIB" ] && [ -f "$PLUGIN" ] || fail "build the library and the plugin first"
+for LIB in $LIBS; do
+	[ -f "$LIB" ] || fail "build $LIB first"
+done
+[ -f "$PLUGIN" ] || fail "build the plugin first"
+cat "$OFL_SRC"/core/include/offlink/*.h "$OFL_SRC"/linkwrap/include/offlink/*.h >public.h
+for LIB in $LIBS; do
 
 # Every global symbol core defines is ofl_-prefixed.
 globals=$(nm -g --defined-only "$LIB" | awk 'NF == 3 {print $3}')
@@ -16,14 +22,10 @@ bare=$(printf '%s\n' "$globals" | grep -v '^ofl_' || true)
 # declared in a public header; internal helpers are hidden.
 visible=$(readelf -sW "$LIB" | awk '($5 == "GLOBAL" || $5 == "WEAK") && $7 != "UND" && $6 == "DEFAULT" {print $8}' | sort -u)
 hidden=$(readelf -sW "$LIB" | awk '($5 == "GLOBAL" || $5 == "WEAK") && $7 != "UND" && $6 == "HIDDEN" {print $8}' | sort -u)
-cat "$OFL_SRC"/core/include/offlink/*.h >public.h
 for s in $visible; do
 	grep -qw -- "$s" public.h || fail "$s is exported but no public header declares it"
 done
-for s in ofl_ew_init ofl_grow ofl_malloc; do
-	printf '%s\n' "$hidden" >hidden.txt
-	grep -qx -- "$s" hidden.txt || fail "internal $s is not hidden"
-done
+printf '%s\n' "$hidden" >>hidden.txt
 
 # No process-wide state: core calls nothing that reads or changes it, and
 # keeps no writable statics.
@@ -35,7 +37,11 @@ for f in getenv secure_getenv setenv unsetenv putenv umask signal sigaction atex
 done
 statics=$(objdump -t "$LIB" | awk -F'\t' 'NF == 2 {n = split($1, f, " "); s = f[n];
 	if (f[n - 1] == "O" && s ~ /^\.(data|bss|tdata|tbss)/ && s !~ /^\.data\.rel\.ro/) print $2}')
-[ -z "$statics" ] || fail "writable statics in core: $statics"
+[ -z "$statics" ] || fail "writable statics in $LIB: $statics"
+done
+for s in ofl_ew_init ofl_grow ofl_malloc ofl_symset_add; do
+	grep -qx -- "$s" hidden.txt || fail "internal $s is not hidden"
+done
 
 # libbfd: only the offlink binary (ld.offlink is a link to it) needs it,
 # not the plugin and not the pkg-config flags.
