@@ -22,14 +22,6 @@
 
 extern char **environ;
 
-/* The linker's default search dirs, where -l may also find archives. */
-static const char *const default_libdirs[] = {"/usr/local/lib/x86_64-linux-gnu",
-                                              "/lib/x86_64-linux-gnu",
-                                              "/usr/lib/x86_64-linux-gnu",
-                                              "/usr/local/lib",
-                                              "/lib",
-                                              "/usr/lib"};
-
 static struct ofl_link *volatile active_link;
 
 static void on_signal(int sig)
@@ -111,75 +103,25 @@ static void print_command(FILE *f, char *const *argv, size_t argc, bool llvm_for
 	ofl_buf_release(&b);
 }
 
-static bool has_library(const struct ofl_ldcmd *c, const char *name)
-{
-	for (size_t i = 0; i < c->nargs; i++)
-		if (c->args[i].kind == OFL_LDARG_LIBRARY && !strcmp(c->args[i].value, name))
-			return true;
-	return false;
-}
-
-/* The host linker's argv: our options dropped, the wrapper objects right
- * after -o (where the linker wrapper puts them; first without -o), the
- * runtime library's directory and the library itself at the end unless the
- * line names it already.  Every string is owned by the list. */
-static void host_argv(const struct link_job *j, const struct ofl_link_result *r, struct strlist *v)
-{
-	bool placed = !r || !j->cmd.output;
-	strlist_push(v, j->linker);
-	for (size_t o = 0; r && !j->cmd.output && o < r->nobjects; o++)
-		strlist_push(v, r->objects[o]);
-	for (size_t i = 0; i < j->cmd.nargs; i++) {
-		const struct ofl_ldarg *a = &j->cmd.args[i];
-		if (a->opt == OFL_LD_OUTPUT && j->merged) {
-			strlist_push(v, "-o");
-			strlist_push(v, j->merged);
-		}
-		for (unsigned w = 0; w < a->nwords && !ofl_ldarg_is_own(a) &&
-		                     !(a->opt == OFL_LD_OUTPUT && j->merged);
-		     w++)
-			strlist_push(v, a->word[w]);
-		for (size_t o = 0; !placed && a->opt == OFL_LD_OUTPUT && o < r->nobjects; o++)
-			strlist_push(v, r->objects[o]);
-		placed = placed || a->opt == OFL_LD_OUTPUT;
-	}
-	char buf[PATH_MAX + 3];
-	bool add_libs = false; /* and never to a -r link: the final link adds them */
-	for (size_t i = 0; r && !j->cmd.relocatable && i < r->nlibraries; i++)
-		add_libs = add_libs || !has_library(&j->cmd, r->libraries[i]);
-	for (size_t i = 0; add_libs && i < r->nlibdirs; i++) {
-		snprintf(buf, sizeof(buf), "-L%s", r->libdirs[i]);
-		strlist_push(v, buf);
-	}
-	for (size_t i = 0; add_libs && i < r->nlibraries; i++)
-		if (!has_library(&j->cmd, r->libraries[i])) {
-			snprintf(buf, sizeof(buf), "-l%s", r->libraries[i]);
-			strlist_push(v, buf);
-		}
-}
-
 /* The host link: printed when asked, run unless --dry-run. */
 static int host_link(struct link_job *j, const struct ofl_link_result *r)
 {
-	struct strlist v = {NULL, 0};
-	host_argv(j, r, &v);
-	char **argv = calloc(v.n + 1, sizeof(*argv));
-	if (!argv)
-		return error("out of memory");
-	memcpy(argv, v.v, v.n * sizeof(*argv));
+	struct ofl_argv v = OFL_ARGV_INIT;
+	struct ofl_error err = OFL_ERROR_INIT;
+	if (ofl_host_argv(&j->cmd, j->linker, r, j->merged, &v, &err))
+		return error_lib(&err);
 	if (j->verbose || j->o.dry_run)
-		print_command(stderr, argv, v.n, j->o.llvm_command_form);
+		print_command(stderr, v.v, v.n, j->o.llvm_command_form);
 	if (j->explain) {
 		fputs("host link: ", j->explain);
-		print_command(j->explain, argv, v.n, false);
+		print_command(j->explain, v.v, v.n, false);
 	}
 	int rc = 0;
 	if (!j->o.dry_run)
-		rc = r ? run_inherit(argv)
-		       : (execv(argv[0], argv),
-		          error("cannot run '%s': %s", argv[0], strerror(errno)));
-	free(argv);
-	strlist_release(&v);
+		rc =
+		    r ? run_inherit(v.v)
+		      : (execv(v.v[0], v.v), error("cannot run '%s': %s", v.v[0], strerror(errno)));
+	ofl_argv_release(&v);
 	return rc;
 }
 
@@ -249,6 +191,7 @@ void link_job_finish_options(struct link_job *j)
 	j->o.output = j->cmd.output;
 	j->o.relocatable = j->offload_relocatable && j->cmd.relocatable;
 	j->o.device_env = j->env = ofl_proc_env_without_driver(environ);
+	j->o.host_cmd = &j->cmd;
 	j->o.log = log_line;
 	j->o.log_ctx = j;
 }
@@ -291,58 +234,6 @@ static bool has_inputs(const struct ofl_ldcmd *c)
 	return false;
 }
 
-/* The host link's inputs, by path: files as given (sysroot applied),
- * libraries as the linker would find them (not found: the host linker's
- * to report).  Also the -L dirs and the -l found, in clang's spelling, for
- * the CPU device links.  paths[i] is NULL for an argument that is no
- * input. */
-static int resolve_inputs(struct link_job *j, char **paths, struct ofl_error *err)
-{
-	char buf[PATH_MAX + 3];
-	for (size_t i = 0; i < j->cmd.nargs; i++) {
-		const struct ofl_ldarg *a = &j->cmd.args[i];
-		if (a->opt == OFL_LD_LIBPATH && a->value) {
-			snprintf(buf, sizeof(buf), "-L%s", a->value);
-			strlist_push(&j->cpu_link_args, buf);
-		}
-		if (a->kind == OFL_LDARG_FILE && !(paths[i] = ofl_ldcmd_input_path(&j->cmd, a)))
-			return error("out of memory");
-		if (a->kind != OFL_LDARG_LIBRARY)
-			continue;
-		paths[i] =
-		    ofl_ldcmd_find_library(&j->cmd, a, default_libdirs,
-		                           sizeof(default_libdirs) / sizeof(*default_libdirs), err);
-		if (err->code)
-			return error_lib(err);
-		snprintf(buf, sizeof(buf), "-l%s", a->value);
-		if (paths[i])
-			strlist_push(&j->cpu_link_args, buf);
-	}
-	j->o.cpu_link_args = j->cpu_link_args.v;
-	j->o.ncpu_link_args = j->cpu_link_args.n;
-	return 0;
-}
-
-static int add_inputs(struct link_job *j, struct ofl_link *l, char **paths, struct ofl_error *err)
-{
-	int rc = 0;
-	for (size_t i = 0; !rc && i < j->cmd.nargs; i++) {
-		const struct ofl_ldstate *st = &j->cmd.args[i].state;
-		struct ofl_link_input in = {paths[i],          -1,        0,    0,
-		                            st->whole_archive, st->group, false};
-		if (paths[i])
-			rc = ofl_link_add(l, &in, err);
-	}
-	return rc;
-}
-
-static void free_paths(char **paths, size_t n)
-{
-	for (size_t i = 0; paths && i < n; i++)
-		free(paths[i]);
-	free(paths);
-}
-
 /* The device link, the wrapper objects and the host link. */
 static int link_with_device_code(struct link_job *j, struct ofl_link *l, double *t0)
 {
@@ -358,6 +249,8 @@ static int link_with_device_code(struct link_job *j, struct ofl_link *l, double 
 		return error_lib(&err);
 	rc = host_link(j, &res);
 	phase(j, "host link", t0);
+	if (!rc && !j->o.dry_run && ofl_link_scrub_outputs(l, &err))
+		rc = error_lib(&err);
 	if (!rc && j->merged && !j->o.dry_run &&
 	    ofl_link_finish_relocatable(j->merged, j->cmd.output ? j->cmd.output : "a.out", &err))
 		rc = error_lib(&err);
@@ -374,19 +267,17 @@ int link_job_run(struct link_job *j)
 		print_own_help(j);
 	if (!has_inputs(&j->cmd) || (j->cmd.relocatable && !j->offload_relocatable))
 		return host_link(j, NULL);
-	char **paths = calloc(j->cmd.nargs, sizeof(*paths));
-	int rc = paths ? resolve_inputs(j, paths, &err) : error("out of memory");
-	if (!rc && ofl_link_new(&l, &j->o, &err))
+	int rc = 0;
+	if (ofl_link_new(&l, &j->o, &err))
 		rc = error_lib(&err);
 	if (!rc) {
 		active_link = l;
 		signal(SIGINT, on_signal);
 		signal(SIGTERM, on_signal);
 		signal(SIGHUP, on_signal);
-		if (add_inputs(j, l, paths, &err))
+		if (ofl_link_add_host_inputs(l, &err))
 			rc = error_lib(&err);
 	}
-	free_paths(paths, j->cmd.nargs);
 	phase(j, "gather", &t0);
 	if (!rc && !ofl_link_has_device_code(l)) {
 		active_link = NULL;
@@ -411,7 +302,6 @@ void link_job_release(struct link_job *j)
 	strlist_release(&j->device_compiler_args);
 	strlist_release(&j->launcher);
 	strlist_release(&j->extract);
-	strlist_release(&j->cpu_link_args);
 	if (j->explain && j->explain != stderr)
 		fclose(j->explain);
 }

@@ -49,7 +49,12 @@ int ofl_link_new(struct ofl_link **out, const struct ofl_link_opts *o, struct of
 	}
 	pthread_mutex_init(&l->lock, NULL);
 	*out = l;
-	return 0;
+	int rc = ofl_hostlink_init(l, err);
+	if (rc) {
+		ofl_link_free(l);
+		*out = NULL;
+	}
+	return rc;
 }
 
 /* Temporaries live in one directory per link, made on first use. */
@@ -138,6 +143,8 @@ void ofl_link_free(struct ofl_link *l)
 	free(l->images);
 	free(l->registered);
 	free(l->groups);
+	ofl_argv_release(&l->libdirs);
+	ofl_argv_release(&l->cpu_args);
 	free(l->res.objects);
 	free_strings(l->res.libraries, l->res.nlibraries);
 	free_strings(l->res.libdirs, l->res.nlibdirs);

@@ -15,7 +15,7 @@ struct link_job {
 	char *linker;         /* the host linker, resolved */
 	struct ofl_link_opts o;
 	char **env; /* the device links' environment (pointers into environ) */
-	struct strlist device_linker_args, device_compiler_args, launcher, extract, cpu_link_args;
+	struct strlist device_linker_args, device_compiler_args, launcher, extract;
 	bool verbose;             /* print each command (stderr) */
 	bool offload_relocatable; /* -r: device link now (else a plain ld -r) */
 	const char *merged;       /* relocatable mode: the host -r output (a temporary) */

@@ -96,6 +96,8 @@ struct ofl_link {
 		unsigned llvm;
 	} * registered;
 	size_t nregistered, capregistered;
+	struct ofl_argv libdirs;  /* the host linker's built-in library dirs */
+	struct ofl_argv cpu_args; /* what CPU device links take from the host link */
 	struct ofl_link_result res;
 	size_t caplibraries, caplibdirs; /* of res's arrays */
 };
@@ -125,6 +127,13 @@ int ofl_archive_index(const uint8_t *data, size_t size, ofl_arsym_fn fn, void *c
 /* The LLVM major version in an ELF object's .comment ("clang version 22."),
  * 0 when none. */
 unsigned ofl_elf_clang_version(const uint8_t *data, size_t size);
+
+/* hostlink.c */
+int ofl_hostlink_init(struct ofl_link *l, struct ofl_error *err);
+/* The library an -l argument of the host command line names, or NULL. */
+char *ofl_link_find_library(const struct ofl_link *l, const struct ofl_ldarg *a,
+                            struct ofl_error *err);
+bool ofl_hostlink_names_library(const struct ofl_link *l, const char *name);
 
 /* link_select.c */
 int ofl_link_select(struct ofl_link *l, struct ofl_error *err);

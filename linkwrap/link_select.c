@@ -294,7 +294,8 @@ static void report_unmatched(struct ofl_link *l)
 		while (k < l->nimages && strcmp(l->images[k].arch, l->o.extract_archs[i]))
 			k++;
 		if (k == l->nimages)
-			ofl_link_logf(l, OFL_LOG_WARNING, "requested target '%s': no input has an image for it",
+			ofl_link_logf(l, OFL_LOG_WARNING,
+			              "requested target '%s': no input has an image for it",
 			              l->o.extract_archs[i]);
 	}
 }

@@ -319,13 +319,26 @@ static int add_string(char ***v, size_t *n, size_t *cap, const char *s, struct o
 	return 0;
 }
 
-/* OpenMP programs need libomptarget; its directory when we know it. */
+/* OpenMP programs need libomptarget and the OpenMP runtime it is built on
+ * (clang's driver adds both, gcc's neither), from the directory of the
+ * LLVM that made the device code when we know it.  Not for a -r link (the
+ * final link adds them), nor what the host line names already. */
 static int add_runtime(struct ofl_link *l, const char *dir, struct ofl_error *err)
 {
-	int rc =
-	    add_string(&l->res.libraries, &l->res.nlibraries, &l->caplibraries, "omptarget", err);
-	return rc || !dir ? rc
-	                  : add_string(&l->res.libdirs, &l->res.nlibdirs, &l->caplibdirs, dir, err);
+	static const char *const libs[] = {"omp", "omptarget"};
+	const struct ofl_ldcmd *c = l->o.host_cmd;
+	bool added = false;
+	int rc = 0;
+	for (size_t i = 0; !rc && !(c && c->relocatable) && i < 2; i++) {
+		if (ofl_hostlink_names_library(l, libs[i]))
+			continue;
+		rc = add_string(&l->res.libraries, &l->res.nlibraries, &l->caplibraries, libs[i],
+		                err);
+		added = true;
+	}
+	return rc || !dir || !added
+	           ? rc
+	           : add_string(&l->res.libdirs, &l->res.nlibdirs, &l->caplibdirs, dir, err);
 }
 
 /* OpenMP programs need libomptarget, also for images a relocatable link

@@ -43,6 +43,10 @@ struct plugin {
 	bool explain_info;
 	char **env; /* the device links' environment */
 	int fifo;   /* make's jobserver fifo, opened here, or -1 */
+	/* the linker's own command line, which the pipeline reads as
+	 * ld.offlink reads its own (libraries, run paths, dependency file) */
+	struct ofl_ldcmd host;
+	char *cmdline;
 	bool failed;
 	struct ofl_link *link;
 };
@@ -233,7 +237,14 @@ static enum ld_plugin_status all_symbols_read(void)
 
 static enum ld_plugin_status cleanup(void)
 {
+	struct ofl_error err = OFL_ERROR_INIT;
+	/* the linker has written its outputs by now (ld.bfd: the dependency
+	 * file at the end of the link, before cleanup) */
+	if (P.link && !P.failed && ofl_link_scrub_outputs(P.link, &err))
+		SAY(LDPL_WARNING, "offlink: %s", err.msg);
 	ofl_link_free(P.link);
+	ofl_ldcmd_release(&P.host);
+	free(P.cmdline);
 	for (size_t i = 0; i < P.nargs; i++)
 		free(P.args[i]);
 	free(P.args);
@@ -247,6 +258,42 @@ static enum ld_plugin_status cleanup(void)
 		fclose(P.explain);
 	P = (struct plugin){0};
 	return LDPS_OK;
+}
+
+/* The linker's command line from /proc/self/cmdline: NUL-separated words.
+ * Without it (no /proc), the pipeline knows no more than the inputs. */
+static void read_command_line(void)
+{
+	struct ofl_error err = OFL_ERROR_INIT;
+	FILE *f = fopen("/proc/self/cmdline", "re");
+	size_t n = 0, cap = 0;
+	char **argv = NULL;
+	int argc = 0;
+	for (int ch; f && (ch = getc(f)) != EOF; n++) {
+		if (n + 1 >= cap) {
+			char *nc = realloc(P.cmdline, cap = cap ? 2 * cap : 4096);
+			if (!nc)
+				goto out;
+			P.cmdline = nc;
+		}
+		P.cmdline[n] = (char)ch;
+	}
+	for (size_t i = 0; i < n; i += strlen(P.cmdline + i) + 1)
+		argc++;
+	if (!P.cmdline || !argc || !(argv = calloc((size_t)argc, sizeof(*argv))))
+		goto out;
+	P.cmdline[n] = '\0';
+	argc = 0;
+	for (size_t i = 0; i < n; i += strlen(P.cmdline + i) + 1)
+		argv[argc++] = P.cmdline + i;
+	if (ofl_ldcmd_parse(&P.host, argc - 1, argv + 1, &err))
+		SAY(LDPL_WARNING, "offlink: the linker's command line: %s", err.msg);
+	else
+		P.o.host_cmd = &P.host;
+out:
+	free(argv);
+	if (f)
+		fclose(f);
 }
 
 /* Environment, as ld.offlink reads it: TMPDIR, PATH, CUDA_PATH, the
@@ -316,6 +363,7 @@ enum ld_plugin_status onload(struct ld_plugin_tv *tv)
 		rc = LDPS_ERR;
 	}
 	environment();
+	read_command_line();
 	P.o.output = P.output;
 	P.o.log = log_line;
 	return rc;

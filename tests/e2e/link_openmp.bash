@@ -150,6 +150,12 @@ done
 GCCDIR=$(dirname "$BIN")/libexec/offlink/gcc
 gcc main.o kern.o -B"$GCCDIR" -L"$RTLIB" -lomp -o prog_gcc || fail "gcc -B link"
 run_check prog_gcc "$SRC/expected.txt"
+# gcc adds no OpenMP runtime of LLVM's: ld.offlink adds -lomp with
+# -lomptarget, as clang's route does (the -L only for LLVM 19's runtime,
+# which is not where Debian's package puts it)
+gcc main.o kern.o -B"$GCCDIR" -L"$RTLIB" -o prog_gcc_plain || fail "gcc -B link without -lomp"
+run_check prog_gcc_plain "$SRC/expected.txt"
+readelf -d prog_gcc_plain | grep -q 'NEEDED.*libomp\.so' || fail "gcc route: libomp not linked"
 
 # A Makefile that adds `offlink --ldflags` to LDFLAGS.
 cat >Makefile <<MK

@@ -22,7 +22,9 @@
 #include <stdint.h>
 
 #include "offlink/api.h"
+#include "offlink/argv.h"
 #include "offlink/error.h"
+#include "offlink/ldcmd.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -65,11 +67,12 @@ struct ofl_link_opts {
 	/* Archive members whose images have these archs are always taken. */
 	const char *const *extract_archs;
 	size_t nextract_archs;
-	/* The host link's -L and -l arguments ("-L<dir>", "-l<name>"),
-	 * given to CPU device links, which resolve against the same runtime
-	 * and libraries (as the linker wrapper does). */
-	const char *const *cpu_link_args;
-	size_t ncpu_link_args;
+	/* The host link's command line (borrowed): ld.offlink's own, or the
+	 * linker's for the plugin.  The pipeline reads from it where -l finds
+	 * libraries, what CPU device links take from the host link (-L, -l,
+	 * -rpath, libraries by path) and which outputs name inputs; NULL:
+	 * nothing known. */
+	const struct ofl_ldcmd *host_cmd;
 	/* Where LLVM installations live: <root>/llvm-<N>/bin/clang.
 	 * NULL entries skipped; none given: /usr/lib. */
 	const char *const *llvm_roots;
@@ -139,6 +142,26 @@ struct ofl_link_result {
 /* Chooses archive members, groups the images, runs the device links and
  * writes the wrapper objects.  The result's strings belong to the context. */
 int ofl_link_run(struct ofl_link *l, struct ofl_link_result *res, struct ofl_error *err);
+
+/* Adds every input of the host command line (o.host_cmd) in order: files
+ * as given (sysroot applied), -l libraries as the linker finds them (one it
+ * does not find is the host linker's to report). */
+int ofl_link_add_host_inputs(struct ofl_link *l, struct ofl_error *err);
+
+/* The host linker's argv for command line c: linker first, ld.offlink's own
+ * options left out, -o's value replaced by output when given, res's
+ * wrapper objects right after the -o (first without one) and its library
+ * dirs and libraries at the end.  res NULL: the line as it is.  Appends
+ * owned words to v. */
+int ofl_host_argv(const struct ofl_ldcmd *c, const char *linker, const struct ofl_link_result *res,
+                  const char *output, struct ofl_argv *v, struct ofl_error *err);
+
+/* After the host link: the outputs of o.host_cmd that name inputs
+ * (--dependency-file, -Map, --why-extract, --print-archive-stats) are
+ * rewritten without the link's temporaries, so a dependency file never
+ * names a file that goes away (make would relink forever) and reports do
+ * not depend on the temporary directory's name. */
+int ofl_link_scrub_outputs(struct ofl_link *l, struct ofl_error *err);
 
 /* LLVM's relocatable mode, after the host linker's -r (with the wrapper
  * objects of a relocatable run) wrote merged: output gets merged without
