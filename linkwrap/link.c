@@ -125,8 +125,12 @@ void ofl_link_free(struct ofl_link *l)
 		ofl_file_close(&f->f);
 		free((char *)f->in.path);
 	}
-	for (size_t i = 0; i < l->nunits; i++)
+	for (size_t i = 0; i < l->nunits; i++) {
 		free(l->units[i].name);
+		if (l->units[i].thin)
+			ofl_file_close(l->units[i].thin);
+		free(l->units[i].thin);
+	}
 	for (size_t i = 0; i < l->nimages; i++) {
 		ofl_obin_release(&l->images[i].b);
 		ofl_bundle_id_release(&l->images[i].id);
@@ -330,18 +334,46 @@ static int scan_unit(struct ofl_link *l, size_t u, struct ofl_error *err)
 	return rc;
 }
 
+/* thin: the unit's own file (a thin member), owned from here on. */
 static int add_unit(struct ofl_link *l, size_t file, const char *member, const uint8_t *data,
-                    size_t size, struct ofl_error *err)
+                    size_t size, struct ofl_file *thin, struct ofl_error *err)
 {
-	if (OFL_GROW(l->units, l->capunits, l->nunits))
+	if (OFL_GROW(l->units, l->capunits, l->nunits)) {
+		if (thin)
+			ofl_file_close(thin);
+		free(thin);
 		return OFL_NOMEM(err);
+	}
 	struct link_unit *u = &l->units[l->nunits];
-	*u = (struct link_unit){NULL, data, size, file, false, false, NULL, 0, 0, {0, 0}};
+	*u = (struct link_unit){NULL, data, size, file, false, false, NULL, 0, 0, {0, 0}, thin};
 	const char *path = l->files[file].in.path;
 	if (member ? asprintf(&u->name, "%s(%s)", path, member) < 0 : !(u->name = ofl_strdup(path)))
 		return OFL_NOMEM(err);
 	l->files[file].nunits++;
 	return scan_unit(l, l->nunits++, err);
+}
+
+/* A thin archive's member is a file of its own, named relative to the
+ * archive, read as the host linker reads it.  One that cannot be read adds
+ * nothing: the host linker reports it if the link needs it. */
+static int add_thin_member(struct ofl_link *l, size_t fi, const struct ofl_ar_member *m,
+                           struct ofl_error *err)
+{
+	struct ofl_file *f = ofl_malloc(sizeof(*f));
+	struct ofl_error ignored = OFL_ERROR_INIT;
+	if (!f)
+		return OFL_NOMEM(err);
+	*f = (struct ofl_file)OFL_FILE_INIT;
+	int rc = ofl_archive_open_thin(l->files[fi].in.path, m, f, &ignored);
+	if (rc == OFL_ENOMEM)
+		rc = OFL_NOMEM(err);
+	else if (rc)
+		rc = add_unit(l, fi, m->name, NULL, 0, NULL, err);
+	if (rc || ignored.code) {
+		free(f);
+		return rc;
+	}
+	return add_unit(l, fi, m->name, f->data, f->size, f, err);
 }
 
 static int add_archive(struct ofl_link *l, size_t fi, struct ofl_error *err)
@@ -352,11 +384,10 @@ static int add_archive(struct ofl_link *l, size_t fi, struct ofl_error *err)
 		ofl_error_locate(err, f->in.path, 0);
 		return rc;
 	}
-	/* members of thin archives are files of their own, read by the
-	 * host linker; their device code is not gathered */
 	for (size_t i = 0; !rc && i < f->ar.nmembers; i++) {
 		const struct ofl_ar_member *m = &f->ar.members[i];
-		rc = add_unit(l, fi, m->name, m->data, m->data ? m->size : 0, err);
+		rc = m->data ? add_unit(l, fi, m->name, m->data, m->size, NULL, err)
+		             : add_thin_member(l, fi, m, err);
 	}
 	return rc;
 }
@@ -423,7 +454,7 @@ int ofl_link_add(struct ofl_link *l, const struct ofl_link_input *in, struct ofl
 	if (f->kind == FILE_ARCHIVE)
 		return add_archive(l, fi, err);
 	if (f->kind == FILE_OBJECT || f->kind == FILE_OBIN)
-		return add_unit(l, fi, NULL, f->f.data, f->f.size, err);
+		return add_unit(l, fi, NULL, f->f.data, f->f.size, NULL, err);
 	return 0;
 }
 

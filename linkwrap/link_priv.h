@@ -39,6 +39,7 @@ struct link_unit {
 	size_t first_image, nimages;
 	/* what its entry tables ask for (read once, for units with images) */
 	struct ofl_wrap_needs needs;
+	struct ofl_file *thin; /* a thin archive's member: its own file, owned */
 };
 
 /* One OffloadBinary found in a unit. */

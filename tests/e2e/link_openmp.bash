@@ -91,6 +91,16 @@ olink hostonly hostmain.o libkern.a -Wl,--explain="$PWD/hostonly.explain"
 ./hostonly || fail "host-only main: the library's kernel did not run on the device"
 grep -q 'libkern.a(kern.o): device code taken: the host link pulls it' hostonly.explain ||
 	{ cat hostonly.explain; fail "explain does not say why kern.o was taken"; }
+# a thin archive (ar rcsT): its members are files beside it, read as the
+# host linker reads them; in a subdirectory, so names resolve against the
+# archive's directory, not ours
+mkdir -p thin/obj && cp kern.o thin/obj/kern.o && (cd thin && ar rcsT libthin.a obj/kern.o)
+olink thin_lib main.o -Lthin -lthin -Wl,--explain="$PWD/thin.explain"
+run_check thin_lib "$SRC/expected.txt"
+grep -q 'libthin.a(obj/kern.o): device code taken' thin.explain ||
+	{ cat thin.explain; fail "thin archive member's device code not taken"; }
+olink thin_host hostmain.o thin/libthin.a
+./thin_host || fail "host-only main with a thin archive"
 # a member nothing pulls stays out, and the explain log says so
 omp_cc "$SRC/lib.c" -o unused.o
 ar rcs libmixed.a kern.o unused.o
