@@ -6,6 +6,7 @@
  * the host linker's argv with the wrapper objects, and which outputs of the
  * host linker would name a temporary. */
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -327,4 +328,96 @@ int ofl_link_scrub_outputs(struct ofl_link *l, struct ofl_error *err)
 			rc = scrub(a->value, l->tmpdir, a->opt == OFL_LD_DEPFILE, err);
 	}
 	return rc;
+}
+
+/* ---- which host linker ------------------------------------------------- */
+
+static bool skipped(const struct ofl_host_linker_query *q, const char *path)
+{
+	char real[PATH_MAX];
+	if (!realpath(path, real))
+		return true;
+	for (size_t i = 0; i < q->nskip; i++)
+		if (q->skip[i] && !strcmp(real, q->skip[i]))
+			return true;
+	return false;
+}
+
+/* dir/name when it is an executable that is not skipped.  Owned. */
+static char *candidate(const struct ofl_host_linker_query *q, const char *dir, size_t dlen,
+                       const char *name)
+{
+	char *p = NULL;
+	if (asprintf(&p, "%.*s/%s", dlen ? (int)dlen : 1, dlen ? dir : ".", name) < 0)
+		return NULL;
+	if (!access(p, X_OK) && !skipped(q, p))
+		return p;
+	free(p);
+	return NULL;
+}
+
+/* lld as clang's -fuse-ld=lld finds it: beside the clang that drives the
+ * link, else in the LLVM release whose bitcode the link reads (an older
+ * lld cannot read newer bitcode; Debian's PATH has lld 14). */
+static char *release_lld(const struct ofl_host_linker_query *q)
+{
+	const char *base = q->driver ? strrchr(q->driver, '/') : NULL;
+	char *p = NULL;
+	if (base && !strncmp(base + 1, "clang", 5))
+		p = candidate(q, q->driver, (size_t)(base - q->driver), "ld.lld");
+	const char *const *roots = q->llvm_roots;
+	size_t nroots = roots ? q->nllvm_roots : 1;
+	static const char *const usr_lib[] = {"/usr/lib"};
+	for (size_t i = 0; !p && q->llvm && i < nroots; i++) {
+		char dir[PATH_MAX];
+		const char *root = roots ? roots[i] : usr_lib[0];
+		int n = root ? snprintf(dir, sizeof(dir), "%s/llvm-%u/bin", root, q->llvm) : -1;
+		if (n > 0 && n < (int)sizeof(dir))
+			p = candidate(q, dir, (size_t)n, "ld.lld");
+	}
+	return p;
+}
+
+char *ofl_find_host_linker(const struct ofl_host_linker_query *q, struct ofl_error *err)
+{
+	static const char *const flavours[][2] = {
+	    {"bfd", "ld.bfd"}, {"gold", "ld.gold"}, {"lld", "ld.lld"}, {"mold", "mold"}};
+	const char *choice = q->choice && *q->choice ? q->choice : "ld";
+	for (size_t i = 0; i < sizeof(flavours) / sizeof(flavours[0]); i++)
+		if (!strcmp(choice, flavours[i][0]))
+			choice = flavours[i][1];
+	if (strchr(choice, '/')) {
+		if (!skipped(q, choice))
+			return ofl_strdup(choice);
+		ofl_error_set(err, OFL_EINVAL, NULL, OFL_NO_OFFSET,
+		              "the host linker '%s' is ld.offlink itself (or missing)", choice);
+		return NULL;
+	}
+	char *p = strcmp(choice, "ld.lld") ? NULL : release_lld(q);
+	for (const char *d = q->search_path; !p && d && *d;) {
+		size_t len = strcspn(d, ":");
+		p = candidate(q, d, len, choice);
+		d += len + (d[len] == ':');
+	}
+	if (!p)
+		ofl_error_set(err, OFL_ENOTFOUND, NULL, OFL_NO_OFFSET,
+		              "cannot find the host linker '%s' on PATH (other than ld.offlink "
+		              "itself and the copies of it that called it)",
+		              choice);
+	return p;
+}
+
+unsigned ofl_link_bitcode_release(const struct ofl_link *l)
+{
+	unsigned v = 0;
+	for (size_t i = 0; i < l->nfiles; i++) {
+		const struct ofl_file *f = &l->files[i].f;
+		unsigned fv = f->data ? ofl_bitcode_producer(f->data, f->size) : 0;
+		v = fv > v ? fv : v;
+	}
+	for (size_t i = 0; i < l->nunits; i++) {
+		unsigned uv = ofl_bitcode_producer(l->units[i].data, l->units[i].size);
+		v = uv > v ? uv : v;
+	}
+	return v;
 }

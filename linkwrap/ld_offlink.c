@@ -33,59 +33,66 @@ static void on_signal(int sig)
 	raise(sig);
 }
 
-static bool same_program(const char *a, const char *b)
+/* The copies of ld.offlink that ran this one as their host linker, and
+ * this one: never chosen as the host linker, so two copies named `ld` (two
+ * -B dirs, two installs) cannot run each other forever.  The host linker
+ * gets the chain in its environment. */
+static int linker_chain(struct link_job *j)
 {
-	char ra[PATH_MAX], rb[PATH_MAX];
-	return realpath(a, ra) && realpath(b, rb) && !strcmp(ra, rb);
+	const char *prev = getenv("OFFLINK_LINKER_CHAIN");
+	char self[PATH_MAX];
+	if (!realpath("/proc/self/exe", self))
+		return error("cannot find ld.offlink's own path: %s", strerror(errno));
+	if (asprintf(&j->chain_env, "OFFLINK_LINKER_CHAIN=%s%s%s", prev ? prev : "",
+	             prev && *prev ? ":" : "", self) < 0)
+		return error("out of memory");
+	char *copy = strdup(strchr(j->chain_env, '=') + 1);
+	for (char *t = copy ? strtok(copy, ":") : NULL; t; t = strtok(NULL, ":"))
+		strlist_push(&j->skip, t);
+	free(copy);
+	if (j->skip.n > 16)
+		return error("%zu copies of ld.offlink ran each other as the host linker (%s): "
+		             "name the real one with --offlink-linker or OFFLINK_LINKER",
+		             j->skip.n, strchr(j->chain_env, '=') + 1);
+	size_t n = 0;
+	while (environ[n])
+		n++;
+	if (!(j->host_env = calloc(n + 2, sizeof(char *))))
+		return error("out of memory");
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		if (strncmp(environ[i], "OFFLINK_LINKER_CHAIN=", 21))
+			j->host_env[k++] = environ[i];
+	j->host_env[k] = j->chain_env;
+	return 0;
 }
 
-/* `name` on PATH, skipping ourselves: an `ld` link to ld.offlink in a -B
- * dir or on PATH must not call itself. */
-static char *find_on_path(const char *name)
+/* The host linker, once the inputs are known (lld must read their bitcode):
+ * the driver that called us is our parent. */
+static int resolve_linker(struct link_job *j, unsigned llvm)
 {
-	const char *d = getenv("PATH");
-	while (d && *d) {
-		size_t len = strcspn(d, ":");
-		char *p = NULL;
-		if (asprintf(&p, "%.*s/%s", len ? (int)len : 1, len ? d : ".", name) < 0)
-			return NULL;
-		if (!access(p, X_OK) && !same_program(p, "/proc/self/exe"))
-			return p;
-		free(p);
-		d += len + (d[len] == ':');
-	}
-	return NULL;
-}
-
-char *link_find_host_linker(const char *choice)
-{
-	static const char *const flavours[][2] = {
-	    {"bfd", "ld.bfd"}, {"gold", "ld.gold"}, {"lld", "ld.lld"}, {"mold", "mold"}};
-	if (!choice || !*choice)
-		choice = getenv("OFFLINK_LINKER");
-	if (!choice || !*choice)
-		choice = "ld";
-	for (size_t i = 0; i < sizeof(flavours) / sizeof(flavours[0]); i++)
-		if (!strcmp(choice, flavours[i][0]))
-			choice = flavours[i][1];
-	if (strchr(choice, '/')) {
-		if (!same_program(choice, "/proc/self/exe"))
-			return strdup(choice);
-		error("the host linker '%s' is ld.offlink itself", choice);
-		return NULL;
-	}
-	char *p = find_on_path(choice);
-	if (!p)
-		error("cannot find the host linker '%s' on PATH (other than ld.offlink itself)",
-		      choice);
-	return p;
+	struct ofl_error err = OFL_ERROR_INIT;
+	char exe[64], driver[PATH_MAX];
+	snprintf(exe, sizeof(exe), "/proc/%d/exe", (int)getppid());
+	const char *choice = j->linker_choice ? j->linker_choice : getenv("OFFLINK_LINKER");
+	struct ofl_host_linker_query q = {choice,
+	                                  realpath(exe, driver) ? driver : NULL,
+	                                  getenv("PATH"),
+	                                  (const char *const *)j->skip.v,
+	                                  j->skip.n,
+	                                  llvm,
+	                                  j->o.llvm_roots,
+	                                  j->o.nllvm_roots};
+	free(j->linker);
+	j->linker = ofl_find_host_linker(&q, &err);
+	return j->linker ? 0 : error_lib(&err);
 }
 
 /* Runs argv with our standard streams; its exit status as a shell sees it. */
-static int run_inherit(char *const *argv)
+static int run_inherit(char *const *argv, char *const *env)
 {
 	pid_t pid;
-	int rc = posix_spawn(&pid, argv[0], NULL, NULL, argv, environ);
+	int rc = posix_spawn(&pid, argv[0], NULL, NULL, argv, env);
 	if (rc)
 		return error("cannot run '%s': %s", argv[0], strerror(rc));
 	int st;
@@ -117,10 +124,12 @@ static int host_link(struct link_job *j, const struct ofl_link_result *r)
 		print_command(j->explain, v.v, v.n, false);
 	}
 	int rc = 0;
+	if (j->explain)
+		fflush(j->explain); /* exec drops what stdio holds */
 	if (!j->o.dry_run)
-		rc =
-		    r ? run_inherit(v.v)
-		      : (execv(v.v[0], v.v), error("cannot run '%s': %s", v.v[0], strerror(errno)));
+		rc = r ? run_inherit(v.v, j->host_env)
+		       : (execve(v.v[0], v.v, j->host_env),
+		          error("cannot run '%s': %s", v.v[0], strerror(errno)));
 	ofl_argv_release(&v);
 	return rc;
 }
@@ -165,7 +174,7 @@ static void push_words(struct strlist *l, const char *s)
 	free(copy);
 }
 
-void link_job_finish_options(struct link_job *j)
+int link_job_finish_options(struct link_job *j)
 {
 	const char *launcher = getenv("OFFLINK_DEVICE_LAUNCHER");
 	if (!j->launcher.n && launcher)
@@ -194,6 +203,7 @@ void link_job_finish_options(struct link_job *j)
 	j->o.host_cmd = &j->cmd;
 	j->o.log = log_line;
 	j->o.log_ctx = j;
+	return linker_chain(j);
 }
 
 static bool has_option(const struct ofl_ldcmd *c, enum ofl_ldopt opt)
@@ -263,10 +273,13 @@ int link_job_run(struct link_job *j)
 	struct ofl_link *l = NULL;
 	double t0 = now_ms();
 	/* version queries, help, and plain ld -r are the host linker's alone */
-	if (has_option(&j->cmd, OFL_LD_HELP))
-		print_own_help(j);
-	if (!has_inputs(&j->cmd) || (j->cmd.relocatable && !j->offload_relocatable))
+	if (!has_inputs(&j->cmd) || (j->cmd.relocatable && !j->offload_relocatable)) {
+		if (resolve_linker(j, 0))
+			return 1;
+		if (has_option(&j->cmd, OFL_LD_HELP))
+			print_own_help(j);
 		return host_link(j, NULL);
+	}
 	int rc = 0;
 	if (ofl_link_new(&l, &j->o, &err))
 		rc = error_lib(&err);
@@ -279,6 +292,8 @@ int link_job_run(struct link_job *j)
 			rc = error_lib(&err);
 	}
 	phase(j, "gather", &t0);
+	if (!rc)
+		rc = resolve_linker(j, ofl_link_bitcode_release(l));
 	if (!rc && !ofl_link_has_device_code(l)) {
 		active_link = NULL;
 		ofl_link_free(l);
@@ -297,6 +312,9 @@ void link_job_release(struct link_job *j)
 {
 	ofl_ldcmd_release(&j->cmd);
 	free(j->linker);
+	free(j->chain_env);
+	free(j->host_env);
+	strlist_release(&j->skip);
 	strlist_release(&j->device_linker_args);
 	free(j->env);
 	strlist_release(&j->device_compiler_args);
@@ -307,14 +325,14 @@ void link_job_release(struct link_job *j)
 }
 
 /* ld.offlink's own options, taken from the parsed line. */
-static int own_options(struct link_job *j, const char **linker)
+static int own_options(struct link_job *j)
 {
 	for (size_t i = 0; i < j->cmd.nargs; i++) {
 		const struct ofl_ldarg *a = &j->cmd.args[i];
 		const char *v = a->value;
 		switch (a->opt) {
 		case OFL_LD_OWN_LINKER:
-			*linker = v;
+			j->linker_choice = v;
 			break;
 		case OFL_LD_OWN_DEVICE_COMPILER:
 			j->o.device_compiler = v;
@@ -368,15 +386,12 @@ int cmd_ld_offlink(int argc, char **argv)
 	ofl_prog = "ld.offlink"; /* also when reached as gcc's `ld` */
 	struct link_job j = {.cmd = OFL_LDCMD_INIT};
 	struct ofl_error err = OFL_ERROR_INIT;
-	const char *linker = NULL;
 	int rc = ofl_ldcmd_parse(&j.cmd, argc - 1, argv + 1, &err) ? error_lib(&err)
-	                                                           : own_options(&j, &linker);
-	if (!rc && !(j.linker = link_find_host_linker(linker)))
-		rc = 1;
-	if (!rc) {
-		link_job_finish_options(&j);
+	                                                           : own_options(&j);
+	if (!rc)
+		rc = link_job_finish_options(&j);
+	if (!rc)
 		rc = link_job_run(&j);
-	}
 	link_job_release(&j);
 	return rc;
 }

@@ -163,6 +163,31 @@ int ofl_host_argv(const struct ofl_ldcmd *c, const char *linker, const struct of
  * not depend on the temporary directory's name. */
 int ofl_link_scrub_outputs(struct ofl_link *l, struct ofl_error *err);
 
+/* How to find the host linker. */
+struct ofl_host_linker_query {
+	const char *choice;      /* bfd|gold|lld|mold|a path; NULL or "": ld */
+	const char *driver;      /* the compiler driver that started the link, or NULL */
+	const char *search_path; /* a $PATH value; NULL: nowhere */
+	/* Real paths never chosen: ld.offlink itself, and the copies of it
+	 * that ran this one as their host linker (two -B dirs, two installs
+	 * each with an `ld`), so that copies cannot call each other forever. */
+	const char *const *skip;
+	size_t nskip;
+	unsigned llvm; /* newest LLVM release whose bitcode the link reads; 0: none */
+	const char *const *llvm_roots; /* <root>/llvm-<N>/bin; NULL: /usr/lib */
+	size_t nllvm_roots;
+};
+
+/* The host linker, as clang's -fuse-ld finds it: lld beside the clang that
+ * drives the link, else the lld of the LLVM release whose bitcode the link
+ * reads, else on search_path; any other name on search_path; a path as it
+ * is.  Owned; NULL with err when there is none. */
+char *ofl_find_host_linker(const struct ofl_host_linker_query *q, struct ofl_error *err);
+
+/* The newest LLVM release that made bitcode among the added inputs (host
+ * LTO objects), 0 when none. */
+unsigned ofl_link_bitcode_release(const struct ofl_link *l);
+
 /* LLVM's relocatable mode, after the host linker's -r (with the wrapper
  * objects of a relocatable run) wrote merged: output gets merged without
  * its input images (non-allocated offloading sections) and with each entry
