@@ -243,7 +243,9 @@ static int scan_bundles(struct ofl_link *l, size_t u, struct ofl_error *err)
 	struct ofl_bundle b = OFL_BUNDLE_INIT;
 	bool elf = ofl_is_elf(un->data, un->size);
 	int rc = 0;
-	if (elf && memmem(un->data, un->size, OFL_BUNDLE_MAGIC, OFL_BUNDLE_MAGIC_LEN))
+	/* by the section headers: a search of the bytes would read every
+	 * page of every object (the plugin maps them, reading none) */
+	if (elf)
 		rc = ofl_bundle_object_scan(&b, un->data, un->size, err);
 	else if (!elf)
 		rc = ofl_bundle_read(&b, un->data, un->size, ofl_file_type_find("bc"), err);
