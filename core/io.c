@@ -93,7 +93,8 @@ static bool map_range(struct ofl_file *f, int fd, uint64_t off, uint64_t size)
 	if (!size || fstat(fd, &st) || !S_ISREG(st.st_mode) || (uint64_t)st.st_size < off ||
 	    (uint64_t)st.st_size - off < size || size > SIZE_MAX - page)
 		return false;
-	void *m = mmap(NULL, (size_t)(size + off - start), PROT_READ, MAP_PRIVATE, fd, (off_t)start);
+	void *m =
+	    mmap(NULL, (size_t)(size + off - start), PROT_READ, MAP_PRIVATE, fd, (off_t)start);
 	if (m == MAP_FAILED)
 		return false;
 	f->data = (const uint8_t *)m + (off - start);

@@ -75,14 +75,10 @@ static int resolve_linker(struct link_job *j, unsigned llvm)
 	char exe[64], driver[PATH_MAX];
 	snprintf(exe, sizeof(exe), "/proc/%d/exe", (int)getppid());
 	const char *choice = j->linker_choice ? j->linker_choice : getenv("OFFLINK_LINKER");
-	struct ofl_host_linker_query q = {choice,
-	                                  realpath(exe, driver) ? driver : NULL,
-	                                  getenv("PATH"),
-	                                  (const char *const *)j->skip.v,
-	                                  j->skip.n,
-	                                  llvm,
-	                                  j->o.llvm_roots,
-	                                  j->o.nllvm_roots};
+	struct ofl_host_linker_query q = {choice,          realpath(exe, driver) ? driver : NULL,
+	                                  getenv("PATH"),  (const char *const *)j->skip.v,
+	                                  j->skip.n,       llvm,
+	                                  j->o.llvm_roots, j->o.nllvm_roots};
 	free(j->linker);
 	j->linker = ofl_find_host_linker(&q, &err);
 	return j->linker ? 0 : error_lib(&err);
@@ -386,8 +382,8 @@ int cmd_ld_offlink(int argc, char **argv)
 	ofl_prog = "ld.offlink"; /* also when reached as gcc's `ld` */
 	struct link_job j = {.cmd = OFL_LDCMD_INIT};
 	struct ofl_error err = OFL_ERROR_INIT;
-	int rc = ofl_ldcmd_parse(&j.cmd, argc - 1, argv + 1, &err) ? error_lib(&err)
-	                                                           : own_options(&j);
+	int rc =
+	    ofl_ldcmd_parse(&j.cmd, argc - 1, argv + 1, &err) ? error_lib(&err) : own_options(&j);
 	if (!rc)
 		rc = link_job_finish_options(&j);
 	if (!rc)

@@ -442,6 +442,9 @@ static int load(struct link_file *f, struct ofl_error *err)
 
 int ofl_link_add(struct ofl_link *l, const struct ofl_link_input *in, struct ofl_error *err)
 {
+	if (l->ran)
+		return ofl_error_set(err, OFL_EINVAL, NULL, OFL_NO_OFFSET,
+		                     "the link ran already: no input can be added");
 	if (OFL_GROW(l->files, l->capfiles, l->nfiles))
 		return OFL_NOMEM(err);
 	struct link_file *f = &l->files[l->nfiles];

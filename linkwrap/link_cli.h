@@ -11,7 +11,7 @@
 #include "opts.h"
 
 struct link_job {
-	struct ofl_ldcmd cmd; /* the host link's command line */
+	struct ofl_ldcmd cmd;      /* the host link's command line */
 	const char *linker_choice; /* --offlink-linker, --linker-path; NULL: OFFLINK_LINKER */
 	char *linker;              /* the host linker, resolved once the inputs are known */
 	struct strlist skip;       /* copies of ld.offlink never chosen as the host linker */

@@ -89,6 +89,7 @@ struct ofl_link {
 	pthread_mutex_t lock;
 	volatile sig_atomic_t cancelled;
 	bool already_wrapped; /* an input holds clang-linker-wrapper's object */
+	bool ran;             /* ofl_link_run was called: the context is spent */
 	/* Images registered already by a relocatable link's object: they
 	 * need the runtime library only. */
 	struct link_registered {

@@ -125,7 +125,8 @@ static int check_abis(const struct ofl_link *l, struct ofl_error *err)
 		}
 		if (!(seen & (seen - 1)))
 			continue;
-		unsigned lo = (unsigned)__builtin_ctz(seen), hi = 31u - (unsigned)__builtin_clz(seen);
+		unsigned lo = (unsigned)__builtin_ctz(seen),
+		         hi = 31u - (unsigned)__builtin_clz(seen);
 		return ofl_error_set(err, OFL_EINVAL, NULL, OFL_NO_OFFSET,
 		                     "objects made by different LLVM releases need different "
 		                     "registrations: %s (%s) and %s (%s); rebuild them with one "
@@ -384,6 +385,12 @@ static int runtime_libs(struct ofl_link *l, struct ofl_error *err)
 
 int ofl_link_run(struct ofl_link *l, struct ofl_link_result *res, struct ofl_error *err)
 {
+	/* its groups, images and results are made once (a linker that loads
+	 * the plugin twice would otherwise run it twice over the same state) */
+	if (l->ran)
+		return ofl_error_set(err, OFL_EINVAL, NULL, OFL_NO_OFFSET,
+		                     "the link ran already: a context links once");
+	l->ran = true;
 	size_t *order = ofl_calloc(l->nimages, sizeof(*order));
 	int rc = order ? group_images(l, err) : OFL_NOMEM(err);
 	rc = rc ? rc : ofl_link_select(l, err);

@@ -48,6 +48,8 @@ struct plugin {
 	struct ofl_ldcmd host;
 	char *cmdline;
 	bool failed;
+	bool loaded; /* onload ran: a second one is the same .so loaded again */
+	bool done;   /* all_symbols_read ran */
 	struct ofl_link *link;
 };
 
@@ -196,7 +198,9 @@ static enum ld_plugin_status claim_file(const struct ld_plugin_input_file *f, in
 	struct ofl_error err = OFL_ERROR_INIT;
 	char name[4096];
 	*claimed = 0;
-	if (P.relocatable || P.failed)
+	/* after all_symbols_read the linker offers what the link added
+	 * (the wrapper objects, libraries scanned again): not inputs */
+	if (P.relocatable || P.failed || P.done)
 		return LDPS_OK;
 	if (f->offset)
 		snprintf(name, sizeof(name), "%s@0x%llx", f->name, (unsigned long long)f->offset);
@@ -213,6 +217,7 @@ static enum ld_plugin_status all_symbols_read(void)
 {
 	struct ofl_error err = OFL_ERROR_INIT;
 	struct ofl_link_result res;
+	P.done = true;
 	if (!P.link || !ofl_link_has_device_code(P.link))
 		return LDPS_OK; /* nothing written, nothing run */
 	if (ofl_link_run(P.link, &res, &err))
@@ -352,6 +357,12 @@ __attribute__((visibility("default"))) enum ld_plugin_status onload(struct ld_pl
 enum ld_plugin_status onload(struct ld_plugin_tv *tv)
 {
 	enum ld_plugin_status rc = LDPS_OK;
+	/* gold loads a plugin named twice (duplicated LDFLAGS) as one shared
+	 * object and calls onload again over the same state: the first load
+	 * does the work, the second registers nothing and takes nothing */
+	if (P.loaded)
+		return LDPS_OK;
+	P.loaded = true;
 	/* the message callback first, whatever order the linker uses */
 	for (const struct ld_plugin_tv *t = tv; t->tv_tag != LDPT_NULL; t++)
 		if (t->tv_tag == LDPT_MESSAGE)

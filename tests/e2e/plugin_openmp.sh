@@ -159,6 +159,18 @@ else
 fi
 no_temps "valgrind"
 
+# The plugin named twice (duplicated LDFLAGS): gold loads the same .so
+# twice over one state, ld.bfd warns; the link is right, registered once.
+export LD_LIBRARY_PATH=/usr/lib/llvm-22/lib:$PWD
+for ld in bfd gold; do
+	plink gcc -fuse-ld=$ld main22.o kern22.o -L/usr/lib/llvm-22/lib -lomp -Wl,-plugin,"$PLUGIN" \
+		-Wl,-plugin,"$PLUGIN" -o twice_$ld || fail "the plugin twice in $ld"
+	run_check twice_$ld "$SRC/expected.txt"
+	"$OFFLINK" inspect twice_$ld >twice_$ld.insp || fail "inspect twice_$ld"
+	[ "$(grep -c '\]: image' twice_$ld.insp)" = 1 ] || { cat twice_$ld.insp; fail "registered twice ($ld)"; }
+done
+no_temps "the plugin twice"
+
 # No device code: the same bytes as without the plugin, nothing written.
 printf 'int main(void) { return 0; }\n' >plain.c
 plink gcc -c plain.c -o plain.o

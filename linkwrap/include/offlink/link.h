@@ -140,7 +140,9 @@ struct ofl_link_result {
 };
 
 /* Chooses archive members, groups the images, runs the device links and
- * writes the wrapper objects.  The result's strings belong to the context. */
+ * writes the wrapper objects.  The result's strings belong to the context.
+ * A context links once: a second call (or an ofl_link_add after it) is
+ * OFL_EINVAL. */
 int ofl_link_run(struct ofl_link *l, struct ofl_link_result *res, struct ofl_error *err);
 
 /* Adds every input of the host command line (o.host_cmd) in order: files
