@@ -421,3 +421,18 @@ unsigned ofl_link_bitcode_release(const struct ofl_link *l)
 	}
 	return v;
 }
+
+int ofl_link_check_output(const struct ofl_link *l, const char *output, struct ofl_error *err)
+{
+	for (size_t i = 0; i < l->nfiles; i++)
+		if (ofl_same_file(output, l->files[i].in.path) == 1)
+			return ofl_error_set(err, OFL_EINVAL, output, OFL_NO_OFFSET,
+			                     "the output is also an input ('%s'): not written over",
+			                     l->files[i].in.path);
+	for (size_t i = 0; i < l->nunits; i++)
+		if (l->units[i].thin && ofl_file_is(l->units[i].thin, output) == 1)
+			return ofl_error_set(err, OFL_EINVAL, output, OFL_NO_OFFSET,
+			                     "the output is also an input ('%s'): not written over",
+			                     l->units[i].name);
+	return 0;
+}

@@ -245,12 +245,16 @@ static int link_with_device_code(struct link_job *j, struct ofl_link *l, double 
 {
 	struct ofl_error err = OFL_ERROR_INIT;
 	struct ofl_link_result res;
+	/* relocatable mode: ld -r into a temporary, then the input images
+	 * out and the entry tables made private, into -o (ld's a.out by
+	 * default), which must not be an input: checked before any work */
+	const char *out = j->cmd.output ? j->cmd.output : "a.out";
+	if (j->offload_relocatable && ofl_link_check_output(l, out, &err))
+		return error_lib(&err);
 	int rc = ofl_link_run(l, &res, &err);
 	phase(j, "device link and wrap", t0);
 	if (rc)
 		return error_lib(&err);
-	/* relocatable mode: ld -r into a temporary, then the input images
-	 * out and the entry tables made private, into -o */
 	if (j->offload_relocatable && !(j->merged = ofl_link_temp(l, "merged.o", &err)))
 		return error_lib(&err);
 	rc = host_link(j, &res);
@@ -258,7 +262,7 @@ static int link_with_device_code(struct link_job *j, struct ofl_link *l, double 
 	if (!rc && !j->o.dry_run && ofl_link_scrub_outputs(l, &err))
 		rc = error_lib(&err);
 	if (!rc && j->merged && !j->o.dry_run &&
-	    ofl_link_finish_relocatable(j->merged, j->cmd.output ? j->cmd.output : "a.out", &err))
+	    ofl_link_finish_relocatable(j->merged, out, &err))
 		rc = error_lib(&err);
 	return rc;
 }

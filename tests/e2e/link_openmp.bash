@@ -147,6 +147,17 @@ olink prog_orel orel.o
 run_check prog_orel "$SRC/expected.txt"
 ld.offlink -r --offload-relocatable main.o kern.o -L"$RTLIB" -o orel2.o -j1 || fail "again"
 cmp orel.o orel2.o || fail "--offload-relocatable is not deterministic"
+# without -o, ld's a.out; never over an input, never half-made
+mkdir -p noout && (cd noout && ld.offlink -r --offload-relocatable ../main.o ../kern.o -L"$RTLIB") ||
+	fail "--offload-relocatable without -o"
+readelf -SW noout/a.out >noout.sec
+grep -Eq ' (llvm_offload|omp_offloading)_entries_[0-9a-f]{16} ' noout.sec &&
+	! grep -Eq ' \.llvm\.offloading ' noout.sec ||
+	{ cat noout.sec; fail "--offload-relocatable without -o: a.out is not the finished object"; }
+cp kern.o inout.o
+expect_fail ld.offlink -r --offload-relocatable main.o inout.o -L"$RTLIB" -o inout.o
+grep -q "inout.o: the output is also an input" err || { cat err; fail "output over an input"; }
+cmp kern.o inout.o || fail "an input was written over"
 
 # A shared library with its own device code, and a program using it.
 for ld in bfd gold lld; do

@@ -190,6 +190,11 @@ char *ofl_find_host_linker(const struct ofl_host_linker_query *q, struct ofl_err
  * LTO objects), 0 when none. */
 unsigned ofl_link_bitcode_release(const struct ofl_link *l);
 
+/* OFL_EINVAL when output names the same file as one of the link's inputs
+ * (as ld.bfd refuses it): what offlink writes itself (LLVM's relocatable
+ * mode) never replaces an input. */
+int ofl_link_check_output(const struct ofl_link *l, const char *output, struct ofl_error *err);
+
 /* LLVM's relocatable mode, after the host linker's -r (with the wrapper
  * objects of a relocatable run) wrote merged: output gets merged without
  * its input images (non-allocated offloading sections) and with each entry
