@@ -1,6 +1,7 @@
 /* The link pipeline's context: inputs in, device code gathered, temporaries
  * owned; the phases live in link_select.c (which members and images are
  * taken), devlink.c (device links) and link_wrap.c (wrapper objects). */
+#include <ctype.h>
 #include <elf.h>
 #include <errno.h>
 #include <stdarg.h>
@@ -25,8 +26,15 @@ void ofl_link_logf(struct ofl_link *l, enum ofl_link_log what, const char *fmt, 
 	int n = vasprintf(&msg, fmt, ap);
 	va_end(ap);
 	/* out of memory: the line is lost, the link goes on */
-	if (n >= 0)
-		l->o.log(l->o.log_ctx, what, msg);
+	size_t size = n >= 0 ? 4 * (size_t)n + 1 : 0;
+	char *text = size ? ofl_malloc(size) : NULL;
+	/* names and triples come from inputs: printable, and a tool's output
+	 * keeps its lines */
+	if (text) {
+		ofl_printable(msg, text, size, what == OFL_LOG_FAILURE);
+		l->o.log(l->o.log_ctx, what, text);
+	}
+	free(text);
 	free(msg);
 }
 
@@ -168,6 +176,32 @@ static unsigned image_llvm(const struct ofl_obin *b)
 	return ofl_bitcode_producer(b->image, b->image_size);
 }
 
+/* A target from an input reaches command lines (--target=, -mcpu=) and
+ * clang makes program names of triples (<triple>-ld): only the characters
+ * triples and target IDs are made of, no path, no option, bounded. */
+static bool target_word(const char *s, bool id)
+{
+	size_t n = strlen(s);
+	if (n > 200 || (n && !isalnum((unsigned char)s[0])))
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!isalnum((unsigned char)s[i]) && !strchr(id ? "_.+-:" : "_.-", s[i]))
+			return false;
+	return true;
+}
+
+static int check_target(const char *triple, const char *arch, uint64_t offset,
+                        struct ofl_error *err)
+{
+	char t[64], a[64];
+	if (*triple && target_word(triple, false) && target_word(arch, true))
+		return 0;
+	ofl_printable(triple, t, sizeof(t), false);
+	ofl_printable(arch, a, sizeof(a), false);
+	return ofl_error_set(err, OFL_EFORMAT, NULL, offset,
+	                     "invalid target in an offload binary: triple '%s', arch '%s'", t, a);
+}
+
 static int add_image(struct ofl_link *l, size_t unit, const uint8_t *p, uint64_t size,
                      struct ofl_error *err)
 {
@@ -187,6 +221,10 @@ static int add_image(struct ofl_link *l, size_t unit, const uint8_t *p, uint64_t
 	if (!im.arch)
 		im.arch = "";
 	im.llvm = image_llvm(&im.b);
+	if (check_target(im.triple, im.arch, (uint64_t)(p - l->units[unit].data), err)) {
+		ofl_obin_release(&im.b);
+		return err->code;
+	}
 	l->images[l->nimages++] = im;
 	l->units[unit].nimages++;
 	return 0;
@@ -214,6 +252,13 @@ static int add_bundle_entry(struct ofl_link *l, size_t unit, const char *id, con
 	size_t tl = strlen(im.id.triple);
 	while (tl && im.id.triple[tl - 1] == '-') /* "amdgcn-amd-amdhsa-": 4 fields, env empty */
 		im.id.triple[--tl] = '\0';
+	const struct link_unit *un = &l->units[unit];
+	uint64_t at =
+	    p >= un->data && p < un->data + un->size ? (uint64_t)(p - un->data) : OFL_NO_OFFSET;
+	if (check_target(im.id.triple, im.id.target_id ? im.id.target_id : "", at, err)) {
+		ofl_bundle_id_release(&im.id);
+		return err->code;
+	}
 	if (!(im.owned = ofl_malloc(n)) || OFL_GROW(l->images, l->capimages, l->nimages)) {
 		free(im.owned);
 		ofl_bundle_id_release(&im.id);

@@ -153,6 +153,9 @@ static enum ld_plugin_status option(const char *opt)
 	bool known = strlen(opt) < sizeof(word) - 2 && !ofl_ldcmd_parse(&c, 1, argv, &err) &&
 	             c.nargs == 1 && apply(&c.args[0], &ok);
 	ofl_ldcmd_release(&c);
+	char shown[4 * 256 + 1];
+	ofl_printable(opt, shown, sizeof(shown), false);
+	opt = shown;
 	if (!known) {
 		SAY(LDPL_FATAL,
 		    "offlink: unknown plugin option '%s' (jobs=N, device-compiler=, "
@@ -165,6 +168,14 @@ static enum ld_plugin_status option(const char *opt)
 		SAY(LDPL_FATAL, "offlink: plugin option '%s': %s", opt,
 		    strerror(errno ? errno : ENOMEM));
 	return ok ? LDPS_OK : LDPS_ERR;
+}
+
+/* A problem that does not stop the link, said as a warning. */
+static void fail_quietly(const struct ofl_error *err)
+{
+	char msg[OFL_ERROR_MSG_MAX + OFL_ERROR_PATH_MAX + 64];
+	ofl_error_format(err, msg, sizeof(msg));
+	SAY(LDPL_WARNING, "offlink: %s", msg);
 }
 
 /* Everything the link made is removed before a fatal message: the linker
@@ -246,7 +257,7 @@ static enum ld_plugin_status cleanup(void)
 	/* the linker has written its outputs by now (ld.bfd: the dependency
 	 * file at the end of the link, before cleanup) */
 	if (P.link && !P.failed && ofl_link_scrub_outputs(P.link, &err))
-		SAY(LDPL_WARNING, "offlink: %s", err.msg);
+		fail_quietly(&err);
 	ofl_link_free(P.link);
 	ofl_ldcmd_release(&P.host);
 	free(P.cmdline);
@@ -291,9 +302,10 @@ static void read_command_line(void)
 	argc = 0;
 	for (size_t i = 0; i < n; i += strlen(P.cmdline + i) + 1)
 		argv[argc++] = P.cmdline + i;
-	if (ofl_ldcmd_parse(&P.host, argc - 1, argv + 1, &err))
-		SAY(LDPL_WARNING, "offlink: the linker's command line: %s", err.msg);
-	else
+	if (ofl_ldcmd_parse(&P.host, argc - 1, argv + 1, &err)) {
+		ofl_error_prefix(&err, "the linker's command line");
+		fail_quietly(&err);
+	} else
 		P.o.host_cmd = &P.host;
 out:
 	free(argv);
