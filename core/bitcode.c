@@ -450,6 +450,17 @@ bool ofl_bitcode_is(const uint8_t *data, size_t size)
 	return bitstream(data, size, &b, NULL);
 }
 
+/* The walk's start: LLVM takes a stream in 32-bit words only. */
+static int start(const uint8_t *data, size_t size, struct bits *b, struct ofl_error *err)
+{
+	if (!bitstream(data, size, b, err))
+		return ofl_error_set(err, OFL_EFORMAT, NULL, 0, "not LLVM bitcode");
+	if (b->nbits % 32)
+		fail(b, OFL_EFORMAT, b->nbits & ~(uint64_t)31,
+		     "malformed bitcode: not a whole number of 32-bit words");
+	return b->code;
+}
+
 /* The next top-level block (2-bit ids), entered; false at the end. */
 static bool next_top(struct bits *b, struct block *k)
 {
@@ -487,8 +498,9 @@ static int find_blobs(const uint8_t *data, size_t size, struct blobs *o, struct 
 {
 	struct bits b;
 	struct block k;
-	if (!bitstream(data, size, &b, err))
-		return ofl_error_set(err, OFL_EFORMAT, NULL, 0, "not LLVM bitcode");
+	int rc = start(data, size, &b, err);
+	if (rc)
+		return rc;
 	while (next_top(&b, &k)) {
 		if (k.id == BLOCK_SYMTAB && !o->sym)
 			read_blob_block(&b, &k, &o->sym, &o->nsym);
@@ -892,6 +904,8 @@ static void name_globals(struct gwalk *g, struct block *k)
 static int finish(struct gwalk *g)
 {
 	struct ofl_bcglobals *o = g->out;
+	if (!g->b.code && !o->nmodules)
+		fail(&g->b, OFL_EFORMAT, g->b.pos, "malformed bitcode: no module");
 	if (!g->b.code && g->named < o->n)
 		fail(&g->b, OFL_EFORMAT, g->wants[g->named].at,
 		     "malformed bitcode: no string table after the module");
@@ -914,8 +928,9 @@ int ofl_bitcode_section_globals(const uint8_t *data, size_t size, const char *se
 	g.section_len = section ? strlen(section) : 0;
 	struct block k;
 	*out = (struct ofl_bcglobals)OFL_BCGLOBALS_INIT;
-	if (!bitstream(data, size, &g.b, err))
-		return ofl_error_set(err, OFL_EFORMAT, NULL, 0, "not LLVM bitcode");
+	int rc = start(data, size, &g.b, err);
+	if (rc)
+		return rc;
 	while (next_top(&g.b, &k)) {
 		if (k.id == BLOCK_MODULE)
 			read_module(&g, &k);
