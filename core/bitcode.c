@@ -56,14 +56,20 @@ static void truncated(struct bits *b)
 	fail(b, OFL_EFORMAT, b->pos, "malformed bitcode: truncated");
 }
 
-/* n bits (at most 64), low bit first, a byte at a time. */
+/* n bits (at most 64), low bit first: one 64-bit load for up to 56 bits
+ * away from the end, else a byte at a time. */
 static uint64_t read_bits(struct bits *b, unsigned n)
 {
+	uint64_t v = 0, byte = b->pos >> 3;
 	if (n > b->nbits - b->pos) {
 		truncated(b);
 		return 0;
 	}
-	uint64_t v = 0;
+	if (n <= 56 && byte + 8 <= b->nbits / 8) {
+		v = ofl_le64(b->p + byte) >> (b->pos & 7) & ((1ull << n) - 1);
+		b->pos += n;
+		return v;
+	}
 	for (unsigned got = 0; got < n;) {
 		unsigned sh = (unsigned)(b->pos & 7), take = 8 - sh < n - got ? 8 - sh : n - got;
 		v |= (uint64_t)((b->p[b->pos >> 3] >> sh) & ((1u << take) - 1)) << got;
@@ -273,7 +279,11 @@ static void read_blob(struct bits *b, struct record *r)
  * and operands, all vbr6). */
 static void read_record(struct bits *b, const struct abbrev *a, struct record *r, uint64_t at)
 {
-	*r = (struct record){.at = at};
+	/* vals beyond nops stay unset: clearing them costs more than a small record */
+	r->at = at;
+	r->nops = r->nelts = r->elt_pos = 0;
+	r->nscalars = 0;
+	r->elt = (struct op){OP_LITERAL, 0};
 	if (!a) {
 		r->code = read_vbr(b, 6);
 		r->elt = (struct op){OP_VBR, 6};
