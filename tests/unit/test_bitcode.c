@@ -565,12 +565,12 @@ static struct bw crafted_module(const struct crafted *c)
 	return w;
 }
 
-static int run_crafted(const struct crafted *c, struct ofl_bcglobals *g, struct ofl_error *e)
+/* Global names point into the stream: the caller frees w->p after use. */
+static int run_crafted(const struct crafted *c, struct bw *w, struct ofl_bcglobals *g,
+                       struct ofl_error *e)
 {
-	struct bw w = crafted_module(c);
-	int rc = ofl_bitcode_section_globals(w.p, w.pos / 8, "sec", g, e);
-	free(w.p);
-	return rc;
+	*w = crafted_module(c);
+	return ofl_bitcode_section_globals(w->p, w->pos / 8, "sec", g, e);
 }
 
 /* Unabbreviated (vbr6) strings, value ids across two CONSTANTS blocks. */
@@ -579,14 +579,17 @@ OFL_TEST(bitcode_crafted_module)
 	struct ofl_bcglobals g;
 	struct ofl_error e = OFL_ERROR_INIT;
 	struct crafted c = {2, 3, 255, false};
-	CHECK_EQ_U(run_crafted(&c, &g, &e), 0);
+	struct bw w;
+	CHECK_EQ_U(run_crafted(&c, &w, &g, &e), 0);
 	CHECK(g.n == 1 && g.globals[0].name_len == 1 && g.globals[0].name[0] == 'g');
 	CHECK(g.globals[0].size == 3 && !memcmp(g.globals[0].data, "\x01\x02\xff", 3));
 	ofl_bcglobals_release(&g);
+	free(w.p);
 	c.init = 4;
-	CHECK_EQ_U(run_crafted(&c, &g, &e), 0);
+	CHECK_EQ_U(run_crafted(&c, &w, &g, &e), 0);
 	CHECK(g.n == 1 && g.globals[0].size == 3 && !memcmp(g.globals[0].data, "ab", 3));
 	ofl_bcglobals_release(&g);
+	free(w.p);
 }
 
 OFL_TEST(bitcode_crafted_module_errors)
@@ -606,7 +609,10 @@ OFL_TEST(bitcode_crafted_module_errors)
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		struct ofl_bcglobals g;
 		struct ofl_error e = OFL_ERROR_INIT;
-		CHECK_EQ_U(run_crafted(&bad[i].c, &g, &e), bad[i].rc);
+		struct bw w;
+		int rc = run_crafted(&bad[i].c, &w, &g, &e);
+		free(w.p);
+		CHECK_EQ_U(rc, bad[i].rc);
 		if (!strstr(e.msg, bad[i].msg))
 			fprintf(stderr, "message: %s\n", e.msg);
 		CHECK(strstr(e.msg, bad[i].msg) && e.offset > 0 && e.offset < 256);
