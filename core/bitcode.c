@@ -795,13 +795,14 @@ static void take(struct gwalk *g, const struct record *r, size_t i)
 		     g->section, (unsigned long long)r->code);
 		return;
 	}
-	if (r->nops >= SIZE_MAX || !(o->data = ofl_malloc((size_t)r->nops + 1))) {
+	o->size = (size_t)r->nops + nul;
+	if (r->nops >= SIZE_MAX || !(o->data = ofl_malloc(o->size ? o->size : 1))) {
 		no_memory(g);
 		return;
 	}
-	o->size = (size_t)r->nops + nul;
 	record_bytes(&g->b, r, o->data);
-	o->data[r->nops] = 0;
+	if (nul)
+		o->data[r->nops] = 0;
 }
 
 /* Walks CONSTANTS block c again: each pick whose value it defines takes
