@@ -115,8 +115,10 @@ struct ofl_bcglobals {
  * by its contents.  The initializer must be a byte string (a constant
  * STRING or CSTRING): anything else, or none, is OFL_EUNSUPPORTED at the
  * record's offset, so device code is never dropped silently; so is a
- * module version other than 2 (LLVM before 5).  A malformed bitstream is
- * OFL_EFORMAT with the byte offset.  Work and memory are linear in size. */
+ * module version other than 2 (LLVM before 5).  A malformed bitstream, or
+ * one without a module, is OFL_EFORMAT with the byte offset.  Global names
+ * point into data, which must outlive their use.  Work and memory are
+ * linear in size. */
 int ofl_bitcode_section_globals(const uint8_t *data, size_t size, const char *section,
                                 struct ofl_bcglobals *out, struct ofl_error *err);
 void ofl_bcglobals_release(struct ofl_bcglobals *g);
