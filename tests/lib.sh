@@ -75,3 +75,17 @@ same_as_llvm() {
 randbytes() {
 	python3 -c 'import random,sys; r=random.Random(int(sys.argv[1])); sys.stdout.buffer.write(r.randbytes(int(sys.argv[2])))' "$1" "$2"
 }
+
+# plink CMD...: runs a link that loads the build's linker plugin.  A
+# sanitizer build's plugin needs its runtime loaded first in the linker
+# (ld.bfd and gold are not instrumented): preloaded, leak checks off (the
+# linkers' own allocations are not ours).
+plink() {
+	local plugin=$OFL_BUILD/lib/offlink-plugin.so
+	if [[ "$(ldd "$plugin")" == *libasan* ]]; then
+		LD_PRELOAD="$(gcc -print-file-name=libasan.so) $(gcc -print-file-name=libubsan.so)" \
+			ASAN_OPTIONS=detect_leaks=0:verify_asan_link_order=0 "$@"
+	else
+		"$@"
+	fi
+}

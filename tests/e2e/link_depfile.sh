@@ -37,7 +37,7 @@ for ld in bfd gold "$LLVM22/ld.lld"; do
 done
 for ld in bfd gold; do
 	n=plugin_$ld
-	gcc -fuse-ld=$ld main.o kern.o -L$RT -lomp -Wl,-plugin,"$PLUGIN" "${OUTS[@]//NAME/$n}" -o $n ||
+	plink gcc -fuse-ld=$ld main.o kern.o -L$RT -lomp -Wl,-plugin,"$PLUGIN" "${OUTS[@]//NAME/$n}" -o $n ||
 		fail "plugin in $ld"
 	check $n
 done

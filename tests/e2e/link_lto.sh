@@ -40,7 +40,7 @@ for v in 22 19; do
 			run_check ld_${p}_$ld
 		done
 		for ld in bfd gold; do
-			"$CLANG" -flto=$lto -fopenmp -fuse-ld=$ld main$p.o kern$p.o -L"$RT" \
+			plink "$CLANG" -flto=$lto -fopenmp -fuse-ld=$ld main$p.o kern$p.o -L"$RT" \
 				-Wl,-plugin,"$PLUGIN" -o plugin_${p}_$ld || fail "plugin in $ld ($p)"
 			run_check plugin_${p}_$ld
 		done
@@ -58,7 +58,7 @@ for v in 22 19; do
 	./hostonly$v || fail "hostonly$v: the library's kernel did not run on the device"
 	grep -q "libk$v.a(kern${v}_full.o): device code taken: the host link pulls it" lib$v.explain ||
 		{ cat lib$v.explain; fail "explain: bitcode member ($v)"; }
-	"$CLANG" -flto -fopenmp -fuse-ld=bfd hostmain$v.o -L. -lk$v -L"$RT" -Wl,-plugin,"$PLUGIN" \
+	plink "$CLANG" -flto -fopenmp -fuse-ld=bfd hostmain$v.o -L. -lk$v -L"$RT" -Wl,-plugin,"$PLUGIN" \
 		-o hostonly_plugin$v || fail "plugin: host-only main + bitcode library ($v)"
 	./hostonly_plugin$v || fail "hostonly_plugin$v"
 done

@@ -20,7 +20,7 @@ msg='objects made by different LLVM releases need different registrations: kern1
 expect_fail "$LLVM22/clang" -fopenmp -fuse-ld=offlink -B"$OFL_BUILD/bin" main22.o kern19.o \
 	-L/usr/lib/llvm-22/lib -Wl,--device-launcher="$PWD/launch" -o prog
 grep -Eq "^ld.offlink: error: $msg" err || { cat err; fail "ld.offlink's message"; }
-expect_fail gcc main22.o kern19.o -L/usr/lib/llvm-22/lib -lomp -Wl,-plugin,"$OFL_BUILD/lib/offlink-plugin.so" \
+expect_fail plink gcc main22.o kern19.o -L/usr/lib/llvm-22/lib -lomp -Wl,-plugin,"$OFL_BUILD/lib/offlink-plugin.so" \
 	-Wl,-plugin-opt,device-launcher="$PWD/launch" -o progp
 grep -Eq "offlink: $msg" err || { cat err; fail "the plugin's message"; }
 [ ! -e started ] || { cat started; fail "a device link ran before the error"; }
