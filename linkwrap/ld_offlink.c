@@ -18,6 +18,7 @@
 #include "commands.h"
 #include "diag.h"
 #include "link_cli.h"
+#include "offlink/jobserver.h"
 #include "offlink/proc.h"
 
 extern char **environ;
@@ -232,12 +233,12 @@ void link_job_finish_options(struct link_job *j)
 	j->o.tmpdir = tmp && *tmp ? tmp : "/tmp";
 	j->o.search_path = getenv("PATH");
 	j->o.cuda_path = getenv("CUDA_PATH");
-	if (!j->o.jobs) {
-		long n = sysconf(_SC_NPROCESSORS_ONLN);
-		j->o.jobs = n > 0 ? (unsigned)n : 1;
-	}
-	/* a fifo opened here lives as long as the process */
-	ofl_jobserver_open(getenv("MAKEFLAGS"), &j->o.jobserver_rfd, &j->o.jobserver_wfd);
+	/* a descriptor opened here lives as long as the process */
+	struct ofl_jobserver js;
+	ofl_jobserver_open(&js, getenv("MAKEFLAGS"), j->o.jobs);
+	j->o.jobs = js.jobs;
+	j->o.jobserver_rfd = js.rfd;
+	j->o.jobserver_wfd = js.wfd;
 	j->o.device_linker_args = j->device_linker_args.v;
 	j->o.ndevice_linker_args = j->device_linker_args.n;
 	j->o.device_compiler_args = j->device_compiler_args.v;
