@@ -31,15 +31,54 @@ static const char *const default_libdirs[] = {"/usr/local/lib/x86_64-linux-gnu",
                                               "/lib",
                                               "/usr/lib"};
 
+static const int term_signals[] = {SIGINT, SIGTERM, SIGHUP};
 static struct ofl_link *volatile active_link;
+/* The termination signal that came (0: none); the host linker while it
+ * runs, as kill(2) takes it (-pgid for its group; 0: none). */
+static volatile sig_atomic_t caught, host_pid;
 
+/* Async-signal-safe: records the signal and kills what runs.  The link
+ * then fails, its temporaries are removed once the pipeline has returned
+ * (children reaped, so nothing writes there any more) and die_if_caught
+ * ends us by the same signal. */
 static void on_signal(int sig)
 {
+	int saved = errno;
 	struct ofl_link *l = active_link;
+	caught = sig;
 	if (l)
 		ofl_link_cancel(l);
-	signal(sig, SIG_DFL);
-	raise(sig);
+	if (host_pid)
+		kill(host_pid, sig);
+	errno = saved;
+}
+
+/* Signals our parent has us ignore (nohup, a background job's SIGINT)
+ * stay ignored. */
+static void catch_signals(void)
+{
+	struct sigaction sa = {.sa_handler = on_signal, .sa_flags = SA_RESTART}, old;
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof(term_signals) / sizeof(*term_signals); i++)
+		if (!sigaction(term_signals[i], NULL, &old) && old.sa_handler != SIG_IGN)
+			sigaction(term_signals[i], &sa, NULL);
+}
+
+/* After the cleanup: the default actions back, and a signal that came
+ * ends us as it would have, so the exit status shows it. */
+static void die_if_caught(void)
+{
+	struct sigaction old;
+	for (size_t i = 0; i < sizeof(term_signals) / sizeof(*term_signals); i++)
+		if (!sigaction(term_signals[i], NULL, &old) && old.sa_handler == on_signal)
+			signal(term_signals[i], SIG_DFL);
+	if (!caught)
+		return;
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, caught);
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
+	raise(caught);
 }
 
 static bool same_program(const char *a, const char *b)
@@ -90,13 +129,39 @@ char *link_find_host_linker(const char *choice)
 	return p;
 }
 
-/* Runs argv with our standard streams; its exit status as a shell sees it. */
+/* The host linker leads a process group of its own, so that a signal
+ * reaches what it starts too (an LTO plugin's compilers), unless we are
+ * the terminal's foreground job: there a group of its own would be a
+ * background job, stopped by a write under `stty tostop` and out of reach
+ * of ^C. */
+static bool host_own_group(void)
+{
+	pid_t fg = tcgetpgrp(STDERR_FILENO);
+	return fg < 0 || fg != getpgrp();
+}
+
+/* Runs argv with our standard streams; its exit status as a shell sees it.
+ * A termination signal is passed on to it (on_signal), so it cleans up as
+ * if it had got it itself. */
 static int run_inherit(char *const *argv)
 {
+	posix_spawnattr_t attr;
+	bool group = host_own_group();
 	pid_t pid;
-	int rc = posix_spawn(&pid, argv[0], NULL, NULL, argv, environ);
+	int rc = posix_spawnattr_init(&attr);
+	rc = rc ? rc : posix_spawnattr_setflags(&attr, group ? POSIX_SPAWN_SETPGROUP : 0);
+	rc = rc ? rc : posix_spawn(&pid, argv[0], NULL, &attr, argv, environ);
+	posix_spawnattr_destroy(&attr);
 	if (rc)
 		return error("cannot run '%s': %s", argv[0], strerror(rc));
+	host_pid = group ? -pid : pid;
+	if (caught) /* came before host_pid was set */
+		kill(host_pid, caught);
+	/* forgotten before it is reaped: its pid cannot be another's yet */
+	siginfo_t si;
+	while (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOWAIT) < 0 && errno == EINTR)
+		;
+	host_pid = 0;
 	int st;
 	while (waitpid(pid, &st, 0) < 0)
 		if (errno != EINTR)
@@ -351,8 +416,8 @@ static int link_with_device_code(struct link_job *j, struct ofl_link *l, double 
 	struct ofl_link_result res;
 	int rc = ofl_link_run(l, &res, &err);
 	phase(j, "device link and wrap", t0);
-	if (rc)
-		return error_lib(&err);
+	if (rc) /* cancelled by a signal: no message, we die of it */
+		return caught ? 1 : error_lib(&err);
 	/* relocatable mode: ld -r into a temporary, then the input images
 	 * out and the entry tables made private, into -o */
 	if (j->offload_relocatable && !(j->merged = ofl_link_temp(l, "merged.o", &err)))
@@ -381,9 +446,7 @@ int link_job_run(struct link_job *j)
 		rc = error_lib(&err);
 	if (!rc) {
 		active_link = l;
-		signal(SIGINT, on_signal);
-		signal(SIGTERM, on_signal);
-		signal(SIGHUP, on_signal);
+		catch_signals();
 		if (add_inputs(j, l, paths, &err))
 			rc = error_lib(&err);
 	}
@@ -392,6 +455,7 @@ int link_job_run(struct link_job *j)
 	if (!rc && !ofl_link_has_device_code(l)) {
 		active_link = NULL;
 		ofl_link_free(l);
+		die_if_caught();
 		if (j->explain)
 			fputs("no device code: the host link runs unchanged\n", j->explain);
 		return host_link(j, NULL);
@@ -400,6 +464,7 @@ int link_job_run(struct link_job *j)
 		rc = link_with_device_code(j, l, &t0);
 	active_link = NULL;
 	ofl_link_free(l);
+	die_if_caught();
 	return rc;
 }
 

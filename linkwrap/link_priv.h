@@ -5,7 +5,6 @@
 
 #include <libelf.h>
 #include <pthread.h>
-#include <signal.h>
 
 #include "offlink/archive.h"
 #include "offlink/bundle.h"
@@ -86,7 +85,12 @@ struct ofl_link {
 	char **temps;
 	size_t ntemps, captemps;
 	pthread_mutex_t lock;
-	volatile sig_atomic_t cancelled;
+	/* Read and written atomically, also by ofl_link_cancel in a signal
+	 * handler: */
+	int cancelled; /* ofl_link_cancel was called */
+	int wake;      /* eventfd, readable once no device link may start; or -1 */
+	int *running;  /* the running device links, one ofl_proc.running slot per worker */
+	size_t nrunning;
 	bool already_wrapped; /* an input holds clang-linker-wrapper's object */
 	/* Images registered already by a relocatable link's object: they
 	 * need the runtime library only. */
@@ -125,6 +129,12 @@ int ofl_archive_index(const uint8_t *data, size_t size, ofl_arsym_fn fn, void *c
 /* The LLVM major version in an ELF object's .comment ("clang version 22."),
  * 0 when none. */
 unsigned ofl_elf_clang_version(const uint8_t *data, size_t size);
+
+/* link_tmp.c */
+/* The link's temporary directory, made on first use; NULL on error. */
+const char *ofl_link_tmpdir(struct ofl_link *l, struct ofl_error *err);
+/* Removes the directory and all in it, or with save_temps marks it kept. */
+void ofl_link_remove_temps(struct ofl_link *l);
 
 /* link_select.c */
 int ofl_link_select(struct ofl_link *l, struct ofl_error *err);
