@@ -191,11 +191,16 @@ static int build_fatbin(struct ofl_link *l, enum ofl_wrap_kind kind, bool hipv4,
 		o.hipv4 = hipv4; /* the old driver's entry IDs */
 		rc = ofl_hipfb_build(fi, n, &o, out, err);
 	} else {
+		/* its temporaries in the link's directory: removed with it */
 		struct ofl_cuda_fatbin_options o = OFL_CUDA_FATBIN_OPTIONS_INIT;
-		o.tmpdir = l->o.tmpdir;
+		o.dir = l->o.dry_run ? NULL : ofl_link_tmpdir(l, err);
 		o.cuda_path = l->o.cuda_path;
 		o.search_path = l->o.search_path;
-		rc = l->o.dry_run ? 0 : ofl_cuda_fatbin_build(fi, n, &o, out, err);
+		o.running = l->running; /* the calling thread's slot */
+		o.stop = &l->cancelled;
+		rc = l->o.dry_run ? 0
+		     : !o.dir     ? err->code
+		                  : ofl_cuda_fatbin_build(fi, n, &o, out, err);
 	}
 	free(fi);
 	return rc;
