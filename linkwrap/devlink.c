@@ -217,9 +217,11 @@ static char *quoted_command(const struct ofl_link *l, const struct ofl_proc *cmd
 	return (char *)b.data;
 }
 
-static bool in_group(const struct ofl_link *l, size_t i, size_t gi)
+/* The k-th image of group gi when its device code is taken, else NULL. */
+static const struct link_image *taken_image(const struct ofl_link *l, size_t gi, size_t k)
 {
-	return l->images[i].group == gi && l->units[l->images[i].unit].device;
+	const struct link_image *im = &l->images[l->grouped[l->groups[gi].first + k]];
+	return l->units[im->unit].device ? im : NULL;
 }
 
 /* Many inputs of a CPU link go in one archive, linked whole: one file to
@@ -235,10 +237,11 @@ static int push_archive(struct ofl_link *l, size_t gi, size_t n, struct ofl_proc
 	struct ofl_buf ar = OFL_BUF_INIT;
 	size_t k = 0;
 	int rc = m && names ? 0 : OFL_NOMEM(err);
-	for (size_t i = 0; !rc && i < l->nimages; i++) {
-		if (!in_group(l, i, gi))
+	for (size_t i = 0; !rc && i < l->groups[gi].nall; i++) {
+		const struct link_image *im = taken_image(l, gi, i);
+		if (!im)
 			continue;
-		const struct ofl_obin *b = &l->images[i].b;
+		const struct ofl_obin *b = &im->b;
 		uint64_t ih = XXH3_64bits(b->image, b->image_size);
 		snprintf(names[k], sizeof(names[k]), "%016llx.o", (unsigned long long)ih);
 		m[k] = (struct ofl_ar_input){names[k], b->image, b->image_size};
@@ -268,15 +271,14 @@ static int push_archive(struct ofl_link *l, size_t gi, size_t n, struct ofl_proc
 static int push_inputs(struct ofl_link *l, size_t gi, struct ofl_proc *cmd, uint64_t *h,
                        struct ofl_error *err)
 {
-	size_t n = 0;
-	for (size_t i = 0; i < l->nimages; i++)
-		n += in_group(l, i, gi);
+	size_t n = l->groups[gi].nimages;
 	if (n > 1 && family(l->groups[gi].triple) == FAM_CPU)
 		return push_archive(l, gi, n, cmd, h, err);
 	int rc = 0;
-	for (size_t i = 0; !rc && i < l->nimages; i++) {
+	for (size_t i = 0; !rc && i < l->groups[gi].nall; i++) {
+		const struct link_image *im = taken_image(l, gi, i);
 		uint64_t ih;
-		if (in_group(l, i, gi) && !(rc = write_input(l, &l->images[i], &ih, cmd, err)))
+		if (im && !(rc = write_input(l, im, &ih, cmd, err)))
 			*h = XXH3_64bits_withSeed(&ih, sizeof(ih), *h);
 	}
 	return rc;

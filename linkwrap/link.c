@@ -94,6 +94,7 @@ void ofl_link_free(struct ofl_link *l)
 	free(l->images);
 	free(l->registered);
 	free(l->groups);
+	free(l->grouped);
 	free(l->res.objects);
 	free_strings(l->res.libraries, l->res.nlibraries);
 	free_strings(l->res.libdirs, l->res.nlibdirs);

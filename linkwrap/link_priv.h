@@ -61,7 +61,8 @@ struct link_group {
 	bool legacy;   /* images from old-driver bundles */
 	const char *triple, *arch;
 	unsigned llvm;
-	size_t nimages;
+	size_t nimages;         /* of them taken */
+	size_t first, nall;     /* all its images: ofl_link.grouped[first .. first + nall) */
 	bool symbols_known;     /* every image's symbols could be read */
 	struct ofl_symset syms; /* device symbols: 1 defined, 0 undefined */
 	char *output;           /* linked image path (a temporary) */
@@ -81,7 +82,8 @@ struct ofl_link {
 	size_t nimages, capimages;
 	struct link_group *groups;
 	size_t ngroups, capgroups;
-	char *tmpdir; /* made on first use */
+	size_t *grouped; /* image indices, by group */
+	char *tmpdir;    /* made on first use */
 	char **temps;
 	size_t ntemps, captemps;
 	pthread_mutex_t lock;
