@@ -340,8 +340,8 @@ static void print_own_help(const struct link_job *j)
 	       "OFFLINK_DEVICE_LAUNCHER)\n"
 	       "  --offload-extract=ARCH       take every archive member with an ARCH image\n"
 	       "  --offload-relocatable        with -r: device link now (LLVM's -r mode)\n"
-	       "  -j N, --jobs=N               parallel device links (default: CPUs, or make's "
-	       "jobserver)\n"
+	       "  -j N, --jobs=N               parallel device links (default: CPUs; under make "
+	       "its jobserver, else 1)\n"
 	       "  --explain[=FILE]             what was taken and why, commands, times\n"
 	       "  --dry-run, --save-temps, --offlink-verbose\n\n"
 	       "The host linker's options:\n",
