@@ -42,7 +42,7 @@ struct plugin {
 	size_t ndevice_linker_args, nlauncher, nextract;
 	FILE *explain;
 	bool explain_info;
-	char **env; /* the device links' environment */
+	char **env;              /* the device links' environment */
 	struct ofl_jobserver js; /* make's, from MAKEFLAGS */
 	bool failed;
 	struct ofl_link *link;
