@@ -247,15 +247,16 @@ static void watch(const struct ofl_proc *p, pid_t pid)
 static int reap(const struct ofl_proc *p, pid_t pid, int *status, struct ofl_error *err)
 {
 	siginfo_t si;
-	while (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOWAIT) < 0)
+	int rc = 0;
+	while (!rc && waitid(P_PID, (id_t)pid, &si, WEXITED | WNOWAIT) < 0)
 		if (errno != EINTR)
-			return ofl_error_errno(err, NULL, "waitid");
+			rc = ofl_error_errno(err, NULL, "waitid");
 	if (p->running)
 		__atomic_store_n(p->running, 0, __ATOMIC_SEQ_CST);
-	while (waitpid(pid, status, 0) < 0)
+	while (!rc && waitpid(pid, status, 0) < 0)
 		if (errno != EINTR)
-			return ofl_error_errno(err, NULL, "waitpid");
-	return 0;
+			rc = ofl_error_errno(err, NULL, "waitpid");
+	return rc;
 }
 
 void ofl_proc_kill(int *running, size_t n, int sig)

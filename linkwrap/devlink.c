@@ -430,12 +430,11 @@ static bool take_token(struct ofl_link *l, char *token)
 {
 	struct pollfd p[2] = {{l->wake, POLLIN, 0}, {l->o.jobserver_rfd, POLLIN, 0}};
 	for (;;) {
-		if (poll(p, 2, -1) < 0 && errno != EINTR)
-			return false;
-		if (p[0].revents || (p[1].revents & (POLLERR | POLLNVAL)))
-			return false;
-		if (!p[1].revents)
+		int ready = poll(p, 2, -1);
+		if (ready < 0 && errno == EINTR)
 			continue;
+		if (ready < 0 || p[0].revents || (p[1].revents & (POLLERR | POLLNVAL)))
+			return false;
 		/* another client may have taken it meanwhile: EAGAIN */
 		ssize_t n = read(l->o.jobserver_rfd, token, 1);
 		if (n == 1)
