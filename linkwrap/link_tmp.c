@@ -58,20 +58,24 @@ static unsigned long long start_time(const char *pid)
 	return state == 'Z' || state == 'X' ? 0 : start;
 }
 
-/* What tells this boot and pid namespace: "<boot id> <pid:[inode]>". */
-static void here(char *buf, size_t n)
+/* What tells this boot and pid namespace: "<boot id> <pid:[inode]>";
+ * false when /proc cannot say (then no owner is judged). */
+static bool here(char *buf, size_t n)
 {
 	char boot[64] = "", ns[64] = "";
 	read_small(AT_FDCWD, "/proc/sys/kernel/random/boot_id", false, boot, sizeof(boot));
 	ssize_t k = readlink("/proc/self/ns/pid", ns, sizeof(ns) - 1);
 	ns[k > 0 ? k : 0] = '\0';
-	snprintf(buf, n, "%.*s %s", (int)strcspn(boot, "\n"), boot, ns);
+	int blen = (int)strcspn(boot, "\n");
+	snprintf(buf, n, "%.*s %s", blen, boot, ns);
+	return blen && k > 0;
 }
 
 static void write_owner(const char *dir)
 {
 	char path[4096], where[160], line[256];
-	here(where, sizeof(where));
+	if (!here(where, sizeof(where)))
+		return;
 	snprintf(path, sizeof(path), "%s/" OWNER, dir);
 	int n =
 	    snprintf(line, sizeof(line), "%d %llu %s\n", (int)getpid(), start_time("self"), where);
@@ -150,14 +154,13 @@ static bool stale(int tmp, const char *name, const char *where)
 static void sweep(const char *tmpdir)
 {
 	char where[160];
-	int fd = open(tmpdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int fd = here(where, sizeof(where)) ? open(tmpdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
 	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
 	if (!d) {
 		if (fd >= 0)
 			close(fd);
 		return;
 	}
-	here(where, sizeof(where));
 	for (struct dirent *e; (e = readdir(d));)
 		if (stale(dirfd(d), e->d_name, where))
 			remove_tree(dirfd(d), e->d_name, 0);
