@@ -54,9 +54,9 @@ for run in $(seq 30); do
 	rc=0
 	wait $pid || rc=$?
 	[ $rc = $((128 + $(kill -l "$sig"))) ] || { cat err; fail "run $run: SIG$sig after ${delay}s: exit status $rc"; }
-	# killed, what the device links started dies at once too (else the
-	# launcher sleeps on)
-	for _ in $(seq 10); do
+	# killed, what the device links started dies at once too (a moment to
+	# be reaped; orphaned, the launcher would sleep on for longer)
+	for _ in $(seq 20); do
 		pgrep -f "$SCRATCH" >/dev/null || break
 		sleep 0.05
 	done
