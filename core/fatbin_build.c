@@ -222,7 +222,7 @@ int ofl_cuda_fatbin_argv(const struct ofl_fatbin_image *imgs, size_t n, const ch
 static char *temp_file(const char *dir, const char *suffix, struct ofl_error *err)
 {
 	if (!dir || !*dir)
-		dir = "/tmp";
+		dir = ".";
 	struct ofl_buf b = OFL_BUF_INIT;
 	if (ofl_buf_printf(&b, "%s/offlink-XXXXXX%s%c", dir, suffix, 0)) {
 		OFL_NOMEM(err);
@@ -258,7 +258,7 @@ static void cuda_job_release(struct cuda_job *j)
 static char *cuda_temp(struct cuda_job *j, const struct ofl_cuda_fatbin_options *o,
                        const char *suffix, struct ofl_error *err)
 {
-	char *p = temp_file(o->tmpdir, suffix, err);
+	char *p = temp_file(o->dir, suffix, err);
 	if (p)
 		j->temps[j->ntemps++] = p;
 	return p;
@@ -326,6 +326,8 @@ int ofl_cuda_fatbin_build(const struct ofl_fatbin_image *imgs, size_t n,
 	char *output = rc ? NULL : cuda_temp(&j, &opt, ".fatbin", err);
 	rc = rc ? rc : output ? 0 : err->code;
 	rc = rc ? rc : ofl_cuda_fatbin_argv(j.imgs, n, opt.fatbinary, &opt, output, &cmd, err);
+	cmd.running = o->running;
+	cmd.stop = o->stop;
 	rc = rc ? rc : ofl_proc_run(&cmd, err);
 	rc = rc ? rc : cuda_collect(output, out, err);
 	ofl_proc_release(&cmd);

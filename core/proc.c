@@ -1,14 +1,20 @@
-/* Child processes: posix_spawn, pipes for stdout/stderr drained with poll
- * so that neither can fill up and block the child. */
+/* Child processes: started by clone and execve (see spawn), pipes for
+ * stdout/stderr drained with poll so that neither can fill up and block the
+ * child. */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
-#include <spawn.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -118,29 +124,148 @@ static int child_failed(const struct ofl_proc *p, struct ofl_error *err)
 	                     line);
 }
 
-static int spawn(struct ofl_proc *p, int pipes[2][2], pid_t *pid, struct ofl_error *err)
+/* What the child needs, all made before it starts: it shares our memory
+ * until execve, so it only makes system calls, and writes nothing but
+ * `error`. */
+struct child {
+	char *const *argv, *const *envp;
+	bool search;
+	int in, out, err; /* its stdin, stdout and stderr */
+	pid_t parent;
+	int error; /* errno of the step that failed */
+};
+
+/* The kernel's struct sigaction, whose handler comes first on every Linux
+ * architecture but MIPS. */
+struct ksigaction {
+	void *handler;
+	unsigned long flags;
+	void *restorer;
+	uint64_t mask;
+};
+
+/* Our handlers must not run in the child, on memory it shares with us:
+ * handled signals go back to their default, as posix_spawn does.  The
+ * kernel's call, not libc's sigaction: this changes the child only, never
+ * the process the library lives in. */
+__attribute__((no_sanitize_address)) static void default_handlers(void)
 {
-	posix_spawn_file_actions_t fa;
-	if (posix_spawn_file_actions_init(&fa))
-		return OFL_NOMEM(err);
-	int rc = posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	if (!rc && p->capture_stdout)
-		rc = posix_spawn_file_actions_adddup2(&fa, pipes[0][1], 1);
-	else if (!rc)
-		rc = posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-	if (!rc)
-		rc = posix_spawn_file_actions_adddup2(&fa, pipes[1][1], 2);
-	if (!rc) {
-		bool search = p->search_path && !strchr(p->argv[0], '/');
-		char *const *env = p->envp ? p->envp : environ;
-		rc = search ? posix_spawnp(pid, p->argv[0], &fa, NULL, p->argv, env)
-		            : posix_spawn(pid, p->argv[0], &fa, NULL, p->argv, env);
+	for (int s = 1; s <= 64; s++) {
+		struct ksigaction old = {0}, dfl = {0};
+		if (!syscall(SYS_rt_sigaction, s, NULL, &old, 8) &&
+		    old.handler != (void *)SIG_IGN && old.handler != (void *)SIG_DFL)
+			syscall(SYS_rt_sigaction, s, &dfl, NULL, 8);
 	}
-	posix_spawn_file_actions_destroy(&fa);
-	if (rc)
-		return ofl_error_set(err, OFL_ECHILD, NULL, OFL_NO_OFFSET, "cannot run '%s': %s",
-		                     p->argv[0], strerror(rc));
+}
+
+/* dup2, or the close-on-exec flag cleared when the descriptor is there. */
+__attribute__((no_sanitize_address)) static int move_fd(int from, int to)
+{
+	return from == to ? fcntl(to, F_SETFD, 0) : dup2(from, to);
+}
+
+/* In a process group of its own, for ofl_proc_kill to reach whatever it
+ * starts; killed when the thread that started it dies (the plugin's linker
+ * killed, a crash), also if that happened before prctl.  Uninstrumented:
+ * it runs on a stack ASan does not know and never returns. */
+__attribute__((no_sanitize_address)) static int child_main(void *arg)
+{
+	struct child *c = arg;
+	sigset_t none;
+	sigemptyset(&none);
+	default_handlers();
+	if (setpgid(0, 0) || prctl(PR_SET_PDEATHSIG, SIGKILL) || move_fd(c->err, 2) < 0 ||
+	    move_fd(c->out, 1) < 0 || move_fd(c->in, 0) < 0 ||
+	    sigprocmask(SIG_SETMASK, &none, NULL))
+		c->error = errno;
+	else if (getppid() != c->parent)
+		c->error = ESRCH;
+	else if (c->search)
+		execvpe(c->argv[0], c->argv, c->envp);
+	else
+		execve(c->argv[0], c->argv, c->envp);
+	if (!c->error)
+		c->error = errno;
+	_exit(127);
+}
+
+/* clone sharing our memory, as vfork: no copy of a big linker's page
+ * tables.  posix_spawn cannot set PR_SET_PDEATHSIG.  The calling thread
+ * waits until the child has called execve (CLONE_VFORK), with every signal
+ * blocked so that none of our handlers runs on the child's stack. */
+static int spawn(struct ofl_proc *p, int out, int err, pid_t *pid, struct ofl_error *e)
+{
+	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (null < 0)
+		return ofl_error_errno(e, "/dev/null", "cannot open");
+	struct child c = {p->argv,
+	                  p->envp ? p->envp : environ,
+	                  p->search_path && !strchr(p->argv[0], '/'),
+	                  null,
+	                  out >= 0 ? out : null,
+	                  err,
+	                  getpid(),
+	                  0};
+	/* room for execvpe's search and its shell fallback's argv */
+	size_t size = (64 * 1024 + p->argc * sizeof(char *) + 4095) & ~(size_t)4095;
+	void *stack = mmap(NULL, size, PROT_READ | PROT_WRITE,
+	                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	*pid = stack == MAP_FAILED
+	           ? -1
+	           : clone(child_main, (char *)stack + size, CLONE_VM | CLONE_VFORK | SIGCHLD, &c);
+	int saved = *pid < 0 ? errno : c.error;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (stack != MAP_FAILED)
+		munmap(stack, size);
+	close(null);
+	if (*pid > 0 && c.error)
+		while (waitpid(*pid, NULL, 0) < 0 && errno == EINTR)
+			;
+	if (*pid < 0 || c.error)
+		return ofl_error_set(e, OFL_ECHILD, NULL, OFL_NO_OFFSET, "cannot run '%s': %s",
+		                     p->argv[0], strerror(saved));
 	return 0;
+}
+
+/* Published for ofl_proc_kill; a child that started after the stop came
+ * is killed here (the signal handler may have looked before it was
+ * published). */
+static void watch(const struct ofl_proc *p, pid_t pid)
+{
+	if (!p->running)
+		return;
+	__atomic_store_n(p->running, pid, __ATOMIC_SEQ_CST);
+	if (p->stop && __atomic_load_n(p->stop, __ATOMIC_SEQ_CST))
+		kill(-pid, SIGKILL);
+}
+
+/* Waits for the child and reaps it, unpublished first: its number cannot
+ * be another process's while a signal handler may still read it. */
+static int reap(const struct ofl_proc *p, pid_t pid, int *status, struct ofl_error *err)
+{
+	siginfo_t si;
+	int rc = 0;
+	while (!rc && waitid(P_PID, (id_t)pid, &si, WEXITED | WNOWAIT) < 0)
+		if (errno != EINTR)
+			rc = ofl_error_errno(err, NULL, "waitid");
+	if (p->running)
+		__atomic_store_n(p->running, 0, __ATOMIC_SEQ_CST);
+	while (!rc && waitpid(pid, status, 0) < 0)
+		if (errno != EINTR)
+			rc = ofl_error_errno(err, NULL, "waitpid");
+	return rc;
+}
+
+void ofl_proc_kill(int *running, size_t n, int sig)
+{
+	for (size_t i = 0; i < n; i++) {
+		int pid = __atomic_load_n(&running[i], __ATOMIC_SEQ_CST);
+		if (pid > 0)
+			kill(-pid, sig);
+	}
 }
 
 int ofl_proc_run(struct ofl_proc *p, struct ofl_error *err)
@@ -159,7 +284,7 @@ int ofl_proc_run(struct ofl_proc *p, struct ofl_error *err)
 		return rc;
 	}
 	pid_t pid;
-	int rc = spawn(p, pipes, &pid, err);
+	int rc = spawn(p, pipes[0][1], pipes[1][1], &pid, err);
 	if (pipes[0][1] >= 0)
 		close(pipes[0][1]);
 	close(pipes[1][1]);
@@ -169,11 +294,12 @@ int ofl_proc_run(struct ofl_proc *p, struct ofl_error *err)
 		close(pipes[1][0]);
 		return rc;
 	}
+	watch(p, pid);
 	rc = collect(p, pipes[0][0], pipes[1][0], err);
 	int status;
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return rc ? rc : ofl_error_errno(err, NULL, "waitpid");
+	int wrc = reap(p, pid, &status, err);
+	if (wrc)
+		return rc ? rc : wrc;
 	p->status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 	if (!rc && p->status)
 		rc = child_failed(p, err);
@@ -259,27 +385,4 @@ int ofl_proc_format(char *const *argv, size_t argc, bool llvm_form, struct ofl_b
 			         : quote(out, argv[i]);
 	}
 	return rc || ofl_buf_append(out, "", 1) ? OFL_ENOMEM : 0;
-}
-
-int ofl_jobserver_open(const char *makeflags, int *rfd, int *wfd)
-{
-	const char *p = makeflags ? strstr(makeflags, "--jobserver-auth=") : NULL;
-	*rfd = *wfd = -1;
-	if (!p && makeflags)
-		p = strstr(makeflags, "--jobserver-fds=");
-	if (!p)
-		return -1;
-	p = strchr(p, '=') + 1;
-	if (!strncmp(p, "fifo:", 5)) {
-		char path[4096];
-		snprintf(path, sizeof(path), "%.*s", (int)strcspn(p + 5, " "), p + 5);
-		*rfd = *wfd = open(path, O_RDWR | O_CLOEXEC);
-		return *rfd;
-	}
-	int r, w;
-	if (sscanf(p, "%d,%d", &r, &w) == 2 && fcntl(r, F_GETFD) >= 0 && fcntl(w, F_GETFD) >= 0) {
-		*rfd = r;
-		*wfd = w;
-	}
-	return -1;
 }

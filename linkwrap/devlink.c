@@ -7,8 +7,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/eventfd.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <xxhash.h>
@@ -215,9 +217,11 @@ static char *quoted_command(const struct ofl_link *l, const struct ofl_proc *cmd
 	return (char *)b.data;
 }
 
-static bool in_group(const struct ofl_link *l, size_t i, size_t gi)
+/* The k-th image of group gi when its device code is taken, else NULL. */
+static const struct link_image *taken_image(const struct ofl_link *l, size_t gi, size_t k)
 {
-	return l->images[i].group == gi && l->units[l->images[i].unit].device;
+	const struct link_image *im = &l->images[l->grouped[l->groups[gi].first + k]];
+	return l->units[im->unit].device ? im : NULL;
 }
 
 /* Many inputs of a CPU link go in one archive, linked whole: one file to
@@ -233,10 +237,11 @@ static int push_archive(struct ofl_link *l, size_t gi, size_t n, struct ofl_proc
 	struct ofl_buf ar = OFL_BUF_INIT;
 	size_t k = 0;
 	int rc = m && names ? 0 : OFL_NOMEM(err);
-	for (size_t i = 0; !rc && i < l->nimages; i++) {
-		if (!in_group(l, i, gi))
+	for (size_t i = 0; !rc && i < l->groups[gi].nall; i++) {
+		const struct link_image *im = taken_image(l, gi, i);
+		if (!im)
 			continue;
-		const struct ofl_obin *b = &l->images[i].b;
+		const struct ofl_obin *b = &im->b;
 		uint64_t ih = XXH3_64bits(b->image, b->image_size);
 		snprintf(names[k], sizeof(names[k]), "%016llx.o", (unsigned long long)ih);
 		m[k] = (struct ofl_ar_input){names[k], b->image, b->image_size};
@@ -266,15 +271,14 @@ static int push_archive(struct ofl_link *l, size_t gi, size_t n, struct ofl_proc
 static int push_inputs(struct ofl_link *l, size_t gi, struct ofl_proc *cmd, uint64_t *h,
                        struct ofl_error *err)
 {
-	size_t n = 0;
-	for (size_t i = 0; i < l->nimages; i++)
-		n += in_group(l, i, gi);
+	size_t n = l->groups[gi].nimages;
 	if (n > 1 && family(l->groups[gi].triple) == FAM_CPU)
 		return push_archive(l, gi, n, cmd, h, err);
 	int rc = 0;
-	for (size_t i = 0; !rc && i < l->nimages; i++) {
+	for (size_t i = 0; !rc && i < l->groups[gi].nall; i++) {
+		const struct link_image *im = taken_image(l, gi, i);
 		uint64_t ih;
-		if (in_group(l, i, gi) && !(rc = write_input(l, &l->images[i], &ih, cmd, err)))
+		if (im && !(rc = write_input(l, im, &ih, cmd, err)))
 			*h = XXH3_64bits_withSeed(&ih, sizeof(ih), *h);
 	}
 	return rc;
@@ -334,22 +338,32 @@ static int read_output(struct link_group *g, struct ofl_error *err)
 	return rc;
 }
 
-static void link_group(struct ofl_link *l, size_t gi)
+static bool cancelled(struct ofl_link *l)
+{
+	return __atomic_load_n(&l->cancelled, __ATOMIC_SEQ_CST);
+}
+
+/* Links group gi; *slot publishes the running command for
+ * ofl_link_cancel. */
+static int link_group(struct ofl_link *l, size_t gi, int *slot)
 {
 	struct link_group *g = &l->groups[gi];
 	struct ofl_proc cmd = OFL_PROC_INIT;
 	cmd.envp = l->o.device_env;
+	cmd.running = slot;
+	cmd.stop = &l->cancelled;
 	int rc = build_command(l, gi, &cmd, &g->err);
 	if (!rc) {
 		g->log = quoted_command(l, &cmd);
 		ofl_link_logf(l, OFL_LOG_COMMAND, "%s", g->log ? g->log : "");
 	}
-	if (!rc && !l->o.dry_run && !l->cancelled) {
+	if (!rc && !l->o.dry_run && !cancelled(l)) {
 		rc = ofl_proc_run(&cmd, &g->err);
-		if (rc && cmd.err.len)
+		/* killed by ofl_link_cancel: no failure to report */
+		if (rc && cmd.err.len && !cancelled(l))
 			ofl_link_logf(l, OFL_LOG_FAILURE, "%s\n%.*s", g->log ? g->log : "",
 			              (int)cmd.err.len, (const char *)cmd.err.data);
-		else if (rc)
+		else if (rc && !cancelled(l))
 			ofl_link_logf(l, OFL_LOG_FAILURE, "%s", g->log ? g->log : "");
 		if (!rc)
 			rc = read_output(g, &g->err);
@@ -358,74 +372,161 @@ static void link_group(struct ofl_link *l, size_t gi)
 		ofl_error_prefix(&g->err, "device link for %s%s%s", g->triple, *g->arch ? " " : "",
 		                 g->arch);
 	ofl_proc_release(&cmd);
+	return rc;
 }
 
-struct workers {
+/* The groups to link, claimed in order by the calling thread, which holds
+ * make's implicit token, and by workers that each hold a token from make's
+ * jobserver (when there is one) while they link.  A worker waits for its
+ * token before it claims a group, so no claimed group waits for a token
+ * that may never come (make's other jobs hold them until this link ends);
+ * waiting stops once no group is left, one failed or the link was
+ * cancelled (l->wake). */
+struct sched {
 	struct ofl_link *l;
-	size_t next;
 	pthread_mutex_t lock;
-	pthread_t first; /* the calling thread: it holds make's implicit token */
+	size_t *todo; /* groups with images, in order */
+	size_t ntodo, next;
+	bool failed;
 };
 
-/* One token from make's jobserver, waiting for it.  The pipe may be
- * non-blocking (make shares its own end); false when the jobserver fails,
- * and the link then goes on without a token. */
+struct worker {
+	struct sched *s;
+	size_t slot; /* its l->running slot */
+	bool token;  /* links only while holding a token */
+};
+
+static void wake(struct ofl_link *l)
+{
+	uint64_t one = 1;
+	if (l->wake >= 0)
+		(void)!write(l->wake, &one, sizeof(one));
+}
+
+static bool claim(struct sched *s, size_t *gi)
+{
+	pthread_mutex_lock(&s->lock);
+	bool ok = s->next < s->ntodo && !s->failed && !cancelled(s->l);
+	if (ok)
+		*gi = s->todo[s->next++];
+	bool done = !ok || s->next == s->ntodo;
+	pthread_mutex_unlock(&s->lock);
+	if (done)
+		wake(s->l);
+	return ok;
+}
+
+static void fail(struct sched *s)
+{
+	pthread_mutex_lock(&s->lock);
+	s->failed = true;
+	pthread_mutex_unlock(&s->lock);
+	wake(s->l);
+}
+
+/* One token, waiting for it (poll, no busy loop); false, holding none,
+ * once the link needs no more or the jobserver fails. */
 static bool take_token(struct ofl_link *l, char *token)
 {
+	struct pollfd p[2] = {{l->wake, POLLIN, 0}, {l->o.jobserver_rfd, POLLIN, 0}};
 	for (;;) {
-		if (read(l->o.jobserver_rfd, token, 1) == 1)
-			return true;
-		if (errno == EINTR)
+		int ready = poll(p, 2, -1);
+		if (ready < 0 && errno == EINTR)
 			continue;
-		struct pollfd p = {l->o.jobserver_rfd, POLLIN, 0};
-		if (errno != EAGAIN || (poll(&p, 1, -1) < 0 && errno != EINTR) || l->cancelled)
+		if (ready < 0 || p[0].revents || (p[1].revents & (POLLERR | POLLNVAL)))
+			return false;
+		/* another client may have taken it meanwhile: EAGAIN */
+		ssize_t n = read(l->o.jobserver_rfd, token, 1);
+		if (n == 1)
+			return true;
+		if (n == 0 || (errno != EAGAIN && errno != EINTR))
 			return false;
 	}
 }
 
-/* Each worker but the first holds a jobserver token while it links. */
-static void *worker(void *arg)
+static void give_token(struct ofl_link *l, char token)
 {
-	struct workers *w = arg;
-	struct ofl_link *l = w->l;
-	bool implicit = pthread_equal(pthread_self(), w->first);
+	while (write(l->o.jobserver_wfd, &token, 1) < 0 && errno == EINTR)
+		;
+}
+
+static void *work(void *arg)
+{
+	struct worker *w = arg;
+	struct ofl_link *l = w->s->l;
 	for (;;) {
-		pthread_mutex_lock(&w->lock);
-		size_t gi = w->next++;
-		pthread_mutex_unlock(&w->lock);
-		if (gi >= l->ngroups || l->cancelled)
-			return NULL;
-		if (!l->groups[gi].nimages)
-			continue;
 		char token = '+';
-		bool borrowed = !implicit && l->o.jobserver_rfd >= 0 && take_token(l, &token);
-		link_group(l, gi);
-		if (borrowed)
-			(void)!write(l->o.jobserver_wfd, &token, 1);
+		size_t gi;
+		if (w->token && !take_token(l, &token))
+			return NULL;
+		bool got = claim(w->s, &gi);
+		if (got && link_group(l, gi, &l->running[w->slot]))
+			fail(w->s);
+		if (w->token)
+			give_token(l, token);
+		if (!got)
+			return NULL;
 	}
+}
+
+/* Workers for n links at once (1 in a dry run: the commands are logged in
+ * order); a link that cannot wait for tokens runs alone. */
+static size_t start_workers(struct sched *s, size_t n, struct worker *w, pthread_t *t)
+{
+	struct ofl_link *l = s->l;
+	bool tokens = l->o.jobserver_rfd >= 0 && n > 1;
+	if (tokens) {
+		int fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+		__atomic_store_n(&l->wake, fd, __ATOMIC_SEQ_CST);
+		n = fd < 0 ? 1 : n;
+	}
+	size_t started = 1;
+	for (; started < n; started++) {
+		w[started] = (struct worker){s, started, tokens};
+		if (pthread_create(&t[started], NULL, work, &w[started]))
+			break;
+	}
+	return started;
+}
+
+static int first_error(struct ofl_link *l, struct ofl_error *err)
+{
+	if (cancelled(l))
+		return ofl_error_set(err, OFL_EINVAL, NULL, OFL_NO_OFFSET, "link cancelled");
+	for (size_t i = 0; i < l->ngroups; i++)
+		if (l->groups[i].err.code)
+			return ofl_error_set(err, l->groups[i].err.code, l->groups[i].err.path,
+			                     l->groups[i].err.offset, "%s", l->groups[i].err.msg);
+	return 0;
 }
 
 int ofl_devlink_run(struct ofl_link *l, struct ofl_error *err)
 {
-	struct workers w = {l, 0, PTHREAD_MUTEX_INITIALIZER, pthread_self()};
-	size_t n = l->o.jobs < l->ngroups ? l->o.jobs : l->ngroups;
+	struct sched s = {l, PTHREAD_MUTEX_INITIALIZER, NULL, 0, 0, false};
+	s.todo = ofl_calloc(l->ngroups + 1, sizeof(*s.todo));
+	for (size_t g = 0; s.todo && g < l->ngroups; g++)
+		if (l->groups[g].nimages)
+			s.todo[s.ntodo++] = g;
+	size_t n = l->o.dry_run || !s.ntodo ? 1 : l->o.jobs < s.ntodo ? l->o.jobs : s.ntodo;
+	struct worker *w = ofl_calloc(n, sizeof(*w));
 	pthread_t *t = ofl_calloc(n, sizeof(*t));
-	if (!t)
-		return OFL_NOMEM(err);
-	size_t started = 0;
-	/* the calling thread is the first worker */
-	for (size_t i = 1; i < n && !pthread_create(&t[i], NULL, worker, &w); i++)
-		started = i;
-	worker(&w);
-	for (size_t i = 1; i <= started; i++)
-		pthread_join(t[i], NULL);
+	int *running = ofl_calloc(n, sizeof(*running));
+	int rc = s.todo && w && t && running ? 0 : OFL_NOMEM(err);
+	if (!rc) {
+		/* published for ofl_link_cancel; freed by ofl_link_free */
+		l->nrunning = n;
+		__atomic_store_n(&l->running, running, __ATOMIC_SEQ_CST);
+		running = NULL;
+		size_t started = start_workers(&s, n, w, t);
+		w[0] = (struct worker){&s, 0, false};
+		work(&w[0]);
+		for (size_t i = 1; i < started; i++)
+			pthread_join(t[i], NULL);
+		rc = first_error(l, err);
+	}
+	free(running);
 	free(t);
-	int rc = 0;
-	for (size_t i = 0; !rc && i < l->ngroups; i++)
-		if (l->groups[i].err.code)
-			rc = ofl_error_set(err, l->groups[i].err.code, l->groups[i].err.path,
-			                   l->groups[i].err.offset, "%s", l->groups[i].err.msg);
-	if (!rc && l->cancelled)
-		rc = ofl_error_set(err, OFL_EINVAL, NULL, OFL_NO_OFFSET, "link cancelled");
+	free(w);
+	free(s.todo);
 	return rc;
 }

@@ -18,19 +18,60 @@
 #include "commands.h"
 #include "diag.h"
 #include "link_cli.h"
+#include "offlink/jobserver.h"
 #include "offlink/proc.h"
 
 extern char **environ;
 
-static struct ofl_link *volatile active_link;
+static const int term_signals[] = {SIGINT, SIGTERM, SIGHUP};
 
+static struct ofl_link *volatile active_link;
+/* The termination signal that came (0: none); the host linker while it
+ * runs, as kill(2) takes it (-pgid for its group; 0: none). */
+static volatile sig_atomic_t caught, host_pid;
+
+/* Async-signal-safe: records the signal and kills what runs.  The link
+ * then fails, its temporaries are removed once the pipeline has returned
+ * (children reaped, so nothing writes there any more) and die_if_caught
+ * ends us by the same signal. */
 static void on_signal(int sig)
 {
+	int saved = errno;
 	struct ofl_link *l = active_link;
+	caught = sig;
 	if (l)
 		ofl_link_cancel(l);
-	signal(sig, SIG_DFL);
-	raise(sig);
+	if (host_pid)
+		kill(host_pid, sig);
+	errno = saved;
+}
+
+/* Signals our parent has us ignore (nohup, a background job's SIGINT)
+ * stay ignored. */
+static void catch_signals(void)
+{
+	struct sigaction sa = {.sa_handler = on_signal, .sa_flags = SA_RESTART}, old;
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof(term_signals) / sizeof(*term_signals); i++)
+		if (!sigaction(term_signals[i], NULL, &old) && old.sa_handler != SIG_IGN)
+			sigaction(term_signals[i], &sa, NULL);
+}
+
+/* After the cleanup: the default actions back, and a signal that came
+ * ends us as it would have, so the exit status shows it. */
+static void die_if_caught(void)
+{
+	struct sigaction old;
+	for (size_t i = 0; i < sizeof(term_signals) / sizeof(*term_signals); i++)
+		if (!sigaction(term_signals[i], NULL, &old) && old.sa_handler == on_signal)
+			signal(term_signals[i], SIG_DFL);
+	if (!caught)
+		return;
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, caught);
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
+	raise(caught);
 }
 
 /* The copies of ld.offlink that ran this one as their host linker, and
@@ -84,13 +125,39 @@ static int resolve_linker(struct link_job *j, unsigned llvm)
 	return j->linker ? 0 : error_lib(&err);
 }
 
-/* Runs argv with our standard streams; its exit status as a shell sees it. */
+/* The host linker leads a process group of its own, so that a signal
+ * reaches what it starts too (an LTO plugin's compilers), unless we are
+ * the terminal's foreground job: there a group of its own would be a
+ * background job, stopped by a write under `stty tostop` and out of reach
+ * of ^C. */
+static bool host_own_group(void)
+{
+	pid_t fg = tcgetpgrp(STDERR_FILENO);
+	return fg < 0 || fg != getpgrp();
+}
+
+/* Runs argv with our standard streams; its exit status as a shell sees it.
+ * A termination signal is passed on to it (on_signal), so it cleans up as
+ * if it had got it itself. */
 static int run_inherit(char *const *argv, char *const *env)
 {
+	posix_spawnattr_t attr;
+	bool group = host_own_group();
 	pid_t pid;
-	int rc = posix_spawn(&pid, argv[0], NULL, NULL, argv, env);
+	int rc = posix_spawnattr_init(&attr);
+	rc = rc ? rc : posix_spawnattr_setflags(&attr, group ? POSIX_SPAWN_SETPGROUP : 0);
+	rc = rc ? rc : posix_spawn(&pid, argv[0], NULL, &attr, argv, env);
+	posix_spawnattr_destroy(&attr);
 	if (rc)
 		return error("cannot run '%s': %s", argv[0], strerror(rc));
+	host_pid = group ? -pid : pid;
+	if (caught) /* came before host_pid was set */
+		kill(host_pid, caught);
+	/* forgotten before it is reaped: its pid cannot be another's yet */
+	siginfo_t si;
+	while (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOWAIT) < 0 && errno == EINTR)
+		;
+	host_pid = 0;
 	int st;
 	while (waitpid(pid, &st, 0) < 0)
 		if (errno != EINTR)
@@ -179,12 +246,12 @@ int link_job_finish_options(struct link_job *j)
 	j->o.tmpdir = tmp && *tmp ? tmp : "/tmp";
 	j->o.search_path = getenv("PATH");
 	j->o.cuda_path = getenv("CUDA_PATH");
-	if (!j->o.jobs) {
-		long n = sysconf(_SC_NPROCESSORS_ONLN);
-		j->o.jobs = n > 0 ? (unsigned)n : 1;
-	}
-	/* a fifo opened here lives as long as the process */
-	ofl_jobserver_open(getenv("MAKEFLAGS"), &j->o.jobserver_rfd, &j->o.jobserver_wfd);
+	/* a descriptor opened here lives as long as the process */
+	struct ofl_jobserver js;
+	ofl_jobserver_open(&js, getenv("MAKEFLAGS"), j->o.jobs);
+	j->o.jobs = js.jobs;
+	j->o.jobserver_rfd = js.rfd;
+	j->o.jobserver_wfd = js.wfd;
 	j->o.device_linker_args = j->device_linker_args.v;
 	j->o.ndevice_linker_args = j->device_linker_args.n;
 	j->o.device_compiler_args = j->device_compiler_args.v;
@@ -223,8 +290,8 @@ static void print_own_help(const struct link_job *j)
 	       "OFFLINK_DEVICE_LAUNCHER)\n"
 	       "  --offload-extract=ARCH       take every archive member with an ARCH image\n"
 	       "  --offload-relocatable        with -r: device link now (LLVM's -r mode)\n"
-	       "  -j N, --jobs=N               parallel device links (default: CPUs, or make's "
-	       "jobserver)\n"
+	       "  -j N, --jobs=N               parallel device links (default: CPUs; under make "
+	       "its jobserver, else 1)\n"
 	       "  --explain[=FILE]             what was taken and why, commands, times\n"
 	       "  --dry-run, --save-temps, --offlink-verbose\n\n"
 	       "The host linker's options:\n",
@@ -253,8 +320,8 @@ static int link_with_device_code(struct link_job *j, struct ofl_link *l, double 
 		return error_lib(&err);
 	int rc = ofl_link_run(l, &res, &err);
 	phase(j, "device link and wrap", t0);
-	if (rc)
-		return error_lib(&err);
+	if (rc) /* cancelled by a signal: no message, we die of it */
+		return caught ? 1 : error_lib(&err);
 	if (j->offload_relocatable && !(j->merged = ofl_link_temp(l, "merged.o", &err)))
 		return error_lib(&err);
 	rc = host_link(j, &res);
@@ -285,9 +352,7 @@ int link_job_run(struct link_job *j)
 		rc = error_lib(&err);
 	if (!rc) {
 		active_link = l;
-		signal(SIGINT, on_signal);
-		signal(SIGTERM, on_signal);
-		signal(SIGHUP, on_signal);
+		catch_signals();
 		if (ofl_link_add_host_inputs(l, &err))
 			rc = error_lib(&err);
 	}
@@ -297,6 +362,7 @@ int link_job_run(struct link_job *j)
 	if (!rc && !ofl_link_has_device_code(l)) {
 		active_link = NULL;
 		ofl_link_free(l);
+		die_if_caught();
 		if (j->explain)
 			fputs("no device code: the host link runs unchanged\n", j->explain);
 		return host_link(j, NULL);
@@ -305,6 +371,7 @@ int link_job_run(struct link_job *j)
 		rc = link_with_device_code(j, l, &t0);
 	active_link = NULL;
 	ofl_link_free(l);
+	die_if_caught();
 	return rc;
 }
 

@@ -56,6 +56,7 @@ int ofl_link_new(struct ofl_link **out, const struct ofl_link_opts *o, struct of
 		l->o.nllvm_roots = 1;
 	}
 	pthread_mutex_init(&l->lock, NULL);
+	l->wake = -1;
 	*out = l;
 	int rc = ofl_hostlink_init(l, err);
 	if (rc) {
@@ -63,54 +64,6 @@ int ofl_link_new(struct ofl_link **out, const struct ofl_link_opts *o, struct of
 		*out = NULL;
 	}
 	return rc;
-}
-
-/* Temporaries live in one directory per link, made on first use. */
-static int make_tmpdir(struct ofl_link *l, struct ofl_error *err)
-{
-	if (l->tmpdir)
-		return 0;
-	char *d = NULL;
-	if (asprintf(&d, "%s/offlink-XXXXXX", l->o.tmpdir) < 0)
-		return OFL_NOMEM(err);
-	if (!mkdtemp(d)) {
-		int rc = ofl_error_errno(err, l->o.tmpdir, "cannot make a temporary directory");
-		free(d);
-		return rc;
-	}
-	l->tmpdir = d;
-	return 0;
-}
-
-char *ofl_link_temp(struct ofl_link *l, const char *name, struct ofl_error *err)
-{
-	char *p = NULL;
-	pthread_mutex_lock(&l->lock);
-	if (make_tmpdir(l, err) || OFL_GROW(l->temps, l->captemps, l->ntemps)) {
-		if (!err->code)
-			OFL_NOMEM(err);
-	} else if (asprintf(&p, "%s/%s", l->tmpdir, name) < 0) {
-		p = NULL;
-		OFL_NOMEM(err);
-	} else {
-		l->temps[l->ntemps++] = p;
-	}
-	pthread_mutex_unlock(&l->lock);
-	return p;
-}
-
-/* Async-signal-safe: only flags, unlink and rmdir.  The list may be
- * growing in another thread; a file made after this is removed by
- * ofl_link_free. */
-void ofl_link_cancel(struct ofl_link *l)
-{
-	l->cancelled = 1;
-	if (l->o.save_temps)
-		return;
-	for (size_t i = 0; i < l->ntemps; i++)
-		unlink(l->temps[i]);
-	if (l->tmpdir)
-		rmdir(l->tmpdir);
 }
 
 static void free_strings(char **v, size_t n)
@@ -124,7 +77,10 @@ void ofl_link_free(struct ofl_link *l)
 {
 	if (!l)
 		return;
-	ofl_link_cancel(l);
+	ofl_link_remove_temps(l);
+	if (l->wake >= 0)
+		close(l->wake);
+	free(l->running);
 	free_strings(l->temps, l->ntemps);
 	free(l->tmpdir);
 	for (size_t i = 0; i < l->nfiles; i++) {
@@ -160,6 +116,7 @@ void ofl_link_free(struct ofl_link *l)
 	free(l->groups);
 	ofl_argv_release(&l->libdirs);
 	ofl_argv_release(&l->cpu_args);
+	free(l->grouped);
 	free(l->res.objects);
 	free_strings(l->res.libraries, l->res.nlibraries);
 	free_strings(l->res.libdirs, l->res.nlibdirs);

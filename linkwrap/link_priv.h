@@ -5,7 +5,6 @@
 
 #include <libelf.h>
 #include <pthread.h>
-#include <signal.h>
 
 #include "offlink/archive.h"
 #include "offlink/bitcode.h"
@@ -67,7 +66,8 @@ struct link_group {
 	bool legacy;   /* images from old-driver bundles */
 	const char *triple, *arch;
 	unsigned llvm;
-	size_t nimages;
+	size_t nimages;         /* of them taken */
+	size_t first, nall;     /* all its images: ofl_link.grouped[first .. first + nall) */
 	bool symbols_known;     /* every image's symbols could be read */
 	struct ofl_symset syms; /* device symbols: 1 defined, 0 undefined */
 	char *output;           /* linked image path (a temporary) */
@@ -87,11 +87,17 @@ struct ofl_link {
 	size_t nimages, capimages;
 	struct link_group *groups;
 	size_t ngroups, capgroups;
-	char *tmpdir; /* made on first use */
+	size_t *grouped; /* image indices, by group */
+	char *tmpdir;    /* made on first use */
 	char **temps;
 	size_t ntemps, captemps;
 	pthread_mutex_t lock;
-	volatile sig_atomic_t cancelled;
+	/* Read and written atomically, also by ofl_link_cancel in a signal
+	 * handler: */
+	int cancelled; /* ofl_link_cancel was called */
+	int wake;      /* eventfd, readable once no device link may start; or -1 */
+	int *running;  /* the running device links, one ofl_proc.running slot per worker */
+	size_t nrunning;
 	bool already_wrapped; /* an input holds clang-linker-wrapper's object */
 	bool ran;             /* ofl_link_run was called: the context is spent */
 	/* Images registered already by a relocatable link's object: they
@@ -140,6 +146,11 @@ int ofl_hostlink_init(struct ofl_link *l, struct ofl_error *err);
 char *ofl_link_find_library(const struct ofl_link *l, const struct ofl_ldarg *a,
                             struct ofl_error *err);
 bool ofl_hostlink_names_library(const struct ofl_link *l, const char *name);
+/* link_tmp.c */
+/* The link's temporary directory, made on first use; NULL on error. */
+const char *ofl_link_tmpdir(struct ofl_link *l, struct ofl_error *err);
+/* Removes the directory and all in it, or with save_temps marks it kept. */
+void ofl_link_remove_temps(struct ofl_link *l);
 
 /* link_select.c */
 int ofl_link_select(struct ofl_link *l, struct ofl_error *err);

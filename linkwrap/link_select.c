@@ -223,12 +223,12 @@ static bool extract_asked(const struct ofl_link *l, const char *arch)
 static int device_rules(struct ofl_link *l, size_t g, struct ofl_error *err)
 {
 	struct resolver r = {l, OFL_SYMSET_INIT, OFL_SYMSET_INIT, NULL, 0, 0};
+	const size_t *images = l->grouped + l->groups[g].first, n = l->groups[g].nall;
 	bool known = true, used = false;
 	int rc = 0;
-	for (size_t i = 0; !rc && i < l->nimages; i++) {
+	for (size_t k = 0; !rc && k < n; k++) {
+		size_t i = images[k];
 		const struct link_image *im = &l->images[i];
-		if (im->group != g)
-			continue;
 		struct link_unit *un = &l->units[im->unit];
 		if (extract_asked(l, im->arch) && !un->device) {
 			un->device = true;
@@ -245,10 +245,9 @@ static int device_rules(struct ofl_link *l, size_t g, struct ofl_error *err)
 		known = known && rc != 1;
 		rc = rc == -1 ? OFL_NOMEM(err) : rc == 1 ? 0 : rc;
 	}
-	for (size_t i = 0; !rc && used && i < l->nimages; i++) {
-		struct link_image *im = &l->images[i];
-		struct link_unit *un = &l->units[im->unit];
-		if (im->group != g || un->device)
+	for (size_t k = 0; !rc && used && k < n; k++) {
+		struct link_unit *un = &l->units[l->images[images[k]].unit];
+		if (un->device)
 			continue;
 		if (!known) {
 			un->device = true;

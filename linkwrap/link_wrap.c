@@ -17,31 +17,71 @@ static unsigned llvm_of_needs(unsigned abis)
 	return abis & (1u << OFL_WRAP_LLVM19) ? 19 : 0;
 }
 
+/* The group of (kind, triple, arch), found by hash: its index, a new one
+ * when *added. */
+static int find_group(struct ofl_link *l, struct ofl_symset *index, struct ofl_buf *key,
+                      const struct link_image *im, size_t *g, bool *added)
+{
+	struct ofl_symslot *s;
+	ofl_buf_reset(key);
+	/* the triple's length keeps "a" + "bc" apart from "ab" + "c" */
+	if (ofl_buf_printf(key, "%u:%zu:%s%s", im->b.offload_kind, strlen(im->triple), im->triple,
+	                   im->arch) ||
+	    ofl_symset_add(index, (const char *)key->data, (uint32_t)l->ngroups, &s, added))
+		return -1;
+	*g = s->value;
+	if (!*added)
+		return 0;
+	if (OFL_GROW(l->groups, l->capgroups, l->ngroups))
+		return -1;
+	memset(&l->groups[*g], 0, sizeof(l->groups[*g]));
+	l->groups[*g].kind = im->b.offload_kind;
+	l->groups[*g].legacy = im->legacy;
+	l->groups[*g].triple = im->triple;
+	l->groups[*g].arch = im->arch;
+	l->ngroups++;
+	return 0;
+}
+
+/* Each group's images, in input order: l->grouped[first .. first + nall). */
+static int list_images(struct ofl_link *l, struct ofl_error *err)
+{
+	if (!(l->grouped = ofl_calloc(l->nimages + 1, sizeof(*l->grouped))))
+		return OFL_NOMEM(err);
+	for (size_t i = 0; i < l->nimages; i++)
+		l->groups[l->images[i].group].nall++;
+	for (size_t g = 0, at = 0; g < l->ngroups; at += l->groups[g++].nall)
+		l->groups[g].first = at;
+	for (size_t g = 0; g < l->ngroups; g++)
+		l->groups[g].nall = 0;
+	for (size_t i = 0; i < l->nimages; i++) {
+		struct link_group *g = &l->groups[l->images[i].group];
+		l->grouped[g->first + g->nall++] = i;
+	}
+	return 0;
+}
+
 static int group_images(struct ofl_link *l, struct ofl_error *err)
 {
-	for (size_t i = 0; i < l->nimages; i++) {
+	struct ofl_symset index = OFL_SYMSET_INIT;
+	struct ofl_buf key = OFL_BUF_INIT;
+	int rc = 0;
+	for (size_t i = 0; !rc && i < l->nimages; i++) {
 		struct link_image *im = &l->images[i];
-		size_t g = 0;
-		while (g < l->ngroups && (l->groups[g].kind != im->b.offload_kind ||
-		                          strcmp(l->groups[g].triple, im->triple) ||
-		                          strcmp(l->groups[g].arch, im->arch)))
-			g++;
-		if (g == l->ngroups) {
-			if (OFL_GROW(l->groups, l->capgroups, l->ngroups))
-				return OFL_NOMEM(err);
-			memset(&l->groups[g], 0, sizeof(l->groups[g]));
-			l->groups[g].kind = im->b.offload_kind;
-			l->groups[g].legacy = im->legacy;
-			l->groups[g].triple = im->triple;
-			l->groups[g].arch = im->arch;
-			l->ngroups++;
+		size_t g;
+		bool added;
+		if (find_group(l, &index, &key, im, &g, &added)) {
+			rc = OFL_NOMEM(err);
+			break;
 		}
 		unsigned v = im->llvm ? im->llvm : llvm_of_needs(l->units[im->unit].needs.abis);
 		if (v > l->groups[g].llvm)
 			l->groups[g].llvm = v;
 		im->group = g;
 	}
-	return 0;
+	ofl_symset_release(&index);
+	ofl_buf_release(&key);
+	return rc ? rc : list_images(l, err);
 }
 
 /* <root>/llvm-<N>/lib when libomptarget is there. */
@@ -136,27 +176,28 @@ static int check_abis(const struct ofl_link *l, struct ofl_error *err)
 	return 0;
 }
 
+static int by_wrap_order(const void *a, const void *b, void *ctx)
+{
+	const struct ofl_link *l = ctx;
+	size_t ga = *(const size_t *)a, gb = *(const size_t *)b;
+	int c = strcmp(l->groups[gb].triple, l->groups[ga].triple);
+	c = c ? c : strcmp(l->groups[gb].arch, l->groups[ga].arch);
+	return c ? c : (ga > gb) - (ga < gb);
+}
+
 /* Groups of a kind in the order the linker wrapper bundles them: triple,
- * then arch, descending. */
+ * then arch, descending (equal ones as they came). */
 static size_t kind_groups(struct ofl_link *l, enum ofl_wrap_kind kind, bool legacy_hip,
                           size_t *order)
 {
 	size_t n = 0;
 	for (size_t g = 0; g < l->ngroups; g++) {
 		const struct link_group *gr = &l->groups[g];
-		if (!gr->nimages || wrap_kind_of(gr->kind) != kind ||
-		    (kind == OFL_WRAP_HIP && gr->legacy != legacy_hip))
-			continue;
-		size_t k = n++;
-		for (; k > 0; k--) {
-			const struct link_group *a = &l->groups[order[k - 1]], *b = &l->groups[g];
-			int c = strcmp(a->triple, b->triple);
-			if (c > 0 || (c == 0 && strcmp(a->arch, b->arch) >= 0))
-				break;
-			order[k] = order[k - 1];
-		}
-		order[k] = g;
+		if (gr->nimages && wrap_kind_of(gr->kind) == kind &&
+		    (kind != OFL_WRAP_HIP || gr->legacy == legacy_hip))
+			order[n++] = g;
 	}
+	qsort_r(order, n, sizeof(*order), by_wrap_order, l);
 	return n;
 }
 
@@ -212,11 +253,16 @@ static int build_fatbin(struct ofl_link *l, enum ofl_wrap_kind kind, bool hipv4,
 		o.hipv4 = hipv4; /* the old driver's entry IDs */
 		rc = ofl_hipfb_build(fi, n, &o, out, err);
 	} else {
+		/* its temporaries in the link's directory: removed with it */
 		struct ofl_cuda_fatbin_options o = OFL_CUDA_FATBIN_OPTIONS_INIT;
-		o.tmpdir = l->o.tmpdir;
+		o.dir = l->o.dry_run ? NULL : ofl_link_tmpdir(l, err);
 		o.cuda_path = l->o.cuda_path;
 		o.search_path = l->o.search_path;
-		rc = l->o.dry_run ? 0 : ofl_cuda_fatbin_build(fi, n, &o, out, err);
+		o.running = l->running; /* the calling thread's slot */
+		o.stop = &l->cancelled;
+		rc = l->o.dry_run ? 0
+		     : !o.dir     ? err->code
+		                  : ofl_cuda_fatbin_build(fi, n, &o, out, err);
 	}
 	free(fi);
 	return rc;

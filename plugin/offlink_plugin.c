@@ -22,6 +22,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "offlink/jobserver.h"
 #include "offlink/ldcmd.h"
 #include "offlink/link.h"
 #include "offlink/proc.h"
@@ -43,8 +44,8 @@ struct plugin {
 	size_t ndevice_linker_args, nlauncher, nextract;
 	FILE *explain;
 	bool explain_info;
-	char **env; /* the device links' environment */
-	int fifo;   /* make's jobserver fifo, opened here, or -1 */
+	char **env;              /* the device links' environment */
+	struct ofl_jobserver js; /* make's, from MAKEFLAGS */
 	/* the linker's own command line, which the pipeline reads as
 	 * ld.offlink reads its own (libraries, run paths, dependency file) */
 	struct ofl_ldcmd host;
@@ -279,8 +280,7 @@ static enum ld_plugin_status cleanup(void)
 	free(P.launcher);
 	free(P.extract);
 	free(P.env);
-	if (P.fifo >= 0)
-		close(P.fifo);
+	ofl_jobserver_close(&P.js);
 	if (P.explain)
 		fclose(P.explain);
 	P = (struct plugin){0};
@@ -355,11 +355,10 @@ static void environment(void)
 	P.o.device_env = P.env = ofl_proc_env_without_driver(environ);
 	if (launcher && !P.nlauncher)
 		push_words(launcher);
-	P.fifo = ofl_jobserver_open(getenv("MAKEFLAGS"), &P.o.jobserver_rfd, &P.o.jobserver_wfd);
-	if (!P.o.jobs) {
-		long n = sysconf(_SC_NPROCESSORS_ONLN);
-		P.o.jobs = n > 0 ? (unsigned)n : 1;
-	}
+	ofl_jobserver_open(&P.js, getenv("MAKEFLAGS"), P.o.jobs);
+	P.o.jobs = P.js.jobs;
+	P.o.jobserver_rfd = P.js.rfd;
+	P.o.jobserver_wfd = P.js.wfd;
 }
 
 static enum ld_plugin_status take(const struct ld_plugin_tv *tv)

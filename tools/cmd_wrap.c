@@ -1,6 +1,7 @@
 /* offlink wrap, and the clang-offload-wrapper / llvm-offload-wrapper
  * personalities: device images in, a host object (or LLVM IR text) out that
  * registers them with the offload runtime. */
+#include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -297,15 +298,21 @@ static int build_cuda(struct wrap_job *j, const struct ofl_fatbin_image *fi, siz
                       struct ofl_error *err)
 {
 	struct ofl_cuda_fatbin_options o = OFL_CUDA_FATBIN_OPTIONS_INIT;
+	/* fatbinary's temporaries beside the output, as the output's own */
+	char *out = strdup(j->output);
+	if (!out)
+		return error("out of memory");
+	o.dir = dirname(out);
 	o.cuda_path = j->fb.cuda_path ? j->fb.cuda_path : getenv("CUDA_PATH");
 	o.search_path = getenv("PATH");
-	o.tmpdir = getenv("TMPDIR");
 	o.m32 = host_is_32bit(j->host_triple);
 	if (j->fb.syntax && !strcmp(j->fb.syntax, "image3"))
 		o.syntax = OFL_FATBINARY_IMAGE3;
 	else if (j->fb.syntax && !strcmp(j->fb.syntax, "image"))
 		o.syntax = OFL_FATBINARY_IMAGE;
-	return ofl_cuda_fatbin_build(fi, n, &o, &j->fb.bytes, err);
+	int rc = ofl_cuda_fatbin_build(fi, n, &o, &j->fb.bytes, err);
+	free(out);
+	return rc;
 }
 
 /* CUDA/HIP: when the inputs are device images, makes the fat binary from

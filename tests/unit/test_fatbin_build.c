@@ -213,7 +213,7 @@ OFL_TEST(fatbinary_probe_and_failures)
 	struct ofl_cuda_fatbin_options o = OFL_CUDA_FATBIN_OPTIONS_INIT;
 	struct ofl_buf out = OFL_BUF_INIT;
 	o.fatbinary = "./bad";
-	o.tmpdir = ".";
+	o.dir = ".";
 	script("bad", "echo 'fatbinary fatal   : Unknown option' >&2; exit 1");
 	CHECK((ofl_cuda_fatbin_build(&img, 1, &o, &out, &e)) == OFL_ECHILD);
 	CHECK_STR(e.msg, "'./bad' failed (exit status 1): fatbinary fatal   : Unknown option");

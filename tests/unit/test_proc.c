@@ -1,3 +1,4 @@
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -116,4 +117,23 @@ OFL_TEST(proc_find_in_dirs_then_path)
 	CHECK(p && p[0] == '/' && strstr(p, "/sh"));
 	free(p);
 	CHECK(ofl_proc_find("no-such-tool-anywhere", dirs, 3, "/bin:/usr/bin") == NULL);
+}
+
+/* A child leads a process group of its own (ofl_proc_kill kills the group)
+ * and starts with no signal blocked, whatever its parent blocks. */
+OFL_TEST(proc_child_own_group_no_blocked_signals)
+{
+	struct ofl_proc p = OFL_PROC_INIT;
+	struct ofl_error e = OFL_ERROR_INIT;
+	sigset_t term, old;
+	sigemptyset(&term);
+	sigaddset(&term, SIGTERM);
+	sigprocmask(SIG_BLOCK, &term, &old);
+	CHECK_EQ_U(run_sh(&p,
+	                  "set -- $(cut -d' ' -f5 /proc/$$/stat); [ \"$1\" = $$ ] || exit 1; "
+	                  "grep -q '^SigBlk:.*0000000000000000$' /proc/$$/status",
+	                  false, &e),
+	           0);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	ofl_proc_release(&p);
 }

@@ -72,20 +72,26 @@ enum ofl_fatbinary_syntax {
 	OFL_FATBINARY_IMAGE,  /* --image=profile=sm_NN|compute_NN,file=F (clang 19) */
 };
 
-/* Front ends fill cuda_path, search_path and tmpdir from the environment
- * ($CUDA_PATH, $PATH, $TMPDIR): the library reads none. */
+/* Front ends fill cuda_path and search_path from the environment
+ * ($CUDA_PATH, $PATH): the library reads none. */
 struct ofl_cuda_fatbin_options {
 	const char *fatbinary; /* the tool; NULL: ofl_fatbinary_find(cuda_path) */
 	const char *cuda_path; /* NULL: /usr/local/cuda */
 	bool m32;              /* -32 (32-bit host) instead of -64 */
 	enum ofl_fatbinary_syntax syntax;
-	const char *tmpdir;      /* temporaries; NULL: /tmp */
+	/* Where the temporaries go (removed before the call returns): a
+	 * directory of the caller's, whose cleanup covers them when the
+	 * process is killed (a link's own directory, or the output's, as
+	 * ofl_out_open's temporary); NULL: the current directory. */
+	const char *dir;
 	const char *search_path; /* $PATH, searched for fatbinary after cuda_path */
+	int *running;            /* fatbinary's ofl_proc.running and .stop */
+	const int *stop;
 };
 
 #define OFL_CUDA_FATBIN_OPTIONS_INIT                                                               \
 	{                                                                                          \
-		NULL, NULL, false, OFL_FATBINARY_PROBE, NULL, NULL                                 \
+		NULL, NULL, false, OFL_FATBINARY_PROBE, NULL, NULL, NULL, NULL                     \
 	}
 
 /* fatbinary in <cuda_path>/bin (/usr/local/cuda when NULL), then along

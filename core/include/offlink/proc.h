@@ -1,8 +1,11 @@
 /* Running other programs (fatbinary, a host C compiler), in the style of
  * git's run-command: fill a struct with the argument vector and flags, then
- * run it.  Children are started with posix_spawn, never through a shell;
- * stdin is /dev/null, stderr is always captured (the library never prints),
- * stdout is captured on request and discarded otherwise. */
+ * run it.  Children are never started through a shell; stdin is /dev/null,
+ * stderr is always captured (the library never prints), stdout is captured
+ * on request and discarded otherwise.  Each child leads a process group of
+ * its own (ofl_proc_kill kills what it started too) and is killed when the
+ * thread that started it dies (PR_SET_PDEATHSIG), so a killed linker
+ * leaves no device link running. */
 #ifndef OFFLINK_PROC_H
 #define OFFLINK_PROC_H
 
@@ -27,11 +30,16 @@ struct ofl_proc {
 	struct ofl_buf out;  /* captured stdout */
 	struct ofl_buf err;  /* captured stderr */
 	int status;          /* exit status; -1 when killed by a signal */
+	/* For ofl_proc_kill (NULL: none): while the child runs, *running is
+	 * its process group, else 0; a child started once *stop is nonzero is
+	 * killed at once.  Both read and written atomically. */
+	int *running;
+	const int *stop;
 };
 
 #define OFL_PROC_INIT                                                                              \
 	{                                                                                          \
-		NULL, 0, 0, true, false, NULL, OFL_BUF_INIT, OFL_BUF_INIT, 0                       \
+		NULL, 0, 0, true, false, NULL, OFL_BUF_INIT, OFL_BUF_INIT, 0, NULL, NULL           \
 	}
 
 /* Append one argument (copied). */
@@ -47,6 +55,10 @@ int ofl_proc_run(struct ofl_proc *p, struct ofl_error *err);
 
 void ofl_proc_release(struct ofl_proc *p);
 
+/* Async-signal-safe: sends sig to the process group of each child running
+ * in running[0..n) (ofl_proc.running slots). */
+void ofl_proc_kill(int *running, size_t n, int sig);
+
 /* The first executable <dir>/<name> among dirs[0..n) (NULL entries
  * skipped), then along search_path (a $PATH value the front end read; NULL:
  * nowhere else).  Returns an owned path, or NULL when there is none (or on
@@ -58,13 +70,6 @@ char *ofl_proc_find(const char *name, const char *const *dirs, size_t n, const c
  * leading space, the program quoted, other words only when they need it),
  * as clang-linker-wrapper --wrapper-verbose prints.  OFL_ENOMEM or 0. */
 int ofl_proc_format(char *const *argv, size_t argc, bool llvm_form, struct ofl_buf *out);
-
-/* GNU make's jobserver, from a MAKEFLAGS value (the caller reads the
- * environment): --jobserver-auth=R,W (or the older --jobserver-fds=) when
- * both descriptors are open, or --jobserver-auth=fifo:PATH, opened.  Sets
- * *rfd and *wfd (-1: none).  Returns the descriptor opened for a fifo, for
- * the caller to close, else -1. */
-int ofl_jobserver_open(const char *makeflags, int *rfd, int *wfd);
 
 /* For tools run from inside a link: env without what gcc's driver sets for
  * its linker (LIBRARY_PATH, COMPILER_PATH, COLLECT_*, GCC_EXEC_PREFIX), so

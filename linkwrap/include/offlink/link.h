@@ -50,9 +50,9 @@ struct ofl_link_opts {
 	const char *cuda_path;   /* the CUDA toolkit's fatbinary; NULL: /usr/local/cuda */
 	const char *output;      /* the link's -o, to name saved temporaries */
 	unsigned jobs;           /* parallel device links; 0: 1 */
-	/* GNU make jobserver (from MAKEFLAGS): a token is read from rfd
-	 * before each device link beyond the first and written back after;
-	 * -1 when there is none. */
+	/* GNU make jobserver (ofl_jobserver_open): a token is read from rfd
+	 * (non-blocking) before each device link beyond the first and written
+	 * back after; -1 when there is none. */
 	int jobserver_rfd, jobserver_wfd;
 	const char *device_compiler; /* clang for device links; NULL: chosen */
 	/* Extra device link arguments, "[<triple>=]arg": linker arguments
@@ -92,14 +92,20 @@ struct ofl_link_opts {
 
 int ofl_link_new(struct ofl_link **l, const struct ofl_link_opts *o, struct ofl_error *err);
 
-/* Frees the context and removes its temporaries (kept with save_temps). */
+/* Frees the context and removes its temporary directory with all in it
+ * (kept with save_temps).  The first temporary of a link removes the
+ * directories that killed links left in tmpdir (see linkwrap/link_tmp.c). */
 void ofl_link_free(struct ofl_link *l);
 
 /* A path <link's temporary directory>/<name> the context owns: removed
  * with the others (a front end's intermediate files).  NULL on error. */
 char *ofl_link_temp(struct ofl_link *l, const char *name, struct ofl_error *err);
 
-/* Async-signal-safe: device links still running are killed, none starts. */
+/* Async-signal-safe, for a front end's signal handler: the device links
+ * still running are killed (their process groups, SIGKILL), none starts,
+ * and ofl_link_run soon fails with "link cancelled".  It removes nothing:
+ * ofl_link_free does, once the pipeline has returned and no child writes
+ * in the link's directory any more. */
 void ofl_link_cancel(struct ofl_link *l);
 
 /* How an input enters the link. */
