@@ -217,7 +217,7 @@ static char *quoted_command(const struct ofl_link *l, const struct ofl_proc *cmd
 
 static bool in_group(const struct ofl_link *l, size_t i, size_t gi)
 {
-	return l->images[i].group == gi && l->units[l->images[i].unit].device;
+	return l->images[i].group == gi && l->images[i].taken;
 }
 
 /* Many inputs of a CPU link go in one archive, linked whole: one file to

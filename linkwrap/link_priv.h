@@ -34,7 +34,7 @@ struct link_unit {
 	size_t size;
 	size_t file;
 	bool taken;  /* the host link uses it */
-	bool device; /* its device code is taken (taken, or device symbols) */
+	bool device; /* some of its device code is taken (see link_image.taken) */
 	const char *why;
 	size_t first_image, nimages;
 	/* what its entry tables ask for (read once, for units with images) */
@@ -54,6 +54,9 @@ struct link_image {
 	bool legacy;
 	struct ofl_bundle_id id; /* legacy: triple and arch point into it */
 	uint8_t *owned;          /* legacy: the entry's bytes */
+	/* Linked in its group: its unit is in the host link, or the group's
+	 * device symbols need it (decided image by image, per group). */
+	bool taken;
 };
 
 /* Images that are linked together: one kind, triple and target ID. */

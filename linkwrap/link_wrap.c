@@ -65,7 +65,7 @@ static char *runtime_dir(const struct ofl_link *l, unsigned v)
 static void count_taken(struct ofl_link *l)
 {
 	for (size_t i = 0; i < l->nimages; i++)
-		if (l->units[l->images[i].unit].device)
+		if (l->images[i].taken)
 			l->groups[l->images[i].group].nimages++;
 	const char *root = l->o.llvm_roots[0];
 	for (size_t g = 0; g < l->ngroups; g++) {
