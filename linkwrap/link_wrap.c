@@ -351,9 +351,12 @@ static int runtime_libs(struct ofl_link *l, struct ofl_error *err)
 
 int ofl_link_run(struct ofl_link *l, struct ofl_link_result *res, struct ofl_error *err)
 {
-	size_t *order = ofl_calloc(l->nimages, sizeof(*order));
-	int rc = order ? group_images(l, err) : OFL_NOMEM(err);
-	rc = rc ? rc : ofl_link_select(l, err);
+	int rc = group_images(l, err);
+	/* LLVM 19's device runtime is an archive of images: grouped too */
+	rc = rc ? rc : ofl_devrt_gather(l, err);
+	rc = rc ? rc : group_images(l, err);
+	size_t *order = rc ? NULL : ofl_calloc(l->ngroups + 1, sizeof(*order));
+	rc = rc ? rc : !order ? OFL_NOMEM(err) : ofl_link_select(l, err);
 	if (!rc) {
 		count_taken(l);
 		rc = ofl_devlink_run(l, err);

@@ -83,6 +83,10 @@ struct ofl_link_opts {
 	bool dry_run;     /* log the commands, run none, write empty images */
 	bool save_temps;  /* keep temporaries, named after output, in tmpdir */
 	bool relocatable; /* wrapper images go to .llvm.offloading.relocatable */
+	/* A compiler driver that passes LLVM's OpenMP device runtime itself
+	 * drives the link (clang-linker-wrapper's command line): GPU device
+	 * links get none added (else they do, found as clang finds it). */
+	bool no_device_runtime;
 	void (*log)(void *ctx, enum ofl_link_log what, const char *msg);
 	void *log_ctx;
 };
