@@ -172,15 +172,14 @@ const char *ofl_devlink_scoped(const char *arg, const char *triple)
 }
 
 /* The "[<triple>=]arg" values that apply to triple, each after -Xlinker
- * when xlinker.  -nogpulib among the clang arguments is ours: it leaves the
- * device runtime out (devrt.c), and clang would call it unused. */
+ * when xlinker. */
 static int push_scoped(const char *const *args, size_t n, const char *triple, bool xlinker,
                        struct ofl_proc *cmd, struct ofl_error *err)
 {
 	int rc = 0;
 	for (size_t i = 0; !rc && i < n; i++) {
 		const char *v = ofl_devlink_scoped(args[i], triple);
-		if (!v || (!xlinker && !strcmp(v, OFL_NOGPULIB)))
+		if (!v)
 			continue;
 		rc = (xlinker && ofl_proc_push(cmd, "-Xlinker", err)) || ofl_proc_push(cmd, v, err);
 	}

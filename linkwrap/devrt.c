@@ -11,10 +11,10 @@
  * order, then the LLVM's own lib dir), for LLVM 20+ under the install of
  * the clang that links.  A runtime that is not there is an error naming
  * it and where it was looked for, never a device link left to fail on
- * undefined symbols.  -nogpulib among the device compiler arguments for a
- * triple (--device-compiler=[<triple>=]-nogpulib) leaves it out, as
- * clang's -nogpulib does; so does a front end that is driven by clang
- * (the clang-linker-wrapper personality), whose driver passes it itself. */
+ * undefined symbols.  --nogpulib leaves it out, as clang's -nogpulib does;
+ * so does a front end that clang's driver drives (the clang-linker-wrapper
+ * personality), since the driver passes it itself. */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -22,28 +22,23 @@
 #include "internal.h"
 #include "link_priv.h"
 
-static bool opted_out(const struct ofl_link *l, const char *triple)
-{
-	for (size_t i = 0; i < l->o.ndevice_compiler_args; i++) {
-		const char *v = ofl_devlink_scoped(l->o.device_compiler_args[i], triple);
-		if (v && !strcmp(v, OFL_NOGPULIB))
-			return true;
-	}
-	return false;
-}
-
 static bool needs_runtime(const struct ofl_link *l, const struct link_group *g)
 {
 	return !l->o.no_device_runtime && g->kind == OFL_OFK_OPENMP && !g->legacy &&
-	       ofl_devlink_gpu(g->triple) && !opted_out(l, g->triple);
+	       ofl_devlink_gpu(g->triple);
 }
 
-/* The lib dir of the LLVM whose clang links the group: <prefix>/lib. */
+/* The lib dir of the LLVM whose clang links code of release llvm: beside
+ * the directory clang is in (clang's InstalledDir/../lib). */
 static char *llvm_lib(const struct ofl_link *l, unsigned llvm)
 {
 	char *clang = ofl_devlink_clang(l, llvm), *bin = clang ? strrchr(clang, '/') : NULL,
 	     *p = NULL;
-	if (bin && asprintf(&p, "%.*s/../lib", (int)(bin - clang), clang) < 0)
+	if (bin)
+		*bin = '\0';
+	char *up = bin ? strrchr(clang, '/') : NULL;
+	if (bin && asprintf(&p, up ? "%.*s/lib" : "%.*s/../lib",
+	                    up ? (int)(up - clang) : (int)(bin - clang), clang) < 0)
 		p = NULL;
 	free(clang);
 	return p;
@@ -117,17 +112,35 @@ static int check_devicertl(const struct ofl_link *l, const struct link_group *g,
 	              : ofl_error_set(err, OFL_ENOTFOUND, NULL, OFL_NO_OFFSET,
 	                              "LLVM %u's OpenMP device runtime libomptarget.devicertl.a "
 	                              "is not beside the libomptarget.so the link uses (looked in "
-	                              "%s); link with -L<its dir>, or without it: "
-	                              "--device-compiler=%s=-nogpulib",
-	                              g->llvm, looked.len ? (const char *)looked.data : "no dir",
-	                              g->triple);
+	                              "%s); link with -L<its dir>, or without it: --nogpulib",
+	                              g->llvm, looked.len ? (const char *)looked.data : "no dir");
 	free(path);
 	ofl_buf_release(&looked);
 	return rc;
 }
 
-/* LLVM 20+: -lompdevice from <llvm>/lib/<triple>, the directory given
- * too, so a --device-compiler reached through a link finds its own. */
+/* Whether clang finds dir itself: its own <InstalledDir>/../lib/<triple>,
+ * InstalledDir being where the clang binary really is. */
+static bool clangs_own(const struct ofl_link *l, const struct link_group *g, const char *dir)
+{
+	char *clang = ofl_devlink_clang(l, g->llvm), real[PATH_MAX], want[PATH_MAX];
+	bool own = clang && realpath(clang, real) && realpath(dir, want);
+	char *bin = own ? strrchr(real, '/') : NULL;
+	char path[PATH_MAX + 64];
+	if (bin) {
+		*bin = '\0';
+		snprintf(path, sizeof(path), "%s/../lib/%s", real, g->triple);
+	}
+	own = bin && realpath(path, real) && !strcmp(real, want);
+	free(clang);
+	return own;
+}
+
+/* LLVM 20+: -lompdevice from <llvm>/lib/<triple>, as the driver passes it
+ * (--device-linker=<triple>=-lompdevice); the directory too when it is
+ * not the one clang searches by itself (a --device-compiler reached
+ * through a link), as a device linker argument of its own.  Given twice,
+ * nvlink would record it twice in the image. */
 int ofl_devrt_push(struct ofl_link *l, const struct link_group *g, struct ofl_proc *cmd,
                    struct ofl_error *err)
 {
@@ -148,10 +161,11 @@ int ofl_devrt_push(struct ofl_link *l, const struct link_group *g, struct ofl_pr
 	else if (!exists(dir, "libompdevice.a"))
 		rc = ofl_error_set(err, OFL_ENOTFOUND, NULL, OFL_NO_OFFSET,
 		                   "LLVM %u's OpenMP device runtime %s/libompdevice.a is not "
-		                   "installed; link without it: --device-compiler=%s=-nogpulib",
-		                   g->llvm, dir, g->triple);
-	else if (ofl_proc_pushf(cmd, err, "-L%s", dir) || ofl_proc_push(cmd, "-Xlinker", err) ||
-	         ofl_proc_push(cmd, "-lompdevice", err))
+		                   "installed; link without it: --nogpulib",
+		                   g->llvm, dir);
+	else if (ofl_proc_push(cmd, "-Xlinker", err) || ofl_proc_push(cmd, "-lompdevice", err) ||
+	         (!clangs_own(l, g, dir) &&
+	          (ofl_proc_push(cmd, "-Xlinker", err) || ofl_proc_pushf(cmd, err, "-L%s", dir))))
 		rc = err->code;
 	free(dir);
 	return rc;

@@ -274,6 +274,7 @@ static void print_own_help(const struct link_job *j)
 	       "OFFLINK_DEVICE_LAUNCHER)\n"
 	       "  --offload-extract=ARCH       take every archive member with an ARCH image\n"
 	       "  --offload-relocatable        with -r: device link now (LLVM's -r mode)\n"
+	       "  --nogpulib                   no OpenMP device runtime in GPU device links\n"
 	       "  -j N, --jobs=N               parallel device links (default: CPUs, or make's "
 	       "jobserver)\n"
 	       "  --explain[=FILE]             what was taken and why, commands, times\n"
@@ -460,6 +461,9 @@ static int own_options(struct link_job *j, const char **linker)
 			break;
 		case OFL_LD_OWN_SAVE_TEMPS:
 			j->o.save_temps = true;
+			break;
+		case OFL_LD_OWN_NOGPULIB:
+			j->o.no_device_runtime = true;
 			break;
 		case OFL_LD_OWN_VERBOSE:
 		case OFL_LD_VERSION:

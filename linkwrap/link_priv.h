@@ -161,8 +161,6 @@ int ofl_devlink_lto19(struct ofl_link *l, size_t gi, const char *clang, struct o
                       uint64_t *h, struct ofl_error *err);
 
 /* devrt.c: LLVM's OpenMP device runtime for GPU device links. */
-/* The device compiler argument that leaves it out, as clang's. */
-#define OFL_NOGPULIB "-nogpulib"
 /* LLVM 19's libomptarget.devicertl.a added as an input for the groups
  * that need it (before members are chosen; group the images again). */
 int ofl_devrt_gather(struct ofl_link *l, struct ofl_error *err);
