@@ -8,8 +8,8 @@
  * <llvm>/lib/<triple>/.  A link through ld.offlink has no driver doing so,
  * so the pipeline adds them, found where clang finds them: for LLVM 19 in
  * the directory of the libomptarget the host link uses (its -L dirs in
- * order, then the LLVM's own lib dir), for LLVM 20+ under the install of
- * the clang that links.  A runtime that is not there is an error naming
+ * order, those of the device linker arguments, then the LLVM's own lib
+ * dir), for LLVM 20+ under the install of the clang that links.  A runtime that is not there is an error naming
  * it and where it was looked for, never a device link left to fail on
  * undefined symbols.  --nogpulib leaves it out, as clang's -nogpulib does;
  * so does a front end that clang's driver drives (the clang-linker-wrapper
@@ -50,25 +50,38 @@ static bool exists(const char *dir, const char *file)
 	return snprintf(p, sizeof(p), "%s/%s", dir, file) < (int)sizeof(p) && !access(p, R_OK);
 }
 
-/* LLVM 19's libomptarget.devicertl.a: the directory of the first
- * libomptarget.so among the host link's -L dirs and the LLVM's lib dir.
- * NULL when none has one or it has no devicertl; *looked lists the dirs. */
-static char *find_devicertl(const struct ofl_link *l, unsigned llvm, struct ofl_buf *looked)
+/* One directory looked in: true when it has libomptarget.so (the search
+ * ends there), *p its devicertl when it has that too. */
+static bool try_dir(const char *dir, struct ofl_buf *looked, char **p)
 {
-	char *lib = llvm_lib(l, llvm), *p = NULL;
-	for (size_t i = 0; i <= l->o.ncpu_link_args; i++) {
-		const char *a = i < l->o.ncpu_link_args ? l->o.cpu_link_args[i] : NULL;
-		const char *dir = !a ? lib : strncmp(a, "-L", 2) ? NULL : a + 2;
-		if (!dir)
-			continue;
-		ofl_buf_printf(looked, "%s%s", looked->len ? ", " : "", dir);
-		if (!exists(dir, "libomptarget.so"))
-			continue;
-		if (exists(dir, "libomptarget.devicertl.a") &&
-		    asprintf(&p, "%s/libomptarget.devicertl.a", dir) < 0)
-			p = NULL;
-		break;
+	ofl_buf_printf(looked, "%s%s", looked->len ? ", " : "", dir);
+	if (!exists(dir, "libomptarget.so"))
+		return false;
+	if (exists(dir, "libomptarget.devicertl.a") &&
+	    asprintf(p, "%s/libomptarget.devicertl.a", dir) < 0)
+		*p = NULL;
+	return true;
+}
+
+/* LLVM 19's libomptarget.devicertl.a: in the directory of the first
+ * libomptarget.so among the host link's -L dirs, the -L dirs of the
+ * device linker arguments (the plugin sees no -L) and the LLVM's lib dir.
+ * NULL when none has one or it has no devicertl; *looked lists the dirs. */
+static char *find_devicertl(const struct ofl_link *l, const struct link_group *g,
+                            struct ofl_buf *looked)
+{
+	char *lib = llvm_lib(l, g->llvm), *p = NULL;
+	bool found = false;
+	for (size_t i = 0; !found && i < l->o.ncpu_link_args; i++)
+		if (!strncmp(l->o.cpu_link_args[i], "-L", 2))
+			found = try_dir(l->o.cpu_link_args[i] + 2, looked, &p);
+	for (size_t i = 0; !found && i < l->o.ndevice_linker_args; i++) {
+		const char *v = ofl_devlink_scoped(l->o.device_linker_args[i], g->triple);
+		if (v && !strncmp(v, "-L", 2))
+			found = try_dir(v + 2, looked, &p);
 	}
+	if (!found && lib)
+		try_dir(lib, looked, &p);
 	free(lib);
 	return p;
 }
@@ -89,7 +102,7 @@ int ofl_devrt_gather(struct ofl_link *l, struct ofl_error *err)
 		if (!needs_runtime(l, &l->groups[g]) || !ofl_devlink_llvm19(&l->groups[g]))
 			continue;
 		struct ofl_buf looked = OFL_BUF_INIT;
-		char *path = find_devicertl(l, l->groups[g].llvm, &looked);
+		char *path = find_devicertl(l, &l->groups[g], &looked);
 		struct ofl_link_input in = {path, -1, 0, 0, false, 0, false};
 		if (path && !added_already(l, path)) {
 			ofl_link_logf(l, OFL_LOG_DECISION, "%s: LLVM %u's OpenMP device runtime",
@@ -107,7 +120,7 @@ static int check_devicertl(const struct ofl_link *l, const struct link_group *g,
                            struct ofl_error *err)
 {
 	struct ofl_buf looked = OFL_BUF_INIT;
-	char *path = find_devicertl(l, g->llvm, &looked);
+	char *path = find_devicertl(l, g, &looked);
 	int rc = path ? 0
 	              : ofl_error_set(err, OFL_ENOTFOUND, NULL, OFL_NO_OFFSET,
 	                              "LLVM %u's OpenMP device runtime libomptarget.devicertl.a "
