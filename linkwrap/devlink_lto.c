@@ -177,8 +177,9 @@ static int push_bitcode(struct lto *t, const struct link_image *im, struct ofl_e
 	uint64_t ih;
 	const char *path = ofl_devlink_input(t->l, im, &ih, err);
 	int rc = path ? ofl_proc_push(&t->cmd, path, err) : err->code;
+	if (!rc)
+		t->h = XXH3_64bits_withSeed(&ih, sizeof(ih), t->h);
 	rc = rc ? rc : ofl_bitcode_symtab(im->b.image, im->b.image_size, &tab, err);
-	t->h = XXH3_64bits_withSeed(&ih, sizeof(ih), t->h);
 	char *name = NULL;
 	for (size_t i = 0; !rc && i < tab.n; i++) {
 		const struct ofl_bcsym *s = &tab.syms[i];
