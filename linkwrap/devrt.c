@@ -9,9 +9,9 @@
  * so the pipeline adds them, found where clang finds them: for LLVM 19 in
  * the directory of the libomptarget the host link uses (its -L dirs in
  * order, those of the device linker arguments, then the LLVM's own lib
- * dir), for LLVM 20+ under the install of the clang that links.  A runtime that is not there is an error naming
- * it and where it was looked for, never a device link left to fail on
- * undefined symbols.  --nogpulib leaves it out, as clang's -nogpulib does;
+ * dir), for LLVM 20+ under the install of the clang that links.  A
+ * runtime that is not there is an error naming it and where it was looked
+ * for, never a device link left to fail on undefined symbols.  --nogpulib leaves it out, as clang's -nogpulib does;
  * so does a front end that clang's driver drives (the clang-linker-wrapper
  * personality), since the driver passes it itself. */
 #include <limits.h>
