@@ -5,15 +5,16 @@
  * libomptarget whose members hold each arch's runtime as bitcode in
  * OffloadBinaries, taken by device symbols like any device archive; LLVM
  * 20+ passes -lompdevice to each device link, a device archive in
- * <llvm>/lib/<triple>/.  A link through ld.offlink has no driver doing so,
+ * <llvm>/lib/<triple>/. A link through ld.offlink has no driver doing so,
  * so the pipeline adds them, found where clang finds them: for LLVM 19 in
  * the directory of the libomptarget the host link uses (its -L dirs in
  * order, those of the device linker arguments, then the LLVM's own lib
- * dir), for LLVM 20+ under the install of the clang that links.  A
- * runtime that is not there is an error naming it and where it was looked
- * for, never a device link left to fail on undefined symbols.  --nogpulib leaves it out, as clang's -nogpulib does;
- * so does a front end that clang's driver drives (the clang-linker-wrapper
- * personality), since the driver passes it itself. */
+ * dir), for LLVM 20+ under the install of the clang that links. A runtime
+ * that is not there is an error naming it and where it was looked for,
+ * never a device link left to fail on undefined symbols. --nogpulib leaves
+ * it out, as clang's -nogpulib does; so does a front end that clang's
+ * driver drives (the clang-linker-wrapper personality), since the driver
+ * passes it itself. */
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
