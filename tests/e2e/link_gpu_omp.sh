@@ -75,6 +75,22 @@ else
 fi
 omp19 amd19 gfx90a,gfx942
 
+# Device code is taken per arch: archhelper.o's gfx942 image is needed
+# (helper), its gfx90a image is not, and would be unresolved (other)
+LSRC=$OFL_SRC/tests/e2e/link_src
+for f in archmain archhelper; do
+	"$LLVM19/clang" -fopenmp --offload-arch=gfx90a,gfx942 -nogpulib -fPIC -c "$LSRC/$f.c" -o $f.o ||
+		fail "compile $f"
+done
+ar rcs libarch.a archhelper.o
+cc -rdynamic stub.o archmain.o -L. -larch -L"$RTLIB" -ldl -o perarch -B"$GCCDIR" \
+	-Wl,--explain=perarch.explain || fail "per-arch selection: link"
+grep -q "libarch.a(archhelper.o): device code taken for device symbol 'helper' (amdgcn-amd-amdhsa gfx942)" \
+	perarch.explain && ! grep -q "archhelper.o): device code taken.*gfx90a" perarch.explain ||
+	{ cat perarch.explain; fail "per-arch selection: archhelper.o"; }
+STUB_ENTRY=32 LD_LIBRARY_PATH=$RTLIB ./perarch >perarch.log && grep -q "2 images" perarch.log ||
+	fail "per-arch selection: registration"
+
 # LLVM 19 runtime not found: an error naming it and where it was looked for
 expect_fail cc -rdynamic stub.o amd19.o -ldl -o missing19 -B"$GCCDIR"
 grep -q "LLVM 19's OpenMP device runtime libomptarget.devicertl.a is not beside the libomptarget.so the link uses (looked in .*llvm-19/lib)" \
