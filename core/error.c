@@ -87,11 +87,45 @@ void ofl_error_prefix(struct ofl_error *err, const char *fmt, ...)
 
 void ofl_error_format(const struct ofl_error *err, char *out, unsigned long outsz)
 {
-	char where[64] = "";
+	char where[64] = "", raw[OFL_ERROR_MSG_MAX + OFL_ERROR_PATH_MAX + 64];
 	if (err->offset != OFL_NO_OFFSET)
 		snprintf(where, sizeof where, " at offset %llu", (unsigned long long)err->offset);
 	if (err->path[0])
-		snprintf(out, outsz, "%s: %s%s", err->path, err->msg, where);
+		snprintf(raw, sizeof raw, "%s: %s%s", err->path, err->msg, where);
 	else
-		snprintf(out, outsz, "%s%s", err->msg, where);
+		snprintf(raw, sizeof raw, "%s%s", err->msg, where);
+	ofl_printable(raw, out, outsz, false);
+}
+
+/* A C1 control in UTF-8 (U+0080..U+009F: C2 80..C2 9F), which terminals
+ * obey as they do ESC sequences. */
+static bool c1_control(const unsigned char *p)
+{
+	return p[0] == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f;
+}
+
+void ofl_printable(const char *in, char *out, unsigned long outsz, bool keep_newlines)
+{
+	unsigned long n = 0;
+	if (!outsz)
+		return;
+	for (const unsigned char *p = (const unsigned char *)in; *p; p++) {
+		bool c1 = c1_control(p);
+		unsigned ch = c1 ? p[1] : *p;
+		char esc[8];
+		size_t len = 1;
+		if (!c1 &&
+		    ((ch >= 0x20 && ch != 0x7f) || ch == '\t' || (ch == '\n' && keep_newlines)))
+			esc[0] = (char)ch;
+		else if (ch == '\n' || ch == '\r')
+			len = (size_t)snprintf(esc, sizeof esc, "\\%c", ch == '\n' ? 'n' : 'r');
+		else
+			len = (size_t)snprintf(esc, sizeof esc, "\\x%02x", ch);
+		if (n + len >= outsz)
+			break;
+		memcpy(out + n, esc, len);
+		n += len;
+		p += c1;
+	}
+	out[n] = '\0';
 }

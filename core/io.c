@@ -75,12 +75,42 @@ static int read_small(struct ofl_file *f, const char *path, struct ofl_error *er
 	return rc;
 }
 
+/* The page a mapped file's bytes start in: a range is mapped from the page
+ * holding its first byte. */
+static uint8_t *map_base(const struct ofl_file *f)
+{
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	return (uint8_t *)((uintptr_t)f->data & ~(page - 1));
+}
+
+/* Maps a range of a regular file that holds it whole: pages are read
+ * only when touched, so a plugin that looks at an object's headers alone
+ * costs the linker no copy of it.  false when it cannot (then read). */
+static bool map_range(struct ofl_file *f, int fd, uint64_t off, uint64_t size)
+{
+	struct stat st;
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE), start = off & ~(page - 1);
+	if (!size || fstat(fd, &st) || !S_ISREG(st.st_mode) || (uint64_t)st.st_size < off ||
+	    (uint64_t)st.st_size - off < size || size > SIZE_MAX - page)
+		return false;
+	void *m =
+	    mmap(NULL, (size_t)(size + off - start), PROT_READ, MAP_PRIVATE, fd, (off_t)start);
+	if (m == MAP_FAILED)
+		return false;
+	f->data = (const uint8_t *)m + (off - start);
+	f->size = (size_t)size;
+	f->mapped = 1;
+	return true;
+}
+
 int ofl_file_read_range(struct ofl_file *f, int fd, uint64_t off, uint64_t size, const char *path,
                         struct ofl_error *err)
 {
 	*f = (struct ofl_file)OFL_FILE_INIT;
 	if (!(f->path = ofl_strdup(path)))
 		return OFL_NOMEM(err);
+	if (map_range(f, fd, off, size))
+		return 0;
 	int rc = pread_all(f, fd, off, size, path, err);
 	if (rc)
 		ofl_file_close(f);
@@ -172,7 +202,7 @@ int64_t ofl_file_offset_of(const struct ofl_file *f, const uint8_t *p, uint64_t 
 void ofl_file_close(struct ofl_file *f)
 {
 	if (f->mapped == 1)
-		munmap((void *)f->data, f->size);
+		munmap(map_base(f), f->size + (size_t)(f->data - map_base(f)));
 	else if (f->mapped == 0)
 		free((void *)f->data);
 	if (f->fd >= 0)
@@ -185,11 +215,12 @@ void ofl_file_done_before(const struct ofl_file *f, uint64_t upto)
 {
 	if (f->mapped != 1 || upto > f->size)
 		return;
-	/* the mapping starts on a page; only whole pages before upto go */
+	/* only whole pages before upto go */
 	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
-	size_t len = (size_t)upto & ~(page - 1);
+	uint8_t *base = map_base(f);
+	size_t len = (size_t)(((uintptr_t)f->data + upto) & ~(page - 1)) - (size_t)(uintptr_t)base;
 	if (len)
-		madvise((void *)f->data, len, MADV_DONTNEED);
+		madvise(base, len, MADV_DONTNEED);
 }
 
 int ofl_file_is(const struct ofl_file *f, const char *path)

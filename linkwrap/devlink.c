@@ -241,8 +241,8 @@ static int push_cpu_libs(struct ofl_link *l, const struct link_group *g, struct 
 	if (family(g->triple) != FAM_CPU)
 		return 0;
 	int rc = ofl_proc_push(cmd, "-Wl,-Bsymbolic", err) || ofl_proc_push(cmd, "-shared", err);
-	for (size_t i = 0; !rc && i < l->o.ncpu_link_args; i++)
-		rc = ofl_proc_push(cmd, l->o.cpu_link_args[i], err);
+	for (size_t i = 0; !rc && i < l->cpu_args.n; i++)
+		rc = ofl_proc_push(cmd, l->cpu_args.v[i], err);
 	if (!rc && g->runtime_dir)
 		rc = ofl_proc_pushf(cmd, err, "-L%s", g->runtime_dir);
 	if (!rc && g->kind == OFL_OFK_OPENMP)

@@ -66,16 +66,16 @@ static bool try_dir(const char *dir, struct ofl_buf *looked, char **p)
 
 /* LLVM 19's libomptarget.devicertl.a: in the directory of the first
  * libomptarget.so among the host link's -L dirs, the -L dirs of the
- * device linker arguments (the plugin sees no -L) and the LLVM's lib dir.
+ * device linker arguments and the LLVM's lib dir.
  * NULL when none has one or it has no devicertl; *looked lists the dirs. */
 static char *find_devicertl(const struct ofl_link *l, const struct link_group *g,
                             struct ofl_buf *looked)
 {
 	char *lib = llvm_lib(l, g->llvm), *p = NULL;
 	bool found = false;
-	for (size_t i = 0; !found && i < l->o.ncpu_link_args; i++)
-		if (!strncmp(l->o.cpu_link_args[i], "-L", 2))
-			found = try_dir(l->o.cpu_link_args[i] + 2, looked, &p);
+	for (size_t i = 0; !found && i < l->cpu_args.n; i++)
+		if (!strncmp(l->cpu_args.v[i], "-L", 2))
+			found = try_dir(l->cpu_args.v[i] + 2, looked, &p);
 	for (size_t i = 0; !found && i < l->o.ndevice_linker_args; i++) {
 		const char *v = ofl_devlink_scoped(l->o.device_linker_args[i], g->triple);
 		if (v && !strncmp(v, "-L", 2))

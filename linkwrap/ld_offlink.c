@@ -22,14 +22,6 @@
 
 extern char **environ;
 
-/* The linker's default search dirs, where -l may also find archives. */
-static const char *const default_libdirs[] = {"/usr/local/lib/x86_64-linux-gnu",
-                                              "/lib/x86_64-linux-gnu",
-                                              "/usr/lib/x86_64-linux-gnu",
-                                              "/usr/local/lib",
-                                              "/lib",
-                                              "/usr/lib"};
-
 static struct ofl_link *volatile active_link;
 
 static void on_signal(int sig)
@@ -41,59 +33,62 @@ static void on_signal(int sig)
 	raise(sig);
 }
 
-static bool same_program(const char *a, const char *b)
+/* The copies of ld.offlink that ran this one as their host linker, and
+ * this one: never chosen as the host linker, so two copies named `ld` (two
+ * -B dirs, two installs) cannot run each other forever.  The host linker
+ * gets the chain in its environment. */
+static int linker_chain(struct link_job *j)
 {
-	char ra[PATH_MAX], rb[PATH_MAX];
-	return realpath(a, ra) && realpath(b, rb) && !strcmp(ra, rb);
+	const char *prev = getenv("OFFLINK_LINKER_CHAIN");
+	char self[PATH_MAX];
+	if (!realpath("/proc/self/exe", self))
+		return error("cannot find ld.offlink's own path: %s", strerror(errno));
+	if (asprintf(&j->chain_env, "OFFLINK_LINKER_CHAIN=%s%s%s", prev ? prev : "",
+	             prev && *prev ? ":" : "", self) < 0)
+		return error("out of memory");
+	char *copy = strdup(strchr(j->chain_env, '=') + 1);
+	for (char *t = copy ? strtok(copy, ":") : NULL; t; t = strtok(NULL, ":"))
+		strlist_push(&j->skip, t);
+	free(copy);
+	if (j->skip.n > 16)
+		return error("%zu copies of ld.offlink ran each other as the host linker (%s): "
+		             "name the real one with --offlink-linker or OFFLINK_LINKER",
+		             j->skip.n, strchr(j->chain_env, '=') + 1);
+	size_t n = 0;
+	while (environ[n])
+		n++;
+	if (!(j->host_env = calloc(n + 2, sizeof(char *))))
+		return error("out of memory");
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		if (strncmp(environ[i], "OFFLINK_LINKER_CHAIN=", 21))
+			j->host_env[k++] = environ[i];
+	j->host_env[k] = j->chain_env;
+	return 0;
 }
 
-/* `name` on PATH, skipping ourselves: an `ld` link to ld.offlink in a -B
- * dir or on PATH must not call itself. */
-static char *find_on_path(const char *name)
+/* The host linker, once the inputs are known (lld must read their bitcode):
+ * the driver that called us is our parent. */
+static int resolve_linker(struct link_job *j, unsigned llvm)
 {
-	const char *d = getenv("PATH");
-	while (d && *d) {
-		size_t len = strcspn(d, ":");
-		char *p = NULL;
-		if (asprintf(&p, "%.*s/%s", len ? (int)len : 1, len ? d : ".", name) < 0)
-			return NULL;
-		if (!access(p, X_OK) && !same_program(p, "/proc/self/exe"))
-			return p;
-		free(p);
-		d += len + (d[len] == ':');
-	}
-	return NULL;
-}
-
-char *link_find_host_linker(const char *choice)
-{
-	static const char *const flavours[][2] = {
-	    {"bfd", "ld.bfd"}, {"gold", "ld.gold"}, {"lld", "ld.lld"}, {"mold", "mold"}};
-	if (!choice || !*choice)
-		choice = getenv("OFFLINK_LINKER");
-	if (!choice || !*choice)
-		choice = "ld";
-	for (size_t i = 0; i < sizeof(flavours) / sizeof(flavours[0]); i++)
-		if (!strcmp(choice, flavours[i][0]))
-			choice = flavours[i][1];
-	if (strchr(choice, '/')) {
-		if (!same_program(choice, "/proc/self/exe"))
-			return strdup(choice);
-		error("the host linker '%s' is ld.offlink itself", choice);
-		return NULL;
-	}
-	char *p = find_on_path(choice);
-	if (!p)
-		error("cannot find the host linker '%s' on PATH (other than ld.offlink itself)",
-		      choice);
-	return p;
+	struct ofl_error err = OFL_ERROR_INIT;
+	char exe[64], driver[PATH_MAX];
+	snprintf(exe, sizeof(exe), "/proc/%d/exe", (int)getppid());
+	const char *choice = j->linker_choice ? j->linker_choice : getenv("OFFLINK_LINKER");
+	struct ofl_host_linker_query q = {choice,          realpath(exe, driver) ? driver : NULL,
+	                                  getenv("PATH"),  (const char *const *)j->skip.v,
+	                                  j->skip.n,       llvm,
+	                                  j->o.llvm_roots, j->o.nllvm_roots};
+	free(j->linker);
+	j->linker = ofl_find_host_linker(&q, &err);
+	return j->linker ? 0 : error_lib(&err);
 }
 
 /* Runs argv with our standard streams; its exit status as a shell sees it. */
-static int run_inherit(char *const *argv)
+static int run_inherit(char *const *argv, char *const *env)
 {
 	pid_t pid;
-	int rc = posix_spawn(&pid, argv[0], NULL, NULL, argv, environ);
+	int rc = posix_spawn(&pid, argv[0], NULL, NULL, argv, env);
 	if (rc)
 		return error("cannot run '%s': %s", argv[0], strerror(rc));
 	int st;
@@ -111,75 +106,27 @@ static void print_command(FILE *f, char *const *argv, size_t argc, bool llvm_for
 	ofl_buf_release(&b);
 }
 
-static bool has_library(const struct ofl_ldcmd *c, const char *name)
-{
-	for (size_t i = 0; i < c->nargs; i++)
-		if (c->args[i].kind == OFL_LDARG_LIBRARY && !strcmp(c->args[i].value, name))
-			return true;
-	return false;
-}
-
-/* The host linker's argv: our options dropped, the wrapper objects right
- * after -o (where the linker wrapper puts them; first without -o), the
- * runtime library's directory and the library itself at the end unless the
- * line names it already.  Every string is owned by the list. */
-static void host_argv(const struct link_job *j, const struct ofl_link_result *r, struct strlist *v)
-{
-	bool placed = !r || !j->cmd.output;
-	strlist_push(v, j->linker);
-	for (size_t o = 0; r && !j->cmd.output && o < r->nobjects; o++)
-		strlist_push(v, r->objects[o]);
-	for (size_t i = 0; i < j->cmd.nargs; i++) {
-		const struct ofl_ldarg *a = &j->cmd.args[i];
-		if (a->opt == OFL_LD_OUTPUT && j->merged) {
-			strlist_push(v, "-o");
-			strlist_push(v, j->merged);
-		}
-		for (unsigned w = 0; w < a->nwords && !ofl_ldarg_is_own(a) &&
-		                     !(a->opt == OFL_LD_OUTPUT && j->merged);
-		     w++)
-			strlist_push(v, a->word[w]);
-		for (size_t o = 0; !placed && a->opt == OFL_LD_OUTPUT && o < r->nobjects; o++)
-			strlist_push(v, r->objects[o]);
-		placed = placed || a->opt == OFL_LD_OUTPUT;
-	}
-	char buf[PATH_MAX + 3];
-	bool add_libs = false; /* and never to a -r link: the final link adds them */
-	for (size_t i = 0; r && !j->cmd.relocatable && i < r->nlibraries; i++)
-		add_libs = add_libs || !has_library(&j->cmd, r->libraries[i]);
-	for (size_t i = 0; add_libs && i < r->nlibdirs; i++) {
-		snprintf(buf, sizeof(buf), "-L%s", r->libdirs[i]);
-		strlist_push(v, buf);
-	}
-	for (size_t i = 0; add_libs && i < r->nlibraries; i++)
-		if (!has_library(&j->cmd, r->libraries[i])) {
-			snprintf(buf, sizeof(buf), "-l%s", r->libraries[i]);
-			strlist_push(v, buf);
-		}
-}
-
 /* The host link: printed when asked, run unless --dry-run. */
 static int host_link(struct link_job *j, const struct ofl_link_result *r)
 {
-	struct strlist v = {NULL, 0};
-	host_argv(j, r, &v);
-	char **argv = calloc(v.n + 1, sizeof(*argv));
-	if (!argv)
-		return error("out of memory");
-	memcpy(argv, v.v, v.n * sizeof(*argv));
+	struct ofl_argv v = OFL_ARGV_INIT;
+	struct ofl_error err = OFL_ERROR_INIT;
+	if (ofl_host_argv(&j->cmd, j->linker, r, j->merged, &v, &err))
+		return error_lib(&err);
 	if (j->verbose || j->o.dry_run)
-		print_command(stderr, argv, v.n, j->o.llvm_command_form);
+		print_command(stderr, v.v, v.n, j->o.llvm_command_form);
 	if (j->explain) {
 		fputs("host link: ", j->explain);
-		print_command(j->explain, argv, v.n, false);
+		print_command(j->explain, v.v, v.n, false);
 	}
 	int rc = 0;
+	if (j->explain)
+		fflush(j->explain); /* exec drops what stdio holds */
 	if (!j->o.dry_run)
-		rc = r ? run_inherit(argv)
-		       : (execv(argv[0], argv),
-		          error("cannot run '%s': %s", argv[0], strerror(errno)));
-	free(argv);
-	strlist_release(&v);
+		rc = r ? run_inherit(v.v, j->host_env)
+		       : (execve(v.v[0], v.v, j->host_env),
+		          error("cannot run '%s': %s", v.v[0], strerror(errno)));
+	ofl_argv_release(&v);
 	return rc;
 }
 
@@ -223,7 +170,7 @@ static void push_words(struct strlist *l, const char *s)
 	free(copy);
 }
 
-void link_job_finish_options(struct link_job *j)
+int link_job_finish_options(struct link_job *j)
 {
 	const char *launcher = getenv("OFFLINK_DEVICE_LAUNCHER");
 	if (!j->launcher.n && launcher)
@@ -249,8 +196,10 @@ void link_job_finish_options(struct link_job *j)
 	j->o.output = j->cmd.output;
 	j->o.relocatable = j->offload_relocatable && j->cmd.relocatable;
 	j->o.device_env = j->env = ofl_proc_env_without_driver(environ);
+	j->o.host_cmd = &j->cmd;
 	j->o.log = log_line;
 	j->o.log_ctx = j;
+	return linker_chain(j);
 }
 
 static bool has_option(const struct ofl_ldcmd *c, enum ofl_ldopt opt)
@@ -292,75 +241,29 @@ static bool has_inputs(const struct ofl_ldcmd *c)
 	return false;
 }
 
-/* The host link's inputs, by path: files as given (sysroot applied),
- * libraries as the linker would find them (not found: the host linker's
- * to report).  Also the -L dirs and the -l found, in clang's spelling, for
- * the CPU device links.  paths[i] is NULL for an argument that is no
- * input. */
-static int resolve_inputs(struct link_job *j, char **paths, struct ofl_error *err)
-{
-	char buf[PATH_MAX + 3];
-	for (size_t i = 0; i < j->cmd.nargs; i++) {
-		const struct ofl_ldarg *a = &j->cmd.args[i];
-		if (a->opt == OFL_LD_LIBPATH && a->value) {
-			snprintf(buf, sizeof(buf), "-L%s", a->value);
-			strlist_push(&j->cpu_link_args, buf);
-		}
-		if (a->kind == OFL_LDARG_FILE && !(paths[i] = ofl_ldcmd_input_path(&j->cmd, a)))
-			return error("out of memory");
-		if (a->kind != OFL_LDARG_LIBRARY)
-			continue;
-		paths[i] =
-		    ofl_ldcmd_find_library(&j->cmd, a, default_libdirs,
-		                           sizeof(default_libdirs) / sizeof(*default_libdirs), err);
-		if (err->code)
-			return error_lib(err);
-		snprintf(buf, sizeof(buf), "-l%s", a->value);
-		if (paths[i])
-			strlist_push(&j->cpu_link_args, buf);
-	}
-	j->o.cpu_link_args = j->cpu_link_args.v;
-	j->o.ncpu_link_args = j->cpu_link_args.n;
-	return 0;
-}
-
-static int add_inputs(struct link_job *j, struct ofl_link *l, char **paths, struct ofl_error *err)
-{
-	int rc = 0;
-	for (size_t i = 0; !rc && i < j->cmd.nargs; i++) {
-		const struct ofl_ldstate *st = &j->cmd.args[i].state;
-		struct ofl_link_input in = {paths[i],          -1,        0,    0,
-		                            st->whole_archive, st->group, false};
-		if (paths[i])
-			rc = ofl_link_add(l, &in, err);
-	}
-	return rc;
-}
-
-static void free_paths(char **paths, size_t n)
-{
-	for (size_t i = 0; paths && i < n; i++)
-		free(paths[i]);
-	free(paths);
-}
-
 /* The device link, the wrapper objects and the host link. */
 static int link_with_device_code(struct link_job *j, struct ofl_link *l, double *t0)
 {
 	struct ofl_error err = OFL_ERROR_INIT;
 	struct ofl_link_result res;
+	/* relocatable mode: ld -r into a temporary, then the input images
+	 * out and the entry tables made private, into -o (ld's a.out by
+	 * default), which must not be an input: checked before any work */
+	const char *out = j->cmd.output ? j->cmd.output : "a.out";
+	if (j->offload_relocatable && ofl_link_check_output(l, out, &err))
+		return error_lib(&err);
 	int rc = ofl_link_run(l, &res, &err);
 	phase(j, "device link and wrap", t0);
 	if (rc)
 		return error_lib(&err);
-	/* relocatable mode: ld -r into a temporary, then the input images
-	 * out and the entry tables made private, into -o */
 	if (j->offload_relocatable && !(j->merged = ofl_link_temp(l, "merged.o", &err)))
 		return error_lib(&err);
 	rc = host_link(j, &res);
 	phase(j, "host link", t0);
+	if (!rc && !j->o.dry_run && ofl_link_scrub_outputs(l, &err))
+		rc = error_lib(&err);
 	if (!rc && j->merged && !j->o.dry_run &&
-	    ofl_link_finish_relocatable(j->merged, j->cmd.output ? j->cmd.output : "a.out", &err))
+	    ofl_link_finish_relocatable(j->merged, out, &err))
 		rc = error_lib(&err);
 	return rc;
 }
@@ -371,24 +274,27 @@ int link_job_run(struct link_job *j)
 	struct ofl_link *l = NULL;
 	double t0 = now_ms();
 	/* version queries, help, and plain ld -r are the host linker's alone */
-	if (has_option(&j->cmd, OFL_LD_HELP))
-		print_own_help(j);
-	if (!has_inputs(&j->cmd) || (j->cmd.relocatable && !j->offload_relocatable))
+	if (!has_inputs(&j->cmd) || (j->cmd.relocatable && !j->offload_relocatable)) {
+		if (resolve_linker(j, 0))
+			return 1;
+		if (has_option(&j->cmd, OFL_LD_HELP))
+			print_own_help(j);
 		return host_link(j, NULL);
-	char **paths = calloc(j->cmd.nargs, sizeof(*paths));
-	int rc = paths ? resolve_inputs(j, paths, &err) : error("out of memory");
-	if (!rc && ofl_link_new(&l, &j->o, &err))
+	}
+	int rc = 0;
+	if (ofl_link_new(&l, &j->o, &err))
 		rc = error_lib(&err);
 	if (!rc) {
 		active_link = l;
 		signal(SIGINT, on_signal);
 		signal(SIGTERM, on_signal);
 		signal(SIGHUP, on_signal);
-		if (add_inputs(j, l, paths, &err))
+		if (ofl_link_add_host_inputs(l, &err))
 			rc = error_lib(&err);
 	}
-	free_paths(paths, j->cmd.nargs);
 	phase(j, "gather", &t0);
+	if (!rc)
+		rc = resolve_linker(j, ofl_link_bitcode_release(l));
 	if (!rc && !ofl_link_has_device_code(l)) {
 		active_link = NULL;
 		ofl_link_free(l);
@@ -407,25 +313,27 @@ void link_job_release(struct link_job *j)
 {
 	ofl_ldcmd_release(&j->cmd);
 	free(j->linker);
+	free(j->chain_env);
+	free(j->host_env);
+	strlist_release(&j->skip);
 	strlist_release(&j->device_linker_args);
 	free(j->env);
 	strlist_release(&j->device_compiler_args);
 	strlist_release(&j->launcher);
 	strlist_release(&j->extract);
-	strlist_release(&j->cpu_link_args);
 	if (j->explain && j->explain != stderr)
 		fclose(j->explain);
 }
 
 /* ld.offlink's own options, taken from the parsed line. */
-static int own_options(struct link_job *j, const char **linker)
+static int own_options(struct link_job *j)
 {
 	for (size_t i = 0; i < j->cmd.nargs; i++) {
 		const struct ofl_ldarg *a = &j->cmd.args[i];
 		const char *v = a->value;
 		switch (a->opt) {
 		case OFL_LD_OWN_LINKER:
-			*linker = v;
+			j->linker_choice = v;
 			break;
 		case OFL_LD_OWN_DEVICE_COMPILER:
 			j->o.device_compiler = v;
@@ -482,15 +390,12 @@ int cmd_ld_offlink(int argc, char **argv)
 	ofl_prog = "ld.offlink"; /* also when reached as gcc's `ld` */
 	struct link_job j = {.cmd = OFL_LDCMD_INIT};
 	struct ofl_error err = OFL_ERROR_INIT;
-	const char *linker = NULL;
-	int rc = ofl_ldcmd_parse(&j.cmd, argc - 1, argv + 1, &err) ? error_lib(&err)
-	                                                           : own_options(&j, &linker);
-	if (!rc && !(j.linker = link_find_host_linker(linker)))
-		rc = 1;
-	if (!rc) {
-		link_job_finish_options(&j);
+	int rc =
+	    ofl_ldcmd_parse(&j.cmd, argc - 1, argv + 1, &err) ? error_lib(&err) : own_options(&j);
+	if (!rc)
+		rc = link_job_finish_options(&j);
+	if (!rc)
 		rc = link_job_run(&j);
-	}
 	link_job_release(&j);
 	return rc;
 }

@@ -1,6 +1,7 @@
 /* The link pipeline's context: inputs in, device code gathered, temporaries
  * owned; the phases live in link_select.c (which members and images are
  * taken), devlink.c (device links) and link_wrap.c (wrapper objects). */
+#include <ctype.h>
 #include <elf.h>
 #include <errno.h>
 #include <stdarg.h>
@@ -25,8 +26,15 @@ void ofl_link_logf(struct ofl_link *l, enum ofl_link_log what, const char *fmt, 
 	int n = vasprintf(&msg, fmt, ap);
 	va_end(ap);
 	/* out of memory: the line is lost, the link goes on */
-	if (n >= 0)
-		l->o.log(l->o.log_ctx, what, msg);
+	size_t size = n >= 0 ? 4 * (size_t)n + 1 : 0;
+	char *text = size ? ofl_malloc(size) : NULL;
+	/* names and triples come from inputs: printable, and a tool's output
+	 * keeps its lines */
+	if (text) {
+		ofl_printable(msg, text, size, what == OFL_LOG_FAILURE);
+		l->o.log(l->o.log_ctx, what, text);
+	}
+	free(text);
 	free(msg);
 }
 
@@ -49,7 +57,12 @@ int ofl_link_new(struct ofl_link **out, const struct ofl_link_opts *o, struct of
 	}
 	pthread_mutex_init(&l->lock, NULL);
 	*out = l;
-	return 0;
+	int rc = ofl_hostlink_init(l, err);
+	if (rc) {
+		ofl_link_free(l);
+		*out = NULL;
+	}
+	return rc;
 }
 
 /* Temporaries live in one directory per link, made on first use. */
@@ -120,8 +133,12 @@ void ofl_link_free(struct ofl_link *l)
 		ofl_file_close(&f->f);
 		free((char *)f->in.path);
 	}
-	for (size_t i = 0; i < l->nunits; i++)
+	for (size_t i = 0; i < l->nunits; i++) {
 		free(l->units[i].name);
+		if (l->units[i].thin)
+			ofl_file_close(l->units[i].thin);
+		free(l->units[i].thin);
+	}
 	for (size_t i = 0; i < l->nimages; i++) {
 		ofl_obin_release(&l->images[i].b);
 		ofl_bundle_id_release(&l->images[i].id);
@@ -138,6 +155,8 @@ void ofl_link_free(struct ofl_link *l)
 	free(l->images);
 	free(l->registered);
 	free(l->groups);
+	ofl_argv_release(&l->libdirs);
+	ofl_argv_release(&l->cpu_args);
 	free(l->res.objects);
 	free_strings(l->res.libraries, l->res.nlibraries);
 	free_strings(l->res.libdirs, l->res.nlibdirs);
@@ -155,6 +174,32 @@ static unsigned image_llvm(const struct ofl_obin *b)
 	if (ofl_is_elf(b->image, b->image_size))
 		return ofl_elf_clang_version(b->image, b->image_size);
 	return ofl_bitcode_producer(b->image, b->image_size);
+}
+
+/* A target from an input reaches command lines (--target=, -mcpu=) and
+ * clang makes program names of triples (<triple>-ld): only the characters
+ * triples and target IDs are made of, no path, no option, bounded. */
+static bool target_word(const char *s, bool id)
+{
+	size_t n = strlen(s);
+	if (n > 200 || (n && !isalnum((unsigned char)s[0])))
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!isalnum((unsigned char)s[i]) && !strchr(id ? "_.+-:" : "_.-", s[i]))
+			return false;
+	return true;
+}
+
+static int check_target(const char *triple, const char *arch, uint64_t offset,
+                        struct ofl_error *err)
+{
+	char t[64], a[64];
+	if (*triple && target_word(triple, false) && target_word(arch, true))
+		return 0;
+	ofl_printable(triple, t, sizeof(t), false);
+	ofl_printable(arch, a, sizeof(a), false);
+	return ofl_error_set(err, OFL_EFORMAT, NULL, offset,
+	                     "invalid target in an offload binary: triple '%s', arch '%s'", t, a);
 }
 
 static int add_image(struct ofl_link *l, size_t unit, const uint8_t *p, uint64_t size,
@@ -176,6 +221,10 @@ static int add_image(struct ofl_link *l, size_t unit, const uint8_t *p, uint64_t
 	if (!im.arch)
 		im.arch = "";
 	im.llvm = image_llvm(&im.b);
+	if (check_target(im.triple, im.arch, (uint64_t)(p - l->units[unit].data), err)) {
+		ofl_obin_release(&im.b);
+		return err->code;
+	}
 	l->images[l->nimages++] = im;
 	l->units[unit].nimages++;
 	return 0;
@@ -203,6 +252,13 @@ static int add_bundle_entry(struct ofl_link *l, size_t unit, const char *id, con
 	size_t tl = strlen(im.id.triple);
 	while (tl && im.id.triple[tl - 1] == '-') /* "amdgcn-amd-amdhsa-": 4 fields, env empty */
 		im.id.triple[--tl] = '\0';
+	const struct link_unit *un = &l->units[unit];
+	uint64_t at =
+	    p >= un->data && p < un->data + un->size ? (uint64_t)(p - un->data) : OFL_NO_OFFSET;
+	if (check_target(im.id.triple, im.id.target_id ? im.id.target_id : "", at, err)) {
+		ofl_bundle_id_release(&im.id);
+		return err->code;
+	}
 	if (!(im.owned = ofl_malloc(n)) || OFL_GROW(l->images, l->capimages, l->nimages)) {
 		free(im.owned);
 		ofl_bundle_id_release(&im.id);
@@ -232,7 +288,9 @@ static int scan_bundles(struct ofl_link *l, size_t u, struct ofl_error *err)
 	struct ofl_bundle b = OFL_BUNDLE_INIT;
 	bool elf = ofl_is_elf(un->data, un->size);
 	int rc = 0;
-	if (elf && memmem(un->data, un->size, OFL_BUNDLE_MAGIC, OFL_BUNDLE_MAGIC_LEN))
+	/* by the section headers: a search of the bytes would read every
+	 * page of every object (the plugin maps them, reading none) */
+	if (elf)
 		rc = ofl_bundle_object_scan(&b, un->data, un->size, err);
 	else if (!elf)
 		rc = ofl_bundle_read(&b, un->data, un->size, ofl_file_type_find("bc"), err);
@@ -323,18 +381,46 @@ static int scan_unit(struct ofl_link *l, size_t u, struct ofl_error *err)
 	return rc;
 }
 
+/* thin: the unit's own file (a thin member), owned from here on. */
 static int add_unit(struct ofl_link *l, size_t file, const char *member, const uint8_t *data,
-                    size_t size, struct ofl_error *err)
+                    size_t size, struct ofl_file *thin, struct ofl_error *err)
 {
-	if (OFL_GROW(l->units, l->capunits, l->nunits))
+	if (OFL_GROW(l->units, l->capunits, l->nunits)) {
+		if (thin)
+			ofl_file_close(thin);
+		free(thin);
 		return OFL_NOMEM(err);
+	}
 	struct link_unit *u = &l->units[l->nunits];
-	*u = (struct link_unit){NULL, data, size, file, false, false, NULL, 0, 0, {0, 0}};
+	*u = (struct link_unit){NULL, data, size, file, false, false, NULL, 0, 0, {0, 0}, thin};
 	const char *path = l->files[file].in.path;
 	if (member ? asprintf(&u->name, "%s(%s)", path, member) < 0 : !(u->name = ofl_strdup(path)))
 		return OFL_NOMEM(err);
 	l->files[file].nunits++;
 	return scan_unit(l, l->nunits++, err);
+}
+
+/* A thin archive's member is a file of its own, named relative to the
+ * archive, read as the host linker reads it.  One that cannot be read adds
+ * nothing: the host linker reports it if the link needs it. */
+static int add_thin_member(struct ofl_link *l, size_t fi, const struct ofl_ar_member *m,
+                           struct ofl_error *err)
+{
+	struct ofl_file *f = ofl_malloc(sizeof(*f));
+	struct ofl_error ignored = OFL_ERROR_INIT;
+	if (!f)
+		return OFL_NOMEM(err);
+	*f = (struct ofl_file)OFL_FILE_INIT;
+	int rc = ofl_archive_open_thin(l->files[fi].in.path, m, f, &ignored);
+	if (rc == OFL_ENOMEM)
+		rc = OFL_NOMEM(err);
+	else if (rc)
+		rc = add_unit(l, fi, m->name, NULL, 0, NULL, err);
+	if (rc || ignored.code) {
+		free(f);
+		return rc;
+	}
+	return add_unit(l, fi, m->name, f->data, f->size, f, err);
 }
 
 static int add_archive(struct ofl_link *l, size_t fi, struct ofl_error *err)
@@ -345,11 +431,10 @@ static int add_archive(struct ofl_link *l, size_t fi, struct ofl_error *err)
 		ofl_error_locate(err, f->in.path, 0);
 		return rc;
 	}
-	/* members of thin archives are files of their own, read by the
-	 * host linker; their device code is not gathered */
 	for (size_t i = 0; !rc && i < f->ar.nmembers; i++) {
 		const struct ofl_ar_member *m = &f->ar.members[i];
-		rc = add_unit(l, fi, m->name, m->data, m->data ? m->size : 0, err);
+		rc = m->data ? add_unit(l, fi, m->name, m->data, m->size, NULL, err)
+		             : add_thin_member(l, fi, m, err);
 	}
 	return rc;
 }
@@ -402,6 +487,9 @@ static int load(struct link_file *f, struct ofl_error *err)
 
 int ofl_link_add(struct ofl_link *l, const struct ofl_link_input *in, struct ofl_error *err)
 {
+	if (l->ran)
+		return ofl_error_set(err, OFL_EINVAL, NULL, OFL_NO_OFFSET,
+		                     "the link ran already: no input can be added");
 	if (OFL_GROW(l->files, l->capfiles, l->nfiles))
 		return OFL_NOMEM(err);
 	struct link_file *f = &l->files[l->nfiles];
@@ -416,7 +504,7 @@ int ofl_link_add(struct ofl_link *l, const struct ofl_link_input *in, struct ofl
 	if (f->kind == FILE_ARCHIVE)
 		return add_archive(l, fi, err);
 	if (f->kind == FILE_OBJECT || f->kind == FILE_OBIN)
-		return add_unit(l, fi, NULL, f->f.data, f->f.size, err);
+		return add_unit(l, fi, NULL, f->f.data, f->f.size, NULL, err);
 	return 0;
 }
 

@@ -11,11 +11,15 @@
 #include "opts.h"
 
 struct link_job {
-	struct ofl_ldcmd cmd; /* the host link's command line */
-	char *linker;         /* the host linker, resolved */
+	struct ofl_ldcmd cmd;      /* the host link's command line */
+	const char *linker_choice; /* --offlink-linker, --linker-path; NULL: OFFLINK_LINKER */
+	char *linker;              /* the host linker, resolved once the inputs are known */
+	struct strlist skip;       /* copies of ld.offlink never chosen as the host linker */
+	char *chain_env;           /* OFFLINK_LINKER_CHAIN=... for the host linker */
+	char **host_env;           /* the host linker's environment */
 	struct ofl_link_opts o;
 	char **env; /* the device links' environment (pointers into environ) */
-	struct strlist device_linker_args, device_compiler_args, launcher, extract, cpu_link_args;
+	struct strlist device_linker_args, device_compiler_args, launcher, extract;
 	bool verbose;             /* print each command (stderr) */
 	bool offload_relocatable; /* -r: device link now (else a plain ld -r) */
 	const char *merged;       /* relocatable mode: the host -r output (a temporary) */
@@ -23,18 +27,14 @@ struct link_job {
 };
 
 /* Fills the pipeline options from the job's lists and the environment
- * (TMPDIR, PATH, CUDA_PATH, MAKEFLAGS's jobserver, OFFLINK_DEVICE_LAUNCHER). */
-void link_job_finish_options(struct link_job *j);
+ * (TMPDIR, PATH, CUDA_PATH, MAKEFLAGS's jobserver, OFFLINK_DEVICE_LAUNCHER,
+ * OFFLINK_LINKER_CHAIN).  Prints an error and returns 1 when it cannot. */
+int link_job_finish_options(struct link_job *j);
 
 /* Gathers, device-links, wraps and runs the host link; returns the exit
  * status (the host linker's when it ran). */
 int link_job_run(struct link_job *j);
 
 void link_job_release(struct link_job *j);
-
-/* The host linker for a --offlink-linker / OFFLINK_LINKER choice
- * (bfd|gold|lld|mold|PATH; default `ld`), never ld.offlink itself.
- * Prints an error and returns NULL when there is none. */
-char *link_find_host_linker(const char *choice);
 
 #endif

@@ -40,6 +40,7 @@ struct link_unit {
 	size_t first_image, nimages;
 	/* what its entry tables ask for (read once, for units with images) */
 	struct ofl_wrap_needs needs;
+	struct ofl_file *thin; /* a thin archive's member: its own file, owned */
 };
 
 /* One OffloadBinary found in a unit. */
@@ -92,6 +93,7 @@ struct ofl_link {
 	pthread_mutex_t lock;
 	volatile sig_atomic_t cancelled;
 	bool already_wrapped; /* an input holds clang-linker-wrapper's object */
+	bool ran;             /* ofl_link_run was called: the context is spent */
 	/* Images registered already by a relocatable link's object: they
 	 * need the runtime library only. */
 	struct link_registered {
@@ -100,6 +102,8 @@ struct ofl_link {
 		unsigned llvm;
 	} * registered;
 	size_t nregistered, capregistered;
+	struct ofl_argv libdirs;  /* the host linker's built-in library dirs */
+	struct ofl_argv cpu_args; /* what CPU device links take from the host link */
 	struct ofl_link_result res;
 	size_t caplibraries, caplibdirs; /* of res's arrays */
 };
@@ -129,6 +133,13 @@ int ofl_archive_index(const uint8_t *data, size_t size, ofl_arsym_fn fn, void *c
 /* The LLVM major version in an ELF object's .comment ("clang version 22."),
  * 0 when none. */
 unsigned ofl_elf_clang_version(const uint8_t *data, size_t size);
+
+/* hostlink.c */
+int ofl_hostlink_init(struct ofl_link *l, struct ofl_error *err);
+/* The library an -l argument of the host command line names, or NULL. */
+char *ofl_link_find_library(const struct ofl_link *l, const struct ofl_ldarg *a,
+                            struct ofl_error *err);
+bool ofl_hostlink_names_library(const struct ofl_link *l, const char *name);
 
 /* link_select.c */
 int ofl_link_select(struct ofl_link *l, struct ofl_error *err);

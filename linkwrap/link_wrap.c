@@ -93,25 +93,46 @@ static enum ofl_wrap_kind wrap_kind_of(uint16_t offload_kind)
  * the LLVM that made the device code. */
 static const char *const abi_names[] = {"LLVM 14", "AMD", "LLVM 19", "LLVM 20-22"};
 
-static int choose_abi(struct ofl_link *l, enum ofl_wrap_kind kind, unsigned llvm,
-                      enum ofl_wrap_abi *abi, struct ofl_error *err)
+static enum ofl_wrap_abi choose_abi(const struct ofl_link *l, enum ofl_wrap_kind kind,
+                                    unsigned llvm)
 {
 	unsigned abis = 0;
 	for (size_t u = 0; u < l->nunits; u++)
-		if (l->units[u].device && l->units[u].nimages) {
-			const struct ofl_wrap_needs *n = &l->units[u].needs;
-			if (n->kinds & (1u << kind))
-				abis |= n->abis;
-		}
-	if (abis & (abis - 1))
-		return ofl_error_set(err, OFL_EINVAL, NULL, OFL_NO_OFFSET,
-		                     "objects made by different LLVM releases need different "
-		                     "registrations (%s and %s)",
-		                     abi_names[__builtin_ctz(abis)],
-		                     abi_names[31 - __builtin_clz(abis)]);
-	*abi = abis                 ? (enum ofl_wrap_abi)__builtin_ctz(abis)
+		if (l->units[u].device && l->units[u].nimages &&
+		    (l->units[u].needs.kinds & (1u << kind)))
+			abis |= l->units[u].needs.abis;
+	return abis                 ? (enum ofl_wrap_abi)__builtin_ctz(abis)
 	       : llvm && llvm <= 19 ? OFL_WRAP_LLVM19
 	                            : OFL_WRAP_LLVM20;
+}
+
+/* One program cannot register the device code of objects whose entry
+ * tables ask for different registrations: said before any device link
+ * runs, naming one object of each. */
+static int check_abis(const struct ofl_link *l, struct ofl_error *err)
+{
+	for (unsigned k = OFL_WRAP_OPENMP; k <= OFL_WRAP_HIP; k++) {
+		const char *first[4] = {NULL, NULL, NULL, NULL};
+		unsigned seen = 0;
+		for (size_t u = 0; u < l->nunits; u++) {
+			const struct link_unit *un = &l->units[u];
+			if (!un->device || !un->nimages || !(un->needs.kinds & (1u << k)))
+				continue;
+			for (unsigned a = 0; a < 4; a++)
+				if ((un->needs.abis & (1u << a)) && !first[a])
+					first[a] = un->name;
+			seen |= un->needs.abis;
+		}
+		if (!(seen & (seen - 1)))
+			continue;
+		unsigned lo = (unsigned)__builtin_ctz(seen),
+		         hi = 31u - (unsigned)__builtin_clz(seen);
+		return ofl_error_set(err, OFL_EINVAL, NULL, OFL_NO_OFFSET,
+		                     "objects made by different LLVM releases need different "
+		                     "registrations: %s (%s) and %s (%s); rebuild them with one "
+		                     "release",
+		                     first[lo], abi_names[lo], first[hi], abi_names[hi]);
+	}
 	return 0;
 }
 
@@ -212,7 +233,7 @@ static int write_wrapper(struct ofl_link *l, enum ofl_wrap_kind kind, const size
 	unsigned llvm = l->groups[order[0]].llvm;
 	int rc = packed && imgs ? 0 : OFL_NOMEM(err);
 	rc = rc ? rc : ofl_wrap_machine_from_triple(l->o.host_triple, &o.machine, err);
-	rc = rc ? rc : choose_abi(l, kind, llvm, &o.abi, err);
+	o.abi = choose_abi(l, kind, llvm);
 	size_t nimgs = kind == OFL_WRAP_OPENMP ? n : 1;
 	for (size_t i = 0; !rc && kind == OFL_WRAP_OPENMP && i < n; i++)
 		rc = pack_openmp(l, &l->groups[order[i]], &packed[i], &imgs[i], err);
@@ -319,13 +340,26 @@ static int add_string(char ***v, size_t *n, size_t *cap, const char *s, struct o
 	return 0;
 }
 
-/* OpenMP programs need libomptarget; its directory when we know it. */
+/* OpenMP programs need libomptarget and the OpenMP runtime it is built on
+ * (clang's driver adds both, gcc's neither), from the directory of the
+ * LLVM that made the device code when we know it.  Not for a -r link (the
+ * final link adds them), nor what the host line names already. */
 static int add_runtime(struct ofl_link *l, const char *dir, struct ofl_error *err)
 {
-	int rc =
-	    add_string(&l->res.libraries, &l->res.nlibraries, &l->caplibraries, "omptarget", err);
-	return rc || !dir ? rc
-	                  : add_string(&l->res.libdirs, &l->res.nlibdirs, &l->caplibdirs, dir, err);
+	static const char *const libs[] = {"omp", "omptarget"};
+	const struct ofl_ldcmd *c = l->o.host_cmd;
+	bool added = false;
+	int rc = 0;
+	for (size_t i = 0; !rc && !(c && c->relocatable) && i < 2; i++) {
+		if (ofl_hostlink_names_library(l, libs[i]))
+			continue;
+		rc = add_string(&l->res.libraries, &l->res.nlibraries, &l->caplibraries, libs[i],
+		                err);
+		added = true;
+	}
+	return rc || !dir || !added
+	           ? rc
+	           : add_string(&l->res.libdirs, &l->res.nlibdirs, &l->caplibdirs, dir, err);
 }
 
 /* OpenMP programs need libomptarget, also for images a relocatable link
@@ -351,12 +385,20 @@ static int runtime_libs(struct ofl_link *l, struct ofl_error *err)
 
 int ofl_link_run(struct ofl_link *l, struct ofl_link_result *res, struct ofl_error *err)
 {
+	/* its groups, images and results are made once (a linker that loads
+	 * the plugin twice would otherwise run it twice over the same state) */
+	if (l->ran)
+		return ofl_error_set(err, OFL_EINVAL, NULL, OFL_NO_OFFSET,
+		                     "the link ran already: a context links once");
 	int rc = group_images(l, err);
-	/* LLVM 19's device runtime is an archive of images: grouped too */
+	/* LLVM 19's device runtime is an archive of images: an input of this
+	 * run, added before the context takes no more, and grouped too */
 	rc = rc ? rc : ofl_devrt_gather(l, err);
+	l->ran = true;
 	rc = rc ? rc : group_images(l, err);
 	size_t *order = rc ? NULL : ofl_calloc(l->ngroups + 1, sizeof(*order));
 	rc = rc ? rc : !order ? OFL_NOMEM(err) : ofl_link_select(l, err);
+	rc = rc ? rc : check_abis(l, err);
 	if (!rc) {
 		count_taken(l);
 		rc = ofl_devlink_run(l, err);

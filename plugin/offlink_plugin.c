@@ -43,7 +43,13 @@ struct plugin {
 	bool explain_info;
 	char **env; /* the device links' environment */
 	int fifo;   /* make's jobserver fifo, opened here, or -1 */
+	/* the linker's own command line, which the pipeline reads as
+	 * ld.offlink reads its own (libraries, run paths, dependency file) */
+	struct ofl_ldcmd host;
+	char *cmdline;
 	bool failed;
+	bool loaded; /* onload ran: a second one is the same .so loaded again */
+	bool done;   /* all_symbols_read ran */
 	struct ofl_link *link;
 };
 
@@ -150,6 +156,9 @@ static enum ld_plugin_status option(const char *opt)
 	bool known = strlen(opt) < sizeof(word) - 2 && !ofl_ldcmd_parse(&c, 1, argv, &err) &&
 	             c.nargs == 1 && apply(&c.args[0], &ok);
 	ofl_ldcmd_release(&c);
+	char shown[4 * 256 + 1];
+	ofl_printable(opt, shown, sizeof(shown), false);
+	opt = shown;
 	if (!known) {
 		SAY(LDPL_FATAL,
 		    "offlink: unknown plugin option '%s' (jobs=N, device-compiler=, "
@@ -162,6 +171,14 @@ static enum ld_plugin_status option(const char *opt)
 		SAY(LDPL_FATAL, "offlink: plugin option '%s': %s", opt,
 		    strerror(errno ? errno : ENOMEM));
 	return ok ? LDPS_OK : LDPS_ERR;
+}
+
+/* A problem that does not stop the link, said as a warning. */
+static void fail_quietly(const struct ofl_error *err)
+{
+	char msg[OFL_ERROR_MSG_MAX + OFL_ERROR_PATH_MAX + 64];
+	ofl_error_format(err, msg, sizeof(msg));
+	SAY(LDPL_WARNING, "offlink: %s", msg);
 }
 
 /* Everything the link made is removed before a fatal message: the linker
@@ -195,7 +212,9 @@ static enum ld_plugin_status claim_file(const struct ld_plugin_input_file *f, in
 	struct ofl_error err = OFL_ERROR_INIT;
 	char name[4096];
 	*claimed = 0;
-	if (P.relocatable || P.failed)
+	/* after all_symbols_read the linker offers what the link added
+	 * (the wrapper objects, libraries scanned again): not inputs */
+	if (P.relocatable || P.failed || P.done)
 		return LDPS_OK;
 	if (f->offset)
 		snprintf(name, sizeof(name), "%s@0x%llx", f->name, (unsigned long long)f->offset);
@@ -212,6 +231,7 @@ static enum ld_plugin_status all_symbols_read(void)
 {
 	struct ofl_error err = OFL_ERROR_INIT;
 	struct ofl_link_result res;
+	P.done = true;
 	if (!P.link || !ofl_link_has_device_code(P.link))
 		return LDPS_OK; /* nothing written, nothing run */
 	if (ofl_link_run(P.link, &res, &err))
@@ -236,7 +256,14 @@ static enum ld_plugin_status all_symbols_read(void)
 
 static enum ld_plugin_status cleanup(void)
 {
+	struct ofl_error err = OFL_ERROR_INIT;
+	/* the linker has written its outputs by now (ld.bfd: the dependency
+	 * file at the end of the link, before cleanup) */
+	if (P.link && !P.failed && ofl_link_scrub_outputs(P.link, &err))
+		fail_quietly(&err);
 	ofl_link_free(P.link);
+	ofl_ldcmd_release(&P.host);
+	free(P.cmdline);
 	for (size_t i = 0; i < P.nargs; i++)
 		free(P.args[i]);
 	free(P.args);
@@ -250,6 +277,43 @@ static enum ld_plugin_status cleanup(void)
 		fclose(P.explain);
 	P = (struct plugin){0};
 	return LDPS_OK;
+}
+
+/* The linker's command line from /proc/self/cmdline: NUL-separated words.
+ * Without it (no /proc), the pipeline knows no more than the inputs. */
+static void read_command_line(void)
+{
+	struct ofl_error err = OFL_ERROR_INIT;
+	FILE *f = fopen("/proc/self/cmdline", "re");
+	size_t n = 0, cap = 0;
+	char **argv = NULL;
+	int argc = 0;
+	for (int ch; f && (ch = getc(f)) != EOF; n++) {
+		if (n + 1 >= cap) {
+			char *nc = realloc(P.cmdline, cap = cap ? 2 * cap : 4096);
+			if (!nc)
+				goto out;
+			P.cmdline = nc;
+		}
+		P.cmdline[n] = (char)ch;
+	}
+	for (size_t i = 0; i < n; i += strlen(P.cmdline + i) + 1)
+		argc++;
+	if (!P.cmdline || !argc || !(argv = calloc((size_t)argc, sizeof(*argv))))
+		goto out;
+	P.cmdline[n] = '\0';
+	argc = 0;
+	for (size_t i = 0; i < n; i += strlen(P.cmdline + i) + 1)
+		argv[argc++] = P.cmdline + i;
+	if (ofl_ldcmd_parse(&P.host, argc - 1, argv + 1, &err)) {
+		ofl_error_prefix(&err, "the linker's command line");
+		fail_quietly(&err);
+	} else
+		P.o.host_cmd = &P.host;
+out:
+	free(argv);
+	if (f)
+		fclose(f);
 }
 
 /* Environment, as ld.offlink reads it: TMPDIR, PATH, CUDA_PATH, the
@@ -308,6 +372,12 @@ __attribute__((visibility("default"))) enum ld_plugin_status onload(struct ld_pl
 enum ld_plugin_status onload(struct ld_plugin_tv *tv)
 {
 	enum ld_plugin_status rc = LDPS_OK;
+	/* gold loads a plugin named twice (duplicated LDFLAGS) as one shared
+	 * object and calls onload again over the same state: the first load
+	 * does the work, the second registers nothing and takes nothing */
+	if (P.loaded)
+		return LDPS_OK;
+	P.loaded = true;
 	/* the message callback first, whatever order the linker uses */
 	for (const struct ld_plugin_tv *t = tv; t->tv_tag != LDPT_NULL; t++)
 		if (t->tv_tag == LDPT_MESSAGE)
@@ -319,6 +389,7 @@ enum ld_plugin_status onload(struct ld_plugin_tv *tv)
 		rc = LDPS_ERR;
 	}
 	environment();
+	read_command_line();
 	P.o.output = P.output;
 	P.o.log = log_line;
 	return rc;

@@ -85,14 +85,14 @@ static const struct wspec *match(const char *word, const char **joined)
 	return NULL;
 }
 
-static int take(struct link_job *j, const struct wspec *w, const char *v, const char **linker)
+static int take(struct link_job *j, const struct wspec *w, const char *v)
 {
 	switch (w->id) {
 	case W_HOST_TRIPLE:
 		j->o.host_triple = v;
 		break;
 	case W_LINKER_PATH:
-		*linker = v;
+		j->linker_choice = v;
 		break;
 	case W_DEVICE_LINKER:
 		strlist_push(&j->device_linker_args, v);
@@ -133,7 +133,6 @@ int cmd_clang_linker_wrapper(int argc, char **argv)
 	 * --device-linker=...=-lompdevice) unless told -nogpulib */
 	j.o.no_device_runtime = true;
 	struct ofl_error err = OFL_ERROR_INIT;
-	const char *linker = NULL;
 	char **host = calloc((size_t)argc + 1, sizeof(*host));
 	int nhost = 0, rc = host ? 0 : error("out of memory");
 	for (int i = 1; !rc && i < argc; i++) {
@@ -146,18 +145,16 @@ int cmd_clang_linker_wrapper(int argc, char **argv)
 		if (w->value && !v && (v = i + 1 < argc ? argv[++i] : NULL) == NULL)
 			rc = error("--%s needs a value", w->name);
 		if (!rc)
-			rc = take(&j, w, v, &linker);
+			rc = take(&j, w, v);
 	}
-	if (!rc && !linker)
+	if (!rc && !j.linker_choice)
 		rc = error("--linker-path is required");
 	if (!rc && ofl_ldcmd_parse(&j.cmd, nhost, host, &err))
 		rc = error_lib(&err);
-	if (!rc && !(j.linker = link_find_host_linker(linker)))
-		rc = 1;
-	if (!rc) {
-		link_job_finish_options(&j);
+	if (!rc)
+		rc = link_job_finish_options(&j);
+	if (!rc)
 		rc = link_job_run(&j);
-	}
 	link_job_release(&j);
 	free(host);
 	return rc;

@@ -1,17 +1,35 @@
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "diag.h"
 
 const char *ofl_prog = "offlink";
 
+/* One diagnostic line: what it quotes from inputs (names, triples) is made
+ * printable, so it can neither forge a line nor drive the terminal. */
+static void say(const char *kind, const char *fmt, va_list ap)
+{
+	char *raw = NULL;
+	if (vasprintf(&raw, fmt, ap) < 0) {
+		fprintf(stderr, "%s: %s: out of memory\n", ofl_prog, kind);
+		return;
+	}
+	size_t n = 4 * strlen(raw) + 1;
+	char *text = malloc(n);
+	if (text)
+		ofl_printable(raw, text, n, false);
+	fprintf(stderr, "%s: %s: %s\n", ofl_prog, kind, text ? text : raw);
+	free(text);
+	free(raw);
+}
+
 int error(const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	fprintf(stderr, "%s: error: ", ofl_prog);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	say("error", fmt, ap);
 	va_end(ap);
 	return 1;
 }
@@ -27,8 +45,6 @@ void warning(const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	fprintf(stderr, "%s: warning: ", ofl_prog);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	say("warning", fmt, ap);
 	va_end(ap);
 }

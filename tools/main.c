@@ -113,6 +113,10 @@ int main(int argc, char **argv)
 {
 	struct ofl_argv w = OFL_ARGV_INIT;
 	struct ofl_error err = OFL_ERROR_INIT;
+	/* what the user ran names the expansion's errors too */
+	const char *base = strrchr(argv[0], '/');
+	if (find_personality(argv[0]))
+		ofl_prog = base ? base + 1 : argv[0];
 	if (ofl_argv_expand(&w, argc - 1, argv + 1, &err)) {
 		ofl_argv_release(&w);
 		return error_lib(&err);

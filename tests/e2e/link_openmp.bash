@@ -91,6 +91,16 @@ olink hostonly hostmain.o libkern.a -Wl,--explain="$PWD/hostonly.explain"
 ./hostonly || fail "host-only main: the library's kernel did not run on the device"
 grep -q 'libkern.a(kern.o): device code taken: the host link pulls it' hostonly.explain ||
 	{ cat hostonly.explain; fail "explain does not say why kern.o was taken"; }
+# a thin archive (ar rcsT): its members are files beside it, read as the
+# host linker reads them; in a subdirectory, so names resolve against the
+# archive's directory, not ours
+mkdir -p thin/obj && cp kern.o thin/obj/kern.o && (cd thin && ar rcsT libthin.a obj/kern.o)
+olink thin_lib main.o -Lthin -lthin -Wl,--explain="$PWD/thin.explain"
+run_check thin_lib "$SRC/expected.txt"
+grep -q 'libthin.a(obj/kern.o): device code taken' thin.explain ||
+	{ cat thin.explain; fail "thin archive member's device code not taken"; }
+olink thin_host hostmain.o thin/libthin.a
+./thin_host || fail "host-only main with a thin archive"
 # a member nothing pulls stays out, and the explain log says so
 omp_cc "$SRC/lib.c" -o unused.o
 ar rcs libmixed.a kern.o unused.o
@@ -137,6 +147,17 @@ olink prog_orel orel.o
 run_check prog_orel "$SRC/expected.txt"
 ld.offlink -r --offload-relocatable main.o kern.o -L"$RTLIB" -o orel2.o -j1 || fail "again"
 cmp orel.o orel2.o || fail "--offload-relocatable is not deterministic"
+# without -o, ld's a.out; never over an input, never half-made
+mkdir -p noout && (cd noout && ld.offlink -r --offload-relocatable ../main.o ../kern.o -L"$RTLIB") ||
+	fail "--offload-relocatable without -o"
+readelf -SW noout/a.out >noout.sec
+grep -Eq ' (llvm_offload|omp_offloading)_entries_[0-9a-f]{16} ' noout.sec &&
+	! grep -Eq ' \.llvm\.offloading ' noout.sec ||
+	{ cat noout.sec; fail "--offload-relocatable without -o: a.out is not the finished object"; }
+cp kern.o inout.o
+expect_fail ld.offlink -r --offload-relocatable main.o inout.o -L"$RTLIB" -o inout.o
+grep -q "inout.o: the output is also an input" err || { cat err; fail "output over an input"; }
+cmp kern.o inout.o || fail "an input was written over"
 
 # A shared library with its own device code, and a program using it.
 for ld in bfd gold lld; do
@@ -150,6 +171,12 @@ done
 GCCDIR=$(dirname "$BIN")/libexec/offlink/gcc
 gcc main.o kern.o -B"$GCCDIR" -L"$RTLIB" -lomp -o prog_gcc || fail "gcc -B link"
 run_check prog_gcc "$SRC/expected.txt"
+# gcc adds no OpenMP runtime of LLVM's: ld.offlink adds -lomp with
+# -lomptarget, as clang's route does (the -L only for LLVM 19's runtime,
+# which is not where Debian's package puts it)
+gcc main.o kern.o -B"$GCCDIR" -L"$RTLIB" -o prog_gcc_plain || fail "gcc -B link without -lomp"
+run_check prog_gcc_plain "$SRC/expected.txt"
+readelf -d prog_gcc_plain | grep -q 'NEEDED.*libomp\.so' || fail "gcc route: libomp not linked"
 
 # A Makefile that adds `offlink --ldflags` to LDFLAGS.
 cat >Makefile <<MK

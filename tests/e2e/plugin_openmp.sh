@@ -53,11 +53,10 @@ no_temps() {
 for v in 22 19; do
 	CLANG=$(eval echo \$LLVM$v)/clang
 	RT=/usr/lib/llvm-22/lib CF=()
-	# the plugin sees no -L: LLVM 19's runtime, unpacked beside the
-	# system by scripts/bootstrap, is named for the device link
+	# LLVM 19's runtime, unpacked beside the system by scripts/bootstrap;
+	# the plugin finds it through the link's own -L, as ld.offlink does
 	[ $v = 19 ] && RT=${OFL_LIBOMP19:-/opt/offlink-deps/libomp19/usr/lib/llvm-19/lib} &&
 		CF=(-isystem "${RT%/lib}/lib/clang/19/include")
-	PLUGIN_RT=(-Wl,-plugin-opt,device-linker=-L"$RT")
 	export LD_LIBRARY_PATH=$RT:$PWD
 	for f in main kern lib; do
 		"$CLANG" -fopenmp -fopenmp-targets=$T -fPIC -O1 "${CF[@]}" -c "$SRC/$f.c" -o $f$v.o ||
@@ -66,12 +65,12 @@ for v in 22 19; do
 	"$CLANG" -fopenmp -fopenmp-targets=$T -fPIC -O1 "${CF[@]}" -DWITH_LIB -c "$SRC/main.c" -o mainl$v.o
 	for ld in bfd gold; do
 		p=p${v}_$ld
-		plink gcc -fuse-ld=$ld main$v.o kern$v.o -L"$RT" -lomp -Wl,-plugin,"$PLUGIN" "${PLUGIN_RT[@]}" -o $p ||
+		plink gcc -fuse-ld=$ld main$v.o kern$v.o -L"$RT" -lomp -Wl,-plugin,"$PLUGIN" -o $p ||
 			fail "gcc + $ld + plugin (clang $v objects)"
 		run_check $p "$SRC/expected.txt"
 		# a static library, pulled by the host link only
 		rm -f libk$v.a && ar rcs libk$v.a kern$v.o lib$v.o
-		plink gcc -fuse-ld=$ld main$v.o -L. -lk$v -L"$RT" -lomp -Wl,-plugin,"$PLUGIN" "${PLUGIN_RT[@]}" \
+		plink gcc -fuse-ld=$ld main$v.o -L. -lk$v -L"$RT" -lomp -Wl,-plugin,"$PLUGIN" \
 			-Wl,-plugin-opt,explain="$PWD/$p.explain" -o ${p}_lib || fail "library with $ld"
 		run_check ${p}_lib "$SRC/expected.txt"
 		grep -Eq "libk$v.a@0x[0-9a-f]+: device code taken" $p.explain &&
@@ -79,7 +78,7 @@ for v in 22 19; do
 			{ cat $p.explain; fail "the plugin did not take exactly main and kern ($ld)"; }
 		# --whole-archive: the linker offers every member
 		plink gcc -fuse-ld=$ld main$v.o -Wl,--whole-archive libk$v.a -Wl,--no-whole-archive \
-			-L"$RT" -lomp -Wl,-plugin,"$PLUGIN" "${PLUGIN_RT[@]}" \
+			-L"$RT" -lomp -Wl,-plugin,"$PLUGIN" \
 			-Wl,-plugin-opt,explain="$PWD/$p.wexplain" -o ${p}_whole ||
 			fail "--whole-archive with $ld"
 		run_check ${p}_whole "$SRC/expected.txt"
@@ -87,37 +86,56 @@ for v in 22 19; do
 			{ cat $p.wexplain; fail "--whole-archive: not every member taken ($ld)"; }
 		# objects merged by ld -r first (two images in one section)
 		ld -r main$v.o kern$v.o -o rel$v.o || fail "ld -r"
-		plink gcc -fuse-ld=$ld rel$v.o -L"$RT" -lomp -Wl,-plugin,"$PLUGIN" "${PLUGIN_RT[@]}" \
+		plink gcc -fuse-ld=$ld rel$v.o -L"$RT" -lomp -Wl,-plugin,"$PLUGIN" \
 			-o ${p}_rel || fail "ld -r object with $ld"
 		run_check ${p}_rel "$SRC/expected.txt"
 		# a shared library with its own device code
-		plink gcc -fuse-ld=$ld -shared lib$v.o -L"$RT" -lomp -Wl,-plugin,"$PLUGIN" "${PLUGIN_RT[@]}" -o libol$v.so ||
+		plink gcc -fuse-ld=$ld -shared lib$v.o -L"$RT" -lomp -Wl,-plugin,"$PLUGIN" -o libol$v.so ||
 			fail "shared library with $ld"
 		plink gcc -fuse-ld=$ld mainl$v.o kern$v.o -L. -lol$v -L"$RT" -lomp \
-			-Wl,-plugin,"$PLUGIN" "${PLUGIN_RT[@]}" -o ${p}_so || fail "program with a shared library ($ld)"
+			-Wl,-plugin,"$PLUGIN" -o ${p}_so || fail "program with a shared library ($ld)"
 		run_check ${p}_so "$SRC/expected_lib.txt"
 		no_temps "$ld, clang $v"
 	done
+	# C++ whose device code needs the C++ runtime (operator new, vtables,
+	# exceptions): the CPU device link takes the host link's -lstdc++
+	"$CLANG++" -fopenmp -fopenmp-targets=$T -fPIC -O1 "${CF[@]}" \
+		-c "$OFL_SRC/tests/e2e/link_src/cxx_runtime.cpp" -o cxx$v.o || fail "compile C++ ($v)"
+	echo "area 9 caught 1" >cxx.expected
+	for ld in bfd gold; do
+		plink g++ -fuse-ld=$ld cxx$v.o -L"$RT" -lomp -Wl,-plugin,"$PLUGIN" -o cxx${v}_$ld ||
+			fail "C++ with $ld and the plugin (clang $v objects)"
+		run_check cxx${v}_$ld cxx.expected
+	done
 	# clang as the driver
-	plink "$CLANG" -fopenmp -fuse-ld=bfd main$v.o kern$v.o -L"$RT" -Wl,-plugin,"$PLUGIN" "${PLUGIN_RT[@]}" \
+	plink "$CLANG" -fopenmp -fuse-ld=bfd main$v.o kern$v.o -L"$RT" -Wl,-plugin,"$PLUGIN" \
 		-o p${v}_clang ||
 		fail "clang $v with the plugin"
 	run_check p${v}_clang "$SRC/expected.txt"
 done
 
-# The images registered are those ld.offlink registers for the same link,
-# per target (their bytes differ: ld.offlink gives the CPU device link the
-# host's -l libraries, which the plugin API does not show).
+# The images registered are byte for byte those ld.offlink registers for
+# the same link: both front ends give the CPU device link the same part of
+# the host link (the plugin reads its linker's command line).
 export LD_LIBRARY_PATH=/usr/lib/llvm-22/lib:$PWD
-"$LLVM22/clang" -fopenmp -fuse-ld=offlink -B"$OFL_BUILD/bin" main22.o kern22.o -L/usr/lib/llvm-22/lib \
-	-Wl,--offlink-linker=bfd -o insp_ld || fail "ld.offlink link"
-images() { # the image, kind and target lines of `offlink inspect`, sizes and offsets left out
-	"$OFFLINK" inspect "$1" | sed -n 's/^ *\(\[[0-9]*\]: image [a-z]*, producer [a-z]*\).*/\1/p; /triple =\|arch =/p'
-}
-images p22_bfd >insp.plugin
-images insp_ld >insp.ld
-grep -q 'triple = "x86_64-pc-linux-gnu"' insp.ld && diff -u insp.ld insp.plugin ||
-	fail "the plugin registers other images than ld.offlink"
+for prog in p22_bfd cxx22_bfd; do
+	in=main22.o\ kern22.o drv=gcc
+	[ $prog = cxx22_bfd ] && in=cxx22.o drv=g++
+	# shellcheck disable=SC2086
+	$drv $in -B"$OFL_BUILD/libexec/offlink/gcc" -L/usr/lib/llvm-22/lib -lomp \
+		-Wl,-rpath,/usr/lib/llvm-22/lib -o ld_$prog || fail "ld.offlink link of $prog"
+	plink $drv -fuse-ld=bfd $in -L/usr/lib/llvm-22/lib -lomp -Wl,-rpath,/usr/lib/llvm-22/lib \
+		-Wl,-plugin,"$PLUGIN" -o $prog || fail "plugin link of $prog with -rpath"
+	mkdir -p cmp_ld cmp_pl && cp ld_$prog cmp_ld/$prog && cp $prog cmp_pl/$prog
+	for d in cmp_ld cmp_pl; do
+		(cd $d && "$OFFLINK" inspect --extract-all=img_$prog $prog >/dev/null) || fail "inspect $d/$prog"
+	done
+	[ -n "$(ls cmp_pl/img_$prog)" ] && diff -r cmp_ld/img_$prog cmp_pl/img_$prog ||
+		fail "the plugin registers other images than ld.offlink ($prog)"
+	# the host link's run path reaches the CPU device image, as LLVM's
+	readelf -d cmp_pl/img_$prog/* | grep -q 'R.*PATH.*/usr/lib/llvm-22/lib' ||
+		fail "-rpath not given to the device link ($prog)"
+done
 
 # Under valgrind, the linker shows no invalid access and no leak from the
 # plugin (ld.bfd's own allocations are not the plugin's business).
@@ -140,6 +158,18 @@ else
 	echo "valgrind not installed: that part not run"
 fi
 no_temps "valgrind"
+
+# The plugin named twice (duplicated LDFLAGS): gold loads the same .so
+# twice over one state, ld.bfd warns; the link is right, registered once.
+export LD_LIBRARY_PATH=/usr/lib/llvm-22/lib:$PWD
+for ld in bfd gold; do
+	plink gcc -fuse-ld=$ld main22.o kern22.o -L/usr/lib/llvm-22/lib -lomp -Wl,-plugin,"$PLUGIN" \
+		-Wl,-plugin,"$PLUGIN" -o twice_$ld || fail "the plugin twice in $ld"
+	run_check twice_$ld "$SRC/expected.txt"
+	"$OFFLINK" inspect twice_$ld >twice_$ld.insp || fail "inspect twice_$ld"
+	[ "$(grep -c '\]: image' twice_$ld.insp)" = 1 ] || { cat twice_$ld.insp; fail "registered twice ($ld)"; }
+done
+no_temps "the plugin twice"
 
 # No device code: the same bytes as without the plugin, nothing written.
 printf 'int main(void) { return 0; }\n' >plain.c

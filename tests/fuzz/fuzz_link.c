@@ -8,9 +8,13 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "fuzz_limits.h"
 #include "offlink/link.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* room for tens of thousands of images (grouping was once quadratic) */
+OFL_FUZZ_LIMITS(4 << 20)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

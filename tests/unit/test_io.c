@@ -31,6 +31,34 @@ OFL_TEST(io_range_of_fd_and_path)
 	close(fd);
 }
 
+/* A range of a regular file is mapped, not copied (a plugin must not
+ * double the linker's memory): from any offset, also past the first page,
+ * and the file's other pages are never touched. */
+OFL_TEST(io_range_is_mapped)
+{
+	struct ofl_error e = OFL_ERROR_INIT;
+	static uint8_t big[3 * 4096 + 100];
+	for (size_t i = 0; i < sizeof(big); i++)
+		big[i] = (uint8_t)(i * 7);
+	CHECK_EQ_U(ofl_write_file("big", big, sizeof(big), &e), 0);
+	int fd = open("big", O_RDONLY);
+	CHECK(fd >= 0);
+	struct ofl_file r;
+	for (uint64_t off = 0; off < 2 * 4096 + 10; off += 4093) {
+		CHECK_EQ_U(ofl_file_read_range(&r, fd, off, 4096 + 50, "big(m.o)", &e), 0);
+		CHECK_EQ_U(r.mapped, 1);
+		CHECK_MEM(r.data, big + off, 4096 + 50);
+		ofl_file_done_before(&r, 4096 + 10);
+		CHECK_MEM(r.data, big + off, 4096 + 50); /* read back from the file */
+		ofl_file_close(&r);
+	}
+	/* an empty range maps nothing */
+	CHECK_EQ_U(ofl_file_read_range(&r, fd, 5, 0, "big(e.o)", &e), 0);
+	CHECK_EQ_U(r.size, 0);
+	ofl_file_close(&r);
+	close(fd);
+}
+
 /* Outputs get the mode any new file gets under the process's umask. */
 OFL_TEST(io_output_mode_follows_umask)
 {

@@ -9,6 +9,7 @@
 #ifndef OFFLINK_ERROR_H
 #define OFFLINK_ERROR_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "offlink/api.h"
@@ -66,8 +67,16 @@ void ofl_error_locate(struct ofl_error *err, const char *path, uint64_t base_off
 void ofl_error_prefix(struct ofl_error *err, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
-/* Formats "<path>: <msg>[ at offset N]" into out. */
+/* Formats "<path>: <msg>[ at offset N]" into out, made printable
+ * (ofl_printable): a name from an input cannot forge a line. */
 void ofl_error_format(const struct ofl_error *err, char *out, unsigned long outsz);
+
+/* Copies in to out (NUL-terminated, truncated to outsz) with control
+ * characters written as escapes ("\n", "\x1b"), so that text taken from an
+ * input can neither start a diagnostic line of its own nor drive a
+ * terminal; keep_newlines leaves '\n' for text of several lines (a tool's
+ * output).  Idempotent: its output has nothing left to escape. */
+void ofl_printable(const char *in, char *out, unsigned long outsz, bool keep_newlines);
 
 OFL_API_END
 #ifdef __cplusplus

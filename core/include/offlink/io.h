@@ -52,8 +52,10 @@ int64_t ofl_file_offset_of(const struct ofl_file *f, const uint8_t *p, uint64_t 
  * input.  Other files are left as they are. */
 void ofl_file_done_before(const struct ofl_file *f, uint64_t upto);
 
-/* size bytes at off of an open descriptor, read into memory (a linker
- * plugin's view of an input); fd stays the caller's. */
+/* size bytes at off of an open descriptor (a linker plugin's view of an
+ * input), mapped where the descriptor is a regular file holding them (no
+ * copy: only the pages touched are read), else read into memory; fd stays
+ * the caller's. */
 int ofl_file_read_range(struct ofl_file *f, int fd, uint64_t off, uint64_t size, const char *path,
                         struct ofl_error *err);
 

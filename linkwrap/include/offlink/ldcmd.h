@@ -60,6 +60,9 @@ enum ofl_ldopt {
 	OFL_LD_RPATH,          /* -rpath, --rpath, -R DIR */
 	OFL_LD_VERSION,        /* -v, --version, -V */
 	OFL_LD_HELP,           /* --help */
+	OFL_LD_DEPFILE,        /* --dependency-file FILE: make rules naming the inputs */
+	OFL_LD_REPORT,         /* -Map, --why-extract, --print-archive-stats FILE:
+	                        * reports that name inputs */
 	OFL_LD_OTHER_WITH_ARG, /* a known option whose value we only carry
 	                        * (-z, -e, -u, -m, --defsym, -soname, ...) */
 	OFL_LD_OTHER_FLAG,     /* a known option without a value we only carry */

@@ -22,7 +22,9 @@
 #include <stdint.h>
 
 #include "offlink/api.h"
+#include "offlink/argv.h"
 #include "offlink/error.h"
+#include "offlink/ldcmd.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -65,11 +67,12 @@ struct ofl_link_opts {
 	/* Archive members whose images have these archs are always taken. */
 	const char *const *extract_archs;
 	size_t nextract_archs;
-	/* The host link's -L and -l arguments ("-L<dir>", "-l<name>"),
-	 * given to CPU device links, which resolve against the same runtime
-	 * and libraries (as the linker wrapper does). */
-	const char *const *cpu_link_args;
-	size_t ncpu_link_args;
+	/* The host link's command line (borrowed): ld.offlink's own, or the
+	 * linker's for the plugin.  The pipeline reads from it where -l finds
+	 * libraries, what CPU device links take from the host link (-L, -l,
+	 * -rpath, libraries by path) and which outputs name inputs; NULL:
+	 * nothing known. */
+	const struct ofl_ldcmd *host_cmd;
 	/* Where LLVM installations live: <root>/llvm-<N>/bin/clang.
 	 * NULL entries skipped; none given: /usr/lib. */
 	const char *const *llvm_roots;
@@ -142,8 +145,60 @@ struct ofl_link_result {
 };
 
 /* Chooses archive members, groups the images, runs the device links and
- * writes the wrapper objects.  The result's strings belong to the context. */
+ * writes the wrapper objects.  The result's strings belong to the context.
+ * A context links once: a second call (or an ofl_link_add after it) is
+ * OFL_EINVAL. */
 int ofl_link_run(struct ofl_link *l, struct ofl_link_result *res, struct ofl_error *err);
+
+/* Adds every input of the host command line (o.host_cmd) in order: files
+ * as given (sysroot applied), -l libraries as the linker finds them (one it
+ * does not find is the host linker's to report). */
+int ofl_link_add_host_inputs(struct ofl_link *l, struct ofl_error *err);
+
+/* The host linker's argv for command line c: linker first, ld.offlink's own
+ * options left out, -o's value replaced by output when given, res's
+ * wrapper objects right after the -o (first without one) and its library
+ * dirs and libraries at the end.  res NULL: the line as it is.  Appends
+ * owned words to v. */
+int ofl_host_argv(const struct ofl_ldcmd *c, const char *linker, const struct ofl_link_result *res,
+                  const char *output, struct ofl_argv *v, struct ofl_error *err);
+
+/* After the host link: the outputs of o.host_cmd that name inputs
+ * (--dependency-file, -Map, --why-extract, --print-archive-stats) are
+ * rewritten without the link's temporaries, so a dependency file never
+ * names a file that goes away (make would relink forever) and reports do
+ * not depend on the temporary directory's name. */
+int ofl_link_scrub_outputs(struct ofl_link *l, struct ofl_error *err);
+
+/* How to find the host linker. */
+struct ofl_host_linker_query {
+	const char *choice;      /* bfd|gold|lld|mold|a path; NULL or "": ld */
+	const char *driver;      /* the compiler driver that started the link, or NULL */
+	const char *search_path; /* a $PATH value; NULL: nowhere */
+	/* Real paths never chosen: ld.offlink itself, and the copies of it
+	 * that ran this one as their host linker (two -B dirs, two installs
+	 * each with an `ld`), so that copies cannot call each other forever. */
+	const char *const *skip;
+	size_t nskip;
+	unsigned llvm; /* newest LLVM release whose bitcode the link reads; 0: none */
+	const char *const *llvm_roots; /* <root>/llvm-<N>/bin; NULL: /usr/lib */
+	size_t nllvm_roots;
+};
+
+/* The host linker, as clang's -fuse-ld finds it: lld beside the clang that
+ * drives the link, else the lld of the LLVM release whose bitcode the link
+ * reads, else on search_path; any other name on search_path; a path as it
+ * is.  Owned; NULL with err when there is none. */
+char *ofl_find_host_linker(const struct ofl_host_linker_query *q, struct ofl_error *err);
+
+/* The newest LLVM release that made bitcode among the added inputs (host
+ * LTO objects), 0 when none. */
+unsigned ofl_link_bitcode_release(const struct ofl_link *l);
+
+/* OFL_EINVAL when output names the same file as one of the link's inputs
+ * (as ld.bfd refuses it): what offlink writes itself (LLVM's relocatable
+ * mode) never replaces an input. */
+int ofl_link_check_output(const struct ofl_link *l, const char *output, struct ofl_error *err);
 
 /* LLVM's relocatable mode, after the host linker's -r (with the wrapper
  * objects of a relocatable run) wrote merged: output gets merged without

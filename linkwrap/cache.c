@@ -1,0 +1,427 @@
+/* The device-link cache's local store (offlink/cache.h).
+ *
+ * <dir>/v1/<first two hex digits>/<64 hex digits of the key>, each entry
+ * "OFLCACH1", the SHA-256 of the payload, its size (u64 LE) and the
+ * payload; a hit refreshes the entry's modification time, which trimming
+ * reads as its last use.  <dir>/v1/stats holds the counters, updated under
+ * flock once per link. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cache_priv.h"
+#include "internal.h"
+
+#define MAGIC "OFLCACH1"
+enum { HEAD = 8 + OFL_CACHE_KEY_SIZE + 8 };
+
+struct ofl_cache {
+	char *dir; /* <dir>/v1, or NULL */
+	uint64_t max_size;
+	struct ofl_remote *remote;
+	pthread_mutex_t lock;
+	uint64_t hits, misses, remote_hits, put_bytes;
+};
+
+void ofl_sha256(const uint8_t *p, size_t n, uint8_t out[OFL_CACHE_KEY_SIZE])
+{
+	SHA2_CTX c;
+	SHA256Init(&c);
+	SHA256Update(&c, p, n);
+	SHA256Final(out, &c);
+}
+
+void ofl_hex(const uint8_t *p, size_t n, char *out)
+{
+	static const char digits[] = "0123456789abcdef";
+	for (size_t i = 0; i < n; i++) {
+		out[2 * i] = digits[p[i] >> 4];
+		out[2 * i + 1] = digits[p[i] & 15];
+	}
+	out[2 * n] = '\0';
+}
+
+static void say(char *note, size_t notesz, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void say(char *note, size_t notesz, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	if (note && notesz)
+		vsnprintf(note, notesz, fmt, ap);
+	va_end(ap);
+}
+
+/* mkdir -p, each new level 0700. */
+static int make_dirs(const char *path, struct ofl_error *err)
+{
+	char *p = ofl_strdup(path);
+	if (!p)
+		return OFL_NOMEM(err);
+	int rc = 0;
+	for (char *s = p + 1; !rc; s++) {
+		bool end = !*s;
+		if (*s != '/' && !end)
+			continue;
+		*s = '\0';
+		if (mkdir(p, 0700) && errno != EEXIST)
+			rc = ofl_error_errno(err, p, "cannot make the cache directory");
+		if (end)
+			break;
+		*s = '/';
+	}
+	struct stat st;
+	if (!rc && (stat(p, &st) || !S_ISDIR(st.st_mode)))
+		rc = ofl_error_set(err, OFL_EIO, path, OFL_NO_OFFSET,
+		                   "the cache is not a directory");
+	free(p);
+	return rc;
+}
+
+int ofl_cache_open(struct ofl_cache **out, const struct ofl_cache_opts *o, struct ofl_error *err)
+{
+	struct ofl_cache *c = ofl_calloc(1, sizeof(*c));
+	if (!c)
+		return OFL_NOMEM(err);
+	pthread_mutex_init(&c->lock, NULL);
+	c->max_size = o->max_size ? o->max_size : OFL_CACHE_DEFAULT_MAX_SIZE;
+	int rc = 0;
+	if (o->dir && *o->dir && asprintf(&c->dir, "%s/v1", o->dir) < 0) {
+		c->dir = NULL;
+		rc = OFL_NOMEM(err);
+	}
+	rc = rc || !c->dir ? rc : make_dirs(c->dir, err);
+	if (!rc && o->remote && *o->remote)
+		rc = ofl_remote_open(&c->remote, o->remote, o->remote_read_only,
+		                     o->remote_timeout_ms ? o->remote_timeout_ms : 2000, err);
+	if (rc) {
+		ofl_cache_close(c);
+		return rc;
+	}
+	*out = c;
+	return 0;
+}
+
+static void entry_path(const struct ofl_cache *c, const uint8_t *key, char *path, size_t n)
+{
+	char hex[2 * OFL_CACHE_KEY_SIZE + 1];
+	ofl_hex(key, OFL_CACHE_KEY_SIZE, hex);
+	snprintf(path, n, "%s/%.2s/%s", c->dir, hex, hex);
+}
+
+static bool read_all(int fd, uint8_t *p, size_t n)
+{
+	while (n) {
+		ssize_t r = read(fd, p, n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return false;
+		p += r;
+		n -= (size_t)r;
+	}
+	return true;
+}
+
+/* 1 and the payload in out; 0 when absent; -1 when corrupt (removed). */
+static int local_get(struct ofl_cache *c, const uint8_t *key, struct ofl_buf *out)
+{
+	char path[4096];
+	entry_path(c, key, path, sizeof(path));
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return 0;
+	uint8_t head[HEAD], sum[OFL_CACHE_KEY_SIZE];
+	struct stat st;
+	size_t start = out->len;
+	bool ok = !fstat(fd, &st) && S_ISREG(st.st_mode) && read_all(fd, head, HEAD) &&
+	          !memcmp(head, MAGIC, 8) && ofl_le64(head + 40) == (uint64_t)st.st_size - HEAD &&
+	          !ofl_buf_reserve(out, (size_t)ofl_le64(head + 40)) &&
+	          read_all(fd, out->data + start, (size_t)ofl_le64(head + 40));
+	if (ok) {
+		ofl_sha256(out->data + start, (size_t)ofl_le64(head + 40), sum);
+		ok = !memcmp(sum, head + 8, sizeof(sum));
+	}
+	if (ok) {
+		out->len = start + (size_t)ofl_le64(head + 40);
+		futimens(fd, NULL); /* its last use, for trimming */
+	} else {
+		unlink(path);
+	}
+	close(fd);
+	return ok ? 1 : -1;
+}
+
+static bool write_all(int fd, const uint8_t *p, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, p, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return false;
+		p += w;
+		n -= (size_t)w;
+	}
+	return true;
+}
+
+/* Written beside the entry and renamed over it: readers see whole
+ * entries, whoever writes the same key at the same time. */
+static bool local_put(struct ofl_cache *c, const uint8_t *key, const uint8_t *data, size_t n)
+{
+	char path[4096], tmp[4096 + 16];
+	entry_path(c, key, path, sizeof(path));
+	char *slash = strrchr(path, '/');
+	*slash = '\0';
+	bool ok = !mkdir(path, 0700) || errno == EEXIST;
+	*slash = '/';
+	snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path);
+	int fd = ok ? mkostemp(tmp, O_CLOEXEC) : -1;
+	if (fd < 0)
+		return false;
+	uint8_t head[HEAD];
+	memcpy(head, MAGIC, 8);
+	ofl_sha256(data, n, head + 8);
+	ofl_put_le64(head + 40, n);
+	ok = write_all(fd, head, HEAD) && write_all(fd, data, n);
+	ok = !close(fd) && ok && !rename(tmp, path);
+	if (!ok)
+		unlink(tmp);
+	return ok;
+}
+
+enum ofl_cache_hit ofl_cache_get(struct ofl_cache *c, const uint8_t key[OFL_CACHE_KEY_SIZE],
+                                 struct ofl_buf *out, char *note, size_t notesz)
+{
+	int local = c->dir ? local_get(c, key, out) : 0;
+	if (local < 0)
+		say(note, notesz, "cache: a corrupt entry was removed");
+	int remote =
+	    local <= 0 && c->remote ? ofl_remote_get(c->remote, key, out, note, notesz) : 0;
+	if (remote > 0 && c->dir)
+		local_put(c, key, out->data, out->len);
+	pthread_mutex_lock(&c->lock);
+	if (local > 0 || remote > 0)
+		c->hits++;
+	else
+		c->misses++;
+	c->remote_hits += remote > 0;
+	pthread_mutex_unlock(&c->lock);
+	return local > 0 ? OFL_CACHE_LOCAL : remote > 0 ? OFL_CACHE_REMOTE : OFL_CACHE_MISS;
+}
+
+void ofl_cache_put(struct ofl_cache *c, const uint8_t key[OFL_CACHE_KEY_SIZE], const uint8_t *data,
+                   size_t n, char *note, size_t notesz)
+{
+	if (c->dir && !local_put(c, key, data, n))
+		say(note, notesz, "cache: cannot store an entry in %s: %s", c->dir,
+		    strerror(errno));
+	if (c->remote)
+		ofl_remote_put(c->remote, key, data, n, note, notesz);
+	pthread_mutex_lock(&c->lock);
+	c->put_bytes += n;
+	pthread_mutex_unlock(&c->lock);
+}
+
+/* ---- statistics --------------------------------------------------------- */
+
+static const char *const counter_names[] = {"hits", "misses", "remote_hits"};
+
+static void read_counters(int fd, uint64_t v[3])
+{
+	char text[256];
+	ssize_t n = pread(fd, text, sizeof(text) - 1, 0);
+	text[n > 0 ? n : 0] = '\0';
+	for (int i = 0; i < 3; i++) {
+		const char *p = strstr(text, counter_names[i]);
+		unsigned long long x = 0;
+		if (p && sscanf(p + strlen(counter_names[i]), " %llu", &x) == 1)
+			v[i] = x;
+	}
+}
+
+/* Adds this session's counters to the store's, under a lock. */
+static void record(const struct ofl_cache *c)
+{
+	char path[4096], text[256];
+	snprintf(path, sizeof(path), "%s/stats", c->dir);
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0)
+		return;
+	uint64_t v[3] = {0, 0, 0};
+	if (!flock(fd, LOCK_EX)) {
+		read_counters(fd, v);
+		int n = snprintf(text, sizeof(text), "hits %llu\nmisses %llu\nremote_hits %llu\n",
+		                 (unsigned long long)(v[0] + c->hits),
+		                 (unsigned long long)(v[1] + c->misses),
+		                 (unsigned long long)(v[2] + c->remote_hits));
+		if (!ftruncate(fd, 0))
+			(void)!pwrite(fd, text, (size_t)n, 0);
+	}
+	close(fd);
+}
+
+void ofl_cache_close(struct ofl_cache *c)
+{
+	if (!c)
+		return;
+	struct ofl_error ignored = OFL_ERROR_INIT;
+	if (c->dir && (c->hits || c->misses))
+		record(c);
+	if (c->dir && c->put_bytes)
+		ofl_cache_trim(c->dir, c->max_size, &ignored);
+	ofl_remote_close(c->remote);
+	pthread_mutex_destroy(&c->lock);
+	free(c->dir);
+	free(c);
+}
+
+/* ---- the store as a whole ------------------------------------------------ */
+
+struct entry {
+	char *path;
+	uint64_t size;
+	struct timespec used;
+};
+
+struct entries {
+	struct entry *v;
+	size_t n, cap;
+	uint64_t bytes;
+};
+
+static bool is_hex_name(const char *s, size_t len)
+{
+	if (strlen(s) != len)
+		return false;
+	for (; *s; s++)
+		if (!strchr("0123456789abcdef", *s))
+			return false;
+	return true;
+}
+
+/* The entries of one two-digit directory (nothing else is looked at). */
+static int list_dir(const char *dir, struct entries *e, struct ofl_error *err)
+{
+	DIR *d = opendir(dir);
+	int rc = 0;
+	for (struct dirent *de; !rc && d && (de = readdir(d));) {
+		struct stat st;
+		char *p = NULL;
+		if (!is_hex_name(de->d_name, 2 * OFL_CACHE_KEY_SIZE))
+			continue;
+		if (asprintf(&p, "%s/%s", dir, de->d_name) < 0)
+			rc = OFL_NOMEM(err);
+		else if (lstat(p, &st) || !S_ISREG(st.st_mode))
+			free(p);
+		else if (OFL_GROW(e->v, e->cap, e->n)) {
+			free(p);
+			rc = OFL_NOMEM(err);
+		} else {
+			e->v[e->n++] = (struct entry){p, (uint64_t)st.st_size, st.st_mtim};
+			e->bytes += (uint64_t)st.st_size;
+		}
+	}
+	if (d)
+		closedir(d);
+	return rc;
+}
+
+static int list_entries(const char *root, struct entries *e, struct ofl_error *err)
+{
+	char *v1 = NULL;
+	if (asprintf(&v1, "%s/v1", root) < 0)
+		return OFL_NOMEM(err);
+	DIR *d = opendir(v1);
+	int rc = 0;
+	for (struct dirent *de; !rc && d && (de = readdir(d));) {
+		char *sub = NULL;
+		if (!is_hex_name(de->d_name, 2))
+			continue;
+		if (asprintf(&sub, "%s/%s", v1, de->d_name) < 0)
+			rc = OFL_NOMEM(err);
+		else
+			rc = list_dir(sub, e, err);
+		free(sub);
+	}
+	if (d)
+		closedir(d);
+	free(v1);
+	return rc;
+}
+
+static void release_entries(struct entries *e)
+{
+	for (size_t i = 0; i < e->n; i++)
+		free(e->v[i].path);
+	free(e->v);
+}
+
+int ofl_cache_stats(const char *dir, struct ofl_cache_stats *s, struct ofl_error *err)
+{
+	struct entries e = {NULL, 0, 0, 0};
+	*s = (struct ofl_cache_stats){0, 0, 0, 0, 0};
+	int rc = list_entries(dir, &e, err);
+	s->entries = e.n;
+	s->bytes = e.bytes;
+	release_entries(&e);
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/v1/stats", dir);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd >= 0) {
+		uint64_t v[3] = {0, 0, 0};
+		read_counters(fd, v);
+		s->hits = v[0];
+		s->misses = v[1];
+		s->remote_hits = v[2];
+		close(fd);
+	}
+	return rc;
+}
+
+int ofl_cache_clear(const char *dir, struct ofl_error *err)
+{
+	struct entries e = {NULL, 0, 0, 0};
+	int rc = list_entries(dir, &e, err);
+	for (size_t i = 0; !rc && i < e.n; i++)
+		if (unlink(e.v[i].path) && errno != ENOENT)
+			rc = ofl_error_errno(err, e.v[i].path, "cannot remove");
+	release_entries(&e);
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/v1/stats", dir);
+	if (!rc && unlink(path) && errno != ENOENT)
+		rc = ofl_error_errno(err, path, "cannot remove");
+	return rc;
+}
+
+static int by_use(const void *a, const void *b)
+{
+	const struct timespec *x = &((const struct entry *)a)->used,
+	                      *y = &((const struct entry *)b)->used;
+	return x->tv_sec != y->tv_sec     ? (x->tv_sec < y->tv_sec ? -1 : 1)
+	       : x->tv_nsec != y->tv_nsec ? (x->tv_nsec < y->tv_nsec ? -1 : 1)
+	                                  : 0;
+}
+
+int ofl_cache_trim(const char *dir, uint64_t max_size, struct ofl_error *err)
+{
+	struct entries e = {NULL, 0, 0, 0};
+	int rc = list_entries(dir, &e, err);
+	if (!rc && e.bytes > max_size)
+		qsort(e.v, e.n, sizeof(*e.v), by_use);
+	/* the least recently used go first; entries of a link running now
+	 * were used last */
+	for (size_t i = 0; !rc && e.bytes > max_size && i < e.n; i++)
+		if (!unlink(e.v[i].path) || errno == ENOENT)
+			e.bytes -= e.v[i].size;
+	release_entries(&e);
+	return rc;
+}

@@ -1,0 +1,70 @@
+/* The key of a device link (cache_priv.h): SHA-256 over tagged,
+ * length-prefixed items, so that no two different sequences of items hash
+ * alike. */
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cache_priv.h"
+#include "internal.h"
+
+static void item(struct ofl_cache_key *k, const char *tag, const void *p, size_t n)
+{
+	uint8_t len[8];
+	SHA256Update(&k->ctx, (const uint8_t *)tag, strlen(tag) + 1);
+	ofl_put_le64(len, n);
+	SHA256Update(&k->ctx, len, sizeof(len));
+	SHA256Update(&k->ctx, p, n);
+}
+
+void ofl_key_init(struct ofl_cache_key *k)
+{
+	SHA256Init(&k->ctx);
+	/* a new format of keys or entries starts over */
+	ofl_key_str(k, "offlink-device-link", "1");
+}
+
+void ofl_key_str(struct ofl_cache_key *k, const char *tag, const char *s)
+{
+	item(k, tag, s, strlen(s));
+}
+
+int ofl_key_content(struct ofl_cache_key *k, const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	SHA2_CTX c;
+	uint8_t buf[1 << 16], sum[OFL_CACHE_KEY_SIZE];
+	SHA256Init(&c);
+	ssize_t r;
+	while ((r = read(fd, buf, sizeof(buf))) > 0)
+		SHA256Update(&c, buf, (size_t)r);
+	close(fd);
+	if (r < 0)
+		return -1;
+	SHA256Final(sum, &c);
+	item(k, "content", sum, sizeof(sum));
+	return 0;
+}
+
+void ofl_key_identity(struct ofl_cache_key *k, const char *path)
+{
+	char real[PATH_MAX], id[PATH_MAX + 96];
+	struct stat st;
+	if (!realpath(path, real) || stat(real, &st)) {
+		ofl_key_str(k, "absent", path);
+		return;
+	}
+	snprintf(id, sizeof(id), "%s %lld %lld.%09ld", real, (long long)st.st_size,
+	         (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
+	ofl_key_str(k, "file", id);
+}
+
+void ofl_key_final(struct ofl_cache_key *k, uint8_t key[OFL_CACHE_KEY_SIZE])
+{
+	SHA256Final(key, &k->ctx);
+}

@@ -1,0 +1,47 @@
+/* Private to the device-link cache (cache.c, cache_remote.c, cache_key.c,
+ * devlink.c): the remote store, and the key of a device link. */
+#ifndef OFL_CACHE_PRIV_H
+#define OFL_CACHE_PRIV_H
+
+#include <sha2.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "offlink/buf.h"
+#include "offlink/cache.h"
+#include "offlink/error.h"
+
+/* cache_remote.c: Bazel's HTTP remote-cache protocol over libcurl. */
+struct ofl_remote;
+int ofl_remote_open(struct ofl_remote **r, const char *url, bool read_only, unsigned timeout_ms,
+                    struct ofl_error *err);
+void ofl_remote_close(struct ofl_remote *r);
+/* 1: the bytes are in out (checked against their hash); 0: not there;
+ * -1: the remote failed (down, slow, garbage), said in note, and is not
+ * asked again. */
+int ofl_remote_get(struct ofl_remote *r, const uint8_t key[OFL_CACHE_KEY_SIZE], struct ofl_buf *out,
+                   char *note, size_t notesz);
+void ofl_remote_put(struct ofl_remote *r, const uint8_t key[OFL_CACHE_KEY_SIZE],
+                    const uint8_t *data, size_t n, char *note, size_t notesz);
+
+/* SHA-256 of bytes, and as lowercase hex (65 bytes with the NUL). */
+void ofl_sha256(const uint8_t *p, size_t n, uint8_t out[OFL_CACHE_KEY_SIZE]);
+void ofl_hex(const uint8_t *p, size_t n, char *out);
+
+/* cache_key.c: what decides a device link's output, hashed.  Every item
+ * is tagged and length-prefixed, so no two sequences of items collide. */
+struct ofl_cache_key {
+	SHA2_CTX ctx;
+};
+void ofl_key_init(struct ofl_cache_key *k);
+void ofl_key_str(struct ofl_cache_key *k, const char *tag, const char *s);
+/* The SHA-256 of a file's bytes: an input of the link.  -1 when it
+ * cannot be read (the link is then not cached). */
+int ofl_key_content(struct ofl_cache_key *k, const char *path);
+/* Path, size and modification time of a file the link may read (a tool,
+ * a library), or that it is missing: an upgrade changes the key. */
+void ofl_key_identity(struct ofl_cache_key *k, const char *path);
+void ofl_key_final(struct ofl_cache_key *k, uint8_t key[OFL_CACHE_KEY_SIZE]);
+
+#endif

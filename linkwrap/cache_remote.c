@@ -1,0 +1,344 @@
+/* The shared remote cache: Bazel's HTTP remote-cache protocol, as
+ * bazel-remote and nginx with WebDAV serve it, through libcurl.
+ *
+ * GET/PUT <remote>/cas/<sha256 of the bytes> holds the image, and
+ * <remote>/ac/<key> an ActionResult naming it (protobuf: output_files = 2
+ * { path = 1, digest = 2 { hash = 1, size_bytes = 2 } }), so that
+ * bazel-remote accepts and validates our entries as it does Bazel's.  The
+ * bytes are checked against their hash.  The first failure (refused,
+ * timed out, an answer that is not the protocol's) turns the remote off
+ * for the rest of the link. */
+#include <curl/curl.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "cache_priv.h"
+#include "internal.h"
+
+/* Larger than any device image, smaller than what would exhaust memory. */
+#define MAX_BLOB (4ull << 30)
+#define MAX_ACTION (64u << 10)
+
+struct ofl_remote {
+	char *base; /* without a trailing '/' */
+	bool read_only;
+	long timeout_ms;
+	volatile int off; /* set once the remote failed */
+};
+
+int ofl_remote_open(struct ofl_remote **out, const char *url, bool read_only, unsigned timeout_ms,
+                    struct ofl_error *err)
+{
+	if (strncmp(url, "http://", 7) && strncmp(url, "https://", 8))
+		return ofl_error_set(err, OFL_EINVAL, NULL, OFL_NO_OFFSET,
+		                     "remote cache '%s': expected an http:// or https:// URL", url);
+	struct ofl_remote *r = ofl_calloc(1, sizeof(*r));
+	if (!r || !(r->base = ofl_strdup(url))) {
+		free(r);
+		return OFL_NOMEM(err);
+	}
+	for (size_t n = strlen(r->base); n && r->base[n - 1] == '/'; n--)
+		r->base[n - 1] = '\0';
+	r->read_only = read_only;
+	r->timeout_ms = (long)timeout_ms;
+	/* thread-safe and reference-counted in the libcurl Debian ships */
+	curl_global_init(CURL_GLOBAL_DEFAULT);
+	*out = r;
+	return 0;
+}
+
+void ofl_remote_close(struct ofl_remote *r)
+{
+	if (!r)
+		return;
+	curl_global_cleanup();
+	free(r->base);
+	free(r);
+}
+
+static void note_failure(struct ofl_remote *r, char *note, size_t notesz, const char *what,
+                         const char *why)
+{
+	if (!__atomic_exchange_n(&r->off, 1, __ATOMIC_SEQ_CST) && note && notesz)
+		snprintf(note, notesz,
+		         "remote cache %s: %s: %s; not used for the rest of this link", r->base,
+		         what, why);
+}
+
+struct sink {
+	struct ofl_buf *b;
+	uint64_t max;
+	bool too_big;
+};
+
+static size_t on_data(char *p, size_t size, size_t n, void *ctx)
+{
+	struct sink *s = ctx;
+	if (s->b->len + n > s->max || ofl_buf_append(s->b, p, n)) {
+		s->too_big = true;
+		return 0;
+	}
+	return size * n;
+}
+
+static CURL *request(const struct ofl_remote *r, const char *url)
+{
+	CURL *h = curl_easy_init();
+	if (!h)
+		return NULL;
+	curl_easy_setopt(h, CURLOPT_URL, url);
+	curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, r->timeout_ms);
+	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, r->timeout_ms);
+	curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
+	return h;
+}
+
+/* GET url into out: 1 found, 0 absent (404), -1 failed (why in *why). */
+static int get(struct ofl_remote *r, const char *url, struct ofl_buf *out, uint64_t max,
+               const char **why)
+{
+	struct sink s = {out, max, false};
+	CURL *h = request(r, url);
+	if (!h)
+		return *why = "libcurl cannot start a request", -1;
+	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_data);
+	curl_easy_setopt(h, CURLOPT_WRITEDATA, &s);
+	CURLcode rc = curl_easy_perform(h);
+	long status = 0;
+	curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
+	curl_easy_cleanup(h);
+	if (s.too_big)
+		return *why = "an answer larger than an entry can be", -1;
+	if (rc != CURLE_OK)
+		return *why = curl_easy_strerror(rc), -1;
+	if (status == 404)
+		return 0;
+	return status == 200 ? 1 : (*why = "an unexpected HTTP status", -1);
+}
+
+struct source {
+	const uint8_t *p;
+	size_t left;
+};
+
+static size_t on_read(char *p, size_t size, size_t n, void *ctx)
+{
+	struct source *s = ctx;
+	size_t k = size * n < s->left ? size * n : s->left;
+	memcpy(p, s->p, k);
+	s->p += k;
+	s->left -= k;
+	return k;
+}
+
+static int put(struct ofl_remote *r, const char *url, const uint8_t *p, size_t n, const char **why)
+{
+	struct source s = {p, n};
+	CURL *h = request(r, url);
+	if (!h)
+		return *why = "libcurl cannot start a request", -1;
+	curl_easy_setopt(h, CURLOPT_UPLOAD, 1L);
+	curl_easy_setopt(h, CURLOPT_READFUNCTION, on_read);
+	curl_easy_setopt(h, CURLOPT_READDATA, &s);
+	curl_easy_setopt(h, CURLOPT_INFILESIZE_LARGE, (curl_off_t)n);
+	CURLcode rc = curl_easy_perform(h);
+	long status = 0;
+	curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
+	curl_easy_cleanup(h);
+	if (rc != CURLE_OK)
+		return *why = curl_easy_strerror(rc), -1;
+	return status >= 200 && status < 300 ? 0 : (*why = "the upload was refused", -1);
+}
+
+/* ---- the ActionResult message ------------------------------------------ */
+
+static void varint(struct ofl_buf *b, uint64_t v)
+{
+	uint8_t x[10];
+	size_t n = 0;
+	do {
+		x[n] = (uint8_t)(v & 0x7f) | (v > 0x7f ? 0x80 : 0);
+		v >>= 7;
+		n++;
+	} while (v);
+	ofl_buf_append(b, x, n);
+}
+
+static void field(struct ofl_buf *b, unsigned num, const void *p, size_t n)
+{
+	varint(b, (uint64_t)num << 3 | 2);
+	varint(b, n);
+	ofl_buf_append(b, p, n);
+}
+
+/* ActionResult { output_files { path "image" digest { hash, size } } } */
+static int action_result(const char *hash, uint64_t size, struct ofl_buf *out)
+{
+	struct ofl_buf digest = OFL_BUF_INIT, file = OFL_BUF_INIT;
+	field(&digest, 1, hash, strlen(hash));
+	varint(&digest, 2 << 3);
+	varint(&digest, size);
+	field(&file, 1, "image", 5);
+	field(&file, 2, digest.data, digest.len);
+	field(out, 2, file.data, file.len);
+	int bad = !digest.data || !file.data || !out->data;
+	ofl_buf_release(&digest);
+	ofl_buf_release(&file);
+	return bad ? -1 : 0;
+}
+
+struct pb {
+	const uint8_t *p, *end;
+};
+
+static bool read_varint(struct pb *m, uint64_t *v)
+{
+	*v = 0;
+	for (unsigned shift = 0; m->p < m->end && shift < 64; shift += 7) {
+		uint8_t x = *m->p++;
+		*v |= (uint64_t)(x & 0x7f) << shift;
+		if (!(x & 0x80))
+			return true;
+	}
+	return false;
+}
+
+/* The next field: its number, and its bytes when length-delimited (else
+ * its varint value).  Fixed-width fields are skipped. */
+static bool next_field(struct pb *m, unsigned *num, struct pb *sub, uint64_t *value)
+{
+	uint64_t tag, len;
+	if (!read_varint(m, &tag))
+		return false;
+	*num = (unsigned)(tag >> 3);
+	switch (tag & 7) {
+	case 0:
+		return read_varint(m, value);
+	case 1:
+	case 5: {
+		size_t w = (tag & 7) == 1 ? 8 : 4;
+		if ((size_t)(m->end - m->p) < w)
+			return false;
+		m->p += w;
+		return true;
+	}
+	case 2:
+		if (!read_varint(m, &len) || len > (uint64_t)(m->end - m->p))
+			return false;
+		*sub = (struct pb){m->p, m->p + len};
+		m->p += len;
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* The digest of the first output file: hex hash and size. */
+static bool parse_action(const struct ofl_buf *b, char hash[65], uint64_t *size)
+{
+	struct pb m = {b->data, b->data + b->len}, f, d, x;
+	unsigned num;
+	uint64_t v;
+	while (m.p < m.end) {
+		if (!next_field(&m, &num, &f, &v))
+			return false;
+		if (num != 2)
+			continue;
+		while (f.p < f.end) {
+			if (!next_field(&f, &num, &d, &v))
+				return false;
+			if (num != 2)
+				continue;
+			bool have_hash = false;
+			*size = 0;
+			while (d.p < d.end) {
+				if (!next_field(&d, &num, &x, &v))
+					return false;
+				if (num == 1 && x.end - x.p == 64) {
+					memcpy(hash, x.p, 64);
+					hash[64] = '\0';
+					have_hash = true;
+				} else if (num == 2) {
+					*size = v;
+				}
+			}
+			return have_hash;
+		}
+	}
+	return false;
+}
+
+static int get_blob(struct ofl_remote *r, const char *hash, uint64_t size, struct ofl_buf *out,
+                    const char **why)
+{
+	char *url = NULL;
+	size_t start = out->len;
+	if (size > MAX_BLOB || asprintf(&url, "%s/cas/%s", r->base, hash) < 0)
+		return *why = "an entry larger than an image can be", -1;
+	int rc = get(r, url, out, MAX_BLOB, why);
+	free(url);
+	uint8_t sum[OFL_CACHE_KEY_SIZE];
+	char hex[65];
+	if (rc == 1) {
+		ofl_sha256(out->data + start, out->len - start, sum);
+		ofl_hex(sum, sizeof(sum), hex);
+		if (strcmp(hex, hash) || out->len - start != size)
+			rc = -1, *why = "bytes that are not what the entry names";
+	}
+	if (rc != 1)
+		out->len = start;
+	/* an action naming bytes the store lost: a miss */
+	return rc == 0 ? 0 : rc;
+}
+
+int ofl_remote_get(struct ofl_remote *r, const uint8_t key[OFL_CACHE_KEY_SIZE], struct ofl_buf *out,
+                   char *note, size_t notesz)
+{
+	if (__atomic_load_n(&r->off, __ATOMIC_SEQ_CST))
+		return 0;
+	char hex[65], hash[65], *url = NULL;
+	const char *why = NULL;
+	struct ofl_buf ac = OFL_BUF_INIT;
+	uint64_t size = 0;
+	ofl_hex(key, OFL_CACHE_KEY_SIZE, hex);
+	if (asprintf(&url, "%s/ac/%s", r->base, hex) < 0)
+		return 0;
+	int rc = get(r, url, &ac, MAX_ACTION, &why);
+	free(url);
+	if (rc == 1 && !parse_action(&ac, hash, &size))
+		rc = -1, why = "an action entry that is not an ActionResult";
+	ofl_buf_release(&ac);
+	if (rc == 1)
+		rc = get_blob(r, hash, size, out, &why);
+	if (rc < 0)
+		note_failure(r, note, notesz, "GET", why);
+	return rc;
+}
+
+void ofl_remote_put(struct ofl_remote *r, const uint8_t key[OFL_CACHE_KEY_SIZE],
+                    const uint8_t *data, size_t n, char *note, size_t notesz)
+{
+	if (r->read_only || __atomic_load_n(&r->off, __ATOMIC_SEQ_CST))
+		return;
+	uint8_t sum[OFL_CACHE_KEY_SIZE];
+	char hash[65], hex[65], *cas = NULL, *ac = NULL;
+	const char *why = "out of memory";
+	struct ofl_buf action = OFL_BUF_INIT;
+	ofl_sha256(data, n, sum);
+	ofl_hex(sum, sizeof(sum), hash);
+	ofl_hex(key, OFL_CACHE_KEY_SIZE, hex);
+	/* the bytes first: an action never names bytes the store lacks */
+	if (asprintf(&cas, "%s/cas/%s", r->base, hash) < 0)
+		cas = NULL;
+	if (asprintf(&ac, "%s/ac/%s", r->base, hex) < 0)
+		ac = NULL;
+	int rc = !cas || !ac || action_result(hash, n, &action) ? -1 : put(r, cas, data, n, &why);
+	if (!rc)
+		rc = put(r, ac, action.data, action.len, &why);
+	if (rc)
+		note_failure(r, note, notesz, "PUT", why);
+	free(cas);
+	free(ac);
+	ofl_buf_release(&action);
+}

@@ -1,0 +1,438 @@
+/* The host link as the pipeline sees it (docs/design.md, "The host link"):
+ * one knowledge of the host linker's command line for both front ends.
+ * ld.offlink hands over its own command line, the plugin its linker's (read
+ * from /proc/self/cmdline).  From it come where -l finds libraries, which
+ * inputs the link reads, what a CPU device link takes from the host link,
+ * the host linker's argv with the wrapper objects, and which outputs of the
+ * host linker would name a temporary. */
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "link_priv.h"
+#include "offlink/format.h"
+#include "offlink/io.h"
+
+static int push(struct ofl_argv *v, const char *s, struct ofl_error *err)
+{
+	char *c = ofl_strdup(s);
+	if (!c || OFL_GROW(v->v, v->cap, v->n)) {
+		free(c);
+		return OFL_NOMEM(err);
+	}
+	v->v[v->n++] = c;
+	return 0;
+}
+
+static int pushf(struct ofl_argv *v, struct ofl_error *err, const char *a, const char *b)
+{
+	char *s = NULL;
+	if (asprintf(&s, "%s%s", a, b) < 0)
+		return OFL_NOMEM(err);
+	int rc = push(v, s, err);
+	free(s);
+	return rc;
+}
+
+/* Debian's multiarch name of a host triple's architecture, or NULL. */
+static const char *multiarch(const char *triple)
+{
+	static const char *const arch[][2] = {{"x86_64-", "x86_64-linux-gnu"},
+	                                      {"aarch64-", "aarch64-linux-gnu"},
+	                                      {"i386-", "i386-linux-gnu"},
+	                                      {"i686-", "i386-linux-gnu"},
+	                                      {"powerpc64le-", "powerpc64le-linux-gnu"},
+	                                      {"riscv64-", "riscv64-linux-gnu"},
+	                                      {"s390x-", "s390x-linux-gnu"},
+	                                      {"loongarch64-", "loongarch64-linux-gnu"}};
+	for (size_t i = 0; i < sizeof(arch) / sizeof(arch[0]); i++)
+		if (!strncmp(triple, arch[i][0], strlen(arch[i][0])))
+			return arch[i][1];
+	return NULL;
+}
+
+/* GNU ld's built-in search directories on Debian for the host triple: the
+ * multiarch ones, then the generic ones (ld --verbose's SEARCH_DIR). */
+static int default_libdirs(struct ofl_link *l, struct ofl_error *err)
+{
+	static const char *const roots[] = {"/usr/local/lib", "/lib", "/usr/lib"};
+	const char *ma = multiarch(l->o.host_triple);
+	int rc = 0;
+	for (size_t i = 0; ma && !rc && i < 3; i++) {
+		char *d = NULL;
+		if (asprintf(&d, "%s/%s", roots[i], ma) < 0)
+			return OFL_NOMEM(err);
+		rc = push(&l->libdirs, d, err);
+		free(d);
+	}
+	for (size_t i = 0; !rc && i < 3; i++)
+		rc = push(&l->libdirs, roots[i], err);
+	return rc;
+}
+
+char *ofl_link_find_library(const struct ofl_link *l, const struct ofl_ldarg *a,
+                            struct ofl_error *err)
+{
+	return ofl_ldcmd_find_library(l->o.host_cmd, a, (const char *const *)l->libdirs.v,
+	                              l->libdirs.n, err);
+}
+
+/* A shared object, told by its first bytes. */
+static bool is_shared_object(const char *path)
+{
+	uint8_t h[18];
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	ssize_t n = fd < 0 ? -1 : pread(fd, h, sizeof(h), 0);
+	if (fd >= 0)
+		close(fd);
+	return n == (ssize_t)sizeof(h) && ofl_format_of(h, sizeof(h)) == OFL_FMT_ELF &&
+	       (h[5] == 2 ? h[17] : h[16]) == 3;
+}
+
+/* One argument of the host link as a CPU device link takes it: library
+ * dirs, libraries found, run paths and shared objects given by path.  The
+ * linker wrapper also copies archives given by path and --whole-archive,
+ * which makes the device link define every declare-target symbol twice
+ * (LLVM 22 fails such links); their device code is linked as device code. */
+static int cpu_arg(struct ofl_link *l, const struct ofl_ldarg *a, struct ofl_error *err)
+{
+	if (a->kind == OFL_LDARG_FILE) {
+		char *p = ofl_ldcmd_input_path(l->o.host_cmd, a);
+		int rc = !p ? OFL_NOMEM(err) : is_shared_object(p) ? push(&l->cpu_args, p, err) : 0;
+		free(p);
+		return rc;
+	}
+	if (a->kind == OFL_LDARG_LIBRARY) {
+		char *found = ofl_link_find_library(l, a, err);
+		if (!found)
+			return err->code;
+		free(found);
+		return pushf(&l->cpu_args, err, "-l", a->value);
+	}
+	if (a->opt == OFL_LD_LIBPATH)
+		return pushf(&l->cpu_args, err, "-L", a->value);
+	if (a->opt == OFL_LD_RPATH)
+		return pushf(&l->cpu_args, err, "-Wl,-rpath,", a->value);
+	return 0;
+}
+
+int ofl_hostlink_init(struct ofl_link *l, struct ofl_error *err)
+{
+	const struct ofl_ldcmd *c = l->o.host_cmd;
+	int rc = default_libdirs(l, err);
+	for (size_t i = 0; c && !rc && i < c->nargs; i++)
+		rc = cpu_arg(l, &c->args[i], err);
+	return rc;
+}
+
+bool ofl_hostlink_names_library(const struct ofl_link *l, const char *name)
+{
+	const struct ofl_ldcmd *c = l->o.host_cmd;
+	for (size_t i = 0; c && i < c->nargs; i++)
+		if (c->args[i].kind == OFL_LDARG_LIBRARY && !strcmp(c->args[i].value, name))
+			return true;
+	return false;
+}
+
+int ofl_link_add_host_inputs(struct ofl_link *l, struct ofl_error *err)
+{
+	const struct ofl_ldcmd *c = l->o.host_cmd;
+	int rc = 0;
+	for (size_t i = 0; c && !rc && i < c->nargs; i++) {
+		const struct ofl_ldarg *a = &c->args[i];
+		char *path = a->kind == OFL_LDARG_FILE      ? ofl_ldcmd_input_path(c, a)
+		             : a->kind == OFL_LDARG_LIBRARY ? ofl_link_find_library(l, a, err)
+		                                            : NULL;
+		if (err->code)
+			rc = err->code;
+		else if (a->kind == OFL_LDARG_FILE && !path)
+			rc = OFL_NOMEM(err);
+		struct ofl_link_input in = {path,           -1,   0, 0, a->state.whole_archive,
+		                            a->state.group, false};
+		if (!rc && path)
+			rc = ofl_link_add(l, &in, err);
+		free(path);
+	}
+	return rc;
+}
+
+static int push_objects(struct ofl_argv *v, const struct ofl_link_result *r, struct ofl_error *err)
+{
+	int rc = 0;
+	for (size_t o = 0; r && !rc && o < r->nobjects; o++)
+		rc = push(v, r->objects[o], err);
+	return rc;
+}
+
+/* The line's words, ld.offlink's own options left out, -o's value replaced
+ * by output when given, the wrapper objects right after -o (where the
+ * linker wrapper puts them). */
+static int push_line(const struct ofl_ldcmd *c, const struct ofl_link_result *r, const char *output,
+                     struct ofl_argv *v, struct ofl_error *err)
+{
+	int rc = 0;
+	for (size_t i = 0; !rc && i < c->nargs; i++) {
+		const struct ofl_ldarg *a = &c->args[i];
+		if (ofl_ldarg_is_own(a))
+			continue;
+		bool out = a->opt == OFL_LD_OUTPUT;
+		if (out && output)
+			rc = push(v, "-o", err) || push(v, output, err);
+		for (unsigned w = 0; !rc && !(out && output) && w < a->nwords; w++)
+			rc = push(v, a->word[w], err);
+		if (!rc && out && a->value == c->output)
+			rc = push_objects(v, r, err);
+	}
+	return rc ? err->code : 0;
+}
+
+int ofl_host_argv(const struct ofl_ldcmd *c, const char *linker, const struct ofl_link_result *r,
+                  const char *output, struct ofl_argv *v, struct ofl_error *err)
+{
+	int rc = push(v, linker, err);
+	/* without -o, first; with it, after the last -o */
+	if (!rc && !c->output)
+		rc = push_objects(v, r, err);
+	if (!rc && output && !c->output)
+		rc = push(v, "-o", err) || push(v, output, err);
+	rc = rc ? rc : push_line(c, r, output, v, err);
+	for (size_t i = 0; r && !rc && i < r->nlibdirs; i++)
+		rc = pushf(v, err, "-L", r->libdirs[i]);
+	for (size_t i = 0; r && !rc && i < r->nlibraries; i++)
+		rc = pushf(v, err, "-l", r->libraries[i]);
+	/* NULL-terminated, for exec */
+	if (!rc && OFL_GROW(v->v, v->cap, v->n))
+		rc = OFL_NOMEM(err);
+	if (!rc)
+		v->v[v->n] = NULL;
+	return rc ? err->code : 0;
+}
+
+/* ---- outputs of the host link that name its inputs ---------------------- */
+
+/* The end of the logical line at p (backslash-newline continues it). */
+static const char *line_end(const char *p, const char *end)
+{
+	for (; p < end && *p != '\n'; p++)
+		if (*p == '\\' && p + 1 < end)
+			p++;
+	return p;
+}
+
+/* A word of a make rule: up to unescaped white space or a continuation. */
+static const char *word_end(const char *p, const char *end)
+{
+	for (; p < end && *p != ' ' && *p != '\t' && *p != '\n'; p++)
+		if (*p == '\\' && p + 1 < end) {
+			if (p[1] == '\n')
+				break;
+			p++;
+		}
+	return p;
+}
+
+static bool is_blank(char ch)
+{
+	return ch == ' ' || ch == '\t' || ch == '\\' || ch == '\n';
+}
+
+/* A rule rewritten without the words naming a temporary, in the form both
+ * GNU ld and lld write (one prerequisite per line); a rule whose target is
+ * a temporary (the phony rule for a prerequisite) goes entirely. */
+static int scrub_rule(const char *p, const char *end, const char *tmp, struct ofl_buf *out)
+{
+	size_t tl = strlen(tmp);
+	bool targets = true;
+	int rc = 0;
+	for (const char *w = p; !rc && w < end;) {
+		while (w < end && is_blank(*w) && !(w[0] == '\\' && w + 1 < end && w[1] != '\n'))
+			w++;
+		const char *e = word_end(w, end);
+		if (e == w)
+			break;
+		bool temp = (size_t)(e - w) > tl && !memcmp(w, tmp, tl) && w[tl] == '/';
+		if (temp && targets)
+			return 0;
+		if (!temp)
+			rc = targets ? ofl_buf_append(out, w, (size_t)(e - w))
+			             : ofl_buf_printf(out, " \\\n  %.*s", (int)(e - w), w);
+		targets = targets && e[-1] != ':';
+		w = e;
+	}
+	return rc ? rc : ofl_buf_append(out, "\n", 1);
+}
+
+static int scrub_depfile(const char *text, size_t n, const char *tmp, struct ofl_buf *out)
+{
+	const char *p = text, *end = text + n;
+	int rc = 0;
+	while (!rc && p < end) {
+		const char *e = line_end(p, end);
+		size_t len = (size_t)(e - p);
+		if (memmem(p, len, tmp, strlen(tmp)))
+			rc = scrub_rule(p, e, tmp, out);
+		else
+			rc = ofl_buf_append(out, p, len) || ofl_buf_append(out, "\n", e < end);
+		p = e + (e < end);
+	}
+	return rc;
+}
+
+/* A report: every "<tmpdir>/" goes, leaving the temporaries' own names. */
+static int scrub_report(const char *text, size_t n, const char *tmp, struct ofl_buf *out)
+{
+	size_t tl = strlen(tmp);
+	const char *p = text, *end = text + n;
+	int rc = 0;
+	for (const char *hit; !rc && (hit = memmem(p, (size_t)(end - p), tmp, tl));) {
+		bool dir = hit + tl < end && hit[tl] == '/';
+		rc = ofl_buf_append(out, p, (size_t)(hit - p));
+		p = hit + (dir ? tl + 1 : tl);
+		if (!dir && !rc)
+			rc = ofl_buf_append(out, tmp, tl);
+	}
+	return rc || ofl_buf_append(out, p, (size_t)(end - p));
+}
+
+static int scrub(const char *path, const char *tmp, bool depfile, struct ofl_error *err)
+{
+	struct ofl_file f = OFL_FILE_INIT;
+	struct ofl_buf out = OFL_BUF_INIT;
+	/* not written (the linker failed, or does not know the option) */
+	if (ofl_file_open_regular(&f, path, err)) {
+		ofl_error_clear(err);
+		return 0;
+	}
+	const char *text = (const char *)f.data;
+	int rc = 0;
+	if (f.size && memmem(text, f.size, tmp, strlen(tmp))) {
+		rc = depfile ? scrub_depfile(text, f.size, tmp, &out)
+		             : scrub_report(text, f.size, tmp, &out);
+		rc = rc ? OFL_NOMEM(err) : ofl_write_file(path, out.data, out.len, err);
+	}
+	ofl_buf_release(&out);
+	ofl_file_close(&f);
+	return rc;
+}
+
+int ofl_link_scrub_outputs(struct ofl_link *l, struct ofl_error *err)
+{
+	const struct ofl_ldcmd *c = l->o.host_cmd;
+	int rc = 0;
+	for (size_t i = 0; c && l->tmpdir && !rc && i < c->nargs; i++) {
+		const struct ofl_ldarg *a = &c->args[i];
+		if (a->opt == OFL_LD_DEPFILE || a->opt == OFL_LD_REPORT)
+			rc = scrub(a->value, l->tmpdir, a->opt == OFL_LD_DEPFILE, err);
+	}
+	return rc;
+}
+
+/* ---- which host linker ------------------------------------------------- */
+
+static bool skipped(const struct ofl_host_linker_query *q, const char *path)
+{
+	char real[PATH_MAX];
+	if (!realpath(path, real))
+		return true;
+	for (size_t i = 0; i < q->nskip; i++)
+		if (q->skip[i] && !strcmp(real, q->skip[i]))
+			return true;
+	return false;
+}
+
+/* dir/name when it is an executable that is not skipped.  Owned. */
+static char *candidate(const struct ofl_host_linker_query *q, const char *dir, size_t dlen,
+                       const char *name)
+{
+	char *p = NULL;
+	if (asprintf(&p, "%.*s/%s", dlen ? (int)dlen : 1, dlen ? dir : ".", name) < 0)
+		return NULL;
+	if (!access(p, X_OK) && !skipped(q, p))
+		return p;
+	free(p);
+	return NULL;
+}
+
+/* lld as clang's -fuse-ld=lld finds it: beside the clang that drives the
+ * link, else in the LLVM release whose bitcode the link reads (an older
+ * lld cannot read newer bitcode; Debian's PATH has lld 14). */
+static char *release_lld(const struct ofl_host_linker_query *q)
+{
+	const char *base = q->driver ? strrchr(q->driver, '/') : NULL;
+	char *p = NULL;
+	if (base && !strncmp(base + 1, "clang", 5))
+		p = candidate(q, q->driver, (size_t)(base - q->driver), "ld.lld");
+	const char *const *roots = q->llvm_roots;
+	size_t nroots = roots ? q->nllvm_roots : 1;
+	static const char *const usr_lib[] = {"/usr/lib"};
+	for (size_t i = 0; !p && q->llvm && i < nroots; i++) {
+		char dir[PATH_MAX];
+		const char *root = roots ? roots[i] : usr_lib[0];
+		int n = root ? snprintf(dir, sizeof(dir), "%s/llvm-%u/bin", root, q->llvm) : -1;
+		if (n > 0 && n < (int)sizeof(dir))
+			p = candidate(q, dir, (size_t)n, "ld.lld");
+	}
+	return p;
+}
+
+char *ofl_find_host_linker(const struct ofl_host_linker_query *q, struct ofl_error *err)
+{
+	static const char *const flavours[][2] = {
+	    {"bfd", "ld.bfd"}, {"gold", "ld.gold"}, {"lld", "ld.lld"}, {"mold", "mold"}};
+	const char *choice = q->choice && *q->choice ? q->choice : "ld";
+	for (size_t i = 0; i < sizeof(flavours) / sizeof(flavours[0]); i++)
+		if (!strcmp(choice, flavours[i][0]))
+			choice = flavours[i][1];
+	if (strchr(choice, '/')) {
+		if (!skipped(q, choice))
+			return ofl_strdup(choice);
+		ofl_error_set(err, OFL_EINVAL, NULL, OFL_NO_OFFSET,
+		              "the host linker '%s' is ld.offlink itself (or missing)", choice);
+		return NULL;
+	}
+	char *p = strcmp(choice, "ld.lld") ? NULL : release_lld(q);
+	for (const char *d = q->search_path; !p && d && *d;) {
+		size_t len = strcspn(d, ":");
+		p = candidate(q, d, len, choice);
+		d += len + (d[len] == ':');
+	}
+	if (!p)
+		ofl_error_set(err, OFL_ENOTFOUND, NULL, OFL_NO_OFFSET,
+		              "cannot find the host linker '%s' on PATH (other than ld.offlink "
+		              "itself and the copies of it that called it)",
+		              choice);
+	return p;
+}
+
+unsigned ofl_link_bitcode_release(const struct ofl_link *l)
+{
+	unsigned v = 0;
+	for (size_t i = 0; i < l->nfiles; i++) {
+		const struct ofl_file *f = &l->files[i].f;
+		unsigned fv = f->data ? ofl_bitcode_producer(f->data, f->size) : 0;
+		v = fv > v ? fv : v;
+	}
+	for (size_t i = 0; i < l->nunits; i++) {
+		unsigned uv = ofl_bitcode_producer(l->units[i].data, l->units[i].size);
+		v = uv > v ? uv : v;
+	}
+	return v;
+}
+
+int ofl_link_check_output(const struct ofl_link *l, const char *output, struct ofl_error *err)
+{
+	for (size_t i = 0; i < l->nfiles; i++)
+		if (ofl_same_file(output, l->files[i].in.path) == 1)
+			return ofl_error_set(err, OFL_EINVAL, output, OFL_NO_OFFSET,
+			                     "the output is also an input ('%s'): not written over",
+			                     l->files[i].in.path);
+	for (size_t i = 0; i < l->nunits; i++)
+		if (l->units[i].thin && ofl_file_is(l->units[i].thin, output) == 1)
+			return ofl_error_set(err, OFL_EINVAL, output, OFL_NO_OFFSET,
+			                     "the output is also an input ('%s'): not written over",
+			                     l->units[i].name);
+	return 0;
+}
