@@ -5,6 +5,7 @@
  * payload; a hit refreshes the entry's modification time, which trimming
  * reads as its last use.  <dir>/v1/stats holds the counters, updated under
  * flock once per link. */
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -12,6 +13,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <strings.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -424,4 +426,76 @@ int ofl_cache_trim(const char *dir, uint64_t max_size, struct ofl_error *err)
 			e.bytes -= e.v[i].size;
 	release_entries(&e);
 	return rc;
+}
+
+/* ---- configuration ------------------------------------------------------- */
+
+static const char *env_get(char *const *envp, const char *name)
+{
+	size_t n = strlen(name);
+	for (; envp && *envp; envp++)
+		if (!strncmp(*envp, name, n) && (*envp)[n] == '=')
+			return *envp + n + 1;
+	return NULL;
+}
+
+static bool env_false(const char *v)
+{
+	return v && (!strcmp(v, "0") || !strcasecmp(v, "false") || !strcasecmp(v, "off") ||
+	             !strcasecmp(v, "no"));
+}
+
+/* "5G", "500M", "123456": bytes (binary multiples). */
+static bool parse_size(const char *s, uint64_t *out)
+{
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 10);
+	const char *units = "KMGT";
+	const char *u = *end ? strchr(units, toupper((unsigned char)*end)) : NULL;
+	if (errno || end == s || (*end && (!u || end[1])) || v == 0)
+		return false;
+	unsigned shift = u ? 10u * (unsigned)(u - units + 1) : 0;
+	if (shift && v > (UINT64_MAX >> shift))
+		return false;
+	*out = (uint64_t)v << shift;
+	return true;
+}
+
+int ofl_cache_config_from_env(char *const *envp, struct ofl_cache_config *c, struct ofl_error *err)
+{
+	*c = (struct ofl_cache_config)OFL_CACHE_CONFIG_INIT;
+	const char *v;
+	c->enabled = !env_false(env_get(envp, "OFFLINK_CACHE"));
+	if ((v = env_get(envp, "OFFLINK_CACHE_MAX_SIZE")) && !parse_size(v, &c->opts.max_size))
+		return ofl_error_set(
+		    err, OFL_EINVAL, NULL, OFL_NO_OFFSET,
+		    "OFFLINK_CACHE_MAX_SIZE='%s': expected a size such as 5G, 500M "
+		    "or a number of bytes",
+		    v);
+	const char *dir = env_get(envp, "OFFLINK_CACHE_DIR"),
+	           *xdg = env_get(envp, "XDG_CACHE_HOME");
+	const char *home = env_get(envp, "HOME");
+	int n = dir && *dir              ? asprintf(&c->dir, "%s", dir)
+	        : xdg && xdg[0] == '/'   ? asprintf(&c->dir, "%s/offlink", xdg)
+	        : home && home[0] == '/' ? asprintf(&c->dir, "%s/.cache/offlink", home)
+	                                 : 0;
+	if (n < 0) {
+		c->dir = NULL;
+		return OFL_NOMEM(err);
+	}
+	c->opts.dir = c->dir;
+	c->opts.remote = env_get(envp, "OFFLINK_CACHE_REMOTE");
+	c->opts.remote_read_only =
+	    (v = env_get(envp, "OFFLINK_CACHE_REMOTE_READ_ONLY")) && *v && !env_false(v);
+	unsigned long ms =
+	    (v = env_get(envp, "OFFLINK_CACHE_REMOTE_TIMEOUT_MS")) ? strtoul(v, NULL, 10) : 0;
+	c->opts.remote_timeout_ms = ms && ms < 600000 ? (unsigned)ms : 0;
+	return 0;
+}
+
+void ofl_cache_config_release(struct ofl_cache_config *c)
+{
+	free(c->dir);
+	*c = (struct ofl_cache_config)OFL_CACHE_CONFIG_INIT;
 }

@@ -138,6 +138,9 @@ void ofl_link_free(struct ofl_link *l)
 		if (l->units[i].thin)
 			ofl_file_close(l->units[i].thin);
 		free(l->units[i].thin);
+		if (l->units[i].bc)
+			ofl_bcglobals_release(l->units[i].bc);
+		free(l->units[i].bc);
 	}
 	for (size_t i = 0; i < l->nimages; i++) {
 		ofl_obin_release(&l->images[i].b);
@@ -202,7 +205,9 @@ static int check_target(const char *triple, const char *arch, uint64_t offset,
 	                     "invalid target in an offload binary: triple '%s', arch '%s'", t, a);
 }
 
-static int add_image(struct ofl_link *l, size_t unit, const uint8_t *p, uint64_t size,
+/* at: where the binary is in the unit, for messages (bitcode: the
+ * initializer holding it is a copy). */
+static int add_image(struct ofl_link *l, size_t unit, const uint8_t *p, uint64_t size, uint64_t at,
                      struct ofl_error *err)
 {
 	struct link_image im = {unit,  OFL_OBIN_INIT,      NULL, NULL, 0, 0,
@@ -221,7 +226,7 @@ static int add_image(struct ofl_link *l, size_t unit, const uint8_t *p, uint64_t
 	if (!im.arch)
 		im.arch = "";
 	im.llvm = image_llvm(&im.b);
-	if (check_target(im.triple, im.arch, (uint64_t)(p - l->units[unit].data), err)) {
+	if (check_target(im.triple, im.arch, at, err)) {
 		ofl_obin_release(&im.b);
 		return err->code;
 	}
@@ -335,6 +340,59 @@ static int note_registered(struct ofl_link *l, size_t u, const struct ofl_elf_se
 	return rc;
 }
 
+/* What a bitcode object's entry tables ask for, from its section names
+ * (LLVM 20-22 put every kind's entries in llvm_offload_entries, 19 one
+ * section per language) and its images' kinds. */
+static struct ofl_wrap_needs bitcode_needs(const struct ofl_link *l, const struct link_unit *un)
+{
+	static const char *const llvm19[] = {"omp_offloading_entries", "cuda_offloading_entries",
+	                                     "hip_offloading_entries"};
+	struct ofl_wrap_needs n = {0, 0};
+	for (size_t i = un->first_image; i < un->first_image + un->nimages; i++) {
+		uint16_t k = l->images[i].b.offload_kind;
+		n.kinds |= 1u << (k == OFL_OFK_CUDA                        ? OFL_WRAP_CUDA
+		                  : k == OFL_OFK_HIP || k == OFL_OFK_HIP19 ? OFL_WRAP_HIP
+		                                                           : OFL_WRAP_OPENMP);
+	}
+	if (ofl_bcglobals_has_section(un->bc, "llvm_offload_entries"))
+		n.abis |= 1u << OFL_WRAP_LLVM20;
+	for (size_t i = 0; i < 3; i++)
+		if (ofl_bcglobals_has_section(un->bc, llvm19[i]))
+			n.abis |= 1u << OFL_WRAP_LLVM19;
+	return n;
+}
+
+/* LLVM bitcode (clang -flto): each OffloadBinary is the initializer of a
+ * global in section .llvm.offloading, several back to back in one. */
+static int scan_bitcode(struct ofl_link *l, size_t u, struct ofl_error *err)
+{
+	struct link_unit *un = &l->units[u];
+	struct ofl_found_list found = OFL_FOUND_LIST_INIT;
+	if (!(un->bc = ofl_malloc(sizeof(*un->bc))))
+		return OFL_NOMEM(err);
+	*un->bc = (struct ofl_bcglobals)OFL_BCGLOBALS_INIT;
+	int rc =
+	    ofl_bitcode_section_globals(un->data, un->size, OFL_OFFLOADING_SECTION, un->bc, err);
+	un->first_image = l->nimages;
+	for (size_t g = 0; !rc && g < un->bc->n; g++) {
+		const struct ofl_bcglobal *gl = &un->bc->globals[g];
+		ofl_found_list_release(&found);
+		rc = ofl_scan_walk(gl->data, gl->size, 0, 0, OFL_SCAN_STRICT, &found, err);
+		for (size_t i = 0; !rc && i < found.n; i++)
+			rc = add_image(l, u, gl->data + found.v[i].offset, found.v[i].size,
+			               OFL_NO_OFFSET, err);
+		if (rc)
+			ofl_error_prefix(err, "global %.*s in section %s", (int)gl->name_len,
+			                 gl->name, OFL_OFFLOADING_SECTION);
+	}
+	if (!rc && un->nimages)
+		un->needs = bitcode_needs(l, un);
+	if (rc)
+		ofl_error_locate(err, un->name, 0);
+	ofl_found_list_release(&found);
+	return rc;
+}
+
 /* Every OffloadBinary in the unit's offloading sections (several per
  * section after ld -r), or the unit itself when it is one. */
 static int scan_unit(struct ofl_link *l, size_t u, struct ofl_error *err)
@@ -344,6 +402,8 @@ static int scan_unit(struct ofl_link *l, size_t u, struct ofl_error *err)
 	struct ofl_elf_sections secs = OFL_ELF_SECTIONS_INIT;
 	int rc = 0;
 	enum ofl_format f = ofl_format_of(un->data, un->size);
+	if (f == OFL_FMT_BITCODE)
+		return scan_bitcode(l, u, err);
 	if (f == OFL_FMT_OFFLOAD)
 		rc = ofl_scan_walk(un->data, un->size, 0, 0, OFL_SCAN_STRICT, &found, err);
 	else if (f == OFL_FMT_ELF)
@@ -365,7 +425,8 @@ static int scan_unit(struct ofl_link *l, size_t u, struct ofl_error *err)
 	}
 	l->units[u].first_image = l->nimages;
 	for (size_t i = 0; !rc && i < found.n; i++)
-		rc = add_image(l, u, un->data + found.v[i].offset, found.v[i].size, err);
+		rc = add_image(l, u, un->data + found.v[i].offset, found.v[i].size,
+		               found.v[i].offset, err);
 	if (!rc && !found.n)
 		rc = scan_bundles(l, u, err);
 	/* what its entry tables ask for; an object that cannot be read
@@ -392,7 +453,8 @@ static int add_unit(struct ofl_link *l, size_t file, const char *member, const u
 		return OFL_NOMEM(err);
 	}
 	struct link_unit *u = &l->units[l->nunits];
-	*u = (struct link_unit){NULL, data, size, file, false, false, NULL, 0, 0, {0, 0}, thin};
+	*u = (struct link_unit){NULL, data, size, file,   false, false,
+	                        NULL, 0,    0,    {0, 0}, thin,  NULL};
 	const char *path = l->files[file].in.path;
 	if (member ? asprintf(&u->name, "%s(%s)", path, member) < 0 : !(u->name = ofl_strdup(path)))
 		return OFL_NOMEM(err);
@@ -446,6 +508,8 @@ static enum file_kind classify(const uint8_t *d, size_t n)
 		return FILE_ARCHIVE;
 	case OFL_FMT_OFFLOAD:
 		return FILE_OBIN;
+	case OFL_FMT_BITCODE:
+		return FILE_BITCODE;
 	case OFL_FMT_ELF:
 		break;
 	default:
@@ -503,7 +567,7 @@ int ofl_link_add(struct ofl_link *l, const struct ofl_link_input *in, struct ofl
 	f->kind = classify(f->f.data, f->f.size);
 	if (f->kind == FILE_ARCHIVE)
 		return add_archive(l, fi, err);
-	if (f->kind == FILE_OBJECT || f->kind == FILE_OBIN)
+	if (f->kind == FILE_OBJECT || f->kind == FILE_OBIN || f->kind == FILE_BITCODE)
 		return add_unit(l, fi, NULL, f->f.data, f->f.size, NULL, err);
 	return 0;
 }

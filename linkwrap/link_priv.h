@@ -8,6 +8,7 @@
 #include <signal.h>
 
 #include "offlink/archive.h"
+#include "offlink/bitcode.h"
 #include "offlink/bundle.h"
 #include "offlink/target_id.h"
 #include "offlink/wrapper_obj.h"
@@ -17,7 +18,7 @@
 #include "offlink/proc.h"
 #include "symset.h"
 
-enum file_kind { FILE_OTHER, FILE_OBJECT, FILE_ARCHIVE, FILE_SHARED, FILE_OBIN };
+enum file_kind { FILE_OTHER, FILE_OBJECT, FILE_ARCHIVE, FILE_SHARED, FILE_OBIN, FILE_BITCODE };
 
 /* A file of the host link. */
 struct link_file {
@@ -41,6 +42,9 @@ struct link_unit {
 	/* what its entry tables ask for (read once, for units with images) */
 	struct ofl_wrap_needs needs;
 	struct ofl_file *thin; /* a thin archive's member: its own file, owned */
+	/* LLVM bitcode (host LTO): its offloading globals, which the images
+	 * point into, and its section names; owned */
+	struct ofl_bcglobals *bc;
 };
 
 /* One OffloadBinary found in a unit. */

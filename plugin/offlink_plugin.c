@@ -13,7 +13,9 @@
 #define HAVE_STDINT_H 1
 #include <plugin-api.h>
 
+#include <dlfcn.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,10 +52,16 @@ struct plugin {
 	bool failed;
 	bool loaded; /* onload ran: a second one is the same .so loaded again */
 	bool done;   /* all_symbols_read ran */
+	/* LLVM's LLVMgold.so comes before us and claims bitcode (clang -flto
+	 * puts it first), so claim_file never shows us host LTO objects: the
+	 * inputs are read from the command line, as ld.offlink reads them */
+	bool from_command_line;
 	struct ofl_link *link;
 };
 
 static struct plugin P;
+
+__attribute__((visibility("default"))) enum ld_plugin_status onload(struct ld_plugin_tv *tv);
 
 #define SAY(level, ...) (P.message ? P.message(level, __VA_ARGS__) : LDPS_OK)
 
@@ -214,7 +222,7 @@ static enum ld_plugin_status claim_file(const struct ld_plugin_input_file *f, in
 	*claimed = 0;
 	/* after all_symbols_read the linker offers what the link added
 	 * (the wrapper objects, libraries scanned again): not inputs */
-	if (P.relocatable || P.failed || P.done)
+	if (P.relocatable || P.failed || P.done || P.from_command_line)
 		return LDPS_OK;
 	if (f->offset)
 		snprintf(name, sizeof(name), "%s@0x%llx", f->name, (unsigned long long)f->offset);
@@ -232,6 +240,9 @@ static enum ld_plugin_status all_symbols_read(void)
 	struct ofl_error err = OFL_ERROR_INIT;
 	struct ofl_link_result res;
 	P.done = true;
+	if (P.from_command_line && !P.relocatable &&
+	    ((!P.link && start_link(&err)) || ofl_link_add_host_inputs(P.link, &err)))
+		return fail(&err);
 	if (!P.link || !ofl_link_has_device_code(P.link))
 		return LDPS_OK; /* nothing written, nothing run */
 	if (ofl_link_run(P.link, &res, &err))
@@ -316,6 +327,26 @@ out:
 		fclose(f);
 }
 
+/* True when a plugin loaded before this one is LLVM's LTO plugin. */
+static bool llvm_plugin_first(void)
+{
+	Dl_info self;
+	char me[PATH_MAX], it[PATH_MAX];
+	if (!P.o.host_cmd || !dladdr((void *)onload, &self) || !realpath(self.dli_fname, me))
+		return false;
+	const struct ofl_ldcmd *c = P.o.host_cmd;
+	for (size_t i = 0; i < c->nargs; i++) {
+		if (c->args[i].opt != OFL_LD_PLUGIN || !realpath(c->args[i].value, it))
+			continue;
+		if (!strcmp(it, me))
+			return false;
+		const char *base = strrchr(it, '/');
+		if (!strcmp(base ? base + 1 : it, "LLVMgold.so"))
+			return true;
+	}
+	return false;
+}
+
 /* Environment, as ld.offlink reads it: TMPDIR, PATH, CUDA_PATH, the
  * launcher, make's jobserver. */
 static void environment(void)
@@ -367,8 +398,6 @@ static enum ld_plugin_status take(const struct ld_plugin_tv *tv)
 	return LDPS_OK;
 }
 
-__attribute__((visibility("default"))) enum ld_plugin_status onload(struct ld_plugin_tv *tv);
-
 enum ld_plugin_status onload(struct ld_plugin_tv *tv)
 {
 	enum ld_plugin_status rc = LDPS_OK;
@@ -390,6 +419,7 @@ enum ld_plugin_status onload(struct ld_plugin_tv *tv)
 	}
 	environment();
 	read_command_line();
+	P.from_command_line = llvm_plugin_first();
 	P.o.output = P.output;
 	P.o.log = log_line;
 	return rc;

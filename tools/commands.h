@@ -26,6 +26,9 @@ int cmd_llvm_offload_wrapper(int argc, char **argv);
 int cmd_ld_offlink(int argc, char **argv);
 int cmd_ldflags(int argc, char **argv);
 
+/* cmd_cache.c: offlink cache stats|clear|trim */
+int cmd_cache(int argc, char **argv);
+
 /* cmd_linker_wrapper.c: the clang-linker-wrapper personality */
 int cmd_clang_linker_wrapper(int argc, char **argv);
 

@@ -23,6 +23,7 @@ static const struct subcommand subcommands[] = {
     {"inspect", cmd_inspect, "show what is inside fat binaries, objects and archives"},
     {"wrap", cmd_wrap, "write a host object that registers device images"},
     {"link", cmd_ld_offlink, "link like the system linker, device code included (ld.offlink)"},
+    {"cache", cmd_cache, "show, trim or clear the cache of device-link outputs"},
     {NULL, NULL, NULL},
 };
 

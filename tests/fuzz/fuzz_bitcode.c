@@ -7,9 +7,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_limits.h"
 #include "offlink/bitcode.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* room for walks whose cost could grow faster than the input */
+OFL_FUZZ_LIMITS(1 << 20)
 
 static void check_symtab(const uint8_t *data, size_t size)
 {

@@ -67,6 +67,28 @@ enum ofl_cache_hit ofl_cache_get(struct ofl_cache *c, const uint8_t key[OFL_CACH
 void ofl_cache_put(struct ofl_cache *c, const uint8_t key[OFL_CACHE_KEY_SIZE], const uint8_t *data,
                    size_t n, char *note, size_t notesz);
 
+/* The cache as the environment configures it (front ends pass their
+ * environment; the library reads none):
+ *   OFFLINK_CACHE=0|false|off|no     no cache
+ *   OFFLINK_CACHE_DIR                the local store (default
+ *                                    $XDG_CACHE_HOME/offlink, ~/.cache/offlink)
+ *   OFFLINK_CACHE_MAX_SIZE           5G, 500M, bytes (default 5G)
+ *   OFFLINK_CACHE_REMOTE             http(s)://host[:port][/prefix]
+ *   OFFLINK_CACHE_REMOTE_READ_ONLY=1 GET only
+ *   OFFLINK_CACHE_REMOTE_TIMEOUT_MS  per request (default 2000)
+ * A size that is not one is an error; the rest have defaults. */
+struct ofl_cache_config {
+	bool enabled;
+	struct ofl_cache_opts opts; /* points into dir and the environment */
+	char *dir;                  /* owned */
+};
+#define OFL_CACHE_CONFIG_INIT                                                                      \
+	{                                                                                          \
+		false, {NULL, 0, NULL, false, 0}, NULL                                             \
+	}
+int ofl_cache_config_from_env(char *const *envp, struct ofl_cache_config *c, struct ofl_error *err);
+void ofl_cache_config_release(struct ofl_cache_config *c);
+
 /* The local store, for `offlink cache`. */
 struct ofl_cache_stats {
 	uint64_t entries, bytes; /* what is stored now */

@@ -1,0 +1,97 @@
+/* offlink cache stats|clear|trim: the local device-link cache
+ * (docs/integration.md, "The device-link cache"), where the environment
+ * puts it (offlink/cache.h). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "diag.h"
+#include "offlink/cache.h"
+
+extern char **environ;
+
+static void usage(FILE *f)
+{
+	fputs("usage: offlink cache stats|clear|trim [--max-size=SIZE]\n\n"
+	      "The local cache of device-link outputs ($OFFLINK_CACHE_DIR, else\n"
+	      "$XDG_CACHE_HOME/offlink or ~/.cache/offlink):\n"
+	      "  stats    entries, size, hits and misses since it was made or cleared\n"
+	      "  clear    remove every entry and the statistics\n"
+	      "  trim     remove the least recently used entries down to the size limit\n"
+	      "           ($OFFLINK_CACHE_MAX_SIZE or --max-size, e.g. 500M; default 5G)\n",
+	      f);
+}
+
+static void print_size(const char *what, uint64_t n)
+{
+	static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+	double v = (double)n;
+	size_t u = 0;
+	for (; v >= 1024 && u < 4; u++)
+		v /= 1024;
+	printf("%-12s %.*f %s\n", what, u ? 1 : 0, v, units[u]);
+}
+
+static int stats(const char *dir, uint64_t max)
+{
+	struct ofl_cache_stats s;
+	struct ofl_error err = OFL_ERROR_INIT;
+	if (ofl_cache_stats(dir, &s, &err))
+		return error_lib(&err);
+	uint64_t looked = s.hits + s.misses;
+	printf("%-12s %s\n", "directory", dir);
+	printf("%-12s %llu\n", "entries", (unsigned long long)s.entries);
+	print_size("size", s.bytes);
+	print_size("limit", max);
+	printf("%-12s %llu (%llu from the remote)\n", "hits", (unsigned long long)s.hits,
+	       (unsigned long long)s.remote_hits);
+	printf("%-12s %llu\n", "misses", (unsigned long long)s.misses);
+	if (looked)
+		printf("%-12s %.1f%%\n", "hit rate", 100.0 * (double)s.hits / (double)looked);
+	return 0;
+}
+
+int cmd_cache(int argc, char **argv)
+{
+	struct ofl_cache_config c;
+	struct ofl_error err = OFL_ERROR_INIT;
+	const char *action = argc > 1 ? argv[1] : NULL;
+	if (action && (!strcmp(action, "--help") || !strcmp(action, "-h"))) {
+		usage(stdout);
+		return 0;
+	}
+	if (ofl_cache_config_from_env(environ, &c, &err))
+		return error_lib(&err);
+	int rc = 0;
+	uint64_t max = c.opts.max_size ? c.opts.max_size : OFL_CACHE_DEFAULT_MAX_SIZE;
+	for (int i = 2; !rc && i < argc; i++) {
+		char *env[2] = {NULL, NULL};
+		struct ofl_cache_config sized;
+		if (strncmp(argv[i], "--max-size=", 11)) {
+			rc = error("cache: unknown argument '%s'; see 'offlink cache --help'",
+			           argv[i]);
+			break;
+		}
+		if (asprintf(&env[0], "OFFLINK_CACHE_MAX_SIZE=%s", argv[i] + 11) < 0)
+			return error("out of memory");
+		if (ofl_cache_config_from_env(env, &sized, &err))
+			rc = error_lib(&err);
+		else
+			max = sized.opts.max_size;
+		ofl_cache_config_release(&sized);
+		free(env[0]);
+	}
+	if (!rc && !c.dir)
+		rc = error("cache: no directory: set OFFLINK_CACHE_DIR or HOME");
+	else if (!rc && (!action || !strcmp(action, "stats")))
+		rc = stats(c.dir, max);
+	else if (!rc && !strcmp(action, "clear"))
+		rc = ofl_cache_clear(c.dir, &err) ? error_lib(&err) : 0;
+	else if (!rc && !strcmp(action, "trim"))
+		rc = ofl_cache_trim(c.dir, max, &err) ? error_lib(&err) : stats(c.dir, max);
+	else if (!rc)
+		rc = error("cache: unknown action '%s' (stats, clear, trim)", action);
+	ofl_cache_config_release(&c);
+	return rc;
+}
