@@ -88,6 +88,23 @@ static char *find_clang(const struct ofl_link *l, unsigned want)
 	return p ? p : ofl_proc_find("clang", NULL, 0, l->o.search_path);
 }
 
+char *ofl_devlink_clang(const struct ofl_link *l, unsigned llvm)
+{
+	char *p = find_clang(l, llvm);
+	if (p && !strchr(p, '/')) {
+		char *found = ofl_proc_find(p, NULL, 0, l->o.search_path);
+		free(p);
+		p = found;
+	}
+	return p;
+}
+
+bool ofl_devlink_gpu(const char *triple)
+{
+	enum target_family f = family(triple);
+	return f == FAM_AMDGPU || f == FAM_NVPTX;
+}
+
 /* The fastest linker next to clang, for CPU device links: a bfd link of an
  * OpenMP image spends ~0.5 s in libLLVM's symbol table, lld milliseconds. */
 static const char *fast_linker(const char *clang)
@@ -123,9 +140,8 @@ static int write_private(const char *path, const uint8_t *p, uint64_t n, struct 
 	return close(fd) ? ofl_error_errno(err, path, "cannot write") : 0;
 }
 
-/* Writes the image's bytes to a file named by their hash (once). */
-static int write_input(struct ofl_link *l, const struct link_image *im, uint64_t *hash,
-                       struct ofl_proc *cmd, struct ofl_error *err)
+char *ofl_devlink_input(struct ofl_link *l, const struct link_image *im, uint64_t *hash,
+                        struct ofl_error *err)
 {
 	char name[64];
 	*hash = XXH3_64bits(im->b.image, im->b.image_size);
@@ -134,12 +150,27 @@ static int write_input(struct ofl_link *l, const struct link_image *im, uint64_t
 	snprintf(name, sizeof(name), "%016llx.o", (unsigned long long)*hash);
 	char *path = ofl_link_temp(l, name, err);
 	if (!path)
-		return err->code;
+		return NULL;
 	/* under the lock: another group's worker may write the same bytes */
 	pthread_mutex_lock(&l->lock);
 	int rc = l->o.dry_run ? 0 : write_private(path, im->b.image, im->b.image_size, err);
 	pthread_mutex_unlock(&l->lock);
-	return rc ? rc : ofl_proc_push(cmd, path, err);
+	return rc ? NULL : path;
+}
+
+static int write_input(struct ofl_link *l, const struct link_image *im, uint64_t *hash,
+                       struct ofl_proc *cmd, struct ofl_error *err)
+{
+	const char *path = ofl_devlink_input(l, im, hash, err);
+	return path ? ofl_proc_push(cmd, path, err) : err->code;
+}
+
+const char *ofl_devlink_scoped(const char *arg, const char *triple)
+{
+	const char *eq = strchr(arg, '=');
+	if (!eq || arg[0] == '-' || !memchr(arg, '-', (size_t)(eq - arg)))
+		return arg;
+	return strncmp(arg, triple, (size_t)(eq - arg)) || triple[eq - arg] ? NULL : eq + 1;
 }
 
 /* The "[<triple>=]arg" values that apply to triple, each after -Xlinker
@@ -149,12 +180,10 @@ static int push_scoped(const char *const *args, size_t n, const char *triple, bo
 {
 	int rc = 0;
 	for (size_t i = 0; !rc && i < n; i++) {
-		const char *a = args[i], *eq = strchr(a, '=');
-		bool scoped = eq && a[0] != '-' && memchr(a, '-', (size_t)(eq - a));
-		if (scoped && (strncmp(a, triple, (size_t)(eq - a)) || triple[eq - a]))
+		const char *v = ofl_devlink_scoped(args[i], triple);
+		if (!v)
 			continue;
-		rc = (xlinker && ofl_proc_push(cmd, "-Xlinker", err)) ||
-		     ofl_proc_push(cmd, scoped ? eq + 1 : a, err);
+		rc = (xlinker && ofl_proc_push(cmd, "-Xlinker", err)) || ofl_proc_push(cmd, v, err);
 	}
 	return rc ? err->code : 0;
 }
@@ -164,29 +193,43 @@ static bool arch_given(const char *arch)
 	return *arch && strcmp(arch, "generic") && strcmp(arch, "native");
 }
 
-/* The target-specific part of the command, before the inputs. */
+bool ofl_devlink_llvm19(const struct link_group *g)
+{
+	return g->llvm && g->llvm <= 19;
+}
+
+/* The target-specific part of the command, before the inputs, as the
+ * linker wrapper of the LLVM that made the code writes it.  LLVM 19 links
+ * at -O2 (its --opt-level), bitcode already through its own LTO (so no
+ * -flto), and CPU code for the host's CPU when the image names none;
+ * LLVM 20+ leaves AMDGPU bitcode to lld's LTO (-flto).  Old-driver HIP
+ * links as clang --hip-link runs lld. */
 static int push_target(struct ofl_link *l, const struct link_group *g, const char *clang,
                        struct ofl_proc *cmd, struct ofl_error *err)
 {
 	enum target_family fam = family(g->triple);
+	bool v19 = ofl_devlink_llvm19(g) && !g->legacy;
 	if (fam == FAM_UNKNOWN)
 		return ofl_error_set(err, OFL_EUNSUPPORTED, NULL, OFL_NO_OFFSET,
 		                     "no device linker for target '%s'", g->triple);
 	int rc = ofl_proc_pushf(cmd, err, "--target=%s", g->triple);
-	if (!rc && fam == FAM_CPU && arch_given(g->arch))
-		rc = ofl_proc_pushf(cmd, err, "-march=%s", g->arch);
-	const char *fast = fam == FAM_CPU ? fast_linker(clang) : NULL;
-	if (!rc && fast)
-		rc = ofl_proc_push(cmd, fast, err);
+	if (!rc && fam == FAM_CPU && (arch_given(g->arch) || v19))
+		rc =
+		    ofl_proc_pushf(cmd, err, "-march=%s", arch_given(g->arch) ? g->arch : "native");
 	if (!rc && fam == FAM_AMDGPU)
-		rc = ofl_proc_pushf(cmd, err, "-mcpu=%s", g->arch) ||
-		     ofl_proc_push(cmd, "-flto", err);
+		rc = ofl_proc_pushf(cmd, err, "-mcpu=%s", g->arch);
+	if (!rc && fam == FAM_NVPTX)
+		rc = ofl_proc_pushf(cmd, err, "-march=%s", g->arch);
+	const char *opt = v19 ? "-O2" : fam == FAM_AMDGPU ? "-flto" : NULL;
+	if (!rc && opt)
+		rc = ofl_proc_push(cmd, opt, err);
 	/* what the old driver's lld link of HIP code objects adds */
 	if (!rc && fam == FAM_AMDGPU && g->legacy)
 		rc = ofl_proc_push(cmd, "-Wl,-plugin-opt=-amdgpu-internalize-symbols", err) ||
 		     ofl_proc_push(cmd, "-Wl,--lto-partitions=8", err);
-	if (!rc && fam == FAM_NVPTX)
-		rc = ofl_proc_pushf(cmd, err, "-march=%s", g->arch);
+	const char *fast = fam == FAM_CPU ? fast_linker(clang) : NULL;
+	if (!rc && fast)
+		rc = ofl_proc_push(cmd, fast, err);
 	if (!rc && (fam == FAM_CPU || fam == FAM_AMDGPU))
 		rc = ofl_proc_push(cmd, "-Wl,--no-undefined", err);
 	return rc ? err->code : 0;
@@ -221,7 +264,7 @@ static char *quoted_command(const struct ofl_link *l, const struct ofl_proc *cmd
 static const struct link_image *taken_image(const struct ofl_link *l, size_t gi, size_t k)
 {
 	const struct link_image *im = &l->images[l->grouped[l->groups[gi].first + k]];
-	return l->units[im->unit].device ? im : NULL;
+	return im->taken ? im : NULL;
 }
 
 /* Many inputs of a CPU link go in one archive, linked whole: one file to
@@ -267,21 +310,82 @@ static int push_archive(struct ofl_link *l, size_t gi, size_t n, struct ofl_proc
 	return rc;
 }
 
-/* The group's images as inputs of the command; *h mixes in their hashes. */
-static int push_inputs(struct ofl_link *l, size_t gi, struct ofl_proc *cmd, uint64_t *h,
-                       struct ofl_error *err)
+/* The group's images as inputs of the command; *h mixes in their hashes.
+ * LLVM 19 runs its own LTO over the bitcode first (devlink_lto.c). */
+static int push_inputs(struct ofl_link *l, size_t gi, const char *clang, struct ofl_proc *cmd,
+                       uint64_t *h, struct ofl_error *err)
 {
-	size_t n = l->groups[gi].nimages;
-	if (n > 1 && family(l->groups[gi].triple) == FAM_CPU)
-		return push_archive(l, gi, n, cmd, h, err);
-	int rc = 0;
-	for (size_t i = 0; !rc && i < l->groups[gi].nall; i++) {
+	const struct link_group *g = &l->groups[gi];
+	int rc =
+	    ofl_devlink_llvm19(g) && !g->legacy ? ofl_devlink_lto19(l, gi, clang, cmd, h, err) : 1;
+	if (rc <= 0)
+		return rc;
+	if (g->nimages > 1 && family(g->triple) == FAM_CPU)
+		return push_archive(l, gi, g->nimages, cmd, h, err);
+	rc = 0;
+	for (size_t i = 0; !rc && i < g->nall; i++) {
 		const struct link_image *im = taken_image(l, gi, i);
 		uint64_t ih;
 		if (im && !(rc = write_input(l, im, &ih, cmd, err)))
 			*h = XXH3_64bits_withSeed(&ih, sizeof(ih), *h);
 	}
 	return rc;
+}
+
+/* The clang arguments after the device runtime and the user's linker
+ * arguments: what the driver hands the linker wrapper for the language
+ * (HIP from LLVM 20 on: -flto-partitions=8, verified with 22), the user's,
+ * and for NVPTX the CUDA installation (the driver's --cuda-path). */
+static int push_compiler_args(struct ofl_link *l, const struct link_group *g, struct ofl_proc *cmd,
+                              struct ofl_error *err)
+{
+	enum target_family fam = family(g->triple);
+	int rc = 0;
+	if (fam == FAM_AMDGPU && g->kind == OFL_OFK_HIP && !g->legacy && !ofl_devlink_llvm19(g))
+		rc = ofl_proc_push(cmd, "-flto-partitions=8", err);
+	rc = rc ? rc
+	        : push_scoped(l->o.device_compiler_args, l->o.ndevice_compiler_args, g->triple,
+	                      false, cmd, err);
+	if (!rc && fam == FAM_NVPTX && l->o.cuda_path)
+		rc = ofl_proc_pushf(cmd, err, "--cuda-path=%s", l->o.cuda_path);
+	return rc;
+}
+
+/* clang, -o and (LLVM 20+: where clang's temporaries go, beside the
+ * output) -dumpdir, both with empty values filled once the inputs name
+ * the output; *slot is -o's index. */
+static int push_head(struct ofl_link *l, const struct link_group *g, const char *clang,
+                     struct ofl_proc *cmd, size_t *slot, struct ofl_error *err)
+{
+	int rc = 0;
+	for (size_t i = 0; !rc && i < l->o.nlauncher; i++)
+		rc = ofl_proc_push(cmd, l->o.launcher[i], err);
+	cmd->search_path = true;
+	rc = rc || ofl_proc_push(cmd, clang, err) || ofl_proc_push(cmd, "--no-default-config", err);
+	*slot = cmd->argc;
+	rc = rc || ofl_proc_push(cmd, "-o", err) || ofl_proc_push(cmd, "", err);
+	if (!rc && !ofl_devlink_llvm19(g) && !g->legacy)
+		rc = ofl_proc_push(cmd, "-dumpdir", err) || ofl_proc_push(cmd, "", err);
+	return rc ? err->code : 0;
+}
+
+/* The output path named by h, into -o's and -dumpdir's slots. */
+static int name_output(struct ofl_link *l, struct link_group *g, uint64_t h, struct ofl_proc *cmd,
+                       size_t slot, struct ofl_error *err)
+{
+	char name[64];
+	snprintf(name, sizeof(name), "%016llx.img", (unsigned long long)h);
+	if (!(g->output = ofl_link_temp(l, name, err)))
+		return err->code;
+	bool dumpdir = slot + 2 < cmd->argc && !strcmp(cmd->argv[slot + 2], "-dumpdir");
+	free(cmd->argv[slot + 1]);
+	if (!(cmd->argv[slot + 1] = ofl_strdup(g->output)))
+		return OFL_NOMEM(err);
+	if (!dumpdir)
+		return 0;
+	free(cmd->argv[slot + 3]);
+	cmd->argv[slot + 3] = NULL;
+	return asprintf(&cmd->argv[slot + 3], "%s.", g->output) < 0 ? OFL_NOMEM(err) : 0;
 }
 
 /* Builds the command of group gi; its output path goes to g->output. */
@@ -294,37 +398,20 @@ static int build_command(struct ofl_link *l, size_t gi, struct ofl_proc *cmd, st
 		                     "no clang to link %s device code: looked for "
 		                     "<root>/llvm-<N>/bin/clang and clang on PATH",
 		                     g->triple);
-	int rc = 0;
-	for (size_t i = 0; !rc && i < l->o.nlauncher; i++)
-		rc = ofl_proc_push(cmd, l->o.launcher[i], err);
-	cmd->search_path = true;
-	if (!rc)
-		rc = ofl_proc_push(cmd, clang, err) ||
-		     ofl_proc_push(cmd, "--no-default-config", err);
-	rc = rc ? err->code : push_target(l, g, clang, cmd, err);
-	free(clang);
-	size_t out_slot = cmd->argc;
+	size_t slot = 0;
 	uint64_t h =
 	    XXH3_64bits(g->triple, strlen(g->triple)) ^ XXH3_64bits(g->arch, strlen(g->arch));
-	if (!rc)
-		rc = ofl_proc_push(cmd, "-o", err) || ofl_proc_push(cmd, "", err);
-	rc = rc ? rc : push_inputs(l, gi, cmd, &h, err);
+	int rc = push_head(l, g, clang, cmd, &slot, err);
+	rc = rc ? rc : push_target(l, g, clang, cmd, err);
+	rc = rc ? rc : push_inputs(l, gi, clang, cmd, &h, err);
 	rc = rc ? rc : push_cpu_libs(l, g, cmd, err);
+	rc = rc ? rc : ofl_devrt_push(l, g, cmd, err);
 	rc = rc ? rc
 	        : push_scoped(l->o.device_linker_args, l->o.ndevice_linker_args, g->triple, true,
 	                      cmd, err);
-	rc = rc ? rc
-	        : push_scoped(l->o.device_compiler_args, l->o.ndevice_compiler_args, g->triple,
-	                      false, cmd, err);
-	char name[64];
-	snprintf(name, sizeof(name), "%016llx.img", (unsigned long long)h);
-	if (!rc && !(g->output = ofl_link_temp(l, name, err)))
-		rc = err->code;
-	if (!rc) {
-		free(cmd->argv[out_slot + 1]);
-		if (!(cmd->argv[out_slot + 1] = ofl_strdup(g->output)))
-			rc = OFL_NOMEM(err);
-	}
+	rc = rc ? rc : push_compiler_args(l, g, cmd, err);
+	rc = rc ? rc : name_output(l, g, h, cmd, slot, err);
+	free(clang);
 	return rc;
 }
 
@@ -343,6 +430,22 @@ static bool cancelled(struct ofl_link *l)
 	return __atomic_load_n(&l->cancelled, __ATOMIC_SEQ_CST);
 }
 
+int ofl_devlink_exec(struct ofl_link *l, struct ofl_proc *cmd, char **log, struct ofl_error *err)
+{
+	*log = quoted_command(l, cmd);
+	ofl_link_logf(l, OFL_LOG_COMMAND, "%s", *log ? *log : "");
+	if (l->o.dry_run || cancelled(l))
+		return 0;
+	int rc = ofl_proc_run(cmd, err);
+	/* killed by ofl_link_cancel: no failure to report */
+	if (rc && cmd->err.len && !cancelled(l))
+		ofl_link_logf(l, OFL_LOG_FAILURE, "%s\n%.*s", *log ? *log : "", (int)cmd->err.len,
+		              (const char *)cmd->err.data);
+	else if (rc && !cancelled(l))
+		ofl_link_logf(l, OFL_LOG_FAILURE, "%s", *log ? *log : "");
+	return rc;
+}
+
 /* Links group gi; *slot publishes the running command for
  * ofl_link_cancel. */
 static int link_group(struct ofl_link *l, size_t gi, int *slot)
@@ -353,21 +456,9 @@ static int link_group(struct ofl_link *l, size_t gi, int *slot)
 	cmd.running = slot;
 	cmd.stop = &l->cancelled;
 	int rc = build_command(l, gi, &cmd, &g->err);
-	if (!rc) {
-		g->log = quoted_command(l, &cmd);
-		ofl_link_logf(l, OFL_LOG_COMMAND, "%s", g->log ? g->log : "");
-	}
-	if (!rc && !l->o.dry_run && !cancelled(l)) {
-		rc = ofl_proc_run(&cmd, &g->err);
-		/* killed by ofl_link_cancel: no failure to report */
-		if (rc && cmd.err.len && !cancelled(l))
-			ofl_link_logf(l, OFL_LOG_FAILURE, "%s\n%.*s", g->log ? g->log : "",
-			              (int)cmd.err.len, (const char *)cmd.err.data);
-		else if (rc && !cancelled(l))
-			ofl_link_logf(l, OFL_LOG_FAILURE, "%s", g->log ? g->log : "");
-		if (!rc)
-			rc = read_output(g, &g->err);
-	}
+	rc = rc ? rc : ofl_devlink_exec(l, &cmd, &g->log, &g->err);
+	if (!rc && !l->o.dry_run && !cancelled(l))
+		rc = read_output(g, &g->err);
 	if (rc)
 		ofl_error_prefix(&g->err, "device link for %s%s%s", g->triple, *g->arch ? " " : "",
 		                 g->arch);

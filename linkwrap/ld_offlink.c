@@ -290,6 +290,7 @@ static void print_own_help(const struct link_job *j)
 	       "OFFLINK_DEVICE_LAUNCHER)\n"
 	       "  --offload-extract=ARCH       take every archive member with an ARCH image\n"
 	       "  --offload-relocatable        with -r: device link now (LLVM's -r mode)\n"
+	       "  --nogpulib                   no OpenMP device runtime in GPU device links\n"
 	       "  -j N, --jobs=N               parallel device links (default: CPUs; under make "
 	       "its jobserver, else 1)\n"
 	       "  --explain[=FILE]             what was taken and why, commands, times\n"
@@ -328,8 +329,7 @@ static int link_with_device_code(struct link_job *j, struct ofl_link *l, double 
 	phase(j, "host link", t0);
 	if (!rc && !j->o.dry_run && ofl_link_scrub_outputs(l, &err))
 		rc = error_lib(&err);
-	if (!rc && j->merged && !j->o.dry_run &&
-	    ofl_link_finish_relocatable(j->merged, out, &err))
+	if (!rc && j->merged && !j->o.dry_run && ofl_link_finish_relocatable(j->merged, out, &err))
 		rc = error_lib(&err);
 	return rc;
 }
@@ -435,6 +435,9 @@ static int own_options(struct link_job *j)
 			break;
 		case OFL_LD_OWN_SAVE_TEMPS:
 			j->o.save_temps = true;
+			break;
+		case OFL_LD_OWN_NOGPULIB:
+			j->o.no_device_runtime = true;
 			break;
 		case OFL_LD_OWN_VERBOSE:
 		case OFL_LD_VERSION:

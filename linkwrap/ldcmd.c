@@ -114,6 +114,7 @@ static const struct optdef opts[] = {
 	{"explain", OFL_LD_OWN_EXPLAIN, V_OPT}, {"dry-run", OFL_LD_OWN_DRY_RUN, V_NONE},
 	{"save-temps", OFL_LD_OWN_SAVE_TEMPS, V_NONE},
 	{"offlink-verbose", OFL_LD_OWN_VERBOSE, V_NONE},
+	{"nogpulib", OFL_LD_OWN_NOGPULIB, V_NONE},
 };
 /* clang-format on */
 

@@ -168,7 +168,7 @@ static int add_image(struct ofl_link *l, size_t unit, const uint8_t *p, uint64_t
                      struct ofl_error *err)
 {
 	struct link_image im = {unit,  OFL_OBIN_INIT,      NULL, NULL, 0, 0,
-	                        false, OFL_BUNDLE_ID_INIT, NULL};
+	                        false, OFL_BUNDLE_ID_INIT, NULL, false};
 	int rc = ofl_obin_parse(p, size, &im.b, err);
 	if (rc)
 		return rc;
@@ -197,7 +197,7 @@ static int add_bundle_entry(struct ofl_link *l, size_t unit, const char *id, con
                             uint64_t n, struct ofl_error *err)
 {
 	struct link_image im = {unit, OFL_OBIN_INIT,      NULL, NULL, 0, 0,
-	                        true, OFL_BUNDLE_ID_INIT, NULL};
+	                        true, OFL_BUNDLE_ID_INIT, NULL, false};
 	int rc = ofl_bundle_id_split(id, strlen(id), OFL_LLVM22, &im.id, err);
 	const char *k = rc ? "" : im.id.kind;
 	uint16_t kind = !strncmp(k, "hip", 3)  ? OFL_OFK_HIP

@@ -14,6 +14,7 @@
 #include "offlink/io.h"
 #include "offlink/link.h"
 #include "offlink/offload_binary.h"
+#include "offlink/proc.h"
 #include "symset.h"
 
 enum file_kind { FILE_OTHER, FILE_OBJECT, FILE_ARCHIVE, FILE_SHARED, FILE_OBIN, FILE_BITCODE };
@@ -34,7 +35,7 @@ struct link_unit {
 	size_t size;
 	size_t file;
 	bool taken;  /* the host link uses it */
-	bool device; /* its device code is taken (taken, or device symbols) */
+	bool device; /* some of its device code is taken (see link_image.taken) */
 	const char *why;
 	size_t first_image, nimages;
 	/* what its entry tables ask for (read once, for units with images) */
@@ -58,6 +59,9 @@ struct link_image {
 	bool legacy;
 	struct ofl_bundle_id id; /* legacy: triple and arch point into it */
 	uint8_t *owned;          /* legacy: the entry's bytes */
+	/* Linked in its group: its unit is in the host link, or the group's
+	 * device symbols need it (decided image by image, per group). */
+	bool taken;
 };
 
 /* Images that are linked together: one kind, triple and target ID. */
@@ -159,5 +163,36 @@ int ofl_link_select(struct ofl_link *l, struct ofl_error *err);
 /* The highest N of <root>/llvm-<N>, 0 when none. */
 unsigned ofl_llvm_newest(const char *root);
 int ofl_devlink_run(struct ofl_link *l, struct ofl_error *err);
+/* The path of the clang that links code of LLVM llvm (owned), or NULL. */
+char *ofl_devlink_clang(const struct ofl_link *l, unsigned llvm);
+/* An AMDGPU or NVPTX triple. */
+bool ofl_devlink_gpu(const char *triple);
+/* Device code made by LLVM 19 or older, linked as its linker wrapper did. */
+bool ofl_devlink_llvm19(const struct link_group *g);
+/* The value of a "[<triple>=]arg" device argument when it applies to
+ * triple, else NULL. */
+const char *ofl_devlink_scoped(const char *arg, const char *triple);
+/* The image's bytes in a file of the link named by their hash (written
+ * once); the path (the link's), or NULL. */
+char *ofl_devlink_input(struct ofl_link *l, const struct link_image *im, uint64_t *hash,
+                        struct ofl_error *err);
+/* Logs cmd (*log: its quoted form, the caller's to free) and runs it,
+ * unless a dry run or cancelled; a failure is logged with its stderr. */
+int ofl_devlink_exec(struct ofl_link *l, struct ofl_proc *cmd, char **log, struct ofl_error *err);
+
+/* devlink_lto.c: LLVM 19's LTO of group gi's bitcode (llvm-lto2 beside
+ * clang), run, its output and the group's other images pushed as the
+ * device link's inputs; 1 (nothing done) when the group has no bitcode. */
+int ofl_devlink_lto19(struct ofl_link *l, size_t gi, const char *clang, struct ofl_proc *link,
+                      uint64_t *h, struct ofl_error *err);
+
+/* devrt.c: LLVM's OpenMP device runtime for GPU device links. */
+/* LLVM 19's libomptarget.devicertl.a added as an input for the groups
+ * that need it (before members are chosen; group the images again). */
+int ofl_devrt_gather(struct ofl_link *l, struct ofl_error *err);
+/* Group g's runtime arguments (LLVM 20+), or the error naming the runtime
+ * that is missing and where it was looked for. */
+int ofl_devrt_push(struct ofl_link *l, const struct link_group *g, struct ofl_proc *cmd,
+                   struct ofl_error *err);
 
 #endif

@@ -220,6 +220,22 @@ static bool extract_asked(const struct ofl_link *l, const char *arch)
 	return false;
 }
 
+/* The device code of one image is linked, for one group: taking a
+ * member's gfx90a code says nothing about its gfx942 code, which that
+ * group's own rules decide (LLVM 19 extracts image by image too). */
+static void take_image(struct ofl_link *l, struct link_image *im, const char *why, const char *sym)
+{
+	const char *name = l->units[im->unit].name;
+	im->taken = true;
+	if (sym)
+		ofl_link_logf(l, OFL_LOG_DECISION,
+		              "%s: device code taken for device symbol '%s' (%s %s)", name, sym,
+		              im->triple, im->arch);
+	else
+		ofl_link_logf(l, OFL_LOG_DECISION, "%s: device code taken: %s (%s %s)", name, why,
+		              im->triple, im->arch);
+}
+
 static int device_rules(struct ofl_link *l, size_t g, struct ofl_error *err)
 {
 	struct resolver r = {l, OFL_SYMSET_INIT, OFL_SYMSET_INIT, NULL, 0, 0};
@@ -228,35 +244,25 @@ static int device_rules(struct ofl_link *l, size_t g, struct ofl_error *err)
 	int rc = 0;
 	for (size_t k = 0; !rc && k < n; k++) {
 		size_t i = images[k];
-		const struct link_image *im = &l->images[i];
-		struct link_unit *un = &l->units[im->unit];
-		if (extract_asked(l, im->arch) && !un->device) {
-			un->device = true;
-			un->why = "--offload-extract";
-			ofl_link_logf(l, OFL_LOG_DECISION,
-			              "%s: device code taken: --offload-extract=%s", un->name,
-			              im->arch);
-		}
-		used = used || un->device;
+		struct link_image *im = &l->images[i];
+		if (extract_asked(l, im->arch) && !im->taken)
+			take_image(l, im, "--offload-extract", NULL);
+		used = used || im->taken;
 		struct member_ctx m = {&r, i};
-		rc = un->device ? read_symbols(&r, im->b.image, im->b.image_size, un->name, err)
-		                : ofl_image_symbols(im->b.image, im->b.image_size,
-		                                    note_member_symbol, &m, err);
+		rc = im->taken ? read_symbols(&r, im->b.image, im->b.image_size,
+		                              l->units[im->unit].name, err)
+		               : ofl_image_symbols(im->b.image, im->b.image_size,
+		                                   note_member_symbol, &m, err);
 		known = known && rc != 1;
 		rc = rc == -1 ? OFL_NOMEM(err) : rc == 1 ? 0 : rc;
 	}
-	for (size_t k = 0; !rc && used && k < n; k++) {
-		struct link_unit *un = &l->units[l->images[images[k]].unit];
-		if (un->device)
-			continue;
-		if (!known) {
-			un->device = true;
-			un->why = "a compatible image whose symbols are not readable";
-			ofl_link_logf(l, OFL_LOG_DECISION, "%s: device code taken: %s", un->name,
-			              un->why);
-		}
+	for (size_t k = 0; !rc && used && !known && k < n; k++) {
+		struct link_image *im = &l->images[images[k]];
+		if (!im->taken)
+			take_image(l, im, "a compatible image whose symbols are not readable",
+			           NULL);
 	}
-	/* the worklist: undefined device symbols defined by untaken members */
+	/* the worklist: undefined device symbols defined by untaken images */
 	for (size_t i = 0; !rc && known && used && i < r.syms.cap; i++) {
 		const struct ofl_symslot *s = &r.syms.slots[i];
 		const struct ofl_symslot *ix =
@@ -266,14 +272,12 @@ static int device_rules(struct ofl_link *l, size_t g, struct ofl_error *err)
 	}
 	for (size_t q = 0; q < r.nqueue; q++) {
 		struct link_image *im = &l->images[r.queue[q].unit];
-		struct link_unit *un = &l->units[im->unit];
-		if (!rc && !un->device) {
-			un->device = true;
-			un->why = "its device code defines a symbol the taken device code needs";
-			ofl_link_logf(l, OFL_LOG_DECISION,
-			              "%s: device code taken for device symbol '%s'", un->name,
-			              r.queue[q].sym);
-			rc = read_symbols(&r, im->b.image, im->b.image_size, un->name, err);
+		if (!rc && !im->taken) {
+			take_image(l, im,
+			           "its device code defines a symbol the taken device code needs",
+			           r.queue[q].sym);
+			rc = read_symbols(&r, im->b.image, im->b.image_size,
+			                  l->units[im->unit].name, err);
 			rc = rc > 0 ? 0 : rc;
 		}
 		free(r.queue[q].sym);
@@ -308,10 +312,12 @@ int ofl_link_select(struct ofl_link *l, struct ofl_error *err)
 	free(r.queue);
 	ofl_symset_release(&r.syms);
 	ofl_symset_release(&r.index);
-	for (size_t u = 0; u < l->nunits; u++)
-		l->units[u].device = l->units[u].taken;
+	for (size_t i = 0; i < l->nimages; i++)
+		l->images[i].taken = l->units[l->images[i].unit].taken;
 	for (size_t g = 0; !rc && g < l->ngroups; g++)
 		rc = device_rules(l, g, err);
+	for (size_t i = 0; i < l->nimages; i++)
+		l->units[l->images[i].unit].device |= l->images[i].taken;
 	for (size_t u = 0; u < l->nunits; u++)
 		if (l->units[u].nimages && !l->units[u].device)
 			ofl_link_logf(l, OFL_LOG_DECISION,

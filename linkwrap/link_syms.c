@@ -10,11 +10,14 @@
 #include "offlink/elf.h"
 #include "link_priv.h"
 
+/* Every entry is read, not only those from sh_info on: CUDA 13's ptxas
+ * puts local section symbols after the globals of an sm_90 cubin and sets
+ * sh_info past all of them, so the globals sit below it. */
 static int symbols_of(Elf *e, Elf_Scn *s, const GElf_Shdr *sh, bool dyn, ofl_sym_fn fn, void *ctx)
 {
 	Elf_Data *d = elf_getdata(s, NULL);
 	GElf_Sym sym;
-	for (size_t k = sh->sh_info; d && gelf_getsym(d, (int)k, &sym); k++) {
+	for (size_t k = 1; d && gelf_getsym(d, (int)k, &sym); k++) {
 		unsigned bind = GELF_ST_BIND(sym.st_info);
 		bool def = sym.st_shndx != SHN_UNDEF;
 		if ((bind != STB_GLOBAL && bind != STB_WEAK && bind != STB_GNU_UNIQUE) ||

@@ -61,11 +61,16 @@ static int list_images(struct ofl_link *l, struct ofl_error *err)
 	return 0;
 }
 
+/* Groups every image; again after the device runtime added images, so
+ * the groups are made anew (nothing hangs off them yet). */
 static int group_images(struct ofl_link *l, struct ofl_error *err)
 {
 	struct ofl_symset index = OFL_SYMSET_INIT;
 	struct ofl_buf key = OFL_BUF_INIT;
 	int rc = 0;
+	l->ngroups = 0;
+	free(l->grouped);
+	l->grouped = NULL;
 	for (size_t i = 0; !rc && i < l->nimages; i++) {
 		struct link_image *im = &l->images[i];
 		size_t g;
@@ -105,7 +110,7 @@ static char *runtime_dir(const struct ofl_link *l, unsigned v)
 static void count_taken(struct ofl_link *l)
 {
 	for (size_t i = 0; i < l->nimages; i++)
-		if (l->units[l->images[i].unit].device)
+		if (l->images[i].taken)
 			l->groups[l->images[i].group].nimages++;
 	const char *root = l->o.llvm_roots[0];
 	for (size_t g = 0; g < l->ngroups; g++) {
@@ -436,10 +441,14 @@ int ofl_link_run(struct ofl_link *l, struct ofl_link_result *res, struct ofl_err
 	if (l->ran)
 		return ofl_error_set(err, OFL_EINVAL, NULL, OFL_NO_OFFSET,
 		                     "the link ran already: a context links once");
+	int rc = group_images(l, err);
+	/* LLVM 19's device runtime is an archive of images: an input of this
+	 * run, added before the context takes no more, and grouped too */
+	rc = rc ? rc : ofl_devrt_gather(l, err);
 	l->ran = true;
-	size_t *order = ofl_calloc(l->nimages, sizeof(*order));
-	int rc = order ? group_images(l, err) : OFL_NOMEM(err);
-	rc = rc ? rc : ofl_link_select(l, err);
+	rc = rc ? rc : group_images(l, err);
+	size_t *order = rc ? NULL : ofl_calloc(l->ngroups + 1, sizeof(*order));
+	rc = rc ? rc : !order ? OFL_NOMEM(err) : ofl_link_select(l, err);
 	rc = rc ? rc : check_abis(l, err);
 	if (!rc) {
 		count_taken(l);

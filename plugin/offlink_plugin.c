@@ -144,6 +144,9 @@ static bool apply(const struct ofl_ldarg *a, bool *ok)
 	case OFL_LD_OWN_DRY_RUN:
 		P.o.dry_run = true;
 		return true;
+	case OFL_LD_OWN_NOGPULIB:
+		P.o.no_device_runtime = true;
+		return true;
 	default:
 		return false;
 	}
@@ -169,7 +172,7 @@ static enum ld_plugin_status option(const char *opt)
 		SAY(LDPL_FATAL,
 		    "offlink: unknown plugin option '%s' (jobs=N, device-compiler=, "
 		    "device-linker=, device-launcher=, offload-extract=, explain[=FILE], "
-		    "save-temps, dry-run)",
+		    "save-temps, dry-run, nogpulib)",
 		    opt);
 		return LDPS_ERR;
 	}

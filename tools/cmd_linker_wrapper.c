@@ -129,6 +129,9 @@ int cmd_clang_linker_wrapper(int argc, char **argv)
 {
 	struct link_job j = {.cmd = OFL_LDCMD_INIT};
 	j.o.llvm_command_form = true; /* scripts read --wrapper-verbose's lines */
+	/* the driver passes the OpenMP device runtime (-lomptarget.devicertl,
+	 * --device-linker=...=-lompdevice) unless told -nogpulib */
+	j.o.no_device_runtime = true;
 	struct ofl_error err = OFL_ERROR_INIT;
 	char **host = calloc((size_t)argc + 1, sizeof(*host));
 	int nhost = 0, rc = host ? 0 : error("out of memory");

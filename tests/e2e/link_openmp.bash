@@ -69,7 +69,7 @@ run_check prog_compat "$SRC/expected.txt"
 # --wrapper-verbose does) and writes nothing
 "$CLANG" -B"$OFL_COMPAT" -fopenmp -fopenmp-targets=$T main.o kern.o -L"$RTLIB" -o dry \
 	-Wl,--dry-run 2>dry.err || true
-grep -q '^ "[^"]*clang" --no-default-config --target='$T' ' dry.err &&
+grep -q '^ "[^"]*clang" --no-default-config -o [^ ]*\.img .*--target='$T' ' dry.err &&
 	grep -q '^ "[^"]*ld" .* -o dry ' dry.err || { cat dry.err; fail "--dry-run output"; }
 [ ! -e dry ] || fail "--dry-run wrote the output"
 

@@ -645,3 +645,51 @@ OFL_TEST(needs_of_object)
 	CHECK(ofl_wrap_needs_of_object(IMG_A, sizeof(IMG_A), &n, &err) == 0);
 	CHECK_EQ_U(n.abis, 0);
 }
+
+/* Old-driver HIP: the first CUID defines one handle and the fat binary's
+ * label, protected; the others are global aliases at the same addresses,
+ * all of size 0 (what clang --hip-link's assembled object holds). */
+OFL_TEST(hip_gpubin_aliases)
+{
+	fill();
+	static const char *const cuids[] = {"1cf7", "2ad7", "929f"};
+	struct ofl_error err = OFL_ERROR_INIT;
+	FILE *f = fopen("gpubin.o", "w+");
+	CHECK(f);
+	CHECK(ofl_hip_gpubin_write_fd(fileno(f), OFL_WRAP_X86_64, IMG_A, sizeof(IMG_A), cuids, 3,
+	                              &err) == 0);
+	fclose(f);
+	struct obj o = {OFL_BUF_INIT, NULL, 0};
+	struct ofl_file in = OFL_FILE_INIT;
+	CHECK(ofl_file_open(&in, "gpubin.o", &err) == 0);
+	CHECK(ofl_buf_append(&o.buf, in.data, in.size) == 0);
+	ofl_file_close(&in);
+	elf_version(EV_CURRENT);
+	o.e = elf_memory((char *)o.buf.data, o.buf.len);
+	CHECK(o.e && !elf_getshdrstrndx(o.e, &o.shstrndx));
+	GElf_Shdr handles, bin;
+	CHECK(find_sec(&o, ".hip_gpubin_handle", &handles));
+	CHECK_EQ_U(handles.sh_size, 8);
+	Elf_Scn *s = find_sec(&o, ".hip_fatbin", &bin);
+	CHECK(s);
+	CHECK_EQ_U(bin.sh_addralign, 4096);
+	CHECK_MEM(o.buf.data + bin.sh_offset, IMG_A, sizeof(IMG_A));
+	static const char *const prefix[] = {"__hip_gpubin_handle_", "__hip_fatbin_"};
+	for (size_t p = 0; p < 2; p++)
+		for (size_t i = 0; i < 3; i++) {
+			char name[64];
+			GElf_Sym sym;
+			snprintf(name, sizeof(name), "%s%s", prefix[p], cuids[i]);
+			CHECK(find_sym(&o, name, &sym));
+			CHECK_EQ_U(sym.st_value, 0);
+			CHECK_EQ_U(sym.st_size, 0);
+			CHECK_EQ_U(GELF_ST_BIND(sym.st_info), STB_GLOBAL);
+			CHECK_EQ_U(GELF_ST_TYPE(sym.st_info), STT_OBJECT);
+			CHECK_EQ_U(GELF_ST_VISIBILITY(sym.st_other),
+			           i ? STV_DEFAULT : STV_PROTECTED);
+			CHECK_EQ_U(sym.st_shndx,
+			           elf_ndxscn(find_sec(&o, p ? ".hip_fatbin" : ".hip_gpubin_handle",
+			                               &bin)));
+		}
+	done(&o);
+}

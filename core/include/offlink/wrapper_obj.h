@@ -119,8 +119,10 @@ int ofl_wrap_needs_of_object(const uint8_t *data, size_t size, struct ofl_wrap_n
 
 /* Old-driver HIP -fgpu-rdc (hip_gpubin.c): an object defining the
  * __hip_fatbin_<cuid> (all at fatbin, in .hip_fatbin) and
- * __hip_gpubin_handle_<cuid> symbols those host objects leave undefined,
- * as the object clang's driver assembles.  fd as for ofl_wrap_write_fd. */
+ * __hip_gpubin_handle_<cuid> (all at one handle) symbols those host objects
+ * leave undefined, as the object clang's driver assembles: the first of the
+ * cuids (sorted by the caller) defines them, the others are aliases.  fd as
+ * for ofl_wrap_write_fd. */
 int ofl_hip_gpubin_write_fd(int fd, enum ofl_wrap_machine m, const uint8_t *fatbin, size_t size,
                             const char *const *cuids, size_t n, struct ofl_error *err);
 

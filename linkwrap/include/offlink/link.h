@@ -86,6 +86,11 @@ struct ofl_link_opts {
 	bool dry_run;     /* log the commands, run none, write empty images */
 	bool save_temps;  /* keep temporaries, named after output, in tmpdir */
 	bool relocatable; /* wrapper images go to .llvm.offloading.relocatable */
+	/* No LLVM OpenMP device runtime added to GPU device links (else
+	 * they get it, found where clang finds it): asked for (--nogpulib,
+	 * as clang's -nogpulib), or a driver that passes it itself drives
+	 * the link (clang-linker-wrapper's command line). */
+	bool no_device_runtime;
 	void (*log)(void *ctx, enum ofl_link_log what, const char *msg);
 	void *log_ctx;
 };
