@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <sys/eventfd.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <xxhash.h>
 
@@ -430,13 +431,14 @@ static bool cancelled(struct ofl_link *l)
 	return __atomic_load_n(&l->cancelled, __ATOMIC_SEQ_CST);
 }
 
-int ofl_devlink_exec(struct ofl_link *l, struct ofl_proc *cmd, char **log, struct ofl_error *err)
+int ofl_devlink_exec(struct ofl_link *l, struct ofl_proc *cmd, const char *output, const char *what,
+                     char **log, struct ofl_error *err)
 {
 	*log = quoted_command(l, cmd);
 	ofl_link_logf(l, OFL_LOG_COMMAND, "%s", *log ? *log : "");
 	if (l->o.dry_run || cancelled(l))
 		return 0;
-	int rc = ofl_proc_run(cmd, err);
+	int rc = ofl_devlink_cached_run(l, cmd, output, what, err);
 	/* killed by ofl_link_cancel: no failure to report */
 	if (rc && cmd->err.len && !cancelled(l))
 		ofl_link_logf(l, OFL_LOG_FAILURE, "%s\n%.*s", *log ? *log : "", (int)cmd->err.len,
@@ -456,12 +458,14 @@ static int link_group(struct ofl_link *l, size_t gi, int *slot)
 	cmd.running = slot;
 	cmd.stop = &l->cancelled;
 	int rc = build_command(l, gi, &cmd, &g->err);
-	rc = rc ? rc : ofl_devlink_exec(l, &cmd, &g->log, &g->err);
+	char what[256];
+	snprintf(what, sizeof(what), "device link for %s%s%s", g->triple, *g->arch ? " " : "",
+	         g->arch);
+	rc = rc ? rc : ofl_devlink_exec(l, &cmd, g->output, what, &g->log, &g->err);
 	if (!rc && !l->o.dry_run && !cancelled(l))
 		rc = read_output(g, &g->err);
 	if (rc)
-		ofl_error_prefix(&g->err, "device link for %s%s%s", g->triple, *g->arch ? " " : "",
-		                 g->arch);
+		ofl_error_prefix(&g->err, "%s", what);
 	ofl_proc_release(&cmd);
 	return rc;
 }
@@ -591,6 +595,13 @@ static int first_error(struct ofl_link *l, struct ofl_error *err)
 	return 0;
 }
 
+static double elapsed(const struct timespec *t0)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)(t.tv_sec - t0->tv_sec) + (double)(t.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
 int ofl_devlink_run(struct ofl_link *l, struct ofl_error *err)
 {
 	struct sched s = {l, PTHREAD_MUTEX_INITIALIZER, NULL, 0, 0, false};
@@ -598,6 +609,8 @@ int ofl_devlink_run(struct ofl_link *l, struct ofl_error *err)
 	for (size_t g = 0; s.todo && g < l->ngroups; g++)
 		if (l->groups[g].nimages)
 			s.todo[s.ntodo++] = g;
+	struct timespec t0;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	size_t n = l->o.dry_run || !s.ntodo ? 1 : l->o.jobs < s.ntodo ? l->o.jobs : s.ntodo;
 	struct worker *w = ofl_calloc(n, sizeof(*w));
 	pthread_t *t = ofl_calloc(n, sizeof(*t));
@@ -615,6 +628,9 @@ int ofl_devlink_run(struct ofl_link *l, struct ofl_error *err)
 			pthread_join(t[i], NULL);
 		rc = first_error(l, err);
 	}
+	if (!rc && l->nlinked)
+		ofl_link_logf(l, OFL_LOG_PROGRESS, "%u device link(s) in %.2f s, %u from the cache",
+		              l->nlinked, elapsed(&t0), l->ncached);
 	free(running);
 	free(t);
 	free(w);

@@ -197,6 +197,13 @@ static int host_link(struct link_job *j, const struct ofl_link_result *r)
 	return rc;
 }
 
+static double now_ms(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
+
 static void log_line(void *ctx, enum ofl_link_log what, const char *msg)
 {
 	struct link_job *j = ctx;
@@ -206,15 +213,12 @@ static void log_line(void *ctx, enum ofl_link_log what, const char *msg)
 		warning("%s", msg);
 	else if (what == OFL_LOG_COMMAND && (j->verbose || j->o.dry_run))
 		fprintf(stderr, "%s\n", msg);
+	/* progress: on a terminal once the link takes a moment, or asked */
+	else if (what == OFL_LOG_PROGRESS &&
+	         (j->verbose || (isatty(STDERR_FILENO) && now_ms() - j->started > 1000)))
+		fprintf(stderr, "%s: %s\n", ofl_prog, msg);
 	if (j->explain && what != OFL_LOG_WARNING)
 		fprintf(j->explain, "%s%s\n", what == OFL_LOG_COMMAND ? "run: " : "", msg);
-}
-
-static double now_ms(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
 }
 
 static void phase(struct link_job *j, const char *name, double *t0)
@@ -262,10 +266,17 @@ int link_job_finish_options(struct link_job *j)
 	j->o.nextract_archs = j->extract.n;
 	j->o.output = j->cmd.output;
 	j->o.relocatable = j->offload_relocatable && j->cmd.relocatable;
-	j->o.device_env = j->env = ofl_proc_env_without_driver(environ);
+	j->env = ofl_proc_env_without_driver(environ);
+	j->o.device_env = j->env ? j->env : environ;
 	j->o.host_cmd = &j->cmd;
 	j->o.log = log_line;
 	j->o.log_ctx = j;
+	j->started = now_ms();
+	struct ofl_error err = OFL_ERROR_INIT;
+	if (ofl_cache_config_from_env(environ, &j->cache, &err))
+		return error_lib(&err);
+	if (j->cache.enabled && !j->no_device_cache)
+		j->o.cache = &j->cache.opts;
 	return linker_chain(j);
 }
 
@@ -380,6 +391,7 @@ void link_job_release(struct link_job *j)
 	ofl_ldcmd_release(&j->cmd);
 	free(j->linker);
 	free(j->chain_env);
+	ofl_cache_config_release(&j->cache);
 	free(j->host_env);
 	strlist_release(&j->skip);
 	strlist_release(&j->device_linker_args);
@@ -438,6 +450,9 @@ static int own_options(struct link_job *j)
 			break;
 		case OFL_LD_OWN_NOGPULIB:
 			j->o.no_device_runtime = true;
+			break;
+		case OFL_LD_OWN_NO_DEVICE_CACHE:
+			j->no_device_cache = true;
 			break;
 		case OFL_LD_OWN_VERBOSE:
 		case OFL_LD_VERSION:

@@ -115,6 +115,7 @@ static const struct optdef opts[] = {
 	{"save-temps", OFL_LD_OWN_SAVE_TEMPS, V_NONE},
 	{"offlink-verbose", OFL_LD_OWN_VERBOSE, V_NONE},
 	{"nogpulib", OFL_LD_OWN_NOGPULIB, V_NONE},
+	{"no-device-cache", OFL_LD_OWN_NO_DEVICE_CACHE, V_NONE},
 };
 /* clang-format on */
 

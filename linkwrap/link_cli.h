@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "offlink/cache.h"
 #include "offlink/ldcmd.h"
 #include "offlink/link.h"
 #include "opts.h"
@@ -24,11 +25,15 @@ struct link_job {
 	bool offload_relocatable; /* -r: device link now (else a plain ld -r) */
 	const char *merged;       /* relocatable mode: the host -r output (a temporary) */
 	FILE *explain;            /* decisions, commands, timings; NULL: none */
+	bool no_device_cache;     /* --no-device-cache */
+	struct ofl_cache_config cache;
+	double started; /* when the link started, for progress lines */
 };
 
 /* Fills the pipeline options from the job's lists and the environment
  * (TMPDIR, PATH, CUDA_PATH, MAKEFLAGS's jobserver, OFFLINK_DEVICE_LAUNCHER,
- * OFFLINK_LINKER_CHAIN).  Prints an error and returns 1 when it cannot. */
+ * OFFLINK_LINKER_CHAIN, the OFFLINK_CACHE* variables).  Prints an error and returns 1 when it
+ * cannot. */
 int link_job_finish_options(struct link_job *j);
 
 /* Gathers, device-links, wraps and runs the host link; returns the exit

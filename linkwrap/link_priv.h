@@ -102,8 +102,10 @@ struct ofl_link {
 	int wake;      /* eventfd, readable once no device link may start; or -1 */
 	int *running;  /* the running device links, one ofl_proc.running slot per worker */
 	size_t nrunning;
-	bool already_wrapped; /* an input holds clang-linker-wrapper's object */
-	bool ran;             /* ofl_link_run was called: the context is spent */
+	bool already_wrapped;      /* an input holds clang-linker-wrapper's object */
+	bool ran;                  /* ofl_link_run was called: the context is spent */
+	struct ofl_cache *cache;   /* or NULL */
+	unsigned nlinked, ncached; /* device links done, and of those from the cache */
 	/* Images registered already by a relocatable link's object: they
 	 * need the runtime library only. */
 	struct link_registered {
@@ -178,7 +180,19 @@ char *ofl_devlink_input(struct ofl_link *l, const struct link_image *im, uint64_
                         struct ofl_error *err);
 /* Logs cmd (*log: its quoted form, the caller's to free) and runs it,
  * unless a dry run or cancelled; a failure is logged with its stderr. */
-int ofl_devlink_exec(struct ofl_link *l, struct ofl_proc *cmd, char **log, struct ofl_error *err);
+/* Runs a device-link command (one of the link's hermetic commands) that
+ * writes output, through the cache; what names it in progress lines. */
+int ofl_devlink_exec(struct ofl_link *l, struct ofl_proc *cmd, const char *output, const char *what,
+                     char **log, struct ofl_error *err);
+
+/* devlink_cache.c */
+/* The command's cache key; -1 when it cannot be cached. */
+int ofl_devlink_key(const struct ofl_link *l, const struct ofl_proc *cmd,
+                    uint8_t key[OFL_CACHE_KEY_SIZE]);
+/* Runs cmd unless the cache has its output, which is then written to
+ * output; stores a new output. */
+int ofl_devlink_cached_run(struct ofl_link *l, struct ofl_proc *cmd, const char *output,
+                           const char *what, struct ofl_error *err);
 
 /* devlink_lto.c: LLVM 19's LTO of group gi's bitcode (llvm-lto2 beside
  * clang), run, its output and the group's other images pushed as the

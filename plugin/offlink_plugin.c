@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "offlink/jobserver.h"
@@ -51,8 +52,11 @@ struct plugin {
 	struct ofl_ldcmd host;
 	char *cmdline;
 	bool failed;
-	bool loaded; /* onload ran: a second one is the same .so loaded again */
-	bool done;   /* all_symbols_read ran */
+	bool loaded;                   /* onload ran: a second one is the same .so loaded again */
+	bool done;                     /* all_symbols_read ran */
+	bool no_device_cache;          /* plugin option no-device-cache */
+	struct ofl_cache_config cache; /* from the environment */
+	struct timespec started;       /* for progress lines */
 	/* LLVM's LLVMgold.so comes before us and claims bitcode (clang -flto
 	 * puts it first), so claim_file never shows us host LTO objects: the
 	 * inputs are read from the command line, as ld.offlink reads them */
@@ -66,12 +70,22 @@ __attribute__((visibility("default"))) enum ld_plugin_status onload(struct ld_pl
 
 #define SAY(level, ...) (P.message ? P.message(level, __VA_ARGS__) : LDPS_OK)
 
+/* Progress lines on a terminal, once the link takes a moment. */
+static bool progress_shown(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return isatty(STDERR_FILENO) && t.tv_sec - P.started.tv_sec >= 1;
+}
+
 static void log_line(void *ctx, enum ofl_link_log what, const char *msg)
 {
 	if (what == OFL_LOG_WARNING)
 		SAY(LDPL_WARNING, "offlink: %s", msg);
 	else if (what == OFL_LOG_FAILURE)
 		SAY(LDPL_ERROR, "offlink: device link failed: %s", msg);
+	else if (what == OFL_LOG_PROGRESS && !P.explain_info && progress_shown())
+		SAY(LDPL_INFO, "offlink: %s", msg);
 	if (what == OFL_LOG_FAILURE || !(P.explain || P.explain_info))
 		return;
 	if (P.explain)
@@ -124,6 +138,10 @@ static bool apply(const struct ofl_ldarg *a, bool *ok)
 		return P.o.jobs > 0 && P.o.jobs <= 4096;
 	case OFL_LD_OWN_DEVICE_COMPILER:
 		*ok = (P.o.device_compiler = keep(v)) != NULL;
+		return true;
+	case OFL_LD_OWN_NO_DEVICE_CACHE:
+		P.no_device_cache = true;
+		P.o.cache = NULL;
 		return true;
 	case OFL_LD_OWN_DEVICE_LINKER:
 		*ok = push(&P.device_linker_args, &P.ndevice_linker_args, keep(v));
@@ -276,6 +294,7 @@ static enum ld_plugin_status cleanup(void)
 	ofl_link_free(P.link);
 	ofl_ldcmd_release(&P.host);
 	free(P.cmdline);
+	ofl_cache_config_release(&P.cache);
 	for (size_t i = 0; i < P.nargs; i++)
 		free(P.args[i]);
 	free(P.args);
@@ -355,7 +374,14 @@ static void environment(void)
 	P.o.tmpdir = tmp && *tmp ? tmp : "/tmp";
 	P.o.search_path = getenv("PATH");
 	P.o.cuda_path = getenv("CUDA_PATH");
-	P.o.device_env = P.env = ofl_proc_env_without_driver(environ);
+	P.env = ofl_proc_env_without_driver(environ);
+	P.o.device_env = P.env ? P.env : environ;
+	struct ofl_error err = OFL_ERROR_INIT;
+	if (ofl_cache_config_from_env(environ, &P.cache, &err))
+		fail_quietly(&err); /* a cache the user misconfigured: none */
+	else if (P.cache.enabled && !P.no_device_cache)
+		P.o.cache = &P.cache.opts;
+	clock_gettime(CLOCK_MONOTONIC, &P.started);
 	if (launcher && !P.nlauncher)
 		push_words(launcher);
 	ofl_jobserver_open(&P.js, getenv("MAKEFLAGS"), P.o.jobs);

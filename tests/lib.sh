@@ -11,6 +11,10 @@ LLVM22=${LLVM22:-/usr/lib/llvm-22/bin}
 SCRATCH=$(mktemp -d "${TMPDIR:-/tmp}/ofl-test-XXXXXX")
 trap 'rm -rf "$SCRATCH"' EXIT
 cd "$SCRATCH"
+# each test its own device-link cache: none is shared with the user's or
+# another test's (a test that checks the cache sets its own)
+export OFFLINK_CACHE_DIR=$SCRATCH/device-cache
+unset OFFLINK_CACHE OFFLINK_CACHE_REMOTE OFFLINK_CACHE_MAX_SIZE
 
 fail() {
 	echo "FAIL: $*" >&2

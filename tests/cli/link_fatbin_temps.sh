@@ -5,6 +5,8 @@
 # fatbinary (no CUDA toolkit needed): the fatbinary logs its arguments and
 # what $TMPDIR holds while it runs.
 source "$OFL_SRC/tests/lib.sh"
+# device links must run (counted, signalled): no device-link cache
+export OFFLINK_CACHE=0
 need "$LLVM22/clang" ld pgrep
 export PATH=$(dirname "$OFFLINK"):$PATH
 "$LLVM22/clang" -x cuda --offload-new-driver -fgpu-rdc -nocudainc -nocudalib --offload-arch=sm_80 \

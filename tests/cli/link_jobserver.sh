@@ -8,6 +8,8 @@
 # taken is given back.  A launcher counts the device links running at the
 # same time.
 source "$OFL_SRC/tests/lib.sh"
+# device links must run (counted, signalled): no device-link cache
+export OFFLINK_CACHE=0
 need "$LLVM22/clang" make flock timeout ld.bfd
 export PATH=$(dirname "$OFFLINK"):$PATH
 "$LLVM22/clang" -x hip --offload-new-driver -fgpu-rdc -nogpuinc -nogpulib --offload-arch=gfx90a \

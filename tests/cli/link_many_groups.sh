@@ -4,6 +4,8 @@
 # quadratic: 30 s here; scripts/bench/groups measures it, nothing here
 # does).  And once a device link fails, no other starts.
 source "$OFL_SRC/tests/lib.sh"
+# device links must run (counted, signalled): no device-link cache
+export OFFLINK_CACHE=0
 need "$LLVM22/clang" python3
 export PATH=$(dirname "$OFFLINK"):$PATH
 mkdir tmp

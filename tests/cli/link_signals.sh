@@ -8,6 +8,8 @@
 # time too.  Every process of the test has the scratch directory in its
 # command line.
 source "$OFL_SRC/tests/lib.sh"
+# device links must run (counted, signalled): no device-link cache
+export OFFLINK_CACHE=0
 need "$LLVM22/clang" ld pgrep
 export PATH=$(dirname "$OFFLINK"):$PATH
 "$LLVM22/clang" -x hip --offload-new-driver -fgpu-rdc -nogpuinc -nogpulib --offload-arch=gfx90a \

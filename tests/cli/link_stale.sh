@@ -7,6 +7,8 @@
 # directory without owner file until it is a day old; one whose owner's pid
 # now belongs to another process (another start time) goes.
 source "$OFL_SRC/tests/lib.sh"
+# device links must run (counted, signalled): no device-link cache
+export OFFLINK_CACHE=0
 need "$LLVM22/clang" ld.bfd pgrep
 PLUGIN=$OFL_BUILD/lib/offlink-plugin.so
 export PATH=$(dirname "$OFFLINK"):$PATH

@@ -13,6 +13,8 @@
 # clang 22's link given the same runtime; a missing runtime is an error
 # naming it; -Wl,--nogpulib links without it, as clang -nogpulib does.
 source "$OFL_SRC/tests/lib.sh"
+# device links must run (counted, signalled): no device-link cache
+export OFFLINK_CACHE=0
 need cc "$LLVM19/clang" "$LLVM19/llvm-lto2" "$LLVM22/clang" "$LLVM22/ld.lld" "$LLVM22/llvm-ar"
 RTLIB=${OFL_LIBOMP19:-/opt/offlink-deps/libomp19/usr/lib/llvm-19/lib}
 if [ ! -e "$RTLIB/libomptarget.devicertl.a" ]; then

@@ -23,6 +23,7 @@
 
 #include "offlink/api.h"
 #include "offlink/argv.h"
+#include "offlink/cache.h"
 #include "offlink/error.h"
 #include "offlink/ldcmd.h"
 
@@ -39,6 +40,7 @@ enum ofl_link_log {
 	OFL_LOG_TIMING,   /* time and memory of a phase */
 	OFL_LOG_WARNING,  /* something the user should know; the link goes on */
 	OFL_LOG_FAILURE,  /* a failed command and what it wrote to stderr */
+	OFL_LOG_PROGRESS, /* a device link done: what, how long, cached or not */
 };
 
 struct ofl_link_opts {
@@ -73,6 +75,9 @@ struct ofl_link_opts {
 	 * -rpath, libraries by path) and which outputs name inputs; NULL:
 	 * nothing known. */
 	const struct ofl_ldcmd *host_cmd;
+	/* The device-link cache (offlink/cache.h); NULL: none.  One that
+	 * cannot be opened is a warning, and the link goes on without. */
+	const struct ofl_cache_opts *cache;
 	/* Where LLVM installations live: <root>/llvm-<N>/bin/clang.
 	 * NULL entries skipped; none given: /usr/lib. */
 	const char *const *llvm_roots;

@@ -1,0 +1,243 @@
+/* A device link's command, cached (offlink/cache.h, docs/design.md
+ * "Device-link cache").  The key covers everything that decides the
+ * output: every word of the command, with each file of the link's own
+ * directory replaced by the hash of its bytes (an input) or a placeholder
+ * (the output, not written yet); the identity (path, size, time) of the
+ * tools the command runs and of the files it names or finds with -L/-l;
+ * and the environment variables that change what those tools do.  The
+ * launcher, which changes where a command runs, not what it makes, is
+ * left out. */
+#include <dirent.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cache_priv.h"
+#include "internal.h"
+#include "link_priv.h"
+#include "offlink/proc.h"
+
+/* What a variable of these names says changes which files the tools read
+ * or how they link (CUDA's tools, gcc's and clang's drivers, the loader). */
+static const char *const key_env[] = {"CUDA_PATH",
+                                      "CUDA_HOME",
+                                      "LIBRARY_PATH",
+                                      "COMPILER_PATH",
+                                      "GCC_EXEC_PREFIX",
+                                      "LD_LIBRARY_PATH",
+                                      "CCC_OVERRIDE_OPTIONS",
+                                      "CLANG_CONFIG_FILE_SYSTEM_DIR",
+                                      "CLANG_CONFIG_FILE_USER_DIR"};
+
+/* The tools a device link may run besides clang: those of its LLVM
+ * install, and CUDA's for NVPTX. */
+static void key_tools(struct ofl_cache_key *k, const struct ofl_link *l, const char *clang)
+{
+	static const char *const beside[] = {"ld.lld",
+	                                     "lld",
+	                                     "clang-nvlink-wrapper",
+	                                     "llvm-lto2",
+	                                     "../lib/libLLVM.so",
+	                                     "../lib/libclang-cpp.so"};
+	static const char *const cuda[] = {"ptxas", "nvlink", "fatbinary"};
+	char real[PATH_MAX], p[PATH_MAX + 64];
+	ofl_key_identity(k, clang);
+	if (!realpath(clang, real))
+		return;
+	*strrchr(real, '/') = '\0';
+	for (size_t i = 0; i < sizeof(beside) / sizeof(*beside); i++) {
+		snprintf(p, sizeof(p), "%s/%s", real, beside[i]);
+		ofl_key_identity(k, p);
+	}
+	for (size_t i = 0; i < sizeof(cuda) / sizeof(*cuda); i++) {
+		snprintf(p, sizeof(p), "%s/bin/%s",
+		         l->o.cuda_path ? l->o.cuda_path : "/usr/local/cuda", cuda[i]);
+		ofl_key_identity(k, p);
+		char *found = ofl_proc_find(cuda[i], NULL, 0, l->o.search_path);
+		ofl_key_str(k, "found", found ? found : "");
+		if (found)
+			ofl_key_identity(k, found);
+		free(found);
+	}
+}
+
+/* The linker's view of an argument: "-Wl,a,b" and "-Xlinker a" pass a and
+ * b; -L dirs and -l names are collected, files named by path too. */
+struct names {
+	const char **dirs, **libs;
+	size_t ndirs, nlibs, capdirs, caplibs;
+};
+
+static int note_name(struct names *n, const char *w)
+{
+	if (!strncmp(w, "-L", 2) && w[2])
+		return OFL_GROW(n->dirs, n->capdirs, n->ndirs) ? -1
+		                                               : (n->dirs[n->ndirs++] = w + 2, 0);
+	if (!strncmp(w, "-l", 2) && w[2])
+		return OFL_GROW(n->libs, n->caplibs, n->nlibs) ? -1
+		                                               : (n->libs[n->nlibs++] = w + 2, 0);
+	return 0;
+}
+
+/* lib<name>.so, lib<name>.a (or :NAME) in each dir, as ld looks. */
+static void key_library(struct ofl_cache_key *k, const struct names *n, const char *const *defaults,
+                        size_t ndefaults, const char *name)
+{
+	char p[PATH_MAX + 64];
+	struct stat st;
+	for (size_t i = 0; i < n->ndirs + ndefaults; i++) {
+		const char *d = i < n->ndirs ? n->dirs[i] : defaults[i - n->ndirs];
+		for (int so = 1; so >= 0; so--) {
+			if (name[0] == ':')
+				snprintf(p, sizeof(p), "%s/%s", d, name + 1);
+			else
+				snprintf(p, sizeof(p), "%s/lib%s.%s", d, name, so ? "so" : "a");
+			if (!stat(p, &st) && S_ISREG(st.st_mode)) {
+				ofl_key_identity(k, p);
+				return;
+			}
+		}
+	}
+	ofl_key_str(k, "library not found", name);
+}
+
+/* The word is a file the command reads: an absolute path that exists. */
+static void key_path(struct ofl_cache_key *k, const char *w)
+{
+	struct stat st;
+	const char *eq = strchr(w, '=');
+	const char *path = w[0] == '/' ? w : eq && eq[1] == '/' ? eq + 1 : NULL;
+	if (path && !stat(path, &st) && S_ISREG(st.st_mode))
+		ofl_key_identity(k, path);
+}
+
+static int split_linker_words(struct names *n, char *copy)
+{
+	int rc = 0;
+	for (char *t = strtok(copy, ","); !rc && t; t = strtok(NULL, ","))
+		rc = note_name(n, t);
+	return rc;
+}
+
+/* Every word: its bytes, or for the link's own files their content (an
+ * input) or a placeholder (an output).  -1: not cacheable. */
+static int key_words(struct ofl_cache_key *k, const struct ofl_link *l, const struct ofl_proc *cmd,
+                     struct names *n, char **copies, size_t *ncopies)
+{
+	size_t tl = strlen(l->tmpdir);
+	for (size_t i = l->o.nlauncher + 1; i < cmd->argc; i++) {
+		const char *w = cmd->argv[i];
+		struct stat st;
+		bool own = !strncmp(w, l->tmpdir, tl) && w[tl] == '/';
+		if (own && !stat(w, &st)) {
+			if (ofl_key_content(k, w))
+				return -1;
+		} else if (own) {
+			ofl_key_str(k, "output", strrchr(w, '.'));
+		} else if (strstr(w, l->tmpdir)) {
+			return -1; /* a temporary inside a word: its bytes unknown */
+		} else {
+			ofl_key_str(k, "arg", w);
+			key_path(k, w);
+		}
+		if (!strncmp(w, "-Wl,", 4)) {
+			if (!(copies[*ncopies] = ofl_strdup(w + 4)) ||
+			    split_linker_words(n, copies[(*ncopies)++]))
+				return -1;
+		} else if (note_name(n, w)) {
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int ofl_devlink_key(const struct ofl_link *l, const struct ofl_proc *cmd,
+                    uint8_t key[OFL_CACHE_KEY_SIZE])
+{
+	if (!l->tmpdir || cmd->argc <= l->o.nlauncher || !l->o.device_env)
+		return -1;
+	struct ofl_cache_key k;
+	struct names n = {NULL, NULL, 0, 0, 0, 0};
+	char **copies = ofl_calloc(cmd->argc + 1, sizeof(*copies));
+	size_t ncopies = 0;
+	ofl_key_init(&k);
+	key_tools(&k, l, cmd->argv[l->o.nlauncher]);
+	int rc = copies ? key_words(&k, l, cmd, &n, copies, &ncopies) : -1;
+	for (size_t i = 0; !rc && i < n.nlibs; i++)
+		key_library(&k, &n, (const char *const *)l->libdirs.v, l->libdirs.n, n.libs[i]);
+	for (size_t i = 0; !rc && i < sizeof(key_env) / sizeof(*key_env); i++) {
+		size_t len = strlen(key_env[i]);
+		const char *v = "";
+		for (char *const *e = l->o.device_env; *e; e++)
+			if (!strncmp(*e, key_env[i], len) && (*e)[len] == '=')
+				v = *e + len + 1;
+		ofl_key_str(&k, key_env[i], v);
+	}
+	ofl_key_final(&k, key);
+	for (size_t i = 0; i < ncopies; i++)
+		free(copies[i]);
+	free(copies);
+	free(n.dirs);
+	free(n.libs);
+	return rc;
+}
+
+static int write_file(const char *path, const uint8_t *p, size_t n)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	bool ok = fd >= 0;
+	for (size_t done = 0; ok && done < n;) {
+		ssize_t w = write(fd, p + done, n - done);
+		ok = w > 0;
+		done += ok ? (size_t)w : 0;
+	}
+	return (fd >= 0 && close(fd)) || !ok ? -1 : 0;
+}
+
+static double seconds(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+int ofl_devlink_cached_run(struct ofl_link *l, struct ofl_proc *cmd, const char *output,
+                           const char *what, struct ofl_error *err)
+{
+	uint8_t key[OFL_CACHE_KEY_SIZE];
+	char note[512] = "";
+	struct ofl_buf bytes = OFL_BUF_INIT;
+	double t0 = seconds();
+	bool cacheable = l->cache && !ofl_devlink_key(l, cmd, key);
+	enum ofl_cache_hit hit =
+	    cacheable ? ofl_cache_get(l->cache, key, &bytes, note, sizeof(note)) : OFL_CACHE_MISS;
+	int rc = 0;
+	if (hit != OFL_CACHE_MISS && write_file(output, bytes.data, bytes.len))
+		hit = OFL_CACHE_MISS; /* run it, then */
+	if (hit == OFL_CACHE_MISS) {
+		rc = ofl_proc_run(cmd, err);
+		ofl_buf_reset(&bytes);
+		struct ofl_file f = OFL_FILE_INIT;
+		struct ofl_error ignored = OFL_ERROR_INIT;
+		if (!rc && cacheable && !ofl_file_open(&f, output, &ignored))
+			ofl_cache_put(l->cache, key, f.data, f.size, note, sizeof(note));
+		ofl_file_close(&f);
+	}
+	if (*note)
+		ofl_link_logf(l, OFL_LOG_WARNING, "%s", note);
+	__atomic_fetch_add(&l->nlinked, 1, __ATOMIC_SEQ_CST);
+	if (hit != OFL_CACHE_MISS)
+		__atomic_fetch_add(&l->ncached, 1, __ATOMIC_SEQ_CST);
+	if (!rc)
+		ofl_link_logf(l, OFL_LOG_PROGRESS, "%s: %.2f s%s", what, seconds() - t0,
+		              hit == OFL_CACHE_LOCAL    ? ", cached"
+		              : hit == OFL_CACHE_REMOTE ? ", from the remote cache"
+		              : cacheable               ? ", cache miss"
+		                                        : "");
+	ofl_buf_release(&bytes);
+	return rc;
+}

@@ -1,0 +1,183 @@
+#!/usr/bin/env bash
+# The device-link cache: a relink whose device code did not change runs no
+# device link and gives the same bytes; what decides the output (the
+# inputs, the device linker's arguments, the toolchain, the environment)
+# changes the key; a corrupt entry is a miss and is replaced; the cache can
+# be turned off; `offlink cache` shows, trims and clears it.  The shared
+# remote cache is a real nginx with WebDAV on 127.0.0.1: a second client
+# with an empty local cache links from it with no device link run; a
+# read-only client writes nothing; a remote that is down, silent or
+# answers garbage costs at most its timeout and the link goes on.
+source "$OFL_SRC/tests/lib.sh"
+need "$LLVM22/clang" nginx python3 cmp
+SRC=$OFL_SRC/tests/e2e/wrap_openmp_src
+RT=/usr/lib/llvm-22/lib
+export OMP_TARGET_OFFLOAD=MANDATORY LD_LIBRARY_PATH=$RT
+for f in main kern; do
+	"$LLVM22/clang" -fopenmp -fopenmp-targets=x86_64-pc-linux-gnu -c "$SRC/$f.c" -o $f.o ||
+		fail "compile $f"
+done
+# a launcher counting the device links that run
+printf '#!/bin/sh\necho run >>%s/ran\nexec "$@"\n' "$PWD" >launch
+chmod +x launch
+ran() { [ -e ran ] && wc -l <ran || echo 0; }
+# olink OUT [ARGS...]: a link with explain, launcher, no remote unless set
+olink() {
+	local out=$1
+	shift
+	rm -f ran
+	"$LLVM22/clang" -fopenmp -fuse-ld=offlink -B"$OFL_BUILD/bin" main.o kern.o -L$RT \
+		-Wl,--device-launcher="$PWD/launch" -Wl,--explain="$PWD/$out.explain" "$@" -o "$out" ||
+		fail "link $out"
+}
+export OFFLINK_CACHE_DIR=$PWD/local
+
+olink cold
+[ "$(ran)" = 1 ] && grep -q 'generic: .*, cache miss' cold.explain || fail "cold link: no miss"
+olink warm
+[ "$(ran)" = 0 ] || fail "warm link ran a device link"
+grep -q 'generic: .*, cached' warm.explain || { cat warm.explain; fail "warm link: no hit"; }
+cmp cold warm || fail "a cached link differs from the cold one"
+./warm >warm.out && diff -u "$SRC/expected.txt" warm.out || fail "the cached program"
+
+# what decides the output is in the key
+olink arg -Wl,--device-linker=-O1
+[ "$(ran)" = 1 ] || fail "another device linker argument hit the cache"
+LIBRARY_PATH=/nonexistent olink env
+[ "$(ran)" = 1 ] || fail "another LIBRARY_PATH hit the cache"
+mkdir -p copy && cp "$(readlink -f "$LLVM22/clang")" copy/clang && touch -d "2 days ago" copy/clang
+olink tool1 -Wl,--device-compiler="$PWD/copy/clang"
+[ "$(ran)" = 1 ] || fail "another device compiler hit the cache"
+touch copy/clang
+olink tool2 -Wl,--device-compiler="$PWD/copy/clang"
+[ "$(ran)" = 1 ] || fail "a changed device compiler hit the cache"
+
+# a corrupt entry: a miss, replaced
+for e in local/v1/*/*; do printf 'garbage' | dd of="$e" bs=1 seek=60 conv=notrunc 2>/dev/null; done
+olink corrupt 2>corrupt.err
+[ "$(ran)" = 1 ] && grep -q 'corrupt entry was removed' corrupt.err || { cat corrupt.err; fail "corrupt entry"; }
+cmp cold corrupt || fail "the program after a corrupt entry"
+olink healed
+[ "$(ran)" = 0 ] || fail "the corrupt entry was not replaced"
+
+# off: OFFLINK_CACHE=0, --no-device-cache, the plugin's no-device-cache
+OFFLINK_CACHE=0 olink off1
+[ "$(ran)" = 1 ] || fail "OFFLINK_CACHE=0 used the cache"
+olink off2 -Wl,--no-device-cache
+[ "$(ran)" = 1 ] || fail "--no-device-cache used the cache"
+# (gcc's link line differs from clang's: its own first link is a miss)
+for p in plug0 plug1; do
+	rm -f ran
+	plink gcc main.o kern.o -L$RT -lomp -Wl,-plugin,"$OFL_BUILD/lib/offlink-plugin.so" \
+		-Wl,-plugin-opt,device-launcher="$PWD/launch" -o $p || fail "plugin link"
+done
+[ "$(ran)" = 0 ] || fail "the plugin did not use the cache"
+rm -f ran
+plink gcc main.o kern.o -L$RT -lomp -Wl,-plugin,"$OFL_BUILD/lib/offlink-plugin.so" \
+	-Wl,-plugin-opt,device-launcher="$PWD/launch" -Wl,-plugin-opt,no-device-cache -o plug2 ||
+	fail "plugin link without cache"
+[ "$(ran)" = 1 ] || fail "the plugin's no-device-cache used the cache"
+
+# offlink cache: stats, trim, clear; the store is private
+[ "$(stat -c %a local)" = 700 ] || fail "the cache directory is not 0700"
+"$OFFLINK" cache stats >stats.out || fail "cache stats"
+grep -Eq '^entries +[1-9]' stats.out && grep -Eq '^hits +[1-9]' stats.out || { cat stats.out; fail "stats"; }
+"$OFFLINK" cache trim --max-size=1 >trim.out || fail "cache trim"
+grep -Eq '^entries +0$' trim.out || { cat trim.out; fail "trim left entries"; }
+olink again
+"$OFFLINK" cache clear && "$OFFLINK" cache stats >clear.out || fail "cache clear"
+grep -Eq '^entries +0$' clear.out && grep -Eq '^hits +0 ' clear.out || { cat clear.out; fail "clear"; }
+expect_fail "$OFFLINK" cache trim --max-size=lots
+expect_err_line 'expected a size such as 5G'
+
+# two links at once on one cache: both whole
+rm -rf local
+olink par1 & olink par2 & wait
+cmp par1 cold && cmp par2 cold || fail "concurrent links"
+
+# ---- the shared remote cache: nginx with WebDAV -----------------------------
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+mkdir -p ngx/www ngx/tmp
+cat >ngx/nginx.conf <<EOF
+worker_processes 1;
+daemon off;
+error_log $PWD/ngx/error.log;
+pid $PWD/ngx/nginx.pid;
+events {}
+http {
+	access_log $PWD/ngx/access.log;
+	client_body_temp_path $PWD/ngx/tmp;
+	server {
+		listen 127.0.0.1:$port;
+		root $PWD/ngx/www;
+		client_max_body_size 0;
+		location / {
+			dav_methods PUT;
+			create_full_put_path on;
+		}
+	}
+}
+EOF
+[ "$(id -u)" = 0 ] && sed -i 's/^worker_processes 1;/worker_processes 1;\nuser root root;/' ngx/nginx.conf
+nginx -c "$PWD/ngx/nginx.conf" -p "$PWD/ngx" 2>ngx/start.err &
+NGINX=$!
+trap 'kill $NGINX 2>/dev/null || true; rm -rf "$SCRATCH"' EXIT
+for _ in $(seq 50); do
+	curl -s -o /dev/null "http://127.0.0.1:$port/" && break
+	sleep 0.1
+done
+export OFFLINK_CACHE_REMOTE=http://127.0.0.1:$port/team/
+OFFLINK_CACHE_DIR=$PWD/client1 olink remote1
+[ "$(ran)" = 1 ] || fail "client 1 did not link"
+[ -n "$(ls ngx/www/team/ac)" ] && [ -n "$(ls ngx/www/team/cas)" ] || fail "nothing stored on the remote"
+OFFLINK_CACHE_DIR=$PWD/client2 olink remote2
+[ "$(ran)" = 0 ] && grep -q 'from the remote cache' remote2.explain || { cat remote2.explain; fail "client 2 did not link from the remote"; }
+cmp remote1 remote2 && cmp remote1 cold || fail "the program from the remote differs"
+# and client 2 keeps it locally
+OFFLINK_CACHE_REMOTE= OFFLINK_CACHE_DIR=$PWD/client2 olink remote3
+[ "$(ran)" = 0 ] || fail "a remote hit was not kept locally"
+# read-only: reads, writes nothing
+rm -rf ngx/www/team
+OFFLINK_CACHE_REMOTE_READ_ONLY=1 OFFLINK_CACHE_DIR=$PWD/client3 olink ro
+[ "$(ran)" = 1 ] && [ ! -e ngx/www/team ] || fail "a read-only client wrote to the remote"
+# garbage in the store: an action that is no ActionResult, bytes that are
+# not what the action names
+OFFLINK_CACHE_DIR=$PWD/client4 olink refill
+for f in ngx/www/team/cas/*; do printf 'not the image' >"$f"; done
+OFFLINK_CACHE_DIR=$PWD/client5 olink badcas 2>badcas.err
+[ "$(ran)" = 1 ] && grep -q 'bytes that are not what the entry names' badcas.err || { cat badcas.err; fail "bad CAS bytes"; }
+cmp badcas cold || fail "the program after a bad remote entry"
+for f in ngx/www/team/ac/*; do printf 'garbage' >"$f"; done
+OFFLINK_CACHE_DIR=$PWD/client6 olink badac 2>badac.err
+[ "$(ran)" = 1 ] && grep -q 'not an ActionResult' badac.err || { cat badac.err; fail "bad action entry"; }
+kill $NGINX
+wait $NGINX 2>/dev/null || true
+
+# down, and silent (accepts, never answers): the link goes on after at
+# most the timeout, the remote skipped from then on
+OFFLINK_CACHE_DIR=$PWD/client7 olink down 2>down.err
+[ "$(ran)" = 1 ] && grep -q "not used for the rest of this link" down.err || { cat down.err; fail "remote down"; }
+python3 -c '
+import socket, sys, time
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(8)
+kept = []
+end = time.time() + 30
+s.settimeout(0.2)
+while time.time() < end:
+    try:
+        kept.append(s.accept()[0])
+    except OSError:
+        pass
+' "$port" &
+SILENT=$!
+sleep 0.3
+OFFLINK_CACHE_REMOTE_TIMEOUT_MS=500 OFFLINK_CACHE_DIR=$PWD/client8 olink silent 2>silent.err
+kill $SILENT
+[ "$(ran)" = 1 ] && grep -q "Timeout was reached; not used for the rest" silent.err || { cat silent.err; fail "silent remote"; }
+cmp silent cold || fail "the program after a silent remote"
+# a remote that is no URL: said, and the link goes on without a cache
+OFFLINK_CACHE_REMOTE=ftp://x olink nourl 2>nourl.err
+grep -q "no device-link cache: remote cache 'ftp://x': expected an http:// or https:// URL" nourl.err ||
+	{ cat nourl.err; fail "a remote that is no URL"; }
+echo "device-link cache: local and remote, hits byte-identical"
