@@ -277,13 +277,18 @@ static bool has_option(const struct ofl_ldcmd *c, enum ofl_ldopt opt)
 	return false;
 }
 
-/* --help: ours, then the host linker's. */
-static void print_own_help(const struct link_job *j)
+/* --help: ours, and where to find the host linker's (GNU ld's 500 lines
+ * would bury ours). */
+static int print_own_help(struct link_job *j)
 {
 	printf("usage: ld.offlink [ld options] [ld.offlink options] inputs...\n"
-	       "Links like the host linker (%s), offloaded device code included.\n\n"
-	       "ld.offlink options (man ld.offlink):\n"
-	       "  --offlink-linker=bfd|gold|lld|mold|PATH  host linker (or OFFLINK_LINKER)\n"
+	       "Links as the host linker does, and adds the device code of the objects and\n"
+	       "archive members the link uses, linked and registered. Through a compiler:\n"
+	       "clang -fuse-ld=offlink, gcc -B<prefix>/libexec/offlink/gcc/ (offlink --ldflags);\n"
+	       "options as -Wl,OPTION. More: man ld.offlink.\n\n"
+	       "ld.offlink's options:\n"
+	       "  --offlink-linker=bfd|gold|lld|mold|PATH  host linker (or OFFLINK_LINKER; default "
+	       "ld)\n"
 	       "  --device-compiler=PATH       clang for the device links\n"
 	       "  --device-linker=[TRIPLE=]ARG  argument for the device links\n"
 	       "  --device-launcher=CMD        prefix of every device link (or "
@@ -294,10 +299,15 @@ static void print_own_help(const struct link_job *j)
 	       "  -j N, --jobs=N               parallel device links (default: CPUs; under make "
 	       "its jobserver, else 1)\n"
 	       "  --explain[=FILE]             what was taken and why, commands, times\n"
-	       "  --dry-run, --save-temps, --offlink-verbose\n\n"
-	       "The host linker's options:\n",
-	       j->linker);
-	fflush(stdout);
+	       "  --dry-run                    print the device and host link commands, run none\n"
+	       "  --save-temps                 keep the temporaries, and say where\n"
+	       "  --offlink-verbose            print each command as it runs (-v too)\n"
+	       "  --help, --version            this help; ld.offlink's and the host linker's "
+	       "versions\n");
+	if (resolve_linker(j, 0))
+		return 1;
+	printf("\nThe host linker's options: %s --help\n", j->linker);
+	return 0;
 }
 
 static bool has_inputs(const struct ofl_ldcmd *c)
@@ -339,13 +349,16 @@ int link_job_run(struct link_job *j)
 	struct ofl_error err = OFL_ERROR_INIT;
 	struct ofl_link *l = NULL;
 	double t0 = now_ms();
-	/* version queries, help, and plain ld -r are the host linker's alone */
+	/* help is ours; version queries are ours, then the host linker's;
+	 * plain ld -r is the host linker's alone */
+	if (!has_inputs(&j->cmd) && has_option(&j->cmd, OFL_LD_HELP))
+		return print_own_help(j);
 	if (!has_inputs(&j->cmd) || (j->cmd.relocatable && !j->offload_relocatable)) {
-		if (resolve_linker(j, 0))
-			return 1;
-		if (has_option(&j->cmd, OFL_LD_HELP))
-			print_own_help(j);
-		return host_link(j, NULL);
+		if (has_option(&j->cmd, OFL_LD_VERSION)) {
+			print_version(NULL);
+			fflush(stdout); /* exec drops what stdio holds */
+		}
+		return resolve_linker(j, 0) ? 1 : host_link(j, NULL);
 	}
 	int rc = 0;
 	if (ofl_link_new(&l, &j->o, &err))

@@ -632,6 +632,7 @@ int cmd_wrap(int argc, char **argv)
 	     "write the object by compiling C with this compiler (any ELF host)"},
 	    {"o", OPT_STR, &j.output, NULL, "<file>", "output file"},
 	    {"help", OPT_HELP, NULL, NULL, NULL, "display this help"},
+	    {"version", OPT_VERSION, NULL, NULL, NULL, "show the version"},
 	    {NULL, 0, NULL, NULL, NULL, NULL},
 	};
 	int rc = opts_parse(table, argc, argv, &pos,
@@ -723,6 +724,8 @@ int cmd_clang_offload_wrapper(int argc, char **argv)
 	    {"emit", OPT_STR, &j.emit, NULL, "obj|ll|bc|c",
 	     "output format (default: from -o's name)"},
 	    {"help", OPT_HELP, NULL, NULL, NULL, "Display available options"},
+	    {"version", OPT_VERSION, "compatible with clang-offload-wrapper", NULL, NULL,
+	     "Display the version of this program"},
 	    {NULL, 0, NULL, NULL, NULL, NULL},
 	};
 	int rc = opts_parse(table, argc, argv, &pos,
@@ -762,6 +765,8 @@ int cmd_llvm_offload_wrapper(int argc, char **argv)
 	    {"emit", OPT_STR, &j.emit, NULL, "obj|ll|bc|c",
 	     "output format (default: from -o's name)"},
 	    {"help", OPT_HELP, NULL, NULL, NULL, "Display available options"},
+	    {"version", OPT_VERSION, "compatible with llvm-offload-wrapper 22", NULL, NULL,
+	     "Display the version of this program"},
 	    {NULL, 0, NULL, NULL, NULL, NULL},
 	};
 	int rc = opts_parse(table, argc, argv, &pos, "llvm-offload-wrapper [options] <input files>",
