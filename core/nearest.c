@@ -23,8 +23,8 @@ static size_t distance(const char *a, size_t n, const char *b, size_t m)
 	for (size_t i = 1; i <= n; i++) {
 		cur[0] = i;
 		for (size_t j = 1; j <= m; j++) {
-			cur[j] = min3(prev[j] + 1, cur[j - 1] + 1,
-			              prev[j - 1] + (a[i - 1] != b[j - 1]));
+			cur[j] =
+			    min3(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] != b[j - 1]));
 			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
 			    prev2[j - 2] + 1 < cur[j])
 				cur[j] = prev2[j - 2] + 1;

@@ -20,13 +20,13 @@ void strlist_push_csv(struct strlist *l, const char *s);
 void strlist_release(struct strlist *l);
 
 enum opt_type {
-	OPT_FLAG, /* bool; also accepts =true/=false/=1/=0 */
-	OPT_STR,  /* const char *; last one wins */
-	OPT_LIST, /* struct strlist, one value per occurrence */
-	OPT_CSV,  /* struct strlist, comma-split, may repeat */
-	OPT_UINT, /* unsigned long long */
-	OPT_INT,  /* long long */
-	OPT_HELP, /* prints help: the table's, or dest's text when set */
+	OPT_FLAG,    /* bool; also accepts =true/=false/=1/=0 */
+	OPT_STR,     /* const char *; last one wins */
+	OPT_LIST,    /* struct strlist, one value per occurrence */
+	OPT_CSV,     /* struct strlist, comma-split, may repeat */
+	OPT_UINT,    /* unsigned long long */
+	OPT_INT,     /* long long */
+	OPT_HELP,    /* prints help: the table's, or dest's text when set */
 	OPT_VERSION, /* prints the version (print_version), with dest's text when set */
 };
 

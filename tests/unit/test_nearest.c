@@ -1,8 +1,8 @@
 #include "harness.h"
 #include "offlink/nearest.h"
 
-static const char *const commands[] = {"bundle", "unbundle", "list", "package",
-                                       "inspect", "wrap", "link"};
+static const char *const commands[] = {"bundle",  "unbundle", "list", "package",
+                                       "inspect", "wrap",     "link"};
 #define NCOMMANDS (sizeof commands / sizeof *commands)
 
 static const char *near(const char *word)
@@ -24,7 +24,7 @@ OFL_TEST(nearest_typos)
 OFL_TEST(nearest_none)
 {
 	CHECK(!near("frobnicate"));
-	CHECK(!near("ls"));  /* 2 edits from "list": half of it */
+	CHECK(!near("ls")); /* 2 edits from "list": half of it */
 	CHECK(!near("x"));
 	CHECK(!near(""));
 	CHECK(!near("pkcgae")); /* 3 edits */
