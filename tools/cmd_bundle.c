@@ -522,6 +522,9 @@ static long online_cpus(void)
 	return n > 0 ? n : 1;
 }
 
+/* What --type takes, as offlink bundle --help and its errors say it. */
+#define BUNDLE_TYPES "i ii cui hipi d ll s bc gch ast o a"
+
 static int sub_prepare(struct ofl_bundler_options *o, struct bundle_args *a, enum sub_mode m,
                        struct strlist *in)
 {
@@ -546,6 +549,9 @@ static int sub_prepare(struct ofl_bundler_options *o, struct bundle_args *a, enu
 		strlist_push(in, a->positional.v[i]);
 	if (!in->n)
 		return error("no input file given");
+	if (a->type && !ofl_file_type_find(a->type))
+		return error("--type: '%s' is no bundle type; the types are %s", a->type,
+		             BUNDLE_TYPES);
 	if (m == SUB_BUNDLE && !a->type && a->output.n) {
 		const char *dot = strrchr(a->output.v[0], '.');
 		const struct ofl_file_type *t = dot ? ofl_file_type_find(dot + 1) : NULL;
@@ -585,7 +591,7 @@ static int sub_run(int argc, char **argv, enum sub_mode m, struct bundle_args *a
 	    {"output", OPT_LIST, &a->output, NULL, "FILE",
 	     "output file (-o); unbundle: one per target"},
 	    {"input", OPT_LIST, &a->input, NULL, "FILE", "input file (also positional)"},
-	    {"type", OPT_STR, &a->type, NULL, "T", "i ii cui hipi d ll s bc gch ast o a"},
+	    {"type", OPT_STR, &a->type, NULL, "T", BUNDLE_TYPES},
 	    {"align", OPT_UINT, &a->align, NULL, "N",
 	     "bundle: align entries of binary bundles to N bytes"},
 	    {"compress", OPT_FLAG, &a->compress, NULL, NULL,

@@ -647,6 +647,8 @@ int cmd_wrap(int argc, char **argv)
 	}
 	j.opts.relocatable = reloc;
 	rc = parse_kind(kind, &j.opts.kind) || parse_abi(abi, &j.opts.abi);
+	if (!rc && j.fb.syntax && strcmp(j.fb.syntax, "image3") && strcmp(j.fb.syntax, "image"))
+		rc = error("--fatbinary-syntax must be image3 or image, not '%s'", j.fb.syntax);
 	if (!rc && nlevel && (level < -(1 << 17) || level > 22))
 		rc = error("--compression-level=%lld is out of range", level);
 	if (nlevel)
