@@ -286,7 +286,9 @@ int cmd_llvm_packager(int argc, char **argv)
 	    {NULL, 0, NULL, NULL, NULL, NULL},
 	};
 	int rc = opts_parse(table, argc, argv, &c.positional, NULL, NULL);
-	if (rc == 0 && (help || help_list))
+	if (rc == 2) /* --version answered */
+		rc = 0;
+	else if (rc == 0 && (help || help_list))
 		llvm_help(&c, help_list);
 	else if (rc == 0)
 		rc = run(&c);
