@@ -58,8 +58,13 @@ done
 
 # docs/integration.md: a table row for every variable the front ends read
 INT=$OFL_SRC/docs/integration.md
-grep -ohE '(getenv|env_is)\("[A-Z_]+"' "$OFL_SRC"/tools/*.c "$OFL_SRC"/linkwrap/ld_offlink.c \
-	"$OFL_SRC"/plugin/*.c | sed -E 's/.*\("//; s/"$//' | sort -u >vars
+# (and the OFFLINK_ variables the library reads from the environment the
+# front ends pass it)
+{
+	grep -ohE '(getenv|env_is)\("[A-Z_]+"' "$OFL_SRC"/tools/*.c "$OFL_SRC"/linkwrap/ld_offlink.c \
+		"$OFL_SRC"/plugin/*.c
+	grep -ohE '"OFFLINK_[A-Z_]+"' "$OFL_SRC"/linkwrap/*.c "$OFL_SRC"/core/*.c || :
+} | sed -E 's/.*\("//; s/^"//; s/"$//' | sort -u >vars
 [ "$(wc -l <vars)" -ge 8 ] || fail "getenv calls not found"
 while read -r v; do
 	grep -Eq "^\|.*\`$v\`.*\|" "$INT" || fail "docs/integration.md's table lacks $v"
