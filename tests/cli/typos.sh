@@ -56,11 +56,12 @@ expect_err_line "the host linker is bfd, gold, lld, mold, a program on PATH or a
 gcc -B"$OFL_BUILD/libexec/offlink/gcc/" m.o -Wl,--gc-sections,--as-needed -o m || fail "ld's options"
 
 # the plugin: a bad value says what is allowed, a typo the option meant
-expect_fail ld -plugin "$PLUGIN" -plugin-opt jobs=0 m.o -o m
+# (plink: tests/lib.sh)
+expect_fail plink ld -plugin "$PLUGIN" -plugin-opt jobs=0 m.o -o m
 expect_err_line "^ld: error: offlink: plugin option 'jobs=0': jobs is a number from 1 to 4096\$"
-expect_fail ld -plugin "$PLUGIN" -plugin-opt jbos=4 m.o -o m
+expect_fail plink ld -plugin "$PLUGIN" -plugin-opt jbos=4 m.o -o m
 expect_err_line "^ld: error: offlink: unknown plugin option 'jbos=4'; did you mean 'jobs=4'\?\$"
-expect_fail ld -plugin "$PLUGIN" -plugin-opt frob m.o -o m
+expect_fail plink ld -plugin "$PLUGIN" -plugin-opt frob m.o -o m
 expect_err_line "unknown plugin option 'frob' \(jobs=N, device-compiler=, .*dry-run\)\$"
 
 # --ldflags: compilers by name or path
