@@ -402,7 +402,8 @@ char *ofl_find_host_linker(const struct ofl_host_linker_query *q, struct ofl_err
 	if (!p)
 		ofl_error_set(err, OFL_ENOTFOUND, NULL, OFL_NO_OFFSET,
 		              "cannot find the host linker '%s' on PATH (other than ld.offlink "
-		              "itself and the copies of it that called it)",
+		              "itself and the copies of it that called it); the host linker is "
+		              "bfd, gold, lld, mold, a program on PATH or a path",
 		              choice);
 	return p;
 }

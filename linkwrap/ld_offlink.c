@@ -227,8 +227,8 @@ static void phase(struct link_job *j, const char *name, double *t0)
 	struct rusage ru;
 	getrusage(RUSAGE_SELF, &ru);
 	if (j->explain)
-		fprintf(j->explain, "time: %s %.2f ms (peak memory %ld KiB)\n", name, t - *t0,
-		        ru.ru_maxrss);
+		fprintf(j->explain, "time: %s %.2f ms (process peak memory so far %ld KiB)\n", name,
+		        t - *t0, ru.ru_maxrss);
 	*t0 = t;
 }
 
@@ -288,13 +288,18 @@ static bool has_option(const struct ofl_ldcmd *c, enum ofl_ldopt opt)
 	return false;
 }
 
-/* --help: ours, then the host linker's. */
-static void print_own_help(const struct link_job *j)
+/* --help: ours, and where to find the host linker's (GNU ld's 500 lines
+ * would bury ours). */
+static int print_own_help(struct link_job *j)
 {
 	printf("usage: ld.offlink [ld options] [ld.offlink options] inputs...\n"
-	       "Links like the host linker (%s), offloaded device code included.\n\n"
-	       "ld.offlink options (man ld.offlink):\n"
-	       "  --offlink-linker=bfd|gold|lld|mold|PATH  host linker (or OFFLINK_LINKER)\n"
+	       "Links as the host linker does, and adds the device code of the objects and\n"
+	       "archive members the link uses, linked and registered. Through a compiler:\n"
+	       "clang -fuse-ld=offlink, gcc -B<prefix>/libexec/offlink/gcc/ (offlink --ldflags);\n"
+	       "options as -Wl,OPTION. More: man ld.offlink.\n\n"
+	       "ld.offlink's options:\n"
+	       "  --offlink-linker=bfd|gold|lld|mold|PATH  host linker (or OFFLINK_LINKER; default "
+	       "ld)\n"
 	       "  --device-compiler=PATH       clang for the device links\n"
 	       "  --device-linker=[TRIPLE=]ARG  argument for the device links\n"
 	       "  --device-launcher=CMD        prefix of every device link (or "
@@ -305,10 +310,15 @@ static void print_own_help(const struct link_job *j)
 	       "  -j N, --jobs=N               parallel device links (default: CPUs; under make "
 	       "its jobserver, else 1)\n"
 	       "  --explain[=FILE]             what was taken and why, commands, times\n"
-	       "  --dry-run, --save-temps, --offlink-verbose\n\n"
-	       "The host linker's options:\n",
-	       j->linker);
-	fflush(stdout);
+	       "  --dry-run                    print the device and host link commands, run none\n"
+	       "  --save-temps                 keep the temporaries, and say where\n"
+	       "  --offlink-verbose            print each command as it runs (-v too)\n"
+	       "  --help, --version            this help; ld.offlink's and the host linker's "
+	       "versions\n");
+	if (resolve_linker(j, 0))
+		return 1;
+	printf("\nThe host linker's options: %s --help\n", j->linker);
+	return 0;
 }
 
 static bool has_inputs(const struct ofl_ldcmd *c)
@@ -345,18 +355,35 @@ static int link_with_device_code(struct link_job *j, struct ofl_link *l, double 
 	return rc;
 }
 
+/* Why the host link runs unchanged.  Under LLVM's clang-linker-wrapper
+ * (the link line kept -fopenmp-targets) that is worth saying with -v. */
+static void nothing_to_do(const struct link_job *j, const struct ofl_link *l)
+{
+	static const char llvm[] =
+	    "device code was linked by LLVM's clang-linker-wrapper already: nothing to do";
+	bool by_llvm = ofl_link_linked_by_llvm(l);
+	if (by_llvm && j->verbose)
+		note("%s", llvm);
+	if (j->explain)
+		fprintf(j->explain, "%s\n",
+		        by_llvm ? llvm : "no device code: the host link runs unchanged");
+}
+
 int link_job_run(struct link_job *j)
 {
 	struct ofl_error err = OFL_ERROR_INIT;
 	struct ofl_link *l = NULL;
 	double t0 = now_ms();
-	/* version queries, help, and plain ld -r are the host linker's alone */
+	/* help is ours; version queries are ours, then the host linker's;
+	 * plain ld -r is the host linker's alone */
+	if (!has_inputs(&j->cmd) && has_option(&j->cmd, OFL_LD_HELP))
+		return print_own_help(j);
 	if (!has_inputs(&j->cmd) || (j->cmd.relocatable && !j->offload_relocatable)) {
-		if (resolve_linker(j, 0))
-			return 1;
-		if (has_option(&j->cmd, OFL_LD_HELP))
-			print_own_help(j);
-		return host_link(j, NULL);
+		if (has_option(&j->cmd, OFL_LD_VERSION)) {
+			print_version(NULL);
+			fflush(stdout); /* exec drops what stdio holds */
+		}
+		return resolve_linker(j, 0) ? 1 : host_link(j, NULL);
 	}
 	int rc = 0;
 	if (ofl_link_new(&l, &j->o, &err))
@@ -371,15 +398,16 @@ int link_job_run(struct link_job *j)
 	if (!rc)
 		rc = resolve_linker(j, ofl_link_bitcode_release(l));
 	if (!rc && !ofl_link_has_device_code(l)) {
+		nothing_to_do(j, l);
 		active_link = NULL;
 		ofl_link_free(l);
 		die_if_caught();
-		if (j->explain)
-			fputs("no device code: the host link runs unchanged\n", j->explain);
 		return host_link(j, NULL);
 	}
 	if (!rc)
 		rc = link_with_device_code(j, l, &t0);
+	if (l && ofl_link_kept_temps(l))
+		note("temporaries kept in %s", ofl_link_kept_temps(l));
 	active_link = NULL;
 	ofl_link_free(l);
 	die_if_caught();
@@ -401,6 +429,18 @@ void link_job_release(struct link_job *j)
 	strlist_release(&j->extract);
 	if (j->explain && j->explain != stderr)
 		fclose(j->explain);
+}
+
+/* An unknown option that was meant to be one of ours: the host linker
+ * would only say "unrecognized option". */
+static int check_typo(const struct ofl_ldarg *a)
+{
+	const char *meant, *w = a->word[0], *eq = strchr(w, '=');
+	if (!ofl_ldarg_is_own_typo(a, &meant))
+		return 0;
+	if (meant)
+		return error("unknown option '%s'; did you mean '--%s%s'?", w, meant, eq ? eq : "");
+	return error("unknown option '%s'; see ld.offlink --help", w);
 }
 
 /* ld.offlink's own options, taken from the parsed line. */
@@ -460,6 +500,8 @@ static int own_options(struct link_job *j)
 			    j->verbose || a->opt == OFL_LD_OWN_VERBOSE || !strcmp(a->word[0], "-v");
 			break;
 		default:
+			if (check_typo(a))
+				return 1;
 			break;
 		}
 	}
@@ -479,64 +521,4 @@ int cmd_ld_offlink(int argc, char **argv)
 		rc = link_job_run(&j);
 	link_job_release(&j);
 	return rc;
-}
-
-/* The plugin: next to the binary's lib/ in a build tree, in
- * lib/offlink/ when installed. */
-static int plugin_flags(const char *prefix, const char *linker)
-{
-	if (strcmp(linker, "bfd") && strcmp(linker, "gold"))
-		return error("--ldflags --plugin: %s does not load linker plugins for ordinary "
-		             "objects; use ld.offlink (offlink --ldflags)",
-		             linker);
-	static const char *const where[] = {"%s/lib/offlink/offlink-plugin.so",
-	                                    "%s/lib/offlink-plugin.so"};
-	char path[PATH_MAX + 64];
-	for (size_t i = 0; i < 2; i++) {
-		snprintf(path, sizeof(path), where[i], prefix);
-		if (!access(path, R_OK)) {
-			printf("-fuse-ld=%s -Wl,-plugin,%s\n", linker, path);
-			return 0;
-		}
-	}
-	return error("--ldflags --plugin: no offlink-plugin.so in %s/lib", prefix);
-}
-
-/* offlink --ldflags [--cc=clang|gcc] [--plugin [--linker=bfd|gold]]: what
- * to add to LDFLAGS.  clang takes any -fuse-ld name and finds ld.offlink in
- * -B dirs; gcc accepts only fixed names, so it gets the directory whose
- * `ld` is ld.offlink.  The plugin works with ld.bfd and gold only. */
-int cmd_ldflags(int argc, char **argv)
-{
-	const char *cc = "clang", *linker = "bfd";
-	bool plugin = false;
-	for (int i = 1; i < argc; i++) {
-		if (!strncmp(argv[i], "--cc=", 5))
-			cc = argv[i] + 5;
-		else if (!strncmp(argv[i], "--linker=", 9))
-			linker = argv[i] + 9;
-		else if (!strcmp(argv[i], "--plugin"))
-			plugin = true;
-		else if (strcmp(argv[i], "--ldflags"))
-			return error("--ldflags: unknown argument '%s' (--cc=clang|gcc, --plugin, "
-			             "--linker=bfd|gold)",
-			             argv[i]);
-	}
-	char exe[PATH_MAX];
-	if (!realpath("/proc/self/exe", exe))
-		return error("cannot find where offlink is installed: %s", strerror(errno));
-	*strrchr(exe, '/') = '\0';
-	char *bin = strrchr(exe, '/');
-	int prefix_len = (int)(bin - exe);
-	if (plugin) {
-		exe[prefix_len] = '\0';
-		return plugin_flags(exe, linker);
-	}
-	if (!strcmp(cc, "gcc"))
-		printf("-B%.*s/libexec/offlink/gcc/\n", prefix_len, exe);
-	else if (!strcmp(cc, "clang"))
-		printf("-B%s -fuse-ld=offlink\n", exe);
-	else
-		return error("--ldflags: --cc must be clang or gcc, not '%s'", cc);
-	return 0;
 }

@@ -15,6 +15,7 @@
 
 #include "internal.h"
 #include "offlink/argv.h"
+#include "offlink/nearest.h"
 
 enum val {
 	V_NONE, /* a flag */
@@ -414,6 +415,21 @@ char *ofl_ldcmd_find_library(const struct ofl_ldcmd *c, const struct ofl_ldarg *
 bool ofl_ldarg_is_own(const struct ofl_ldarg *a)
 {
 	return a->kind == OFL_LDARG_OPTION && a->opt >= OFL_LD_OWN_LINKER;
+}
+
+bool ofl_ldarg_is_own_typo(const struct ofl_ldarg *a, const char **meant)
+{
+	*meant = NULL;
+	if (a->kind != OFL_LDARG_OPTION || a->opt != OFL_LD_UNKNOWN)
+		return false;
+	const char *name = a->word[0] + (a->word[0][1] == '-' ? 2 : 1);
+	const char *own[NOPTS];
+	size_t n = 0;
+	for (size_t i = 0; i < NOPTS; i++)
+		if (opts[i].id >= OFL_LD_OWN_LINKER && opts[i].name[1])
+			own[n++] = opts[i].name;
+	*meant = ofl_nearest(name, strcspn(name, "="), own, n);
+	return *meant || !strncmp(name, "offlink-", 8);
 }
 
 void ofl_ldcmd_release(struct ofl_ldcmd *c)

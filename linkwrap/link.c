@@ -540,3 +540,13 @@ bool ofl_link_has_device_code(const struct ofl_link *l)
 {
 	return (l->nimages > 0 || l->nregistered > 0) && !l->already_wrapped;
 }
+
+bool ofl_link_linked_by_llvm(const struct ofl_link *l)
+{
+	return l->already_wrapped;
+}
+
+const char *ofl_link_kept_temps(const struct ofl_link *l)
+{
+	return l->o.save_temps ? l->tmpdir : NULL;
+}

@@ -83,10 +83,13 @@ static void log_line(void *ctx, enum ofl_link_log what, const char *msg)
 	if (what == OFL_LOG_WARNING)
 		SAY(LDPL_WARNING, "offlink: %s", msg);
 	else if (what == OFL_LOG_FAILURE)
-		SAY(LDPL_ERROR, "offlink: device link failed: %s", msg);
+		SAY(LDPL_ERROR, "offlink: %s", msg);
 	else if (what == OFL_LOG_PROGRESS && !P.explain_info && progress_shown())
 		SAY(LDPL_INFO, "offlink: %s", msg);
-	if (what == OFL_LOG_FAILURE || !(P.explain || P.explain_info))
+	if (what == OFL_LOG_COMMAND && P.o.dry_run && !P.explain_info)
+		SAY(LDPL_INFO, "offlink: %s", msg); /* what a dry run is for */
+	if (what == OFL_LOG_FAILURE || (what == OFL_LOG_DETAIL && !P.explain) ||
+	    !(P.explain || P.explain_info))
 		return;
 	if (P.explain)
 		fprintf(P.explain, "%s%s\n", what == OFL_LOG_COMMAND ? "run: " : "", msg);
@@ -170,6 +173,26 @@ static bool apply(const struct ofl_ldarg *a, bool *ok)
 	}
 }
 
+/* A -plugin-opt word that is not one of ours, or has a bad value: which
+ * values are allowed, or the option it most likely meant. */
+static enum ld_plugin_status bad_option(const char *shown, enum ofl_ldopt id, const char *meant)
+{
+	const char *eq = strchr(shown, '=');
+	if (id == OFL_LD_OWN_JOBS)
+		SAY(LDPL_FATAL, "offlink: plugin option '%s': jobs is a number from 1 to 4096",
+		    shown);
+	else if (meant)
+		SAY(LDPL_FATAL, "offlink: unknown plugin option '%s'; did you mean '%s%s'?", shown,
+		    meant, eq ? eq : "");
+	else
+		SAY(LDPL_FATAL,
+		    "offlink: unknown plugin option '%s' (jobs=N, device-compiler=, "
+		    "device-linker=, device-launcher=, offload-extract=, explain[=FILE], "
+		    "save-temps, dry-run, nogpulib)",
+		    shown);
+	return LDPS_ERR;
+}
+
 /* -plugin-opt words: ld.offlink's options without the dashes ("jobs=4"),
  * read by the same table (offlink/ldcmd.h). */
 static enum ld_plugin_status option(const char *opt)
@@ -180,20 +203,19 @@ static enum ld_plugin_status option(const char *opt)
 	char *argv[1] = {word};
 	bool ok = true;
 	snprintf(word, sizeof(word), "--%s", opt);
-	bool known = strlen(opt) < sizeof(word) - 2 && !ofl_ldcmd_parse(&c, 1, argv, &err) &&
-	             c.nargs == 1 && apply(&c.args[0], &ok);
+	bool parsed =
+	    strlen(opt) < sizeof(word) - 2 && !ofl_ldcmd_parse(&c, 1, argv, &err) && c.nargs == 1;
+	bool known = parsed && apply(&c.args[0], &ok);
+	enum ofl_ldopt id = parsed ? c.args[0].opt : OFL_LD_UNKNOWN;
+	const char *meant = NULL; /* a name in ldcmd's table: outlives c */
+	if (parsed)
+		ofl_ldarg_is_own_typo(&c.args[0], &meant);
 	ofl_ldcmd_release(&c);
 	char shown[4 * 256 + 1];
 	ofl_printable(opt, shown, sizeof(shown), false);
 	opt = shown;
-	if (!known) {
-		SAY(LDPL_FATAL,
-		    "offlink: unknown plugin option '%s' (jobs=N, device-compiler=, "
-		    "device-linker=, device-launcher=, offload-extract=, explain[=FILE], "
-		    "save-temps, dry-run, nogpulib)",
-		    opt);
-		return LDPS_ERR;
-	}
+	if (!known)
+		return bad_option(shown, id, meant);
 	if (!ok)
 		SAY(LDPL_FATAL, "offlink: plugin option '%s': %s", opt,
 		    strerror(errno ? errno : ENOMEM));
@@ -266,6 +288,12 @@ static enum ld_plugin_status all_symbols_read(void)
 		return LDPS_OK; /* nothing written, nothing run */
 	if (ofl_link_run(P.link, &res, &err))
 		return fail(&err);
+	/* no plugin hook stops the linker writing its output: say so */
+	if (P.o.dry_run)
+		SAY(LDPL_WARNING,
+		    "offlink: dry-run: the device links were printed, not run; the linker still "
+		    "writes %s, with empty device images",
+		    P.output ? P.output : "its output");
 	for (size_t i = 0; i < res.nobjects; i++)
 		if (P.add_input_file(res.objects[i]) != LDPS_OK) {
 			SAY(LDPL_FATAL, "offlink: the linker refused %s", res.objects[i]);
@@ -291,6 +319,8 @@ static enum ld_plugin_status cleanup(void)
 	 * file at the end of the link, before cleanup) */
 	if (P.link && !P.failed && ofl_link_scrub_outputs(P.link, &err))
 		fail_quietly(&err);
+	if (P.link && ofl_link_kept_temps(P.link))
+		SAY(LDPL_INFO, "offlink: temporaries kept in %s", ofl_link_kept_temps(P.link));
 	ofl_link_free(P.link);
 	ofl_ldcmd_release(&P.host);
 	free(P.cmdline);

@@ -395,7 +395,7 @@ static int print_objcopy(const struct ofl_bundler_options *o)
 
 static int llvm_bundler(int argc, char **argv, struct bundle_args *a, const char *help_text)
 {
-	int help = 0, version = 0;
+	int help = 0;
 	const struct opt table[] = {
 	    {"type", OPT_STR, &a->type, NULL, "<string>",
 	     "Type of the files to be bundled/unbundled."},
@@ -432,18 +432,14 @@ static int llvm_bundler(int argc, char **argv, struct bundle_args *a, const char
 	     "Behave like clang-offload-bundler 19 or 22 (default: 22, or 19 when invoked as "
 	     "*-19)"},
 	    {"help", OPT_HELP, (void *)help_text, &help, NULL, "Display available options"},
-	    {"version", OPT_FLAG, &version, NULL, NULL, "Display the version of this program"},
+	    {"version", OPT_VERSION, "compatible with clang-offload-bundler 19 and 22", NULL, NULL,
+	     "Display the version of this program"},
 	    {NULL, 0, NULL, NULL, NULL, NULL},
 	};
 	int prc =
 	    opts_parse(table, argc, argv, &a->positional, "clang-offload-bundler [options]", NULL);
 	if (prc)
 		return prc == 2 ? 0 : 1;
-	if (version) {
-		printf("offlink %s (clang-offload-bundler compatible, LLVM 19/22 formats)\n",
-		       OFL_VERSION);
-		return 0;
-	}
 	if (a->positional.n)
 		return error("unexpected argument '%s'", a->positional.v[0]);
 	if (a->input.n && a->inputs.n)
@@ -526,6 +522,9 @@ static long online_cpus(void)
 	return n > 0 ? n : 1;
 }
 
+/* What --type takes, as offlink bundle --help and its errors say it. */
+#define BUNDLE_TYPES "i ii cui hipi d ll s bc gch ast o a"
+
 static int sub_prepare(struct ofl_bundler_options *o, struct bundle_args *a, enum sub_mode m,
                        struct strlist *in)
 {
@@ -550,6 +549,9 @@ static int sub_prepare(struct ofl_bundler_options *o, struct bundle_args *a, enu
 		strlist_push(in, a->positional.v[i]);
 	if (!in->n)
 		return error("no input file given");
+	if (a->type && !ofl_file_type_find(a->type))
+		return error("--type: '%s' is no bundle type; the types are %s", a->type,
+		             BUNDLE_TYPES);
 	if (m == SUB_BUNDLE && !a->type && a->output.n) {
 		const char *dot = strrchr(a->output.v[0], '.');
 		const struct ofl_file_type *t = dot ? ofl_file_type_find(dot + 1) : NULL;
@@ -589,7 +591,7 @@ static int sub_run(int argc, char **argv, enum sub_mode m, struct bundle_args *a
 	    {"output", OPT_LIST, &a->output, NULL, "FILE",
 	     "output file (-o); unbundle: one per target"},
 	    {"input", OPT_LIST, &a->input, NULL, "FILE", "input file (also positional)"},
-	    {"type", OPT_STR, &a->type, NULL, "T", "i ii cui hipi d ll s bc gch ast o a"},
+	    {"type", OPT_STR, &a->type, NULL, "T", BUNDLE_TYPES},
 	    {"align", OPT_UINT, &a->align, NULL, "N",
 	     "bundle: align entries of binary bundles to N bytes"},
 	    {"compress", OPT_FLAG, &a->compress, NULL, NULL,
@@ -615,6 +617,7 @@ static int sub_run(int argc, char **argv, enum sub_mode m, struct bundle_args *a
 	    {"v", OPT_FLAG, &a->verbose, NULL, NULL, NULL},
 	    {"help", OPT_HELP, NULL, NULL, NULL, "show this help"},
 	    {"h", OPT_HELP, NULL, NULL, NULL, NULL},
+	    {"version", OPT_VERSION, NULL, NULL, NULL, "show the version"},
 	    {NULL, 0, NULL, NULL, NULL, NULL},
 	};
 	int prc = opts_parse(table, argc, argv, &a->positional, sub_usage[m], sub_overview[m]);

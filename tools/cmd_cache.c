@@ -8,6 +8,7 @@
 #include "commands.h"
 #include "diag.h"
 #include "offlink/cache.h"
+#include "opts.h"
 
 extern char **environ;
 
@@ -59,6 +60,10 @@ int cmd_cache(int argc, char **argv)
 	const char *action = argc > 1 ? argv[1] : NULL;
 	if (action && (!strcmp(action, "--help") || !strcmp(action, "-h"))) {
 		usage(stdout);
+		return 0;
+	}
+	if (action && !strcmp(action, "--version")) {
+		print_version(NULL);
 		return 0;
 	}
 	if (ofl_cache_config_from_env(environ, &c, &err))

@@ -611,6 +611,7 @@ int cmd_inspect(int argc, char **argv)
 	    {"tolerant", OPT_FLAG, &tolerant, NULL, NULL,
 	     "skip bytes in offloading sections that do not parse instead of failing"},
 	    {"help", OPT_HELP, NULL, NULL, NULL, "show this help"},
+	    {"version", OPT_VERSION, NULL, NULL, NULL, "show the version"},
 	    {NULL, 0, NULL, NULL, NULL, NULL},
 	};
 	int rc = opts_parse(table, argc, argv, &files, "offlink inspect [options] FILE...",
@@ -649,6 +650,27 @@ int cmd_inspect(int argc, char **argv)
 	return rc;
 }
 
+/* llvm-objdump --help and --version: what this one does, and that LLVM's
+ * does the rest. */
+static void objdump_answer(const char *opt)
+{
+	const char *what = "--offloading only; LLVM's llvm-objdump does everything else";
+	if (!strcmp(opt, "--version"))
+		print_version(what);
+	else
+		printf(
+		    "OVERVIEW: offlink's llvm-objdump: %s\n\n"
+		    "USAGE: %s --offloading [<input object files>]\n\n"
+		    "OPTIONS:\n"
+		    "  --offloading  Display the content of the offloading sections (default input "
+		    "a.out)\n"
+		    "  --help        Display this help\n"
+		    "  --version     Display the version of this program\n\n"
+		    "The same listing: offlink inspect --format=llvm-objdump (man "
+		    "offlink-inspect).\n",
+		    what, ofl_prog);
+}
+
 /* The llvm-objdump personality: --offloading only, read by the inspector's
  * objdump format (LLVM 19's numbering when invoked as llvm-objdump-19);
  * every other option belongs to the real llvm-objdump. */
@@ -656,6 +678,7 @@ int cmd_llvm_objdump(int argc, char **argv)
 {
 	size_t n = strlen(argv[0]);
 	bool v19 = n > 3 && !strcmp(argv[0] + n - 3, "-19"), offloading = false, only_files = false;
+	const char *query = NULL; /* --help or --version: answered, nothing else done */
 	char **v = calloc((size_t)argc + 4, sizeof *v);
 	if (!v)
 		return error("out of memory");
@@ -664,7 +687,7 @@ int cmd_llvm_objdump(int argc, char **argv)
 	v[k++] = "--format=llvm-objdump";
 	v[k++] = v19 ? "--llvm-version=19" : "--llvm-version=22";
 	v[k++] = "--";
-	for (int i = 1; i < argc && !rc; i++) {
+	for (int i = 1; i < argc && !rc && !query; i++) {
 		const char *a = argv[i];
 		if (only_files || a[0] != '-' || !a[1])
 			v[k++] = argv[i];
@@ -672,17 +695,21 @@ int cmd_llvm_objdump(int argc, char **argv)
 			only_files = true;
 		else if (!strcmp(a, "--offloading") || !strcmp(a, "-offloading"))
 			offloading = true;
+		else if (!strcmp(a, "--help") || !strcmp(a, "-help") || !strcmp(a, "--version"))
+			query = a;
 		else
 			rc = error("'%s' is not supported here: this llvm-objdump is offlink's and "
 			           "only does --offloading; run LLVM's llvm-objdump for it",
 			           a);
 	}
-	if (!rc && !offloading)
+	if (!rc && query)
+		objdump_answer(query);
+	else if (!rc && !offloading)
 		rc = error("this llvm-objdump is offlink's and only does --offloading; run LLVM's "
 		           "llvm-objdump for anything else");
 	if (!rc && k == 4)
 		v[k++] = "a.out"; /* llvm-objdump's default input */
-	rc = rc ? rc : cmd_inspect(k, v);
+	rc = rc || query ? rc : cmd_inspect(k, v);
 	free(v);
 	return rc;
 }

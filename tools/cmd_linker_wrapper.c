@@ -24,6 +24,8 @@ enum wopt {
 	W_IGNORED,     /* accepted; no effect on what offlink produces */
 	W_IGNORED_ARG, /* same, with a value */
 	W_UNSUPPORTED, /* a mode offlink does not have */
+	W_HELP,
+	W_VERSION,
 };
 
 struct wspec {
@@ -65,7 +67,37 @@ static const struct wspec wrapper_opts[] = {
     {"override-image", W_UNSUPPORTED, true},
     {"print-wrapped-module", W_UNSUPPORTED, false},
     {"embed-bitcode", W_UNSUPPORTED, false},
+    {"help", W_HELP, false},
+    {"help-hidden", W_HELP, false},
+    {"version", W_VERSION, false},
 };
+
+static const char help[] =
+    "OVERVIEW: offlink's clang-linker-wrapper: takes LLVM 19's and 22's command line,\n"
+    "links the device code of the inputs the host link uses, registers it and runs the\n"
+    "host linker (the same pipeline as ld.offlink). clang runs it when it finds it in a\n"
+    "-B directory: clang -B<prefix>/libexec/offlink/compat -fopenmp "
+    "-fopenmp-targets=...\n\n"
+    "USAGE: clang-linker-wrapper [options] -- <options to passed to the linker>\n\n"
+    "OPTIONS:\n"
+    "  --linker-path=<path>    The linker executable to invoke (required)\n"
+    "  --host-triple=<triple>  Triple to use for the host compilation\n"
+    "  --device-linker=<value> or <triple>=<value>\n"
+    "                          Arguments to pass to the device linker invocation\n"
+    "  --device-compiler=<value> or <triple>=<value>\n"
+    "                          Arguments to pass to the device compiler invocation\n"
+    "  --should-extract=<arch> Device architectures always extracted from archives\n"
+    "  --wrapper-jobs=<number> Parallel device links: a positive integer or 'jobserver'\n"
+    "  --dry-run               Print program arguments without running\n"
+    "  --save-temps            Save intermediate results\n"
+    "  --wrapper-verbose       Verbose output from tools\n"
+    "  --help, --version       This help; the version\n\n"
+    "Accepted and ignored: --cuda-path, --compress, --compression-level, --opt-level,\n"
+    "--offload-opt, --linker-arg, --compiler-arg, -mllvm, --ptxas-arg, --bitcode-library,\n"
+    "--builtin-bitcode, --wrapper-time-trace*, --pass-remarks*, --whole-program,\n"
+    "--device-debug, --clang-backend. Refused: --emit-fatbin-only, --override-image,\n"
+    "--print-wrapped-module, --embed-bitcode. Everything else goes to the host linker.\n"
+    "More: man ld.offlink, docs/integration.md (\"As clang-linker-wrapper\").\n";
 
 /* The spec of a wrapper option word ("--x", "-x", "--x=v"), or NULL. */
 static const struct wspec *match(const char *word, const char **joined)
@@ -83,6 +115,16 @@ static const struct wspec *match(const char *word, const char **joined)
 		return &wrapper_opts[i];
 	}
 	return NULL;
+}
+
+/* --help and --version are answered at once, as LLVM's tool does. */
+static bool answered(const struct wspec *w)
+{
+	if (w->id == W_HELP)
+		fputs(help, stdout);
+	else if (w->id == W_VERSION)
+		print_version("compatible with clang-linker-wrapper 19 and 22");
+	return w->id == W_HELP || w->id == W_VERSION;
 }
 
 static int take(struct link_job *j, const struct wspec *w, const char *v)
@@ -135,6 +177,7 @@ int cmd_clang_linker_wrapper(int argc, char **argv)
 	struct ofl_error err = OFL_ERROR_INIT;
 	char **host = calloc((size_t)argc + 1, sizeof(*host));
 	int nhost = 0, rc = host ? 0 : error("out of memory");
+	bool done = false;
 	for (int i = 1; !rc && i < argc; i++) {
 		const char *v = NULL;
 		const struct wspec *w = match(argv[i], &v);
@@ -142,10 +185,17 @@ int cmd_clang_linker_wrapper(int argc, char **argv)
 			host[nhost++] = argv[i];
 			continue;
 		}
+		if ((done = answered(w)))
+			break;
 		if (w->value && !v && (v = i + 1 < argc ? argv[++i] : NULL) == NULL)
 			rc = error("--%s needs a value", w->name);
 		if (!rc)
 			rc = take(&j, w, v);
+	}
+	if (done) {
+		link_job_release(&j);
+		free(host);
+		return 0;
 	}
 	if (!rc && !j.linker_choice)
 		rc = error("--linker-path is required");

@@ -270,7 +270,10 @@ static enum ofl_llvm_version version_of_name(const char *argv0)
 int cmd_llvm_packager(int argc, char **argv)
 {
 	struct pkg_cmd c = {.compat = true, .llvm = version_of_name(argv[0])};
-	bool help = false, help_list = false, version = false;
+	bool help = false, help_list = false;
+	char about[80];
+	snprintf(about, sizeof(about), "compatible with %s %d",
+	         c.llvm == OFL_LLVM_19 ? "clang-offload-packager" : "llvm-offload-binary", c.llvm);
 	const struct opt table[] = {
 	    {"o", OPT_STR, &c.output, NULL, "file", NULL},
 	    {"image", OPT_LIST, &c.images, NULL, NULL, NULL},
@@ -279,14 +282,14 @@ int cmd_llvm_packager(int argc, char **argv)
 	    {"help-hidden", OPT_FLAG, &help, NULL, NULL, NULL},
 	    {"help-list", OPT_FLAG, &help_list, NULL, NULL, NULL},
 	    {"help-list-hidden", OPT_FLAG, &help_list, NULL, NULL, NULL},
-	    {"version", OPT_FLAG, &version, NULL, NULL, NULL},
+	    {"version", OPT_VERSION, about, NULL, NULL, NULL},
 	    {NULL, 0, NULL, NULL, NULL, NULL},
 	};
 	int rc = opts_parse(table, argc, argv, &c.positional, NULL, NULL);
-	if (rc == 0 && (help || help_list))
+	if (rc == 2) /* --version answered */
+		rc = 0;
+	else if (rc == 0 && (help || help_list))
 		llvm_help(&c, help_list);
-	else if (rc == 0 && version)
-		printf("offlink %s (%s %d compatible)\n", OFL_VERSION, base_name(argv[0]), c.llvm);
 	else if (rc == 0)
 		rc = run(&c);
 	strlist_release(&c.images);
@@ -307,6 +310,7 @@ int cmd_package(int argc, char **argv)
 	    {"llvm-version", OPT_UINT, &llvm, NULL, "19|22",
 	     "follow LLVM 19's or 22's rules (kind numbering, required keys); default 22"},
 	    {"help", OPT_HELP, NULL, NULL, NULL, "show this help"},
+	    {"version", OPT_VERSION, NULL, NULL, NULL, "show the version"},
 	    {NULL, 0, NULL, NULL, NULL, NULL},
 	};
 	int rc = opts_parse(table, argc, argv, &c.positional,

@@ -632,6 +632,7 @@ int cmd_wrap(int argc, char **argv)
 	     "write the object by compiling C with this compiler (any ELF host)"},
 	    {"o", OPT_STR, &j.output, NULL, "<file>", "output file"},
 	    {"help", OPT_HELP, NULL, NULL, NULL, "display this help"},
+	    {"version", OPT_VERSION, NULL, NULL, NULL, "show the version"},
 	    {NULL, 0, NULL, NULL, NULL, NULL},
 	};
 	int rc = opts_parse(table, argc, argv, &pos,
@@ -646,6 +647,8 @@ int cmd_wrap(int argc, char **argv)
 	}
 	j.opts.relocatable = reloc;
 	rc = parse_kind(kind, &j.opts.kind) || parse_abi(abi, &j.opts.abi);
+	if (!rc && j.fb.syntax && strcmp(j.fb.syntax, "image3") && strcmp(j.fb.syntax, "image"))
+		rc = error("--fatbinary-syntax must be image3 or image, not '%s'", j.fb.syntax);
 	if (!rc && nlevel && (level < -(1 << 17) || level > 22))
 		rc = error("--compression-level=%lld is out of range", level);
 	if (nlevel)
@@ -723,6 +726,8 @@ int cmd_clang_offload_wrapper(int argc, char **argv)
 	    {"emit", OPT_STR, &j.emit, NULL, "obj|ll|bc|c",
 	     "output format (default: from -o's name)"},
 	    {"help", OPT_HELP, NULL, NULL, NULL, "Display available options"},
+	    {"version", OPT_VERSION, "compatible with clang-offload-wrapper", NULL, NULL,
+	     "Display the version of this program"},
 	    {NULL, 0, NULL, NULL, NULL, NULL},
 	};
 	int rc = opts_parse(table, argc, argv, &pos,
@@ -762,6 +767,8 @@ int cmd_llvm_offload_wrapper(int argc, char **argv)
 	    {"emit", OPT_STR, &j.emit, NULL, "obj|ll|bc|c",
 	     "output format (default: from -o's name)"},
 	    {"help", OPT_HELP, NULL, NULL, NULL, "Display available options"},
+	    {"version", OPT_VERSION, "compatible with llvm-offload-wrapper 22", NULL, NULL,
+	     "Display the version of this program"},
 	    {NULL, 0, NULL, NULL, NULL, NULL},
 	};
 	int rc = opts_parse(table, argc, argv, &pos, "llvm-offload-wrapper [options] <input files>",

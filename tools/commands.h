@@ -24,6 +24,8 @@ int cmd_llvm_offload_wrapper(int argc, char **argv);
 
 /* linkwrap/ld_offlink.c: ld.offlink and offlink link */
 int cmd_ld_offlink(int argc, char **argv);
+
+/* cmd_ldflags.c: offlink --ldflags */
 int cmd_ldflags(int argc, char **argv);
 
 /* cmd_cache.c: offlink cache stats|clear|trim */

@@ -7,20 +7,22 @@
 
 const char *ofl_prog = "offlink";
 
-/* One diagnostic line: what it quotes from inputs (names, triples) is made
- * printable, so it can neither forge a line nor drive the terminal. */
+/* One diagnostic line, "<prog>: <kind>: <msg>" (no kind: "<prog>: <msg>"):
+ * what it quotes from inputs (names, triples) is made printable, so it can
+ * neither forge a line nor drive the terminal. */
 static void say(const char *kind, const char *fmt, va_list ap)
 {
+	const char *sep = *kind ? ": " : "";
 	char *raw = NULL;
 	if (vasprintf(&raw, fmt, ap) < 0) {
-		fprintf(stderr, "%s: %s: out of memory\n", ofl_prog, kind);
+		fprintf(stderr, "%s: %s%sout of memory\n", ofl_prog, kind, sep);
 		return;
 	}
 	size_t n = 4 * strlen(raw) + 1;
 	char *text = malloc(n);
 	if (text)
 		ofl_printable(raw, text, n, false);
-	fprintf(stderr, "%s: %s: %s\n", ofl_prog, kind, text ? text : raw);
+	fprintf(stderr, "%s: %s%s%s\n", ofl_prog, kind, sep, text ? text : raw);
 	free(text);
 	free(raw);
 }
@@ -46,5 +48,13 @@ void warning(const char *fmt, ...)
 	va_list ap;
 	va_start(ap, fmt);
 	say("warning", fmt, ap);
+	va_end(ap);
+}
+
+void note(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	say("", fmt, ap);
 	va_end(ap);
 }

@@ -14,5 +14,8 @@ int error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Prints a library error as "<prog>: error: <path>: <what> at offset N". */
 int error_lib(const struct ofl_error *err);
 void warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* "<prog>: <msg>": what the user asked to be told (where temporaries are
+ * kept, why nothing was done). */
+void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 #endif

@@ -8,6 +8,8 @@
 #include "commands.h"
 #include "diag.h"
 #include "offlink/argv.h"
+#include "offlink/nearest.h"
+#include "opts.h"
 
 struct subcommand {
 	const char *name;
@@ -30,19 +32,20 @@ static const struct subcommand subcommands[] = {
 struct personality {
 	const char *name; /* matched as a suffix of argv[0]'s file name */
 	int (*fn)(int argc, char **argv);
+	const char *summary; /* NULL: left out of --help */
 };
 
 static const struct personality personalities[] = {
-    {"clang-offload-bundler", cmd_llvm_bundler},
-    {"clang-offload-packager", cmd_llvm_packager},
-    {"llvm-offload-binary", cmd_llvm_packager},
-    {"clang-offload-wrapper", cmd_clang_offload_wrapper},
-    {"llvm-offload-wrapper", cmd_llvm_offload_wrapper},
-    {"clang-linker-wrapper", cmd_clang_linker_wrapper},
-    {"llvm-objdump", cmd_llvm_objdump},
-    {"ld.offlink", cmd_ld_offlink},
-    {"ld", cmd_ld_offlink}, /* libexec/offlink/gcc/ld, for gcc -B */
-    {NULL, NULL},
+    {"clang-offload-bundler", cmd_llvm_bundler, "bundles, as LLVM's tool"},
+    {"clang-offload-packager", cmd_llvm_packager, "OffloadBinaries, as LLVM 19's tool"},
+    {"llvm-offload-binary", cmd_llvm_packager, "OffloadBinaries, as LLVM 22's tool"},
+    {"clang-offload-wrapper", cmd_clang_offload_wrapper, "wrapped images, as LLVM's tool"},
+    {"llvm-offload-wrapper", cmd_llvm_offload_wrapper, "wrapped images, as LLVM 22's tool"},
+    {"clang-linker-wrapper", cmd_clang_linker_wrapper, "clang's linker wrapper (clang -B<dir>)"},
+    {"llvm-objdump", cmd_llvm_objdump, "--offloading only"},
+    {"ld.offlink", cmd_ld_offlink, "the system linker, device code included (man ld.offlink)"},
+    {"ld", cmd_ld_offlink, NULL}, /* libexec/offlink/gcc/ld, for gcc -B */
+    {NULL, NULL, NULL},
 };
 
 /* Suffix match, so versioned or cross-prefixed names work:
@@ -68,17 +71,43 @@ static const struct personality *find_personality(const char *argv0)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: offlink <command> [options] [args]\n"
-	           "       offlink --help | --version\n\n"
-	           "Link-time offloading toolkit: bundles, OffloadBinaries, wrapped images.\n\n"
-	           "Commands:\n");
+	fprintf(
+	    f,
+	    "usage: offlink <command> [options] [args]\n"
+	    "       offlink --ldflags [--cc=COMPILER] [--compat | --plugin [--linker=bfd|gold]]\n"
+	    "       offlink --help | --version\n\n"
+	    "Link-time offloading toolkit: bundles, OffloadBinaries, wrapped images, and\n"
+	    "links that carry device code.\n\n"
+	    "Commands:\n");
 	for (const struct subcommand *c = subcommands; c->name; c++)
 		fprintf(f, "  %-10s %s\n", c->name, c->summary);
-	fprintf(f,
-	        "\nRun 'offlink <command> --help' for the options of a command.\n"
-	        "Invoked as clang-offload-bundler, clang-offload-packager, llvm-offload-binary,\n"
-	        "clang-offload-wrapper, llvm-offload-wrapper or llvm-objdump (--offloading\n"
-	        "only), offlink speaks that tool's command line.\n");
+	fprintf(f, "\nRun 'offlink <command> --help' for the options of a command.\n\n"
+	           "--ldflags prints what to add to a link line to link through ld.offlink:\n"
+	           "  --cc=COMPILER  clang (default) or gcc, by name or path (clang-22, g++, "
+	           "/usr/bin/cc)\n"
+	           "  --compat       for a clang link that keeps -fopenmp-targets: offlink's\n"
+	           "                 clang-linker-wrapper instead of LLVM's\n"
+	           "  --plugin       the GNU linker plugin inside ld.bfd (--linker=gold: gold)\n\n"
+	           "Under these names (bin/ld.offlink, links in libexec/offlink/compat/) offlink\n"
+	           "takes that tool's command line:\n");
+	for (const struct personality *p = personalities; p->name; p++)
+		if (p->summary)
+			fprintf(f, "  %-23s %s\n", p->name, p->summary);
+	fprintf(f, "\nManuals: offlink(1), ld.offlink(1), offlink-plugin(1), offlink-inspect(1),\n"
+	           "offlink-package(1), offlink-wrap(1).\n");
+}
+
+/* An unknown command, with the one it most likely was meant to be. */
+static int unknown_command(const char *word)
+{
+	const char *names[sizeof(subcommands) / sizeof(subcommands[0])];
+	size_t n = 0;
+	for (const struct subcommand *c = subcommands; c->name; c++)
+		names[n++] = c->name;
+	const char *near = ofl_nearest(word, strlen(word), names, n);
+	if (near)
+		return error("'%s' is not an offlink command; did you mean '%s'?", word, near);
+	return error("'%s' is not an offlink command; see 'offlink --help'", word);
 }
 
 static int run(int argc, char **argv)
@@ -99,13 +128,13 @@ static int run(int argc, char **argv)
 	if (!strcmp(argv[1], "--ldflags"))
 		return cmd_ldflags(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "--version")) {
-		printf("offlink %s\n", OFL_VERSION);
+		print_version(NULL);
 		return 0;
 	}
 	for (const struct subcommand *c = subcommands; c->name; c++)
 		if (!strcmp(argv[1], c->name))
 			return c->fn(argc - 1, argv + 1);
-	return error("'%s' is not an offlink command; see 'offlink --help'", argv[1]);
+	return unknown_command(argv[1]);
 }
 
 /* @FILE arguments are expanded here, once, for every command and

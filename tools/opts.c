@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "diag.h"
+#include "offlink/nearest.h"
 #include "opts.h"
 
 static void *xrealloc(void *p, size_t n)
@@ -113,8 +114,29 @@ static int set_value(const struct opt *o, const char *v)
 		}
 		return 0;
 	case OPT_HELP:
+	case OPT_VERSION:
 		return 0;
 	}
+	return 1;
+}
+
+/* An option that is not in the table, with the nearest that is, spelled
+ * as LLVM's tools spell it: its value kept, one dash for one letter. */
+static int unknown_option(const struct opt *table, const char *arg, const char *name, size_t len)
+{
+	fprintf(stderr, "%s: Unknown command line argument '%s'.  Try: '%s --help'\n", ofl_prog,
+	        arg, ofl_prog);
+	size_t n = 0;
+	while (table[n].name)
+		n++;
+	const char **names = xrealloc(NULL, (n + 1) * sizeof(*names));
+	for (size_t i = 0; i < n; i++)
+		names[i] = table[i].name;
+	const char *near = ofl_nearest(name, len, names, n);
+	if (near)
+		fprintf(stderr, "%s: Did you mean '%s%s%s'?\n", ofl_prog, near[1] ? "--" : "-",
+		        near, name + len);
+	free(names);
 	return 1;
 }
 
@@ -130,16 +152,13 @@ static int parse_one(const struct opt *table, int argc, char **argv, int *i, con
 	if (!o && arg[1] != '-' && len > 1) {
 		/* -oFILE style for one-letter options */
 		o = find_opt(table, name, 1);
-		if (o && o->type != OPT_FLAG && o->type != OPT_HELP)
+		if (o && o->type != OPT_FLAG && o->type != OPT_HELP && o->type != OPT_VERSION)
 			val = name + 1;
 		else
 			o = NULL;
 	}
-	if (!o) {
-		fprintf(stderr, "%s: Unknown command line argument '%s'.  Try: '%s --help'\n",
-		        ofl_prog, arg, ofl_prog);
-		return 1;
-	}
+	if (!o)
+		return unknown_option(table, arg, name, len);
 	if (o->count)
 		(*o->count)++;
 	if (o->type == OPT_HELP) {
@@ -147,6 +166,10 @@ static int parse_one(const struct opt *table, int argc, char **argv, int *i, con
 			fputs(o->dest, stdout);
 		else
 			opts_print_help(table, stdout, usage, overview);
+		return 2;
+	}
+	if (o->type == OPT_VERSION) {
+		print_version(o->dest);
 		return 2;
 	}
 	if (o->type == OPT_FLAG) {
@@ -201,4 +224,16 @@ void opts_print_help(const struct opt *table, FILE *f, const char *usage, const 
 			snprintf(left, sizeof left, "--%s", o->name);
 		fprintf(f, "  %-30s - %s\n", left, o->help);
 	}
+}
+
+void print_version(const char *about)
+{
+	const char *base = strrchr(ofl_prog, '/');
+	base = base ? base + 1 : ofl_prog;
+	if (!strcmp(base, "offlink"))
+		printf("offlink %s\n", OFL_VERSION);
+	else
+		printf("%s (offlink %s)\n", base, OFL_VERSION);
+	if (about)
+		printf("  %s\n", about);
 }

@@ -20,13 +20,14 @@ void strlist_push_csv(struct strlist *l, const char *s);
 void strlist_release(struct strlist *l);
 
 enum opt_type {
-	OPT_FLAG, /* bool; also accepts =true/=false/=1/=0 */
-	OPT_STR,  /* const char *; last one wins */
-	OPT_LIST, /* struct strlist, one value per occurrence */
-	OPT_CSV,  /* struct strlist, comma-split, may repeat */
-	OPT_UINT, /* unsigned long long */
-	OPT_INT,  /* long long */
-	OPT_HELP, /* prints help: the table's, or dest's text when set */
+	OPT_FLAG,    /* bool; also accepts =true/=false/=1/=0 */
+	OPT_STR,     /* const char *; last one wins */
+	OPT_LIST,    /* struct strlist, one value per occurrence */
+	OPT_CSV,     /* struct strlist, comma-split, may repeat */
+	OPT_UINT,    /* unsigned long long */
+	OPT_INT,     /* long long */
+	OPT_HELP,    /* prints help: the table's, or dest's text when set */
+	OPT_VERSION, /* prints the version (print_version), with dest's text when set */
 };
 
 struct opt {
@@ -39,10 +40,17 @@ struct opt {
 };
 
 /* Parses argv[1..]; non-options go to positional.  On error prints
- * "<prog>: <msg>" the LLVM way and returns 1; returns 2 after printing help,
- * 0 otherwise.  A lone "-" is positional; "--" ends options. */
+ * "<prog>: <msg>" the LLVM way (an unknown option with the table's nearest,
+ * "Did you mean '--name'?", as LLVM's tools suggest) and returns 1; returns 2
+ * after printing help or the version, 0 otherwise.  A lone "-" is
+ * positional; "--" ends options. */
 int opts_parse(const struct opt *table, int argc, char **argv, struct strlist *positional,
                const char *usage, const char *overview);
 void opts_print_help(const struct opt *table, FILE *f, const char *usage, const char *overview);
+
+/* --version of every front end, on stdout: "offlink X.Y.Z", or "<name>
+ * (offlink X.Y.Z)" under another name (ld.offlink, a personality: ofl_prog's
+ * file name), then about, when given, on a line of its own. */
+void print_version(const char *about);
 
 #endif

@@ -1,7 +1,8 @@
 # The example projects of docs/examples, built as a user would against the
 # build tree: the Makefile through `offlink --ldflags`, the CMake project
-# through pkg-config's offlink module (build/lib/pkgconfig).  Each program
-# must run its kernels on the device and print the expected line.
+# through offlink's CMake package (build/lib/cmake/offlink); the pkg-config
+# module (build/lib/pkgconfig) gives the same flags.  Each program must run
+# its kernels on the device and print the expected line.
 . "$OFL_SRC/tests/lib.sh"
 : "${OFL_BUILD:?OFL_BUILD must point at the build tree}"
 
@@ -49,9 +50,11 @@ if [[ "$(ldd "$OFL_BUILD/lib/offlink-plugin.so")" != *libasan* ]]; then
 		fail "no image from the plugin"
 fi
 
-# CMake: the same sources, linked through PkgConfig::OFFLINK.
+# CMake: the same sources, linked through offlink::link, the build tree as
+# the prefix.
 cp -r "$EX/cmake" cmake
-cmake -S cmake -B cmake/build -DCMAKE_C_COMPILER="$CLANG" >cmake.log 2>&1 ||
+cmake -S cmake -B cmake/build -DCMAKE_C_COMPILER="$CLANG" -DCMAKE_PREFIX_PATH="$OFL_BUILD" \
+	>cmake.log 2>&1 ||
 	{ cat cmake.log; fail "cmake configure"; }
 cmake --build cmake/build --verbose >build.log 2>&1 || { cat build.log; fail "cmake build"; }
 grep -q -- "-fuse-ld=offlink" build.log || { cat build.log; fail "the CMake link does not use ld.offlink"; }

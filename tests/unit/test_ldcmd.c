@@ -457,3 +457,27 @@ OFL_TEST(ldcmd_input_path_sysroot)
 	free(p);
 	ofl_ldcmd_release(&c);
 }
+
+/* An unknown option that is a typo of ld.offlink's own is told apart from
+ * the host linker's options, which pass. */
+OFL_TEST(ldcmd_own_typo)
+{
+	struct ofl_ldcmd c = OFL_LDCMD_INIT;
+	struct ofl_error e = OFL_ERROR_INIT;
+	CHECK(!PARSE(&c, &e, "--offlink-linkr=gold", "-jbos", "--dryrun", "--offlink-x",
+	             "--gc-sections", "--save-temps", "main.o", "-zsave-temps"));
+	const char *meant = "x";
+	CHECK(ofl_ldarg_is_own_typo(&c.args[0], &meant));
+	CHECK_STR(meant, "offlink-linker");
+	CHECK(!ofl_ldarg_is_own_typo(&c.args[1], &meant)); /* -j with a value: known */
+	CHECK(!meant);
+	CHECK(ofl_ldarg_is_own_typo(&c.args[2], &meant));
+	CHECK_STR(meant, "dry-run");
+	CHECK(ofl_ldarg_is_own_typo(&c.args[3], &meant)); /* ours by its prefix */
+	CHECK(!meant);
+	CHECK(!ofl_ldarg_is_own_typo(&c.args[4], &meant)); /* ld's, unknown to the table */
+	CHECK(!ofl_ldarg_is_own_typo(&c.args[5], &meant)); /* ours, known */
+	CHECK(!ofl_ldarg_is_own_typo(&c.args[6], &meant)); /* a file */
+	CHECK(!ofl_ldarg_is_own_typo(&c.args[7], &meant)); /* -z's value */
+	ofl_ldcmd_release(&c);
+}

@@ -148,6 +148,13 @@ char *ofl_ldcmd_input_path(const struct ofl_ldcmd *c, const struct ofl_ldarg *a)
 /* True for an argument that belongs to ld.offlink, not the host linker. */
 bool ofl_ldarg_is_own(const struct ofl_ldarg *a);
 
+/* True for an unknown option that is a mistyped ld.offlink option rather
+ * than one for the host linker: its name starts with "offlink-", or is a
+ * typo of one of ld.offlink's long options (ofl_nearest; no option of GNU
+ * ld, gold, lld or mold is that near one).  *meant is then the name it
+ * most likely meant, without dashes, or NULL when none is near. */
+bool ofl_ldarg_is_own_typo(const struct ofl_ldarg *a, const char **meant);
+
 void ofl_ldcmd_release(struct ofl_ldcmd *c);
 
 OFL_API_END

@@ -145,6 +145,16 @@ int ofl_link_add(struct ofl_link *l, const struct ofl_link_input *in, struct ofl
  * code a front end skips ofl_link_run entirely. */
 bool ofl_link_has_device_code(const struct ofl_link *l);
 
+/* True when an input is clang-linker-wrapper's wrapper object: LLVM's
+ * linker wrapper did the device work and runs this link as its host
+ * linker, so there is nothing left to do (ofl_link_has_device_code is
+ * false). */
+bool ofl_link_linked_by_llvm(const struct ofl_link *l);
+
+/* With save_temps, the directory the temporaries are kept in; NULL when
+ * the link made none (or without save_temps, as they go). */
+const char *ofl_link_kept_temps(const struct ofl_link *l);
+
 /* What the host link gets added. */
 struct ofl_link_result {
 	char **objects; /* wrapper objects, one per offload kind */
