@@ -431,8 +431,8 @@ static bool cancelled(struct ofl_link *l)
 	return __atomic_load_n(&l->cancelled, __ATOMIC_SEQ_CST);
 }
 
-int ofl_devlink_exec(struct ofl_link *l, struct ofl_proc *cmd, const char *output, const char *what,
-                     char **log, struct ofl_error *err)
+int ofl_devlink_exec(struct ofl_link *l, size_t gi, struct ofl_proc *cmd, const char *output,
+                     const char *what, char **log, struct ofl_error *err)
 {
 	*log = quoted_command(l, cmd);
 	ofl_link_logf(l, OFL_LOG_COMMAND, "%s", *log ? *log : "");
@@ -440,11 +440,8 @@ int ofl_devlink_exec(struct ofl_link *l, struct ofl_proc *cmd, const char *outpu
 		return 0;
 	int rc = ofl_devlink_cached_run(l, cmd, output, what, err);
 	/* killed by ofl_link_cancel: no failure to report */
-	if (rc && cmd->err.len && !cancelled(l))
-		ofl_link_logf(l, OFL_LOG_FAILURE, "%s\n%.*s", *log ? *log : "", (int)cmd->err.len,
-		              (const char *)cmd->err.data);
-	else if (rc && !cancelled(l))
-		ofl_link_logf(l, OFL_LOG_FAILURE, "%s", *log ? *log : "");
+	if (rc && !cancelled(l))
+		ofl_devlink_report(l, gi, what, cmd, *log);
 	return rc;
 }
 
@@ -461,7 +458,7 @@ static int link_group(struct ofl_link *l, size_t gi, int *slot)
 	char what[256];
 	snprintf(what, sizeof(what), "device link for %s%s%s", g->triple, *g->arch ? " " : "",
 	         g->arch);
-	rc = rc ? rc : ofl_devlink_exec(l, &cmd, g->output, what, &g->log, &g->err);
+	rc = rc ? rc : ofl_devlink_exec(l, gi, &cmd, g->output, what, &g->log, &g->err);
 	if (!rc && !l->o.dry_run && !cancelled(l))
 		rc = read_output(g, &g->err);
 	if (rc)

@@ -208,7 +208,9 @@ static void log_line(void *ctx, enum ofl_link_log what, const char *msg)
 {
 	struct link_job *j = ctx;
 	if (what == OFL_LOG_FAILURE)
-		fprintf(stderr, "%s: device link failed: %s\n", ofl_prog, msg);
+		fprintf(stderr, "%s: %s\n", ofl_prog, msg);
+	else if (what == OFL_LOG_DETAIL && j->verbose)
+		fprintf(stderr, "%s: the whole command and its output:\n%s\n", ofl_prog, msg);
 	else if (what == OFL_LOG_WARNING)
 		warning("%s", msg);
 	else if (what == OFL_LOG_COMMAND && (j->verbose || j->o.dry_run))

@@ -182,8 +182,13 @@ char *ofl_devlink_input(struct ofl_link *l, const struct link_image *im, uint64_
  * unless a dry run or cancelled; a failure is logged with its stderr. */
 /* Runs a device-link command (one of the link's hermetic commands) that
  * writes output, through the cache; what names it in progress lines. */
-int ofl_devlink_exec(struct ofl_link *l, struct ofl_proc *cmd, const char *output, const char *what,
-                     char **log, struct ofl_error *err);
+int ofl_devlink_exec(struct ofl_link *l, size_t gi, struct ofl_proc *cmd, const char *output,
+                     const char *what, char **log, struct ofl_error *err);
+
+/* devlink_report.c: what a failed command of group gi says (log: the
+ * command as printed). */
+void ofl_devlink_report(struct ofl_link *l, size_t gi, const char *what,
+                        const struct ofl_proc *cmd, const char *log);
 
 /* devlink_cache.c */
 /* The command's cache key; -1 when it cannot be cached. */

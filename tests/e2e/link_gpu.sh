@@ -116,6 +116,12 @@ if [ -x "$CUDA/bin/nvlink" ] && [ -x "$CUDA/bin/fatbinary" ]; then
 	check cuda 56 cuobj.o
 	grep -q "__cudaRegisterFunction(h, _Z19__device_stub__kernPi" ours_cuda/log ||
 		fail "cuda: kernel not registered"
+	# without CUDA's tools: the failure says where they were looked for
+	expect_fail env CUDA_PATH=/nonexistent PATH=/usr/bin:/bin "$OFL_BUILD/bin/ld.offlink" \
+		--no-device-cache -shared cuobj.o -o nocuda.so
+	grep -q '^  device code of: cuobj.o$' err &&
+		grep -q 'next: .*set CUDA_PATH to the CUDA toolkit (now /nonexistent)' err ||
+		{ cat err; fail "cuda: no next step without CUDA's tools"; }
 else
 	echo "CUDA toolkit not installed: CUDA part not run"
 fi

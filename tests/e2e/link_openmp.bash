@@ -29,6 +29,13 @@ run_check() {
 	diff -u "$2" "$1.out" || fail "$1 printed wrong results"
 }
 
+# olink_quiet OUT ARGS...: the same, stderr the caller's
+olink_quiet() {
+	local out=$1
+	shift
+	"$CLANG" -fopenmp -fuse-ld=offlink "$@" -L"$RTLIB" -o "$out"
+}
+
 # olink OUT ARGS...: clang links through ld.offlink (-fuse-ld=offlink), no
 # offload targets at link time, so clang itself does no device work
 olink() {
@@ -207,10 +214,35 @@ if TMPDIR=$PWD/tmp "$CLANG" -fopenmp -fuse-ld=offlink main.o kern.o -L"$RTLIB" \
 	-Wl,--device-linker=--no-such-flag -o bad 2>bad.err; then
 	fail "a failing device link succeeded"
 fi
-grep -q 'device link failed' bad.err && grep -q -- '--no-such-flag' bad.err ||
+grep -q 'device link for x86_64-pc-linux-gnu.*: clang failed' bad.err &&
+	grep -q -- '--no-such-flag' bad.err && grep -q '^  device code of: main.o, kern.o$' bad.err ||
 	{ cat bad.err; fail "the device link failure is not explained"; }
 [ ! -e bad ] || fail "output written although the link failed"
 [ -z "$(ls tmp)" ] || { ls -R tmp; fail "temporaries left after a failure"; }
+# the inputs by their names, not the hash-named files the command reads; a
+# library the CPU device link cannot find gets the next step
+cat >undef.c <<'SRC'
+#pragma omp declare target
+int missing_helper(int);
+int use(int x) { return missing_helper(x); }
+#pragma omp end declare target
+SRC
+omp_cc undef.c -o undef.o
+ar rcs libundef.a undef.o
+printf 'int main(void) { int use(int); return use(1); }\n' >callundef.c
+"$CLANG" -c callundef.c -o callundef.o || fail "compile callundef"
+if olink_quiet undef callundef.o -L. -lundef 2>undef.err; then
+	fail "an undefined device symbol linked"
+fi
+grep -q '^  device code of: ./libundef.a(undef.o)$' undef.err &&
+	grep -q 'libundef.a(undef.o):(use)' undef.err &&
+	! grep -Eq '[0-9a-f]{16}\.[oa]|offlink-' undef.err ||
+	{ cat undef.err; fail "the failure names temporaries, or not the inputs"; }
+[ "$(wc -l <undef.err)" -le 20 ] || { cat undef.err; fail "the failure is not short"; }
+if olink_quiet undef callundef.o -L. -lundef -Wl,--device-linker=-lnothere 2>nolib.err; then
+	fail "a device link without its library linked"
+fi
+grep -q "next: the device link cannot find libnothere" nolib.err || { cat nolib.err; fail "no next step"; }
 
 # A corrupt blob: an error naming the object, section and offset.
 cp kern.o bad.o

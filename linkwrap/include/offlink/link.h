@@ -39,7 +39,8 @@ enum ofl_link_log {
 	OFL_LOG_COMMAND,  /* a command run (or, dry run, that would run) */
 	OFL_LOG_TIMING,   /* time and memory of a phase */
 	OFL_LOG_WARNING,  /* something the user should know; the link goes on */
-	OFL_LOG_FAILURE,  /* a failed command and what it wrote to stderr */
+	OFL_LOG_FAILURE,  /* a failed device link: its inputs, first lines, next step */
+	OFL_LOG_DETAIL,   /* a failed command whole, and all it wrote (for -v, --explain) */
 	OFL_LOG_PROGRESS, /* a device link done: what, how long, cached or not */
 };
 

@@ -1,0 +1,1 @@
+int main(void) { int use(int); return use(1); }\n
