@@ -224,6 +224,17 @@ static double seconds(void)
 	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
+/* Stores the output of a command that ran. */
+static void store(struct ofl_link *l, const uint8_t *key, const char *output, char *note,
+                  size_t notesz)
+{
+	struct ofl_file f = OFL_FILE_INIT;
+	struct ofl_error ignored = OFL_ERROR_INIT;
+	if (!ofl_file_open(&f, output, &ignored))
+		ofl_cache_put(l->cache, key, f.data, f.size, note, notesz);
+	ofl_file_close(&f);
+}
+
 int ofl_devlink_cached_run(struct ofl_link *l, size_t gi, struct ofl_proc *cmd, const char *output,
                            const char *what, struct ofl_error *err)
 {
@@ -237,15 +248,15 @@ int ofl_devlink_cached_run(struct ofl_link *l, size_t gi, struct ofl_proc *cmd, 
 	int rc = 0;
 	if (hit != OFL_CACHE_MISS && write_file(output, bytes.data, bytes.len))
 		hit = OFL_CACHE_MISS; /* run it, then */
+	/* the cache's own time, apart from the command's */
+	double cache_s = seconds() - t0, t1 = seconds();
 	if (hit == OFL_CACHE_MISS) {
 		rc = ofl_devlink_flush(l, gi, err);
 		rc = rc ? rc : ofl_proc_run(cmd, err);
-		ofl_buf_reset(&bytes);
-		struct ofl_file f = OFL_FILE_INIT;
-		struct ofl_error ignored = OFL_ERROR_INIT;
-		if (!rc && cacheable && !ofl_file_open(&f, output, &ignored))
-			ofl_cache_put(l->cache, key, f.data, f.size, note, sizeof(note));
-		ofl_file_close(&f);
+		t1 = seconds();
+		if (!rc && cacheable)
+			store(l, key, output, note, sizeof(note));
+		cache_s += seconds() - t1;
 	}
 	if (*note)
 		ofl_link_logf(l, OFL_LOG_WARNING, "%s", note);
@@ -253,11 +264,13 @@ int ofl_devlink_cached_run(struct ofl_link *l, size_t gi, struct ofl_proc *cmd, 
 	if (hit != OFL_CACHE_MISS)
 		__atomic_fetch_add(&l->ncached, 1, __ATOMIC_SEQ_CST);
 	if (!rc)
-		ofl_link_logf(l, OFL_LOG_PROGRESS, "%s: %.2f s%s", what, seconds() - t0,
+		ofl_link_logf(l, OFL_LOG_PROGRESS, "%s: %.2f s%s (cache %.1f ms)", what,
+		              seconds() - t0,
 		              hit == OFL_CACHE_LOCAL    ? ", cached"
 		              : hit == OFL_CACHE_REMOTE ? ", from the remote cache"
 		              : cacheable               ? ", cache miss"
-		                                        : "");
+		                                        : ", not cached",
+		              cache_s * 1e3);
 	ofl_buf_release(&bytes);
 	return rc;
 }
