@@ -79,14 +79,7 @@ int ofl_bundle_object_scan(struct ofl_bundle *b, const uint8_t *data, size_t siz
 
 static int write_all(int fd, const uint8_t *p, size_t n, struct ofl_error *err)
 {
-	while (n) {
-		ssize_t w = write(fd, p, n);
-		if (w < 0)
-			return ofl_error_errno(err, NULL, "cannot write");
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
+	return ofl_fd_write_all(fd, p, n) ? ofl_error_errno(err, NULL, "cannot write") : 0;
 }
 
 static int add_bundle_sections(Elf *e, const char *const *ids, const uint8_t *const *datas,

@@ -91,6 +91,10 @@ int ofl_ptrs_push(struct ofl_ptrs *o, void *p);
 void ofl_ptrs_release(struct ofl_ptrs *o);
 #define OFL_GROW(v, cap, n) ofl_grow((void **)&(v), &(cap), (n), sizeof(*(v)))
 
+/* Writes all n bytes (a write interrupted or short goes on): 0, or -1
+ * with errno. */
+int ofl_fd_write_all(int fd, const void *p, size_t n);
+
 /* Copies len bytes of in_fd from in_off to out_fd, at *out_off (advanced)
  * or, when out_off is NULL, at its file position: in the kernel where that
  * is faster (copy_file_range), else through a fixed buffer, so memory never

@@ -291,19 +291,26 @@ int ofl_out_open(struct ofl_out *o, const char *path, struct ofl_error *err)
 	return 0;
 }
 
-int ofl_out_write(struct ofl_out *o, const void *p, size_t n, struct ofl_error *err)
+int ofl_fd_write_all(int fd, const void *p, size_t n)
 {
 	const uint8_t *c = p;
 	while (n) {
-		ssize_t w = write(o->fd, c, n);
+		ssize_t w = write(fd, c, n);
 		if (w < 0 && errno == EINTR)
 			continue;
-		if (w < 0)
-			return ofl_error_errno(err, o->path ? o->path : "-", "cannot write");
+		if (w <= 0)
+			return -1;
 		c += w;
 		n -= (size_t)w;
-		o->written += (uint64_t)w;
 	}
+	return 0;
+}
+
+int ofl_out_write(struct ofl_out *o, const void *p, size_t n, struct ofl_error *err)
+{
+	if (ofl_fd_write_all(o->fd, p, n))
+		return ofl_error_errno(err, o->path ? o->path : "-", "cannot write");
+	o->written += n;
 	return 0;
 }
 

@@ -20,6 +20,7 @@
 
 #include "cache_priv.h"
 #include "internal.h"
+#include "offlink/io.h"
 
 #define MAGIC "OFLCACH1"
 enum { HEAD = 8 + OFL_CACHE_KEY_SIZE + 8 };
@@ -118,85 +119,51 @@ static void entry_path(const struct ofl_cache *c, const uint8_t *key, char *path
 	snprintf(path, n, "%s/%.2s/%s", c->dir, hex, hex);
 }
 
-static bool read_all(int fd, uint8_t *p, size_t n)
-{
-	while (n) {
-		ssize_t r = read(fd, p, n);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return false;
-		p += r;
-		n -= (size_t)r;
-	}
-	return true;
-}
-
 /* 1 and the payload in out; 0 when absent; -1 when corrupt (removed). */
 static int local_get(struct ofl_cache *c, const uint8_t *key, struct ofl_buf *out)
 {
 	char path[4096];
+	struct ofl_file f = OFL_FILE_INIT;
+	struct ofl_error ignored = OFL_ERROR_INIT;
+	uint8_t sum[OFL_CACHE_KEY_SIZE];
 	entry_path(c, key, path, sizeof(path));
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0)
+	if (ofl_file_open_regular(&f, path, &ignored))
 		return 0;
-	uint8_t head[HEAD], sum[OFL_CACHE_KEY_SIZE];
-	struct stat st;
-	size_t start = out->len;
-	bool ok = !fstat(fd, &st) && S_ISREG(st.st_mode) && read_all(fd, head, HEAD) &&
-	          !memcmp(head, MAGIC, 8) && ofl_le64(head + 40) == (uint64_t)st.st_size - HEAD &&
-	          !ofl_buf_reserve(out, (size_t)ofl_le64(head + 40)) &&
-	          read_all(fd, out->data + start, (size_t)ofl_le64(head + 40));
+	bool ok = f.size >= HEAD && !memcmp(f.data, MAGIC, 8) &&
+	          ofl_le64(f.data + 40) == (uint64_t)f.size - HEAD;
 	if (ok) {
-		ofl_sha256(out->data + start, (size_t)ofl_le64(head + 40), sum);
-		ok = !memcmp(sum, head + 8, sizeof(sum));
+		ofl_sha256(f.data + HEAD, f.size - HEAD, sum);
+		ok = !memcmp(sum, f.data + 8, sizeof(sum)) &&
+		     !ofl_buf_append(out, f.data + HEAD, f.size - HEAD);
 	}
-	if (ok) {
-		out->len = start + (size_t)ofl_le64(head + 40);
-		futimens(fd, NULL); /* its last use, for trimming */
-	} else {
+	ofl_file_close(&f);
+	if (ok)
+		utimensat(AT_FDCWD, path, NULL, 0); /* its last use, for trimming */
+	else
 		unlink(path);
-	}
-	close(fd);
 	return ok ? 1 : -1;
 }
 
-static bool write_all(int fd, const uint8_t *p, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, p, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return false;
-		p += w;
-		n -= (size_t)w;
-	}
-	return true;
-}
-
-/* Written beside the entry and renamed over it: readers see whole
- * entries, whoever writes the same key at the same time. */
+/* Written beside the entry and renamed over it (ofl_out): readers see
+ * whole entries, whoever writes the same key at the same time. */
 static bool local_put(struct ofl_cache *c, const uint8_t *key, const uint8_t *data, size_t n)
 {
-	char path[4096], tmp[4096 + 16];
+	char path[4096];
+	struct ofl_out o = OFL_OUT_INIT;
+	struct ofl_error ignored = OFL_ERROR_INIT;
+	uint8_t head[HEAD];
 	entry_path(c, key, path, sizeof(path));
 	char *slash = strrchr(path, '/');
 	*slash = '\0';
 	bool ok = !mkdir(path, 0700) || errno == EEXIST;
 	*slash = '/';
-	snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path);
-	int fd = ok ? mkostemp(tmp, O_CLOEXEC) : -1;
-	if (fd < 0)
-		return false;
-	uint8_t head[HEAD];
 	memcpy(head, MAGIC, 8);
 	ofl_sha256(data, n, head + 8);
 	ofl_put_le64(head + 40, n);
-	ok = write_all(fd, head, HEAD) && write_all(fd, data, n);
-	ok = !close(fd) && ok && !rename(tmp, path);
+	ok = ok && !ofl_out_open(&o, path, &ignored) && !ofl_out_write(&o, head, HEAD, &ignored) &&
+	     !ofl_out_write(&o, data, n, &ignored) && !ofl_out_commit(&o, &ignored);
 	if (!ok)
-		unlink(tmp);
+		ofl_out_abort(&o);
 	return ok;
 }
 

@@ -127,16 +127,10 @@ static int write_private(const char *path, const uint8_t *p, uint64_t n, struct 
 	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return errno == EEXIST ? 0 : ofl_error_errno(err, path, "cannot create");
-	for (uint64_t done = 0; done < n;) {
-		ssize_t w = write(fd, p + done, n - done);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			int rc = ofl_error_errno(err, path, "cannot write");
-			close(fd);
-			return rc;
-		}
-		done += (uint64_t)w;
+	if (ofl_fd_write_all(fd, p, (size_t)n)) {
+		int rc = ofl_error_errno(err, path, "cannot write");
+		close(fd);
+		return rc;
 	}
 	return close(fd) ? ofl_error_errno(err, path, "cannot write") : 0;
 }

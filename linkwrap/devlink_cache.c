@@ -205,18 +205,6 @@ int ofl_devlink_key(const struct ofl_link *l, size_t gi, const struct ofl_proc *
 	return rc;
 }
 
-static int write_file(const char *path, const uint8_t *p, size_t n)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	bool ok = fd >= 0;
-	for (size_t done = 0; ok && done < n;) {
-		ssize_t w = write(fd, p + done, n - done);
-		ok = w > 0;
-		done += ok ? (size_t)w : 0;
-	}
-	return (fd >= 0 && close(fd)) || !ok ? -1 : 0;
-}
-
 static double seconds(void)
 {
 	struct timespec t;
@@ -246,7 +234,8 @@ int ofl_devlink_cached_run(struct ofl_link *l, size_t gi, struct ofl_proc *cmd, 
 	enum ofl_cache_hit hit =
 	    cacheable ? ofl_cache_get(l->cache, key, &bytes, note, sizeof(note)) : OFL_CACHE_MISS;
 	int rc = 0;
-	if (hit != OFL_CACHE_MISS && write_file(output, bytes.data, bytes.len))
+	struct ofl_error ignored = OFL_ERROR_INIT;
+	if (hit != OFL_CACHE_MISS && ofl_write_file(output, bytes.data, bytes.len, &ignored))
 		hit = OFL_CACHE_MISS; /* run it, then */
 	/* the cache's own time, apart from the command's */
 	double cache_s = seconds() - t0, t1 = seconds();
