@@ -31,7 +31,8 @@ void ofl_link_logf(struct ofl_link *l, enum ofl_link_log what, const char *fmt, 
 	/* names and triples come from inputs: printable, and a tool's output
 	 * keeps its lines */
 	if (text) {
-		ofl_printable(msg, text, size, what == OFL_LOG_FAILURE || what == OFL_LOG_DETAIL);
+		ofl_printable(msg, text, size,
+		              what == OFL_LOG_FAILURE || what == OFL_LOG_DETAIL || what == OFL_LOG_MODULE);
 		l->o.log(l->o.log_ctx, what, text);
 	}
 	free(text);

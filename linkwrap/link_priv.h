@@ -118,6 +118,7 @@ struct ofl_link {
 	struct ofl_argv cpu_args; /* what CPU device links take from the host link */
 	struct ofl_link_result res;
 	size_t caplibraries, caplibdirs; /* of res's arrays */
+	unsigned nllvm_names;            /* LLVM-form temporary names made (llvm_form.c) */
 };
 
 /* link.c */
@@ -213,5 +214,28 @@ int ofl_devrt_gather(struct ofl_link *l, struct ofl_error *err);
  * that is missing and where it was looked for. */
 int ofl_devrt_push(struct ofl_link *l, const struct link_group *g, struct ofl_proc *cmd,
                    struct ofl_error *err);
+
+/* llvm_form.c: clang-linker-wrapper 22's names and commands, for the
+ * personality's dry run. */
+struct ofl_fatbin_image;
+struct ofl_hipfb_options;
+/* A dry run of the personality: commands logged in LLVM's form. */
+bool ofl_llvm_form(const struct ofl_link *l);
+/* <link dir>/<prefix>-XXXXXX.<ext>, owned by the link. */
+char *ofl_llvm_temp(struct ofl_link *l, const char *prefix, const char *ext,
+                    struct ofl_error *err);
+/* Group g's output <out>.<arch of triple>.<arch>-XXXXXX.img (the link's)
+ * and its -dumpdir <-o value>.<arch of triple>.<arch>.img. (owned). */
+int ofl_llvm_image_names(struct ofl_link *l, const struct link_group *g, char **img,
+                         char **dumpdir, struct ofl_error *err);
+/* An image as a device link input: <stem>-<triple>-<arch>-XXXXXX.o. */
+char *ofl_llvm_input_name(struct ofl_link *l, const struct link_image *im, struct ofl_error *err);
+/* The fat binary <out>-XXXXXX.<ext>; the wrapper <out>.<kind>.image.wrapper-XXXXXX.o. */
+char *ofl_llvm_bundle_name(struct ofl_link *l, const char *ext, struct ofl_error *err);
+char *ofl_llvm_wrapper_name(struct ofl_link *l, const char *kind, struct ofl_error *err);
+/* Logs the clang-offload-bundler (hip) or fatbinary command LLVM runs to
+ * bundle the images fi (their paths) of release llvm. */
+int ofl_llvm_log_fatbin(struct ofl_link *l, bool hip, const struct ofl_fatbin_image *fi, size_t n,
+                        const struct ofl_hipfb_options *o, unsigned llvm, struct ofl_error *err);
 
 #endif
