@@ -939,15 +939,26 @@ int ofl_wrap_check(const struct ofl_wrap_opts *o, size_t nimages, struct ofl_err
 	return 0;
 }
 
+bool ofl_wrap_triple_coff(const char *triple)
+{
+	return strstr(triple, "-windows") || strstr(triple, "-win32") || strstr(triple, "-mingw32");
+}
+
 int ofl_wrap_machine_from_triple(const char *triple, enum ofl_wrap_machine *m,
                                  struct ofl_error *err)
 {
 	size_t n = strcspn(triple, "-");
+	bool coff = ofl_wrap_triple_coff(triple);
 	if ((n == 6 && strncmp(triple, "x86_64", 6) == 0) ||
 	    (n == 5 && strncmp(triple, "amd64", 5) == 0)) {
-		*m = OFL_WRAP_X86_64;
+		*m = coff ? OFL_WRAP_X86_64_COFF : OFL_WRAP_X86_64;
 		return 0;
 	}
+	if (coff)
+		return ofl_error_set(err, OFL_EUNSUPPORTED, NULL, OFL_NO_OFFSET,
+		                     "host triple '%s': of the Windows hosts only x86_64 is "
+		                     "supported",
+		                     triple);
 	if ((n == 7 && strncmp(triple, "aarch64", 7) == 0) ||
 	    (n == 5 && strncmp(triple, "arm64", 5) == 0)) {
 		*m = OFL_WRAP_AARCH64;

@@ -293,13 +293,6 @@ static char *quoted_command(const struct ofl_link *l, const struct ofl_proc *cmd
 	return (char *)b.data;
 }
 
-/* The k-th image of group gi when its device code is taken, else NULL. */
-static const struct link_image *taken_image(const struct ofl_link *l, size_t gi, size_t k)
-{
-	const struct link_image *im = &l->images[l->grouped[l->groups[gi].first + k]];
-	return im->taken ? im : NULL;
-}
-
 /* Many inputs of a CPU link go in one archive, linked whole: one file to
  * write and remove instead of hundreds (file creation costs up to 0.5 ms
  * each on a slow disk).  Members are named by their hash, the archive by
@@ -314,7 +307,7 @@ static int push_archive(struct ofl_link *l, size_t gi, size_t n, struct ofl_proc
 	size_t k = 0;
 	int rc = m && names ? 0 : OFL_NOMEM(err);
 	for (size_t i = 0; !rc && i < l->groups[gi].nall; i++) {
-		const struct link_image *im = taken_image(l, gi, i);
+		const struct link_image *im = ofl_group_image(l, gi, i);
 		if (!im)
 			continue;
 		const struct ofl_obin *b = &im->b;
@@ -358,7 +351,7 @@ static int push_inputs(struct ofl_link *l, size_t gi, const char *clang, struct 
 		return push_archive(l, gi, g->nimages, cmd, h, err);
 	rc = 0;
 	for (size_t i = 0; !rc && i < g->nall; i++) {
-		const struct link_image *im = taken_image(l, gi, i);
+		const struct link_image *im = ofl_group_image(l, gi, i);
 		uint64_t ih;
 		char *name = im && llvm ? ofl_llvm_input_name(l, im, err) : NULL;
 		if (im && llvm)

@@ -124,7 +124,7 @@ void ofl_link_free(struct ofl_link *l)
 	ofl_cache_close(l->cache);
 	ofl_argv_release(&l->libdirs);
 	ofl_argv_release(&l->cpu_args);
-	free(l->grouped);
+	free(l->members);
 	free(l->res.objects);
 	free_strings(l->res.libraries, l->res.nlibraries);
 	free_strings(l->res.libdirs, l->res.nlibdirs);
@@ -175,8 +175,7 @@ static int check_target(const char *triple, const char *arch, uint64_t offset,
 static int add_image(struct ofl_link *l, size_t unit, const uint8_t *p, uint64_t size, uint64_t at,
                      struct ofl_error *err)
 {
-	struct link_image im = {unit,  OFL_OBIN_INIT,      NULL, NULL, 0, 0,
-	                        false, OFL_BUNDLE_ID_INIT, NULL, false};
+	struct link_image im = {unit, OFL_OBIN_INIT, NULL, NULL, 0, 0, false, OFL_BUNDLE_ID_INIT, NULL};
 	int rc = ofl_obin_parse(p, size, &im.b, err);
 	if (rc)
 		return rc;
@@ -204,8 +203,7 @@ static int add_image(struct ofl_link *l, size_t unit, const uint8_t *p, uint64_t
 static int add_bundle_entry(struct ofl_link *l, size_t unit, const char *id, const uint8_t *p,
                             uint64_t n, struct ofl_error *err)
 {
-	struct link_image im = {unit, OFL_OBIN_INIT,      NULL, NULL, 0, 0,
-	                        true, OFL_BUNDLE_ID_INIT, NULL, false};
+	struct link_image im = {unit, OFL_OBIN_INIT, NULL, NULL, 0, 0, true, OFL_BUNDLE_ID_INIT, NULL};
 	int rc = ofl_bundle_id_split(id, strlen(id), OFL_LLVM22, &im.id, err);
 	const char *k = rc ? "" : im.id.kind;
 	uint16_t kind = !strncmp(k, "hip", 3)  ? OFL_OFK_HIP

@@ -52,15 +52,22 @@ struct link_image {
 	struct ofl_obin b; /* views into the unit's bytes, or into owned */
 	const char *triple, *arch;
 	unsigned llvm; /* producer's LLVM major version; 0: unknown */
-	size_t group;
+	size_t group;  /* the group of its own kind, triple and target ID */
 	/* From an old-driver bundle (__CLANG_OFFLOAD_BUNDLE__): no
 	 * OffloadBinary around it; HIP ones register through
 	 * __hip_fatbin_<cuid> instead of a wrapper. */
 	bool legacy;
 	struct ofl_bundle_id id; /* legacy: triple and arch point into it */
 	uint8_t *owned;          /* legacy: the entry's bytes */
-	/* Linked in its group: its unit is in the host link, or the group's
-	 * device symbols need it (decided image by image, per group). */
+};
+
+/* An image of a group: one of the group's own target ID, or one whose code
+ * also runs there, copied in (a generic image; a less specific target ID,
+ * gfx90a into gfx90a:xnack+), as LLVM groups them. */
+struct link_member {
+	size_t image;
+	/* Linked in this group: its unit is in the host link, or the group's
+	 * device symbols need it (decided per group). */
 	bool taken;
 };
 
@@ -71,7 +78,7 @@ struct link_group {
 	const char *triple, *arch;
 	unsigned llvm;
 	size_t nimages;         /* of them taken */
-	size_t first, nall;     /* all its images: ofl_link.grouped[first .. first + nall) */
+	size_t first, nall;     /* all its images: ofl_link.members[first .. first + nall) */
 	bool symbols_known;     /* every image's symbols could be read */
 	struct ofl_symset syms; /* device symbols: 1 defined, 0 undefined */
 	char *output;           /* linked image path (a temporary) */
@@ -91,7 +98,7 @@ struct ofl_link {
 	size_t nimages, capimages;
 	struct link_group *groups;
 	size_t ngroups, capgroups;
-	size_t *grouped; /* image indices, by group */
+	struct link_member *members; /* by group */
 	char *tmpdir;    /* made on first use */
 	char **temps;
 	size_t ntemps, captemps;
@@ -161,6 +168,9 @@ void ofl_link_remove_temps(struct ofl_link *l);
 
 /* link_select.c */
 int ofl_link_select(struct ofl_link *l, struct ofl_error *err);
+/* The k-th image of group gi when its device code is taken there, else
+ * NULL. */
+const struct link_image *ofl_group_image(const struct ofl_link *l, size_t gi, size_t k);
 
 /* devlink.c */
 /* The highest N of <root>/llvm-<N>, 0 when none. */

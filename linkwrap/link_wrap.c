@@ -17,16 +17,23 @@ static unsigned llvm_of_needs(unsigned abis)
 	return abis & (1u << OFL_WRAP_LLVM19) ? 19 : 0;
 }
 
+/* The key of (kind, triple, arch) in the group index; the triple's length
+ * keeps "a" + "bc" apart from "ab" + "c". */
+static int group_key(struct ofl_buf *key, uint16_t kind, const char *triple, const char *arch,
+                     size_t arch_len)
+{
+	ofl_buf_reset(key);
+	return ofl_buf_printf(key, "%u:%zu:%s%.*s", kind, strlen(triple), triple, (int)arch_len,
+	                      arch);
+}
+
 /* The group of (kind, triple, arch), found by hash: its index, a new one
  * when *added. */
 static int find_group(struct ofl_link *l, struct ofl_symset *index, struct ofl_buf *key,
                       const struct link_image *im, size_t *g, bool *added)
 {
 	struct ofl_symslot *s;
-	ofl_buf_reset(key);
-	/* the triple's length keeps "a" + "bc" apart from "ab" + "c" */
-	if (ofl_buf_printf(key, "%u:%zu:%s%s", im->b.offload_kind, strlen(im->triple), im->triple,
-	                   im->arch) ||
+	if (group_key(key, im->b.offload_kind, im->triple, im->arch, strlen(im->arch)) ||
 	    ofl_symset_add(index, (const char *)key->data, (uint32_t)l->ngroups, &s, added))
 		return -1;
 	*g = s->value;
@@ -43,22 +50,103 @@ static int find_group(struct ofl_link *l, struct ofl_symset *index, struct ofl_b
 	return 0;
 }
 
-/* Each group's images, in input order: l->grouped[first .. first + nall). */
-static int list_images(struct ofl_link *l, struct ofl_error *err)
+enum { MAX_FEEDERS = 16 }; /* "generic" and the subsets of up to 3 features */
+
+/* The groups whose images also run in group g (LLVM's compatible target
+ * IDs): the triple's generic one, and those whose target ID has g's
+ * processor and a proper subset of its features (gfx90a and
+ * gfx90a:sramecc+ into gfx90a:sramecc+:xnack+).  Found by key, each
+ * subset in turn, so the cost does not grow with the number of groups;
+ * real target IDs have at most two features (xnack, sramecc), and IDs with
+ * more than three take only the generic group. */
+static size_t feeders(const struct ofl_link *l, const struct ofl_symset *index,
+                      struct ofl_buf *key, size_t g, size_t *out)
 {
-	if (!(l->grouped = ofl_calloc(l->nimages + 1, sizeof(*l->grouped))))
-		return OFL_NOMEM(err);
-	for (size_t i = 0; i < l->nimages; i++)
-		l->groups[l->images[i].group].nall++;
-	for (size_t g = 0, at = 0; g < l->ngroups; at += l->groups[g++].nall)
-		l->groups[g].first = at;
-	for (size_t g = 0; g < l->ngroups; g++)
-		l->groups[g].nall = 0;
-	for (size_t i = 0; i < l->nimages; i++) {
-		struct link_group *g = &l->groups[l->images[i].group];
-		l->grouped[g->first + g->nall++] = i;
+	const struct link_group *gr = &l->groups[g];
+	const char *arch = gr->arch;
+	size_t n = 0, plen = strcspn(arch, ":"), nfeat = 0;
+	const char *feat[3];
+	size_t flen[3];
+	if (gr->legacy || !*arch || !strcmp(arch, "generic"))
+		return 0;
+	for (const char *p = arch + plen; *p == ':'; nfeat++) {
+		size_t len = strcspn(p + 1, ":");
+		if (nfeat < 3) {
+			feat[nfeat] = p + 1;
+			flen[nfeat] = len;
+		}
+		p += 1 + len;
 	}
-	return 0;
+	struct ofl_symslot *s;
+	if (!group_key(key, gr->kind, gr->triple, "generic", 7) &&
+	    (s = ofl_symset_find(index, (const char *)key->data)))
+		out[n++] = s->value;
+	for (unsigned mask = 0; nfeat <= 3 && mask + 1 < (1u << nfeat); mask++) {
+		char id[256];
+		int len = snprintf(id, sizeof(id), "%.*s", (int)plen, arch);
+		for (size_t f = 0; f < nfeat; f++)
+			if (mask & (1u << f) && len >= 0 && len < (int)sizeof(id))
+				len += snprintf(id + len, sizeof(id) - (size_t)len, ":%.*s",
+				                (int)flen[f], feat[f]);
+		if (len > 0 && len < (int)sizeof(id) &&
+		    !group_key(key, gr->kind, gr->triple, id, (size_t)len) &&
+		    (s = ofl_symset_find(index, (const char *)key->data)) && s->value != g)
+			out[n++] = s->value;
+	}
+	return n;
+}
+
+static int by_image(const void *a, const void *b)
+{
+	size_t x = ((const struct link_member *)a)->image, y = ((const struct link_member *)b)->image;
+	return (x > y) - (x < y);
+}
+
+/* Group g's own images, then its feeders', sorted into input order. */
+static void fill_members(struct ofl_link *l, const size_t *own_at, const size_t *byg, size_t g,
+                         const size_t *fd, size_t nfd)
+{
+	struct link_group *gr = &l->groups[g];
+	size_t n = 0;
+	for (size_t f = 0; f <= nfd; f++) {
+		size_t src = f < nfd ? fd[f] : g;
+		for (size_t k = own_at[src]; k < own_at[src + 1]; k++)
+			l->members[gr->first + n++] = (struct link_member){byg[k], false};
+	}
+	if (nfd)
+		qsort(l->members + gr->first, n, sizeof(*l->members), by_image);
+}
+
+/* Each group's images, its own and its feeders', in input order:
+ * l->members[first .. first + nall). */
+static int list_members(struct ofl_link *l, const struct ofl_symset *index, struct ofl_buf *key,
+                        struct ofl_error *err)
+{
+	/* own_at: where each group's own images start in byg (input order) */
+	size_t *own_at = ofl_calloc(l->ngroups + 2, sizeof(*own_at));
+	size_t *byg = ofl_calloc(l->nimages + 1, sizeof(*byg)), fd[MAX_FEEDERS], total = 0;
+	int rc = own_at && byg ? 0 : OFL_NOMEM(err);
+	for (size_t i = 0; !rc && i < l->nimages; i++)
+		own_at[l->images[i].group + 2]++;
+	for (size_t g = 1; !rc && g <= l->ngroups; g++)
+		own_at[g + 1] += own_at[g];
+	for (size_t i = 0; !rc && i < l->nimages; i++)
+		byg[own_at[l->images[i].group + 1]++] = i;
+	for (size_t g = 0; !rc && g < l->ngroups; g++) {
+		size_t n = feeders(l, index, key, g, fd);
+		l->groups[g].first = total;
+		l->groups[g].nall = own_at[g + 1] - own_at[g];
+		for (size_t f = 0; f < n; f++)
+			l->groups[g].nall += own_at[fd[f] + 1] - own_at[fd[f]];
+		total += l->groups[g].nall;
+	}
+	if (!rc && !(l->members = ofl_calloc(total + 1, sizeof(*l->members))))
+		rc = OFL_NOMEM(err);
+	for (size_t g = 0; !rc && g < l->ngroups; g++)
+		fill_members(l, own_at, byg, g, fd, feeders(l, index, key, g, fd));
+	free(byg);
+	free(own_at);
+	return rc;
 }
 
 /* Groups every image; again after the device runtime added images, so
@@ -69,8 +157,8 @@ static int group_images(struct ofl_link *l, struct ofl_error *err)
 	struct ofl_buf key = OFL_BUF_INIT;
 	int rc = 0;
 	l->ngroups = 0;
-	free(l->grouped);
-	l->grouped = NULL;
+	free(l->members);
+	l->members = NULL;
 	for (size_t i = 0; !rc && i < l->nimages; i++) {
 		struct link_image *im = &l->images[i];
 		size_t g;
@@ -84,9 +172,10 @@ static int group_images(struct ofl_link *l, struct ofl_error *err)
 			l->groups[g].llvm = v;
 		im->group = g;
 	}
+	rc = rc ? rc : list_members(l, &index, &key, err);
 	ofl_symset_release(&index);
 	ofl_buf_release(&key);
-	return rc ? rc : list_images(l, err);
+	return rc;
 }
 
 /* <root>/llvm-<N>/lib when libomptarget is there. */
@@ -109,9 +198,9 @@ static char *runtime_dir(const struct ofl_link *l, unsigned v)
 
 static void count_taken(struct ofl_link *l)
 {
-	for (size_t i = 0; i < l->nimages; i++)
-		if (l->images[i].taken)
-			l->groups[l->images[i].group].nimages++;
+	for (size_t g = 0; g < l->ngroups; g++)
+		for (size_t k = 0; k < l->groups[g].nall; k++)
+			l->groups[g].nimages += ofl_group_image(l, g, k) != NULL;
 	const char *root = l->o.llvm_roots[0];
 	for (size_t g = 0; g < l->ngroups; g++) {
 		if (!l->groups[g].nimages)
