@@ -567,7 +567,7 @@ int cmd_ld_offlink(int argc, char **argv)
 	struct link_job j = {.cmd = OFL_LDCMD_INIT};
 	struct ofl_error err = OFL_ERROR_INIT;
 	int rc =
-	    ofl_ldcmd_parse(&j.cmd, argc - 1, argv + 1, &err) ? error_lib(&err) : own_options(&j);
+	    ofl_ldcmd_parse(&j.cmd, OFL_LDCMD_GNU, argc - 1, argv + 1, &err) ? error_lib(&err) : own_options(&j);
 	if (!rc)
 		rc = link_job_finish_options(&j);
 	if (!rc)

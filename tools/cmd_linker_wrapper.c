@@ -10,6 +10,7 @@
 #include "commands.h"
 #include "diag.h"
 #include "link_cli.h"
+#include "offlink/wrapper_obj.h"
 
 enum wopt {
 	W_HOST_TRIPLE,
@@ -213,6 +214,15 @@ static int take(struct link_job *j, const struct wspec *w, const char *v)
 	return 0;
 }
 
+/* A Windows host other than MinGW links with lld-link or link.exe, whose
+ * command line is link.exe's (-out:, -libpath:). */
+static enum ofl_ldcmd_style host_style(const char *triple)
+{
+	bool msvc = triple && ofl_wrap_triple_coff(triple) && !strstr(triple, "-gnu") &&
+	            !strstr(triple, "mingw") && !strstr(triple, "cygnus");
+	return msvc ? OFL_LDCMD_LINK_EXE : OFL_LDCMD_GNU;
+}
+
 /* Every -l of the host link must be found in its -L directories (and the
  * sysroot), as LLVM's wrapper requires even where only the host linker
  * reads the library. */
@@ -265,7 +275,7 @@ int cmd_clang_linker_wrapper(int argc, char **argv)
 	}
 	if (!rc && !j.linker_choice)
 		rc = error("linker path missing, must pass 'linker-path'");
-	if (!rc && ofl_ldcmd_parse(&j.cmd, nhost, host, &err))
+	if (!rc && ofl_ldcmd_parse(&j.cmd, host_style(j.o.host_triple), nhost, host, &err))
 		rc = error_lib(&err);
 	if (!rc)
 		rc = check_libraries(&j.cmd);
