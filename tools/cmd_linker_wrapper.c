@@ -218,9 +218,7 @@ static int take(struct link_job *j, const struct wspec *w, const char *v)
  * command line is link.exe's (-out:, -libpath:). */
 static enum ofl_ldcmd_style host_style(const char *triple)
 {
-	bool msvc = triple && ofl_wrap_triple_coff(triple) && !strstr(triple, "-gnu") &&
-	            !strstr(triple, "mingw") && !strstr(triple, "cygnus");
-	return msvc ? OFL_LDCMD_LINK_EXE : OFL_LDCMD_GNU;
+	return triple && ofl_wrap_triple_msvc(triple) ? OFL_LDCMD_LINK_EXE : OFL_LDCMD_GNU;
 }
 
 /* Every -l of the host link must be found in its -L directories (and the

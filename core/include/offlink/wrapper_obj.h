@@ -72,6 +72,10 @@ int ofl_wrap_check(const struct ofl_wrap_opts *o, size_t nimages, struct ofl_err
 
 /* A Windows host triple (windows, win32, mingw32): its objects are COFF. */
 bool ofl_wrap_triple_coff(const char *triple);
+/* A Windows triple of the MSVC environment (the default one): linked by
+ * link.exe or lld-link, constructors in .CRT$XC*; MinGW's (-gnu, mingw32,
+ * cygnus) link as GNU ld does. */
+bool ofl_wrap_triple_msvc(const char *triple);
 
 /* Machine for a host triple ("x86_64-pc-linux-gnu", "aarch64-linux-gnu",
  * "x86_64-pc-windows-msvc"). */
