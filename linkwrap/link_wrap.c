@@ -460,26 +460,23 @@ static int write_wrapper(struct ofl_link *l, enum ofl_wrap_kind kind, const size
 	return rc;
 }
 
-/* --emit-fatbin-only: the one bundle of the link, written to a file of the
- * link's; more than one (two kinds, or two OpenMP images) is LLVM's
- * error. */
+/* --emit-fatbin-only: each kind's bundle, in turn, as LLVM writes each to
+ * the output, so the last kind's is what remains (OpenMP, CUDA, HIP); an
+ * OpenMP link of more than one image has no single bundle, LLVM's error. */
 static int write_fatbin(struct ofl_link *l, size_t *order, struct ofl_error *err)
 {
-	size_t n = 0;
-	int kind = -1;
-	for (int k = OFL_WRAP_OPENMP; k <= OFL_WRAP_HIP; k++) {
-		size_t nk = kind_groups(l, (enum ofl_wrap_kind)k, false, order);
-		if (nk && kind < 0)
+	size_t nomp = kind_groups(l, OFL_WRAP_OPENMP, false, order);
+	int kind = nomp == 1 ? OFL_WRAP_OPENMP : -1;
+	for (int k = OFL_WRAP_CUDA; k <= OFL_WRAP_HIP; k++)
+		if (kind_groups(l, (enum ofl_wrap_kind)k, false, order))
 			kind = k;
-		n += k == OFL_WRAP_OPENMP ? nk : nk > 0;
-	}
-	if (n != 1 || kind_groups(l, OFL_WRAP_HIP, true, order))
+	if (nomp > 1 || kind < 0 || kind_groups(l, OFL_WRAP_HIP, true, order))
 		return ofl_error_set(err, OFL_EINVAL, NULL, OFL_NO_OFFSET,
 		                     "Expected a single bundled image for direct fat binary output");
 	struct ofl_buf packed = OFL_BUF_INIT;
 	struct ofl_wrap_image img;
-	size_t nimg = kind_groups(l, (enum ofl_wrap_kind)kind, false, order);
-	int rc = prepare_images(l, (enum ofl_wrap_kind)kind, order, nimg, &packed, &img, &n, err);
+	size_t n = kind_groups(l, (enum ofl_wrap_kind)kind, false, order), nimg;
+	int rc = prepare_images(l, (enum ofl_wrap_kind)kind, order, n, &packed, &img, &nimg, err);
 	char *path = rc ? NULL : kind_file(l, (enum ofl_wrap_kind)kind, true, err);
 	/* the personality's dry run bundles nothing, as LLVM's leaves its
 	 * bundler's output empty */
