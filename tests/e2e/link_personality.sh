@@ -202,6 +202,21 @@ cmp rdc.llvm.hipfb rdc.ours.hipfb || fail "--emit-fatbin-only: the .hipfb differ
 	fail "our --print-wrapped-module"
 diff -u wrapped.llvm wrapped.ours || fail "--print-wrapped-module differs from LLVM's"
 
+# -r, linked: LLVM's relocatable mode, the entry table private under the
+# same name (hash aside), the input images gone
+RL=(--linker-path=/usr/bin/ld --device-linker=amdgcn-amd-amdhsa=--unresolved-symbols=ignore-all -r)
+"$LLVM22/clang" -fopenmp --offload-arch=gfx90a -nogpulib -fPIC -c "$STUB/omp.c" -o ompgpu.o ||
+	fail "clang -fopenmp --offload-arch=gfx90a"
+"$LW" $H "${RL[@]}" ompgpu.o -o rel.llvm.o || fail "LLVM -r"
+"$OURS" $H "${RL[@]}" ompgpu.o -o rel.ours.o || fail "our -r"
+for k in llvm ours; do
+	readelf -SW rel.$k.o | sed -nE 's/.*\] ([^ ]+) .*/\1/p' |
+		sed -E 's/_[0-9a-f]{1,16}$/_HASH/' | sort >rel.$k.sec
+done
+diff -u rel.llvm.sec rel.ours.sec || fail "-r: the sections differ from LLVM's"
+grep -qx 'llvm_offload_entries_HASH' rel.ours.sec && ! grep -qx '.llvm.offloading' rel.ours.sec ||
+	fail "-r: entry table not made private, or input images left"
+
 # A Windows host, linked: LLVM's wrapper object (--save-temps) and ours are
 # the same bytes (amdgcn device code: the same device link)
 "$LLVM22/clang" --target=x86_64-pc-windows-msvc -nostdinc -fopenmp --offload-arch=gfx90a -nogpulib \
