@@ -148,8 +148,8 @@ int ofl_coff_sections(const uint8_t *data, size_t size, const char *prefix,
 	for (uint64_t i = 0; !rc && i < h.nsections; i++) {
 		uint64_t at = h.sections + i * SECTION_HEADER;
 		const uint8_t *p = data + at;
-		struct ofl_coff_section s = {NULL, 0, ofl_le32(p + 20), ofl_le32(p + 16),
-		                             ofl_le32(p + 36), (unsigned)i + 1};
+		struct ofl_coff_section s = {
+		    NULL, 0, ofl_le32(p + 20), ofl_le32(p + 16), ofl_le32(p + 36), (unsigned)i + 1};
 		if (!s.offset) /* uninitialized data: nothing in the file */
 			s.size = 0;
 		rc = section_name(data, size, &h, p, at, &s, err);

@@ -50,7 +50,7 @@ struct ofl_cw_sym {
 	uint8_t storage_class;
 	uint8_t naux;
 	uint8_t aux[2 * 18]; /* the auxiliary records' bytes */
-	int secdef; /* a section's symbol: its number (the record filled at the write) */
+	int secdef;          /* a section's symbol: its number (the record filled at the write) */
 };
 
 struct ofl_cw_obj {

@@ -41,11 +41,11 @@ enum {
  *   unreg: sub $0x28,%rsp; lea desc(%rip),%rcx; call __tgt_unregister_lib;
  *          nop; add $0x28,%rsp; ret */
 static const uint8_t code[0x46] = {
-    0x48, 0x83, 0xec, 0x28, 0x48, 0x8d, 0x0d, 0, 0, 0, 0, 0xe8, 0, 0, 0, 0, 0x48, 0x8d,
-    0x0d, 0,    0,    0,    0,    0xe8, 0,    0, 0, 0, 0x90, 0x48, 0x83, 0xc4, 0x28, 0xc3,
+    0x48, 0x83, 0xec, 0x28, 0x48, 0x8d, 0x0d, 0, 0, 0, 0,    0xe8, 0,    0,    0,    0,    0x48,
+    0x8d, 0x0d, 0,    0,    0,    0,    0xe8, 0, 0, 0, 0,    0x90, 0x48, 0x83, 0xc4, 0x28, 0xc3,
     0x66, 0x2e, 0x0f, 0x1f, 0x84, 0x00, 0x00, 0, 0, 0, 0x0f, 0x1f, 0x40, 0x00, /* 0x30: */
-    0x48, 0x83, 0xec, 0x28, 0x48, 0x8d, 0x0d, 0, 0, 0, 0, 0xe8, 0, 0, 0, 0, 0x90, 0x48,
-    0x83, 0xc4, 0x28, 0xc3};
+    0x48, 0x83, 0xec, 0x28, 0x48, 0x8d, 0x0d, 0, 0, 0, 0,    0xe8, 0,    0,    0,    0,    0x90,
+    0x48, 0x83, 0xc4, 0x28, 0xc3};
 
 /* Both functions' unwind information: version 1, a 4-byte prologue with
  * one code, which allocates 40 bytes on the stack (UWOP_ALLOC_SMALL). */
@@ -185,7 +185,8 @@ static int descriptor(struct ofl_cw_obj *o, const struct layout *l,
 	}
 	ofl_put_le32(d->data + desc, (uint32_t)n);
 	rc = rc || put64(o, l->rdata, desc + 8, 0, l->images_sym) ||
-	     put64(o, l->rdata, desc + 16, 0, l->start) || put64(o, l->rdata, desc + 24, 0, l->stop);
+	     put64(o, l->rdata, desc + 16, 0, l->start) ||
+	     put64(o, l->rdata, desc + 24, 0, l->stop);
 	return rc ? o->err->code : 0;
 }
 
@@ -194,14 +195,15 @@ static int descriptor(struct ofl_cw_obj *o, const struct layout *l,
 static int functions(struct ofl_cw_obj *o, const struct layout *l)
 {
 	static const uint32_t rel32_at[] = {0x7, 0xc, 0x13, 0x18, 0x37, 0x3c};
-	uint32_t rel32_to[] = {l->desc, l->register_lib, l->unreg, l->atexit, l->desc,
-	                       l->unregister_lib};
+	uint32_t rel32_to[] = {l->desc,   l->register_lib, l->unreg,
+	                       l->atexit, l->desc,         l->unregister_lib};
 	static const uint32_t pdata[6] = {0, 0x22, 0, UNREG, sizeof(code), 8};
-	uint32_t text_sym = 2u * (uint32_t)(l->startup - 1), xdata_sym = 2u * (uint32_t)(l->xdata - 1);
+	uint32_t text_sym = 2u * (uint32_t)(l->startup - 1),
+	         xdata_sym = 2u * (uint32_t)(l->xdata - 1);
 	int rc = ofl_buf_append(&o->secs[l->startup - 1].data, code, sizeof(code)) ||
-	         ofl_buf_append(&o->secs[l->xdata - 1].data, xdata, sizeof(xdata)) ||
-	         ofl_buf_append_zeros(&o->secs[l->crt - 1].data, 8) ||
-	         ofl_buf_append_zeros(&o->secs[l->pdata - 1].data, sizeof(pdata))
+	                 ofl_buf_append(&o->secs[l->xdata - 1].data, xdata, sizeof(xdata)) ||
+	                 ofl_buf_append_zeros(&o->secs[l->crt - 1].data, 8) ||
+	                 ofl_buf_append_zeros(&o->secs[l->pdata - 1].data, sizeof(pdata))
 	             ? OFL_NOMEM(o->err)
 	             : 0;
 	for (size_t i = 0; !rc && i < 6; i++)
@@ -218,8 +220,8 @@ static int functions(struct ofl_cw_obj *o, const struct layout *l)
 int ofl_wrap_write_coff(struct ofl_buf *out, const struct ofl_wrap_opts *o,
                         const struct ofl_wrap_image *imgs, size_t n, struct ofl_error *err)
 {
-	if (o->kind != OFL_WRAP_OPENMP || (o->abi != OFL_WRAP_LLVM19 && o->abi != OFL_WRAP_LLVM20) ||
-	    o->relocatable)
+	if (o->kind != OFL_WRAP_OPENMP ||
+	    (o->abi != OFL_WRAP_LLVM19 && o->abi != OFL_WRAP_LLVM20) || o->relocatable)
 		return ofl_error_set(err, OFL_EUNSUPPORTED, NULL, OFL_NO_OFFSET,
 		                     "COFF wrapper objects are written for OpenMP with the llvm19 "
 		                     "and llvm20 registration, not relocatable");

@@ -248,16 +248,16 @@ static uint32_t coff_bound(struct ofl_ir_module *m, const struct ofl_wrap_opts *
 	size_t i = 0;
 	while (i < 3 && strcmp(pieces[i][0], sec))
 		i++;
-	return add_global(m, (struct ofl_ir_global){
-	                         .name = add_name(m, "%s%s", which, sec),
-	                         .type = t,
-	                         .linkage = o->abi == OFL_WRAP_LLVM20 ? OFL_L_WEAK_ODR
-	                                                              : OFL_L_EXTERNAL,
-	                         .constant = true,
-	                         .hidden = true,
-	                         .section = pieces[i][strcmp(which, "__start_") ? 2 : 1],
-	                         .init = c_null(m, t),
-	                     });
+	return add_global(
+	    m, (struct ofl_ir_global){
+	           .name = add_name(m, "%s%s", which, sec),
+	           .type = t,
+	           .linkage = o->abi == OFL_WRAP_LLVM20 ? OFL_L_WEAK_ODR : OFL_L_EXTERNAL,
+	           .constant = true,
+	           .hidden = true,
+	           .section = pieces[i][strcmp(which, "__start_") ? 2 : 1],
+	           .init = c_null(m, t),
+	       });
 }
 
 /* __start_/__stop_, the dummy that keeps the section, and for the newer

@@ -948,8 +948,8 @@ bool ofl_wrap_triple_coff(const char *triple)
 
 bool ofl_wrap_triple_msvc(const char *triple)
 {
-	return ofl_wrap_triple_coff(triple) && !strstr(triple, "-gnu") && !strstr(triple, "mingw") &&
-	       !strstr(triple, "cygnus");
+	return ofl_wrap_triple_coff(triple) && !strstr(triple, "-gnu") &&
+	       !strstr(triple, "mingw") && !strstr(triple, "cygnus");
 }
 
 int ofl_wrap_machine_from_triple(const char *triple, enum ofl_wrap_machine *m,

@@ -205,7 +205,8 @@ static int push_xlinker(const char *flag, const char *const *v, size_t n, struct
 {
 	int rc = 0;
 	for (size_t i = 0; !rc && i < n; i++)
-		rc = ofl_proc_push(cmd, "-Xlinker", err) || ofl_proc_pushf(cmd, err, "%s%s", flag, v[i]);
+		rc = ofl_proc_push(cmd, "-Xlinker", err) ||
+		     ofl_proc_pushf(cmd, err, "%s%s", flag, v[i]);
 	return rc ? err->code : 0;
 }
 
@@ -253,11 +254,13 @@ static int push_target(struct ofl_link *l, const struct link_group *g, const cha
  * -rpath with their values in separate words. */
 static int push_llvm_cpu_arg(const char *a, struct ofl_proc *cmd, struct ofl_error *err)
 {
-	static const char *const forms[][2] = {{"-Wl,-rpath,", "-rpath"}, {"-L", "-L"}, {"-l", "-l"}};
+	static const char *const forms[][2] = {
+	    {"-Wl,-rpath,", "-rpath"}, {"-L", "-L"}, {"-l", "-l"}};
 	for (size_t i = 0; i < sizeof(forms) / sizeof(forms[0]); i++) {
 		size_t n = strlen(forms[i][0]);
 		if (!strncmp(a, forms[i][0], n))
-			return ofl_proc_push(cmd, forms[i][1], err) || ofl_proc_push(cmd, a + n, err)
+			return ofl_proc_push(cmd, forms[i][1], err) ||
+			               ofl_proc_push(cmd, a + n, err)
 			           ? err->code
 			           : 0;
 	}
@@ -372,8 +375,8 @@ static int push_linker_args(struct ofl_link *l, const struct link_group *g, stru
 	if (!rc && v20 && l->o.llvm_wrapper && l->o.save_temps)
 		rc = ofl_proc_push(cmd, "-Wl,--save-temps", err);
 	return rc ? rc
-	          : push_scoped(l->o.device_linker_args, l->o.ndevice_linker_args, g->triple,
-	                        true, cmd, err);
+	          : push_scoped(l->o.device_linker_args, l->o.ndevice_linker_args, g->triple, true,
+	                        cmd, err);
 }
 
 /* The clang arguments last: what the driver hands the linker wrapper for

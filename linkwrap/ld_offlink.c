@@ -390,7 +390,7 @@ static int link_with_device_code(struct link_job *j, struct ofl_link *l, double 
 	if (rc) /* cancelled by a signal: no message, we die of it */
 		return caught ? 1 : error_lib(&err);
 	if (j->o.emit_fatbin)
-		return j->o.dry_run && !j->o.llvm_wrapper ? 0 : write_fatbin(res.fatbin, out);
+		return write_fatbin(res.fatbin, out);
 	if (j->o.relocatable && !(j->merged = ofl_link_temp(l, "merged.o", &err)))
 		return error_lib(&err);
 	rc = host_link(j, l, &res);
@@ -566,8 +566,8 @@ int cmd_ld_offlink(int argc, char **argv)
 	ofl_prog = "ld.offlink"; /* also when reached as gcc's `ld` */
 	struct link_job j = {.cmd = OFL_LDCMD_INIT};
 	struct ofl_error err = OFL_ERROR_INIT;
-	int rc =
-	    ofl_ldcmd_parse(&j.cmd, OFL_LDCMD_GNU, argc - 1, argv + 1, &err) ? error_lib(&err) : own_options(&j);
+	int rc = ofl_ldcmd_parse(&j.cmd, OFL_LDCMD_GNU, argc - 1, argv + 1, &err) ? error_lib(&err)
+	                                                                          : own_options(&j);
 	if (!rc)
 		rc = link_job_finish_options(&j);
 	if (!rc)

@@ -343,8 +343,8 @@ static bool link_exe_option(const char *w)
 static const struct {
 	const char *name;
 	enum ofl_ldopt id;
-} link_exe_opts[] = {{"out", OFL_LD_OUTPUT}, {"libpath", OFL_LD_LIBPATH},
-                     {"wholearchive", OFL_LD_WHOLE_ARCHIVE}};
+} link_exe_opts[] = {
+    {"out", OFL_LD_OUTPUT}, {"libpath", OFL_LD_LIBPATH}, {"wholearchive", OFL_LD_WHOLE_ARCHIVE}};
 
 static int parse_link_exe(struct parser *p, struct ofl_argv *w, size_t i, struct ofl_error *err)
 {
@@ -360,8 +360,8 @@ static int parse_link_exe(struct parser *p, struct ofl_argv *w, size_t i, struct
 	}
 	size_t n = strcspn(word + 1, ":");
 	for (size_t k = 0; k < sizeof(link_exe_opts) / sizeof(link_exe_opts[0]); k++) {
-		if (strlen(link_exe_opts[k].name) != n || strncasecmp(word + 1, link_exe_opts[k].name, n) ||
-		    !word[1 + n] || !word[2 + n])
+		if (strlen(link_exe_opts[k].name) != n ||
+		    strncasecmp(word + 1, link_exe_opts[k].name, n) || !word[1 + n] || !word[2 + n])
 			continue;
 		a->value = word + 2 + n;
 		a->opt = link_exe_opts[k].id;

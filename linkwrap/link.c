@@ -33,7 +33,8 @@ void ofl_link_logf(struct ofl_link *l, enum ofl_link_log what, const char *fmt, 
 	 * keeps its lines */
 	if (text) {
 		ofl_printable(msg, text, size,
-		              what == OFL_LOG_FAILURE || what == OFL_LOG_DETAIL || what == OFL_LOG_MODULE);
+		              what == OFL_LOG_FAILURE || what == OFL_LOG_DETAIL ||
+		                  what == OFL_LOG_MODULE);
 		l->o.log(l->o.log_ctx, what, text);
 	}
 	free(text);
@@ -176,7 +177,8 @@ static int check_target(const char *triple, const char *arch, uint64_t offset,
 static int add_image(struct ofl_link *l, size_t unit, const uint8_t *p, uint64_t size, uint64_t at,
                      struct ofl_error *err)
 {
-	struct link_image im = {unit, OFL_OBIN_INIT, NULL, NULL, 0, 0, false, OFL_BUNDLE_ID_INIT, NULL};
+	struct link_image im = {unit,  OFL_OBIN_INIT,      NULL, NULL, 0, 0,
+	                        false, OFL_BUNDLE_ID_INIT, NULL};
 	int rc = ofl_obin_parse(p, size, &im.b, err);
 	if (rc)
 		return rc;
@@ -204,7 +206,8 @@ static int add_image(struct ofl_link *l, size_t unit, const uint8_t *p, uint64_t
 static int add_bundle_entry(struct ofl_link *l, size_t unit, const char *id, const uint8_t *p,
                             uint64_t n, struct ofl_error *err)
 {
-	struct link_image im = {unit, OFL_OBIN_INIT, NULL, NULL, 0, 0, true, OFL_BUNDLE_ID_INIT, NULL};
+	struct link_image im = {unit, OFL_OBIN_INIT,      NULL, NULL, 0, 0,
+	                        true, OFL_BUNDLE_ID_INIT, NULL};
 	int rc = ofl_bundle_id_split(id, strlen(id), OFL_LLVM22, &im.id, err);
 	const char *k = rc ? "" : im.id.kind;
 	uint16_t kind = !strncmp(k, "hip", 3)  ? OFL_OFK_HIP

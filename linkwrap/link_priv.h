@@ -99,7 +99,7 @@ struct ofl_link {
 	struct link_group *groups;
 	size_t ngroups, capgroups;
 	struct link_member *members; /* by group */
-	char *tmpdir;    /* made on first use */
+	char *tmpdir;                /* made on first use */
 	char **temps;
 	size_t ntemps, captemps;
 	pthread_mutex_t lock;
@@ -232,12 +232,11 @@ struct ofl_hipfb_options;
 /* A dry run of the personality: commands logged in LLVM's form. */
 bool ofl_llvm_form(const struct ofl_link *l);
 /* <link dir>/<prefix>-XXXXXX.<ext>, owned by the link. */
-char *ofl_llvm_temp(struct ofl_link *l, const char *prefix, const char *ext,
-                    struct ofl_error *err);
+char *ofl_llvm_temp(struct ofl_link *l, const char *prefix, const char *ext, struct ofl_error *err);
 /* Group g's output <out>.<arch of triple>.<arch>-XXXXXX.img (the link's)
  * and its -dumpdir <-o value>.<arch of triple>.<arch>.img. (owned). */
-int ofl_llvm_image_names(struct ofl_link *l, const struct link_group *g, char **img,
-                         char **dumpdir, struct ofl_error *err);
+int ofl_llvm_image_names(struct ofl_link *l, const struct link_group *g, char **img, char **dumpdir,
+                         struct ofl_error *err);
 /* An image as a device link input: <stem>-<triple>-<arch>-XXXXXX.o. */
 char *ofl_llvm_input_name(struct ofl_link *l, const struct link_image *im, struct ofl_error *err);
 /* The fat binary <out>-XXXXXX.<ext>; the wrapper <out>.<kind>.image.wrapper-XXXXXX.o. */

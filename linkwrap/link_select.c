@@ -268,7 +268,8 @@ static int device_rules(struct ofl_link *l, size_t g, struct ofl_error *err)
 	}
 	for (size_t k = 0; !rc && used && !known && k < n; k++)
 		if (!mem[k].taken)
-			take_image(l, g, k, "a compatible image whose symbols are not readable", NULL);
+			take_image(l, g, k, "a compatible image whose symbols are not readable",
+			           NULL);
 	/* the worklist: undefined device symbols defined by untaken images */
 	for (size_t i = 0; !rc && known && used && i < r.syms.cap; i++) {
 		const struct ofl_symslot *s = &r.syms.slots[i];

@@ -59,8 +59,8 @@ enum { MAX_FEEDERS = 16 }; /* "generic" and the subsets of up to 3 features */
  * subset in turn, so the cost does not grow with the number of groups;
  * real target IDs have at most two features (xnack, sramecc), and IDs with
  * more than three take only the generic group. */
-static size_t feeders(const struct ofl_link *l, const struct ofl_symset *index,
-                      struct ofl_buf *key, size_t g, size_t *out)
+static size_t feeders(const struct ofl_link *l, const struct ofl_symset *index, struct ofl_buf *key,
+                      size_t g, size_t *out)
 {
 	const struct link_group *gr = &l->groups[g];
 	const char *arch = gr->arch;
@@ -98,7 +98,8 @@ static size_t feeders(const struct ofl_link *l, const struct ofl_symset *index,
 
 static int by_image(const void *a, const void *b)
 {
-	size_t x = ((const struct link_member *)a)->image, y = ((const struct link_member *)b)->image;
+	size_t x = ((const struct link_member *)a)->image,
+	       y = ((const struct link_member *)b)->image;
 	return (x > y) - (x < y);
 }
 
@@ -418,8 +419,7 @@ static const char *const kind_names[] = {"openmp", "cuda", "hip"};
 
 /* A file of the link's for what kind k makes (its wrapper object, or its
  * fat binary), named as LLVM names it in the personality's dry run. */
-static char *kind_file(struct ofl_link *l, enum ofl_wrap_kind k, bool fatbin,
-                       struct ofl_error *err)
+static char *kind_file(struct ofl_link *l, enum ofl_wrap_kind k, bool fatbin, struct ofl_error *err)
 {
 	static const char *const ext[] = {"openmp", "fatbin", "hipfb"};
 	char name[32];
@@ -471,8 +471,9 @@ static int write_fatbin(struct ofl_link *l, size_t *order, struct ofl_error *err
 		if (kind_groups(l, (enum ofl_wrap_kind)k, false, order))
 			kind = k;
 	if (nomp > 1 || kind < 0 || kind_groups(l, OFL_WRAP_HIP, true, order))
-		return ofl_error_set(err, OFL_EINVAL, NULL, OFL_NO_OFFSET,
-		                     "Expected a single bundled image for direct fat binary output");
+		return ofl_error_set(
+		    err, OFL_EINVAL, NULL, OFL_NO_OFFSET,
+		    "Expected a single bundled image for direct fat binary output");
 	struct ofl_buf packed = OFL_BUF_INIT;
 	struct ofl_wrap_image img;
 	size_t n = kind_groups(l, (enum ofl_wrap_kind)kind, false, order), nimg;

@@ -35,8 +35,7 @@ static const char *output_name(const struct ofl_link *l)
 	return slash ? slash + 1 : o;
 }
 
-char *ofl_llvm_temp(struct ofl_link *l, const char *prefix, const char *ext,
-                    struct ofl_error *err)
+char *ofl_llvm_temp(struct ofl_link *l, const char *prefix, const char *ext, struct ofl_error *err)
 {
 	char name[512];
 	unsigned n = __atomic_fetch_add(&l->nllvm_names, 1, __ATOMIC_SEQ_CST);
@@ -60,8 +59,8 @@ static const char *arch_in_name(const char *arch)
 	return strcmp(arch, "generic") ? arch : "";
 }
 
-int ofl_llvm_image_names(struct ofl_link *l, const struct link_group *g, char **img,
-                         char **dumpdir, struct ofl_error *err)
+int ofl_llvm_image_names(struct ofl_link *l, const struct link_group *g, char **img, char **dumpdir,
+                         struct ofl_error *err)
 {
 	char prefix[512];
 	const char *arch = arch_in_name(g->arch);
@@ -196,7 +195,7 @@ static int log_fatbinary(struct ofl_link *l, const struct ofl_fatbin_image *fi, 
 		ofl_fatbin_image_order(fi, n, order);
 	for (size_t i = 0; !rc && i < n; i++)
 		sorted[i] = fi[order[i]];
-	rc = rc ? rc
+	rc = rc     ? rc
 	     : tool ? ofl_cuda_fatbin_argv(sorted, n, tool, &o, output, &cmd, err)
 	            : OFL_NOMEM(err);
 	if (!rc)

@@ -203,8 +203,8 @@ static enum ld_plugin_status option(const char *opt)
 	char *argv[1] = {word};
 	bool ok = true;
 	snprintf(word, sizeof(word), "--%s", opt);
-	bool parsed =
-	    strlen(opt) < sizeof(word) - 2 && !ofl_ldcmd_parse(&c, OFL_LDCMD_GNU, 1, argv, &err) && c.nargs == 1;
+	bool parsed = strlen(opt) < sizeof(word) - 2 &&
+	              !ofl_ldcmd_parse(&c, OFL_LDCMD_GNU, 1, argv, &err) && c.nargs == 1;
 	bool known = parsed && apply(&c.args[0], &ok);
 	enum ofl_ldopt id = parsed ? c.args[0].opt : OFL_LD_UNKNOWN;
 	const char *meant = NULL; /* a name in ldcmd's table: outlives c */

@@ -233,7 +233,8 @@ static int check_libraries(const struct ofl_ldcmd *c)
 			continue;
 		char *p = ofl_ldcmd_find_library(c, a, NULL, 0, &err);
 		if (!p)
-			return err.code ? error_lib(&err) : error("unable to find library -l%s", a->value);
+			return err.code ? error_lib(&err)
+			                : error("unable to find library -l%s", a->value);
 		free(p);
 	}
 	return 0;

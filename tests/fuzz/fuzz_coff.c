@@ -15,7 +15,8 @@ static void check(const uint8_t *data, size_t size, const struct ofl_coff_sectio
 	for (size_t i = 0; i < s->n; i++) {
 		const struct ofl_coff_section *c = &s->v[i];
 		const uint8_t *name = (const uint8_t *)c->name;
-		if (name < data || name + c->name_len > data + size || memchr(c->name, 0, c->name_len))
+		if (name < data || name + c->name_len > data + size ||
+		    memchr(c->name, 0, c->name_len))
 			abort();
 		if (c->offset > size || c->size > size - c->offset || c->index <= last)
 			abort();

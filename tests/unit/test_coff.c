@@ -23,7 +23,8 @@ static int wrapper_object(struct ofl_buf *out)
 static const struct ofl_coff_section *named(const struct ofl_coff_sections *s, const char *name)
 {
 	for (size_t i = 0; i < s->n; i++)
-		if (s->v[i].name_len == strlen(name) && !memcmp(s->v[i].name, name, s->v[i].name_len))
+		if (s->v[i].name_len == strlen(name) &&
+		    !memcmp(s->v[i].name, name, s->v[i].name_len))
 			return &s->v[i];
 	return NULL;
 }

@@ -5,8 +5,8 @@
 
 #define ARGV(...) ((char *const[]){__VA_ARGS__})
 #define PARSE(c, e, ...)                                                                           \
-	ofl_ldcmd_parse((c), OFL_LDCMD_GNU, (int)(sizeof ARGV(__VA_ARGS__) / sizeof(char *)), ARGV(__VA_ARGS__),  \
-	                (e))
+	ofl_ldcmd_parse((c), OFL_LDCMD_GNU, (int)(sizeof ARGV(__VA_ARGS__) / sizeof(char *)),      \
+	                ARGV(__VA_ARGS__), (e))
 
 static void write_file(const char *path, const char *text)
 {
