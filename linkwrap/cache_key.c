@@ -32,6 +32,13 @@ void ofl_key_str(struct ofl_cache_key *k, const char *tag, const char *s)
 	item(k, tag, s, strlen(s));
 }
 
+void ofl_key_bytes(struct ofl_cache_key *k, const uint8_t *p, size_t n)
+{
+	uint8_t sum[OFL_CACHE_KEY_SIZE];
+	ofl_sha256(p, n, sum);
+	item(k, "content", sum, sizeof(sum));
+}
+
 int ofl_key_content(struct ofl_cache_key *k, const char *path)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);

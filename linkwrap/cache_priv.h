@@ -36,6 +36,8 @@ struct ofl_cache_key {
 };
 void ofl_key_init(struct ofl_cache_key *k);
 void ofl_key_str(struct ofl_cache_key *k, const char *tag, const char *s);
+/* The SHA-256 of bytes: an input of the link not written yet. */
+void ofl_key_bytes(struct ofl_cache_key *k, const uint8_t *p, size_t n);
 /* The SHA-256 of a file's bytes: an input of the link.  -1 when it
  * cannot be read (the link is then not cached). */
 int ofl_key_content(struct ofl_cache_key *k, const char *path);

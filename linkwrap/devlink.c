@@ -141,7 +141,40 @@ static int write_private(const char *path, const uint8_t *p, uint64_t n, struct 
 	return close(fd) ? ofl_error_errno(err, path, "cannot write") : 0;
 }
 
-char *ofl_devlink_input(struct ofl_link *l, const struct link_image *im, uint64_t *hash,
+/* The bytes of a file of group gi's commands, to write before they run. */
+static int defer_write(struct ofl_link *l, size_t gi, const char *path, const uint8_t *data,
+                       size_t size, uint8_t *owned, struct ofl_error *err)
+{
+	struct link_group *g = &l->groups[gi];
+	if (l->o.dry_run) {
+		free(owned);
+		return 0;
+	}
+	if (OFL_GROW(g->pending, g->cappending, g->npending)) {
+		free(owned);
+		return OFL_NOMEM(err);
+	}
+	g->pending[g->npending++] = (struct pending_write){path, data, size, owned};
+	return 0;
+}
+
+int ofl_devlink_flush(struct ofl_link *l, size_t gi, struct ofl_error *err)
+{
+	struct link_group *g = &l->groups[gi];
+	int rc = 0;
+	/* under the lock: another group's worker may write the same bytes */
+	pthread_mutex_lock(&l->lock);
+	for (size_t i = 0; i < g->npending; i++) {
+		struct pending_write *w = &g->pending[i];
+		rc = rc ? rc : write_private(w->path, w->data, w->size, err);
+		free(w->owned);
+	}
+	pthread_mutex_unlock(&l->lock);
+	g->npending = 0;
+	return rc;
+}
+
+char *ofl_devlink_input(struct ofl_link *l, size_t gi, const struct link_image *im, uint64_t *hash,
                         struct ofl_error *err)
 {
 	char name[64];
@@ -150,19 +183,15 @@ char *ofl_devlink_input(struct ofl_link *l, const struct link_image *im, uint64_
 	 * it would compile a .bc */
 	snprintf(name, sizeof(name), "%016llx.o", (unsigned long long)*hash);
 	char *path = ofl_link_temp(l, name, err);
-	if (!path)
-		return NULL;
-	/* under the lock: another group's worker may write the same bytes */
-	pthread_mutex_lock(&l->lock);
-	int rc = l->o.dry_run ? 0 : write_private(path, im->b.image, im->b.image_size, err);
-	pthread_mutex_unlock(&l->lock);
-	return rc ? NULL : path;
+	if (path && defer_write(l, gi, path, im->b.image, im->b.image_size, NULL, err))
+		path = NULL;
+	return path;
 }
 
-static int write_input(struct ofl_link *l, const struct link_image *im, uint64_t *hash,
+static int write_input(struct ofl_link *l, size_t gi, const struct link_image *im, uint64_t *hash,
                        struct ofl_proc *cmd, struct ofl_error *err)
 {
-	const char *path = ofl_devlink_input(l, im, hash, err);
+	const char *path = ofl_devlink_input(l, gi, im, hash, err);
 	return path ? ofl_proc_push(cmd, path, err) : err->code;
 }
 
@@ -324,11 +353,10 @@ static int push_archive(struct ofl_link *l, size_t gi, size_t n, struct ofl_proc
 	snprintf(name, sizeof(name), "%016llx.a", (unsigned long long)*h);
 	char *path = rc ? NULL : ofl_link_temp(l, name, err);
 	rc = rc ? rc : !path ? err->code : ofl_archive_write_gnu(m, k, &ar, err);
-	if (!rc && !l->o.dry_run) {
-		pthread_mutex_lock(&l->lock);
-		rc = write_private(path, ar.data, ar.len, err);
-		pthread_mutex_unlock(&l->lock);
-	}
+	size_t len = 0;
+	uint8_t *bytes = rc ? NULL : ofl_buf_detach(&ar, &len);
+	if (!rc)
+		rc = defer_write(l, gi, path, bytes, len, bytes, err);
 	if (!rc &&
 	    (ofl_proc_push(cmd, "-Wl,--whole-archive", err) || ofl_proc_push(cmd, path, err) ||
 	     ofl_proc_push(cmd, "-Wl,--no-whole-archive", err)))
@@ -359,7 +387,7 @@ static int push_inputs(struct ofl_link *l, size_t gi, const char *clang, struct 
 		char *name = im && llvm ? ofl_llvm_input_name(l, im, err) : NULL;
 		if (im && llvm)
 			rc = name ? ofl_proc_push(cmd, name, err) : err->code;
-		else if (im && !(rc = write_input(l, im, &ih, cmd, err)))
+		else if (im && !(rc = write_input(l, gi, im, &ih, cmd, err)))
 			*h = XXH3_64bits_withSeed(&ih, sizeof(ih), *h);
 	}
 	return rc;
@@ -492,7 +520,7 @@ int ofl_devlink_exec(struct ofl_link *l, size_t gi, struct ofl_proc *cmd, const 
 	ofl_link_logf(l, OFL_LOG_COMMAND, "%s", *log ? *log : "");
 	if (l->o.dry_run || cancelled(l))
 		return 0;
-	int rc = ofl_devlink_cached_run(l, cmd, output, what, err);
+	int rc = ofl_devlink_cached_run(l, gi, cmd, output, what, err);
 	/* killed by ofl_link_cancel: no failure to report */
 	if (rc && !cancelled(l))
 		ofl_devlink_report(l, gi, what, cmd, *log);

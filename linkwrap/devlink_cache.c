@@ -123,17 +123,36 @@ static int split_linker_words(struct names *n, char *copy)
 	return rc;
 }
 
-/* Every word: its bytes, or for the link's own files their content (an
- * input) or a placeholder (an output).  -1: not cacheable. */
-static int key_words(struct ofl_cache_key *k, const struct ofl_link *l, const struct ofl_proc *cmd,
-                     struct names *n, char **copies, size_t *ncopies)
+/* The pending write of path among group g's, looked for from *next on
+ * (they come in the command's order), or NULL. */
+static const struct pending_write *pending(const struct link_group *g, const char *path,
+                                           size_t *next)
 {
-	size_t tl = strlen(l->tmpdir);
+	for (size_t n = 0; n < g->npending; n++) {
+		size_t i = (*next + n) % g->npending;
+		if (!strcmp(g->pending[i].path, path)) {
+			*next = i + 1;
+			return &g->pending[i];
+		}
+	}
+	return NULL;
+}
+
+/* Every word: its bytes, or for the link's own files their content (an
+ * input, written or still to be written) or a placeholder (an output).
+ * -1: not cacheable. */
+static int key_words(struct ofl_cache_key *k, const struct ofl_link *l, size_t gi,
+                     const struct ofl_proc *cmd, struct names *n, char **copies, size_t *ncopies)
+{
+	size_t tl = strlen(l->tmpdir), next = 0;
 	for (size_t i = l->o.nlauncher + 1; i < cmd->argc; i++) {
 		const char *w = cmd->argv[i];
 		struct stat st;
 		bool own = !strncmp(w, l->tmpdir, tl) && w[tl] == '/';
-		if (own && !stat(w, &st)) {
+		const struct pending_write *p = own ? pending(&l->groups[gi], w, &next) : NULL;
+		if (p) {
+			ofl_key_bytes(k, p->data, p->size);
+		} else if (own && !stat(w, &st)) {
 			if (ofl_key_content(k, w))
 				return -1;
 		} else if (own) {
@@ -155,7 +174,7 @@ static int key_words(struct ofl_cache_key *k, const struct ofl_link *l, const st
 	return 0;
 }
 
-int ofl_devlink_key(const struct ofl_link *l, const struct ofl_proc *cmd,
+int ofl_devlink_key(const struct ofl_link *l, size_t gi, const struct ofl_proc *cmd,
                     uint8_t key[OFL_CACHE_KEY_SIZE])
 {
 	if (!l->tmpdir || cmd->argc <= l->o.nlauncher || !l->o.device_env)
@@ -166,7 +185,7 @@ int ofl_devlink_key(const struct ofl_link *l, const struct ofl_proc *cmd,
 	size_t ncopies = 0;
 	ofl_key_init(&k);
 	key_tools(&k, l, cmd->argv[l->o.nlauncher]);
-	int rc = copies ? key_words(&k, l, cmd, &n, copies, &ncopies) : -1;
+	int rc = copies ? key_words(&k, l, gi, cmd, &n, copies, &ncopies) : -1;
 	for (size_t i = 0; !rc && i < n.nlibs; i++)
 		key_library(&k, &n, (const char *const *)l->libdirs.v, l->libdirs.n, n.libs[i]);
 	for (size_t i = 0; !rc && i < sizeof(key_env) / sizeof(*key_env); i++) {
@@ -205,21 +224,22 @@ static double seconds(void)
 	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
-int ofl_devlink_cached_run(struct ofl_link *l, struct ofl_proc *cmd, const char *output,
+int ofl_devlink_cached_run(struct ofl_link *l, size_t gi, struct ofl_proc *cmd, const char *output,
                            const char *what, struct ofl_error *err)
 {
 	uint8_t key[OFL_CACHE_KEY_SIZE];
 	char note[512] = "";
 	struct ofl_buf bytes = OFL_BUF_INIT;
 	double t0 = seconds();
-	bool cacheable = l->cache && !ofl_devlink_key(l, cmd, key);
+	bool cacheable = l->cache && !ofl_devlink_key(l, gi, cmd, key);
 	enum ofl_cache_hit hit =
 	    cacheable ? ofl_cache_get(l->cache, key, &bytes, note, sizeof(note)) : OFL_CACHE_MISS;
 	int rc = 0;
 	if (hit != OFL_CACHE_MISS && write_file(output, bytes.data, bytes.len))
 		hit = OFL_CACHE_MISS; /* run it, then */
 	if (hit == OFL_CACHE_MISS) {
-		rc = ofl_proc_run(cmd, err);
+		rc = ofl_devlink_flush(l, gi, err);
+		rc = rc ? rc : ofl_proc_run(cmd, err);
 		ofl_buf_reset(&bytes);
 		struct ofl_file f = OFL_FILE_INIT;
 		struct ofl_error ignored = OFL_ERROR_INIT;

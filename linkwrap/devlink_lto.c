@@ -168,7 +168,7 @@ static int push_bitcode(struct lto *t, const struct link_image *im, struct ofl_e
 {
 	struct ofl_bcsymtab tab = OFL_BCSYMTAB_INIT;
 	uint64_t ih;
-	const char *path = ofl_devlink_input(t->l, im, &ih, err);
+	const char *path = ofl_devlink_input(t->l, t->gi, im, &ih, err);
 	int rc = path ? ofl_proc_push(&t->cmd, path, err) : err->code;
 	if (!rc)
 		t->h = XXH3_64bits_withSeed(&ih, sizeof(ih), t->h);
@@ -230,7 +230,7 @@ static int push_link_inputs(struct lto *t, const char *obj, struct ofl_proc *lin
 		const struct link_image *im = ofl_group_image(t->l, t->gi, k);
 		uint64_t ih;
 		const char *path =
-		    im && !is_bitcode(im) ? ofl_devlink_input(t->l, im, &ih, err) : NULL;
+		    im && !is_bitcode(im) ? ofl_devlink_input(t->l, t->gi, im, &ih, err) : NULL;
 		if (path && !ofl_proc_push(link, path, err))
 			*h = XXH3_64bits_withSeed(&ih, sizeof(ih), *h);
 		rc = err->code;

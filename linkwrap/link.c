@@ -116,6 +116,9 @@ void ofl_link_free(struct ofl_link *l)
 		ofl_symset_release(&l->groups[i].syms);
 		ofl_buf_release(&l->groups[i].linked);
 		free(l->groups[i].log);
+		for (size_t k = 0; k < l->groups[i].npending; k++)
+			free(l->groups[i].pending[k].owned);
+		free(l->groups[i].pending);
 		free(l->groups[i].runtime_dir);
 	}
 	free(l->files);

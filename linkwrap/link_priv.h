@@ -35,7 +35,7 @@ struct link_unit {
 	size_t size;
 	size_t file;
 	bool taken;  /* the host link uses it */
-	bool device; /* some of its device code is taken (see link_image.taken) */
+	bool device; /* some of its device code is taken (see link_member.taken) */
 	const char *why;
 	size_t first_image, nimages;
 	/* what its entry tables ask for (read once, for units with images) */
@@ -86,6 +86,16 @@ struct link_group {
 	struct ofl_buf linked;  /* its bytes, once linked */
 	struct ofl_error err;
 	char *log; /* the command, for the log */
+	/* Inputs of its commands not written yet: written just before a
+	 * command runs, never for one the cache answers (creating files is
+	 * most of a cached link's time) */
+	struct pending_write {
+		const char *path; /* the link's temporary */
+		const uint8_t *data;
+		size_t size;
+		uint8_t *owned; /* data, when made for this write */
+	} * pending;
+	size_t npending, cappending;
 };
 
 struct ofl_link {
@@ -185,10 +195,13 @@ bool ofl_devlink_llvm19(const struct link_group *g);
 /* The value of a "[<triple>=]arg" device argument when it applies to
  * triple, else NULL. */
 const char *ofl_devlink_scoped(const char *arg, const char *triple);
-/* The image's bytes in a file of the link named by their hash (written
- * once); the path (the link's), or NULL. */
-char *ofl_devlink_input(struct ofl_link *l, const struct link_image *im, uint64_t *hash,
+/* The path of the file of group gi's commands that holds the image's
+ * bytes, named by their hash (the link's; NULL on error).  Written when a
+ * command of the group runs (ofl_devlink_flush), not before. */
+char *ofl_devlink_input(struct ofl_link *l, size_t gi, const struct link_image *im, uint64_t *hash,
                         struct ofl_error *err);
+/* Writes the pending inputs of group gi. */
+int ofl_devlink_flush(struct ofl_link *l, size_t gi, struct ofl_error *err);
 /* Logs cmd (*log: its quoted form, the caller's to free) and runs it,
  * unless a dry run or cancelled; a failure is logged with its stderr. */
 /* Runs a device-link command (one of the link's hermetic commands) that
@@ -198,16 +211,16 @@ int ofl_devlink_exec(struct ofl_link *l, size_t gi, struct ofl_proc *cmd, const 
 
 /* devlink_report.c: what a failed command of group gi says (log: the
  * command as printed). */
-void ofl_devlink_report(struct ofl_link *l, size_t gi, const char *what,
-                        const struct ofl_proc *cmd, const char *log);
+void ofl_devlink_report(struct ofl_link *l, size_t gi, const char *what, const struct ofl_proc *cmd,
+                        const char *log);
 
 /* devlink_cache.c */
 /* The command's cache key; -1 when it cannot be cached. */
-int ofl_devlink_key(const struct ofl_link *l, const struct ofl_proc *cmd,
+int ofl_devlink_key(const struct ofl_link *l, size_t gi, const struct ofl_proc *cmd,
                     uint8_t key[OFL_CACHE_KEY_SIZE]);
 /* Runs cmd unless the cache has its output, which is then written to
  * output; stores a new output. */
-int ofl_devlink_cached_run(struct ofl_link *l, struct ofl_proc *cmd, const char *output,
+int ofl_devlink_cached_run(struct ofl_link *l, size_t gi, struct ofl_proc *cmd, const char *output,
                            const char *what, struct ofl_error *err);
 
 /* devlink_lto.c: LLVM 19's LTO of group gi's bitcode (llvm-lto2 beside
