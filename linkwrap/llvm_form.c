@@ -161,7 +161,7 @@ static int log_bundler(struct ofl_link *l, const struct ofl_fatbin_image *fi, si
 	     ofl_proc_push(&cmd, "-bundle-align=4096", err);
 	if (!rc && o->compress)
 		rc = ofl_proc_push(&cmd, "-compress", err);
-	if (!rc && o->compress && o->ccob.level != INT32_MIN)
+	if (!rc && o->ccob.level != INT32_MIN)
 		rc = ofl_proc_pushf(&cmd, err, "-compression-level=%d", o->ccob.level);
 	rc = rc || ofl_proc_push(&cmd, (const char *)targets.data, err) ||
 	     ofl_proc_push(&cmd, "-input=/dev/null", err);

@@ -111,6 +111,7 @@ grep -q '"[^"]*fatbinary" -64 --create TMP/a.out.fatbin --image3=kind=elf,sm=70'
 	fail "cuda, --wrapper-jobs=4"
 grep -q '"[^"]*fatbinary" -64 --create ' cuda-par.ours || fail "cuda, --wrapper-jobs=4: no fatbinary"
 same hip $D --compress --compression-level=6 --linker-path=/usr/bin/ld hip.o -o a.out
+same hip-level $D --compression-level=9 --linker-path=/usr/bin/ld hip.o -o a.out
 grep -q 'clang-offload-bundler" -type=o -bundle-align=4096 -compress -compression-level=6' hip.ours ||
 	fail "hip: no clang-offload-bundler command"
 same missing-library $D -ldummy --linker-path=/usr/bin/ld -o a.out
