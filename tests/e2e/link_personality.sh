@@ -196,6 +196,21 @@ R="$H --linker-path=/usr/bin/ld --device-compiler=amdgcn-amd-amdhsa=-flto-partit
 "$LW" $R --emit-fatbin-only rdc.o -o rdc.llvm.hipfb || fail "LLVM's --emit-fatbin-only"
 "$OURS" $R --emit-fatbin-only rdc.o -o rdc.ours.hipfb || fail "our --emit-fatbin-only"
 cmp rdc.llvm.hipfb rdc.ours.hipfb || fail "--emit-fatbin-only: the .hipfb differs from LLVM's"
+# CUDA: fatbinary's output, the same bytes (with CUDA's tools), and
+# --wrapper-verbose names the fatbinary command that ran
+CUDA=${CUDA_PATH:-/usr/local/cuda}
+if [ -x "$CUDA/bin/nvlink" ] && [ -x "$CUDA/bin/fatbinary" ]; then
+	"$LLVM22/clang" -x cuda --offload-new-driver -fgpu-rdc -nocudainc -nocudalib --offload-arch=sm_80 \
+		-c "$STUB/gpu.cu" -o cu.o 2>/dev/null || fail "clang -x cuda"
+	C="$H --linker-path=/usr/bin/ld --emit-fatbin-only"
+	"$LW" $C cu.o -o cu.llvm.fatbin || fail "LLVM's --emit-fatbin-only (cuda)"
+	"$OURS" $C --wrapper-verbose cu.o -o cu.ours.fatbin 2>cu.err || fail "our --emit-fatbin-only (cuda)"
+	cmp cu.llvm.fatbin cu.ours.fatbin || fail "--emit-fatbin-only: the .fatbin differs from LLVM's"
+	grep -q '"[^"]*fatbinary" -64 --create .* --image3=kind=elf,sm=80,file=' cu.err ||
+		fail "--wrapper-verbose: no fatbinary command"
+else
+	echo "CUDA toolkit not installed: CUDA fat binary not compared"
+fi
 # --print-wrapped-module of a real run: the bundle's bytes are in the IR
 "$LW" $R --print-wrapped-module --linker-path=/bin/true rdc.o -o w 2>wrapped.llvm >/dev/null ||
 	fail "LLVM's --print-wrapped-module"
