@@ -233,6 +233,12 @@ diff -u rel.llvm.sec rel.ours.sec || fail "-r: the sections differ from LLVM's"
 grep -qx 'llvm_offload_entries_HASH' rel.ours.sec && ! grep -qx '.llvm.offloading' rel.ours.sec ||
 	fail "-r: entry table not made private, or input images left"
 
+# OpenMP's fat binary: the linked image as an OffloadBinary, LLVM's bytes
+O="$H --linker-path=/usr/bin/ld --emit-fatbin-only --device-linker=amdgcn-amd-amdhsa=--unresolved-symbols=ignore-all"
+"$LW" $O ompgpu.o -o omp.llvm.bin || fail "LLVM's --emit-fatbin-only (openmp)"
+"$OURS" $O ompgpu.o -o omp.ours.bin || fail "our --emit-fatbin-only (openmp)"
+cmp omp.llvm.bin omp.ours.bin || fail "--emit-fatbin-only: the OpenMP binary differs from LLVM's"
+
 # A Windows host, linked: LLVM's wrapper object (--save-temps) and ours are
 # the same bytes (amdgcn device code: the same device link)
 "$LLVM22/clang" --target=x86_64-pc-windows-msvc -nostdinc -fopenmp --offload-arch=gfx90a -nogpulib \
