@@ -285,8 +285,10 @@ static void put_chars_record(struct enc *e, unsigned code, const char *s)
 
 static void globals(struct enc *e)
 {
-	static const unsigned linkage[] = {
-	    [OFL_L_EXTERNAL] = 0, [OFL_L_INTERNAL] = 3, [OFL_L_APPENDING] = 2};
+	static const unsigned linkage[] = {[OFL_L_EXTERNAL] = 0,
+	                                   [OFL_L_INTERNAL] = 3,
+	                                   [OFL_L_APPENDING] = 2,
+	                                   [OFL_L_WEAK_ODR] = 17};
 	const struct ofl_ir_module *m = e->m;
 	struct bw *w = &e->w;
 	for (size_t i = 0; i < m->nglobals; i++)

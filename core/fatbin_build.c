@@ -328,6 +328,8 @@ int ofl_cuda_fatbin_build(const struct ofl_fatbin_image *imgs, size_t n,
 	rc = rc ? rc : ofl_cuda_fatbin_argv(j.imgs, n, opt.fatbinary, &opt, output, &cmd, err);
 	cmd.running = o->running;
 	cmd.stop = o->stop;
+	if (!rc && o->log)
+		o->log(o->log_ctx, &cmd);
 	rc = rc ? rc : ofl_proc_run(&cmd, err);
 	rc = rc ? rc : cuda_collect(output, out, err);
 	ofl_proc_release(&cmd);

@@ -233,12 +233,44 @@ static void basic_types(struct ofl_ir_module *m, const struct ofl_wrap_opts *o, 
 		                       (uint32_t[]){p, p, i64, i32, i32}, 5);
 }
 
+/* COFF: __start_/__stop_ are zero-size arrays of our own, in <sec>$OA and
+ * <sec>$OZ, around clang's entries in <sec>$OE (the linker sorts the
+ * pieces of a section by what follows '$'); LLVM 20+ makes them weak_odr,
+ * so that every wrapper object of a program can have them. */
+static uint32_t coff_bound(struct ofl_ir_module *m, const struct ofl_wrap_opts *o,
+                           const char *which, const char *sec, uint32_t t)
+{
+	static const char *const pieces[][3] = {
+	    {"llvm_offload_entries", "llvm_offload_entries$OA", "llvm_offload_entries$OZ"},
+	    {"omp_offloading_entries", "omp_offloading_entries$OA", "omp_offloading_entries$OZ"},
+	    {"cuda_offloading_entries", "cuda_offloading_entries$OA", "cuda_offloading_entries$OZ"},
+	    {"hip_offloading_entries", "hip_offloading_entries$OA", "hip_offloading_entries$OZ"}};
+	size_t i = 0;
+	while (i < 3 && strcmp(pieces[i][0], sec))
+		i++;
+	return add_global(
+	    m, (struct ofl_ir_global){
+	           .name = add_name(m, "%s%s", which, sec),
+	           .type = t,
+	           .linkage = o->abi == OFL_WRAP_LLVM20 ? OFL_L_WEAK_ODR : OFL_L_EXTERNAL,
+	           .constant = true,
+	           .hidden = true,
+	           .section = pieces[i][strcmp(which, "__start_") ? 2 : 1],
+	           .init = c_null(m, t),
+	       });
+}
+
 /* __start_/__stop_, the dummy that keeps the section, and for the newer
  * flavours the @llvm.compiler.used that keeps the dummy (as LLVM 22). */
 static void entries(struct ofl_ir_module *m, const struct ofl_wrap_opts *o, struct names *n)
 {
 	const char *sec = ofl_wrap_entries_section(o);
 	uint32_t arr = ty_array(m, 0, n->entry_t);
+	if (ofl_wrap_triple_coff(m->triple)) {
+		n->start = coff_bound(m, o, "__start_", sec, arr);
+		n->stop = coff_bound(m, o, "__stop_", sec, arr);
+		return;
+	}
 	n->start = bound(m, "__start_", sec, arr);
 	n->stop = bound(m, "__stop_", sec, arr);
 	bool old = old_abi(o);

@@ -46,7 +46,7 @@ struct ofl_ir_const {
 	uint32_t ops, nops; /* AGG elements; GEP base then indices */
 };
 
-enum ofl_ir_linkage { OFL_L_EXTERNAL, OFL_L_INTERNAL, OFL_L_APPENDING };
+enum ofl_ir_linkage { OFL_L_EXTERNAL, OFL_L_INTERNAL, OFL_L_APPENDING, OFL_L_WEAK_ODR };
 
 struct ofl_ir_global {
 	uint32_t name; /* offset in strs */

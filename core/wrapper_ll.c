@@ -161,7 +161,7 @@ static void put_value(struct printer *p, uint32_t v)
 
 static void put_global(struct printer *p, const struct ofl_ir_global *g)
 {
-	static const char *const linkage[] = {"", "internal ", "appending "};
+	static const char *const linkage[] = {"", "internal ", "appending ", "weak_odr "};
 	putf(p, "@%s = %s%s%s%s", ofl_ir_name(p->m, g->name),
 	     g->init ? linkage[g->linkage] : "external ", g->hidden ? "hidden " : "",
 	     g->unnamed_addr ? "unnamed_addr " : "", g->constant ? "constant " : "global ");

@@ -8,6 +8,7 @@
  * a hand-assembled x86_64 or aarch64 sequence with its relocation; each
  * function also gets its call frame information (.eh_frame). */
 #include <elf.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,7 @@
 #include <unistd.h>
 
 #include "elf_writer.h"
+#include "wrapper_coff.h"
 #include "internal.h"
 #include "offlink/wrapper_obj.h"
 
@@ -939,15 +941,37 @@ int ofl_wrap_check(const struct ofl_wrap_opts *o, size_t nimages, struct ofl_err
 	return 0;
 }
 
+bool ofl_wrap_triple_coff(const char *triple)
+{
+	return strstr(triple, "-windows") || strstr(triple, "-win32") || strstr(triple, "-mingw32");
+}
+
+bool ofl_wrap_triple_msvc(const char *triple)
+{
+	return ofl_wrap_triple_coff(triple) && !strstr(triple, "-gnu") &&
+	       !strstr(triple, "mingw") && !strstr(triple, "cygnus");
+}
+
 int ofl_wrap_machine_from_triple(const char *triple, enum ofl_wrap_machine *m,
                                  struct ofl_error *err)
 {
 	size_t n = strcspn(triple, "-");
+	bool coff = ofl_wrap_triple_coff(triple);
+	if (coff && !ofl_wrap_triple_msvc(triple))
+		return ofl_error_set(err, OFL_EUNSUPPORTED, NULL, OFL_NO_OFFSET,
+		                     "host triple '%s': MinGW objects are not written (Windows "
+		                     "hosts of the MSVC environment are)",
+		                     triple);
 	if ((n == 6 && strncmp(triple, "x86_64", 6) == 0) ||
 	    (n == 5 && strncmp(triple, "amd64", 5) == 0)) {
-		*m = OFL_WRAP_X86_64;
+		*m = coff ? OFL_WRAP_X86_64_COFF : OFL_WRAP_X86_64;
 		return 0;
 	}
+	if (coff)
+		return ofl_error_set(err, OFL_EUNSUPPORTED, NULL, OFL_NO_OFFSET,
+		                     "host triple '%s': of the Windows hosts only x86_64 is "
+		                     "supported",
+		                     triple);
 	if ((n == 7 && strncmp(triple, "aarch64", 7) == 0) ||
 	    (n == 5 && strncmp(triple, "arm64", 5) == 0)) {
 		*m = OFL_WRAP_AARCH64;
@@ -969,12 +993,33 @@ static int check_images(const struct ofl_wrap_image *imgs, size_t n, struct ofl_
 	return 0;
 }
 
+/* COFF objects are built in memory (Windows hosts: small, rare). */
+static int write_coff_fd(int fd, const struct ofl_wrap_opts *o, const struct ofl_wrap_image *imgs,
+                         size_t n, struct ofl_error *err)
+{
+	struct ofl_buf b = OFL_BUF_INIT;
+	int rc = ofl_wrap_write_coff(&b, o, imgs, n, err);
+	for (size_t done = 0; !rc && done < b.len;) {
+		ssize_t w = write(fd, b.data + done, b.len - done);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			rc = ofl_error_errno(err, NULL, "cannot write the object");
+		else
+			done += (size_t)w;
+	}
+	ofl_buf_release(&b);
+	return rc;
+}
+
 int ofl_wrap_write_fd(int fd, const struct ofl_wrap_opts *o, const struct ofl_wrap_image *imgs,
                       size_t nimages, struct ofl_error *err)
 {
 	int rc = ofl_wrap_check(o, nimages, err);
 	if (rc || (rc = check_images(imgs, nimages, err)))
 		return rc;
+	if (o->machine == OFL_WRAP_X86_64_COFF)
+		return write_coff_fd(fd, o, imgs, nimages, err);
 	struct gen g;
 	memset(&g, 0, sizeof(g));
 	g.opt = o;

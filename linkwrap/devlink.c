@@ -222,12 +222,24 @@ bool ofl_devlink_llvm19(const struct link_group *g)
 	return g->llvm && g->llvm <= 19;
 }
 
+/* The "-Xlinker <flag>X" words of each value in v (n of them). */
+static int push_xlinker(const char *flag, const char *const *v, size_t n, struct ofl_proc *cmd,
+                        struct ofl_error *err)
+{
+	int rc = 0;
+	for (size_t i = 0; !rc && i < n; i++)
+		rc = ofl_proc_push(cmd, "-Xlinker", err) ||
+		     ofl_proc_pushf(cmd, err, "%s%s", flag, v[i]);
+	return rc ? err->code : 0;
+}
+
 /* The target-specific part of the command, before the inputs, as the
  * linker wrapper of the LLVM that made the code writes it.  LLVM 19 links
  * at -O2 (its --opt-level), bitcode already through its own LTO (so no
  * -flto), and CPU code for the host's CPU when the image names none;
- * LLVM 20+ leaves AMDGPU bitcode to lld's LTO (-flto).  Old-driver HIP
- * links as clang --hip-link runs lld. */
+ * LLVM 20+ leaves AMDGPU bitcode to lld's LTO (-flto), with the LTO
+ * options given (--plugin-opt).  Old-driver HIP links as clang --hip-link
+ * runs lld. */
 static int push_target(struct ofl_link *l, const struct link_group *g, const char *clang,
                        struct ofl_proc *cmd, struct ofl_error *err)
 {
@@ -240,9 +252,9 @@ static int push_target(struct ofl_link *l, const struct link_group *g, const cha
 	if (!rc && fam == FAM_CPU && (arch_given(g->arch) || v19))
 		rc =
 		    ofl_proc_pushf(cmd, err, "-march=%s", arch_given(g->arch) ? g->arch : "native");
-	if (!rc && fam == FAM_AMDGPU)
+	if (!rc && fam == FAM_AMDGPU && arch_given(g->arch))
 		rc = ofl_proc_pushf(cmd, err, "-mcpu=%s", g->arch);
-	if (!rc && fam == FAM_NVPTX)
+	if (!rc && fam == FAM_NVPTX && arch_given(g->arch))
 		rc = ofl_proc_pushf(cmd, err, "-march=%s", g->arch);
 	const char *opt = v19 ? "-O2" : fam == FAM_AMDGPU ? "-flto" : NULL;
 	if (!rc && opt)
@@ -251,7 +263,9 @@ static int push_target(struct ofl_link *l, const struct link_group *g, const cha
 	if (!rc && fam == FAM_AMDGPU && g->legacy)
 		rc = ofl_proc_push(cmd, "-Wl,-plugin-opt=-amdgpu-internalize-symbols", err) ||
 		     ofl_proc_push(cmd, "-Wl,--lto-partitions=8", err);
-	const char *fast = fam == FAM_CPU ? fast_linker(clang) : NULL;
+	if (!rc && !v19 && !g->legacy)
+		rc = push_xlinker("--plugin-opt=", l->o.lto_opts, l->o.nlto_opts, cmd, err);
+	const char *fast = fam == FAM_CPU && !ofl_llvm_form(l) ? fast_linker(clang) : NULL;
 	if (!rc && fast)
 		rc = ofl_proc_push(cmd, fast, err);
 	if (!rc && (fam == FAM_CPU || fam == FAM_AMDGPU))
@@ -259,8 +273,26 @@ static int push_target(struct ofl_link *l, const struct link_group *g, const cha
 	return rc ? err->code : 0;
 }
 
+/* A host link argument of a CPU device link as LLVM prints it: -L, -l and
+ * -rpath with their values in separate words. */
+static int push_llvm_cpu_arg(const char *a, struct ofl_proc *cmd, struct ofl_error *err)
+{
+	static const char *const forms[][2] = {
+	    {"-Wl,-rpath,", "-rpath"}, {"-L", "-L"}, {"-l", "-l"}};
+	for (size_t i = 0; i < sizeof(forms) / sizeof(forms[0]); i++) {
+		size_t n = strlen(forms[i][0]);
+		if (!strncmp(a, forms[i][0], n))
+			return ofl_proc_push(cmd, forms[i][1], err) ||
+			               ofl_proc_push(cmd, a + n, err)
+			           ? err->code
+			           : 0;
+	}
+	return ofl_proc_push(cmd, a, err);
+}
+
 /* After the inputs: a CPU image is a shared object that resolves against
- * the host's runtime and libraries. */
+ * the host's runtime and libraries (the OpenMP runtime's unless the
+ * driver passed it, as clang does to clang-linker-wrapper). */
 static int push_cpu_libs(struct ofl_link *l, const struct link_group *g, struct ofl_proc *cmd,
                          struct ofl_error *err)
 {
@@ -268,7 +300,10 @@ static int push_cpu_libs(struct ofl_link *l, const struct link_group *g, struct 
 		return 0;
 	int rc = ofl_proc_push(cmd, "-Wl,-Bsymbolic", err) || ofl_proc_push(cmd, "-shared", err);
 	for (size_t i = 0; !rc && i < l->cpu_args.n; i++)
-		rc = ofl_proc_push(cmd, l->cpu_args.v[i], err);
+		rc = ofl_llvm_form(l) ? push_llvm_cpu_arg(l->cpu_args.v[i], cmd, err)
+		                      : ofl_proc_push(cmd, l->cpu_args.v[i], err);
+	if (l->o.llvm_wrapper)
+		return rc ? err->code : 0;
 	if (!rc && g->runtime_dir)
 		rc = ofl_proc_pushf(cmd, err, "-L%s", g->runtime_dir);
 	if (!rc && g->kind == OFL_OFK_OPENMP)
@@ -279,16 +314,9 @@ static int push_cpu_libs(struct ofl_link *l, const struct link_group *g, struct 
 static char *quoted_command(const struct ofl_link *l, const struct ofl_proc *cmd)
 {
 	struct ofl_buf b = OFL_BUF_INIT;
-	if (ofl_proc_format(cmd->argv, cmd->argc, l->o.llvm_command_form, &b))
+	if (ofl_proc_format(cmd->argv, cmd->argc, l->o.llvm_wrapper, &b))
 		ofl_buf_release(&b);
 	return (char *)b.data;
-}
-
-/* The k-th image of group gi when its device code is taken, else NULL. */
-static const struct link_image *taken_image(const struct ofl_link *l, size_t gi, size_t k)
-{
-	const struct link_image *im = &l->images[l->grouped[l->groups[gi].first + k]];
-	return im->taken ? im : NULL;
 }
 
 /* Many inputs of a CPU link go in one archive, linked whole: one file to
@@ -305,7 +333,7 @@ static int push_archive(struct ofl_link *l, size_t gi, size_t n, struct ofl_proc
 	size_t k = 0;
 	int rc = m && names ? 0 : OFL_NOMEM(err);
 	for (size_t i = 0; !rc && i < l->groups[gi].nall; i++) {
-		const struct link_image *im = taken_image(l, gi, i);
+		const struct link_image *im = ofl_group_image(l, gi, i);
 		if (!im)
 			continue;
 		const struct ofl_obin *b = &im->b;
@@ -343,33 +371,53 @@ static int push_inputs(struct ofl_link *l, size_t gi, const char *clang, struct 
 	    ofl_devlink_llvm19(g) && !g->legacy ? ofl_devlink_lto19(l, gi, clang, cmd, h, err) : 1;
 	if (rc <= 0)
 		return rc;
-	if (g->nimages > 1 && family(g->triple) == FAM_CPU)
+	bool llvm = ofl_llvm_form(l);
+	if (g->nimages > 1 && family(g->triple) == FAM_CPU && !llvm)
 		return push_archive(l, gi, g->nimages, cmd, h, err);
 	rc = 0;
 	for (size_t i = 0; !rc && i < g->nall; i++) {
-		const struct link_image *im = taken_image(l, gi, i);
+		const struct link_image *im = ofl_group_image(l, gi, i);
 		uint64_t ih;
-		if (im && !(rc = write_input(l, gi, im, &ih, cmd, err)))
+		char *name = im && llvm ? ofl_llvm_input_name(l, im, err) : NULL;
+		if (im && llvm)
+			rc = name ? ofl_proc_push(cmd, name, err) : err->code;
+		else if (im && !(rc = write_input(l, gi, im, &ih, cmd, err)))
 			*h = XXH3_64bits_withSeed(&ih, sizeof(ih), *h);
 	}
 	return rc;
 }
 
-/* The clang arguments after the device runtime and the user's linker
- * arguments: what the driver hands the linker wrapper for the language
- * (HIP from LLVM 20 on: -flto-partitions=8, verified with 22), the user's,
- * and for NVPTX the CUDA installation (the driver's --cuda-path). */
+/* After the device runtime: LLVM 20+'s -mllvm options and --save-temps
+ * for the device linker, the user's linker arguments. */
+static int push_linker_args(struct ofl_link *l, const struct link_group *g, struct ofl_proc *cmd,
+                            struct ofl_error *err)
+{
+	bool v20 = !ofl_devlink_llvm19(g) && !g->legacy;
+	int rc = v20 ? push_xlinker("-mllvm=", l->o.mllvm, l->o.nmllvm, cmd, err) : 0;
+	if (!rc && v20 && l->o.llvm_wrapper && l->o.save_temps)
+		rc = ofl_proc_push(cmd, "-Wl,--save-temps", err);
+	return rc ? rc
+	          : push_scoped(l->o.device_linker_args, l->o.ndevice_linker_args, g->triple, true,
+	                        cmd, err);
+}
+
+/* The clang arguments last: what the driver hands the linker wrapper for
+ * the language (HIP from LLVM 20 on: -flto-partitions=8, verified with
+ * 22), the user's, and for NVPTX the CUDA installation (the driver's
+ * --cuda-path); a driver that runs the personality passed its own. */
 static int push_compiler_args(struct ofl_link *l, const struct link_group *g, struct ofl_proc *cmd,
                               struct ofl_error *err)
 {
 	enum target_family fam = family(g->triple);
+	bool driver = !l->o.llvm_wrapper;
 	int rc = 0;
-	if (fam == FAM_AMDGPU && g->kind == OFL_OFK_HIP && !g->legacy && !ofl_devlink_llvm19(g))
+	if (driver && fam == FAM_AMDGPU && g->kind == OFL_OFK_HIP && !g->legacy &&
+	    !ofl_devlink_llvm19(g))
 		rc = ofl_proc_push(cmd, "-flto-partitions=8", err);
 	rc = rc ? rc
 	        : push_scoped(l->o.device_compiler_args, l->o.ndevice_compiler_args, g->triple,
 	                      false, cmd, err);
-	if (!rc && fam == FAM_NVPTX && l->o.cuda_path)
+	if (!rc && driver && fam == FAM_NVPTX && l->o.cuda_path)
 		rc = ofl_proc_pushf(cmd, err, "--cuda-path=%s", l->o.cuda_path);
 	return rc;
 }
@@ -392,23 +440,31 @@ static int push_head(struct ofl_link *l, const struct link_group *g, const char 
 	return rc ? err->code : 0;
 }
 
-/* The output path named by h, into -o's and -dumpdir's slots. */
+/* The output path named by h (LLVM's dry run: by LLVM's rule), into -o's
+ * and -dumpdir's slots. */
 static int name_output(struct ofl_link *l, struct link_group *g, uint64_t h, struct ofl_proc *cmd,
                        size_t slot, struct ofl_error *err)
 {
-	char name[64];
+	char name[64], *dump = NULL;
 	snprintf(name, sizeof(name), "%016llx.img", (unsigned long long)h);
-	if (!(g->output = ofl_link_temp(l, name, err)))
+	if (ofl_llvm_form(l) ? ofl_llvm_image_names(l, g, &g->output, &dump, err)
+	                     : !(g->output = ofl_link_temp(l, name, err)))
 		return err->code;
+	if (!dump && asprintf(&dump, "%s.", g->output) < 0)
+		return OFL_NOMEM(err);
 	bool dumpdir = slot + 2 < cmd->argc && !strcmp(cmd->argv[slot + 2], "-dumpdir");
 	free(cmd->argv[slot + 1]);
-	if (!(cmd->argv[slot + 1] = ofl_strdup(g->output)))
+	if (!(cmd->argv[slot + 1] = ofl_strdup(g->output))) {
+		free(dump);
 		return OFL_NOMEM(err);
-	if (!dumpdir)
+	}
+	if (!dumpdir) {
+		free(dump);
 		return 0;
+	}
 	free(cmd->argv[slot + 3]);
-	cmd->argv[slot + 3] = NULL;
-	return asprintf(&cmd->argv[slot + 3], "%s.", g->output) < 0 ? OFL_NOMEM(err) : 0;
+	cmd->argv[slot + 3] = dump;
+	return 0;
 }
 
 /* Builds the command of group gi; its output path goes to g->output. */
@@ -429,9 +485,7 @@ static int build_command(struct ofl_link *l, size_t gi, struct ofl_proc *cmd, st
 	rc = rc ? rc : push_inputs(l, gi, clang, cmd, &h, err);
 	rc = rc ? rc : push_cpu_libs(l, g, cmd, err);
 	rc = rc ? rc : ofl_devrt_push(l, g, cmd, err);
-	rc = rc ? rc
-	        : push_scoped(l->o.device_linker_args, l->o.ndevice_linker_args, g->triple, true,
-	                      cmd, err);
+	rc = rc ? rc : push_linker_args(l, g, cmd, err);
 	rc = rc ? rc : push_compiler_args(l, g, cmd, err);
 	rc = rc ? rc : name_output(l, g, h, cmd, slot, err);
 	free(clang);

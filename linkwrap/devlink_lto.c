@@ -44,13 +44,6 @@ static bool is_bitcode(const struct link_image *im)
 	return ofl_bitcode_is(im->b.image, im->b.image_size);
 }
 
-/* The k-th image of group gi when it is taken, else NULL. */
-static const struct link_image *in_group(const struct ofl_link *l, size_t gi, size_t k)
-{
-	const struct link_image *im = &l->images[l->grouped[l->groups[gi].first + k]];
-	return im->taken ? im : NULL;
-}
-
 static bool nvptx(const struct link_group *g)
 {
 	return !strncmp(g->triple, "nvptx", 5);
@@ -70,7 +63,7 @@ static size_t scan_inputs(struct lto *t, struct ofl_error *err)
 	const struct ofl_link *l = t->l;
 	size_t nbc = 0;
 	for (size_t k = 0; !err->code && k < l->groups[t->gi].nall; k++) {
-		const struct link_image *im = in_group(l, t->gi, k);
+		const struct link_image *im = ofl_group_image(l, t->gi, k);
 		if (!im)
 			continue;
 		if (is_bitcode(im))
@@ -93,7 +86,7 @@ static int push_features(struct lto *t, struct ofl_error *err)
 	size_t n = 0, cap = 0;
 	int rc = 0;
 	for (size_t k = 0; !rc && k < t->g->nall; k++) {
-		const struct link_image *im = in_group(t->l, t->gi, k);
+		const struct link_image *im = ofl_group_image(t->l, t->gi, k);
 		const char *f = im && is_bitcode(im) ? ofl_obin_get(&im->b, "feature") : NULL;
 		if (f && (ofl_buf_append(&all, f, strlen(f)) || ofl_buf_append(&all, ",", 1)))
 			rc = OFL_NOMEM(err);
@@ -206,7 +199,7 @@ static const char *build(struct lto *t, const char *clang, struct ofl_error *err
 	int rc = push_tool(t, clang, err);
 	size_t out_slot = t->cmd.argc - 1;
 	for (size_t k = 0; !rc && k < t->g->nall; k++) {
-		const struct link_image *im = in_group(t->l, t->gi, k);
+		const struct link_image *im = ofl_group_image(t->l, t->gi, k);
 		if (im && is_bitcode(im))
 			rc = push_bitcode(t, im, err);
 	}
@@ -234,7 +227,7 @@ static int push_link_inputs(struct lto *t, const char *obj, struct ofl_proc *lin
 	    (as && (ofl_proc_push(link, "-x", err) || ofl_proc_push(link, "none", err)));
 	*h = XXH3_64bits_withSeed(&t->h, sizeof(t->h), *h);
 	for (size_t k = 0; !rc && k < t->g->nall; k++) {
-		const struct link_image *im = in_group(t->l, t->gi, k);
+		const struct link_image *im = ofl_group_image(t->l, t->gi, k);
 		uint64_t ih;
 		const char *path =
 		    im && !is_bitcode(im) ? ofl_devlink_input(t->l, t->gi, im, &ih, err) : NULL;

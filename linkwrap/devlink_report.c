@@ -18,8 +18,8 @@ static void name_inputs(const struct ofl_link *l, size_t gi, struct ofl_buf *b)
 	const struct link_group *g = &l->groups[gi];
 	size_t shown = 0, more = 0, last = (size_t)-1;
 	for (size_t k = 0; k < g->nall; k++) {
-		const struct link_image *im = &l->images[l->grouped[g->first + k]];
-		if (!im->taken || im->unit == last)
+		const struct link_image *im = ofl_group_image(l, gi, k);
+		if (!im || im->unit == last)
 			continue;
 		last = im->unit;
 		if (shown == SHOWN_INPUTS) {
@@ -37,11 +37,13 @@ static const char *unit_of(const struct ofl_link *l, size_t gi, const char *hex)
 {
 	const struct link_group *g = &l->groups[gi];
 	for (size_t k = 0; k < g->nall; k++) {
-		const struct link_image *im = &l->images[l->grouped[g->first + k]];
+		const struct link_image *im = ofl_group_image(l, gi, k);
 		char name[17];
+		if (!im)
+			continue;
 		snprintf(name, sizeof(name), "%016llx",
 		         (unsigned long long)XXH3_64bits(im->b.image, im->b.image_size));
-		if (im->taken && !memcmp(name, hex, 16))
+		if (!memcmp(name, hex, 16))
 			return l->units[im->unit].name;
 	}
 	return NULL;

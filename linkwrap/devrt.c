@@ -25,8 +25,8 @@
 
 static bool needs_runtime(const struct ofl_link *l, const struct link_group *g)
 {
-	return !l->o.no_device_runtime && g->kind == OFL_OFK_OPENMP && !g->legacy &&
-	       ofl_devlink_gpu(g->triple);
+	return !l->o.no_device_runtime && !l->o.llvm_wrapper && g->kind == OFL_OFK_OPENMP &&
+	       !g->legacy && ofl_devlink_gpu(g->triple);
 }
 
 /* The lib dir of the LLVM whose clang links code of release llvm: beside

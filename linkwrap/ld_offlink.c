@@ -18,6 +18,7 @@
 #include "commands.h"
 #include "diag.h"
 #include "link_cli.h"
+#include "offlink/io.h"
 #include "offlink/jobserver.h"
 #include "offlink/proc.h"
 
@@ -173,15 +174,40 @@ static void print_command(FILE *f, char *const *argv, size_t argc, bool llvm_for
 	ofl_buf_release(&b);
 }
 
+/* The personality's dry run: the host link and (relocatable mode) the
+ * llvm-objcopy after it, as clang-linker-wrapper prints them. */
+static int print_llvm_host_link(struct link_job *j, const struct ofl_link *l,
+                                const struct ofl_link_result *r)
+{
+	struct ofl_argv v = OFL_ARGV_INIT, objcopy = OFL_ARGV_INIT;
+	struct ofl_error err = OFL_ERROR_INIT;
+	const char *out = j->cmd.output ? j->cmd.output : "a.out";
+	int rc = ofl_host_argv_llvm(&j->cmd, j->linker, r, &v, &err) ||
+	         (j->merged && ofl_link_llvm_objcopy(l, out, &objcopy, &err));
+	if (!rc) {
+		print_command(stderr, v.v, v.n, true);
+		if (objcopy.n)
+			print_command(stderr, objcopy.v, objcopy.n, true);
+	}
+	ofl_argv_release(&v);
+	ofl_argv_release(&objcopy);
+	return rc ? error_lib(&err) : 0;
+}
+
 /* The host link: printed when asked, run unless --dry-run. */
-static int host_link(struct link_job *j, const struct ofl_link_result *r)
+static int host_link(struct link_job *j, const struct ofl_link *l, const struct ofl_link_result *r)
 {
 	struct ofl_argv v = OFL_ARGV_INIT;
 	struct ofl_error err = OFL_ERROR_INIT;
 	if (ofl_host_argv(&j->cmd, j->linker, r, j->merged, &v, &err))
 		return error_lib(&err);
-	if (j->verbose || j->o.dry_run)
-		print_command(stderr, v.v, v.n, j->o.llvm_command_form);
+	bool llvm_dry = j->o.dry_run && j->o.llvm_wrapper;
+	if (llvm_dry && print_llvm_host_link(j, l, r)) {
+		ofl_argv_release(&v);
+		return 1;
+	}
+	if (j->verbose || (j->o.dry_run && !llvm_dry))
+		print_command(stderr, v.v, v.n, j->o.llvm_wrapper);
 	if (j->explain) {
 		fputs("host link: ", j->explain);
 		print_command(j->explain, v.v, v.n, false);
@@ -215,11 +241,13 @@ static void log_line(void *ctx, enum ofl_link_log what, const char *msg)
 		warning("%s", msg);
 	else if (what == OFL_LOG_COMMAND && (j->verbose || j->o.dry_run))
 		fprintf(stderr, "%s\n", msg);
+	else if (what == OFL_LOG_MODULE)
+		fputs(msg, stderr);
 	/* progress: on a terminal once the link takes a moment, or asked */
 	else if (what == OFL_LOG_PROGRESS &&
 	         (j->verbose || (isatty(STDERR_FILENO) && now_ms() - j->started > 1000)))
 		fprintf(stderr, "%s: %s\n", ofl_prog, msg);
-	if (j->explain && what != OFL_LOG_WARNING)
+	if (j->explain && what != OFL_LOG_WARNING && what != OFL_LOG_MODULE)
 		fprintf(j->explain, "%s%s\n", what == OFL_LOG_COMMAND ? "run: " : "", msg);
 }
 
@@ -251,7 +279,7 @@ int link_job_finish_options(struct link_job *j)
 	const char *tmp = getenv("TMPDIR");
 	j->o.tmpdir = tmp && *tmp ? tmp : "/tmp";
 	j->o.search_path = getenv("PATH");
-	j->o.cuda_path = getenv("CUDA_PATH");
+	j->o.cuda_path = j->cuda_path ? j->cuda_path : getenv("CUDA_PATH");
 	/* a descriptor opened here lives as long as the process */
 	struct ofl_jobserver js;
 	ofl_jobserver_open(&js, getenv("MAKEFLAGS"), j->o.jobs);
@@ -266,6 +294,10 @@ int link_job_finish_options(struct link_job *j)
 	j->o.nlauncher = j->launcher.n;
 	j->o.extract_archs = j->extract.v;
 	j->o.nextract_archs = j->extract.n;
+	j->o.lto_opts = j->lto_opts.v;
+	j->o.nlto_opts = j->lto_opts.n;
+	j->o.mllvm = j->mllvm.v;
+	j->o.nmllvm = j->mllvm.n;
 	j->o.output = j->cmd.output;
 	j->o.relocatable = j->offload_relocatable && j->cmd.relocatable;
 	j->env = ofl_proc_env_without_driver(environ);
@@ -331,6 +363,17 @@ static bool has_inputs(const struct ofl_ldcmd *c)
 	return false;
 }
 
+/* --emit-fatbin-only: the bundle is the output (written in a dry run too,
+ * with empty images, as LLVM writes it). */
+static int write_fatbin(const char *fatbin, const char *out)
+{
+	struct ofl_error err = OFL_ERROR_INIT;
+	struct ofl_file f = OFL_FILE_INIT;
+	int rc = ofl_file_open(&f, fatbin, &err) || ofl_write_file(out, f.data, f.size, &err);
+	ofl_file_close(&f);
+	return rc ? error_lib(&err) : 0;
+}
+
 /* The device link, the wrapper objects and the host link. */
 static int link_with_device_code(struct link_job *j, struct ofl_link *l, double *t0)
 {
@@ -340,15 +383,17 @@ static int link_with_device_code(struct link_job *j, struct ofl_link *l, double 
 	 * out and the entry tables made private, into -o (ld's a.out by
 	 * default), which must not be an input: checked before any work */
 	const char *out = j->cmd.output ? j->cmd.output : "a.out";
-	if (j->offload_relocatable && ofl_link_check_output(l, out, &err))
+	if (j->o.relocatable && ofl_link_check_output(l, out, &err))
 		return error_lib(&err);
 	int rc = ofl_link_run(l, &res, &err);
 	phase(j, "device link and wrap", t0);
 	if (rc) /* cancelled by a signal: no message, we die of it */
 		return caught ? 1 : error_lib(&err);
-	if (j->offload_relocatable && !(j->merged = ofl_link_temp(l, "merged.o", &err)))
+	if (j->o.emit_fatbin)
+		return write_fatbin(res.fatbin, out);
+	if (j->o.relocatable && !(j->merged = ofl_link_temp(l, "merged.o", &err)))
 		return error_lib(&err);
-	rc = host_link(j, &res);
+	rc = host_link(j, l, &res);
 	phase(j, "host link", t0);
 	if (!rc && !j->o.dry_run && ofl_link_scrub_outputs(l, &err))
 		rc = error_lib(&err);
@@ -385,7 +430,7 @@ int link_job_run(struct link_job *j)
 			print_version(NULL);
 			fflush(stdout); /* exec drops what stdio holds */
 		}
-		return resolve_linker(j, 0) ? 1 : host_link(j, NULL);
+		return resolve_linker(j, 0) ? 1 : host_link(j, NULL, NULL);
 	}
 	int rc = 0;
 	if (ofl_link_new(&l, &j->o, &err))
@@ -397,14 +442,18 @@ int link_job_run(struct link_job *j)
 			rc = error_lib(&err);
 	}
 	phase(j, "gather", &t0);
-	if (!rc)
+	/* --emit-fatbin-only names a linker (the driver's bundler) it never runs */
+	if (!rc && !j->o.emit_fatbin)
 		rc = resolve_linker(j, ofl_link_bitcode_release(l));
+	/* the bundle is the output: no host link to fall back on */
+	if (!rc && j->o.emit_fatbin && !ofl_link_has_device_code(l))
+		rc = error("Expected a single bundled image for direct fat binary output");
 	if (!rc && !ofl_link_has_device_code(l)) {
 		nothing_to_do(j, l);
 		active_link = NULL;
 		ofl_link_free(l);
 		die_if_caught();
-		return host_link(j, NULL);
+		return host_link(j, NULL, NULL);
 	}
 	if (!rc)
 		rc = link_with_device_code(j, l, &t0);
@@ -429,6 +478,8 @@ void link_job_release(struct link_job *j)
 	strlist_release(&j->device_compiler_args);
 	strlist_release(&j->launcher);
 	strlist_release(&j->extract);
+	strlist_release(&j->lto_opts);
+	strlist_release(&j->mllvm);
 	if (j->explain && j->explain != stderr)
 		fclose(j->explain);
 }
@@ -515,8 +566,8 @@ int cmd_ld_offlink(int argc, char **argv)
 	ofl_prog = "ld.offlink"; /* also when reached as gcc's `ld` */
 	struct link_job j = {.cmd = OFL_LDCMD_INIT};
 	struct ofl_error err = OFL_ERROR_INIT;
-	int rc =
-	    ofl_ldcmd_parse(&j.cmd, argc - 1, argv + 1, &err) ? error_lib(&err) : own_options(&j);
+	int rc = ofl_ldcmd_parse(&j.cmd, OFL_LDCMD_GNU, argc - 1, argv + 1, &err) ? error_lib(&err)
+	                                                                          : own_options(&j);
 	if (!rc)
 		rc = link_job_finish_options(&j);
 	if (!rc)

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 
 #include "internal.h"
@@ -321,14 +322,71 @@ static int parse_one(struct parser *p, struct ofl_argv *w, size_t *i, struct ofl
 	return apply_state(p, a, err);
 }
 
-int ofl_ldcmd_parse(struct ofl_ldcmd *c, int argc, char *const *argv, struct ofl_error *err)
+/* ---- link.exe and lld-link ---------------------------------------------- */
+
+/* A link.exe option: "-name[:value]", or "/name[:value]" where the name is
+ * letters only (so /usr/lib/x.lib is a file). */
+static bool link_exe_option(const char *w)
+{
+	if (w[0] == '-')
+		return w[1] != '\0';
+	if (w[0] != '/')
+		return false;
+	size_t n = strcspn(w + 1, ":");
+	for (size_t i = 1; i <= n; i++)
+		if (!((w[i] >= 'a' && w[i] <= 'z') || (w[i] >= 'A' && w[i] <= 'Z') || w[i] == '-'))
+			return false;
+	return n > 0;
+}
+
+/* The options the pipeline reads (case-insensitive, as link.exe's). */
+static const struct {
+	const char *name;
+	enum ofl_ldopt id;
+} link_exe_opts[] = {
+    {"out", OFL_LD_OUTPUT}, {"libpath", OFL_LD_LIBPATH}, {"wholearchive", OFL_LD_WHOLE_ARCHIVE}};
+
+static int parse_link_exe(struct parser *p, struct ofl_argv *w, size_t i, struct ofl_error *err)
+{
+	struct ofl_ldarg *a = add_arg(p->c, take(w, i), err);
+	if (!a)
+		return OFL_ENOMEM;
+	const char *word = a->word[0];
+	if (!link_exe_option(word)) {
+		a->kind = OFL_LDARG_FILE;
+		a->value = word;
+		a->state = p->st;
+		return 0;
+	}
+	size_t n = strcspn(word + 1, ":");
+	for (size_t k = 0; k < sizeof(link_exe_opts) / sizeof(link_exe_opts[0]); k++) {
+		if (strlen(link_exe_opts[k].name) != n ||
+		    strncasecmp(word + 1, link_exe_opts[k].name, n) || !word[1 + n] || !word[2 + n])
+			continue;
+		a->value = word + 2 + n;
+		a->opt = link_exe_opts[k].id;
+		if (a->opt == OFL_LD_WHOLE_ARCHIVE) { /* /wholearchive:FILE: that file, whole */
+			a->kind = OFL_LDARG_FILE;
+			a->state = p->st;
+			a->state.whole_archive = true;
+		}
+		if (a->opt == OFL_LD_OUTPUT)
+			p->c->output = a->value;
+		break;
+	}
+	return 0;
+}
+
+int ofl_ldcmd_parse(struct ofl_ldcmd *c, enum ofl_ldcmd_style style, int argc, char *const *argv,
+                    struct ofl_error *err)
 {
 	struct ofl_argv w = OFL_ARGV_INIT;
 	struct parser p = {.c = c};
 	int rc = 0;
 	rc = ofl_argv_expand(&w, argc, argv, err);
 	for (size_t i = 0; i < w.n && !rc; i++)
-		rc = parse_one(&p, &w, &i, err);
+		rc = style == OFL_LDCMD_LINK_EXE ? parse_link_exe(&p, &w, i, err)
+		                                 : parse_one(&p, &w, &i, err);
 	ofl_argv_release(&w); /* the words not taken */
 	free(p.saved);
 	if (rc)

@@ -12,6 +12,7 @@
 
 #include "internal.h"
 #include "link_priv.h"
+#include "offlink/coff.h"
 #include "offlink/elf.h"
 #include "offlink/format.h"
 #include "offlink/offload_scan.h"
@@ -31,7 +32,9 @@ void ofl_link_logf(struct ofl_link *l, enum ofl_link_log what, const char *fmt, 
 	/* names and triples come from inputs: printable, and a tool's output
 	 * keeps its lines */
 	if (text) {
-		ofl_printable(msg, text, size, what == OFL_LOG_FAILURE || what == OFL_LOG_DETAIL);
+		ofl_printable(msg, text, size,
+		              what == OFL_LOG_FAILURE || what == OFL_LOG_DETAIL ||
+		                  what == OFL_LOG_MODULE);
 		l->o.log(l->o.log_ctx, what, text);
 	}
 	free(text);
@@ -126,7 +129,7 @@ void ofl_link_free(struct ofl_link *l)
 	ofl_cache_close(l->cache);
 	ofl_argv_release(&l->libdirs);
 	ofl_argv_release(&l->cpu_args);
-	free(l->grouped);
+	free(l->members);
 	free(l->res.objects);
 	free_strings(l->res.libraries, l->res.nlibraries);
 	free_strings(l->res.libdirs, l->res.nlibdirs);
@@ -178,7 +181,7 @@ static int add_image(struct ofl_link *l, size_t unit, const uint8_t *p, uint64_t
                      struct ofl_error *err)
 {
 	struct link_image im = {unit,  OFL_OBIN_INIT,      NULL, NULL, 0, 0,
-	                        false, OFL_BUNDLE_ID_INIT, NULL, false};
+	                        false, OFL_BUNDLE_ID_INIT, NULL};
 	int rc = ofl_obin_parse(p, size, &im.b, err);
 	if (rc)
 		return rc;
@@ -207,7 +210,7 @@ static int add_bundle_entry(struct ofl_link *l, size_t unit, const char *id, con
                             uint64_t n, struct ofl_error *err)
 {
 	struct link_image im = {unit, OFL_OBIN_INIT,      NULL, NULL, 0, 0,
-	                        true, OFL_BUNDLE_ID_INIT, NULL, false};
+	                        true, OFL_BUNDLE_ID_INIT, NULL};
 	int rc = ofl_bundle_id_split(id, strlen(id), OFL_LLVM22, &im.id, err);
 	const char *k = rc ? "" : im.id.kind;
 	uint16_t kind = !strncmp(k, "hip", 3)  ? OFL_OFK_HIP
@@ -360,6 +363,33 @@ static int scan_bitcode(struct ofl_link *l, size_t u, struct ofl_error *err)
 	return rc;
 }
 
+/* A COFF object's offloading sections: clang's input images are left out
+ * of the link (IMAGE_SCN_LNK_REMOVE), as ELF's are excluded; one that is
+ * kept is a wrapper object's, registered already.  LLVM reads every
+ * section whose name starts with .llvm.offloading. */
+static int coff_images(struct ofl_link *l, size_t u, struct ofl_found_list *found,
+                       struct ofl_error *err)
+{
+	struct link_unit *un = &l->units[u];
+	struct ofl_coff_sections secs = OFL_COFF_SECTIONS_INIT;
+	int rc = ofl_coff_sections(un->data, un->size, OFL_OFFLOADING_SECTION, &secs, err);
+	for (size_t i = 0; !rc && i < secs.n; i++) {
+		const struct ofl_coff_section *s = &secs.v[i];
+		if (!(s->characteristics & OFL_COFF_SCN_LNK_REMOVE)) {
+			ofl_link_logf(l, OFL_LOG_DECISION, "%s: %.*s left out: registered already",
+			              un->name, (int)s->name_len, s->name);
+			l->already_wrapped = true;
+			continue;
+		}
+		rc = ofl_scan_walk(un->data + s->offset, s->size, s->offset, s->index,
+		                   OFL_SCAN_STRICT, found, err);
+		if (rc)
+			ofl_error_prefix(err, "section %.*s", (int)s->name_len, s->name);
+	}
+	ofl_coff_sections_release(&secs);
+	return rc;
+}
+
 /* Every OffloadBinary in the unit's offloading sections (several per
  * section after ld -r), or the unit itself when it is one. */
 static int scan_unit(struct ofl_link *l, size_t u, struct ofl_error *err)
@@ -376,6 +406,8 @@ static int scan_unit(struct ofl_link *l, size_t u, struct ofl_error *err)
 	else if (f == OFL_FMT_ELF)
 		rc = ofl_elf_offload_sections(un->data, un->size,
 		                              OFL_ELFSEC_BY_TYPE | OFL_ELFSEC_BY_NAME, &secs, err);
+	else if (ofl_coff_is(un->data, un->size))
+		rc = coff_images(l, u, &found, err);
 	for (size_t i = 0; !rc && i < secs.n; i++) {
 		const struct ofl_elf_section *s = &secs.v[i];
 		/* loaded by the host link: a wrapper object's image, registered
@@ -480,7 +512,7 @@ static enum file_kind classify(const uint8_t *d, size_t n)
 	case OFL_FMT_ELF:
 		break;
 	default:
-		return FILE_OTHER;
+		return ofl_coff_is(d, n) ? FILE_OBJECT : FILE_OTHER;
 	}
 	unsigned type = d[5] == 2 ? (unsigned)(d[16] << 8 | d[17]) : (unsigned)(d[16] | d[17] << 8);
 	return type == 1 ? FILE_OBJECT : type == 3 ? FILE_SHARED : FILE_OTHER;

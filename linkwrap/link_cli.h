@@ -21,11 +21,13 @@ struct link_job {
 	struct ofl_link_opts o;
 	char **env; /* the device links' environment (pointers into environ) */
 	struct strlist device_linker_args, device_compiler_args, launcher, extract;
-	bool verbose;             /* print each command (stderr) */
-	bool offload_relocatable; /* -r: device link now (else a plain ld -r) */
-	const char *merged;       /* relocatable mode: the host -r output (a temporary) */
-	FILE *explain;            /* decisions, commands, timings; NULL: none */
-	bool no_device_cache;     /* --no-device-cache */
+	struct strlist lto_opts, mllvm; /* the personality's --offload-opt and -mllvm */
+	const char *cuda_path;          /* --cuda-path; NULL: CUDA_PATH */
+	bool verbose;                   /* print each command (stderr) */
+	bool offload_relocatable;       /* -r: device link now (else a plain ld -r) */
+	const char *merged;             /* relocatable mode: the host -r output (a temporary) */
+	FILE *explain;                  /* decisions, commands, timings; NULL: none */
+	bool no_device_cache;           /* --no-device-cache */
 	struct ofl_cache_config cache;
 	double started; /* when the link started, for progress lines */
 };

@@ -35,7 +35,7 @@ struct link_unit {
 	size_t size;
 	size_t file;
 	bool taken;  /* the host link uses it */
-	bool device; /* some of its device code is taken (see link_image.taken) */
+	bool device; /* some of its device code is taken (see link_member.taken) */
 	const char *why;
 	size_t first_image, nimages;
 	/* what its entry tables ask for (read once, for units with images) */
@@ -52,15 +52,22 @@ struct link_image {
 	struct ofl_obin b; /* views into the unit's bytes, or into owned */
 	const char *triple, *arch;
 	unsigned llvm; /* producer's LLVM major version; 0: unknown */
-	size_t group;
+	size_t group;  /* the group of its own kind, triple and target ID */
 	/* From an old-driver bundle (__CLANG_OFFLOAD_BUNDLE__): no
 	 * OffloadBinary around it; HIP ones register through
 	 * __hip_fatbin_<cuid> instead of a wrapper. */
 	bool legacy;
 	struct ofl_bundle_id id; /* legacy: triple and arch point into it */
 	uint8_t *owned;          /* legacy: the entry's bytes */
-	/* Linked in its group: its unit is in the host link, or the group's
-	 * device symbols need it (decided image by image, per group). */
+};
+
+/* An image of a group: one of the group's own target ID, or one whose code
+ * also runs there, copied in (a generic image; a less specific target ID,
+ * gfx90a into gfx90a:xnack+), as LLVM groups them. */
+struct link_member {
+	size_t image;
+	/* Linked in this group: its unit is in the host link, or the group's
+	 * device symbols need it (decided per group). */
 	bool taken;
 };
 
@@ -71,7 +78,7 @@ struct link_group {
 	const char *triple, *arch;
 	unsigned llvm;
 	size_t nimages;         /* of them taken */
-	size_t first, nall;     /* all its images: ofl_link.grouped[first .. first + nall) */
+	size_t first, nall;     /* all its images: ofl_link.members[first .. first + nall) */
 	bool symbols_known;     /* every image's symbols could be read */
 	struct ofl_symset syms; /* device symbols: 1 defined, 0 undefined */
 	char *output;           /* linked image path (a temporary) */
@@ -101,8 +108,8 @@ struct ofl_link {
 	size_t nimages, capimages;
 	struct link_group *groups;
 	size_t ngroups, capgroups;
-	size_t *grouped; /* image indices, by group */
-	char *tmpdir;    /* made on first use */
+	struct link_member *members; /* by group */
+	char *tmpdir;                /* made on first use */
 	char **temps;
 	size_t ntemps, captemps;
 	pthread_mutex_t lock;
@@ -128,6 +135,7 @@ struct ofl_link {
 	struct ofl_argv cpu_args; /* what CPU device links take from the host link */
 	struct ofl_link_result res;
 	size_t caplibraries, caplibdirs; /* of res's arrays */
+	unsigned nllvm_names;            /* LLVM-form temporary names made (llvm_form.c) */
 };
 
 /* link.c */
@@ -170,6 +178,9 @@ void ofl_link_remove_temps(struct ofl_link *l);
 
 /* link_select.c */
 int ofl_link_select(struct ofl_link *l, struct ofl_error *err);
+/* The k-th image of group gi when its device code is taken there, else
+ * NULL. */
+const struct link_image *ofl_group_image(const struct ofl_link *l, size_t gi, size_t k);
 
 /* devlink.c */
 /* The highest N of <root>/llvm-<N>, 0 when none. */
@@ -226,5 +237,27 @@ int ofl_devrt_gather(struct ofl_link *l, struct ofl_error *err);
  * that is missing and where it was looked for. */
 int ofl_devrt_push(struct ofl_link *l, const struct link_group *g, struct ofl_proc *cmd,
                    struct ofl_error *err);
+
+/* llvm_form.c: clang-linker-wrapper 22's names and commands, for the
+ * personality's dry run. */
+struct ofl_fatbin_image;
+struct ofl_hipfb_options;
+/* A dry run of the personality: commands logged in LLVM's form. */
+bool ofl_llvm_form(const struct ofl_link *l);
+/* <link dir>/<prefix>-XXXXXX.<ext>, owned by the link. */
+char *ofl_llvm_temp(struct ofl_link *l, const char *prefix, const char *ext, struct ofl_error *err);
+/* Group g's output <out>.<arch of triple>.<arch>-XXXXXX.img (the link's)
+ * and its -dumpdir <-o value>.<arch of triple>.<arch>.img. (owned). */
+int ofl_llvm_image_names(struct ofl_link *l, const struct link_group *g, char **img, char **dumpdir,
+                         struct ofl_error *err);
+/* An image as a device link input: <stem>-<triple>-<arch>-XXXXXX.o. */
+char *ofl_llvm_input_name(struct ofl_link *l, const struct link_image *im, struct ofl_error *err);
+/* The fat binary <out>-XXXXXX.<ext>; the wrapper <out>.<kind>.image.wrapper-XXXXXX.o. */
+char *ofl_llvm_bundle_name(struct ofl_link *l, const char *ext, struct ofl_error *err);
+char *ofl_llvm_wrapper_name(struct ofl_link *l, const char *kind, struct ofl_error *err);
+/* Logs the clang-offload-bundler (hip) or fatbinary command LLVM runs to
+ * bundle the images fi (their paths) of release llvm. */
+int ofl_llvm_log_fatbin(struct ofl_link *l, bool hip, const struct ofl_fatbin_image *fi, size_t n,
+                        const struct ofl_hipfb_options *o, unsigned llvm, struct ofl_error *err);
 
 #endif

@@ -25,7 +25,8 @@ static bool is_input_image(void *ctx, const char *name, const GElf_Shdr *sh)
 	return sh->sh_type == OFL_SHT_LLVM_OFFLOADING && !(sh->sh_flags & SHF_ALLOC);
 }
 
-/* The low half of the merged object's MD5, as LLVM names the sections. */
+/* The low half of the merged object's MD5 in hex without leading zeros,
+ * as LLVM names the sections (its utohexstr). */
 static void hash_of(const struct ofl_file *f, char out[17])
 {
 	uint8_t d[MD5_DIGEST_LENGTH];
@@ -33,7 +34,7 @@ static void hash_of(const struct ofl_file *f, char out[17])
 	MD5Init(&c);
 	MD5Update(&c, f->data, f->size);
 	MD5Final(d, &c);
-	snprintf(out, 17, "%016llx", (unsigned long long)ofl_le64(d));
+	snprintf(out, 17, "%llx", (unsigned long long)ofl_le64(d));
 }
 
 /* Each entry section and its relocation section get "_<hash>", and so do

@@ -220,13 +220,21 @@ static bool extract_asked(const struct ofl_link *l, const char *arch)
 	return false;
 }
 
+const struct link_image *ofl_group_image(const struct ofl_link *l, size_t gi, size_t k)
+{
+	const struct link_member *m = &l->members[l->groups[gi].first + k];
+	return m->taken ? &l->images[m->image] : NULL;
+}
+
 /* The device code of one image is linked, for one group: taking a
  * member's gfx90a code says nothing about its gfx942 code, which that
  * group's own rules decide (LLVM 19 extracts image by image too). */
-static void take_image(struct ofl_link *l, struct link_image *im, const char *why, const char *sym)
+static void take_image(struct ofl_link *l, size_t g, size_t k, const char *why, const char *sym)
 {
+	struct link_member *m = &l->members[l->groups[g].first + k];
+	const struct link_image *im = &l->images[m->image];
 	const char *name = l->units[im->unit].name;
-	im->taken = true;
+	m->taken = true;
 	if (sym)
 		ofl_link_logf(l, OFL_LOG_DECISION,
 		              "%s: device code taken for device symbol '%s' (%s %s)", name, sym,
@@ -236,32 +244,32 @@ static void take_image(struct ofl_link *l, struct link_image *im, const char *wh
 		              im->triple, im->arch);
 }
 
+/* The device rules of group g; the resolver's units are the group's
+ * member positions. */
 static int device_rules(struct ofl_link *l, size_t g, struct ofl_error *err)
 {
 	struct resolver r = {l, OFL_SYMSET_INIT, OFL_SYMSET_INIT, NULL, 0, 0};
-	const size_t *images = l->grouped + l->groups[g].first, n = l->groups[g].nall;
+	struct link_member *mem = l->members + l->groups[g].first;
+	size_t n = l->groups[g].nall;
 	bool known = true, used = false;
 	int rc = 0;
 	for (size_t k = 0; !rc && k < n; k++) {
-		size_t i = images[k];
-		struct link_image *im = &l->images[i];
-		if (extract_asked(l, im->arch) && !im->taken)
-			take_image(l, im, "--offload-extract", NULL);
-		used = used || im->taken;
-		struct member_ctx m = {&r, i};
-		rc = im->taken ? read_symbols(&r, im->b.image, im->b.image_size,
-		                              l->units[im->unit].name, err)
-		               : ofl_image_symbols(im->b.image, im->b.image_size,
-		                                   note_member_symbol, &m, err);
+		const struct link_image *im = &l->images[mem[k].image];
+		if (extract_asked(l, im->arch) && !mem[k].taken)
+			take_image(l, g, k, "--offload-extract", NULL);
+		used = used || mem[k].taken;
+		struct member_ctx m = {&r, k};
+		rc = mem[k].taken ? read_symbols(&r, im->b.image, im->b.image_size,
+		                                 l->units[im->unit].name, err)
+		                  : ofl_image_symbols(im->b.image, im->b.image_size,
+		                                      note_member_symbol, &m, err);
 		known = known && rc != 1;
 		rc = rc == -1 ? OFL_NOMEM(err) : rc == 1 ? 0 : rc;
 	}
-	for (size_t k = 0; !rc && used && !known && k < n; k++) {
-		struct link_image *im = &l->images[images[k]];
-		if (!im->taken)
-			take_image(l, im, "a compatible image whose symbols are not readable",
+	for (size_t k = 0; !rc && used && !known && k < n; k++)
+		if (!mem[k].taken)
+			take_image(l, g, k, "a compatible image whose symbols are not readable",
 			           NULL);
-	}
 	/* the worklist: undefined device symbols defined by untaken images */
 	for (size_t i = 0; !rc && known && used && i < r.syms.cap; i++) {
 		const struct ofl_symslot *s = &r.syms.slots[i];
@@ -271,9 +279,10 @@ static int device_rules(struct ofl_link *l, size_t g, struct ofl_error *err)
 			rc = OFL_NOMEM(err);
 	}
 	for (size_t q = 0; q < r.nqueue; q++) {
-		struct link_image *im = &l->images[r.queue[q].unit];
-		if (!rc && !im->taken) {
-			take_image(l, im,
+		size_t k = r.queue[q].unit;
+		const struct link_image *im = &l->images[mem[k].image];
+		if (!rc && !mem[k].taken) {
+			take_image(l, g, k,
 			           "its device code defines a symbol the taken device code needs",
 			           r.queue[q].sym);
 			rc = read_symbols(&r, im->b.image, im->b.image_size,
@@ -312,12 +321,19 @@ int ofl_link_select(struct ofl_link *l, struct ofl_error *err)
 	free(r.queue);
 	ofl_symset_release(&r.syms);
 	ofl_symset_release(&r.index);
-	for (size_t i = 0; i < l->nimages; i++)
-		l->images[i].taken = l->units[l->images[i].unit].taken;
+	for (size_t g = 0; g < l->ngroups; g++)
+		for (size_t k = 0; k < l->groups[g].nall; k++) {
+			struct link_member *m = &l->members[l->groups[g].first + k];
+			m->taken = l->units[l->images[m->image].unit].taken;
+		}
 	for (size_t g = 0; !rc && g < l->ngroups; g++)
 		rc = device_rules(l, g, err);
-	for (size_t i = 0; i < l->nimages; i++)
-		l->units[l->images[i].unit].device |= l->images[i].taken;
+	for (size_t g = 0; g < l->ngroups; g++)
+		for (size_t k = 0; k < l->groups[g].nall; k++) {
+			const struct link_image *im = ofl_group_image(l, g, k);
+			if (im)
+				l->units[im->unit].device = true;
+		}
 	for (size_t u = 0; u < l->nunits; u++)
 		if (l->units[u].nimages && !l->units[u].device)
 			ofl_link_logf(l, OFL_LOG_DECISION,

@@ -17,16 +17,23 @@ static unsigned llvm_of_needs(unsigned abis)
 	return abis & (1u << OFL_WRAP_LLVM19) ? 19 : 0;
 }
 
+/* The key of (kind, triple, arch) in the group index; the triple's length
+ * keeps "a" + "bc" apart from "ab" + "c". */
+static int group_key(struct ofl_buf *key, uint16_t kind, const char *triple, const char *arch,
+                     size_t arch_len)
+{
+	ofl_buf_reset(key);
+	return ofl_buf_printf(key, "%u:%zu:%s%.*s", kind, strlen(triple), triple, (int)arch_len,
+	                      arch);
+}
+
 /* The group of (kind, triple, arch), found by hash: its index, a new one
  * when *added. */
 static int find_group(struct ofl_link *l, struct ofl_symset *index, struct ofl_buf *key,
                       const struct link_image *im, size_t *g, bool *added)
 {
 	struct ofl_symslot *s;
-	ofl_buf_reset(key);
-	/* the triple's length keeps "a" + "bc" apart from "ab" + "c" */
-	if (ofl_buf_printf(key, "%u:%zu:%s%s", im->b.offload_kind, strlen(im->triple), im->triple,
-	                   im->arch) ||
+	if (group_key(key, im->b.offload_kind, im->triple, im->arch, strlen(im->arch)) ||
 	    ofl_symset_add(index, (const char *)key->data, (uint32_t)l->ngroups, &s, added))
 		return -1;
 	*g = s->value;
@@ -43,22 +50,104 @@ static int find_group(struct ofl_link *l, struct ofl_symset *index, struct ofl_b
 	return 0;
 }
 
-/* Each group's images, in input order: l->grouped[first .. first + nall). */
-static int list_images(struct ofl_link *l, struct ofl_error *err)
+enum { MAX_FEEDERS = 16 }; /* "generic" and the subsets of up to 3 features */
+
+/* The groups whose images also run in group g (LLVM's compatible target
+ * IDs): the triple's generic one, and those whose target ID has g's
+ * processor and a proper subset of its features (gfx90a and
+ * gfx90a:sramecc+ into gfx90a:sramecc+:xnack+).  Found by key, each
+ * subset in turn, so the cost does not grow with the number of groups;
+ * real target IDs have at most two features (xnack, sramecc), and IDs with
+ * more than three take only the generic group. */
+static size_t feeders(const struct ofl_link *l, const struct ofl_symset *index, struct ofl_buf *key,
+                      size_t g, size_t *out)
 {
-	if (!(l->grouped = ofl_calloc(l->nimages + 1, sizeof(*l->grouped))))
-		return OFL_NOMEM(err);
-	for (size_t i = 0; i < l->nimages; i++)
-		l->groups[l->images[i].group].nall++;
-	for (size_t g = 0, at = 0; g < l->ngroups; at += l->groups[g++].nall)
-		l->groups[g].first = at;
-	for (size_t g = 0; g < l->ngroups; g++)
-		l->groups[g].nall = 0;
-	for (size_t i = 0; i < l->nimages; i++) {
-		struct link_group *g = &l->groups[l->images[i].group];
-		l->grouped[g->first + g->nall++] = i;
+	const struct link_group *gr = &l->groups[g];
+	const char *arch = gr->arch;
+	size_t n = 0, plen = strcspn(arch, ":"), nfeat = 0;
+	const char *feat[3];
+	size_t flen[3];
+	if (gr->legacy || !*arch || !strcmp(arch, "generic"))
+		return 0;
+	for (const char *p = arch + plen; *p == ':'; nfeat++) {
+		size_t len = strcspn(p + 1, ":");
+		if (nfeat < 3) {
+			feat[nfeat] = p + 1;
+			flen[nfeat] = len;
+		}
+		p += 1 + len;
 	}
-	return 0;
+	struct ofl_symslot *s;
+	if (!group_key(key, gr->kind, gr->triple, "generic", 7) &&
+	    (s = ofl_symset_find(index, (const char *)key->data)))
+		out[n++] = s->value;
+	for (unsigned mask = 0; nfeat <= 3 && mask + 1 < (1u << nfeat); mask++) {
+		char id[256];
+		int len = snprintf(id, sizeof(id), "%.*s", (int)plen, arch);
+		for (size_t f = 0; f < nfeat; f++)
+			if (mask & (1u << f) && len >= 0 && len < (int)sizeof(id))
+				len += snprintf(id + len, sizeof(id) - (size_t)len, ":%.*s",
+				                (int)flen[f], feat[f]);
+		if (len > 0 && len < (int)sizeof(id) &&
+		    !group_key(key, gr->kind, gr->triple, id, (size_t)len) &&
+		    (s = ofl_symset_find(index, (const char *)key->data)) && s->value != g)
+			out[n++] = s->value;
+	}
+	return n;
+}
+
+static int by_image(const void *a, const void *b)
+{
+	size_t x = ((const struct link_member *)a)->image,
+	       y = ((const struct link_member *)b)->image;
+	return (x > y) - (x < y);
+}
+
+/* Group g's own images, then its feeders', sorted into input order. */
+static void fill_members(struct ofl_link *l, const size_t *own_at, const size_t *byg, size_t g,
+                         const size_t *fd, size_t nfd)
+{
+	struct link_group *gr = &l->groups[g];
+	size_t n = 0;
+	for (size_t f = 0; f <= nfd; f++) {
+		size_t src = f < nfd ? fd[f] : g;
+		for (size_t k = own_at[src]; k < own_at[src + 1]; k++)
+			l->members[gr->first + n++] = (struct link_member){byg[k], false};
+	}
+	if (nfd)
+		qsort(l->members + gr->first, n, sizeof(*l->members), by_image);
+}
+
+/* Each group's images, its own and its feeders', in input order:
+ * l->members[first .. first + nall). */
+static int list_members(struct ofl_link *l, const struct ofl_symset *index, struct ofl_buf *key,
+                        struct ofl_error *err)
+{
+	/* own_at: where each group's own images start in byg (input order) */
+	size_t *own_at = ofl_calloc(l->ngroups + 2, sizeof(*own_at));
+	size_t *byg = ofl_calloc(l->nimages + 1, sizeof(*byg)), fd[MAX_FEEDERS], total = 0;
+	int rc = own_at && byg ? 0 : OFL_NOMEM(err);
+	for (size_t i = 0; !rc && i < l->nimages; i++)
+		own_at[l->images[i].group + 2]++;
+	for (size_t g = 1; !rc && g <= l->ngroups; g++)
+		own_at[g + 1] += own_at[g];
+	for (size_t i = 0; !rc && i < l->nimages; i++)
+		byg[own_at[l->images[i].group + 1]++] = i;
+	for (size_t g = 0; !rc && g < l->ngroups; g++) {
+		size_t n = feeders(l, index, key, g, fd);
+		l->groups[g].first = total;
+		l->groups[g].nall = own_at[g + 1] - own_at[g];
+		for (size_t f = 0; f < n; f++)
+			l->groups[g].nall += own_at[fd[f] + 1] - own_at[fd[f]];
+		total += l->groups[g].nall;
+	}
+	if (!rc && !(l->members = ofl_calloc(total + 1, sizeof(*l->members))))
+		rc = OFL_NOMEM(err);
+	for (size_t g = 0; !rc && g < l->ngroups; g++)
+		fill_members(l, own_at, byg, g, fd, feeders(l, index, key, g, fd));
+	free(byg);
+	free(own_at);
+	return rc;
 }
 
 /* Groups every image; again after the device runtime added images, so
@@ -69,8 +158,8 @@ static int group_images(struct ofl_link *l, struct ofl_error *err)
 	struct ofl_buf key = OFL_BUF_INIT;
 	int rc = 0;
 	l->ngroups = 0;
-	free(l->grouped);
-	l->grouped = NULL;
+	free(l->members);
+	l->members = NULL;
 	for (size_t i = 0; !rc && i < l->nimages; i++) {
 		struct link_image *im = &l->images[i];
 		size_t g;
@@ -84,9 +173,10 @@ static int group_images(struct ofl_link *l, struct ofl_error *err)
 			l->groups[g].llvm = v;
 		im->group = g;
 	}
+	rc = rc ? rc : list_members(l, &index, &key, err);
 	ofl_symset_release(&index);
 	ofl_buf_release(&key);
-	return rc ? rc : list_images(l, err);
+	return rc;
 }
 
 /* <root>/llvm-<N>/lib when libomptarget is there. */
@@ -109,9 +199,9 @@ static char *runtime_dir(const struct ofl_link *l, unsigned v)
 
 static void count_taken(struct ofl_link *l)
 {
-	for (size_t i = 0; i < l->nimages; i++)
-		if (l->images[i].taken)
-			l->groups[l->images[i].group].nimages++;
+	for (size_t g = 0; g < l->ngroups; g++)
+		for (size_t k = 0; k < l->groups[g].nall; k++)
+			l->groups[g].nimages += ofl_group_image(l, g, k) != NULL;
 	const char *root = l->o.llvm_roots[0];
 	for (size_t g = 0; g < l->ngroups; g++) {
 		if (!l->groups[g].nimages)
@@ -207,14 +297,15 @@ static size_t kind_groups(struct ofl_link *l, enum ofl_wrap_kind kind, bool lega
 }
 
 /* OpenMP: each linked image re-packed as an OffloadBinary (triple, arch;
- * the arch is empty for CPU targets, as the linker wrapper writes it). */
+ * the arch is empty for CPU targets, as the linker wrapper writes it; an
+ * object, also the empty image of a dry run, as LLVM marks it). */
 static int pack_openmp(struct ofl_link *l, const struct link_group *g, struct ofl_buf *out,
                        struct ofl_wrap_image *img, struct ofl_error *err)
 {
 	const char *k[2] = {"triple", "arch"};
 	bool cpu = !strcmp(g->arch, "generic") || !*g->arch;
 	const char *v[2] = {g->triple, cpu ? "" : g->arch};
-	bool elf = g->linked.len >= 4 && !memcmp(g->linked.data, "\177ELF", 4);
+	bool elf = !g->linked.len || (g->linked.len >= 4 && !memcmp(g->linked.data, "\177ELF", 4));
 	struct ofl_obin_image oi = {elf ? OFL_IMG_OBJECT : OFL_IMG_NONE,
 	                            OFL_OFK_OPENMP,
 	                            0,
@@ -238,6 +329,43 @@ static int pack_openmp(struct ofl_link *l, const struct link_group *g, struct of
 	return rc;
 }
 
+static void log_fatbinary(void *ctx, const struct ofl_proc *cmd)
+{
+	struct ofl_link *l = ctx;
+	struct ofl_buf b = OFL_BUF_INIT;
+	if (!ofl_proc_format(cmd->argv, cmd->argc, l->o.llvm_wrapper, &b))
+		ofl_link_logf(l, OFL_LOG_COMMAND, "%s", (const char *)b.data);
+	ofl_buf_release(&b);
+}
+
+/* HIP's bundle (in memory) and CUDA's fatbinary (run unless a dry run);
+ * the personality's dry run logs the command LLVM runs for either, and
+ * writes nothing, as LLVM's dry run leaves the bundle empty. */
+static int bundle(struct ofl_link *l, enum ofl_wrap_kind kind, bool hipv4,
+                  const struct ofl_fatbin_image *fi, size_t n, unsigned llvm, struct ofl_buf *out,
+                  struct ofl_error *err)
+{
+	struct ofl_hipfb_options ho = OFL_HIPFB_OPTIONS_INIT;
+	ho.dialect = llvm && llvm <= 19 ? OFL_LLVM19 : OFL_LLVM22;
+	ho.hipv4 = hipv4; /* the old driver's entry IDs */
+	ho.compress = l->o.compress;
+	ho.ccob.level = l->o.compression_level;
+	if (ofl_llvm_form(l))
+		return ofl_llvm_log_fatbin(l, kind == OFL_WRAP_HIP, fi, n, &ho, llvm, err);
+	if (kind == OFL_WRAP_HIP)
+		return ofl_hipfb_build(fi, n, &ho, out, err);
+	/* its temporaries in the link's directory: removed with it */
+	struct ofl_cuda_fatbin_options o = OFL_CUDA_FATBIN_OPTIONS_INIT;
+	o.dir = l->o.dry_run ? NULL : ofl_link_tmpdir(l, err);
+	o.cuda_path = l->o.cuda_path;
+	o.search_path = l->o.search_path;
+	o.running = l->running; /* the calling thread's slot */
+	o.stop = &l->cancelled;
+	o.log = log_fatbinary;
+	o.log_ctx = l;
+	return l->o.dry_run ? 0 : !o.dir ? err->code : ofl_cuda_fatbin_build(fi, n, &o, out, err);
+}
+
 /* CUDA and HIP: the linked images bundled into one fat binary. */
 static int build_fatbin(struct ofl_link *l, enum ofl_wrap_kind kind, bool hipv4,
                         const size_t *order, size_t n, unsigned llvm, struct ofl_buf *out,
@@ -251,62 +379,113 @@ static int build_fatbin(struct ofl_link *l, enum ofl_wrap_kind kind, bool hipv4,
 		fi[i] =
 		    (struct ofl_fatbin_image){g->linked.data, g->linked.len, g->output, g->arch};
 	}
-	int rc;
-	if (kind == OFL_WRAP_HIP) {
-		struct ofl_hipfb_options o = OFL_HIPFB_OPTIONS_INIT;
-		o.dialect = llvm && llvm <= 19 ? OFL_LLVM19 : OFL_LLVM22;
-		o.hipv4 = hipv4; /* the old driver's entry IDs */
-		rc = ofl_hipfb_build(fi, n, &o, out, err);
-	} else {
-		/* its temporaries in the link's directory: removed with it */
-		struct ofl_cuda_fatbin_options o = OFL_CUDA_FATBIN_OPTIONS_INIT;
-		o.dir = l->o.dry_run ? NULL : ofl_link_tmpdir(l, err);
-		o.cuda_path = l->o.cuda_path;
-		o.search_path = l->o.search_path;
-		o.running = l->running; /* the calling thread's slot */
-		o.stop = &l->cancelled;
-		rc = l->o.dry_run ? 0
-		     : !o.dir     ? err->code
-		                  : ofl_cuda_fatbin_build(fi, n, &o, out, err);
-	}
+	int rc = bundle(l, kind, hipv4, fi, n, llvm, out, err);
 	free(fi);
 	return rc;
 }
 
-static int write_wrapper(struct ofl_link *l, enum ofl_wrap_kind kind, const size_t *order, size_t n,
-                         struct ofl_error *err)
+/* The wrapper module's IR, logged for --print-wrapped-module. */
+static int log_module(struct ofl_link *l, const struct ofl_wrap_opts *o,
+                      const struct ofl_wrap_image *imgs, size_t n, struct ofl_error *err)
 {
-	static const char *const names[] = {"openmp", "cuda", "hip"};
-	struct ofl_wrap_opts o = {kind, OFL_WRAP_LLVM20, OFL_WRAP_X86_64, l->o.relocatable};
-	struct ofl_buf *packed = ofl_calloc(n, sizeof(*packed));
-	struct ofl_wrap_image *imgs = ofl_calloc(n, sizeof(*imgs));
-	struct ofl_buf obj = OFL_BUF_INIT;
+	struct ofl_buf ll = OFL_BUF_INIT;
+	int rc = ofl_wrap_emit_ll(&ll, o, l->o.host_triple, imgs, n, err);
+	if (!rc)
+		ofl_link_logf(l, OFL_LOG_MODULE, "%.*s", (int)ll.len, (const char *)ll.data);
+	ofl_buf_release(&ll);
+	return rc;
+}
+
+/* Kind k's images (n groups in order) made ready to wrap: OpenMP's packed
+ * one by one, CUDA's and HIP's bundled into one fat binary; *nimgs of
+ * them. */
+static int prepare_images(struct ofl_link *l, enum ofl_wrap_kind kind, const size_t *order,
+                          size_t n, struct ofl_buf *packed, struct ofl_wrap_image *imgs,
+                          size_t *nimgs, struct ofl_error *err)
+{
 	unsigned llvm = l->groups[order[0]].llvm;
-	int rc = packed && imgs ? 0 : OFL_NOMEM(err);
-	rc = rc ? rc : ofl_wrap_machine_from_triple(l->o.host_triple, &o.machine, err);
-	o.abi = choose_abi(l, kind, llvm);
-	size_t nimgs = kind == OFL_WRAP_OPENMP ? n : 1;
+	int rc = 0;
+	*nimgs = kind == OFL_WRAP_OPENMP ? n : 1;
 	for (size_t i = 0; !rc && kind == OFL_WRAP_OPENMP && i < n; i++)
 		rc = pack_openmp(l, &l->groups[order[i]], &packed[i], &imgs[i], err);
 	if (!rc && kind != OFL_WRAP_OPENMP &&
 	    !(rc = build_fatbin(l, kind, false, order, n, llvm, &packed[0], err)))
 		imgs[0] = (struct ofl_wrap_image){packed[0].data, packed[0].len, 0,
 		                                  packed[0].len,  NULL,          NULL};
-	rc = rc ? rc : ofl_wrap_write_buf(&obj, &o, imgs, nimgs, err);
+	return rc;
+}
+
+static const char *const kind_names[] = {"openmp", "cuda", "hip"};
+
+/* A file of the link's for what kind k makes (its wrapper object, or its
+ * fat binary), named as LLVM names it in the personality's dry run. */
+static char *kind_file(struct ofl_link *l, enum ofl_wrap_kind k, bool fatbin, struct ofl_error *err)
+{
+	static const char *const ext[] = {"openmp", "fatbin", "hipfb"};
 	char name[32];
-	snprintf(name, sizeof(name), "%s.wrapper.o", names[kind]);
-	char *path = rc ? NULL : ofl_link_temp(l, name, err);
+	snprintf(name, sizeof(name), "%s.%s", kind_names[k], fatbin ? ext[k] : "wrapper.o");
+	if (!ofl_llvm_form(l))
+		return ofl_link_temp(l, name, err);
+	return fatbin ? ofl_llvm_bundle_name(l, ext[k], err)
+	              : ofl_llvm_wrapper_name(l, kind_names[k], err);
+}
+
+static int write_wrapper(struct ofl_link *l, enum ofl_wrap_kind kind, const size_t *order, size_t n,
+                         struct ofl_error *err)
+{
+	struct ofl_wrap_opts o = {kind, OFL_WRAP_LLVM20, OFL_WRAP_X86_64, l->o.relocatable};
+	struct ofl_buf *packed = ofl_calloc(n, sizeof(*packed));
+	struct ofl_wrap_image *imgs = ofl_calloc(n, sizeof(*imgs));
+	struct ofl_buf obj = OFL_BUF_INIT;
+	size_t nimgs = 0;
+	int rc = packed && imgs ? 0 : OFL_NOMEM(err);
+	rc = rc ? rc : ofl_wrap_machine_from_triple(l->o.host_triple, &o.machine, err);
+	o.abi = choose_abi(l, kind, l->groups[order[0]].llvm);
+	rc = rc ? rc : prepare_images(l, kind, order, n, packed, imgs, &nimgs, err);
+	if (!rc && l->o.print_wrapped_module)
+		rc = log_module(l, &o, imgs, nimgs, err);
+	rc = rc ? rc : ofl_wrap_write_buf(&obj, &o, imgs, nimgs, err);
+	char *path = rc ? NULL : kind_file(l, kind, false, err);
 	rc = rc ? rc : !path ? err->code : ofl_write_file(path, obj.data, obj.len, err);
 	if (!rc) {
 		l->res.objects[l->res.nobjects++] = path;
 		ofl_link_logf(l, OFL_LOG_DECISION, "%s wrapper: %zu image(s), %s registration",
-		              names[kind], n, abi_names[o.abi]);
+		              kind_names[kind], n, abi_names[o.abi]);
 	}
 	for (size_t i = 0; packed && i < n; i++)
 		ofl_buf_release(&packed[i]);
 	free(packed);
 	free(imgs);
 	ofl_buf_release(&obj);
+	return rc;
+}
+
+/* --emit-fatbin-only: each kind's bundle, in turn, as LLVM writes each to
+ * the output, so the last kind's is what remains (OpenMP, CUDA, HIP); an
+ * OpenMP link of more than one image has no single bundle, LLVM's error. */
+static int write_fatbin(struct ofl_link *l, size_t *order, struct ofl_error *err)
+{
+	size_t nomp = kind_groups(l, OFL_WRAP_OPENMP, false, order);
+	int kind = nomp == 1 ? OFL_WRAP_OPENMP : -1;
+	for (int k = OFL_WRAP_CUDA; k <= OFL_WRAP_HIP; k++)
+		if (kind_groups(l, (enum ofl_wrap_kind)k, false, order))
+			kind = k;
+	if (nomp > 1 || kind < 0 || kind_groups(l, OFL_WRAP_HIP, true, order))
+		return ofl_error_set(
+		    err, OFL_EINVAL, NULL, OFL_NO_OFFSET,
+		    "Expected a single bundled image for direct fat binary output");
+	struct ofl_buf packed = OFL_BUF_INIT;
+	struct ofl_wrap_image img;
+	size_t n = kind_groups(l, (enum ofl_wrap_kind)kind, false, order), nimg;
+	int rc = prepare_images(l, (enum ofl_wrap_kind)kind, order, n, &packed, &img, &nimg, err);
+	char *path = rc ? NULL : kind_file(l, (enum ofl_wrap_kind)kind, true, err);
+	/* the personality's dry run bundles nothing, as LLVM's leaves its
+	 * bundler's output empty */
+	size_t len = kind != OFL_WRAP_OPENMP && ofl_llvm_form(l) ? 0 : packed.len;
+	rc = rc ? rc : !path ? err->code : ofl_write_file(path, packed.data, len, err);
+	if (!rc)
+		l->res.fatbin = path;
+	ofl_buf_release(&packed);
 	return rc;
 }
 
@@ -456,15 +635,17 @@ int ofl_link_run(struct ofl_link *l, struct ofl_link_result *res, struct ofl_err
 	}
 	if (!rc && !(l->res.objects = ofl_calloc(4, sizeof(char *))))
 		rc = OFL_NOMEM(err);
-	for (int k = OFL_WRAP_OPENMP; !rc && k <= OFL_WRAP_HIP; k++) {
+	if (!rc && l->o.emit_fatbin)
+		rc = write_fatbin(l, order, err);
+	for (int k = OFL_WRAP_OPENMP; !rc && !l->o.emit_fatbin && k <= OFL_WRAP_HIP; k++) {
 		size_t n = kind_groups(l, (enum ofl_wrap_kind)k, false, order);
 		if (n)
 			rc = write_wrapper(l, (enum ofl_wrap_kind)k, order, n, err);
 	}
-	size_t nlegacy = rc ? 0 : kind_groups(l, OFL_WRAP_HIP, true, order);
+	size_t nlegacy = rc || l->o.emit_fatbin ? 0 : kind_groups(l, OFL_WRAP_HIP, true, order);
 	if (nlegacy)
 		rc = write_gpubin(l, order, nlegacy, err);
-	rc = rc ? rc : runtime_libs(l, err);
+	rc = rc || l->o.emit_fatbin || l->o.llvm_wrapper ? rc : runtime_libs(l, err);
 	free(order);
 	if (!rc)
 		*res = l->res;

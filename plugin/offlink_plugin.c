@@ -203,8 +203,8 @@ static enum ld_plugin_status option(const char *opt)
 	char *argv[1] = {word};
 	bool ok = true;
 	snprintf(word, sizeof(word), "--%s", opt);
-	bool parsed =
-	    strlen(opt) < sizeof(word) - 2 && !ofl_ldcmd_parse(&c, 1, argv, &err) && c.nargs == 1;
+	bool parsed = strlen(opt) < sizeof(word) - 2 &&
+	              !ofl_ldcmd_parse(&c, OFL_LDCMD_GNU, 1, argv, &err) && c.nargs == 1;
 	bool known = parsed && apply(&c.args[0], &ok);
 	enum ofl_ldopt id = parsed ? c.args[0].opt : OFL_LD_UNKNOWN;
 	const char *meant = NULL; /* a name in ldcmd's table: outlives c */
@@ -365,7 +365,7 @@ static void read_command_line(void)
 	argc = 0;
 	for (size_t i = 0; i < n; i += strlen(P.cmdline + i) + 1)
 		argv[argc++] = P.cmdline + i;
-	if (ofl_ldcmd_parse(&P.host, argc - 1, argv + 1, &err)) {
+	if (ofl_ldcmd_parse(&P.host, OFL_LDCMD_GNU, argc - 1, argv + 1, &err)) {
 		ofl_error_prefix(&err, "the linker's command line");
 		fail_quietly(&err);
 	} else

@@ -10,6 +10,7 @@
 #include "commands.h"
 #include "diag.h"
 #include "link_cli.h"
+#include "offlink/wrapper_obj.h"
 
 enum wopt {
 	W_HOST_TRIPLE,
@@ -21,6 +22,13 @@ enum wopt {
 	W_DRY_RUN,
 	W_VERBOSE,
 	W_SAVE_TEMPS,
+	W_OFFLOAD_OPT,
+	W_MLLVM,
+	W_CUDA_PATH,
+	W_COMPRESS,
+	W_COMPRESSION_LEVEL,
+	W_EMIT_FATBIN,
+	W_PRINT_MODULE,
 	W_IGNORED,     /* accepted; no effect on what offlink produces */
 	W_IGNORED_ARG, /* same, with a value */
 	W_UNSUPPORTED, /* a mode offlink does not have */
@@ -28,48 +36,53 @@ enum wopt {
 	W_VERSION,
 };
 
+/* How an option takes its value, as in LLVM's table: --offload-opt only
+ * joined (--offload-opt=X), -mllvm only in the next word; the others
+ * either way (offlink's leniency). */
+enum wform { FLAG, JOINED, SEPARATE, EITHER };
+
 struct wspec {
 	const char *name; /* without dashes */
 	enum wopt id;
-	bool value; /* takes a value (joined with '=' or the next word) */
+	enum wform form;
 };
 
 static const struct wspec wrapper_opts[] = {
-    {"host-triple", W_HOST_TRIPLE, true},
-    {"linker-path", W_LINKER_PATH, true},
-    {"device-linker", W_DEVICE_LINKER, true},
-    {"device-compiler", W_DEVICE_COMPILER, true},
-    {"should-extract", W_SHOULD_EXTRACT, true},
-    {"wrapper-jobs", W_JOBS, true},
-    {"dry-run", W_DRY_RUN, false},
-    {"wrapper-verbose", W_VERBOSE, false},
-    {"save-temps", W_SAVE_TEMPS, false},
-    {"cuda-path", W_IGNORED_ARG, true},
-    {"compress", W_IGNORED, false},
-    {"compression-level", W_IGNORED_ARG, true},
-    {"opt-level", W_IGNORED_ARG, true},
-    {"offload-opt", W_IGNORED_ARG, true},
-    {"linker-arg", W_IGNORED_ARG, true},
-    {"compiler-arg", W_IGNORED_ARG, true},
-    {"mllvm", W_IGNORED_ARG, true},
-    {"ptxas-arg", W_IGNORED_ARG, true},
-    {"bitcode-library", W_IGNORED_ARG, true},
-    {"builtin-bitcode", W_IGNORED_ARG, true},
-    {"wrapper-time-trace", W_IGNORED_ARG, true},
-    {"wrapper-time-trace-granularity", W_IGNORED_ARG, true},
-    {"pass-remarks", W_IGNORED_ARG, true},
-    {"pass-remarks-missed", W_IGNORED_ARG, true},
-    {"pass-remarks-analysis", W_IGNORED_ARG, true},
-    {"whole-program", W_IGNORED, false},
-    {"device-debug", W_IGNORED, false},
-    {"clang-backend", W_IGNORED, false},
-    {"emit-fatbin-only", W_UNSUPPORTED, false},
-    {"override-image", W_UNSUPPORTED, true},
-    {"print-wrapped-module", W_UNSUPPORTED, false},
-    {"embed-bitcode", W_UNSUPPORTED, false},
-    {"help", W_HELP, false},
-    {"help-hidden", W_HELP, false},
-    {"version", W_VERSION, false},
+    {"host-triple", W_HOST_TRIPLE, EITHER},
+    {"linker-path", W_LINKER_PATH, EITHER},
+    {"device-linker", W_DEVICE_LINKER, EITHER},
+    {"device-compiler", W_DEVICE_COMPILER, EITHER},
+    {"should-extract", W_SHOULD_EXTRACT, EITHER},
+    {"wrapper-jobs", W_JOBS, EITHER},
+    {"dry-run", W_DRY_RUN, FLAG},
+    {"wrapper-verbose", W_VERBOSE, FLAG},
+    {"save-temps", W_SAVE_TEMPS, FLAG},
+    {"offload-opt", W_OFFLOAD_OPT, JOINED},
+    {"mllvm", W_MLLVM, SEPARATE},
+    {"cuda-path", W_CUDA_PATH, EITHER},
+    {"compress", W_COMPRESS, FLAG},
+    {"compression-level", W_COMPRESSION_LEVEL, EITHER},
+    {"emit-fatbin-only", W_EMIT_FATBIN, FLAG},
+    {"print-wrapped-module", W_PRINT_MODULE, FLAG},
+    {"opt-level", W_IGNORED_ARG, EITHER},
+    {"linker-arg", W_IGNORED_ARG, EITHER},
+    {"compiler-arg", W_IGNORED_ARG, EITHER},
+    {"ptxas-arg", W_IGNORED_ARG, EITHER},
+    {"bitcode-library", W_IGNORED_ARG, EITHER},
+    {"builtin-bitcode", W_IGNORED_ARG, EITHER},
+    {"wrapper-time-trace", W_IGNORED_ARG, EITHER},
+    {"wrapper-time-trace-granularity", W_IGNORED_ARG, EITHER},
+    {"pass-remarks", W_IGNORED_ARG, EITHER},
+    {"pass-remarks-missed", W_IGNORED_ARG, EITHER},
+    {"pass-remarks-analysis", W_IGNORED_ARG, EITHER},
+    {"whole-program", W_IGNORED, FLAG},
+    {"device-debug", W_IGNORED, FLAG},
+    {"clang-backend", W_IGNORED, FLAG},
+    {"override-image", W_UNSUPPORTED, EITHER},
+    {"embed-bitcode", W_UNSUPPORTED, FLAG},
+    {"help", W_HELP, FLAG},
+    {"help-hidden", W_HELP, FLAG},
+    {"version", W_VERSION, FLAG},
 };
 
 static const char help[] =
@@ -88,15 +101,22 @@ static const char help[] =
     "                          Arguments to pass to the device compiler invocation\n"
     "  --should-extract=<arch> Device architectures always extracted from archives\n"
     "  --wrapper-jobs=<number> Parallel device links: a positive integer or 'jobserver'\n"
-    "  --dry-run               Print program arguments without running\n"
+    "  --offload-opt=<value>   LLVM option for the device links' LTO\n"
+    "  -mllvm <arg>            LLVM option for the device links\n"
+    "  --cuda-path=<dir>       The CUDA installation (fatbinary)\n"
+    "  --compress, --compression-level=<n>\n"
+    "                          Compress HIP fat binaries\n"
+    "  --emit-fatbin-only      Write the fat binary; no wrapping, no host link\n"
+    "  -r, --relocatable       Link the device code of a relocatable link now\n"
+    "  --print-wrapped-module  Print the wrapper module's IR\n"
+    "  --dry-run               Print the commands LLVM would run, without running\n"
     "  --save-temps            Save intermediate results\n"
-    "  --wrapper-verbose       Verbose output from tools\n"
+    "  --wrapper-verbose       Print the commands as they run\n"
     "  --help, --version       This help; the version\n\n"
-    "Accepted and ignored: --cuda-path, --compress, --compression-level, --opt-level,\n"
-    "--offload-opt, --linker-arg, --compiler-arg, -mllvm, --ptxas-arg, --bitcode-library,\n"
-    "--builtin-bitcode, --wrapper-time-trace*, --pass-remarks*, --whole-program,\n"
-    "--device-debug, --clang-backend. Refused: --emit-fatbin-only, --override-image,\n"
-    "--print-wrapped-module, --embed-bitcode. Everything else goes to the host linker.\n"
+    "Accepted and ignored: --opt-level, --linker-arg, --compiler-arg, --ptxas-arg,\n"
+    "--bitcode-library, --builtin-bitcode, --wrapper-time-trace*, --pass-remarks*,\n"
+    "--whole-program, --device-debug, --clang-backend. Refused: --override-image,\n"
+    "--embed-bitcode. Everything else goes to the host linker.\n"
     "More: man ld.offlink, docs/integration.md (\"As clang-linker-wrapper\").\n";
 
 /* The spec of a wrapper option word ("--x", "-x", "--x=v"), or NULL. */
@@ -106,13 +126,14 @@ static const struct wspec *match(const char *word, const char **joined)
 		return NULL;
 	const char *n = word + 1 + (word[1] == '-');
 	for (size_t i = 0; i < sizeof(wrapper_opts) / sizeof(wrapper_opts[0]); i++) {
-		size_t len = strlen(wrapper_opts[i].name);
-		if (strncmp(n, wrapper_opts[i].name, len) || (n[len] && n[len] != '='))
+		const struct wspec *w = &wrapper_opts[i];
+		size_t len = strlen(w->name);
+		if (strncmp(n, w->name, len) || (n[len] && n[len] != '='))
 			continue;
-		if (n[len] == '=' && !wrapper_opts[i].value)
+		if (n[len] == '=' ? w->form == FLAG || w->form == SEPARATE : w->form == JOINED)
 			continue;
 		*joined = n[len] == '=' ? n + len + 1 : NULL;
-		return &wrapper_opts[i];
+		return w;
 	}
 	return NULL;
 }
@@ -159,6 +180,32 @@ static int take(struct link_job *j, const struct wspec *w, const char *v)
 	case W_SAVE_TEMPS:
 		j->o.save_temps = true;
 		break;
+	case W_MLLVM: /* LLVM 22 gives it to the LTO and to the linker */
+		strlist_push(&j->mllvm, v);
+		/* fall through */
+	case W_OFFLOAD_OPT:
+		strlist_push(&j->lto_opts, v);
+		break;
+	case W_CUDA_PATH:
+		j->cuda_path = v;
+		break;
+	case W_COMPRESS:
+		j->o.compress = true;
+		break;
+	case W_COMPRESSION_LEVEL: {
+		char *end;
+		long n = strtol(v, &end, 10);
+		if (*end || !*v || n < INT32_MIN + 1 || n > INT32_MAX)
+			return error("invalid --compression-level value '%s'", v);
+		j->o.compression_level = (int)n;
+		break;
+	}
+	case W_EMIT_FATBIN:
+		j->o.emit_fatbin = true;
+		break;
+	case W_PRINT_MODULE:
+		j->o.print_wrapped_module = true;
+		break;
 	case W_UNSUPPORTED:
 		return error("--%s is not supported by offlink's clang-linker-wrapper", w->name);
 	default:
@@ -167,13 +214,41 @@ static int take(struct link_job *j, const struct wspec *w, const char *v)
 	return 0;
 }
 
+/* A Windows host other than MinGW links with lld-link or link.exe, whose
+ * command line is link.exe's (-out:, -libpath:). */
+static enum ofl_ldcmd_style host_style(const char *triple)
+{
+	return triple && ofl_wrap_triple_msvc(triple) ? OFL_LDCMD_LINK_EXE : OFL_LDCMD_GNU;
+}
+
+/* Every -l of the host link must be found in its -L directories (and the
+ * sysroot), as LLVM's wrapper requires even where only the host linker
+ * reads the library. */
+static int check_libraries(const struct ofl_ldcmd *c)
+{
+	struct ofl_error err = OFL_ERROR_INIT;
+	for (size_t i = 0; i < c->nargs; i++) {
+		const struct ofl_ldarg *a = &c->args[i];
+		if (a->kind != OFL_LDARG_LIBRARY)
+			continue;
+		char *p = ofl_ldcmd_find_library(c, a, NULL, 0, &err);
+		if (!p)
+			return err.code ? error_lib(&err)
+			                : error("unable to find library -l%s", a->value);
+		free(p);
+	}
+	return 0;
+}
+
 int cmd_clang_linker_wrapper(int argc, char **argv)
 {
 	struct link_job j = {.cmd = OFL_LDCMD_INIT};
-	j.o.llvm_command_form = true; /* scripts read --wrapper-verbose's lines */
-	/* the driver passes the OpenMP device runtime (-lomptarget.devicertl,
-	 * --device-linker=...=-lompdevice) unless told -nogpulib */
-	j.o.no_device_runtime = true;
+	/* commands in LLVM's form (scripts read --wrapper-verbose's lines),
+	 * nothing added that clang's driver passes itself */
+	j.o.llvm_wrapper = true;
+	j.o.compression_level = INT32_MIN;
+	/* -r is LLVM's relocatable mode: device code linked now */
+	j.offload_relocatable = true;
 	struct ofl_error err = OFL_ERROR_INIT;
 	char **host = calloc((size_t)argc + 1, sizeof(*host));
 	int nhost = 0, rc = host ? 0 : error("out of memory");
@@ -187,7 +262,7 @@ int cmd_clang_linker_wrapper(int argc, char **argv)
 		}
 		if ((done = answered(w)))
 			break;
-		if (w->value && !v && (v = i + 1 < argc ? argv[++i] : NULL) == NULL)
+		if (w->form != FLAG && !v && (v = i + 1 < argc ? argv[++i] : NULL) == NULL)
 			rc = error("--%s needs a value", w->name);
 		if (!rc)
 			rc = take(&j, w, v);
@@ -198,9 +273,11 @@ int cmd_clang_linker_wrapper(int argc, char **argv)
 		return 0;
 	}
 	if (!rc && !j.linker_choice)
-		rc = error("--linker-path is required");
-	if (!rc && ofl_ldcmd_parse(&j.cmd, nhost, host, &err))
+		rc = error("linker path missing, must pass 'linker-path'");
+	if (!rc && ofl_ldcmd_parse(&j.cmd, host_style(j.o.host_triple), nhost, host, &err))
 		rc = error_lib(&err);
+	if (!rc)
+		rc = check_libraries(&j.cmd);
 	if (!rc)
 		rc = link_job_finish_options(&j);
 	if (!rc)

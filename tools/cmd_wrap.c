@@ -557,11 +557,12 @@ static int finish(struct wrap_job *j, int rc)
 }
 
 #define OUTPUT_NOTE                                                                                \
-	"The output is an ELF relocatable object, LLVM IR text when its name ends in .ll, LLVM "   \
+	"The output is a relocatable object (ELF; COFF for a Windows host), LLVM IR text when "    \
+	"its name ends in .ll, LLVM "                                                              \
 	"bitcode (as LLVM's tool writes) when it ends in .bc, or C source when it ends in .c."
 #define PERSONALITY_OUTPUT_NOTE                                                                    \
-	"The output is LLVM bitcode, as LLVM's tool writes it, unless its name ends in .o (an "    \
-	"ELF relocatable object), .ll (LLVM IR text) or .c (C source)."
+	"The output is LLVM bitcode, as LLVM's tool writes it, unless its name ends in .o (a "     \
+	"relocatable object: COFF for a Windows host), .ll (LLVM IR text) or .c (C source)."
 
 static const char WRAP_OVERVIEW[] =
     "Writes a host object that registers device images with the "

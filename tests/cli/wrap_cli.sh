@@ -11,7 +11,7 @@ randbytes 2 333 >b.img
 grep -q 'LLVM IR text when its name ends in .ll, LLVM bitcode' help.txt ||
 	fail "help does not name .ll and .bc"
 grep -q -- '--abi=llvm14|amd|llvm19|llvm20' help.txt || fail "help lacks --abi"
-"$OFL_COMPAT/llvm-offload-wrapper" --help | grep -q 'ELF relocatable object' ||
+"$OFL_COMPAT/llvm-offload-wrapper" --help | grep -q 'relocatable object: COFF for a Windows host' ||
 	fail "personality help does not describe the output"
 
 # -o - writes the same bytes as a file

@@ -1,7 +1,8 @@
-/* Fuzzes the ld command-line parser.  The input is split at NUL and '\n'
- * into argv words; words starting with '@' are dropped, so no response file
- * is ever read.  Checks that every word lands in exactly one argument, in
- * order, and that values point into their words. */
+/* Fuzzes the ld command-line parser, in both styles (GNU ld's and
+ * link.exe's).  The input is split at NUL and '\n' into argv words; words
+ * starting with '@' are dropped, so no response file is ever read.  Checks
+ * that every word lands in exactly one argument, in order, and that values
+ * point into their words. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,7 +49,7 @@ static void check_arg(const struct ofl_ldcmd *c, const struct ofl_ldarg *a, char
 			abort();
 	if (a->value && !points_into(a->value, a->word[0]) && a->value != a->word[1])
 		abort();
-	if (a->kind == OFL_LDARG_FILE && a->value != a->word[0])
+	if (a->kind == OFL_LDARG_FILE && (!points_into(a->value, a->word[0]) || a->nwords != 1))
 		abort();
 	if (a->kind == OFL_LDARG_OPTION && a->opt == OFL_LD_UNKNOWN && (a->value || a->nwords != 1))
 		abort();
@@ -75,14 +76,12 @@ static void check_libraries(const struct ofl_ldcmd *c)
 	}
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+static void parse(enum ofl_ldcmd_style style, char **words, int n)
 {
-	char *buf, **words;
-	int n = split(data, size, &buf, &words);
 	struct ofl_ldcmd c = OFL_LDCMD_INIT;
 	struct ofl_error err = OFL_ERROR_INIT;
 	int w = 0;
-	if (ofl_ldcmd_parse(&c, n, words, &err) == 0) {
+	if (ofl_ldcmd_parse(&c, style, n, words, &err) == 0) {
 		for (size_t i = 0; i < c.nargs; i++)
 			check_arg(&c, &c.args[i], words, n, &w);
 		if (w != n)
@@ -94,6 +93,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	ofl_ldcmd_release(&c);
 	if (c.args || c.nargs || c.output || c.sysroot)
 		abort();
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char *buf, **words;
+	int n = split(data, size, &buf, &words);
+	parse(OFL_LDCMD_GNU, words, n);
+	parse(OFL_LDCMD_LINK_EXE, words, n);
 	free(buf);
 	free(words);
 	return 0;

@@ -5,8 +5,8 @@
 
 #define ARGV(...) ((char *const[]){__VA_ARGS__})
 #define PARSE(c, e, ...)                                                                           \
-	ofl_ldcmd_parse((c), (int)(sizeof ARGV(__VA_ARGS__) / sizeof(char *)), ARGV(__VA_ARGS__),  \
-	                (e))
+	ofl_ldcmd_parse((c), OFL_LDCMD_GNU, (int)(sizeof ARGV(__VA_ARGS__) / sizeof(char *)),      \
+	                ARGV(__VA_ARGS__), (e))
 
 static void write_file(const char *path, const char *text)
 {
@@ -480,4 +480,33 @@ OFL_TEST(ldcmd_own_typo)
 	CHECK(!ofl_ldarg_is_own_typo(&c.args[6], &meant)); /* a file */
 	CHECK(!ofl_ldarg_is_own_typo(&c.args[7], &meant)); /* -z's value */
 	ofl_ldcmd_release(&c);
+}
+
+/* link.exe's style (Windows hosts through clang-linker-wrapper): -out: and
+ * /out: are the output, -libpath: a search dir, -wholearchive:FILE that
+ * file whole, other -x and /x options; paths are files, also /usr/... */
+OFL_TEST(ldcmd_link_exe_style)
+{
+	struct ofl_ldcmd c = OFL_LDCMD_INIT;
+	struct ofl_error err = OFL_ERROR_INIT;
+	char *const argv[] = {"a.obj",      "-libpath:./lib",      "/nologo",     "/usr/lib/x.lib",
+	                      "-OUT:b.exe", "-wholearchive:k.lib", "-entry:main", "-l",
+	                      "/out:c.exe"};
+	CHECK(!ofl_ldcmd_parse(&c, OFL_LDCMD_LINK_EXE, 9, argv, &err));
+	CHECK_EQ_U(c.nargs, 9);
+	CHECK_EQ_U(c.args[0].kind, OFL_LDARG_FILE);
+	check_opt(&c, 1, OFL_LD_LIBPATH, "-libpath:./lib", NULL, "./lib");
+	check_opt(&c, 2, OFL_LD_UNKNOWN, "/nologo", NULL, NULL);
+	CHECK_EQ_U(c.args[3].kind, OFL_LDARG_FILE);
+	CHECK_STR(c.args[3].value, "/usr/lib/x.lib");
+	check_opt(&c, 4, OFL_LD_OUTPUT, "-OUT:b.exe", NULL, "b.exe");
+	CHECK_EQ_U(c.args[5].kind, OFL_LDARG_FILE);
+	CHECK_STR(c.args[5].value, "k.lib");
+	CHECK(c.args[5].state.whole_archive && !c.args[0].state.whole_archive);
+	check_opt(&c, 6, OFL_LD_UNKNOWN, "-entry:main", NULL, NULL);
+	/* no -l in link.exe: an option passed through, never a library */
+	check_opt(&c, 7, OFL_LD_UNKNOWN, "-l", NULL, NULL);
+	CHECK_STR(c.output, "c.exe");
+	ofl_ldcmd_release(&c);
+	CHECK(is_init(&c));
 }

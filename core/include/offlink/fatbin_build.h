@@ -87,11 +87,15 @@ struct ofl_cuda_fatbin_options {
 	const char *search_path; /* $PATH, searched for fatbinary after cuda_path */
 	int *running;            /* fatbinary's ofl_proc.running and .stop */
 	const int *stop;
+	/* Told the command before it runs (a front end's --verbose); NULL:
+	 * nobody. */
+	void (*log)(void *ctx, const struct ofl_proc *cmd);
+	void *log_ctx;
 };
 
 #define OFL_CUDA_FATBIN_OPTIONS_INIT                                                               \
 	{                                                                                          \
-		NULL, NULL, false, OFL_FATBINARY_PROBE, NULL, NULL, NULL, NULL                     \
+		NULL, NULL, false, OFL_FATBINARY_PROBE, NULL, NULL, NULL, NULL, NULL, NULL         \
 	}
 
 /* fatbinary in <cuda_path>/bin (/usr/local/cuda when NULL), then along

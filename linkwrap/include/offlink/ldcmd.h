@@ -120,14 +120,23 @@ struct ofl_ldcmd {
 		NULL, 0, 0, NULL, NULL, false, false, false, false, false, false, 0                \
 	}
 
-/* Parses argv[0..argc) (the words after the program name).  @FILE words
+/* The command line's dialect. */
+enum ofl_ldcmd_style {
+	OFL_LDCMD_GNU,      /* GNU ld, gold, lld, mold */
+	OFL_LDCMD_LINK_EXE, /* link.exe and lld-link: -out:, -libpath:, -wholearchive:
+	                     * (also with '/'), every other -x or /x an option
+	                     * passed through; no -l */
+};
+
+/* Parses argv[0..argc) (the words after the program name) in style.  @FILE words
  * are replaced by the words in FILE (shell-like quoting with ' " and \, as
  * GNU ld reads them), recursively up to a depth of 64; an @FILE that cannot
  * be read stays a word as ld keeps it.  Errors: an option missing its
  * value, --end-group without --start-group, --pop-state without a
  * --push-state, a response file nested too deep (OFL_EINVAL, naming the
  * word); out of memory. */
-int ofl_ldcmd_parse(struct ofl_ldcmd *c, int argc, char *const *argv, struct ofl_error *err);
+int ofl_ldcmd_parse(struct ofl_ldcmd *c, enum ofl_ldcmd_style style, int argc, char *const *argv,
+                    struct ofl_error *err);
 
 /* Library search dirs in effect for an -l argument: every -L before or after
  * it (ld collects all -L first), in command-line order, with a leading '='

@@ -42,6 +42,7 @@ enum ofl_link_log {
 	OFL_LOG_FAILURE,  /* a failed device link: its inputs, first lines, next step */
 	OFL_LOG_DETAIL,   /* a failed command whole, and all it wrote (for -v, --explain) */
 	OFL_LOG_PROGRESS, /* a device link done: what, how long, cached or not */
+	OFL_LOG_MODULE,   /* a wrapper module's LLVM IR (print_wrapped_module) */
 };
 
 struct ofl_link_opts {
@@ -87,8 +88,36 @@ struct ofl_link_opts {
 	 * leave out what a compiler driver sets for its linker (gcc's
 	 * LIBRARY_PATH reaches nvlink, which records it in the cubin). */
 	char *const *device_env;
-	/* Logged commands in clang-linker-wrapper's form (ofl_proc_format). */
-	bool llvm_command_form;
+	/* LLVM options for the device links (LLVM 20+): lto_opts reach the
+	 * device linker's LTO as -Xlinker --plugin-opt=X (clang-linker-
+	 * wrapper's --offload-opt and -mllvm), mllvm as -Xlinker -mllvm=X
+	 * (its -mllvm). */
+	const char *const *lto_opts;
+	size_t nlto_opts;
+	const char *const *mllvm;
+	size_t nmllvm;
+	/* Driven as clang-linker-wrapper 22 (its personality): commands are
+	 * logged in its quoting; the compiler driver passed what it adds
+	 * itself (the OpenMP device runtime, -lomp -lomptarget, HIP's
+	 * -flto-partitions=8), so none is added again; save_temps reaches
+	 * the device linker (-Wl,--save-temps); and a dry run logs LLVM's
+	 * commands for the same work: its temporary names, each image its
+	 * own input, no offlink-only words, the clang-offload-bundler,
+	 * fatbinary and llvm-objcopy steps done in process or not at all. */
+	bool llvm_wrapper;
+	/* Stop once the device code is bundled (clang-linker-wrapper's
+	 * --emit-fatbin-only): no wrapper object, the result's fatbin is the
+	 * one bundle (OpenMP: the linked image as an OffloadBinary; CUDA: a
+	 * fatbinary; HIP: an offload bundle); a dry run gives it an empty
+	 * image as LLVM does. */
+	bool emit_fatbin;
+	/* HIP bundles compressed (CCOB, clang-offload-bundler -compress), at
+	 * this level (INT32_MIN: zstd's default). */
+	bool compress;
+	int compression_level;
+	/* Each wrapper module's IR is logged (OFL_LOG_MODULE), as
+	 * clang-linker-wrapper --print-wrapped-module prints it. */
+	bool print_wrapped_module;
 	bool dry_run;     /* log the commands, run none, write empty images */
 	bool save_temps;  /* keep temporaries, named after output, in tmpdir */
 	bool relocatable; /* wrapper images go to .llvm.offloading.relocatable */
@@ -164,6 +193,7 @@ struct ofl_link_result {
 	size_t nlibraries;
 	char **libdirs; /* where they are */
 	size_t nlibdirs;
+	const char *fatbin; /* emit_fatbin: the bundle's file, else NULL */
 };
 
 /* Chooses archive members, groups the images, runs the device links and
@@ -184,6 +214,20 @@ int ofl_link_add_host_inputs(struct ofl_link *l, struct ofl_error *err);
  * owned words to v. */
 int ofl_host_argv(const struct ofl_ldcmd *c, const char *linker, const struct ofl_link_result *res,
                   const char *output, struct ofl_argv *v, struct ofl_error *err);
+
+/* The host link as clang-linker-wrapper prints it (for the personality's
+ * dry run): the options its table knows in separate words (-o X, -L X,
+ * -l X, --relocatable, --rpath X), the others as given, the wrapper
+ * objects after -o. */
+int ofl_host_argv_llvm(const struct ofl_ldcmd *c, const char *linker,
+                       const struct ofl_link_result *res, struct ofl_argv *v,
+                       struct ofl_error *err);
+
+/* The llvm-objcopy command with which clang-linker-wrapper's relocatable
+ * mode makes output's entry table private (ofl_link_finish_relocatable
+ * does the same in process); for the personality's dry run. */
+int ofl_link_llvm_objcopy(const struct ofl_link *l, const char *output, struct ofl_argv *v,
+                          struct ofl_error *err);
 
 /* After the host link: the outputs of o.host_cmd that name inputs
  * (--dependency-file, -Map, --why-extract, --print-archive-stats) are

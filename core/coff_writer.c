@@ -1,0 +1,266 @@
+/* COFF relocatable objects (coff_writer.h).  The layout is LLVM's: the file
+ * header, the section headers, then each section's bytes followed by its
+ * relocations, the symbol table and the string table; no padding anywhere,
+ * time stamp 0. */
+#include "coff_writer.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "internal.h"
+
+enum { FILE_HEADER = 20, SECTION_HEADER = 40, SYMBOL = 18, RELOC = 10, SHORT_NAME = 8 };
+
+void ofl_cw_init(struct ofl_cw_obj *o, uint16_t machine, struct ofl_error *err)
+{
+	memset(o, 0, sizeof(*o));
+	o->machine = machine;
+	o->err = err;
+}
+
+void ofl_cw_release(struct ofl_cw_obj *o)
+{
+	for (size_t i = 0; i < o->nsecs; i++) {
+		ofl_buf_release(&o->secs[i].data);
+		free(o->secs[i].rel);
+	}
+	for (size_t i = 0; i < o->nsyms; i++)
+		free(o->syms[i].name);
+	free(o->secs);
+	free(o->syms);
+	memset(o, 0, sizeof(*o));
+}
+
+int ofl_cw_section(struct ofl_cw_obj *o, const char *name, uint32_t characteristics)
+{
+	if (OFL_GROW(o->secs, o->secs_cap, o->nsecs)) {
+		OFL_NOMEM(o->err);
+		return 0;
+	}
+	o->secs[o->nsecs] = (struct ofl_cw_sec){name, characteristics, OFL_BUF_INIT, NULL, 0, 0};
+	return (int)++o->nsecs;
+}
+
+uint32_t ofl_cw_symbol(struct ofl_cw_obj *o, const char *name, uint32_t value, int16_t section,
+                       uint16_t type, uint8_t storage_class, const uint8_t *aux, uint8_t naux)
+{
+	char *copy = ofl_strdup(name);
+	if (!copy || naux > 2 || OFL_GROW(o->syms, o->syms_cap, o->nsyms)) {
+		free(copy);
+		OFL_NOMEM(o->err);
+		return UINT32_MAX;
+	}
+	struct ofl_cw_sym *s = &o->syms[o->nsyms++];
+	*s = (struct ofl_cw_sym){copy, value, section, type, storage_class, naux, {0}, 0};
+	if (naux)
+		memcpy(s->aux, aux, 18u * naux);
+	uint32_t index = o->nindex;
+	o->nindex += 1u + naux;
+	return index;
+}
+
+int ofl_cw_section_symbols(struct ofl_cw_obj *o)
+{
+	for (size_t i = 0; i < o->nsecs; i++) {
+		uint8_t aux[18] = {0};
+		if (ofl_cw_symbol(o, o->secs[i].name, 0, (int16_t)(i + 1), 0, OFL_CW_CLASS_STATIC,
+		                  aux, 1) == UINT32_MAX)
+			return o->err->code;
+		o->syms[o->nsyms - 1].secdef = (int)i + 1;
+	}
+	return 0;
+}
+
+int ofl_cw_reloc(struct ofl_cw_obj *o, int sec, uint32_t off, uint16_t type, uint32_t sym)
+{
+	struct ofl_cw_sec *s = &o->secs[sec - 1];
+	if (OFL_GROW(s->rel, s->rel_cap, s->nrel))
+		return OFL_NOMEM(o->err);
+	s->rel[s->nrel++] = (struct ofl_cw_reloc){off, sym, type};
+	return 0;
+}
+
+/* ---- the string table, as LLVM's StringTableBuilder makes a COFF one:
+ * strings sorted by their reversed bytes, descending, so that one that
+ * ends another follows it and shares its bytes. */
+
+struct str {
+	const char *s;
+	size_t len;
+	uint32_t off;
+};
+
+static int by_reversed_desc(const void *pa, const void *pb)
+{
+	const struct str *a = pa, *b = pb;
+	size_t i = 0;
+	while (i < a->len && i < b->len) {
+		unsigned char ca = (unsigned char)a->s[a->len - 1 - i],
+		              cb = (unsigned char)b->s[b->len - 1 - i];
+		if (ca != cb)
+			return ca > cb ? -1 : 1;
+		i++;
+	}
+	return (a->len < b->len) - (a->len > b->len);
+}
+
+static bool ends_with(const struct str *a, const struct str *b)
+{
+	return a->len >= b->len && !memcmp(a->s + a->len - b->len, b->s, b->len);
+}
+
+/* The long names of the sections and symbols, laid out in table; each
+ * name's offset is found by lookup_offset. */
+static int build_strtab(struct ofl_cw_obj *o, struct str **strs, size_t *n, struct ofl_buf *table)
+{
+	*strs = ofl_calloc(o->nsecs + o->nsyms + 1, sizeof(**strs));
+	if (!*strs)
+		return OFL_NOMEM(o->err);
+	*n = 0;
+	for (size_t i = 0; i < o->nsecs; i++)
+		if (strlen(o->secs[i].name) > SHORT_NAME)
+			(*strs)[(*n)++] = (struct str){o->secs[i].name, strlen(o->secs[i].name), 0};
+	for (size_t i = 0; i < o->nsyms; i++)
+		if (strlen(o->syms[i].name) > SHORT_NAME)
+			(*strs)[(*n)++] = (struct str){o->syms[i].name, strlen(o->syms[i].name), 0};
+	qsort(*strs, *n, sizeof(**strs), by_reversed_desc);
+	int rc = ofl_buf_append_zeros(table, 4);
+	for (size_t i = 0; !rc && i < *n; i++) {
+		struct str *s = &(*strs)[i];
+		if (i && ends_with(&(*strs)[i - 1], s)) {
+			s->off = (*strs)[i - 1].off + (uint32_t)((*strs)[i - 1].len - s->len);
+			continue;
+		}
+		s->off = (uint32_t)table->len;
+		rc = ofl_buf_append(table, s->s, s->len + 1);
+	}
+	if (!rc)
+		ofl_put_le32(table->data, (uint32_t)table->len);
+	return rc ? OFL_NOMEM(o->err) : 0;
+}
+
+/* A long name's offset in the table (the names are few: a linear search). */
+static uint32_t lookup_offset(const struct str *strs, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(strs[i].s, name))
+			return strs[i].off;
+	return 0;
+}
+
+static void put_name(uint8_t *p, const char *name, const struct str *strs, size_t n, bool symbol)
+{
+	size_t len = strlen(name);
+	if (len <= SHORT_NAME) {
+		memcpy(p, name, len);
+		return;
+	}
+	uint32_t off = lookup_offset(strs, n, name);
+	char slash[16];
+	if (symbol) {
+		ofl_put_le32(p + 4, off);
+		return;
+	}
+	/* "/N": tables of our few names stay far below 10 MB, the most N's
+	 * seven digits can say */
+	int n_written = snprintf(slash, sizeof(slash), "/%u", (unsigned)off);
+	memcpy(p, slash, (size_t)n_written);
+}
+
+/* The section headers, each section's bytes then its relocations. */
+static int put_sections(struct ofl_cw_obj *o, const struct str *strs, size_t nstrs,
+                        struct ofl_buf *out, uint32_t *symtab)
+{
+	size_t head = out->len;
+	uint32_t at = (uint32_t)(head + o->nsecs * SECTION_HEADER);
+	if (ofl_buf_append_zeros(out, o->nsecs * SECTION_HEADER))
+		return OFL_NOMEM(o->err);
+	for (size_t i = 0; i < o->nsecs; i++) {
+		struct ofl_cw_sec *s = &o->secs[i];
+		uint8_t *h = out->data + head + i * SECTION_HEADER;
+		put_name(h, s->name, strs, nstrs, false);
+		bool bss = s->characteristics & OFL_CW_BSS;
+		ofl_put_le32(h + 16, (uint32_t)s->data.len);
+		ofl_put_le32(h + 20, bss ? 0 : at);
+		ofl_put_le32(h + 24, s->nrel ? at + (uint32_t)s->data.len : 0);
+		ofl_put_le16(h + 32, (uint16_t)s->nrel);
+		ofl_put_le32(h + 36, s->characteristics);
+		at += (uint32_t)(s->data.len + s->nrel * RELOC);
+	}
+	for (size_t i = 0; i < o->nsecs; i++) {
+		struct ofl_cw_sec *s = &o->secs[i];
+		if (ofl_buf_append(out, s->data.data, s->data.len))
+			return OFL_NOMEM(o->err);
+		for (size_t r = 0; r < s->nrel; r++) {
+			uint8_t b[RELOC];
+			ofl_put_le32(b, s->rel[r].off);
+			ofl_put_le32(b + 4, s->rel[r].sym);
+			ofl_put_le16(b + 8, s->rel[r].type);
+			if (ofl_buf_append(out, b, RELOC))
+				return OFL_NOMEM(o->err);
+		}
+	}
+	*symtab = at;
+	return 0;
+}
+
+/* LLVM's section checksum: a JamCRC (CRC-32 without the final inversion)
+ * started at 0 instead of ~0, of the bytes with their addends in place. */
+static uint32_t checksum(const struct ofl_cw_sec *s)
+{
+	if (!s->data.len)
+		return 0;
+	return (uint32_t)crc32_z(0xffffffffUL, s->data.data, s->data.len) ^ 0xffffffffu;
+}
+
+static int put_symbols(struct ofl_cw_obj *o, const struct str *strs, size_t nstrs,
+                       struct ofl_buf *out)
+{
+	for (size_t i = 0; i < o->nsyms; i++) {
+		struct ofl_cw_sym *s = &o->syms[i];
+		uint8_t b[SYMBOL] = {0};
+		put_name(b, s->name, strs, nstrs, true);
+		ofl_put_le32(b + 8, s->value);
+		ofl_put_le16(b + 12, (uint16_t)s->section);
+		ofl_put_le16(b + 14, s->type);
+		b[16] = s->storage_class;
+		b[17] = s->naux;
+		if (s->secdef) { /* length, relocations, line numbers 0, checksum, number */
+			const struct ofl_cw_sec *sec = &o->secs[s->secdef - 1];
+			ofl_put_le32(s->aux, (uint32_t)sec->data.len);
+			ofl_put_le16(s->aux + 4, (uint16_t)sec->nrel);
+			ofl_put_le32(s->aux + 8, checksum(sec));
+			ofl_put_le16(s->aux + 12, (uint16_t)s->secdef);
+		}
+		if (ofl_buf_append(out, b, SYMBOL) || ofl_buf_append(out, s->aux, 18u * s->naux))
+			return OFL_NOMEM(o->err);
+	}
+	return 0;
+}
+
+int ofl_cw_write(struct ofl_cw_obj *o, struct ofl_buf *out)
+{
+	struct ofl_buf table = OFL_BUF_INIT;
+	struct str *strs = NULL;
+	size_t nstrs = 0, head = out->len;
+	uint32_t symtab = 0;
+	int rc = o->err->code ? o->err->code : build_strtab(o, &strs, &nstrs, &table);
+	if (!rc && ofl_buf_append_zeros(out, FILE_HEADER))
+		rc = OFL_NOMEM(o->err);
+	rc = rc ? rc : put_sections(o, strs, nstrs, out, &symtab);
+	rc = rc ? rc : put_symbols(o, strs, nstrs, out);
+	if (!rc && ofl_buf_append(out, table.data, table.len))
+		rc = OFL_NOMEM(o->err);
+	if (!rc) {
+		uint8_t *h = out->data + head;
+		ofl_put_le16(h, o->machine);
+		ofl_put_le16(h + 2, (uint16_t)o->nsecs);
+		ofl_put_le32(h + 8, symtab);
+		ofl_put_le32(h + 12, o->nindex);
+	}
+	free(strs);
+	ofl_buf_release(&table);
+	return rc;
+}

@@ -1,0 +1,312 @@
+/* clang-linker-wrapper 22's names and commands, for the personality's dry
+ * run (ofl_link_opts.llvm_wrapper): what LLVM would run for the work
+ * offlink does, in LLVM's words, so that scripts and tests reading its
+ * --dry-run lines read ours.  Nothing here runs: the bundle offlink
+ * writes in process is shown as the clang-offload-bundler command LLVM
+ * runs, relocatable mode's in-process edit as its llvm-objcopy command.
+ *
+ * LLVM names its temporaries <prefix>-XXXXXX.<ext> in $TMPDIR with six
+ * random hex digits; ours are in the link's directory, the digits from a
+ * counter, so a dry run prints the same text every time. */
+#include <md5.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include <xxhash.h>
+
+#include "internal.h"
+#include "link_priv.h"
+#include "offlink/fatbin_build.h"
+
+bool ofl_llvm_form(const struct ofl_link *l)
+{
+	return l->o.llvm_wrapper && l->o.dry_run;
+}
+
+/* The link's output as given (-o), and its file name. */
+static const char *output_path(const struct ofl_link *l)
+{
+	return l->o.output ? l->o.output : "a.out";
+}
+
+static const char *output_name(const struct ofl_link *l)
+{
+	const char *o = output_path(l), *slash = strrchr(o, '/');
+	return slash ? slash + 1 : o;
+}
+
+char *ofl_llvm_temp(struct ofl_link *l, const char *prefix, const char *ext, struct ofl_error *err)
+{
+	char name[512];
+	unsigned n = __atomic_fetch_add(&l->nllvm_names, 1, __ATOMIC_SEQ_CST);
+	unsigned digits = (unsigned)(XXH3_64bits_withSeed(prefix, strlen(prefix), n) & 0xffffff);
+	if (snprintf(name, sizeof(name), "%s-%06x.%s", prefix, digits, ext) >= (int)sizeof(name)) {
+		ofl_error_set(err, OFL_EINVAL, NULL, OFL_NO_OFFSET, "name too long: %s", prefix);
+		return NULL;
+	}
+	return ofl_link_temp(l, name, err);
+}
+
+/* A triple's architecture ("x86_64", "amdgcn", "nvptx64"). */
+static int arch_name_len(const char *triple)
+{
+	return (int)strcspn(triple, "-");
+}
+
+/* "generic" names no architecture in LLVM's file names. */
+static const char *arch_in_name(const char *arch)
+{
+	return strcmp(arch, "generic") ? arch : "";
+}
+
+int ofl_llvm_image_names(struct ofl_link *l, const struct link_group *g, char **img, char **dumpdir,
+                         struct ofl_error *err)
+{
+	char prefix[512];
+	const char *arch = arch_in_name(g->arch);
+	snprintf(prefix, sizeof(prefix), "%s.%.*s.%s", output_name(l), arch_name_len(g->triple),
+	         g->triple, arch);
+	if (!(*img = ofl_llvm_temp(l, prefix, "img", err)))
+		return err->code;
+	if (asprintf(dumpdir, "%s.%.*s.%s.img.", output_path(l), arch_name_len(g->triple),
+	             g->triple, arch) < 0) {
+		*dumpdir = NULL;
+		return OFL_NOMEM(err);
+	}
+	return 0;
+}
+
+/* The file name without its directory and last extension, as LLVM's
+ * sys::path::stem; an archive member's name is the member's. */
+static void stem(const char *unit, char *out, size_t size)
+{
+	const char *s = unit, *end = unit + strlen(unit);
+	const char *open = end > s && end[-1] == ')' ? strchr(s, '(') : NULL;
+	if (open) {
+		s = open + 1;
+		end--;
+	}
+	for (const char *p = s; p < end; p++)
+		if (*p == '/')
+			s = p + 1;
+	const char *dot = end;
+	for (const char *p = end; p > s; p--)
+		if (p[-1] == '.') {
+			dot = p - 1;
+			break;
+		}
+	if (dot == s) /* ".o": the whole name is the stem */
+		dot = end;
+	snprintf(out, size, "%.*s", (int)(dot - s), s);
+}
+
+char *ofl_llvm_input_name(struct ofl_link *l, const struct link_image *im, struct ofl_error *err)
+{
+	char s[256], prefix[512];
+	stem(l->units[im->unit].name, s, sizeof(s));
+	snprintf(prefix, sizeof(prefix), "%s-%s-%s", s, im->triple, im->arch);
+	return ofl_llvm_temp(l, prefix, "o", err);
+}
+
+char *ofl_llvm_bundle_name(struct ofl_link *l, const char *ext, struct ofl_error *err)
+{
+	return ofl_llvm_temp(l, output_name(l), ext, err);
+}
+
+char *ofl_llvm_wrapper_name(struct ofl_link *l, const char *kind, struct ofl_error *err)
+{
+	char prefix[512];
+	snprintf(prefix, sizeof(prefix), "%s.%s.image.wrapper", output_name(l), kind);
+	return ofl_llvm_temp(l, prefix, "o", err);
+}
+
+/* A tool beside the clang that links LLVM release llvm, as the wrapper
+ * finds its own tools in its directory; the bare name when there is none
+ * (LLVM's dry run prints missing tools so). */
+static char *llvm_tool(const struct ofl_link *l, unsigned llvm, const char *tool)
+{
+	char *clang = ofl_devlink_clang(l, llvm), *slash = clang ? strrchr(clang, '/') : NULL;
+	char *p = NULL;
+	if (slash && asprintf(&p, "%.*s/%s", (int)(slash - clang), clang, tool) >= 0 &&
+	    access(p, X_OK)) {
+		free(p);
+		p = NULL;
+	}
+	free(clang);
+	return p ? p : ofl_strdup(tool);
+}
+
+static void log_argv(struct ofl_link *l, struct ofl_proc *cmd)
+{
+	struct ofl_buf b = OFL_BUF_INIT;
+	if (!ofl_proc_format(cmd->argv, cmd->argc, true, &b))
+		ofl_link_logf(l, OFL_LOG_COMMAND, "%s", (const char *)b.data);
+	ofl_buf_release(&b);
+}
+
+/* The clang-offload-bundler command LLVM runs for a HIP fat binary. */
+static int log_bundler(struct ofl_link *l, const struct ofl_fatbin_image *fi, size_t n,
+                       const struct ofl_hipfb_options *o, unsigned llvm, const char *output,
+                       struct ofl_error *err)
+{
+	struct ofl_proc cmd = OFL_PROC_INIT;
+	struct ofl_buf targets = OFL_BUF_INIT;
+	char **t = NULL;
+	char *tool = llvm_tool(l, llvm, "clang-offload-bundler");
+	int rc = tool ? ofl_hipfb_targets(fi, n, o, &t, err) : OFL_NOMEM(err);
+	for (size_t i = 0; !rc && i <= n; i++)
+		rc = ofl_buf_printf(&targets, "%s%s", i ? "," : "-targets=", t[i]) ? OFL_NOMEM(err)
+		                                                                   : 0;
+	rc = rc || ofl_proc_push(&cmd, tool, err) || ofl_proc_push(&cmd, "-type=o", err) ||
+	     ofl_proc_push(&cmd, "-bundle-align=4096", err);
+	if (!rc && o->compress)
+		rc = ofl_proc_push(&cmd, "-compress", err);
+	if (!rc && o->ccob.level != INT32_MIN)
+		rc = ofl_proc_pushf(&cmd, err, "-compression-level=%d", o->ccob.level);
+	rc = rc || ofl_proc_push(&cmd, (const char *)targets.data, err) ||
+	     ofl_proc_push(&cmd, "-input=/dev/null", err);
+	for (size_t i = 0; !rc && i < n; i++)
+		rc = ofl_proc_pushf(&cmd, err, "-input=%s", fi[i].path);
+	rc = rc || ofl_proc_pushf(&cmd, err, "-output=%s", output);
+	if (!rc)
+		log_argv(l, &cmd);
+	ofl_hipfb_targets_free(t, n + 1);
+	ofl_buf_release(&targets);
+	ofl_proc_release(&cmd);
+	free(tool);
+	return rc ? err->code : 0;
+}
+
+/* The fatbinary command LLVM runs for a CUDA fat binary (images sorted). */
+static int log_fatbinary(struct ofl_link *l, const struct ofl_fatbin_image *fi, size_t n,
+                         unsigned llvm, const char *output, struct ofl_error *err)
+{
+	struct ofl_cuda_fatbin_options o = OFL_CUDA_FATBIN_OPTIONS_INIT;
+	struct ofl_proc cmd = OFL_PROC_INIT;
+	struct ofl_error ignored = OFL_ERROR_INIT;
+	size_t *order = ofl_calloc(n + 1, sizeof(*order));
+	struct ofl_fatbin_image *sorted = ofl_calloc(n + 1, sizeof(*sorted));
+	char *tool = NULL;
+	int rc = order && sorted ? 0 : OFL_NOMEM(err);
+	if (!rc && ofl_fatbinary_find(l->o.cuda_path, l->o.search_path, &tool, &ignored))
+		tool = ofl_strdup("fatbinary");
+	o.syntax = llvm && llvm <= 19 ? OFL_FATBINARY_IMAGE : OFL_FATBINARY_IMAGE3;
+	if (!rc)
+		ofl_fatbin_image_order(fi, n, order);
+	for (size_t i = 0; !rc && i < n; i++)
+		sorted[i] = fi[order[i]];
+	rc = rc     ? rc
+	     : tool ? ofl_cuda_fatbin_argv(sorted, n, tool, &o, output, &cmd, err)
+	            : OFL_NOMEM(err);
+	if (!rc)
+		log_argv(l, &cmd);
+	ofl_proc_release(&cmd);
+	free(tool);
+	free(sorted);
+	free(order);
+	return rc;
+}
+
+int ofl_llvm_log_fatbin(struct ofl_link *l, bool hip, const struct ofl_fatbin_image *fi, size_t n,
+                        const struct ofl_hipfb_options *o, unsigned llvm, struct ofl_error *err)
+{
+	char *output = ofl_llvm_bundle_name(l, hip ? "hipfb" : "fatbin", err);
+	if (!output)
+		return err->code;
+	return hip ? log_bundler(l, fi, n, o, llvm, output, err)
+	           : log_fatbinary(l, fi, n, llvm, output, err);
+}
+
+/* ---- the host link, re-rendered as LLVM's option table prints it ---- */
+
+static int push(struct ofl_argv *v, const char *s, struct ofl_error *err)
+{
+	char *c = ofl_strdup(s);
+	if (!c || OFL_GROW(v->v, v->cap, v->n)) {
+		free(c);
+		return OFL_NOMEM(err);
+	}
+	v->v[v->n++] = c;
+	return 0;
+}
+
+/* Separate words for the options LLVM's table knows (-o, -L, -l, -r,
+ * --rpath in its joined forms); the others as they were given. */
+static int push_rendered(const struct ofl_ldarg *a, struct ofl_argv *v, struct ofl_error *err)
+{
+	const char *w = a->word[0], *flag = NULL;
+	if (a->opt == OFL_LD_OUTPUT && strncmp(w, "-out:", 5))
+		flag = "-o";
+	else if (a->opt == OFL_LD_LIBPATH && strncmp(w, "-libpath:", 9))
+		flag = "-L";
+	else if (a->kind == OFL_LDARG_LIBRARY)
+		flag = "-l";
+	else if (a->opt == OFL_LD_RPATH && (a->nwords == 1 || strcmp(w, "-rpath")) && w[1] != 'R')
+		flag = "--rpath";
+	else if (a->opt == OFL_LD_RELOCATABLE && (!strcmp(w, "-r") || !strcmp(w, "--relocatable")))
+		return push(v, "--relocatable", err);
+	if (flag)
+		return push(v, flag, err) || push(v, a->value, err) ? OFL_NOMEM(err) : 0;
+	for (unsigned i = 0; i < a->nwords; i++)
+		if (push(v, a->word[i], err))
+			return OFL_NOMEM(err);
+	return 0;
+}
+
+int ofl_host_argv_llvm(const struct ofl_ldcmd *c, const char *linker,
+                       const struct ofl_link_result *r, struct ofl_argv *v, struct ofl_error *err)
+{
+	int rc = push(v, linker, err);
+	for (size_t o = 0; r && !rc && !c->output && o < r->nobjects; o++)
+		rc = push(v, r->objects[o], err);
+	for (size_t i = 0; !rc && i < c->nargs; i++) {
+		const struct ofl_ldarg *a = &c->args[i];
+		if (ofl_ldarg_is_own(a))
+			continue;
+		rc = push_rendered(a, v, err);
+		for (size_t o = 0; r && !rc && a->opt == OFL_LD_OUTPUT && a->value == c->output &&
+		                   o < r->nobjects;
+		     o++)
+			rc = push(v, r->objects[o], err);
+	}
+	return rc ? err->code : 0;
+}
+
+/* ---- relocatable mode's llvm-objcopy ---- */
+
+int ofl_link_llvm_objcopy(const struct ofl_link *l, const char *output, struct ofl_argv *v,
+                          struct ofl_error *err)
+{
+	static const char *const v20[] = {"llvm_offload_entries"};
+	static const char *const v19[] = {"omp_offloading_entries", "cuda_offloading_entries",
+	                                  "hip_offloading_entries"};
+	unsigned llvm = l->o.llvm_roots[0] ? ofl_llvm_newest(l->o.llvm_roots[0]) : 0;
+	for (size_t g = 0; g < l->ngroups; g++)
+		if (l->groups[g].nimages && l->groups[g].llvm)
+			llvm = l->groups[g].llvm;
+	bool old = llvm && llvm <= 19;
+	/* the output's MD5, low half, in hex without leading zeros; a dry run
+	 * has no output, LLVM hashes nothing then */
+	uint8_t d[MD5_DIGEST_LENGTH];
+	char hash[17];
+	MD5_CTX md;
+	MD5Init(&md);
+	MD5Final(d, &md);
+	snprintf(hash, sizeof(hash), "%llx", (unsigned long long)ofl_le64(d));
+	char *tool = llvm_tool(l, llvm, "llvm-objcopy");
+	int rc = !tool || push(v, tool, err) || push(v, output, err) ||
+	         push(v, "--remove-section", err) || push(v, ".llvm.offloading", err);
+	const char *const *secs = old ? v19 : v20;
+	for (size_t i = 0; !rc && i < (old ? 3u : 1u); i++) {
+		char s[160];
+		snprintf(s, sizeof(s), "%s=%s_%s", secs[i], secs[i], hash);
+		rc = push(v, "--rename-section", err) || push(v, s, err);
+		for (int k = 0; !rc && k < 2; k++) {
+			const char *b = k ? "__stop_" : "__start_";
+			snprintf(s, sizeof(s), "%s%s=%s%s_%s", b, secs[i], b, secs[i], hash);
+			rc = push(v, "--redefine-sym", err) || push(v, s, err);
+		}
+	}
+	free(tool);
+	return rc ? (err->code ? err->code : OFL_NOMEM(err)) : 0;
+}
