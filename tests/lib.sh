@@ -9,7 +9,9 @@ LLVM19=${LLVM19:-/usr/lib/llvm-19/bin}
 LLVM22=${LLVM22:-/usr/lib/llvm-22/bin}
 
 SCRATCH=$(mktemp -d "${TMPDIR:-/tmp}/ofl-test-XXXXXX")
-trap 'rm -rf "$SCRATCH"' EXIT
+# background jobs a test leaves (a failing test does) are stopped: they would
+# hold ctest's pipes open, and ctest would wait for them until its timeout
+trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$SCRATCH"' EXIT
 cd "$SCRATCH"
 # each test its own device-link cache: none is shared with the user's or
 # another test's (a test that checks the cache sets its own)

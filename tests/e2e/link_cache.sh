@@ -121,7 +121,7 @@ EOF
 [ "$(id -u)" = 0 ] && sed -i 's/^worker_processes 1;/worker_processes 1;\nuser root root;/' ngx/nginx.conf
 nginx -c "$PWD/ngx/nginx.conf" -p "$PWD/ngx" 2>ngx/start.err &
 NGINX=$!
-trap 'kill $NGINX 2>/dev/null || true; rm -rf "$SCRATCH"' EXIT
+trap 'kill $NGINX $(jobs -p) 2>/dev/null || true; rm -rf "$SCRATCH"' EXIT
 for _ in $(seq 50); do
 	curl -s -o /dev/null "http://127.0.0.1:$port/" && break
 	sleep 0.1
