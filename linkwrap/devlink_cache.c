@@ -35,7 +35,8 @@ static const char *const key_env[] = {"CUDA_PATH",
 
 /* The tools a device link may run besides clang: those of its LLVM
  * install, and CUDA's for NVPTX. */
-static void key_tools(struct ofl_cache_key *k, const struct ofl_link *l, const char *clang)
+static void key_tools(struct ofl_cache_key *k, const struct ofl_link *l, const char *clang,
+                      bool cuda_tools)
 {
 	static const char *const beside[] = {"ld.lld",
 	                                     "lld",
@@ -53,7 +54,7 @@ static void key_tools(struct ofl_cache_key *k, const struct ofl_link *l, const c
 		snprintf(p, sizeof(p), "%s/%s", real, beside[i]);
 		ofl_key_identity(k, p);
 	}
-	for (size_t i = 0; i < sizeof(cuda) / sizeof(*cuda); i++) {
+	for (size_t i = 0; cuda_tools && i < sizeof(cuda) / sizeof(*cuda); i++) {
 		snprintf(p, sizeof(p), "%s/bin/%s",
 		         l->o.cuda_path ? l->o.cuda_path : "/usr/local/cuda", cuda[i]);
 		ofl_key_identity(k, p);
@@ -184,7 +185,7 @@ int ofl_devlink_key(const struct ofl_link *l, size_t gi, const struct ofl_proc *
 	char **copies = ofl_calloc(cmd->argc + 1, sizeof(*copies));
 	size_t ncopies = 0;
 	ofl_key_init(&k);
-	key_tools(&k, l, cmd->argv[l->o.nlauncher]);
+	key_tools(&k, l, cmd->argv[l->o.nlauncher], !strncmp(l->groups[gi].triple, "nvptx", 5));
 	int rc = copies ? key_words(&k, l, gi, cmd, &n, copies, &ncopies) : -1;
 	for (size_t i = 0; !rc && i < n.nlibs; i++)
 		key_library(&k, &n, (const char *const *)l->libdirs.v, l->libdirs.n, n.libs[i]);
