@@ -256,8 +256,8 @@ int ofl_devlink_cached_run(struct ofl_link *l, size_t gi, struct ofl_proc *cmd, 
 	if (!rc)
 		ofl_link_logf(l, OFL_LOG_PROGRESS, "%s: %.2f s%s (cache %.1f ms)", what,
 		              seconds() - t0,
-		              hit == OFL_CACHE_LOCAL    ? ", cached"
-		              : hit == OFL_CACHE_REMOTE ? ", from the remote cache"
+		              hit == OFL_CACHE_LOCAL    ? ", cache hit"
+		              : hit == OFL_CACHE_REMOTE ? ", cache hit (remote)"
 		              : cacheable               ? ", cache miss"
 		                                        : ", not cached",
 		              cache_s * 1e3);
