@@ -32,9 +32,17 @@ static int push_word(struct expansion *x, const char *s)
 	if (x->w->n >= RSP_MAX_WORDS)
 		return ofl_error_set(x->err, OFL_EINVAL, NULL, OFL_NO_OFFSET,
 		                     "response files expand to more than %u words", RSP_MAX_WORDS);
-	if (OFL_GROW(x->w->v, x->w->cap, x->w->n) || !(x->w->v[x->w->n] = ofl_strdup(s)))
-		return OFL_NOMEM(x->err);
-	x->w->n++;
+	return ofl_argv_push(x->w, s, x->err);
+}
+
+int ofl_argv_push(struct ofl_argv *a, const char *s, struct ofl_error *err)
+{
+	char *c = ofl_strdup(s);
+	if (!c || OFL_GROW(a->v, a->cap, a->n)) {
+		free(c);
+		return OFL_NOMEM(err);
+	}
+	a->v[a->n++] = c;
 	return 0;
 }
 

@@ -16,23 +16,12 @@
 #include "offlink/format.h"
 #include "offlink/io.h"
 
-static int push(struct ofl_argv *v, const char *s, struct ofl_error *err)
-{
-	char *c = ofl_strdup(s);
-	if (!c || OFL_GROW(v->v, v->cap, v->n)) {
-		free(c);
-		return OFL_NOMEM(err);
-	}
-	v->v[v->n++] = c;
-	return 0;
-}
-
 static int pushf(struct ofl_argv *v, struct ofl_error *err, const char *a, const char *b)
 {
 	char *s = NULL;
 	if (asprintf(&s, "%s%s", a, b) < 0)
 		return OFL_NOMEM(err);
-	int rc = push(v, s, err);
+	int rc = ofl_argv_push(v, s, err);
 	free(s);
 	return rc;
 }
@@ -65,11 +54,11 @@ static int default_libdirs(struct ofl_link *l, struct ofl_error *err)
 		char *d = NULL;
 		if (asprintf(&d, "%s/%s", roots[i], ma) < 0)
 			return OFL_NOMEM(err);
-		rc = push(&l->libdirs, d, err);
+		rc = ofl_argv_push(&l->libdirs, d, err);
 		free(d);
 	}
 	for (size_t i = 0; !rc && i < 3; i++)
-		rc = push(&l->libdirs, roots[i], err);
+		rc = ofl_argv_push(&l->libdirs, roots[i], err);
 	return rc;
 }
 
@@ -101,7 +90,9 @@ static int cpu_arg(struct ofl_link *l, const struct ofl_ldarg *a, struct ofl_err
 {
 	if (a->kind == OFL_LDARG_FILE) {
 		char *p = ofl_ldcmd_input_path(l->o.host_cmd, a);
-		int rc = !p ? OFL_NOMEM(err) : is_shared_object(p) ? push(&l->cpu_args, p, err) : 0;
+		int rc = !p                    ? OFL_NOMEM(err)
+		         : is_shared_object(p) ? ofl_argv_push(&l->cpu_args, p, err)
+		                               : 0;
 		free(p);
 		return rc;
 	}
@@ -163,7 +154,7 @@ static int push_objects(struct ofl_argv *v, const struct ofl_link_result *r, str
 {
 	int rc = 0;
 	for (size_t o = 0; r && !rc && o < r->nobjects; o++)
-		rc = push(v, r->objects[o], err);
+		rc = ofl_argv_push(v, r->objects[o], err);
 	return rc;
 }
 
@@ -180,9 +171,9 @@ static int push_line(const struct ofl_ldcmd *c, const struct ofl_link_result *r,
 			continue;
 		bool out = a->opt == OFL_LD_OUTPUT;
 		if (out && output)
-			rc = push(v, "-o", err) || push(v, output, err);
+			rc = ofl_argv_push(v, "-o", err) || ofl_argv_push(v, output, err);
 		for (unsigned w = 0; !rc && !(out && output) && w < a->nwords; w++)
-			rc = push(v, a->word[w], err);
+			rc = ofl_argv_push(v, a->word[w], err);
 		if (!rc && out && a->value == c->output)
 			rc = push_objects(v, r, err);
 	}
@@ -192,12 +183,12 @@ static int push_line(const struct ofl_ldcmd *c, const struct ofl_link_result *r,
 int ofl_host_argv(const struct ofl_ldcmd *c, const char *linker, const struct ofl_link_result *r,
                   const char *output, struct ofl_argv *v, struct ofl_error *err)
 {
-	int rc = push(v, linker, err);
+	int rc = ofl_argv_push(v, linker, err);
 	/* without -o, first; with it, after the last -o */
 	if (!rc && !c->output)
 		rc = push_objects(v, r, err);
 	if (!rc && output && !c->output)
-		rc = push(v, "-o", err) || push(v, output, err);
+		rc = ofl_argv_push(v, "-o", err) || ofl_argv_push(v, output, err);
 	rc = rc ? rc : push_line(c, r, output, v, err);
 	for (size_t i = 0; r && !rc && i < r->nlibdirs; i++)
 		rc = pushf(v, err, "-L", r->libdirs[i]);

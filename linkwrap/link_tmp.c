@@ -105,20 +105,26 @@ static bool owner_gone(int dfd, const struct stat *st, const char *where)
 	return !strcmp(boot_ns, where) && start_time(pid) != start;
 }
 
+/* The directory name in dfd, opened without following a symbolic link;
+ * NULL when it is none. */
+static DIR *open_dir(int dfd, const char *name)
+{
+	int fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	if (!d && fd >= 0)
+		close(fd);
+	return d;
+}
+
 /* Removes name in directory dfd and, when it is a directory, what it
  * holds, never following a symbolic link (unlinkat, openat O_NOFOLLOW). */
 static void remove_tree(int dfd, const char *name, int depth)
 {
 	if (!unlinkat(dfd, name, 0) || errno == ENOENT)
 		return;
-	int fd =
-	    depth < 16 ? openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
-	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
-	if (!d) {
-		if (fd >= 0)
-			close(fd);
+	DIR *d = depth < 16 ? open_dir(dfd, name) : NULL;
+	if (!d)
 		return;
-	}
 	for (struct dirent *e; (e = readdir(d));)
 		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
 			remove_tree(dirfd(d), e->d_name, depth + 1);
@@ -154,13 +160,10 @@ static bool stale(int tmp, const char *name, const char *where)
 static void sweep(const char *tmpdir)
 {
 	char where[160];
-	int fd = here(where, sizeof(where)) ? open(tmpdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
-	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
-	if (!d) {
-		if (fd >= 0)
-			close(fd);
+	/* $TMPDIR itself may be a link (to a RAM disk, say) */
+	DIR *d = here(where, sizeof(where)) ? opendir(tmpdir) : NULL;
+	if (!d)
 		return;
-	}
 	for (struct dirent *e; (e = readdir(d));)
 		if (stale(dirfd(d), e->d_name, where))
 			remove_tree(dirfd(d), e->d_name, 0);

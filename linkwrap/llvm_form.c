@@ -219,17 +219,6 @@ int ofl_llvm_log_fatbin(struct ofl_link *l, bool hip, const struct ofl_fatbin_im
 
 /* ---- the host link, re-rendered as LLVM's option table prints it ---- */
 
-static int push(struct ofl_argv *v, const char *s, struct ofl_error *err)
-{
-	char *c = ofl_strdup(s);
-	if (!c || OFL_GROW(v->v, v->cap, v->n)) {
-		free(c);
-		return OFL_NOMEM(err);
-	}
-	v->v[v->n++] = c;
-	return 0;
-}
-
 /* Separate words for the options LLVM's table knows (-o, -L, -l, -r,
  * --rpath in its joined forms); the others as they were given. */
 static int push_rendered(const struct ofl_ldarg *a, struct ofl_argv *v, struct ofl_error *err)
@@ -244,11 +233,13 @@ static int push_rendered(const struct ofl_ldarg *a, struct ofl_argv *v, struct o
 	else if (a->opt == OFL_LD_RPATH && (a->nwords == 1 || strcmp(w, "-rpath")) && w[1] != 'R')
 		flag = "--rpath";
 	else if (a->opt == OFL_LD_RELOCATABLE && (!strcmp(w, "-r") || !strcmp(w, "--relocatable")))
-		return push(v, "--relocatable", err);
+		return ofl_argv_push(v, "--relocatable", err);
 	if (flag)
-		return push(v, flag, err) || push(v, a->value, err) ? OFL_NOMEM(err) : 0;
+		return ofl_argv_push(v, flag, err) || ofl_argv_push(v, a->value, err)
+		           ? OFL_NOMEM(err)
+		           : 0;
 	for (unsigned i = 0; i < a->nwords; i++)
-		if (push(v, a->word[i], err))
+		if (ofl_argv_push(v, a->word[i], err))
 			return OFL_NOMEM(err);
 	return 0;
 }
@@ -256,9 +247,9 @@ static int push_rendered(const struct ofl_ldarg *a, struct ofl_argv *v, struct o
 int ofl_host_argv_llvm(const struct ofl_ldcmd *c, const char *linker,
                        const struct ofl_link_result *r, struct ofl_argv *v, struct ofl_error *err)
 {
-	int rc = push(v, linker, err);
+	int rc = ofl_argv_push(v, linker, err);
 	for (size_t o = 0; r && !rc && !c->output && o < r->nobjects; o++)
-		rc = push(v, r->objects[o], err);
+		rc = ofl_argv_push(v, r->objects[o], err);
 	for (size_t i = 0; !rc && i < c->nargs; i++) {
 		const struct ofl_ldarg *a = &c->args[i];
 		if (ofl_ldarg_is_own(a))
@@ -267,7 +258,7 @@ int ofl_host_argv_llvm(const struct ofl_ldcmd *c, const char *linker,
 		for (size_t o = 0; r && !rc && a->opt == OFL_LD_OUTPUT && a->value == c->output &&
 		                   o < r->nobjects;
 		     o++)
-			rc = push(v, r->objects[o], err);
+			rc = ofl_argv_push(v, r->objects[o], err);
 	}
 	return rc ? err->code : 0;
 }
@@ -294,17 +285,18 @@ int ofl_link_llvm_objcopy(const struct ofl_link *l, const char *output, struct o
 	MD5Final(d, &md);
 	snprintf(hash, sizeof(hash), "%llx", (unsigned long long)ofl_le64(d));
 	char *tool = llvm_tool(l, llvm, "llvm-objcopy");
-	int rc = !tool || push(v, tool, err) || push(v, output, err) ||
-	         push(v, "--remove-section", err) || push(v, ".llvm.offloading", err);
+	int rc = !tool || ofl_argv_push(v, tool, err) || ofl_argv_push(v, output, err) ||
+	         ofl_argv_push(v, "--remove-section", err) ||
+	         ofl_argv_push(v, ".llvm.offloading", err);
 	const char *const *secs = old ? v19 : v20;
 	for (size_t i = 0; !rc && i < (old ? 3u : 1u); i++) {
 		char s[160];
 		snprintf(s, sizeof(s), "%s=%s_%s", secs[i], secs[i], hash);
-		rc = push(v, "--rename-section", err) || push(v, s, err);
+		rc = ofl_argv_push(v, "--rename-section", err) || ofl_argv_push(v, s, err);
 		for (int k = 0; !rc && k < 2; k++) {
 			const char *b = k ? "__stop_" : "__start_";
 			snprintf(s, sizeof(s), "%s%s=%s%s_%s", b, secs[i], b, secs[i], hash);
-			rc = push(v, "--redefine-sym", err) || push(v, s, err);
+			rc = ofl_argv_push(v, "--redefine-sym", err) || ofl_argv_push(v, s, err);
 		}
 	}
 	free(tool);

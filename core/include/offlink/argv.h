@@ -29,6 +29,8 @@ struct ofl_argv {
 /* Appends the expansion of argv[0..argc) to out.  Errors: OFL_ENOMEM, and
  * OFL_EINVAL for files nested more than 64 deep (a file naming itself). */
 int ofl_argv_expand(struct ofl_argv *out, int argc, char *const *argv, struct ofl_error *err);
+/* Appends a copy of s.  OFL_ENOMEM or 0. */
+int ofl_argv_push(struct ofl_argv *a, const char *s, struct ofl_error *err);
 void ofl_argv_release(struct ofl_argv *a);
 
 #ifdef __cplusplus
