@@ -135,16 +135,18 @@ int ofl_fatbinary_find(const char *cuda_path, const char *search_path, char **pa
                        struct ofl_error *err)
 {
 	struct ofl_buf dir = OFL_BUF_INIT;
-	if (ofl_buf_printf(&dir, "%s/bin%c",
-	                   cuda_path && *cuda_path ? cuda_path : "/usr/local/cuda", 0))
+	if (ofl_buf_printf(&dir, "%s/bin%c", cuda_path ? cuda_path : "/usr/local/cuda", 0))
 		return OFL_NOMEM(err);
+	/* "": PATH alone, as clang-linker-wrapper without --cuda-path */
 	const char *dirs[1] = {(const char *)dir.data};
-	*path = ofl_proc_find("fatbinary", dirs, 1, search_path);
-	int rc = *path ? 0
-	               : ofl_error_set(err, OFL_ENOTFOUND, NULL, OFL_NO_OFFSET,
-	                               "cannot find 'fatbinary' in '%s' or on PATH; give the CUDA "
-	                               "toolkit's location",
-	                               dirs[0]);
+	size_t ndirs = cuda_path && !*cuda_path ? 0 : 1;
+	*path = ofl_proc_find("fatbinary", dirs, ndirs, search_path);
+	int rc = 0;
+	if (!*path)
+		rc = ofl_error_set(
+		    err, OFL_ENOTFOUND, NULL, OFL_NO_OFFSET,
+		    "cannot find 'fatbinary' %s%s%son PATH; give the CUDA toolkit's location",
+		    ndirs ? "in '" : "", ndirs ? dirs[0] : "", ndirs ? "' or " : "");
 	ofl_buf_release(&dir);
 	return rc;
 }

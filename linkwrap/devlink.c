@@ -417,7 +417,7 @@ static int push_compiler_args(struct ofl_link *l, const struct link_group *g, st
 	rc = rc ? rc
 	        : push_scoped(l->o.device_compiler_args, l->o.ndevice_compiler_args, g->triple,
 	                      false, cmd, err);
-	if (!rc && driver && fam == FAM_NVPTX && l->o.cuda_path)
+	if (!rc && driver && fam == FAM_NVPTX && l->o.cuda_path && *l->o.cuda_path)
 		rc = ofl_proc_pushf(cmd, err, "--cuda-path=%s", l->o.cuda_path);
 	return rc;
 }

@@ -55,9 +55,11 @@ static void key_tools(struct ofl_cache_key *k, const struct ofl_link *l, const c
 		ofl_key_identity(k, p);
 	}
 	for (size_t i = 0; cuda_tools && i < sizeof(cuda) / sizeof(*cuda); i++) {
-		snprintf(p, sizeof(p), "%s/bin/%s",
-		         l->o.cuda_path ? l->o.cuda_path : "/usr/local/cuda", cuda[i]);
-		ofl_key_identity(k, p);
+		if (!l->o.cuda_path || *l->o.cuda_path) {
+			snprintf(p, sizeof(p), "%s/bin/%s",
+			         l->o.cuda_path ? l->o.cuda_path : "/usr/local/cuda", cuda[i]);
+			ofl_key_identity(k, p);
+		}
 		char *found = ofl_proc_find(cuda[i], NULL, 0, l->o.search_path);
 		ofl_key_str(k, "found", found ? found : "");
 		if (found)

@@ -112,7 +112,9 @@ static void hint(const struct ofl_link *l, const struct link_group *g, const str
 		ofl_buf_printf(b,
 		               "  next: CUDA's tools (ptxas, nvlink) were not found or failed: set "
 		               "CUDA_PATH to the CUDA toolkit (now %s)\n",
-		               l->o.cuda_path ? l->o.cuda_path : "unset: /usr/local/cuda");
+		               !l->o.cuda_path   ? "unset: /usr/local/cuda"
+		               : *l->o.cuda_path ? l->o.cuda_path
+		                                 : "unset: PATH");
 	} else if (find(e, "unknown argument") || find(e, "unsupported option")) {
 		ofl_buf_printf(b, "  next: an argument given with --device-linker or "
 		                  "--device-compiler is not one the device clang takes\n");

@@ -279,7 +279,8 @@ int link_job_finish_options(struct link_job *j)
 	const char *tmp = getenv("TMPDIR");
 	j->o.tmpdir = tmp && *tmp ? tmp : "/tmp";
 	j->o.search_path = getenv("PATH");
-	j->o.cuda_path = j->cuda_path ? j->cuda_path : getenv("CUDA_PATH");
+	/* the personality, as LLVM's, reads no CUDA_PATH and defaults to PATH */
+	j->o.cuda_path = j->cuda_path ? j->cuda_path : j->o.llvm_wrapper ? "" : getenv("CUDA_PATH");
 	/* a descriptor opened here lives as long as the process */
 	struct ofl_jobserver js;
 	ofl_jobserver_open(&js, getenv("MAKEFLAGS"), j->o.jobs);

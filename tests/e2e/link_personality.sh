@@ -110,6 +110,21 @@ grep -q '"[^"]*fatbinary" -64 --create TMP/a.out.fatbin --image3=kind=elf,sm=70'
 "$OURS" $D --wrapper-jobs=4 --linker-path=/usr/bin/ld cuda.o -o a.out 2>cuda-par.ours ||
 	fail "cuda, --wrapper-jobs=4"
 grep -q '"[^"]*fatbinary" -64 --create ' cuda-par.ours || fail "cuda, --wrapper-jobs=4: no fatbinary"
+# fatbinary as LLVM finds it: on PATH without --cuda-path (CUDA_PATH and
+# /usr/local/cuda unread), in <cuda-path>/bin first with it, on PATH when
+# not there, the bare name when nowhere
+mkdir -p fakecuda/bin pathbin
+printf '#!/bin/sh\nexit 0\n' >pathbin/fatbinary
+cp pathbin/fatbinary fakecuda/bin/fatbinary
+chmod +x pathbin/fatbinary fakecuda/bin/fatbinary
+P=$PWD/pathbin:$PATH
+CUDA_PATH=$PWD/fakecuda PATH=$P same cuda-on-path $D --linker-path=/usr/bin/ld cuda.o -o a.out
+grep -q "\"$PWD/pathbin/fatbinary\" -64" cuda-on-path.ours || fail "fatbinary not found on PATH"
+PATH=$P same cuda-path $D --cuda-path=$PWD/fakecuda --linker-path=/usr/bin/ld cuda.o -o a.out
+grep -q "\"$PWD/fakecuda/bin/fatbinary\" -64" cuda-path.ours || fail "fatbinary not in --cuda-path"
+PATH=$P same cuda-path-missing $D --cuda-path=$PWD/nowhere --linker-path=/usr/bin/ld cuda.o -o a.out
+PATH=/usr/bin same cuda-nowhere $D --linker-path=/usr/bin/ld cuda.o -o a.out
+grep -q '^ "fatbinary" -64' cuda-nowhere.ours || fail "fatbinary found nowhere: not the bare name"
 same hip $D --compress --compression-level=6 --linker-path=/usr/bin/ld hip.o -o a.out
 same hip-level $D --compression-level=9 --linker-path=/usr/bin/ld hip.o -o a.out
 grep -q 'clang-offload-bundler" -type=o -bundle-align=4096 -compress -compression-level=6' hip.ours ||

@@ -76,7 +76,7 @@ enum ofl_fatbinary_syntax {
  * ($CUDA_PATH, $PATH): the library reads none. */
 struct ofl_cuda_fatbin_options {
 	const char *fatbinary; /* the tool; NULL: ofl_fatbinary_find(cuda_path) */
-	const char *cuda_path; /* NULL: /usr/local/cuda */
+	const char *cuda_path; /* NULL: /usr/local/cuda; "": PATH alone */
 	bool m32;              /* -32 (32-bit host) instead of -64 */
 	enum ofl_fatbinary_syntax syntax;
 	/* Where the temporaries go (removed before the call returns): a
@@ -98,8 +98,8 @@ struct ofl_cuda_fatbin_options {
 		NULL, NULL, false, OFL_FATBINARY_PROBE, NULL, NULL, NULL, NULL, NULL, NULL         \
 	}
 
-/* fatbinary in <cuda_path>/bin (/usr/local/cuda when NULL), then along
- * search_path (ofl_proc_find).  *path is owned by the caller.  None:
+/* fatbinary in <cuda_path>/bin (/usr/local/cuda when NULL, none when ""),
+ * then along search_path (ofl_proc_find).  *path is owned by the caller.  None:
  * OFL_ENOTFOUND. */
 int ofl_fatbinary_find(const char *cuda_path, const char *search_path, char **path,
                        struct ofl_error *err);

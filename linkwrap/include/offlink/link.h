@@ -51,7 +51,7 @@ struct ofl_link_opts {
 	/* Front ends pass what they read from the environment ($PATH,
 	 * $CUDA_PATH): the library reads none. */
 	const char *search_path; /* where clang is looked for last; NULL: nowhere */
-	const char *cuda_path;   /* the CUDA toolkit's fatbinary; NULL: /usr/local/cuda */
+	const char *cuda_path;   /* the CUDA toolkit; NULL: /usr/local/cuda; "": PATH alone */
 	const char *output;      /* the link's -o, to name saved temporaries */
 	unsigned jobs;           /* parallel device links; 0: 1 */
 	/* GNU make jobserver (ofl_jobserver_open): a token is read from rfd
