@@ -187,9 +187,11 @@ grep -Eq '^  /.llvm.offloading: offload binary \(bitcode bytes shifted by [0-7] 
 	{ cat bc.txt; fail "bitcode section"; }
 grep -q '^    \[0\]: image llvm ir, producer openmp, ' bc.txt || fail "bitcode image"
 "$OFFLINK" inspect --extract 'omp.bc/.llvm.offloading' -o bc.blob
-"$LLVM22/llvm-dis" omp.bc -o - | python3 -c '
+# (from a file: a reader that stops early would fail the pipe under pipefail)
+"$LLVM22/llvm-dis" omp.bc -o omp.ll
+python3 - omp.ll <<'PY'
 import sys
-for l in sys.stdin:
+for l in open(sys.argv[1]):
 	if l.startswith("@llvm.embedded.object"):
 		s = l[l.index("c\"") + 2:]
 		s = s[:s.index("\", section")]
@@ -206,9 +208,10 @@ for l in sys.stdin:
 		break
 else:
 	sys.exit("no @llvm.embedded.object")
-'
+PY
 "$OFFLINK" inspect --extract 'omp.bc/.llvm.offloading[0]' -o dev.bc
-"$LLVM22/llvm-dis" dev.bc -o - | grep -q '^target triple = "x86_64-pc-linux-gnu"' ||
+"$LLVM22/llvm-dis" dev.bc -o dev.ll
+grep -q '^target triple = "x86_64-pc-linux-gnu"' dev.ll ||
 	fail "the device image is bitcode"
 
 # COFF objects, read through libbfd, alone and in an archive.

@@ -1,1 +1,0 @@
-int main(void) { int use(int); return use(1); }\n
