@@ -57,14 +57,17 @@ struct layout {
 	uint32_t register_lib, atexit, unregister_lib;
 };
 
-/* The pieces of the entries section that bracket clang's entries. */
-static const char *piece(const char *sec, bool stop)
+const char *ofl_wrap_coff_piece(const char *sec, bool stop)
 {
 	static const char *const known[][3] = {
 	    {"llvm_offload_entries", "llvm_offload_entries$OA", "llvm_offload_entries$OZ"},
-	    {"omp_offloading_entries", "omp_offloading_entries$OA", "omp_offloading_entries$OZ"}};
-	size_t i = strcmp(sec, known[0][0]) ? 1 : 0;
-	return known[i][stop ? 2 : 1];
+	    {"omp_offloading_entries", "omp_offloading_entries$OA", "omp_offloading_entries$OZ"},
+	    {"cuda_offloading_entries", "cuda_offloading_entries$OA", "cuda_offloading_entries$OZ"},
+	    {"hip_offloading_entries", "hip_offloading_entries$OA", "hip_offloading_entries$OZ"}};
+	for (size_t i = 0; i < sizeof(known) / sizeof(*known); i++)
+		if (!strcmp(known[i][0], sec))
+			return known[i][stop ? 2 : 1];
+	return NULL;
 }
 
 static int sections(struct ofl_cw_obj *o, const char *sec, struct layout *l)
@@ -74,8 +77,8 @@ static int sections(struct ofl_cw_obj *o, const char *sec, struct layout *l)
 	ofl_cw_section(o, ".bss", BSS);
 	l->startup = ofl_cw_section(o, ".text.startup", STARTUP);
 	l->xdata = ofl_cw_section(o, ".xdata", RDATA4);
-	l->start_sec = ofl_cw_section(o, piece(sec, false), RDATA8);
-	l->stop_sec = ofl_cw_section(o, piece(sec, true), RDATA8);
+	l->start_sec = ofl_cw_section(o, ofl_wrap_coff_piece(sec, false), RDATA8);
+	l->stop_sec = ofl_cw_section(o, ofl_wrap_coff_piece(sec, true), RDATA8);
 	l->images = ofl_cw_section(o, ".llvm.offloading", RDATA8);
 	l->rdata = ofl_cw_section(o, ".rdata", RDATA16);
 	l->crt = ofl_cw_section(o, ".CRT$XCA00101", RDATA8);
@@ -116,7 +119,7 @@ static int put_images(struct ofl_cw_obj *o, const struct layout *l,
 {
 	struct ofl_buf *b = &o->secs[l->images - 1].data;
 	for (size_t i = 0; i < n; i++) {
-		if (ofl_buf_append_zeros(b, (8 - b->len % 8) % 8))
+		if (ofl_buf_align(b, 8))
 			return OFL_NOMEM(o->err);
 		off[i] = (uint32_t)b->len;
 		if (ofl_buf_append(b, imgs[i].data, imgs[i].size))

@@ -13,4 +13,9 @@
 int ofl_wrap_write_coff(struct ofl_buf *out, const struct ofl_wrap_opts *o,
                         const struct ofl_wrap_image *imgs, size_t n, struct ofl_error *err);
 
+/* The pieces of the entries section sec (ofl_wrap_entries_section) that
+ * bracket clang's entries: "<sec>$OA", or "<sec>$OZ" for stop (static
+ * strings); NULL for a section of no wrapper ABI. */
+const char *ofl_wrap_coff_piece(const char *sec, bool stop);
+
 #endif

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "wrapper_coff.h"
 #include "wrapper_ir.h"
 
 struct names {
@@ -240,14 +241,6 @@ static void basic_types(struct ofl_ir_module *m, const struct ofl_wrap_opts *o, 
 static uint32_t coff_bound(struct ofl_ir_module *m, const struct ofl_wrap_opts *o,
                            const char *which, const char *sec, uint32_t t)
 {
-	static const char *const pieces[][3] = {
-	    {"llvm_offload_entries", "llvm_offload_entries$OA", "llvm_offload_entries$OZ"},
-	    {"omp_offloading_entries", "omp_offloading_entries$OA", "omp_offloading_entries$OZ"},
-	    {"cuda_offloading_entries", "cuda_offloading_entries$OA", "cuda_offloading_entries$OZ"},
-	    {"hip_offloading_entries", "hip_offloading_entries$OA", "hip_offloading_entries$OZ"}};
-	size_t i = 0;
-	while (i < 3 && strcmp(pieces[i][0], sec))
-		i++;
 	return add_global(
 	    m, (struct ofl_ir_global){
 	           .name = add_name(m, "%s%s", which, sec),
@@ -255,7 +248,7 @@ static uint32_t coff_bound(struct ofl_ir_module *m, const struct ofl_wrap_opts *
 	           .linkage = o->abi == OFL_WRAP_LLVM20 ? OFL_L_WEAK_ODR : OFL_L_EXTERNAL,
 	           .constant = true,
 	           .hidden = true,
-	           .section = pieces[i][strcmp(which, "__start_") ? 2 : 1],
+	           .section = ofl_wrap_coff_piece(sec, strcmp(which, "__start_") != 0),
 	           .init = c_null(m, t),
 	       });
 }

@@ -8,7 +8,6 @@
  * a hand-assembled x86_64 or aarch64 sequence with its relocation; each
  * function also gets its call frame information (.eh_frame). */
 #include <elf.h>
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -993,21 +992,21 @@ static int check_images(const struct ofl_wrap_image *imgs, size_t n, struct ofl_
 	return 0;
 }
 
+static int check_all(const struct ofl_wrap_opts *o, const struct ofl_wrap_image *imgs, size_t n,
+                     struct ofl_error *err)
+{
+	int rc = ofl_wrap_check(o, n, err);
+	return rc ? rc : check_images(imgs, n, err);
+}
+
 /* COFF objects are built in memory (Windows hosts: small, rare). */
 static int write_coff_fd(int fd, const struct ofl_wrap_opts *o, const struct ofl_wrap_image *imgs,
                          size_t n, struct ofl_error *err)
 {
 	struct ofl_buf b = OFL_BUF_INIT;
 	int rc = ofl_wrap_write_coff(&b, o, imgs, n, err);
-	for (size_t done = 0; !rc && done < b.len;) {
-		ssize_t w = write(fd, b.data + done, b.len - done);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			rc = ofl_error_errno(err, NULL, "cannot write the object");
-		else
-			done += (size_t)w;
-	}
+	if (!rc && ofl_fd_write_all(fd, b.data, b.len))
+		rc = ofl_error_errno(err, NULL, "cannot write the object");
 	ofl_buf_release(&b);
 	return rc;
 }
@@ -1015,8 +1014,8 @@ static int write_coff_fd(int fd, const struct ofl_wrap_opts *o, const struct ofl
 int ofl_wrap_write_fd(int fd, const struct ofl_wrap_opts *o, const struct ofl_wrap_image *imgs,
                       size_t nimages, struct ofl_error *err)
 {
-	int rc = ofl_wrap_check(o, nimages, err);
-	if (rc || (rc = check_images(imgs, nimages, err)))
+	int rc = check_all(o, imgs, nimages, err);
+	if (rc)
 		return rc;
 	if (o->machine == OFL_WRAP_X86_64_COFF)
 		return write_coff_fd(fd, o, imgs, nimages, err);
@@ -1044,6 +1043,11 @@ int ofl_wrap_write_fd(int fd, const struct ofl_wrap_opts *o, const struct ofl_wr
 int ofl_wrap_write_buf(struct ofl_buf *out, const struct ofl_wrap_opts *o,
                        const struct ofl_wrap_image *imgs, size_t nimages, struct ofl_error *err)
 {
+	if (o->machine == OFL_WRAP_X86_64_COFF) {
+		int rc = check_all(o, imgs, nimages, err);
+		return rc ? rc : ofl_wrap_write_coff(out, o, imgs, nimages, err);
+	}
+	/* libelf writes to a descriptor */
 	int fd = memfd_create("offlink-wrap", MFD_CLOEXEC);
 	if (fd < 0)
 		return ofl_error_errno(err, NULL, "cannot create memory file");
