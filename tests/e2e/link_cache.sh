@@ -161,6 +161,7 @@ python3 -c '
 import socket, sys, time
 s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
 s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(8)
+open("silent.ready", "w").close()
 kept = []
 end = time.time() + 30
 s.settimeout(0.2)
@@ -171,7 +172,9 @@ while time.time() < end:
         pass
 ' "$port" &
 SILENT=$!
-sleep 0.3
+# listening before the link starts (python is slow to start on a loaded machine)
+for _ in $(seq 100); do [ -e silent.ready ] && break; sleep 0.1; done
+[ -e silent.ready ] || fail "the silent server did not start"
 OFFLINK_CACHE_REMOTE_TIMEOUT_MS=500 OFFLINK_CACHE_DIR=$PWD/client8 olink silent 2>silent.err
 kill $SILENT
 [ "$(ran)" = 1 ] && grep -q "Timeout was reached; not used for the rest" silent.err || { cat silent.err; fail "silent remote"; }
