@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/eventfd.h>
@@ -104,6 +105,11 @@ bool ofl_devlink_gpu(const char *triple)
 {
 	enum target_family f = family(triple);
 	return f == FAM_AMDGPU || f == FAM_NVPTX;
+}
+
+bool ofl_devlink_nvptx(const char *triple)
+{
+	return family(triple) == FAM_NVPTX;
 }
 
 /* The fastest linker next to clang, for CPU device links: a bfd link of an
@@ -212,7 +218,7 @@ static int push_scoped(const char *const *args, size_t n, const char *triple, bo
 	return rc ? err->code : 0;
 }
 
-static bool arch_given(const char *arch)
+bool ofl_devlink_arch_given(const char *arch)
 {
 	return *arch && strcmp(arch, "generic") && strcmp(arch, "native");
 }
@@ -249,12 +255,12 @@ static int push_target(struct ofl_link *l, const struct link_group *g, const cha
 		return ofl_error_set(err, OFL_EUNSUPPORTED, NULL, OFL_NO_OFFSET,
 		                     "no device linker for target '%s'", g->triple);
 	int rc = ofl_proc_pushf(cmd, err, "--target=%s", g->triple);
-	if (!rc && fam == FAM_CPU && (arch_given(g->arch) || v19))
-		rc =
-		    ofl_proc_pushf(cmd, err, "-march=%s", arch_given(g->arch) ? g->arch : "native");
-	if (!rc && fam == FAM_AMDGPU && arch_given(g->arch))
+	if (!rc && fam == FAM_CPU && (ofl_devlink_arch_given(g->arch) || v19))
+		rc = ofl_proc_pushf(cmd, err, "-march=%s",
+		                    ofl_devlink_arch_given(g->arch) ? g->arch : "native");
+	if (!rc && fam == FAM_AMDGPU && ofl_devlink_arch_given(g->arch))
 		rc = ofl_proc_pushf(cmd, err, "-mcpu=%s", g->arch);
-	if (!rc && fam == FAM_NVPTX && arch_given(g->arch))
+	if (!rc && fam == FAM_NVPTX && ofl_devlink_arch_given(g->arch))
 		rc = ofl_proc_pushf(cmd, err, "-march=%s", g->arch);
 	const char *opt = v19 ? "-O2" : fam == FAM_AMDGPU ? "-flto" : NULL;
 	if (!rc && opt)
@@ -508,16 +514,17 @@ static bool cancelled(struct ofl_link *l)
 }
 
 int ofl_devlink_exec(struct ofl_link *l, size_t gi, struct ofl_proc *cmd, const char *output,
-                     const char *what, char **log, struct ofl_error *err)
+                     const char *what, struct ofl_error *err)
 {
-	*log = quoted_command(l, cmd);
-	ofl_link_logf(l, OFL_LOG_COMMAND, "%s", *log ? *log : "");
-	if (l->o.dry_run || cancelled(l))
-		return 0;
-	int rc = ofl_devlink_cached_run(l, gi, cmd, output, what, err);
+	char *log = quoted_command(l, cmd);
+	ofl_link_logf(l, OFL_LOG_COMMAND, "%s", log ? log : "");
+	int rc = 0;
+	if (!l->o.dry_run && !cancelled(l))
+		rc = ofl_devlink_cached_run(l, gi, cmd, output, what, err);
 	/* killed by ofl_link_cancel: no failure to report */
 	if (rc && !cancelled(l))
-		ofl_devlink_report(l, gi, what, cmd, *log);
+		ofl_devlink_report(l, gi, what, cmd, log);
+	free(log);
 	return rc;
 }
 
@@ -534,7 +541,7 @@ static int link_group(struct ofl_link *l, size_t gi, int *slot)
 	char what[256];
 	snprintf(what, sizeof(what), "device link for %s%s%s", g->triple, *g->arch ? " " : "",
 	         g->arch);
-	rc = rc ? rc : ofl_devlink_exec(l, gi, &cmd, g->output, what, &g->log, &g->err);
+	rc = rc ? rc : ofl_devlink_exec(l, gi, &cmd, g->output, what, &g->err);
 	if (!rc && !l->o.dry_run && !cancelled(l))
 		rc = read_output(g, &g->err);
 	if (rc)
@@ -564,11 +571,25 @@ struct worker {
 	bool token;  /* links only while holding a token */
 };
 
+/* Async-signal-safe (ofl_link_cancel). */
 static void wake(struct ofl_link *l)
 {
 	uint64_t one = 1;
-	if (l->wake >= 0)
-		(void)!write(l->wake, &one, sizeof(one));
+	int fd = __atomic_load_n(&l->wake, __ATOMIC_SEQ_CST);
+	if (fd >= 0)
+		(void)!write(fd, &one, sizeof(one));
+}
+
+/* Async-signal-safe: flags, kill and write.  Nothing is removed here: a
+ * child may still be writing; ofl_link_free removes it all once the
+ * pipeline has returned. */
+void ofl_link_cancel(struct ofl_link *l)
+{
+	__atomic_store_n(&l->cancelled, 1, __ATOMIC_SEQ_CST);
+	int *running = __atomic_load_n(&l->running, __ATOMIC_SEQ_CST);
+	if (running)
+		ofl_proc_kill(running, l->nrunning, SIGKILL);
+	wake(l);
 }
 
 static bool claim(struct sched *s, size_t *gi)

@@ -44,11 +44,6 @@ static bool is_bitcode(const struct link_image *im)
 	return ofl_bitcode_is(im->b.image, im->b.image_size);
 }
 
-static bool nvptx(const struct link_group *g)
-{
-	return !strncmp(g->triple, "nvptx", 5);
-}
-
 static int note_regular(void *ctx, const char *name, bool defined)
 {
 	struct ofl_symslot *s;
@@ -136,12 +131,13 @@ static int push_tool(struct lto *t, const char *clang, struct ofl_error *err)
 	int rc = 0;
 	for (size_t i = 0; !rc && i < t->l->o.nlauncher; i++)
 		rc = ofl_proc_push(&t->cmd, t->l->o.launcher[i], err);
-	bool no_cpu = !*g->arch || !strcmp(g->arch, "native") || !strcmp(g->arch, "generic");
 	rc = rc || ofl_proc_push(&t->cmd, tool, err) || ofl_proc_push(&t->cmd, "run", err) ||
 	     ofl_proc_push(&t->cmd, "-O2", err) ||
 	     ofl_proc_push(&t->cmd, "--relocation-model=pic", err) ||
-	     (!no_cpu && ofl_proc_pushf(&t->cmd, err, "-mcpu=%s", g->arch)) ||
-	     push_features(t, err) || (nvptx(g) && ofl_proc_push(&t->cmd, "--filetype=asm", err)) ||
+	     (ofl_devlink_arch_given(g->arch) &&
+	      ofl_proc_pushf(&t->cmd, err, "-mcpu=%s", g->arch)) ||
+	     push_features(t, err) ||
+	     (ofl_devlink_nvptx(g->triple) && ofl_proc_push(&t->cmd, "--filetype=asm", err)) ||
 	     ofl_proc_push(&t->cmd, "-o", err) || ofl_proc_push(&t->cmd, "", err);
 	free(tool);
 	return rc ? err->code : 0;
@@ -220,7 +216,7 @@ static const char *build(struct lto *t, const char *clang, struct ofl_error *err
 static int push_link_inputs(struct lto *t, const char *obj, struct ofl_proc *link, uint64_t *h,
                             struct ofl_error *err)
 {
-	bool as = nvptx(t->g);
+	bool as = ofl_devlink_nvptx(t->g->triple);
 	int rc =
 	    (as && (ofl_proc_push(link, "-x", err) || ofl_proc_push(link, "assembler", err))) ||
 	    ofl_proc_push(link, obj, err) ||
@@ -249,12 +245,10 @@ int ofl_devlink_lto19(struct ofl_link *l, size_t gi, const char *clang, struct o
 	size_t nbc = scan_inputs(&t, err);
 	int rc = err->code ? err->code : nbc ? 0 : 1;
 	const char *obj = rc ? NULL : build(&t, clang, err);
-	char *log = NULL;
 	char what[256];
 	snprintf(what, sizeof(what), "LTO for %s %s", t.g->triple, t.g->arch);
-	rc = rc ? rc : !obj ? err->code : ofl_devlink_exec(l, gi, &t.cmd, obj, what, &log, err);
+	rc = rc ? rc : !obj ? err->code : ofl_devlink_exec(l, gi, &t.cmd, obj, what, err);
 	rc = rc ? rc : push_link_inputs(&t, obj, link, h, err);
-	free(log);
 	ofl_proc_release(&t.cmd);
 	ofl_symset_release(&t.regular);
 	ofl_symset_release(&t.prevailing);

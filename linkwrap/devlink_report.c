@@ -94,8 +94,8 @@ static const char *find(const struct ofl_buf *out, const char *s)
 static void hint(const struct ofl_link *l, const struct link_group *g, const struct ofl_buf *e,
                  struct ofl_buf *b)
 {
-	const char *lib = find(e, "unable to find library -l");
-	lib = lib ? lib + 25 : find(e, "cannot find -l") ? find(e, "cannot find -l") + 14 : NULL;
+	const char *lib = find(e, "unable to find library -l"), *gnu = find(e, "cannot find -l");
+	lib = lib ? lib + 25 : gnu ? gnu + 14 : NULL;
 	if (lib) {
 		int n = (int)strcspn(lib, " \n:'\"");
 		ofl_buf_printf(
@@ -104,8 +104,7 @@ static void hint(const struct ofl_link *l, const struct link_group *g, const str
 		    "the host link's -L directories; add the one holding it with -L, or "
 		    "give it to device links only with --device-linker=-L<dir>\n",
 		    n, lib);
-	} else if ((find(e, "__kmpc_") || find(e, "__omp_rtl_")) &&
-	           (!strncmp(g->triple, "amdgcn", 6) || !strncmp(g->triple, "nvptx", 5))) {
+	} else if ((find(e, "__kmpc_") || find(e, "__omp_rtl_")) && ofl_devlink_gpu(g->triple)) {
 		ofl_buf_printf(b, "  next: the OpenMP device runtime is missing from this link%s\n",
 		               l->o.no_device_runtime ? " (--nogpulib)" : "");
 	} else if (find(e, "nvlink") || find(e, "ptxas") || find(e, "CUDA installation")) {

@@ -75,13 +75,6 @@ int ofl_link_new(struct ofl_link **out, const struct ofl_link_opts *o, struct of
 	return rc;
 }
 
-static void free_strings(char **v, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		free(v[i]);
-	free(v);
-}
-
 void ofl_link_free(struct ofl_link *l)
 {
 	if (!l)
@@ -90,7 +83,7 @@ void ofl_link_free(struct ofl_link *l)
 	if (l->wake >= 0)
 		close(l->wake);
 	free(l->running);
-	free_strings(l->temps, l->ntemps);
+	ofl_ptrs_release(&l->temps);
 	free(l->tmpdir);
 	for (size_t i = 0; i < l->nfiles; i++) {
 		struct link_file *f = &l->files[i];
@@ -113,9 +106,7 @@ void ofl_link_free(struct ofl_link *l)
 		free(l->images[i].owned);
 	}
 	for (size_t i = 0; i < l->ngroups; i++) {
-		ofl_symset_release(&l->groups[i].syms);
 		ofl_buf_release(&l->groups[i].linked);
-		free(l->groups[i].log);
 		for (size_t k = 0; k < l->groups[i].npending; k++)
 			free(l->groups[i].pending[k].owned);
 		free(l->groups[i].pending);
@@ -131,8 +122,8 @@ void ofl_link_free(struct ofl_link *l)
 	ofl_argv_release(&l->cpu_args);
 	free(l->members);
 	free(l->res.objects);
-	free_strings(l->res.libraries, l->res.nlibraries);
-	free_strings(l->res.libdirs, l->res.nlibdirs);
+	ofl_argv_release(&l->runtime_libs);
+	ofl_argv_release(&l->runtime_dirs);
 	pthread_mutex_destroy(&l->lock);
 	free(l);
 }
@@ -267,7 +258,7 @@ static int scan_bundles(struct ofl_link *l, size_t u, struct ofl_error *err)
 	 * page of every object (the plugin maps them, reading none) */
 	if (elf)
 		rc = ofl_bundle_object_scan(&b, un->data, un->size, err);
-	else if (!elf)
+	else
 		rc = ofl_bundle_read(&b, un->data, un->size, ofl_file_type_find("bc"), err);
 	/* object handler offsets are the sections' file offsets */
 	const uint8_t *base = elf ? un->data : b.data;
@@ -318,12 +309,8 @@ static struct ofl_wrap_needs bitcode_needs(const struct ofl_link *l, const struc
 	static const char *const llvm19[] = {"omp_offloading_entries", "cuda_offloading_entries",
 	                                     "hip_offloading_entries"};
 	struct ofl_wrap_needs n = {0, 0};
-	for (size_t i = un->first_image; i < un->first_image + un->nimages; i++) {
-		uint16_t k = l->images[i].b.offload_kind;
-		n.kinds |= 1u << (k == OFL_OFK_CUDA                        ? OFL_WRAP_CUDA
-		                  : k == OFL_OFK_HIP || k == OFL_OFK_HIP19 ? OFL_WRAP_HIP
-		                                                           : OFL_WRAP_OPENMP);
-	}
+	for (size_t i = un->first_image; i < un->first_image + un->nimages; i++)
+		n.kinds |= 1u << ofl_link_wrap_kind(l->images[i].b.offload_kind);
 	if (ofl_bcglobals_has_section(un->bc, "llvm_offload_entries"))
 		n.abis |= 1u << OFL_WRAP_LLVM20;
 	for (size_t i = 0; i < 3; i++)

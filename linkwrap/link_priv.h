@@ -77,15 +77,12 @@ struct link_group {
 	bool legacy;   /* images from old-driver bundles */
 	const char *triple, *arch;
 	unsigned llvm;
-	size_t nimages;         /* of them taken */
-	size_t first, nall;     /* all its images: ofl_link.members[first .. first + nall) */
-	bool symbols_known;     /* every image's symbols could be read */
-	struct ofl_symset syms; /* device symbols: 1 defined, 0 undefined */
-	char *output;           /* linked image path (a temporary) */
-	char *runtime_dir;      /* <root>/llvm-<N>/lib with libomptarget, or NULL */
-	struct ofl_buf linked;  /* its bytes, once linked */
+	size_t nimages;        /* of them taken */
+	size_t first, nall;    /* all its images: ofl_link.members[first .. first + nall) */
+	char *output;          /* linked image path (a temporary) */
+	char *runtime_dir;     /* <root>/llvm-<N>/lib with libomptarget, or NULL */
+	struct ofl_buf linked; /* its bytes, once linked */
 	struct ofl_error err;
-	char *log; /* the command, for the log */
 	/* Inputs of its commands not written yet: written just before a
 	 * command runs, never for one the cache answers (creating files is
 	 * most of a cached link's time) */
@@ -110,8 +107,7 @@ struct ofl_link {
 	size_t ngroups, capgroups;
 	struct link_member *members; /* by group */
 	char *tmpdir;                /* made on first use */
-	char **temps;
-	size_t ntemps, captemps;
+	struct ofl_ptrs temps;       /* the paths handed out */
 	pthread_mutex_t lock;
 	/* Read and written atomically, also by ofl_link_cancel in a signal
 	 * handler: */
@@ -134,8 +130,8 @@ struct ofl_link {
 	struct ofl_argv libdirs;  /* the host linker's built-in library dirs */
 	struct ofl_argv cpu_args; /* what CPU device links take from the host link */
 	struct ofl_link_result res;
-	size_t caplibraries, caplibdirs; /* of res's arrays */
-	unsigned nllvm_names;            /* LLVM-form temporary names made (llvm_form.c) */
+	struct ofl_argv runtime_libs, runtime_dirs; /* res's libraries and libdirs */
+	unsigned nllvm_names; /* LLVM-form temporary names made (llvm_form.c) */
 };
 
 /* link.c */
@@ -176,6 +172,10 @@ const char *ofl_link_tmpdir(struct ofl_link *l, struct ofl_error *err);
 /* Removes the directory and all in it, or with save_temps marks it kept. */
 void ofl_link_remove_temps(struct ofl_link *l);
 
+/* link_wrap.c */
+/* The wrapper registration an offload kind as stored asks for. */
+enum ofl_wrap_kind ofl_link_wrap_kind(uint16_t offload_kind);
+
 /* link_select.c */
 int ofl_link_select(struct ofl_link *l, struct ofl_error *err);
 /* The k-th image of group gi when its device code is taken there, else
@@ -190,6 +190,9 @@ int ofl_devlink_run(struct ofl_link *l, struct ofl_error *err);
 char *ofl_devlink_clang(const struct ofl_link *l, unsigned llvm);
 /* An AMDGPU or NVPTX triple. */
 bool ofl_devlink_gpu(const char *triple);
+bool ofl_devlink_nvptx(const char *triple);
+/* An arch that names a processor (not "", generic or native). */
+bool ofl_devlink_arch_given(const char *arch);
 /* Device code made by LLVM 19 or older, linked as its linker wrapper did. */
 bool ofl_devlink_llvm19(const struct link_group *g);
 /* The value of a "[<triple>=]arg" device argument when it applies to
@@ -202,12 +205,11 @@ char *ofl_devlink_input(struct ofl_link *l, size_t gi, const struct link_image *
                         struct ofl_error *err);
 /* Writes the pending inputs of group gi. */
 int ofl_devlink_flush(struct ofl_link *l, size_t gi, struct ofl_error *err);
-/* Logs cmd (*log: its quoted form, the caller's to free) and runs it,
- * unless a dry run or cancelled; a failure is logged with its stderr. */
-/* Runs a device-link command (one of the link's hermetic commands) that
- * writes output, through the cache; what names it in progress lines. */
+/* Logs a device-link command (one of the link's hermetic commands) that
+ * writes output and runs it through the cache, unless a dry run or
+ * cancelled; what names it in progress lines and a failure's report. */
 int ofl_devlink_exec(struct ofl_link *l, size_t gi, struct ofl_proc *cmd, const char *output,
-                     const char *what, char **log, struct ofl_error *err);
+                     const char *what, struct ofl_error *err);
 
 /* devlink_report.c: what a failed command of group gi says (log: the
  * command as printed). */

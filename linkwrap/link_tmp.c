@@ -8,7 +8,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -17,7 +16,6 @@
 
 #include "internal.h"
 #include "link_priv.h"
-#include "offlink/proc.h"
 
 #define OWNER "owner"
 #define KEPT "kept\n"            /* the owner of a directory save_temps keeps */
@@ -71,11 +69,9 @@ static bool here(char *buf, size_t n)
 	return blen && k > 0;
 }
 
-static void write_owner(const char *dir)
+static void write_owner(const char *dir, const char *where)
 {
-	char path[4096], where[160], line[256];
-	if (!here(where, sizeof(where)))
-		return;
+	char path[4096], line[256];
 	snprintf(path, sizeof(path), "%s/" OWNER, dir);
 	int n =
 	    snprintf(line, sizeof(line), "%d %llu %s\n", (int)getpid(), start_time("self"), where);
@@ -157,11 +153,10 @@ static bool stale(int tmp, const char *name, const char *where)
 }
 
 /* The directories links that were killed left in tmpdir. */
-static void sweep(const char *tmpdir)
+static void sweep(const char *tmpdir, const char *where)
 {
-	char where[160];
 	/* $TMPDIR itself may be a link (to a RAM disk, say) */
-	DIR *d = here(where, sizeof(where)) ? opendir(tmpdir) : NULL;
+	DIR *d = opendir(tmpdir);
 	if (!d)
 		return;
 	for (struct dirent *e; (e = readdir(d));)
@@ -177,13 +172,17 @@ static int make_tmpdir(struct ofl_link *l, struct ofl_error *err)
 	char *d = NULL;
 	if (asprintf(&d, "%s/offlink-XXXXXX", l->o.tmpdir) < 0)
 		return OFL_NOMEM(err);
-	sweep(l->o.tmpdir);
+	char where[160];
+	bool known = here(where, sizeof(where));
+	if (known)
+		sweep(l->o.tmpdir, where);
 	if (!mkdtemp(d)) {
 		int rc = ofl_error_errno(err, l->o.tmpdir, "cannot make a temporary directory");
 		free(d);
 		return rc;
 	}
-	write_owner(d);
+	if (known)
+		write_owner(d, where);
 	l->tmpdir = d;
 	return 0;
 }
@@ -192,14 +191,10 @@ char *ofl_link_temp(struct ofl_link *l, const char *name, struct ofl_error *err)
 {
 	char *p = NULL;
 	pthread_mutex_lock(&l->lock);
-	if (make_tmpdir(l, err) || OFL_GROW(l->temps, l->captemps, l->ntemps)) {
-		if (!err->code)
-			OFL_NOMEM(err);
-	} else if (asprintf(&p, "%s/%s", l->tmpdir, name) < 0) {
-		p = NULL;
+	if (!make_tmpdir(l, err) &&
+	    (asprintf(&p, "%s/%s", l->tmpdir, name) < 0 || ofl_ptrs_push(&l->temps, p))) {
+		p = NULL; /* a failed push frees it */
 		OFL_NOMEM(err);
-	} else {
-		l->temps[l->ntemps++] = p;
 	}
 	pthread_mutex_unlock(&l->lock);
 	return p;
@@ -211,21 +206,6 @@ const char *ofl_link_tmpdir(struct ofl_link *l, struct ofl_error *err)
 	int rc = make_tmpdir(l, err);
 	pthread_mutex_unlock(&l->lock);
 	return rc ? NULL : l->tmpdir;
-}
-
-/* Async-signal-safe: flags, kill and write.  Nothing is removed here: a
- * child may still be writing; ofl_link_free removes it all once the
- * pipeline has returned. */
-void ofl_link_cancel(struct ofl_link *l)
-{
-	__atomic_store_n(&l->cancelled, 1, __ATOMIC_SEQ_CST);
-	int *running = __atomic_load_n(&l->running, __ATOMIC_SEQ_CST);
-	if (running)
-		ofl_proc_kill(running, l->nrunning, SIGKILL);
-	int wake = __atomic_load_n(&l->wake, __ATOMIC_SEQ_CST);
-	uint64_t one = 1;
-	if (wake >= 0)
-		(void)!write(wake, &one, sizeof(one));
 }
 
 void ofl_link_remove_temps(struct ofl_link *l)

@@ -217,7 +217,7 @@ static void count_taken(struct ofl_link *l)
 	}
 }
 
-static enum ofl_wrap_kind wrap_kind_of(uint16_t offload_kind)
+enum ofl_wrap_kind ofl_link_wrap_kind(uint16_t offload_kind)
 {
 	return offload_kind == OFL_OFK_CUDA                                   ? OFL_WRAP_CUDA
 	       : offload_kind == OFL_OFK_HIP || offload_kind == OFL_OFK_HIP19 ? OFL_WRAP_HIP
@@ -288,7 +288,7 @@ static size_t kind_groups(struct ofl_link *l, enum ofl_wrap_kind kind, bool lega
 	size_t n = 0;
 	for (size_t g = 0; g < l->ngroups; g++) {
 		const struct link_group *gr = &l->groups[g];
-		if (gr->nimages && wrap_kind_of(gr->kind) == kind &&
+		if (gr->nimages && ofl_link_wrap_kind(gr->kind) == kind &&
 		    (kind != OFL_WRAP_HIP || gr->legacy == legacy_hip))
 			order[n++] = g;
 	}
@@ -559,15 +559,12 @@ static int write_gpubin(struct ofl_link *l, const size_t *order, size_t n, struc
 }
 
 /* Adds s to v unless there (a handful of names: a linear check is enough). */
-static int add_string(char ***v, size_t *n, size_t *cap, const char *s, struct ofl_error *err)
+static int add_string(struct ofl_argv *v, const char *s, struct ofl_error *err)
 {
-	for (size_t i = 0; i < *n; i++)
-		if (!strcmp((*v)[i], s))
+	for (size_t i = 0; i < v->n; i++)
+		if (!strcmp(v->v[i], s))
 			return 0;
-	if (OFL_GROW(*v, *cap, *n) || !((*v)[*n] = ofl_strdup(s)))
-		return OFL_NOMEM(err);
-	(*n)++;
-	return 0;
+	return ofl_argv_push(v, s, err);
 }
 
 /* OpenMP programs need libomptarget and the OpenMP runtime it is built on
@@ -583,13 +580,10 @@ static int add_runtime(struct ofl_link *l, const char *dir, struct ofl_error *er
 	for (size_t i = 0; !rc && !(c && c->relocatable) && i < 2; i++) {
 		if (ofl_hostlink_names_library(l, libs[i]))
 			continue;
-		rc = add_string(&l->res.libraries, &l->res.nlibraries, &l->caplibraries, libs[i],
-		                err);
+		rc = add_string(&l->runtime_libs, libs[i], err);
 		added = true;
 	}
-	return rc || !dir || !added
-	           ? rc
-	           : add_string(&l->res.libdirs, &l->res.nlibdirs, &l->caplibdirs, dir, err);
+	return rc || !dir || !added ? rc : add_string(&l->runtime_dirs, dir, err);
 }
 
 /* OpenMP programs need libomptarget, also for images a relocatable link
@@ -599,7 +593,7 @@ static int runtime_libs(struct ofl_link *l, struct ofl_error *err)
 	int rc = 0;
 	for (size_t g = 0; !rc && g < l->ngroups; g++) {
 		const struct link_group *gr = &l->groups[g];
-		if (gr->nimages && wrap_kind_of(gr->kind) == OFL_WRAP_OPENMP)
+		if (gr->nimages && ofl_link_wrap_kind(gr->kind) == OFL_WRAP_OPENMP)
 			rc = add_runtime(l, gr->runtime_dir, err);
 	}
 	for (size_t i = 0; !rc && i < l->nregistered; i++) {
@@ -647,6 +641,10 @@ int ofl_link_run(struct ofl_link *l, struct ofl_link_result *res, struct ofl_err
 		rc = write_gpubin(l, order, nlegacy, err);
 	rc = rc || l->o.emit_fatbin || l->o.llvm_wrapper ? rc : runtime_libs(l, err);
 	free(order);
+	l->res.libraries = l->runtime_libs.v;
+	l->res.nlibraries = l->runtime_libs.n;
+	l->res.libdirs = l->runtime_dirs.v;
+	l->res.nlibdirs = l->runtime_dirs.n;
 	if (!rc)
 		*res = l->res;
 	return rc;
