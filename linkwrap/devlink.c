@@ -112,15 +112,23 @@ bool ofl_devlink_nvptx(const char *triple)
 	return family(triple) == FAM_NVPTX;
 }
 
+char *ofl_devlink_beside(const char *clang, const char *tool)
+{
+	const char *slash = strrchr(clang, '/');
+	char *dir = slash ? ofl_strndup(clang, (size_t)(slash - clang)) : NULL;
+	const char *dirs[1] = {dir};
+	char *p = dir ? ofl_proc_find(tool, dirs, 1, NULL) : NULL;
+	free(dir);
+	return p;
+}
+
 /* The fastest linker next to clang, for CPU device links: a bfd link of an
  * OpenMP image spends ~0.5 s in libLLVM's symbol table, lld milliseconds. */
 static const char *fast_linker(const char *clang)
 {
-	const char *slash = strrchr(clang, '/');
-	char p[4096];
-	if (slash &&
-	    snprintf(p, sizeof(p), "%.*s/ld.lld", (int)(slash - clang), clang) < (int)sizeof(p) &&
-	    is_exec(p))
+	char *lld = ofl_devlink_beside(clang, "ld.lld");
+	free(lld);
+	if (lld)
 		return "-fuse-ld=lld";
 	return is_exec("/usr/bin/ld.gold") ? "-fuse-ld=gold" : NULL;
 }
@@ -317,14 +325,6 @@ static int push_cpu_libs(struct ofl_link *l, const struct link_group *g, struct 
 	return rc ? err->code : 0;
 }
 
-static char *quoted_command(const struct ofl_link *l, const struct ofl_proc *cmd)
-{
-	struct ofl_buf b = OFL_BUF_INIT;
-	if (ofl_proc_format(cmd->argv, cmd->argc, l->o.llvm_wrapper, &b))
-		ofl_buf_release(&b);
-	return (char *)b.data;
-}
-
 /* Many inputs of a CPU link go in one archive, linked whole: one file to
  * write and remove instead of hundreds (file creation costs up to 0.5 ms
  * each on a slow disk).  Members are named by their hash, the archive by
@@ -490,7 +490,7 @@ static int build_command(struct ofl_link *l, size_t gi, struct ofl_proc *cmd, st
 	rc = rc ? rc : push_target(l, g, clang, cmd, err);
 	rc = rc ? rc : push_inputs(l, gi, clang, cmd, &h, err);
 	rc = rc ? rc : push_cpu_libs(l, g, cmd, err);
-	rc = rc ? rc : ofl_devrt_push(l, g, cmd, err);
+	rc = rc ? rc : ofl_devrt_push(l, g, clang, cmd, err);
 	rc = rc ? rc : push_linker_args(l, g, cmd, err);
 	rc = rc ? rc : push_compiler_args(l, g, cmd, err);
 	rc = rc ? rc : name_output(l, g, h, cmd, slot, err);
@@ -516,8 +516,7 @@ static bool cancelled(struct ofl_link *l)
 int ofl_devlink_exec(struct ofl_link *l, size_t gi, struct ofl_proc *cmd, const char *output,
                      const char *what, struct ofl_error *err)
 {
-	char *log = quoted_command(l, cmd);
-	ofl_link_logf(l, OFL_LOG_COMMAND, "%s", log ? log : "");
+	char *log = ofl_link_log_command(l, cmd);
 	int rc = 0;
 	if (!l->o.dry_run && !cancelled(l))
 		rc = ofl_devlink_cached_run(l, gi, cmd, output, what, err);

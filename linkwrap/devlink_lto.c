@@ -116,18 +116,13 @@ static int push_features(struct lto *t, struct ofl_error *err)
 static int push_tool(struct lto *t, const char *clang, struct ofl_error *err)
 {
 	const struct link_group *g = t->g;
-	const char *slash = strrchr(clang, '/');
-	char *tool = NULL;
-	if (!slash || asprintf(&tool, "%.*s/llvm-lto2", (int)(slash - clang), clang) < 0)
-		tool = NULL;
-	if (!tool || access(tool, X_OK)) {
-		free(tool);
+	char *tool = ofl_devlink_beside(clang, "llvm-lto2");
+	if (!tool)
 		return ofl_error_set(err, OFL_ENOTFOUND, NULL, OFL_NO_OFFSET,
 		                     "LLVM %u links device bitcode itself (in-process LTO) before "
 		                     "the device link; offlink runs the same LTO with llvm-lto2, "
 		                     "which is not beside %s",
 		                     g->llvm, clang);
-	}
 	int rc = 0;
 	for (size_t i = 0; !rc && i < t->l->o.nlauncher; i++)
 		rc = ofl_proc_push(&t->cmd, t->l->o.launcher[i], err);

@@ -29,20 +29,20 @@ static bool needs_runtime(const struct ofl_link *l, const struct link_group *g)
 	       !g->legacy && ofl_devlink_gpu(g->triple);
 }
 
-/* The lib dir of the LLVM whose clang links code of release llvm: beside
- * the directory clang is in (clang's InstalledDir/../lib). */
-static char *llvm_lib(const struct ofl_link *l, unsigned llvm)
+/* The lib dir of the LLVM of a clang (a path): beside the directory clang
+ * is in (clang's InstalledDir/../lib). */
+static char *llvm_lib(const char *clang)
 {
-	char *clang = ofl_devlink_clang(l, llvm), *bin = clang ? strrchr(clang, '/') : NULL,
-	     *p = NULL;
-	if (bin)
-		*bin = '\0';
-	char *up = bin ? strrchr(clang, '/') : NULL;
-	if (bin && asprintf(&p, up ? "%.*s/lib" : "%.*s/../lib",
-	                    up ? (int)(up - clang) : (int)(bin - clang), clang) < 0)
-		p = NULL;
-	free(clang);
-	return p;
+	const char *bin = clang ? strrchr(clang, '/') : NULL;
+	if (!bin)
+		return NULL;
+	size_t n = (size_t)(bin - clang), up = n; /* clang's directory; its parent's */
+	while (up && clang[up - 1] != '/')
+		up--;
+	char *p = NULL;
+	int rc = up ? asprintf(&p, "%.*slib", (int)up, clang)
+	            : asprintf(&p, "%.*s/../lib", (int)n, clang);
+	return rc < 0 ? NULL : p;
 }
 
 static bool exists(const char *dir, const char *file)
@@ -71,7 +71,8 @@ static bool try_dir(const char *dir, struct ofl_buf *looked, char **p)
 static char *find_devicertl(const struct ofl_link *l, const struct link_group *g,
                             struct ofl_buf *looked)
 {
-	char *lib = llvm_lib(l, g->llvm), *p = NULL;
+	char *clang = ofl_devlink_clang(l, g->llvm), *lib = llvm_lib(clang), *p = NULL;
+	free(clang);
 	bool found = false;
 	for (size_t i = 0; !found && i < l->cpu_args.n; i++)
 		if (!strncmp(l->cpu_args.v[i], "-L", 2))
@@ -116,7 +117,8 @@ int ofl_devrt_gather(struct ofl_link *l, struct ofl_error *err)
 	return rc;
 }
 
-/* LLVM 19: the archive must have been found; its members are inputs. */
+/* LLVM 19: the archive must have been found; its members are inputs.
+ * (The groups are made anew after ofl_devrt_gather: looked for again.) */
 static int check_devicertl(const struct ofl_link *l, const struct link_group *g,
                            struct ofl_error *err)
 {
@@ -135,9 +137,9 @@ static int check_devicertl(const struct ofl_link *l, const struct link_group *g,
 
 /* Whether clang finds dir itself: its own <InstalledDir>/../lib/<triple>,
  * InstalledDir being where the clang binary really is. */
-static bool clangs_own(const struct ofl_link *l, const struct link_group *g, const char *dir)
+static bool clangs_own(const char *clang, const struct link_group *g, const char *dir)
 {
-	char *clang = ofl_devlink_clang(l, g->llvm), real[PATH_MAX], want[PATH_MAX];
+	char real[PATH_MAX], want[PATH_MAX];
 	bool own = clang && realpath(clang, real) && realpath(dir, want);
 	char *bin = own ? strrchr(real, '/') : NULL;
 	char path[PATH_MAX + 64];
@@ -145,9 +147,7 @@ static bool clangs_own(const struct ofl_link *l, const struct link_group *g, con
 		*bin = '\0';
 		snprintf(path, sizeof(path), "%s/../lib/%s", real, g->triple);
 	}
-	own = bin && realpath(path, real) && !strcmp(real, want);
-	free(clang);
-	return own;
+	return bin && realpath(path, real) && !strcmp(real, want);
 }
 
 /* LLVM 20+: -lompdevice from <llvm>/lib/<triple>, as the driver passes it
@@ -155,14 +155,17 @@ static bool clangs_own(const struct ofl_link *l, const struct link_group *g, con
  * not the one clang searches by itself (a --device-compiler reached
  * through a link), as a device linker argument of its own.  Given twice,
  * nvlink would record it twice in the image. */
-int ofl_devrt_push(struct ofl_link *l, const struct link_group *g, struct ofl_proc *cmd,
-                   struct ofl_error *err)
+int ofl_devrt_push(struct ofl_link *l, const struct link_group *g, const char *clang,
+                   struct ofl_proc *cmd, struct ofl_error *err)
 {
 	if (!needs_runtime(l, g))
 		return 0;
 	if (ofl_devlink_llvm19(g))
 		return check_devicertl(l, g, err);
-	char *lib = llvm_lib(l, g->llvm), *dir = NULL;
+	/* a --device-compiler given by name is found on PATH */
+	char *path = strchr(clang, '/') ? ofl_strdup(clang)
+	                                : ofl_proc_find(clang, NULL, 0, l->o.search_path);
+	char *lib = llvm_lib(path), *dir = NULL;
 	if (lib && asprintf(&dir, "%s/%s", lib, g->triple) < 0)
 		dir = NULL;
 	free(lib);
@@ -178,9 +181,10 @@ int ofl_devrt_push(struct ofl_link *l, const struct link_group *g, struct ofl_pr
 		                   "installed; link without it: --nogpulib",
 		                   g->llvm, dir);
 	else if (ofl_proc_push(cmd, "-Xlinker", err) || ofl_proc_push(cmd, "-lompdevice", err) ||
-	         (!clangs_own(l, g, dir) &&
+	         (!clangs_own(path, g, dir) &&
 	          (ofl_proc_push(cmd, "-Xlinker", err) || ofl_proc_pushf(cmd, err, "-L%s", dir))))
 		rc = err->code;
 	free(dir);
+	free(path);
 	return rc;
 }

@@ -41,6 +41,17 @@ void ofl_link_logf(struct ofl_link *l, enum ofl_link_log what, const char *fmt, 
 	free(msg);
 }
 
+char *ofl_link_log_command(struct ofl_link *l, const struct ofl_proc *cmd)
+{
+	struct ofl_buf b = OFL_BUF_INIT;
+	if (ofl_proc_format(cmd->argv, cmd->argc, l->o.llvm_wrapper, &b)) {
+		ofl_buf_release(&b);
+		return NULL;
+	}
+	ofl_link_logf(l, OFL_LOG_COMMAND, "%s", (const char *)b.data);
+	return (char *)b.data;
+}
+
 int ofl_link_new(struct ofl_link **out, const struct ofl_link_opts *o, struct ofl_error *err)
 {
 	struct ofl_link *l = ofl_calloc(1, sizeof(*l));

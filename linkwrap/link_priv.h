@@ -137,6 +137,9 @@ struct ofl_link {
 /* link.c */
 void ofl_link_logf(struct ofl_link *l, enum ofl_link_log what, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* Logs cmd (OFL_LOG_COMMAND) quoted as the front end prints commands;
+ * returns that line (the caller's to free), NULL when out of memory. */
+char *ofl_link_log_command(struct ofl_link *l, const struct ofl_proc *cmd);
 
 /* link_syms.c: symbols of ELF objects and archive indexes. */
 typedef int (*ofl_sym_fn)(void *ctx, const char *name, bool defined);
@@ -191,6 +194,9 @@ char *ofl_devlink_clang(const struct ofl_link *l, unsigned llvm);
 /* An AMDGPU or NVPTX triple. */
 bool ofl_devlink_gpu(const char *triple);
 bool ofl_devlink_nvptx(const char *triple);
+/* tool in clang's directory when an executable file is there (owned), else
+ * NULL: the tools of clang's LLVM install. */
+char *ofl_devlink_beside(const char *clang, const char *tool);
 /* An arch that names a processor (not "", generic or native). */
 bool ofl_devlink_arch_given(const char *arch);
 /* Device code made by LLVM 19 or older, linked as its linker wrapper did. */
@@ -237,8 +243,8 @@ int ofl_devlink_lto19(struct ofl_link *l, size_t gi, const char *clang, struct o
 int ofl_devrt_gather(struct ofl_link *l, struct ofl_error *err);
 /* Group g's runtime arguments (LLVM 20+), or the error naming the runtime
  * that is missing and where it was looked for. */
-int ofl_devrt_push(struct ofl_link *l, const struct link_group *g, struct ofl_proc *cmd,
-                   struct ofl_error *err);
+int ofl_devrt_push(struct ofl_link *l, const struct link_group *g, const char *clang,
+                   struct ofl_proc *cmd, struct ofl_error *err);
 
 /* llvm_form.c: clang-linker-wrapper 22's names and commands, for the
  * personality's dry run. */

@@ -331,11 +331,7 @@ static int pack_openmp(struct ofl_link *l, const struct link_group *g, struct of
 
 static void log_fatbinary(void *ctx, const struct ofl_proc *cmd)
 {
-	struct ofl_link *l = ctx;
-	struct ofl_buf b = OFL_BUF_INIT;
-	if (!ofl_proc_format(cmd->argv, cmd->argc, l->o.llvm_wrapper, &b))
-		ofl_link_logf(l, OFL_LOG_COMMAND, "%s", (const char *)b.data);
-	ofl_buf_release(&b);
+	free(ofl_link_log_command(ctx, cmd));
 }
 
 /* HIP's bundle (in memory) and CUDA's fatbinary (run unless a dry run);
