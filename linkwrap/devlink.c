@@ -196,13 +196,6 @@ char *ofl_devlink_input(struct ofl_link *l, size_t gi, const struct link_image *
 	return path;
 }
 
-static int write_input(struct ofl_link *l, size_t gi, const struct link_image *im, uint64_t *hash,
-                       struct ofl_proc *cmd, struct ofl_error *err)
-{
-	const char *path = ofl_devlink_input(l, gi, im, hash, err);
-	return path ? ofl_proc_push(cmd, path, err) : err->code;
-}
-
 const char *ofl_devlink_scoped(const char *arg, const char *triple)
 {
 	const char *eq = strchr(arg, '=');
@@ -330,9 +323,10 @@ static int push_cpu_libs(struct ofl_link *l, const struct link_group *g, struct 
  * each on a slow disk).  Members are named by their hash, the archive by
  * the hash of all of them; ELF linkers read it as the same inputs in the
  * same order. */
-static int push_archive(struct ofl_link *l, size_t gi, size_t n, struct ofl_proc *cmd, uint64_t *h,
+static int push_archive(struct ofl_link *l, size_t gi, struct ofl_proc *cmd, uint64_t *h,
                         struct ofl_error *err)
 {
+	size_t n = l->groups[gi].nimages;
 	struct ofl_ar_input *m = ofl_calloc(n, sizeof(*m));
 	char(*names)[24] = ofl_calloc(n, sizeof(*names));
 	struct ofl_buf ar = OFL_BUF_INIT;
@@ -379,16 +373,17 @@ static int push_inputs(struct ofl_link *l, size_t gi, const char *clang, struct 
 		return rc;
 	bool llvm = ofl_llvm_form(l);
 	if (g->nimages > 1 && family(g->triple) == FAM_CPU && !llvm)
-		return push_archive(l, gi, g->nimages, cmd, h, err);
+		return push_archive(l, gi, cmd, h, err);
 	rc = 0;
 	for (size_t i = 0; !rc && i < g->nall; i++) {
 		const struct link_image *im = ofl_group_image(l, gi, i);
-		uint64_t ih;
-		char *name = im && llvm ? ofl_llvm_input_name(l, im, err) : NULL;
-		if (im && llvm)
-			rc = name ? ofl_proc_push(cmd, name, err) : err->code;
-		else if (im && !(rc = write_input(l, gi, im, &ih, cmd, err)))
-			*h = XXH3_64bits_withSeed(&ih, sizeof(ih), *h);
+		uint64_t ih = 0;
+		if (!im)
+			continue;
+		char *name =
+		    llvm ? ofl_llvm_input_name(l, im, err) : ofl_devlink_input(l, gi, im, &ih, err);
+		rc = name ? ofl_proc_push(cmd, name, err) : err->code;
+		*h = llvm ? *h : XXH3_64bits_withSeed(&ih, sizeof(ih), *h);
 	}
 	return rc;
 }

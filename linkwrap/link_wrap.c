@@ -203,12 +203,15 @@ static void count_taken(struct ofl_link *l)
 		for (size_t k = 0; k < l->groups[g].nall; k++)
 			l->groups[g].nimages += ofl_group_image(l, g, k) != NULL;
 	const char *root = l->o.llvm_roots[0];
+	unsigned newest = 0; /* read once, when a group needs it */
 	for (size_t g = 0; g < l->ngroups; g++) {
 		if (!l->groups[g].nimages)
 			continue;
 		/* bitcode does not say who made it: the newest LLVM reads it */
-		if (!l->groups[g].llvm && root)
-			l->groups[g].llvm = ofl_llvm_newest(root);
+		if (!l->groups[g].llvm && root && !newest)
+			newest = ofl_llvm_newest(root);
+		if (!l->groups[g].llvm)
+			l->groups[g].llvm = newest;
 		l->groups[g].runtime_dir = runtime_dir(l, l->groups[g].llvm);
 		ofl_link_logf(l, OFL_LOG_DECISION, "device link %zu: %s %s, %zu image(s), LLVM %u",
 		              g, l->groups[g].triple,
