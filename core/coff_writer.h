@@ -40,6 +40,7 @@ struct ofl_cw_sec {
 	struct ofl_buf data;
 	struct ofl_cw_reloc *rel;
 	size_t nrel, rel_cap;
+	uint32_t stroff; /* its name's in the string table, 0: in the header (set at the write) */
 };
 
 struct ofl_cw_sym {
@@ -51,6 +52,7 @@ struct ofl_cw_sym {
 	uint8_t naux;
 	uint8_t aux[2 * 18]; /* the auxiliary records' bytes */
 	int secdef;          /* a section's symbol: its number (the record filled at the write) */
+	uint32_t stroff; /* its name's in the string table, 0: in the record (set at the write) */
 };
 
 struct ofl_cw_obj {
