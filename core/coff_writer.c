@@ -39,7 +39,7 @@ int ofl_cw_section(struct ofl_cw_obj *o, const char *name, uint32_t characterist
 		OFL_NOMEM(o->err);
 		return 0;
 	}
-	o->secs[o->nsecs] = (struct ofl_cw_sec){name, characteristics, OFL_BUF_INIT, NULL, 0, 0, 0};
+	o->secs[o->nsecs] = (struct ofl_cw_sec){.name = name, .characteristics = characteristics};
 	return (int)++o->nsecs;
 }
 
@@ -53,7 +53,12 @@ uint32_t ofl_cw_symbol(struct ofl_cw_obj *o, const char *name, uint32_t value, i
 		return UINT32_MAX;
 	}
 	struct ofl_cw_sym *s = &o->syms[o->nsyms++];
-	*s = (struct ofl_cw_sym){copy, value, section, type, storage_class, naux, {0}, 0, 0};
+	*s = (struct ofl_cw_sym){.name = copy,
+	                         .value = value,
+	                         .section = section,
+	                         .type = type,
+	                         .storage_class = storage_class,
+	                         .naux = naux};
 	if (naux)
 		memcpy(s->aux, aux, 18u * naux);
 	uint32_t index = o->nindex;
@@ -65,8 +70,9 @@ int ofl_cw_section_symbols(struct ofl_cw_obj *o)
 {
 	for (size_t i = 0; i < o->nsecs; i++) {
 		uint8_t aux[18] = {0};
-		if (ofl_cw_symbol(o, o->secs[i].name, 0, (int16_t)(i + 1), 0, OFL_CW_CLASS_STATIC,
-		                  aux, 1) == UINT32_MAX)
+		o->secs[i].sym = ofl_cw_symbol(o, o->secs[i].name, 0, (int16_t)(i + 1), 0,
+		                               OFL_CW_CLASS_STATIC, aux, 1);
+		if (o->secs[i].sym == UINT32_MAX)
 			return o->err->code;
 		o->syms[o->nsyms - 1].secdef = (int)i + 1;
 	}

@@ -41,6 +41,7 @@ struct ofl_cw_sec {
 	struct ofl_cw_reloc *rel;
 	size_t nrel, rel_cap;
 	uint32_t stroff; /* its name's in the string table, 0: in the header (set at the write) */
+	uint32_t sym;    /* its symbol's index, set by ofl_cw_section_symbols */
 };
 
 struct ofl_cw_sym {
@@ -74,7 +75,7 @@ int ofl_cw_section(struct ofl_cw_obj *o, const char *name, uint32_t characterist
 uint32_t ofl_cw_symbol(struct ofl_cw_obj *o, const char *name, uint32_t value, int16_t section,
                        uint16_t type, uint8_t storage_class, const uint8_t *aux, uint8_t naux);
 /* Each section's symbol with its section definition record, in section
- * order, as LLVM starts its table; section s's symbol is then at 2 (s - 1). */
+ * order, as LLVM starts its table; each section's sym is its index. */
 int ofl_cw_section_symbols(struct ofl_cw_obj *o);
 int ofl_cw_reloc(struct ofl_cw_obj *o, int sec, uint32_t off, uint16_t type, uint32_t sym);
 /* Appends the object to out. */

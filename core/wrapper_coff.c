@@ -201,8 +201,7 @@ static int functions(struct ofl_cw_obj *o, const struct layout *l)
 	uint32_t rel32_to[] = {l->desc,   l->register_lib, l->unreg,
 	                       l->atexit, l->desc,         l->unregister_lib};
 	static const uint32_t pdata[6] = {0, 0x22, 0, UNREG, sizeof(code), 8};
-	uint32_t text_sym = 2u * (uint32_t)(l->startup - 1),
-	         xdata_sym = 2u * (uint32_t)(l->xdata - 1);
+	uint32_t text_sym = o->secs[l->startup - 1].sym, xdata_sym = o->secs[l->xdata - 1].sym;
 	int rc = ofl_buf_append(&o->secs[l->startup - 1].data, code, sizeof(code)) ||
 	                 ofl_buf_append(&o->secs[l->xdata - 1].data, xdata, sizeof(xdata)) ||
 	                 ofl_buf_append_zeros(&o->secs[l->crt - 1].data, 8) ||
