@@ -9,9 +9,8 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "coff_priv.h"
 #include "internal.h"
-
-enum { FILE_HEADER = 20, SECTION_HEADER = 40, SYMBOL = 18, RELOC = 10, SHORT_NAME = 8 };
 
 void ofl_cw_init(struct ofl_cw_obj *o, uint16_t machine, struct ofl_error *err)
 {
@@ -60,7 +59,7 @@ uint32_t ofl_cw_symbol(struct ofl_cw_obj *o, const char *name, uint32_t value, i
 	                         .storage_class = storage_class,
 	                         .naux = naux};
 	if (naux)
-		memcpy(s->aux, aux, 18u * naux);
+		memcpy(s->aux, aux, (size_t)OFL_COFF_SYMBOL * naux);
 	uint32_t index = o->nindex;
 	o->nindex += 1u + naux;
 	return index;
@@ -69,7 +68,7 @@ uint32_t ofl_cw_symbol(struct ofl_cw_obj *o, const char *name, uint32_t value, i
 int ofl_cw_section_symbols(struct ofl_cw_obj *o)
 {
 	for (size_t i = 0; i < o->nsecs; i++) {
-		uint8_t aux[18] = {0};
+		uint8_t aux[OFL_COFF_SYMBOL] = {0};
 		o->secs[i].sym = ofl_cw_symbol(o, o->secs[i].name, 0, (int16_t)(i + 1), 0,
 		                               OFL_CW_CLASS_STATIC, aux, 1);
 		if (o->secs[i].sym == UINT32_MAX)
@@ -107,22 +106,25 @@ static void put_name(uint8_t *p, const char *name, uint32_t stroff, bool symbol)
 	memcpy(p, slash, (size_t)n_written);
 }
 
+/* A name's string table entry: none (length 0) for a name short enough
+ * to stay in its record. */
+static struct ofl_strtab_ref name_ref(const char *name)
+{
+	size_t len = strlen(name);
+	return (struct ofl_strtab_ref){name, len > OFL_COFF_SHORT_NAME ? len : 0, 0};
+}
+
 /* Lays out the string table as LLVM's StringTableBuilder makes a COFF one
  * (after its 4-byte size); each section and symbol takes its name's
- * offset, 0 for a name short enough to stay in its record.  refs: one per
- * section then one per symbol. */
+ * offset, 0 for a name in its record.  refs: one per section then one per
+ * symbol. */
 static int layout_strtab(struct ofl_cw_obj *o, struct ofl_strtab_ref *refs, uint64_t *size)
 {
-	size_t n = 0;
-	for (size_t i = 0; i < o->nsecs; i++, n++) {
-		size_t len = strlen(o->secs[i].name);
-		refs[n] = (struct ofl_strtab_ref){o->secs[i].name, len > SHORT_NAME ? len : 0, 0};
-	}
-	for (size_t i = 0; i < o->nsyms; i++, n++) {
-		size_t len = strlen(o->syms[i].name);
-		refs[n] = (struct ofl_strtab_ref){o->syms[i].name, len > SHORT_NAME ? len : 0, 0};
-	}
-	if (ofl_strtab_layout(refs, n, 4, size))
+	for (size_t i = 0; i < o->nsecs; i++)
+		refs[i] = name_ref(o->secs[i].name);
+	for (size_t i = 0; i < o->nsyms; i++)
+		refs[o->nsecs + i] = name_ref(o->syms[i].name);
+	if (ofl_strtab_layout(refs, o->nsecs + o->nsyms, 4, size))
 		return OFL_NOMEM(o->err);
 	for (size_t i = 0; i < o->nsecs; i++)
 		o->secs[i].stroff = (uint32_t)refs[i].off;
@@ -135,12 +137,12 @@ static int layout_strtab(struct ofl_cw_obj *o, struct ofl_strtab_ref *refs, uint
 static int put_sections(struct ofl_cw_obj *o, struct ofl_buf *out, uint32_t *symtab)
 {
 	size_t head = out->len;
-	uint32_t at = (uint32_t)(head + o->nsecs * SECTION_HEADER);
-	if (ofl_buf_append_zeros(out, o->nsecs * SECTION_HEADER))
+	uint32_t at = (uint32_t)(head + o->nsecs * OFL_COFF_SECTION_HEADER);
+	if (ofl_buf_append_zeros(out, o->nsecs * OFL_COFF_SECTION_HEADER))
 		return OFL_NOMEM(o->err);
 	for (size_t i = 0; i < o->nsecs; i++) {
 		struct ofl_cw_sec *s = &o->secs[i];
-		uint8_t *h = out->data + head + i * SECTION_HEADER;
+		uint8_t *h = out->data + head + i * OFL_COFF_SECTION_HEADER;
 		put_name(h, s->name, s->stroff, false);
 		bool bss = s->characteristics & OFL_CW_BSS;
 		ofl_put_le32(h + 16, (uint32_t)s->data.len);
@@ -148,18 +150,18 @@ static int put_sections(struct ofl_cw_obj *o, struct ofl_buf *out, uint32_t *sym
 		ofl_put_le32(h + 24, s->nrel ? at + (uint32_t)s->data.len : 0);
 		ofl_put_le16(h + 32, (uint16_t)s->nrel);
 		ofl_put_le32(h + 36, s->characteristics);
-		at += (uint32_t)(s->data.len + s->nrel * RELOC);
+		at += (uint32_t)(s->data.len + s->nrel * OFL_COFF_RELOC);
 	}
 	for (size_t i = 0; i < o->nsecs; i++) {
 		struct ofl_cw_sec *s = &o->secs[i];
 		if (ofl_buf_append(out, s->data.data, s->data.len))
 			return OFL_NOMEM(o->err);
 		for (size_t r = 0; r < s->nrel; r++) {
-			uint8_t b[RELOC];
+			uint8_t b[OFL_COFF_RELOC];
 			ofl_put_le32(b, s->rel[r].off);
 			ofl_put_le32(b + 4, s->rel[r].sym);
 			ofl_put_le16(b + 8, s->rel[r].type);
-			if (ofl_buf_append(out, b, RELOC))
+			if (ofl_buf_append(out, b, OFL_COFF_RELOC))
 				return OFL_NOMEM(o->err);
 		}
 	}
@@ -180,7 +182,7 @@ static int put_symbols(struct ofl_cw_obj *o, struct ofl_buf *out)
 {
 	for (size_t i = 0; i < o->nsyms; i++) {
 		struct ofl_cw_sym *s = &o->syms[i];
-		uint8_t b[SYMBOL] = {0};
+		uint8_t b[OFL_COFF_SYMBOL] = {0};
 		put_name(b, s->name, s->stroff, true);
 		ofl_put_le32(b + 8, s->value);
 		ofl_put_le16(b + 12, (uint16_t)s->section);
@@ -194,7 +196,8 @@ static int put_symbols(struct ofl_cw_obj *o, struct ofl_buf *out)
 			ofl_put_le32(s->aux + 8, checksum(sec));
 			ofl_put_le16(s->aux + 12, (uint16_t)s->secdef);
 		}
-		if (ofl_buf_append(out, b, SYMBOL) || ofl_buf_append(out, s->aux, 18u * s->naux))
+		if (ofl_buf_append(out, b, OFL_COFF_SYMBOL) ||
+		    ofl_buf_append(out, s->aux, (size_t)OFL_COFF_SYMBOL * s->naux))
 			return OFL_NOMEM(o->err);
 	}
 	return 0;
@@ -208,7 +211,7 @@ int ofl_cw_write(struct ofl_cw_obj *o, struct ofl_buf *out)
 	uint32_t symtab = 0;
 	int rc = o->err->code ? o->err->code : !refs ? OFL_NOMEM(o->err) : 0;
 	rc = rc ? rc : layout_strtab(o, refs, &tabsize);
-	if (!rc && ofl_buf_append_zeros(out, FILE_HEADER))
+	if (!rc && ofl_buf_append_zeros(out, OFL_COFF_FILE_HEADER))
 		rc = OFL_NOMEM(o->err);
 	rc = rc ? rc : put_sections(o, out, &symtab);
 	rc = rc ? rc : put_symbols(o, out);
