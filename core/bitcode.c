@@ -629,6 +629,7 @@ struct gwalk {
 	uint64_t version; /* VERSION's operand, NO_VERSION before it */
 	uint64_t nvalues;
 	size_t first_section, first_global;
+	uint64_t want_sec; /* the module's number (from 1) of the section asked for, 0: none */
 };
 
 static void no_memory(struct gwalk *g)
@@ -653,12 +654,14 @@ static void section_name(struct gwalk *g, const struct record *r)
 	g->name_at[o->nsections] = at;
 	o->sections[o->nsections++] =
 	    (struct ofl_bcsection){NULL, (size_t)r->nops, (unsigned)o->nmodules};
-}
-
-static bool is_section(const struct gwalk *g, size_t i)
-{
-	size_t len = g->out->sections[i].len;
-	return len == g->section_len && !memcmp(g->names.data + g->name_at[i], g->section, len);
+	if (!g->section || r->nops != g->section_len ||
+	    memcmp(g->names.data + at, g->section, g->section_len))
+		return;
+	/* LLVM writes each name once; globals of a second one would be missed */
+	if (g->want_sec)
+		fail(&g->b, OFL_EUNSUPPORTED, r->at,
+		     "bitcode module names section \"%.100s\" twice", g->section);
+	g->want_sec = o->nsections - g->first_section;
 }
 
 static void add_want(struct gwalk *g, const struct record *r)
@@ -690,7 +693,7 @@ static void global_var(struct gwalk *g, const struct record *r)
 		fail(&g->b, OFL_EFORMAT, r->at,
 		     "malformed bitcode: global in section %llu of the module's %zu",
 		     (unsigned long long)sec, g->out->nsections - g->first_section);
-	else if (sec && g->section && is_section(g, g->first_section + sec - 1))
+	else if (sec && sec == g->want_sec)
 		add_want(g, r);
 }
 
@@ -877,6 +880,7 @@ static void read_module(struct gwalk *g, struct block *k)
 	g->nvalues = 0;
 	g->first_section = g->out->nsections;
 	g->first_global = g->out->n;
+	g->want_sec = 0;
 	g->cinfo.n = 0; /* each module has its own BLOCKINFO, as LLVM reads them */
 	g->ncb = 0;
 	while ((ev = next(&g->b, k, &r, &sub)) != EV_END) {

@@ -521,6 +521,7 @@ struct crafted {
 	uint64_t version, init; /* init: the initializer's value id + 1 */
 	uint64_t last;          /* the STRING's last element */
 	bool reuse;             /* the second CONSTANTS block uses the first's abbreviation */
+	bool twice;             /* SECTIONNAME "sec" written twice */
 };
 
 /* A module with one global "g" in section "sec": value 0; a CONSTANTS block
@@ -537,6 +538,8 @@ static struct bw crafted_module(const struct crafted *c)
 	uint64_t mod = put_enter(&w, 2, 8, 3), blk;
 	put_unabbrev(&w, 3, 1, &c->version, 1);
 	put_unabbrev(&w, 3, 5, sec, 3);
+	if (c->twice)
+		put_unabbrev(&w, 3, 5, sec, 3);
 	put_unabbrev(&w, 3, 7, gv, 8);
 	blk = put_enter(&w, 3, 11, 4);
 	put_unabbrev(&w, 4, 1, &type, 1);
@@ -578,7 +581,7 @@ OFL_TEST(bitcode_crafted_module)
 {
 	struct ofl_bcglobals g;
 	struct ofl_error e = OFL_ERROR_INIT;
-	struct crafted c = {2, 3, 255, false};
+	struct crafted c = {2, 3, 255, false, false};
 	struct bw w;
 	CHECK_EQ_U(run_crafted(&c, &w, &g, &e), 0);
 	CHECK(g.n == 1 && g.globals[0].name_len == 1 && g.globals[0].name[0] == 'g');
@@ -599,12 +602,13 @@ OFL_TEST(bitcode_crafted_module_errors)
 		int rc;
 		const char *msg;
 	} bad[] = {
-	    {{1, 3, 1, false}, OFL_EUNSUPPORTED, "module version 1: only version 2"},
-	    {{2, 2, 1, false}, OFL_EUNSUPPORTED, "constant code 4, not a byte string"},
-	    {{2, 1, 1, false}, OFL_EUNSUPPORTED, "initialized by a global value"},
-	    {{2, 9, 1, false}, OFL_EFORMAT, "initializer 8 past the module's 4 values"},
-	    {{2, 3, 256, false}, OFL_EFORMAT, "string operand 256 above 255"},
-	    {{2, 3, 1, true}, OFL_EFORMAT, "undefined abbreviation 4"},
+	    {{1, 3, 1, false, false}, OFL_EUNSUPPORTED, "module version 1: only version 2"},
+	    {{2, 2, 1, false, false}, OFL_EUNSUPPORTED, "constant code 4, not a byte string"},
+	    {{2, 1, 1, false, false}, OFL_EUNSUPPORTED, "initialized by a global value"},
+	    {{2, 9, 1, false, false}, OFL_EFORMAT, "initializer 8 past the module's 4 values"},
+	    {{2, 3, 256, false, false}, OFL_EFORMAT, "string operand 256 above 255"},
+	    {{2, 3, 1, true, false}, OFL_EFORMAT, "undefined abbreviation 4"},
+	    {{2, 3, 1, false, true}, OFL_EUNSUPPORTED, "names section \"sec\" twice"},
 	};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		struct ofl_bcglobals g;

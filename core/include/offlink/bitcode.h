@@ -115,7 +115,8 @@ struct ofl_bcglobals {
  * by its contents.  The initializer must be a byte string (a constant
  * STRING or CSTRING): anything else, or none, is OFL_EUNSUPPORTED at the
  * record's offset, so device code is never dropped silently; so is a
- * module version other than 2 (LLVM before 5).  A malformed bitstream, or
+ * module version other than 2 (LLVM before 5), and one that names
+ * `section` twice (LLVM writes each name once).  A malformed bitstream, or
  * one without a module, is OFL_EFORMAT with the byte offset.  Global names
  * point into data, which must outlive their use.  Work and memory are
  * linear in size. */
