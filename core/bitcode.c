@@ -561,21 +561,37 @@ static int read_symbols(const struct blobs *bl, struct ofl_bcsymtab *t, struct o
 	return 0;
 }
 
+/* The blobs and the table's header: version, producer, triple. */
+static int read_header(const uint8_t *data, size_t size, struct blobs *bl, struct ofl_bcsymtab *t,
+                       struct ofl_error *err)
+{
+	*bl = (struct blobs){NULL, NULL, 0, 0};
+	*t = (struct ofl_bcsymtab)OFL_BCSYMTAB_INIT;
+	int rc = find_blobs(data, size, bl, err);
+	if (rc)
+		return rc;
+	if (bl->nsym < HEADER_SIZE ||
+	    !str_ok(bl->sym + 4, bl->nstr, &t->producer, &t->producer_len, bl->str) ||
+	    !str_ok(bl->sym + 44, bl->nstr, &t->triple, &t->triple_len, bl->str))
+		return ofl_error_set(err, OFL_EFORMAT, NULL, OFL_NO_OFFSET,
+		                     "malformed bitcode symbol table header");
+	t->version = ofl_le32(bl->sym);
+	return 0;
+}
+
+int ofl_bitcode_symtab_header(const uint8_t *data, size_t size, struct ofl_bcsymtab *t,
+                              struct ofl_error *err)
+{
+	struct blobs bl;
+	return read_header(data, size, &bl, t, err);
+}
+
 int ofl_bitcode_symtab(const uint8_t *data, size_t size, struct ofl_bcsymtab *t,
                        struct ofl_error *err)
 {
-	struct blobs bl = {NULL, NULL, 0, 0};
-	*t = (struct ofl_bcsymtab)OFL_BCSYMTAB_INIT;
-	int rc = find_blobs(data, size, &bl, err);
-	if (rc)
-		return rc;
-	if (bl.nsym < HEADER_SIZE ||
-	    !str_ok(bl.sym + 4, bl.nstr, &t->producer, &t->producer_len, bl.str) ||
-	    !str_ok(bl.sym + 44, bl.nstr, &t->triple, &t->triple_len, bl.str))
-		return ofl_error_set(err, OFL_EFORMAT, NULL, OFL_NO_OFFSET,
-		                     "malformed bitcode symbol table header");
-	t->version = ofl_le32(bl.sym);
-	rc = read_symbols(&bl, t, err);
+	struct blobs bl;
+	int rc = read_header(data, size, &bl, t, err);
+	rc = rc ? rc : read_symbols(&bl, t, err);
 	if (rc)
 		ofl_bitcode_symtab_release(t);
 	return rc;

@@ -80,6 +80,27 @@ OFL_TEST(bitcode_symtab_llvm19)
 	ofl_buf_release(&b);
 }
 
+/* The header alone: what the full read gives, without the symbols. */
+OFL_TEST(bitcode_symtab_header)
+{
+	static const char *const files[] = {"llvm22/omp-gfx90a.bc", "llvm19/omp-gfx90a.bc"};
+	for (size_t i = 0; i < 2; i++) {
+		struct ofl_buf b = load(files[i]);
+		struct ofl_bcsymtab t, h;
+		struct ofl_error e = OFL_ERROR_INIT;
+		CHECK_EQ_U(ofl_bitcode_symtab(b.data, b.len, &t, &e), 0);
+		CHECK_EQ_U(ofl_bitcode_symtab_header(b.data, b.len, &h, &e), 0);
+		CHECK(h.n == 0 && h.syms == NULL && h.version == t.version);
+		CHECK_EQ_U(ofl_bitcode_llvm_major(&h), i ? 19 : 22);
+		CHECK(h.producer == t.producer && h.producer_len == t.producer_len);
+		CHECK(h.triple == t.triple && h.triple_len == t.triple_len);
+		CHECK(ofl_bitcode_symtab_header(b.data, 2000, &h, &e) == OFL_EFORMAT);
+		ofl_error_clear(&e);
+		ofl_bitcode_symtab_release(&t);
+		ofl_buf_release(&b);
+	}
+}
+
 /* The bitcode wrapper header (as Darwin tools write) in front. */
 OFL_TEST(bitcode_symtab_through_wrapper)
 {

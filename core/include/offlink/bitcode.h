@@ -74,6 +74,11 @@ struct ofl_bcsymtab {
 int ofl_bitcode_symtab(const uint8_t *data, size_t size, struct ofl_bcsymtab *out,
                        struct ofl_error *err);
 void ofl_bitcode_symtab_release(struct ofl_bcsymtab *t);
+/* The same walk, but only the table's header is read: version, producer
+ * and triple, no symbol (n 0, nothing allocated, nothing to release).
+ * Errors as above, less those of the symbols. */
+int ofl_bitcode_symtab_header(const uint8_t *data, size_t size, struct ofl_bcsymtab *out,
+                              struct ofl_error *err);
 
 /* The LLVM major version of the producer string, 0 when unknown. */
 unsigned ofl_bitcode_llvm_major(const struct ofl_bcsymtab *t);
