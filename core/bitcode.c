@@ -561,21 +561,37 @@ static int read_symbols(const struct blobs *bl, struct ofl_bcsymtab *t, struct o
 	return 0;
 }
 
+/* The blobs and the table's header: version, producer, triple. */
+static int read_header(const uint8_t *data, size_t size, struct blobs *bl, struct ofl_bcsymtab *t,
+                       struct ofl_error *err)
+{
+	*bl = (struct blobs){NULL, NULL, 0, 0};
+	*t = (struct ofl_bcsymtab)OFL_BCSYMTAB_INIT;
+	int rc = find_blobs(data, size, bl, err);
+	if (rc)
+		return rc;
+	if (bl->nsym < HEADER_SIZE ||
+	    !str_ok(bl->sym + 4, bl->nstr, &t->producer, &t->producer_len, bl->str) ||
+	    !str_ok(bl->sym + 44, bl->nstr, &t->triple, &t->triple_len, bl->str))
+		return ofl_error_set(err, OFL_EFORMAT, NULL, OFL_NO_OFFSET,
+		                     "malformed bitcode symbol table header");
+	t->version = ofl_le32(bl->sym);
+	return 0;
+}
+
+int ofl_bitcode_symtab_header(const uint8_t *data, size_t size, struct ofl_bcsymtab *t,
+                              struct ofl_error *err)
+{
+	struct blobs bl;
+	return read_header(data, size, &bl, t, err);
+}
+
 int ofl_bitcode_symtab(const uint8_t *data, size_t size, struct ofl_bcsymtab *t,
                        struct ofl_error *err)
 {
-	struct blobs bl = {NULL, NULL, 0, 0};
-	*t = (struct ofl_bcsymtab)OFL_BCSYMTAB_INIT;
-	int rc = find_blobs(data, size, &bl, err);
-	if (rc)
-		return rc;
-	if (bl.nsym < HEADER_SIZE ||
-	    !str_ok(bl.sym + 4, bl.nstr, &t->producer, &t->producer_len, bl.str) ||
-	    !str_ok(bl.sym + 44, bl.nstr, &t->triple, &t->triple_len, bl.str))
-		return ofl_error_set(err, OFL_EFORMAT, NULL, OFL_NO_OFFSET,
-		                     "malformed bitcode symbol table header");
-	t->version = ofl_le32(bl.sym);
-	rc = read_symbols(&bl, t, err);
+	struct blobs bl;
+	int rc = read_header(data, size, &bl, t, err);
+	rc = rc ? rc : read_symbols(&bl, t, err);
 	if (rc)
 		ofl_bitcode_symtab_release(t);
 	return rc;
@@ -629,6 +645,7 @@ struct gwalk {
 	uint64_t version; /* VERSION's operand, NO_VERSION before it */
 	uint64_t nvalues;
 	size_t first_section, first_global;
+	uint64_t want_sec; /* the module's number (from 1) of the section asked for, 0: none */
 };
 
 static void no_memory(struct gwalk *g)
@@ -653,12 +670,14 @@ static void section_name(struct gwalk *g, const struct record *r)
 	g->name_at[o->nsections] = at;
 	o->sections[o->nsections++] =
 	    (struct ofl_bcsection){NULL, (size_t)r->nops, (unsigned)o->nmodules};
-}
-
-static bool is_section(const struct gwalk *g, size_t i)
-{
-	size_t len = g->out->sections[i].len;
-	return len == g->section_len && !memcmp(g->names.data + g->name_at[i], g->section, len);
+	if (!g->section || r->nops != g->section_len ||
+	    memcmp(g->names.data + at, g->section, g->section_len))
+		return;
+	/* LLVM writes each name once; globals of a second one would be missed */
+	if (g->want_sec)
+		fail(&g->b, OFL_EUNSUPPORTED, r->at,
+		     "bitcode module names section \"%.100s\" twice", g->section);
+	g->want_sec = o->nsections - g->first_section;
 }
 
 static void add_want(struct gwalk *g, const struct record *r)
@@ -690,7 +709,7 @@ static void global_var(struct gwalk *g, const struct record *r)
 		fail(&g->b, OFL_EFORMAT, r->at,
 		     "malformed bitcode: global in section %llu of the module's %zu",
 		     (unsigned long long)sec, g->out->nsections - g->first_section);
-	else if (sec && g->section && is_section(g, g->first_section + sec - 1))
+	else if (sec && sec == g->want_sec)
 		add_want(g, r);
 }
 
@@ -877,6 +896,7 @@ static void read_module(struct gwalk *g, struct block *k)
 	g->nvalues = 0;
 	g->first_section = g->out->nsections;
 	g->first_global = g->out->n;
+	g->want_sec = 0;
 	g->cinfo.n = 0; /* each module has its own BLOCKINFO, as LLVM reads them */
 	g->ncb = 0;
 	while ((ev = next(&g->b, k, &r, &sub)) != EV_END) {

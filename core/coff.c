@@ -4,13 +4,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "coff_priv.h"
 #include "internal.h"
 
 enum {
-	PLAIN_HEADER = 20,
 	BIGOBJ_HEADER = 56,
-	SECTION_HEADER = 40,
-	PLAIN_SYMBOL = 18,
 	BIGOBJ_SYMBOL = 20,
 	/* longer names are refused: a section name is a few dozen bytes, and
 	 * the bound keeps a name's scan short whatever the string table holds */
@@ -48,12 +46,13 @@ static bool read_header(const uint8_t *d, size_t n, struct header *h)
 		symtab = ofl_le32(d + 48);
 		nsyms = ofl_le32(d + 52);
 		symsize = BIGOBJ_SYMBOL;
-	} else if (n >= PLAIN_HEADER && known_machine(ofl_le16(d)) && ofl_le16(d + 16) == 0) {
+	} else if (n >= OFL_COFF_FILE_HEADER && known_machine(ofl_le16(d)) &&
+	           ofl_le16(d + 16) == 0) {
 		h->nsections = ofl_le16(d + 2);
-		h->sections = PLAIN_HEADER;
+		h->sections = OFL_COFF_FILE_HEADER;
 		symtab = ofl_le32(d + 8);
 		nsyms = ofl_le32(d + 12);
-		symsize = PLAIN_SYMBOL;
+		symsize = OFL_COFF_SYMBOL;
 	} else {
 		return false;
 	}
@@ -66,7 +65,7 @@ bool ofl_coff_is(const uint8_t *data, size_t size)
 {
 	struct header h;
 	return read_header(data, size, &h) && h.nsections &&
-	       h.sections + h.nsections * SECTION_HEADER <= size;
+	       h.sections + h.nsections * OFL_COFF_SECTION_HEADER <= size;
 }
 
 /* bigobj's "//" names: six base64 digits of the string table offset. */
@@ -104,7 +103,7 @@ static int section_name(const uint8_t *d, size_t n, const struct header *h, cons
 	uint64_t off;
 	if (p[0] != '/') {
 		s->name = (const char *)p;
-		s->name_len = strnlen((const char *)p, 8);
+		s->name_len = strnlen((const char *)p, OFL_COFF_SHORT_NAME);
 		return 0;
 	}
 	bool ok = p[1] == '/' ? base64_offset(p, &off) : decimal_offset(p, &off);
@@ -140,13 +139,13 @@ int ofl_coff_sections(const uint8_t *data, size_t size, const char *prefix,
 	*out = (struct ofl_coff_sections)OFL_COFF_SECTIONS_INIT;
 	if (!read_header(data, size, &h))
 		return ofl_error_set(err, OFL_EFORMAT, NULL, 0, "not a COFF object");
-	if (h.sections + h.nsections * SECTION_HEADER > size)
+	if (h.sections + h.nsections * OFL_COFF_SECTION_HEADER > size)
 		return ofl_error_set(err, OFL_EFORMAT, NULL, h.sections,
 		                     "COFF section table (%llu sections) past the end",
 		                     (unsigned long long)h.nsections);
 	int rc = 0;
 	for (uint64_t i = 0; !rc && i < h.nsections; i++) {
-		uint64_t at = h.sections + i * SECTION_HEADER;
+		uint64_t at = h.sections + i * OFL_COFF_SECTION_HEADER;
 		const uint8_t *p = data + at;
 		struct ofl_coff_section s = {
 		    NULL, 0, ofl_le32(p + 20), ofl_le32(p + 16), ofl_le32(p + 36), (unsigned)i + 1};

@@ -9,9 +9,8 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "coff_priv.h"
 #include "internal.h"
-
-enum { FILE_HEADER = 20, SECTION_HEADER = 40, SYMBOL = 18, RELOC = 10, SHORT_NAME = 8 };
 
 void ofl_cw_init(struct ofl_cw_obj *o, uint16_t machine, struct ofl_error *err)
 {
@@ -39,7 +38,7 @@ int ofl_cw_section(struct ofl_cw_obj *o, const char *name, uint32_t characterist
 		OFL_NOMEM(o->err);
 		return 0;
 	}
-	o->secs[o->nsecs] = (struct ofl_cw_sec){name, characteristics, OFL_BUF_INIT, NULL, 0, 0};
+	o->secs[o->nsecs] = (struct ofl_cw_sec){.name = name, .characteristics = characteristics};
 	return (int)++o->nsecs;
 }
 
@@ -53,9 +52,14 @@ uint32_t ofl_cw_symbol(struct ofl_cw_obj *o, const char *name, uint32_t value, i
 		return UINT32_MAX;
 	}
 	struct ofl_cw_sym *s = &o->syms[o->nsyms++];
-	*s = (struct ofl_cw_sym){copy, value, section, type, storage_class, naux, {0}, 0};
+	*s = (struct ofl_cw_sym){.name = copy,
+	                         .value = value,
+	                         .section = section,
+	                         .type = type,
+	                         .storage_class = storage_class,
+	                         .naux = naux};
 	if (naux)
-		memcpy(s->aux, aux, 18u * naux);
+		memcpy(s->aux, aux, (size_t)OFL_COFF_SYMBOL * naux);
 	uint32_t index = o->nindex;
 	o->nindex += 1u + naux;
 	return index;
@@ -64,9 +68,10 @@ uint32_t ofl_cw_symbol(struct ofl_cw_obj *o, const char *name, uint32_t value, i
 int ofl_cw_section_symbols(struct ofl_cw_obj *o)
 {
 	for (size_t i = 0; i < o->nsecs; i++) {
-		uint8_t aux[18] = {0};
-		if (ofl_cw_symbol(o, o->secs[i].name, 0, (int16_t)(i + 1), 0, OFL_CW_CLASS_STATIC,
-		                  aux, 1) == UINT32_MAX)
+		uint8_t aux[OFL_COFF_SYMBOL] = {0};
+		o->secs[i].sym = ofl_cw_symbol(o, o->secs[i].name, 0, (int16_t)(i + 1), 0,
+		                               OFL_CW_CLASS_STATIC, aux, 1);
+		if (o->secs[i].sym == UINT32_MAX)
 			return o->err->code;
 		o->syms[o->nsyms - 1].secdef = (int)i + 1;
 	}
@@ -82,123 +87,81 @@ int ofl_cw_reloc(struct ofl_cw_obj *o, int sec, uint32_t off, uint16_t type, uin
 	return 0;
 }
 
-/* ---- the string table, as LLVM's StringTableBuilder makes a COFF one:
- * strings sorted by their reversed bytes, descending, so that one that
- * ends another follows it and shares its bytes. */
-
-struct str {
-	const char *s;
-	size_t len;
-	uint32_t off;
-};
-
-static int by_reversed_desc(const void *pa, const void *pb)
+/* A name longer than 8 bytes lies in the string table: a symbol's record
+ * holds its offset after four zero bytes, a section header "/N". */
+static void put_name(uint8_t *p, const char *name, uint32_t stroff, bool symbol)
 {
-	const struct str *a = pa, *b = pb;
-	size_t i = 0;
-	while (i < a->len && i < b->len) {
-		unsigned char ca = (unsigned char)a->s[a->len - 1 - i],
-		              cb = (unsigned char)b->s[b->len - 1 - i];
-		if (ca != cb)
-			return ca > cb ? -1 : 1;
-		i++;
-	}
-	return (a->len < b->len) - (a->len > b->len);
-}
-
-static bool ends_with(const struct str *a, const struct str *b)
-{
-	return a->len >= b->len && !memcmp(a->s + a->len - b->len, b->s, b->len);
-}
-
-/* The long names of the sections and symbols, laid out in table; each
- * name's offset is found by lookup_offset. */
-static int build_strtab(struct ofl_cw_obj *o, struct str **strs, size_t *n, struct ofl_buf *table)
-{
-	*strs = ofl_calloc(o->nsecs + o->nsyms + 1, sizeof(**strs));
-	if (!*strs)
-		return OFL_NOMEM(o->err);
-	*n = 0;
-	for (size_t i = 0; i < o->nsecs; i++)
-		if (strlen(o->secs[i].name) > SHORT_NAME)
-			(*strs)[(*n)++] = (struct str){o->secs[i].name, strlen(o->secs[i].name), 0};
-	for (size_t i = 0; i < o->nsyms; i++)
-		if (strlen(o->syms[i].name) > SHORT_NAME)
-			(*strs)[(*n)++] = (struct str){o->syms[i].name, strlen(o->syms[i].name), 0};
-	qsort(*strs, *n, sizeof(**strs), by_reversed_desc);
-	int rc = ofl_buf_append_zeros(table, 4);
-	for (size_t i = 0; !rc && i < *n; i++) {
-		struct str *s = &(*strs)[i];
-		if (i && ends_with(&(*strs)[i - 1], s)) {
-			s->off = (*strs)[i - 1].off + (uint32_t)((*strs)[i - 1].len - s->len);
-			continue;
-		}
-		s->off = (uint32_t)table->len;
-		rc = ofl_buf_append(table, s->s, s->len + 1);
-	}
-	if (!rc)
-		ofl_put_le32(table->data, (uint32_t)table->len);
-	return rc ? OFL_NOMEM(o->err) : 0;
-}
-
-/* A long name's offset in the table (the names are few: a linear search). */
-static uint32_t lookup_offset(const struct str *strs, size_t n, const char *name)
-{
-	for (size_t i = 0; i < n; i++)
-		if (!strcmp(strs[i].s, name))
-			return strs[i].off;
-	return 0;
-}
-
-static void put_name(uint8_t *p, const char *name, const struct str *strs, size_t n, bool symbol)
-{
-	size_t len = strlen(name);
-	if (len <= SHORT_NAME) {
-		memcpy(p, name, len);
+	char slash[16];
+	if (!stroff) {
+		memcpy(p, name, strlen(name));
 		return;
 	}
-	uint32_t off = lookup_offset(strs, n, name);
-	char slash[16];
 	if (symbol) {
-		ofl_put_le32(p + 4, off);
+		ofl_put_le32(p + 4, stroff);
 		return;
 	}
 	/* "/N": tables of our few names stay far below 10 MB, the most N's
 	 * seven digits can say */
-	int n_written = snprintf(slash, sizeof(slash), "/%u", (unsigned)off);
+	int n_written = snprintf(slash, sizeof(slash), "/%u", (unsigned)stroff);
 	memcpy(p, slash, (size_t)n_written);
 }
 
+/* A name's string table entry: none (length 0) for a name short enough
+ * to stay in its record. */
+static struct ofl_strtab_ref name_ref(const char *name)
+{
+	size_t len = strlen(name);
+	return (struct ofl_strtab_ref){name, len > OFL_COFF_SHORT_NAME ? len : 0, 0};
+}
+
+/* Lays out the string table as LLVM's StringTableBuilder makes a COFF one
+ * (after its 4-byte size); each section and symbol takes its name's
+ * offset, 0 for a name in its record.  refs: one per section then one per
+ * symbol. */
+static int layout_strtab(struct ofl_cw_obj *o, struct ofl_strtab_ref *refs, uint64_t *size)
+{
+	for (size_t i = 0; i < o->nsecs; i++)
+		refs[i] = name_ref(o->secs[i].name);
+	for (size_t i = 0; i < o->nsyms; i++)
+		refs[o->nsecs + i] = name_ref(o->syms[i].name);
+	if (ofl_strtab_layout(refs, o->nsecs + o->nsyms, 4, size))
+		return OFL_NOMEM(o->err);
+	for (size_t i = 0; i < o->nsecs; i++)
+		o->secs[i].stroff = (uint32_t)refs[i].off;
+	for (size_t i = 0; i < o->nsyms; i++)
+		o->syms[i].stroff = (uint32_t)refs[o->nsecs + i].off;
+	return 0;
+}
+
 /* The section headers, each section's bytes then its relocations. */
-static int put_sections(struct ofl_cw_obj *o, const struct str *strs, size_t nstrs,
-                        struct ofl_buf *out, uint32_t *symtab)
+static int put_sections(struct ofl_cw_obj *o, struct ofl_buf *out, uint32_t *symtab)
 {
 	size_t head = out->len;
-	uint32_t at = (uint32_t)(head + o->nsecs * SECTION_HEADER);
-	if (ofl_buf_append_zeros(out, o->nsecs * SECTION_HEADER))
+	uint32_t at = (uint32_t)(head + o->nsecs * OFL_COFF_SECTION_HEADER);
+	if (ofl_buf_append_zeros(out, o->nsecs * OFL_COFF_SECTION_HEADER))
 		return OFL_NOMEM(o->err);
 	for (size_t i = 0; i < o->nsecs; i++) {
 		struct ofl_cw_sec *s = &o->secs[i];
-		uint8_t *h = out->data + head + i * SECTION_HEADER;
-		put_name(h, s->name, strs, nstrs, false);
+		uint8_t *h = out->data + head + i * OFL_COFF_SECTION_HEADER;
+		put_name(h, s->name, s->stroff, false);
 		bool bss = s->characteristics & OFL_CW_BSS;
 		ofl_put_le32(h + 16, (uint32_t)s->data.len);
 		ofl_put_le32(h + 20, bss ? 0 : at);
 		ofl_put_le32(h + 24, s->nrel ? at + (uint32_t)s->data.len : 0);
 		ofl_put_le16(h + 32, (uint16_t)s->nrel);
 		ofl_put_le32(h + 36, s->characteristics);
-		at += (uint32_t)(s->data.len + s->nrel * RELOC);
+		at += (uint32_t)(s->data.len + s->nrel * OFL_COFF_RELOC);
 	}
 	for (size_t i = 0; i < o->nsecs; i++) {
 		struct ofl_cw_sec *s = &o->secs[i];
 		if (ofl_buf_append(out, s->data.data, s->data.len))
 			return OFL_NOMEM(o->err);
 		for (size_t r = 0; r < s->nrel; r++) {
-			uint8_t b[RELOC];
+			uint8_t b[OFL_COFF_RELOC];
 			ofl_put_le32(b, s->rel[r].off);
 			ofl_put_le32(b + 4, s->rel[r].sym);
 			ofl_put_le16(b + 8, s->rel[r].type);
-			if (ofl_buf_append(out, b, RELOC))
+			if (ofl_buf_append(out, b, OFL_COFF_RELOC))
 				return OFL_NOMEM(o->err);
 		}
 	}
@@ -215,13 +178,12 @@ static uint32_t checksum(const struct ofl_cw_sec *s)
 	return (uint32_t)crc32_z(0xffffffffUL, s->data.data, s->data.len) ^ 0xffffffffu;
 }
 
-static int put_symbols(struct ofl_cw_obj *o, const struct str *strs, size_t nstrs,
-                       struct ofl_buf *out)
+static int put_symbols(struct ofl_cw_obj *o, struct ofl_buf *out)
 {
 	for (size_t i = 0; i < o->nsyms; i++) {
 		struct ofl_cw_sym *s = &o->syms[i];
-		uint8_t b[SYMBOL] = {0};
-		put_name(b, s->name, strs, nstrs, true);
+		uint8_t b[OFL_COFF_SYMBOL] = {0};
+		put_name(b, s->name, s->stroff, true);
 		ofl_put_le32(b + 8, s->value);
 		ofl_put_le16(b + 12, (uint16_t)s->section);
 		ofl_put_le16(b + 14, s->type);
@@ -234,7 +196,8 @@ static int put_symbols(struct ofl_cw_obj *o, const struct str *strs, size_t nstr
 			ofl_put_le32(s->aux + 8, checksum(sec));
 			ofl_put_le16(s->aux + 12, (uint16_t)s->secdef);
 		}
-		if (ofl_buf_append(out, b, SYMBOL) || ofl_buf_append(out, s->aux, 18u * s->naux))
+		if (ofl_buf_append(out, b, OFL_COFF_SYMBOL) ||
+		    ofl_buf_append(out, s->aux, (size_t)OFL_COFF_SYMBOL * s->naux))
 			return OFL_NOMEM(o->err);
 	}
 	return 0;
@@ -242,25 +205,28 @@ static int put_symbols(struct ofl_cw_obj *o, const struct str *strs, size_t nstr
 
 int ofl_cw_write(struct ofl_cw_obj *o, struct ofl_buf *out)
 {
-	struct ofl_buf table = OFL_BUF_INIT;
-	struct str *strs = NULL;
-	size_t nstrs = 0, head = out->len;
+	struct ofl_strtab_ref *refs = ofl_calloc(o->nsecs + o->nsyms + 1, sizeof(*refs));
+	size_t head = out->len, table;
+	uint64_t tabsize = 0;
 	uint32_t symtab = 0;
-	int rc = o->err->code ? o->err->code : build_strtab(o, &strs, &nstrs, &table);
-	if (!rc && ofl_buf_append_zeros(out, FILE_HEADER))
+	int rc = o->err->code ? o->err->code : !refs ? OFL_NOMEM(o->err) : 0;
+	rc = rc ? rc : layout_strtab(o, refs, &tabsize);
+	if (!rc && ofl_buf_append_zeros(out, OFL_COFF_FILE_HEADER))
 		rc = OFL_NOMEM(o->err);
-	rc = rc ? rc : put_sections(o, strs, nstrs, out, &symtab);
-	rc = rc ? rc : put_symbols(o, strs, nstrs, out);
-	if (!rc && ofl_buf_append(out, table.data, table.len))
+	rc = rc ? rc : put_sections(o, out, &symtab);
+	rc = rc ? rc : put_symbols(o, out);
+	table = out->len;
+	if (!rc && ofl_buf_append_zeros(out, (size_t)tabsize))
 		rc = OFL_NOMEM(o->err);
 	if (!rc) {
+		ofl_put_le32(out->data + table, (uint32_t)tabsize);
+		ofl_strtab_fill(refs, o->nsecs + o->nsyms, out->data + table);
 		uint8_t *h = out->data + head;
 		ofl_put_le16(h, o->machine);
 		ofl_put_le16(h + 2, (uint16_t)o->nsecs);
 		ofl_put_le32(h + 8, symtab);
 		ofl_put_le32(h + 12, o->nindex);
 	}
-	free(strs);
-	ofl_buf_release(&table);
+	free(refs);
 	return rc;
 }

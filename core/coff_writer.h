@@ -11,6 +11,7 @@
 
 #include <stdint.h>
 
+#include "coff_priv.h"
 #include "offlink/buf.h"
 #include "offlink/error.h"
 
@@ -40,6 +41,8 @@ struct ofl_cw_sec {
 	struct ofl_buf data;
 	struct ofl_cw_reloc *rel;
 	size_t nrel, rel_cap;
+	uint32_t stroff; /* its name's in the string table, 0: in the header (set at the write) */
+	uint32_t sym;    /* its symbol's index, set by ofl_cw_section_symbols */
 };
 
 struct ofl_cw_sym {
@@ -49,8 +52,9 @@ struct ofl_cw_sym {
 	uint16_t type;
 	uint8_t storage_class;
 	uint8_t naux;
-	uint8_t aux[2 * 18]; /* the auxiliary records' bytes */
-	int secdef;          /* a section's symbol: its number (the record filled at the write) */
+	uint8_t aux[2 * OFL_COFF_SYMBOL]; /* the auxiliary records' bytes */
+	int secdef;      /* a section's symbol: its number (the record filled at the write) */
+	uint32_t stroff; /* its name's in the string table, 0: in the record (set at the write) */
 };
 
 struct ofl_cw_obj {
@@ -68,11 +72,11 @@ void ofl_cw_release(struct ofl_cw_obj *o);
 /* A section; its number (1-based), or 0 with the error recorded. */
 int ofl_cw_section(struct ofl_cw_obj *o, const char *name, uint32_t characteristics);
 /* A symbol (name copied); its symbol table index, or UINT32_MAX with the
- * error recorded.  aux: naux records of 18 bytes. */
+ * error recorded.  aux: naux (at most 2) records of OFL_COFF_SYMBOL bytes. */
 uint32_t ofl_cw_symbol(struct ofl_cw_obj *o, const char *name, uint32_t value, int16_t section,
                        uint16_t type, uint8_t storage_class, const uint8_t *aux, uint8_t naux);
 /* Each section's symbol with its section definition record, in section
- * order, as LLVM starts its table; section s's symbol is then at 2 (s - 1). */
+ * order, as LLVM starts its table; each section's sym is its index. */
 int ofl_cw_section_symbols(struct ofl_cw_obj *o);
 int ofl_cw_reloc(struct ofl_cw_obj *o, int sec, uint32_t off, uint16_t type, uint32_t sym);
 /* Appends the object to out. */

@@ -91,6 +91,24 @@ int ofl_ptrs_push(struct ofl_ptrs *o, void *p);
 void ofl_ptrs_release(struct ofl_ptrs *o);
 #define OFL_GROW(v, cap, n) ofl_grow((void **)&(v), &(cap), (n), sizeof(*(v)))
 
+/* A string of a tail-merged string table (ofl_strtab_layout). */
+struct ofl_strtab_ref {
+	const char *s;
+	size_t len;   /* 0: no place in the table, offset 0 */
+	uint64_t off; /* in the table, set by the layout */
+};
+
+/* Lays out n strings as LLVM's StringTableBuilder does for ELF and COFF:
+ * sorted by their reversed bytes, descending, each NUL-terminated, and one
+ * that ends the string before it shares that string's bytes.  The first
+ * goes at start (what lies before belongs to the format: ELF's empty
+ * string, COFF's size field).  Pointers are sorted, so each ref keeps its
+ * offset.  *size: the table's, start included.  0 or OFL_ENOMEM. */
+int ofl_strtab_layout(struct ofl_strtab_ref *refs, size_t n, uint64_t start, uint64_t *size);
+/* Copies each laid-out string to table + its offset, its NUL left to the
+ * zeroed table. */
+void ofl_strtab_fill(const struct ofl_strtab_ref *refs, size_t n, uint8_t *table);
+
 /* Writes all n bytes (a write interrupted or short goes on): 0, or -1
  * with errno. */
 int ofl_fd_write_all(int fd, const void *p, size_t n);

@@ -412,67 +412,26 @@ uint16_t ofl_offload_kind_parse(const char *s, enum ofl_llvm_version v)
 
 /* ---- writing ----------------------------------------------------------- */
 
-struct str_ref {
-	const char *s;
-	size_t len;
-	uint64_t off; /* in the string table */
-};
-
-/* Descending order of the reversed bytes; a proper suffix sorts after the
- * longer string (StringTableBuilder's tail-merge order). */
-static int cmp_reversed_desc(const void *pa, const void *pb)
-{
-	const struct str_ref *a = *(struct str_ref *const *)pa, *b = *(struct str_ref *const *)pb;
-	size_t i = a->len, j = b->len;
-	while (i > 0 && j > 0) {
-		uint8_t ca = (uint8_t)a->s[--i], cb = (uint8_t)b->s[--j];
-		if (ca != cb)
-			return ca < cb ? 1 : -1;
-	}
-	return i == j ? 0 : (i > 0 ? -1 : 1);
-}
-
-/* Lays out the ELF-style, tail-merged string table; returns its size. */
-static uint64_t build_strtab(struct str_ref *refs, size_t n, struct str_ref **sorted)
-{
-	size_t m = 0;
-	for (size_t i = 0; i < n; i++) {
-		refs[i].off = 0;
-		if (refs[i].len)
-			sorted[m++] = &refs[i];
-	}
-	qsort(sorted, m, sizeof *sorted, cmp_reversed_desc);
-	uint64_t size = 1;
-	const struct str_ref *prev = NULL;
-	for (size_t i = 0; i < m; i++) {
-		struct str_ref *r = sorted[i];
-		if (prev && prev->len >= r->len &&
-		    !memcmp(prev->s + prev->len - r->len, r->s, r->len)) {
-			r->off = size - r->len - 1;
-			continue;
-		}
-		r->off = size;
-		size += r->len + 1;
-		prev = r;
-	}
-	return size;
-}
-
 int ofl_obin_write(const struct ofl_obin_image *img, struct ofl_buf *out, struct ofl_error *err)
 {
 	size_t n = img->nstrings, nrefs = 2 * n;
-	struct str_ref *refs = ofl_calloc(nrefs ? nrefs : 1, sizeof *refs);
-	struct str_ref **sorted = ofl_calloc(nrefs ? nrefs : 1, sizeof *sorted);
+	struct ofl_strtab_ref *refs = ofl_calloc(nrefs ? nrefs : 1, sizeof *refs);
+	uint64_t tabsize = 0;
 	int rc = 0;
-	if (!refs || !sorted) {
+	if (!refs) {
 		rc = OFL_NOMEM(err);
 		goto out;
 	}
 	for (size_t i = 0; i < n; i++) {
-		refs[2 * i] = (struct str_ref){img->keys[i], strlen(img->keys[i]), 0};
-		refs[2 * i + 1] = (struct str_ref){img->values[i], strlen(img->values[i]), 0};
+		refs[2 * i] = (struct ofl_strtab_ref){img->keys[i], strlen(img->keys[i]), 0};
+		refs[2 * i + 1] =
+		    (struct ofl_strtab_ref){img->values[i], strlen(img->values[i]), 0};
 	}
-	uint64_t tabsize = build_strtab(refs, nrefs, sorted);
+	/* the table starts with the empty string, as an ELF one */
+	if (ofl_strtab_layout(refs, nrefs, 1, &tabsize)) {
+		rc = OFL_NOMEM(err);
+		goto out;
+	}
 	uint64_t soff = OFL_OBIN_MIN_SIZE, stab = soff + 16 * (uint64_t)n, ioff, total;
 	if (!ofl_align_up(stab + tabsize, 8, &ioff) ||
 	    ofl_add_overflow(ioff, img->image_size, &total) || !ofl_align_up(total, 8, &total) ||
@@ -506,15 +465,12 @@ int ofl_obin_write(const struct ofl_obin_image *img, struct ofl_buf *out, struct
 		ofl_put_le64(p + soff + 16 * i, stab + refs[2 * i].off);
 		ofl_put_le64(p + soff + 16 * i + 8, stab + refs[2 * i + 1].off);
 	}
-	for (size_t i = 0; i < nrefs; i++)
-		if (refs[i].len)
-			memcpy(p + stab + refs[i].off, refs[i].s, refs[i].len);
+	ofl_strtab_fill(refs, nrefs, p + stab);
 	if (img->image && img->image_size)
 		memcpy(p + ioff, img->image, (size_t)img->image_size);
 	out->len += emit;
 out:
 	free(refs);
-	free(sorted);
 	return rc;
 }
 

@@ -400,7 +400,7 @@ static const struct name_id os_names[] = {
     {"liteos", 41},        {"serenity", 42},    {"vulkan", 43},
 };
 
-enum { ENV_GNU = 16 };
+enum { ENV_GNU = 16, ENV_MSVC = 26 };
 
 /* Matched by prefix, first match wins, so longer names come first. */
 static const struct name_id env_names[] = {
@@ -410,7 +410,7 @@ static const struct name_id env_names[] = {
     {"gnu_ilp32", 13},   {"code16", 14},        {"gnut64", 15},        {"gnu", ENV_GNU},
     {"android", 17},     {"musleabihf", 18},    {"musleabi", 19},      {"muslx32", 20},
     {"muslf32", 21},     {"muslsf", 22},        {"muslabin32", 23},    {"muslabi64", 24},
-    {"musl", 25},        {"msvc", 26},          {"itanium", 27},       {"cygnus", 28},
+    {"musl", 25},        {"msvc", ENV_MSVC},    {"itanium", 27},       {"cygnus", 28},
     {"coreclr", 29},     {"simulator", 30},     {"macabi", 31},        {"pixel", 32},
     {"vertex", 33},      {"geometry", 34},      {"hull", 35},          {"domain", 36},
     {"compute", 37},     {"library", 38},       {"raygeneration", 39}, {"intersection", 40},
@@ -692,29 +692,36 @@ static void dxil_fixup(struct comps *v)
 	v->c[0] = (struct comp){names[minor], 8};
 }
 
-/* llvm::Triple::normalize(s, FOUR_IDENT or THREE_IDENT): nident components,
- * joined by '-'.  Caller frees. */
+/* llvm::Triple::normalize(s, FOUR_IDENT or THREE_IDENT): its nident
+ * components, into v (pointing into s or at static names). */
+static void normalize_comps(const char *s, size_t len, size_t nident, struct comps *v)
+{
+	split_dash(s, len, MAX_COMPS - 4, v);
+	bool found[4] = {false, false, false, false};
+	for (size_t i = 0; i < 4 && i < v->n; i++)
+		found[i] = valid_for(i, v->c[i]) &&
+		           (i != 2 || parse_os(v->c[2], OFL_LLVM22) != 0) &&
+		           (i != 3 || parse_env(v->c[3], OFL_LLVM22) != 0);
+	place_components(v, found);
+	/* "none" as a lone middle component is the OS, not the vendor. */
+	if (v->n >= 3 && found[0] && !found[1] && !found[2] && found[3] &&
+	    eq(v->c[1].p, v->c[1].len, "none") && v->c[2].len == 0)
+		swap_comp(&v->c[1], &v->c[2]);
+	for (size_t i = 0; i < v->n; i++)
+		if (v->c[i].len == 0)
+			v->c[i] = unknown_comp;
+	windows_fixup(v);
+	dxil_fixup(v);
+	while (v->n < nident)
+		v->c[v->n++] = unknown_comp;
+	v->n = nident;
+}
+
+/* normalize_comps joined by '-'.  Caller frees. */
 static char *normalize_triple(const char *s, size_t len, size_t nident)
 {
 	struct comps v;
-	split_dash(s, len, MAX_COMPS - 4, &v);
-	bool found[4] = {false, false, false, false};
-	for (size_t i = 0; i < 4 && i < v.n; i++)
-		found[i] = valid_for(i, v.c[i]) && (i != 2 || parse_os(v.c[2], OFL_LLVM22) != 0) &&
-		           (i != 3 || parse_env(v.c[3], OFL_LLVM22) != 0);
-	place_components(&v, found);
-	/* "none" as a lone middle component is the OS, not the vendor. */
-	if (v.n >= 3 && found[0] && !found[1] && !found[2] && found[3] &&
-	    eq(v.c[1].p, v.c[1].len, "none") && v.c[2].len == 0)
-		swap_comp(&v.c[1], &v.c[2]);
-	for (size_t i = 0; i < v.n; i++)
-		if (v.c[i].len == 0)
-			v.c[i] = unknown_comp;
-	windows_fixup(&v);
-	dxil_fixup(&v);
-	while (v.n < nident)
-		v.c[v.n++] = unknown_comp;
-	v.n = nident;
+	normalize_comps(s, len, nident, &v);
 	size_t total = 0;
 	for (size_t i = 0; i < v.n; i++)
 		total += v.c[i].len + 1;
@@ -744,18 +751,16 @@ static bool os_darwin(int os)
 	       os == OS_WATCHOS || os == OS_BRIDGEOS || os == OS_DRIVERKIT || os == OS_XROS;
 }
 
-/* Parses a triple the way llvm::Triple's constructor does: each of the
- * first four dash-separated fields in its own slot, nothing moved. */
-static void parse_triple_ids(const char *s, struct triple_ids *t, enum ofl_llvm_dialect d)
+/* Each of the first four components parsed in its own slot, as
+ * llvm::Triple's constructor parses them. */
+static void comps_ids(const struct comps *v, struct triple_ids *t, enum ofl_llvm_dialect d)
 {
-	struct comps v;
-	split_dash(s, strlen(s), 4, &v);
 	struct comp none = {"", 0};
-	t->arch = parse_arch(v.c[0], &t->sub, d);
-	t->vendor = parse_vendor(v.n > 1 ? v.c[1] : none, d);
-	t->os = parse_os(v.n > 2 ? v.c[2] : none, d);
-	t->env = parse_env(v.n > 3 ? v.c[3] : none, d);
-	t->fmt = parse_fmt(v.n > 3 ? v.c[3] : none);
+	t->arch = parse_arch(v->c[0], &t->sub, d);
+	t->vendor = parse_vendor(v->n > 1 ? v->c[1] : none, d);
+	t->os = parse_os(v->n > 2 ? v->c[2] : none, d);
+	t->env = parse_env(v->n > 3 ? v->c[3] : none, d);
+	t->fmt = parse_fmt(v->n > 3 ? v->c[3] : none);
 	if (t->fmt)
 		return;
 	/* The default object format for the arch and OS. */
@@ -775,6 +780,38 @@ static void parse_triple_ids(const char *s, struct triple_ids *t, enum ofl_llvm_
 		t->fmt = FMT_DXC;
 	else
 		t->fmt = FMT_ELF;
+}
+
+/* Parses a triple the way llvm::Triple's constructor does: each of the
+ * first four dash-separated fields in its own slot, nothing moved. */
+static void parse_triple_ids(const char *s, struct triple_ids *t, enum ofl_llvm_dialect d)
+{
+	struct comps v;
+	split_dash(s, strlen(s), 4, &v);
+	comps_ids(&v, t, d);
+}
+
+/* A host triple as clang's driver reads --target: normalized first, so
+ * that "x86_64-w64-mingw32" and "x86_64-pc-cygwin" are Windows ones. */
+static void host_triple_ids(const char *triple, struct triple_ids *t)
+{
+	struct comps v;
+	normalize_comps(triple, strlen(triple), 4, &v);
+	comps_ids(&v, t, OFL_LLVM22);
+}
+
+bool ofl_triple_is_coff(const char *triple)
+{
+	struct triple_ids t;
+	host_triple_ids(triple, &t);
+	return t.fmt == FMT_COFF;
+}
+
+bool ofl_triple_is_msvc(const char *triple)
+{
+	struct triple_ids t;
+	host_triple_ids(triple, &t);
+	return t.fmt == FMT_COFF && t.env == ENV_MSVC;
 }
 
 static bool arm_thumb_pair(int a, int b)

@@ -104,7 +104,7 @@ static uint32_t bound(struct ofl_cw_obj *o, bool weak, const char *which, const 
 		return ofl_cw_symbol(o, name, 0, (int16_t)piece_sec, 0, OFL_CW_CLASS_EXTERNAL, NULL,
 		                     0);
 	snprintf(dflt, sizeof(dflt), ".weak.%s.default", name);
-	uint8_t aux[18] = {0};
+	uint8_t aux[OFL_COFF_SYMBOL] = {0};
 	ofl_put_le32(aux, o->nindex + 2); /* the default comes right after */
 	ofl_put_le32(aux + 4, 3);         /* IMAGE_WEAK_EXTERN_SEARCH_ALIAS */
 	uint32_t sym = ofl_cw_symbol(o, name, 0, OFL_CW_SECTION_UNDEFINED, 0,
@@ -134,7 +134,7 @@ static int symbols(struct ofl_cw_obj *o, const struct ofl_wrap_opts *opt, const 
                    const uint32_t *img_off, size_t n, struct layout *l)
 {
 	bool weak = opt->abi == OFL_WRAP_LLVM20;
-	uint8_t file[36] = {0};
+	uint8_t file[2 * OFL_COFF_SYMBOL] = {0};
 	memcpy(file, "offload.wrapper.module", 22);
 	int rc = ofl_cw_section_symbols(o);
 	ofl_cw_symbol(o, "@feat.00", 0, OFL_CW_SECTION_ABSOLUTE, 0, OFL_CW_CLASS_STATIC, NULL, 0);
@@ -201,8 +201,7 @@ static int functions(struct ofl_cw_obj *o, const struct layout *l)
 	uint32_t rel32_to[] = {l->desc,   l->register_lib, l->unreg,
 	                       l->atexit, l->desc,         l->unregister_lib};
 	static const uint32_t pdata[6] = {0, 0x22, 0, UNREG, sizeof(code), 8};
-	uint32_t text_sym = 2u * (uint32_t)(l->startup - 1),
-	         xdata_sym = 2u * (uint32_t)(l->xdata - 1);
+	uint32_t text_sym = o->secs[l->startup - 1].sym, xdata_sym = o->secs[l->xdata - 1].sym;
 	int rc = ofl_buf_append(&o->secs[l->startup - 1].data, code, sizeof(code)) ||
 	                 ofl_buf_append(&o->secs[l->xdata - 1].data, xdata, sizeof(xdata)) ||
 	                 ofl_buf_append_zeros(&o->secs[l->crt - 1].data, 8) ||

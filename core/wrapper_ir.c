@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "offlink/target_id.h"
 #include "wrapper_coff.h"
 #include "wrapper_ir.h"
 
@@ -259,7 +260,7 @@ static void entries(struct ofl_ir_module *m, const struct ofl_wrap_opts *o, stru
 {
 	const char *sec = ofl_wrap_entries_section(o);
 	uint32_t arr = ty_array(m, 0, n->entry_t);
-	if (ofl_wrap_triple_coff(m->triple)) {
+	if (ofl_triple_is_coff(m->triple)) {
 		n->start = coff_bound(m, o, "__start_", sec, arr);
 		n->stop = coff_bound(m, o, "__stop_", sec, arr);
 		return;

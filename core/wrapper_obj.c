@@ -17,6 +17,7 @@
 #include "elf_writer.h"
 #include "wrapper_coff.h"
 #include "internal.h"
+#include "offlink/target_id.h"
 #include "offlink/wrapper_obj.h"
 
 #ifndef SHT_LLVM_OFFLOADING
@@ -940,26 +941,16 @@ int ofl_wrap_check(const struct ofl_wrap_opts *o, size_t nimages, struct ofl_err
 	return 0;
 }
 
-bool ofl_wrap_triple_coff(const char *triple)
-{
-	return strstr(triple, "-windows") || strstr(triple, "-win32") || strstr(triple, "-mingw32");
-}
-
-bool ofl_wrap_triple_msvc(const char *triple)
-{
-	return ofl_wrap_triple_coff(triple) && !strstr(triple, "-gnu") &&
-	       !strstr(triple, "mingw") && !strstr(triple, "cygnus");
-}
-
 int ofl_wrap_machine_from_triple(const char *triple, enum ofl_wrap_machine *m,
                                  struct ofl_error *err)
 {
 	size_t n = strcspn(triple, "-");
-	bool coff = ofl_wrap_triple_coff(triple);
-	if (coff && !ofl_wrap_triple_msvc(triple))
+	bool coff = ofl_triple_is_coff(triple);
+	if (coff && !ofl_triple_is_msvc(triple))
 		return ofl_error_set(err, OFL_EUNSUPPORTED, NULL, OFL_NO_OFFSET,
-		                     "host triple '%s': MinGW objects are not written (Windows "
-		                     "hosts of the MSVC environment are)",
+		                     "host triple '%s': COFF wrapper objects are written for the "
+		                     "MSVC environment only (x86_64-pc-windows-msvc), not for "
+		                     "MinGW, Cygwin or others",
 		                     triple);
 	if ((n == 6 && strncmp(triple, "x86_64", 6) == 0) ||
 	    (n == 5 && strncmp(triple, "amd64", 5) == 0)) {

@@ -129,13 +129,13 @@ int ofl_image_symbols(const uint8_t *data, size_t size, ofl_sym_fn fn, void *ctx
 	return rc;
 }
 
+/* Only the symbol table's header: the link asks this of every unit and
+ * device image, and needs no symbol. */
 unsigned ofl_bitcode_producer(const uint8_t *data, size_t size)
 {
 	struct ofl_bcsymtab t;
 	struct ofl_error ignored = OFL_ERROR_INIT;
-	if (!ofl_bitcode_is(data, size) || ofl_bitcode_symtab(data, size, &t, &ignored))
+	if (!ofl_bitcode_is(data, size) || ofl_bitcode_symtab_header(data, size, &t, &ignored))
 		return 0;
-	unsigned v = ofl_bitcode_llvm_major(&t);
-	ofl_bitcode_symtab_release(&t);
-	return v;
+	return ofl_bitcode_llvm_major(&t);
 }

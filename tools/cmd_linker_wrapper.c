@@ -10,7 +10,7 @@
 #include "commands.h"
 #include "diag.h"
 #include "link_cli.h"
-#include "offlink/wrapper_obj.h"
+#include "offlink/target_id.h"
 
 enum wopt {
 	W_HOST_TRIPLE,
@@ -218,7 +218,7 @@ static int take(struct link_job *j, const struct wspec *w, const char *v)
  * command line is link.exe's (-out:, -libpath:). */
 static enum ofl_ldcmd_style host_style(const char *triple)
 {
-	return triple && ofl_wrap_triple_msvc(triple) ? OFL_LDCMD_LINK_EXE : OFL_LDCMD_GNU;
+	return triple && ofl_triple_is_msvc(triple) ? OFL_LDCMD_LINK_EXE : OFL_LDCMD_GNU;
 }
 
 /* Every -l of the host link must be found in its -L directories (and the

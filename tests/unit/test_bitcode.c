@@ -80,6 +80,27 @@ OFL_TEST(bitcode_symtab_llvm19)
 	ofl_buf_release(&b);
 }
 
+/* The header alone: what the full read gives, without the symbols. */
+OFL_TEST(bitcode_symtab_header)
+{
+	static const char *const files[] = {"llvm22/omp-gfx90a.bc", "llvm19/omp-gfx90a.bc"};
+	for (size_t i = 0; i < 2; i++) {
+		struct ofl_buf b = load(files[i]);
+		struct ofl_bcsymtab t, h;
+		struct ofl_error e = OFL_ERROR_INIT;
+		CHECK_EQ_U(ofl_bitcode_symtab(b.data, b.len, &t, &e), 0);
+		CHECK_EQ_U(ofl_bitcode_symtab_header(b.data, b.len, &h, &e), 0);
+		CHECK(h.n == 0 && h.syms == NULL && h.version == t.version);
+		CHECK_EQ_U(ofl_bitcode_llvm_major(&h), i ? 19 : 22);
+		CHECK(h.producer == t.producer && h.producer_len == t.producer_len);
+		CHECK(h.triple == t.triple && h.triple_len == t.triple_len);
+		CHECK(ofl_bitcode_symtab_header(b.data, 2000, &h, &e) == OFL_EFORMAT);
+		ofl_error_clear(&e);
+		ofl_bitcode_symtab_release(&t);
+		ofl_buf_release(&b);
+	}
+}
+
 /* The bitcode wrapper header (as Darwin tools write) in front. */
 OFL_TEST(bitcode_symtab_through_wrapper)
 {
@@ -521,6 +542,7 @@ struct crafted {
 	uint64_t version, init; /* init: the initializer's value id + 1 */
 	uint64_t last;          /* the STRING's last element */
 	bool reuse;             /* the second CONSTANTS block uses the first's abbreviation */
+	bool twice;             /* SECTIONNAME "sec" written twice */
 };
 
 /* A module with one global "g" in section "sec": value 0; a CONSTANTS block
@@ -537,6 +559,8 @@ static struct bw crafted_module(const struct crafted *c)
 	uint64_t mod = put_enter(&w, 2, 8, 3), blk;
 	put_unabbrev(&w, 3, 1, &c->version, 1);
 	put_unabbrev(&w, 3, 5, sec, 3);
+	if (c->twice)
+		put_unabbrev(&w, 3, 5, sec, 3);
 	put_unabbrev(&w, 3, 7, gv, 8);
 	blk = put_enter(&w, 3, 11, 4);
 	put_unabbrev(&w, 4, 1, &type, 1);
@@ -578,7 +602,7 @@ OFL_TEST(bitcode_crafted_module)
 {
 	struct ofl_bcglobals g;
 	struct ofl_error e = OFL_ERROR_INIT;
-	struct crafted c = {2, 3, 255, false};
+	struct crafted c = {2, 3, 255, false, false};
 	struct bw w;
 	CHECK_EQ_U(run_crafted(&c, &w, &g, &e), 0);
 	CHECK(g.n == 1 && g.globals[0].name_len == 1 && g.globals[0].name[0] == 'g');
@@ -599,12 +623,13 @@ OFL_TEST(bitcode_crafted_module_errors)
 		int rc;
 		const char *msg;
 	} bad[] = {
-	    {{1, 3, 1, false}, OFL_EUNSUPPORTED, "module version 1: only version 2"},
-	    {{2, 2, 1, false}, OFL_EUNSUPPORTED, "constant code 4, not a byte string"},
-	    {{2, 1, 1, false}, OFL_EUNSUPPORTED, "initialized by a global value"},
-	    {{2, 9, 1, false}, OFL_EFORMAT, "initializer 8 past the module's 4 values"},
-	    {{2, 3, 256, false}, OFL_EFORMAT, "string operand 256 above 255"},
-	    {{2, 3, 1, true}, OFL_EFORMAT, "undefined abbreviation 4"},
+	    {{1, 3, 1, false, false}, OFL_EUNSUPPORTED, "module version 1: only version 2"},
+	    {{2, 2, 1, false, false}, OFL_EUNSUPPORTED, "constant code 4, not a byte string"},
+	    {{2, 1, 1, false, false}, OFL_EUNSUPPORTED, "initialized by a global value"},
+	    {{2, 9, 1, false, false}, OFL_EFORMAT, "initializer 8 past the module's 4 values"},
+	    {{2, 3, 256, false, false}, OFL_EFORMAT, "string operand 256 above 255"},
+	    {{2, 3, 1, true, false}, OFL_EFORMAT, "undefined abbreviation 4"},
+	    {{2, 3, 1, false, true}, OFL_EUNSUPPORTED, "names section \"sec\" twice"},
 	};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		struct ofl_bcglobals g;

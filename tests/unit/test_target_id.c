@@ -1031,6 +1031,31 @@ OFL_TEST(triple_compatibility)
 	    ofl_triple_compatible("x86_64-unknown-linux-elf", "x86_64-unknown-linux-", OFL_LLVM22));
 }
 
+/* As clang reads --target: normalized (mingw32 and cygwin are Windows),
+ * COFF for a Windows or UEFI OS unless the triple names another format. */
+OFL_TEST(triple_coff_and_msvc)
+{
+	static const struct {
+		const char *triple;
+		bool coff, msvc;
+	} rows[] = {
+	    {"x86_64-pc-windows-msvc", true, true},    {"x86_64-unknown-windows-msvc", true, true},
+	    {"x86_64-pc-win32", true, true},           {"x86_64-pc-windows", true, true},
+	    {"aarch64-pc-windows-msvc", true, true},   {"x86_64-w64-mingw32", true, false},
+	    {"x86_64-w64-windows-gnu", true, false},   {"x86_64-pc-cygwin", true, false},
+	    {"x86_64-pc-windows-cygnus", true, false}, {"x86_64-pc-windows-itanium", true, false},
+	    {"x86_64-unknown-uefi", true, false},      {"x86_64-pc-windows-elf", false, false},
+	    {"x86_64-pc-linux-gnu", false, false},     {"x86_64", false, false},
+	};
+	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+		if (ofl_triple_is_coff(rows[i].triple) != rows[i].coff ||
+		    ofl_triple_is_msvc(rows[i].triple) != rows[i].msvc)
+			fprintf(stderr, "triple %s\n", rows[i].triple);
+		CHECK(ofl_triple_is_coff(rows[i].triple) == rows[i].coff);
+		CHECK(ofl_triple_is_msvc(rows[i].triple) == rows[i].msvc);
+	}
+}
+
 OFL_TEST(processor_tables)
 {
 	static const struct {

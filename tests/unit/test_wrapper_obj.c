@@ -434,6 +434,25 @@ OFL_TEST(argument_errors)
 	CHECK(ofl_wrap_machine_from_triple("x86_64h-apple", &m, &err) == OFL_EUNSUPPORTED);
 	ofl_error_clear(&err);
 	CHECK(ofl_wrap_machine_from_triple("powerpc64le-linux-gnu", &m, &err) == OFL_EUNSUPPORTED);
+	ofl_error_clear(&err);
+	CHECK(ofl_wrap_machine_from_triple("x86_64-pc-windows-msvc", &m, &err) == 0);
+	CHECK_EQ_U(m, OFL_WRAP_X86_64_COFF);
+	CHECK(ofl_wrap_machine_from_triple("x86_64-pc-win32", &m, &err) == 0);
+	CHECK_EQ_U(m, OFL_WRAP_X86_64_COFF);
+	CHECK(ofl_wrap_machine_from_triple("x86_64-pc-windows-elf", &m, &err) == 0);
+	CHECK_EQ_U(m, OFL_WRAP_X86_64);
+	/* COFF hosts of another environment: refused, never an ELF object */
+	static const char *const not_msvc[] = {"x86_64-pc-cygwin", "x86_64-w64-mingw32",
+	                                       "x86_64-w64-windows-gnu",
+	                                       "x86_64-pc-windows-cygnus"};
+	for (size_t i = 0; i < sizeof not_msvc / sizeof *not_msvc; i++) {
+		CHECK(ofl_wrap_machine_from_triple(not_msvc[i], &m, &err) == OFL_EUNSUPPORTED);
+		CHECK(strstr(err.msg, "MSVC environment only") != NULL);
+		ofl_error_clear(&err);
+	}
+	CHECK(ofl_wrap_machine_from_triple("aarch64-pc-windows-msvc", &m, &err) ==
+	      OFL_EUNSUPPORTED);
+	ofl_error_clear(&err);
 }
 
 OFL_TEST(ir_text)

@@ -74,6 +74,11 @@ struct ofl_bcsymtab {
 int ofl_bitcode_symtab(const uint8_t *data, size_t size, struct ofl_bcsymtab *out,
                        struct ofl_error *err);
 void ofl_bitcode_symtab_release(struct ofl_bcsymtab *t);
+/* The same walk, but only the table's header is read: version, producer
+ * and triple, no symbol (n 0, nothing allocated, nothing to release).
+ * Errors as above, less those of the symbols. */
+int ofl_bitcode_symtab_header(const uint8_t *data, size_t size, struct ofl_bcsymtab *out,
+                              struct ofl_error *err);
 
 /* The LLVM major version of the producer string, 0 when unknown. */
 unsigned ofl_bitcode_llvm_major(const struct ofl_bcsymtab *t);
@@ -115,7 +120,8 @@ struct ofl_bcglobals {
  * by its contents.  The initializer must be a byte string (a constant
  * STRING or CSTRING): anything else, or none, is OFL_EUNSUPPORTED at the
  * record's offset, so device code is never dropped silently; so is a
- * module version other than 2 (LLVM before 5).  A malformed bitstream, or
+ * module version other than 2 (LLVM before 5), and one that names
+ * `section` twice (LLVM writes each name once).  A malformed bitstream, or
  * one without a module, is OFL_EFORMAT with the byte offset.  Global names
  * point into data, which must outlive their use.  Work and memory are
  * linear in size. */

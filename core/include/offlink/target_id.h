@@ -79,6 +79,16 @@ bool ofl_bundle_id_compatible(const struct ofl_bundle_id *entry, const struct of
  * because 19 knows fewer names ("intel", "managarm", "llvm", ...). */
 bool ofl_triple_compatible(const char *a, const char *b, enum ofl_llvm_dialect d);
 
+/* A host triple's object format and environment as LLVM's clang sees
+ * them: the triple normalized (Triple::normalize: "x86_64-w64-mingw32" is
+ * x86_64-w64-windows-gnu, "x86_64-pc-cygwin" x86_64-pc-windows-cygnus,
+ * "x86_64-pc-win32" x86_64-pc-windows-msvc), then its fields parsed.
+ * COFF: a Windows or UEFI OS, or an explicit "coff".  MSVC: COFF of the
+ * msvc environment, whose objects link.exe and lld-link link and whose
+ * constructors lie in .CRT$XC*. */
+bool ofl_triple_is_coff(const char *triple);
+bool ofl_triple_is_msvc(const char *triple);
+
 /* A target ID split into processor and features. */
 struct ofl_target_feature {
 	char *name;

@@ -70,15 +70,9 @@ struct ofl_wrap_opts {
  * take exactly one image (the fat binary); OpenMP takes at least one. */
 int ofl_wrap_check(const struct ofl_wrap_opts *o, size_t nimages, struct ofl_error *err);
 
-/* A Windows host triple (windows, win32, mingw32): its objects are COFF. */
-bool ofl_wrap_triple_coff(const char *triple);
-/* A Windows triple of the MSVC environment (the default one): linked by
- * link.exe or lld-link, constructors in .CRT$XC*; MinGW's (-gnu, mingw32,
- * cygnus) link as GNU ld does. */
-bool ofl_wrap_triple_msvc(const char *triple);
-
 /* Machine for a host triple ("x86_64-pc-linux-gnu", "aarch64-linux-gnu",
- * "x86_64-pc-windows-msvc"). */
+ * "x86_64-pc-windows-msvc").  A COFF host (ofl_triple_is_coff) other than
+ * an MSVC one (MinGW, Cygwin) is OFL_EUNSUPPORTED. */
 int ofl_wrap_machine_from_triple(const char *triple, enum ofl_wrap_machine *m,
                                  struct ofl_error *err);
 
