@@ -90,6 +90,22 @@ grep -Eq '^entries +0$' clear.out && grep -Eq '^hits +0 ' clear.out || { cat cle
 expect_fail "$OFFLINK" cache trim --max-size=lots
 expect_err_line 'expected a size such as 5G'
 
+# past OFFLINK_CACHE_MAX_SIZE a link trims the store when it ends, the
+# least recently used entries first: a limit one byte short of three
+# entries drops the oldest (the third's size from a store of its own)
+rm -rf local
+OFFLINK_CACHE_DIR=$PWD/sizing olink lru0 -Wl,--device-linker=-O2
+olink lru1 -Wl,--device-linker=-O1
+oldest=$(echo local/v1/*/*)
+olink lru2
+limit=$(($(cat local/v1/*/* sizing/v1/*/* | wc -c) - 1))
+OFFLINK_CACHE_MAX_SIZE=$limit olink lru3 -Wl,--device-linker=-O2
+[ "$(ran)" = 1 ] || fail "the link past the limit did not run"
+[ ! -e "$oldest" ] && [ "$(echo local/v1/*/* | wc -w)" = 2 ] ||
+	{ ls -lR local; fail "a link past OFFLINK_CACHE_MAX_SIZE did not trim the oldest entry"; }
+olink lru4
+[ "$(ran)" = 0 ] || fail "trimming removed more than the oldest entry"
+
 # two links at once on one cache: both whole
 rm -rf local
 olink par1 & olink par2 & wait
