@@ -442,7 +442,7 @@ int ofl_cache_clear(const char *dir, struct ofl_error *err)
 
 /* ---- configuration ------------------------------------------------------- */
 
-static const char *env_get(char *const *envp, const char *name)
+const char *ofl_env_get(char *const *envp, const char *name)
 {
 	size_t n = strlen(name);
 	for (; envp && *envp; envp++)
@@ -457,57 +457,56 @@ static bool env_false(const char *v)
 	             !strcasecmp(v, "no"));
 }
 
-/* "5G", "500M", "123456": bytes (binary multiples). */
-static bool parse_size(const char *s, uint64_t *out)
+int ofl_cache_parse_size(const char *s, uint64_t *out, struct ofl_error *err)
 {
 	char *end;
 	errno = 0;
 	unsigned long long v = strtoull(s, &end, 10);
 	const char *units = "KMGT";
 	const char *u = *end ? strchr(units, toupper((unsigned char)*end)) : NULL;
-	if (errno || end == s || (*end && (!u || end[1])) || v == 0)
-		return false;
 	unsigned shift = u ? 10u * (unsigned)(u - units + 1) : 0;
-	if (shift && v > (UINT64_MAX >> shift))
-		return false;
+	if (errno || end == s || (*end && (!u || end[1])) || v == 0 ||
+	    (shift && v > (UINT64_MAX >> shift)))
+		return ofl_error_set(err, OFL_EINVAL, NULL, OFL_NO_OFFSET,
+		                     "'%s': expected a size such as 5G, 500M or a number of bytes",
+		                     s);
 	*out = (uint64_t)v << shift;
-	return true;
+	return 0;
 }
 
 int ofl_cache_config_from_env(char *const *envp, struct ofl_cache_config *c, struct ofl_error *err)
 {
 	*c = (struct ofl_cache_config)OFL_CACHE_CONFIG_INIT;
+	c->opts.max_size = OFL_CACHE_DEFAULT_MAX_SIZE;
 	const char *v;
-	c->enabled = !env_false(env_get(envp, "OFFLINK_CACHE"));
-	if ((v = env_get(envp, "OFFLINK_CACHE_MAX_SIZE")) && !parse_size(v, &c->opts.max_size))
-		return ofl_error_set(
-		    err, OFL_EINVAL, NULL, OFL_NO_OFFSET,
-		    "OFFLINK_CACHE_MAX_SIZE='%s': expected a size such as 5G, 500M "
-		    "or a number of bytes",
-		    v);
-	const char *dir = env_get(envp, "OFFLINK_CACHE_DIR"),
-	           *xdg = env_get(envp, "XDG_CACHE_HOME");
-	const char *home = env_get(envp, "HOME");
-	int n = dir && *dir              ? asprintf(&c->dir, "%s", dir)
-	        : xdg && xdg[0] == '/'   ? asprintf(&c->dir, "%s/offlink", xdg)
-	        : home && home[0] == '/' ? asprintf(&c->dir, "%s/.cache/offlink", home)
-	                                 : 0;
-	if (n < 0) {
-		c->dir = NULL;
-		return OFL_NOMEM(err);
+	c->enabled = !env_false(ofl_env_get(envp, "OFFLINK_CACHE"));
+	if ((v = ofl_env_get(envp, "OFFLINK_CACHE_MAX_SIZE")) &&
+	    ofl_cache_parse_size(v, &c->opts.max_size, err)) {
+		ofl_error_prefix(err, "OFFLINK_CACHE_MAX_SIZE");
+		return err->code;
 	}
-	c->opts.dir = c->dir;
-	c->opts.remote = env_get(envp, "OFFLINK_CACHE_REMOTE");
+	const char *dir = ofl_env_get(envp, "OFFLINK_CACHE_DIR"),
+	           *xdg = ofl_env_get(envp, "XDG_CACHE_HOME");
+	const char *home = ofl_env_get(envp, "HOME");
+	char *owned = NULL;
+	int n = dir && *dir              ? asprintf(&owned, "%s", dir)
+	        : xdg && xdg[0] == '/'   ? asprintf(&owned, "%s/offlink", xdg)
+	        : home && home[0] == '/' ? asprintf(&owned, "%s/.cache/offlink", home)
+	                                 : 0;
+	if (n < 0)
+		return OFL_NOMEM(err);
+	c->opts.dir = owned;
+	c->opts.remote = ofl_env_get(envp, "OFFLINK_CACHE_REMOTE");
 	c->opts.remote_read_only =
-	    (v = env_get(envp, "OFFLINK_CACHE_REMOTE_READ_ONLY")) && *v && !env_false(v);
+	    (v = ofl_env_get(envp, "OFFLINK_CACHE_REMOTE_READ_ONLY")) && *v && !env_false(v);
 	unsigned long ms =
-	    (v = env_get(envp, "OFFLINK_CACHE_REMOTE_TIMEOUT_MS")) ? strtoul(v, NULL, 10) : 0;
+	    (v = ofl_env_get(envp, "OFFLINK_CACHE_REMOTE_TIMEOUT_MS")) ? strtoul(v, NULL, 10) : 0;
 	c->opts.remote_timeout_ms = ms && ms < 600000 ? (unsigned)ms : 0;
 	return 0;
 }
 
 void ofl_cache_config_release(struct ofl_cache_config *c)
 {
-	free(c->dir);
+	free((char *)c->opts.dir);
 	*c = (struct ofl_cache_config)OFL_CACHE_CONFIG_INIT;
 }

@@ -1,5 +1,5 @@
 /* Private to the device-link cache (cache.c, cache_remote.c, cache_key.c,
- * devlink.c): the remote store, and the key of a device link. */
+ * devlink_cache.c): the remote store, and the key of a device link. */
 #ifndef OFL_CACHE_PRIV_H
 #define OFL_CACHE_PRIV_H
 
@@ -24,6 +24,9 @@ int ofl_remote_get(struct ofl_remote *r, const uint8_t key[OFL_CACHE_KEY_SIZE], 
                    char *note, size_t notesz);
 void ofl_remote_put(struct ofl_remote *r, const uint8_t key[OFL_CACHE_KEY_SIZE],
                     const uint8_t *data, size_t n, char *note, size_t notesz);
+
+/* The value of name in envp (the first, as getenv reads it), or NULL. */
+const char *ofl_env_get(char *const *envp, const char *name);
 
 /* SHA-256 of bytes, and as lowercase hex (65 bytes with the NUL). */
 void ofl_sha256(const uint8_t *p, size_t n, uint8_t out[OFL_CACHE_KEY_SIZE]);

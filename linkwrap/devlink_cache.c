@@ -192,12 +192,8 @@ int ofl_devlink_key(const struct ofl_link *l, size_t gi, const struct ofl_proc *
 	for (size_t i = 0; !rc && i < n.nlibs; i++)
 		key_library(&k, &n, (const char *const *)l->libdirs.v, l->libdirs.n, n.libs[i]);
 	for (size_t i = 0; !rc && i < sizeof(key_env) / sizeof(*key_env); i++) {
-		size_t len = strlen(key_env[i]);
-		const char *v = "";
-		for (char *const *e = l->o.device_env; *e; e++)
-			if (!strncmp(*e, key_env[i], len) && (*e)[len] == '=')
-				v = *e + len + 1;
-		ofl_key_str(&k, key_env[i], v);
+		const char *v = ofl_env_get(l->o.device_env, key_env[i]);
+		ofl_key_str(&k, key_env[i], v ? v : "");
 	}
 	ofl_key_final(&k, key);
 	for (size_t i = 0; i < ncopies; i++)
