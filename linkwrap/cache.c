@@ -46,14 +46,6 @@ struct ofl_cache {
 	uint64_t hits, misses, remote_hits, put_bytes;
 };
 
-void ofl_sha256(const uint8_t *p, size_t n, uint8_t out[OFL_CACHE_KEY_SIZE])
-{
-	SHA2_CTX c;
-	SHA256Init(&c);
-	SHA256Update(&c, p, n);
-	SHA256Final(out, &c);
-}
-
 void ofl_hex(const uint8_t *p, size_t n, char *out)
 {
 	static const char digits[] = "0123456789abcdef";

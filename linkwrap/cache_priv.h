@@ -28,8 +28,7 @@ void ofl_remote_put(struct ofl_remote *r, const uint8_t key[OFL_CACHE_KEY_SIZE],
 /* The value of name in envp (the first, as getenv reads it), or NULL. */
 const char *ofl_env_get(char *const *envp, const char *name);
 
-/* SHA-256 of bytes, and as lowercase hex (65 bytes with the NUL). */
-void ofl_sha256(const uint8_t *p, size_t n, uint8_t out[OFL_CACHE_KEY_SIZE]);
+/* Bytes as lowercase hex (2n + 1 bytes with the NUL). */
 void ofl_hex(const uint8_t *p, size_t n, char *out);
 
 /* cache_key.c: what decides a device link's output, hashed.  Every item
