@@ -52,17 +52,17 @@ int ofl_key_content(struct ofl_cache_key *k, const char *path)
 	return 0;
 }
 
-void ofl_key_identity(struct ofl_cache_key *k, const char *path)
+bool ofl_key_identity(struct ofl_cache_key *k, const char *path, char *real)
 {
-	char real[PATH_MAX], id[PATH_MAX + 96];
+	char own[PATH_MAX], id[PATH_MAX + 96];
 	struct stat st;
-	if (!realpath(path, real) || stat(real, &st)) {
-		ofl_key_str(k, "absent", path);
-		return;
-	}
+	real = real ? real : own;
+	if (!realpath(path, real) || stat(real, &st) || !S_ISREG(st.st_mode))
+		return false;
 	snprintf(id, sizeof(id), "%s %lld %lld.%09ld", real, (long long)st.st_size,
 	         (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
 	ofl_key_str(k, "file", id);
+	return true;
 }
 
 void ofl_key_final(struct ofl_cache_key *k, uint8_t key[OFL_CACHE_KEY_SIZE])

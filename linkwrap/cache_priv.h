@@ -43,9 +43,11 @@ void ofl_key_bytes(struct ofl_cache_key *k, const uint8_t *p, size_t n);
 /* The SHA-256 of a file's bytes: an input of the link.  -1 when it
  * cannot be read (the link is then not cached). */
 int ofl_key_content(struct ofl_cache_key *k, const char *path);
-/* Path, size and modification time of a file the link may read (a tool,
- * a library), or that it is missing: an upgrade changes the key. */
-void ofl_key_identity(struct ofl_cache_key *k, const char *path);
+/* Real path, size and modification time of a file the link may read (a
+ * tool, a library): an upgrade changes the key.  false, and nothing
+ * added, when path is no regular file; its real path goes to real
+ * (PATH_MAX bytes) when not NULL. */
+bool ofl_key_identity(struct ofl_cache_key *k, const char *path, char *real);
 void ofl_key_final(struct ofl_cache_key *k, uint8_t key[OFL_CACHE_KEY_SIZE]);
 
 #endif

@@ -215,9 +215,6 @@ void ofl_devlink_report(struct ofl_link *l, size_t gi, const char *what, const s
                         const char *log);
 
 /* devlink_cache.c */
-/* The command's cache key; -1 when it cannot be cached. */
-int ofl_devlink_key(const struct ofl_link *l, size_t gi, const struct ofl_proc *cmd,
-                    uint8_t key[OFL_CACHE_KEY_SIZE]);
 /* Runs cmd unless the cache has its output, which is then written to
  * output; stores a new output. */
 int ofl_devlink_cached_run(struct ofl_link *l, size_t gi, struct ofl_proc *cmd, const char *output,
