@@ -7,14 +7,11 @@
  * and the environment variables that change what those tools do.  The
  * launcher, which changes where a command runs, not what it makes, is
  * left out. */
-#include <dirent.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "cache_priv.h"
 #include "internal.h"
@@ -133,21 +130,6 @@ static int split_linker_words(struct names *n, char *copy)
 	return rc;
 }
 
-/* The pending write of path among group g's, looked for from *next on
- * (they come in the command's order), or NULL. */
-static const struct pending_write *pending(const struct link_group *g, const char *path,
-                                           size_t *next)
-{
-	for (size_t n = 0; n < g->npending; n++) {
-		size_t i = (*next + n) % g->npending;
-		if (!strcmp(g->pending[i].path, path)) {
-			*next = i + 1;
-			return &g->pending[i];
-		}
-	}
-	return NULL;
-}
-
 /* Every word: its bytes, or for the link's own files their content (an
  * input, written or still to be written) or a placeholder (an output);
  * the words of -Wl, split into copies.  -1: not cacheable. */
@@ -159,7 +141,8 @@ static int key_words(struct ofl_cache_key *k, const struct ofl_link *l, size_t g
 		const char *w = cmd->argv[i];
 		struct stat st;
 		bool own = !strncmp(w, l->tmpdir, tl) && w[tl] == '/';
-		const struct pending_write *p = own ? pending(&l->groups[gi], w, &next) : NULL;
+		const struct pending_write *p =
+		    own ? ofl_devlink_pending(&l->groups[gi], w, &next) : NULL;
 		if (p) {
 			ofl_key_bytes(k, p->data, p->size);
 		} else if (own && !stat(w, &st)) {
@@ -210,47 +193,64 @@ static int devlink_key(const struct ofl_link *l, size_t gi, const struct ofl_pro
 	return rc;
 }
 
-static double seconds(void)
+void ofl_devlink_open_cache(struct ofl_link *l)
 {
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+	struct ofl_error err = OFL_ERROR_INIT;
+	char msg[OFL_ERROR_MSG_MAX + OFL_ERROR_PATH_MAX + 64];
+	if (l->cache || !l->o.cache || !ofl_cache_open(&l->cache, l->o.cache, &err))
+		return;
+	ofl_error_format(&err, msg, sizeof(msg));
+	ofl_link_logf(l, OFL_LOG_WARNING, "no device-link cache: %s", msg);
 }
 
-/* Stores the output of a command that ran. */
-static void store(struct ofl_link *l, const uint8_t *key, const char *output, char *note,
-                  size_t notesz)
+/* The output of a command that ran, into keep (when not NULL) and, under
+ * key (when not NULL), the cache. */
+static int take_output(struct ofl_link *l, const uint8_t *key, const char *output,
+                       struct ofl_buf *keep, char *note, size_t notesz, struct ofl_error *err)
 {
 	struct ofl_file f = OFL_FILE_INIT;
 	struct ofl_error ignored = OFL_ERROR_INIT;
-	if (!ofl_file_open(&f, output, &ignored))
+	if (!keep && !key)
+		return 0;
+	/* only a kept output is the link's: else a failure is the cache's miss */
+	int rc = ofl_file_open(&f, output, keep ? err : &ignored);
+	if (!rc && keep && ofl_buf_append(keep, f.data, f.size))
+		rc = OFL_NOMEM(err);
+	if (!rc && key)
 		ofl_cache_put(l->cache, key, f.data, f.size, note, notesz);
 	ofl_file_close(&f);
+	return keep ? rc : 0;
 }
 
 int ofl_devlink_cached_run(struct ofl_link *l, size_t gi, struct ofl_proc *cmd, const char *output,
-                           const char *what, struct ofl_error *err)
+                           const char *what, struct ofl_buf *keep, struct ofl_error *err)
 {
 	uint8_t key[OFL_CACHE_KEY_SIZE];
 	char note[512] = "";
-	struct ofl_buf bytes = OFL_BUF_INIT;
-	double t0 = seconds();
+	struct ofl_buf own = OFL_BUF_INIT, *bytes = keep ? keep : &own;
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	bool cacheable = l->cache && !devlink_key(l, gi, cmd, key);
 	enum ofl_cache_hit hit =
-	    cacheable ? ofl_cache_get(l->cache, key, &bytes, note, sizeof(note)) : OFL_CACHE_MISS;
+	    cacheable ? ofl_cache_get(l->cache, key, bytes, note, sizeof(note)) : OFL_CACHE_MISS;
 	int rc = 0;
 	struct ofl_error ignored = OFL_ERROR_INIT;
-	if (hit != OFL_CACHE_MISS && ofl_write_file(output, bytes.data, bytes.len, &ignored))
+	/* the next command (fatbinary, the link after LTO) reads the file */
+	if (hit != OFL_CACHE_MISS &&
+	    ofl_devlink_write_private(output, bytes->data, bytes->len, &ignored)) {
 		hit = OFL_CACHE_MISS; /* run it, then */
+		bytes->len = 0;
+	}
 	/* the cache's own time, apart from the command's */
-	double cache_s = seconds() - t0, t1 = seconds();
+	double cache_s = ofl_devlink_elapsed(&t0);
 	if (hit == OFL_CACHE_MISS) {
-		rc = ofl_devlink_flush(l, gi, err);
+		rc = ofl_devlink_flush(l, gi, cmd, err);
 		rc = rc ? rc : ofl_proc_run(cmd, err);
-		t1 = seconds();
-		if (!rc && cacheable)
-			store(l, key, output, note, sizeof(note));
-		cache_s += seconds() - t1;
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		rc = rc ? rc
+		        : take_output(l, cacheable ? key : NULL, output, keep, note, sizeof(note),
+		                      err);
+		cache_s += ofl_devlink_elapsed(&t1);
 	}
 	if (*note)
 		ofl_link_logf(l, OFL_LOG_WARNING, "%s", note);
@@ -259,12 +259,12 @@ int ofl_devlink_cached_run(struct ofl_link *l, size_t gi, struct ofl_proc *cmd, 
 		__atomic_fetch_add(&l->ncached, 1, __ATOMIC_SEQ_CST);
 	if (!rc)
 		ofl_link_logf(l, OFL_LOG_PROGRESS, "%s: %.2f s%s (cache %.1f ms)", what,
-		              seconds() - t0,
+		              ofl_devlink_elapsed(&t0),
 		              hit == OFL_CACHE_LOCAL    ? ", cache hit"
 		              : hit == OFL_CACHE_REMOTE ? ", cache hit (remote)"
 		              : cacheable               ? ", cache miss"
 		                                        : ", not cached",
 		              cache_s * 1e3);
-	ofl_buf_release(&bytes);
+	ofl_buf_release(&own);
 	return rc;
 }

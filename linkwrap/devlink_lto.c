@@ -252,7 +252,9 @@ int ofl_devlink_lto19(struct ofl_link *l, size_t gi, const char *clang, struct o
 	char *log = NULL;
 	char what[256];
 	snprintf(what, sizeof(what), "LTO for %s %s", t.g->triple, t.g->arch);
-	rc = rc ? rc : !obj ? err->code : ofl_devlink_exec(l, gi, &t.cmd, obj, what, &log, err);
+	rc = rc     ? rc
+	     : !obj ? err->code
+	            : ofl_devlink_exec(l, gi, &t.cmd, obj, what, NULL, &log, err);
 	rc = rc ? rc : push_link_inputs(&t, obj, link, h, err);
 	free(log);
 	ofl_proc_release(&t.cmd);
