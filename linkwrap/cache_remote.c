@@ -9,6 +9,7 @@
  * timed out, an answer that is not the protocol's) turns the remote off
  * for the rest of the link. */
 #include <curl/curl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -24,7 +25,24 @@ struct ofl_remote {
 	bool read_only;
 	long timeout_ms;
 	int off; /* set once the remote failed (atomic) */
+	/* Connections kept open between requests (a lookup asks twice, a
+	 * store puts twice), shared by the worker threads: or NULL. */
+	CURLSH *share;
+	pthread_mutex_t locks[CURL_LOCK_DATA_LAST];
 };
+
+static void lock(CURL *h, curl_lock_data d, curl_lock_access a, void *r)
+{
+	(void)h;
+	(void)a;
+	pthread_mutex_lock(&((struct ofl_remote *)r)->locks[d]);
+}
+
+static void unlock(CURL *h, curl_lock_data d, void *r)
+{
+	(void)h;
+	pthread_mutex_unlock(&((struct ofl_remote *)r)->locks[d]);
+}
 
 int ofl_remote_open(struct ofl_remote **out, const char *url, bool read_only, unsigned timeout_ms,
                     struct ofl_error *err)
@@ -43,6 +61,15 @@ int ofl_remote_open(struct ofl_remote **out, const char *url, bool read_only, un
 	r->timeout_ms = (long)timeout_ms;
 	/* thread-safe and reference-counted in the libcurl Debian ships */
 	curl_global_init(CURL_GLOBAL_DEFAULT);
+	for (size_t i = 0; i < CURL_LOCK_DATA_LAST; i++)
+		pthread_mutex_init(&r->locks[i], NULL);
+	if ((r->share = curl_share_init())) {
+		curl_share_setopt(r->share, CURLSHOPT_LOCKFUNC, lock);
+		curl_share_setopt(r->share, CURLSHOPT_UNLOCKFUNC, unlock);
+		curl_share_setopt(r->share, CURLSHOPT_USERDATA, r);
+		curl_share_setopt(r->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_CONNECT);
+		curl_share_setopt(r->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_DNS);
+	}
 	*out = r;
 	return 0;
 }
@@ -51,6 +78,9 @@ void ofl_remote_close(struct ofl_remote *r)
 {
 	if (!r)
 		return;
+	curl_share_cleanup(r->share);
+	for (size_t i = 0; i < CURL_LOCK_DATA_LAST; i++)
+		pthread_mutex_destroy(&r->locks[i]);
 	curl_global_cleanup();
 	free(r->base);
 	free(r);
@@ -91,6 +121,7 @@ static CURL *request(const struct ofl_remote *r, const char *url)
 	curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, r->timeout_ms);
 	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, r->timeout_ms);
 	curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
+	curl_easy_setopt(h, CURLOPT_SHARE, r->share);
 	return h;
 }
 
