@@ -3,8 +3,9 @@
  * <dir>/v1/<first two hex digits>/<64 hex digits of the key>, each entry
  * "OFLCACH2", the XXH3-128 of the payload (low, high; LE), its size (u64
  * LE) and the payload; a hit refreshes the entry's modification time, which trimming
- * reads as its last use.  <dir>/v1/stats holds the counters, updated under
- * flock once per link. */
+ * reads as its last use.  <dir>/v1/stats holds the counters and the bytes
+ * stored, updated under flock once per link: the store is listed (to trim
+ * it, and count it exactly) only when that count passes the limit. */
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
@@ -38,20 +39,12 @@ static void checksum(const uint8_t *p, size_t n, uint8_t out[SUM])
 }
 
 struct ofl_cache {
-	char *dir; /* <dir>/v1, or NULL */
+	char *dir; /* the store's root, or NULL */
 	uint64_t max_size;
 	struct ofl_remote *remote;
 	pthread_mutex_t lock;
 	uint64_t hits, misses, remote_hits, put_bytes;
 };
-
-void ofl_sha256(const uint8_t *p, size_t n, uint8_t out[OFL_CACHE_KEY_SIZE])
-{
-	SHA2_CTX c;
-	SHA256Init(&c);
-	SHA256Update(&c, p, n);
-	SHA256Final(out, &c);
-}
 
 void ofl_hex(const uint8_t *p, size_t n, char *out)
 {
@@ -72,6 +65,13 @@ static void say(char *note, size_t notesz, const char *fmt, ...)
 	if (note && notesz)
 		vsnprintf(note, notesz, fmt, ap);
 	va_end(ap);
+}
+
+/* <root>/v1/<rest>: where format 1 keeps entries and statistics.  false
+ * when the path does not fit (no such file could be opened). */
+static bool v1_path(char *out, size_t n, const char *root, const char *rest)
+{
+	return snprintf(out, n, "%s/v1%s%s", root, *rest ? "/" : "", rest) < (int)n;
 }
 
 /* mkdir -p, each new level 0700. */
@@ -108,11 +108,16 @@ int ofl_cache_open(struct ofl_cache **out, const struct ofl_cache_opts *o, struc
 	pthread_mutex_init(&c->lock, NULL);
 	c->max_size = o->max_size ? o->max_size : OFL_CACHE_DEFAULT_MAX_SIZE;
 	int rc = 0;
-	if (o->dir && *o->dir && asprintf(&c->dir, "%s/v1", o->dir) < 0) {
-		c->dir = NULL;
-		rc = OFL_NOMEM(err);
+	char v1[4096];
+	if (o->dir && *o->dir) {
+		if (!v1_path(v1, sizeof(v1), o->dir, ""))
+			rc = ofl_error_set(err, OFL_EINVAL, o->dir, OFL_NO_OFFSET,
+			                   "the cache directory's name is too long");
+		else if (!(c->dir = ofl_strdup(o->dir)))
+			rc = OFL_NOMEM(err);
+		else
+			rc = make_dirs(v1, err);
 	}
-	rc = rc || !c->dir ? rc : make_dirs(c->dir, err);
 	if (!rc && o->remote && *o->remote)
 		rc = ofl_remote_open(&c->remote, o->remote, o->remote_read_only,
 		                     o->remote_timeout_ms ? o->remote_timeout_ms : 2000, err);
@@ -124,11 +129,12 @@ int ofl_cache_open(struct ofl_cache **out, const struct ofl_cache_opts *o, struc
 	return 0;
 }
 
-static void entry_path(const struct ofl_cache *c, const uint8_t *key, char *path, size_t n)
+static bool entry_path(const struct ofl_cache *c, const uint8_t *key, char *path, size_t n)
 {
-	char hex[2 * OFL_CACHE_KEY_SIZE + 1];
+	char hex[2 * OFL_CACHE_KEY_SIZE + 1], rest[3 + sizeof(hex)];
 	ofl_hex(key, OFL_CACHE_KEY_SIZE, hex);
-	snprintf(path, n, "%s/%.2s/%s", c->dir, hex, hex);
+	snprintf(rest, sizeof(rest), "%.2s/%s", hex, hex);
+	return v1_path(path, n, c->dir, rest);
 }
 
 /* 1 and the payload in out; 0 when absent; -1 when corrupt (removed). */
@@ -138,8 +144,7 @@ static int local_get(struct ofl_cache *c, const uint8_t *key, struct ofl_buf *ou
 	struct ofl_file f = OFL_FILE_INIT;
 	struct ofl_error ignored = OFL_ERROR_INIT;
 	uint8_t sum[SUM];
-	entry_path(c, key, path, sizeof(path));
-	if (ofl_file_open_regular(&f, path, &ignored))
+	if (!entry_path(c, key, path, sizeof(path)) || ofl_file_open_regular(&f, path, &ignored))
 		return 0;
 	bool ok = f.size >= HEAD && !memcmp(f.data, MAGIC, 8) &&
 	          ofl_le64(f.data + 8 + SUM) == (uint64_t)f.size - HEAD;
@@ -164,7 +169,8 @@ static bool local_put(struct ofl_cache *c, const uint8_t *key, const uint8_t *da
 	struct ofl_out o = OFL_OUT_INIT;
 	struct ofl_error ignored = OFL_ERROR_INIT;
 	uint8_t head[HEAD];
-	entry_path(c, key, path, sizeof(path));
+	if (!entry_path(c, key, path, sizeof(path)))
+		return errno = ENAMETOOLONG, false;
 	char *slash = strrchr(path, '/');
 	*slash = '\0';
 	bool ok = !mkdir(path, 0700) || errno == EEXIST;
@@ -174,9 +180,14 @@ static bool local_put(struct ofl_cache *c, const uint8_t *key, const uint8_t *da
 	ofl_put_le64(head + 8 + SUM, n);
 	ok = ok && !ofl_out_open(&o, path, &ignored) && !ofl_out_write(&o, head, HEAD, &ignored) &&
 	     !ofl_out_write(&o, data, n, &ignored) && !ofl_out_commit(&o, &ignored);
-	if (!ok)
+	if (!ok) {
 		ofl_out_abort(&o);
-	return ok;
+		return false;
+	}
+	pthread_mutex_lock(&c->lock);
+	c->put_bytes += HEAD + n;
+	pthread_mutex_unlock(&c->lock);
+	return true;
 }
 
 enum ofl_cache_hit ofl_cache_get(struct ofl_cache *c, const uint8_t key[OFL_CACHE_KEY_SIZE],
@@ -207,62 +218,6 @@ void ofl_cache_put(struct ofl_cache *c, const uint8_t key[OFL_CACHE_KEY_SIZE], c
 		    strerror(errno));
 	if (c->remote)
 		ofl_remote_put(c->remote, key, data, n, note, notesz);
-	pthread_mutex_lock(&c->lock);
-	c->put_bytes += n;
-	pthread_mutex_unlock(&c->lock);
-}
-
-/* ---- statistics --------------------------------------------------------- */
-
-static const char *const counter_names[] = {"hits", "misses", "remote_hits"};
-
-static void read_counters(int fd, uint64_t v[3])
-{
-	char text[256];
-	ssize_t n = pread(fd, text, sizeof(text) - 1, 0);
-	text[n > 0 ? n : 0] = '\0';
-	for (int i = 0; i < 3; i++) {
-		const char *p = strstr(text, counter_names[i]);
-		unsigned long long x = 0;
-		if (p && sscanf(p + strlen(counter_names[i]), " %llu", &x) == 1)
-			v[i] = x;
-	}
-}
-
-/* Adds this session's counters to the store's, under a lock. */
-static void record(const struct ofl_cache *c)
-{
-	char path[4096], text[256];
-	snprintf(path, sizeof(path), "%s/stats", c->dir);
-	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-	if (fd < 0)
-		return;
-	uint64_t v[3] = {0, 0, 0};
-	if (!flock(fd, LOCK_EX)) {
-		read_counters(fd, v);
-		int n = snprintf(text, sizeof(text), "hits %llu\nmisses %llu\nremote_hits %llu\n",
-		                 (unsigned long long)(v[0] + c->hits),
-		                 (unsigned long long)(v[1] + c->misses),
-		                 (unsigned long long)(v[2] + c->remote_hits));
-		if (!ftruncate(fd, 0))
-			(void)!pwrite(fd, text, (size_t)n, 0);
-	}
-	close(fd);
-}
-
-void ofl_cache_close(struct ofl_cache *c)
-{
-	if (!c)
-		return;
-	struct ofl_error ignored = OFL_ERROR_INIT;
-	if (c->dir && (c->hits || c->misses))
-		record(c);
-	if (c->dir && c->put_bytes)
-		ofl_cache_trim(c->dir, c->max_size, &ignored);
-	ofl_remote_close(c->remote);
-	pthread_mutex_destroy(&c->lock);
-	free(c->dir);
-	free(c);
 }
 
 /* ---- the store as a whole ------------------------------------------------ */
@@ -281,12 +236,7 @@ struct entries {
 
 static bool is_hex_name(const char *s, size_t len)
 {
-	if (strlen(s) != len)
-		return false;
-	for (; *s; s++)
-		if (!strchr("0123456789abcdef", *s))
-			return false;
-	return true;
+	return strlen(s) == len && strspn(s, "0123456789abcdef") == len;
 }
 
 /* The entries of one two-digit directory (nothing else is looked at). */
@@ -318,9 +268,9 @@ static int list_dir(const char *dir, struct entries *e, struct ofl_error *err)
 
 static int list_entries(const char *root, struct entries *e, struct ofl_error *err)
 {
-	char *v1 = NULL;
-	if (asprintf(&v1, "%s/v1", root) < 0)
-		return OFL_NOMEM(err);
+	char v1[4096];
+	if (!v1_path(v1, sizeof(v1), root, ""))
+		return 0; /* no such store */
 	DIR *d = opendir(v1);
 	int rc = 0;
 	for (struct dirent *de; !rc && d && (de = readdir(d));) {
@@ -335,7 +285,6 @@ static int list_entries(const char *root, struct entries *e, struct ofl_error *e
 	}
 	if (d)
 		closedir(d);
-	free(v1);
 	return rc;
 }
 
@@ -344,6 +293,106 @@ static void release_entries(struct entries *e)
 	for (size_t i = 0; i < e->n; i++)
 		free(e->v[i].path);
 	free(e->v);
+}
+
+static int by_use(const void *a, const void *b)
+{
+	const struct timespec *x = &((const struct entry *)a)->used,
+	                      *y = &((const struct entry *)b)->used;
+	return x->tv_sec != y->tv_sec     ? (x->tv_sec < y->tv_sec ? -1 : 1)
+	       : x->tv_nsec != y->tv_nsec ? (x->tv_nsec < y->tv_nsec ? -1 : 1)
+	                                  : 0;
+}
+
+/* ofl_cache_trim; *left: the bytes stored after it. */
+static int trim(const char *root, uint64_t max_size, uint64_t *left, struct ofl_error *err)
+{
+	struct entries e = {NULL, 0, 0, 0};
+	int rc = list_entries(root, &e, err);
+	if (!rc && e.bytes > max_size)
+		qsort(e.v, e.n, sizeof(*e.v), by_use);
+	/* the least recently used go first; entries of a link running now
+	 * were used last */
+	for (size_t i = 0; !rc && e.bytes > max_size && i < e.n; i++)
+		if (!unlink(e.v[i].path) || errno == ENOENT)
+			e.bytes -= e.v[i].size;
+	release_entries(&e);
+	*left = e.bytes;
+	return rc;
+}
+
+int ofl_cache_trim(const char *dir, uint64_t max_size, struct ofl_error *err)
+{
+	uint64_t left;
+	return trim(dir, max_size, &left, err);
+}
+
+/* ---- statistics --------------------------------------------------------- */
+
+/* What the stats file counts: lookups since the store was made or
+ * cleared, and the bytes stored (unknown until counted: UINT64_MAX). */
+enum { HITS, MISSES, REMOTE_HITS, BYTES, NCOUNTERS };
+static const char *const counter_names[NCOUNTERS] = {"hits", "misses", "remote_hits", "bytes"};
+
+static void read_counters(int fd, uint64_t v[NCOUNTERS])
+{
+	char text[256];
+	ssize_t n = pread(fd, text, sizeof(text) - 1, 0);
+	text[n > 0 ? n : 0] = '\0';
+	v[HITS] = v[MISSES] = v[REMOTE_HITS] = 0;
+	v[BYTES] = UINT64_MAX;
+	for (int i = 0; i < NCOUNTERS; i++) {
+		const char *p = strstr(text, counter_names[i]);
+		unsigned long long x = 0;
+		if (p && sscanf(p + strlen(counter_names[i]), " %llu", &x) == 1)
+			v[i] = x;
+	}
+}
+
+/* Adds this session's counters to the store's and, when the bytes stored
+ * pass the limit, trims the store, all under one lock.  A count that is
+ * off (an entry written twice, one removed as corrupt, a trim by `offlink
+ * cache trim`) is too high, never too low, and is made exact by the next
+ * listing. */
+static void record(const struct ofl_cache *c)
+{
+	char path[4096], text[256];
+	if (!v1_path(path, sizeof(path), c->dir, "stats"))
+		return;
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0)
+		return;
+	uint64_t v[NCOUNTERS];
+	struct ofl_error ignored = OFL_ERROR_INIT;
+	if (!flock(fd, LOCK_EX)) {
+		read_counters(fd, v);
+		v[HITS] += c->hits;
+		v[MISSES] += c->misses;
+		v[REMOTE_HITS] += c->remote_hits;
+		bool over =
+		    ofl_add_overflow(v[BYTES], c->put_bytes, &v[BYTES]) || v[BYTES] > c->max_size;
+		if (over && trim(c->dir, c->max_size, &v[BYTES], &ignored))
+			v[BYTES] = UINT64_MAX; /* a partial listing: unknown */
+		int n = snprintf(text, sizeof(text),
+		                 "hits %llu\nmisses %llu\nremote_hits %llu\nbytes %llu\n",
+		                 (unsigned long long)v[HITS], (unsigned long long)v[MISSES],
+		                 (unsigned long long)v[REMOTE_HITS], (unsigned long long)v[BYTES]);
+		if (!ftruncate(fd, 0))
+			(void)!pwrite(fd, text, (size_t)n, 0);
+	}
+	close(fd);
+}
+
+void ofl_cache_close(struct ofl_cache *c)
+{
+	if (!c)
+		return;
+	if (c->dir && (c->hits || c->misses || c->put_bytes))
+		record(c);
+	ofl_remote_close(c->remote);
+	pthread_mutex_destroy(&c->lock);
+	free(c->dir);
+	free(c);
 }
 
 int ofl_cache_stats(const char *dir, struct ofl_cache_stats *s, struct ofl_error *err)
@@ -355,14 +404,15 @@ int ofl_cache_stats(const char *dir, struct ofl_cache_stats *s, struct ofl_error
 	s->bytes = e.bytes;
 	release_entries(&e);
 	char path[4096];
-	snprintf(path, sizeof(path), "%s/v1/stats", dir);
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	int fd = v1_path(path, sizeof(path), dir, "stats")
+	             ? open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+	             : -1;
 	if (fd >= 0) {
-		uint64_t v[3] = {0, 0, 0};
+		uint64_t v[NCOUNTERS];
 		read_counters(fd, v);
-		s->hits = v[0];
-		s->misses = v[1];
-		s->remote_hits = v[2];
+		s->hits = v[HITS];
+		s->misses = v[MISSES];
+		s->remote_hits = v[REMOTE_HITS];
 		close(fd);
 	}
 	return rc;
@@ -377,39 +427,14 @@ int ofl_cache_clear(const char *dir, struct ofl_error *err)
 			rc = ofl_error_errno(err, e.v[i].path, "cannot remove");
 	release_entries(&e);
 	char path[4096];
-	snprintf(path, sizeof(path), "%s/v1/stats", dir);
-	if (!rc && unlink(path) && errno != ENOENT)
+	if (!rc && v1_path(path, sizeof(path), dir, "stats") && unlink(path) && errno != ENOENT)
 		rc = ofl_error_errno(err, path, "cannot remove");
-	return rc;
-}
-
-static int by_use(const void *a, const void *b)
-{
-	const struct timespec *x = &((const struct entry *)a)->used,
-	                      *y = &((const struct entry *)b)->used;
-	return x->tv_sec != y->tv_sec     ? (x->tv_sec < y->tv_sec ? -1 : 1)
-	       : x->tv_nsec != y->tv_nsec ? (x->tv_nsec < y->tv_nsec ? -1 : 1)
-	                                  : 0;
-}
-
-int ofl_cache_trim(const char *dir, uint64_t max_size, struct ofl_error *err)
-{
-	struct entries e = {NULL, 0, 0, 0};
-	int rc = list_entries(dir, &e, err);
-	if (!rc && e.bytes > max_size)
-		qsort(e.v, e.n, sizeof(*e.v), by_use);
-	/* the least recently used go first; entries of a link running now
-	 * were used last */
-	for (size_t i = 0; !rc && e.bytes > max_size && i < e.n; i++)
-		if (!unlink(e.v[i].path) || errno == ENOENT)
-			e.bytes -= e.v[i].size;
-	release_entries(&e);
 	return rc;
 }
 
 /* ---- configuration ------------------------------------------------------- */
 
-static const char *env_get(char *const *envp, const char *name)
+const char *ofl_env_get(char *const *envp, const char *name)
 {
 	size_t n = strlen(name);
 	for (; envp && *envp; envp++)
@@ -424,57 +449,56 @@ static bool env_false(const char *v)
 	             !strcasecmp(v, "no"));
 }
 
-/* "5G", "500M", "123456": bytes (binary multiples). */
-static bool parse_size(const char *s, uint64_t *out)
+int ofl_cache_parse_size(const char *s, uint64_t *out, struct ofl_error *err)
 {
 	char *end;
 	errno = 0;
 	unsigned long long v = strtoull(s, &end, 10);
 	const char *units = "KMGT";
 	const char *u = *end ? strchr(units, toupper((unsigned char)*end)) : NULL;
-	if (errno || end == s || (*end && (!u || end[1])) || v == 0)
-		return false;
 	unsigned shift = u ? 10u * (unsigned)(u - units + 1) : 0;
-	if (shift && v > (UINT64_MAX >> shift))
-		return false;
+	if (errno || end == s || (*end && (!u || end[1])) || v == 0 ||
+	    (shift && v > (UINT64_MAX >> shift)))
+		return ofl_error_set(err, OFL_EINVAL, NULL, OFL_NO_OFFSET,
+		                     "'%s': expected a size such as 5G, 500M or a number of bytes",
+		                     s);
 	*out = (uint64_t)v << shift;
-	return true;
+	return 0;
 }
 
 int ofl_cache_config_from_env(char *const *envp, struct ofl_cache_config *c, struct ofl_error *err)
 {
 	*c = (struct ofl_cache_config)OFL_CACHE_CONFIG_INIT;
+	c->opts.max_size = OFL_CACHE_DEFAULT_MAX_SIZE;
 	const char *v;
-	c->enabled = !env_false(env_get(envp, "OFFLINK_CACHE"));
-	if ((v = env_get(envp, "OFFLINK_CACHE_MAX_SIZE")) && !parse_size(v, &c->opts.max_size))
-		return ofl_error_set(
-		    err, OFL_EINVAL, NULL, OFL_NO_OFFSET,
-		    "OFFLINK_CACHE_MAX_SIZE='%s': expected a size such as 5G, 500M "
-		    "or a number of bytes",
-		    v);
-	const char *dir = env_get(envp, "OFFLINK_CACHE_DIR"),
-	           *xdg = env_get(envp, "XDG_CACHE_HOME");
-	const char *home = env_get(envp, "HOME");
-	int n = dir && *dir              ? asprintf(&c->dir, "%s", dir)
-	        : xdg && xdg[0] == '/'   ? asprintf(&c->dir, "%s/offlink", xdg)
-	        : home && home[0] == '/' ? asprintf(&c->dir, "%s/.cache/offlink", home)
-	                                 : 0;
-	if (n < 0) {
-		c->dir = NULL;
-		return OFL_NOMEM(err);
+	c->enabled = !env_false(ofl_env_get(envp, "OFFLINK_CACHE"));
+	if ((v = ofl_env_get(envp, "OFFLINK_CACHE_MAX_SIZE")) &&
+	    ofl_cache_parse_size(v, &c->opts.max_size, err)) {
+		ofl_error_prefix(err, "OFFLINK_CACHE_MAX_SIZE");
+		return err->code;
 	}
-	c->opts.dir = c->dir;
-	c->opts.remote = env_get(envp, "OFFLINK_CACHE_REMOTE");
+	const char *dir = ofl_env_get(envp, "OFFLINK_CACHE_DIR"),
+	           *xdg = ofl_env_get(envp, "XDG_CACHE_HOME");
+	const char *home = ofl_env_get(envp, "HOME");
+	char *owned = NULL;
+	int n = dir && *dir              ? asprintf(&owned, "%s", dir)
+	        : xdg && xdg[0] == '/'   ? asprintf(&owned, "%s/offlink", xdg)
+	        : home && home[0] == '/' ? asprintf(&owned, "%s/.cache/offlink", home)
+	                                 : 0;
+	if (n < 0)
+		return OFL_NOMEM(err);
+	c->opts.dir = owned;
+	c->opts.remote = ofl_env_get(envp, "OFFLINK_CACHE_REMOTE");
 	c->opts.remote_read_only =
-	    (v = env_get(envp, "OFFLINK_CACHE_REMOTE_READ_ONLY")) && *v && !env_false(v);
+	    (v = ofl_env_get(envp, "OFFLINK_CACHE_REMOTE_READ_ONLY")) && *v && !env_false(v);
 	unsigned long ms =
-	    (v = env_get(envp, "OFFLINK_CACHE_REMOTE_TIMEOUT_MS")) ? strtoul(v, NULL, 10) : 0;
+	    (v = ofl_env_get(envp, "OFFLINK_CACHE_REMOTE_TIMEOUT_MS")) ? strtoul(v, NULL, 10) : 0;
 	c->opts.remote_timeout_ms = ms && ms < 600000 ? (unsigned)ms : 0;
 	return 0;
 }
 
 void ofl_cache_config_release(struct ofl_cache_config *c)
 {
-	free(c->dir);
+	free((char *)c->opts.dir);
 	*c = (struct ofl_cache_config)OFL_CACHE_CONFIG_INIT;
 }

@@ -1,15 +1,14 @@
 /* The key of a device link (cache_priv.h): SHA-256 over tagged,
  * length-prefixed items, so that no two different sequences of items hash
  * alike. */
-#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include "cache_priv.h"
 #include "internal.h"
+#include "offlink/io.h"
 
 static void item(struct ofl_cache_key *k, const char *tag, const void *p, size_t n)
 {
@@ -34,41 +33,36 @@ void ofl_key_str(struct ofl_cache_key *k, const char *tag, const char *s)
 
 void ofl_key_bytes(struct ofl_cache_key *k, const uint8_t *p, size_t n)
 {
+	SHA2_CTX c;
 	uint8_t sum[OFL_CACHE_KEY_SIZE];
-	ofl_sha256(p, n, sum);
+	SHA256Init(&c);
+	SHA256Update(&c, p, n);
+	SHA256Final(sum, &c);
 	item(k, "content", sum, sizeof(sum));
 }
 
 int ofl_key_content(struct ofl_cache_key *k, const char *path)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	struct ofl_file f = OFL_FILE_INIT;
+	struct ofl_error ignored = OFL_ERROR_INIT;
+	if (ofl_file_open(&f, path, &ignored))
 		return -1;
-	SHA2_CTX c;
-	uint8_t buf[1 << 16], sum[OFL_CACHE_KEY_SIZE];
-	SHA256Init(&c);
-	ssize_t r;
-	while ((r = read(fd, buf, sizeof(buf))) > 0)
-		SHA256Update(&c, buf, (size_t)r);
-	close(fd);
-	if (r < 0)
-		return -1;
-	SHA256Final(sum, &c);
-	item(k, "content", sum, sizeof(sum));
+	ofl_key_bytes(k, f.data, f.size);
+	ofl_file_close(&f);
 	return 0;
 }
 
-void ofl_key_identity(struct ofl_cache_key *k, const char *path)
+bool ofl_key_identity(struct ofl_cache_key *k, const char *path, char *real)
 {
-	char real[PATH_MAX], id[PATH_MAX + 96];
+	char own[PATH_MAX], id[PATH_MAX + 96];
 	struct stat st;
-	if (!realpath(path, real) || stat(real, &st)) {
-		ofl_key_str(k, "absent", path);
-		return;
-	}
+	real = real ? real : own;
+	if (!realpath(path, real) || stat(real, &st) || !S_ISREG(st.st_mode))
+		return false;
 	snprintf(id, sizeof(id), "%s %lld %lld.%09ld", real, (long long)st.st_size,
 	         (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
 	ofl_key_str(k, "file", id);
+	return true;
 }
 
 void ofl_key_final(struct ofl_cache_key *k, uint8_t key[OFL_CACHE_KEY_SIZE])

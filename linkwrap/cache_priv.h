@@ -1,5 +1,5 @@
 /* Private to the device-link cache (cache.c, cache_remote.c, cache_key.c,
- * devlink.c): the remote store, and the key of a device link. */
+ * devlink_cache.c): the remote store, and the key of a device link. */
 #ifndef OFL_CACHE_PRIV_H
 #define OFL_CACHE_PRIV_H
 
@@ -25,8 +25,10 @@ int ofl_remote_get(struct ofl_remote *r, const uint8_t key[OFL_CACHE_KEY_SIZE], 
 void ofl_remote_put(struct ofl_remote *r, const uint8_t key[OFL_CACHE_KEY_SIZE],
                     const uint8_t *data, size_t n, char *note, size_t notesz);
 
-/* SHA-256 of bytes, and as lowercase hex (65 bytes with the NUL). */
-void ofl_sha256(const uint8_t *p, size_t n, uint8_t out[OFL_CACHE_KEY_SIZE]);
+/* The value of name in envp (the first, as getenv reads it), or NULL. */
+const char *ofl_env_get(char *const *envp, const char *name);
+
+/* Bytes as lowercase hex (2n + 1 bytes with the NUL). */
 void ofl_hex(const uint8_t *p, size_t n, char *out);
 
 /* cache_key.c: what decides a device link's output, hashed.  Every item
@@ -41,9 +43,11 @@ void ofl_key_bytes(struct ofl_cache_key *k, const uint8_t *p, size_t n);
 /* The SHA-256 of a file's bytes: an input of the link.  -1 when it
  * cannot be read (the link is then not cached). */
 int ofl_key_content(struct ofl_cache_key *k, const char *path);
-/* Path, size and modification time of a file the link may read (a tool,
- * a library), or that it is missing: an upgrade changes the key. */
-void ofl_key_identity(struct ofl_cache_key *k, const char *path);
+/* Real path, size and modification time of a file the link may read (a
+ * tool, a library): an upgrade changes the key.  false, and nothing
+ * added, when path is no regular file; its real path goes to real
+ * (PATH_MAX bytes) when not NULL. */
+bool ofl_key_identity(struct ofl_cache_key *k, const char *path, char *real);
 void ofl_key_final(struct ofl_cache_key *k, uint8_t key[OFL_CACHE_KEY_SIZE]);
 
 #endif

@@ -9,6 +9,7 @@
  * timed out, an answer that is not the protocol's) turns the remote off
  * for the rest of the link. */
 #include <curl/curl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -23,8 +24,25 @@ struct ofl_remote {
 	char *base; /* without a trailing '/' */
 	bool read_only;
 	long timeout_ms;
-	volatile int off; /* set once the remote failed */
+	int off; /* set once the remote failed (atomic) */
+	/* Connections kept open between requests (a lookup asks twice, a
+	 * store puts twice), shared by the worker threads: or NULL. */
+	CURLSH *share;
+	pthread_mutex_t locks[CURL_LOCK_DATA_LAST];
 };
+
+static void lock(CURL *h, curl_lock_data d, curl_lock_access a, void *r)
+{
+	(void)h;
+	(void)a;
+	pthread_mutex_lock(&((struct ofl_remote *)r)->locks[d]);
+}
+
+static void unlock(CURL *h, curl_lock_data d, void *r)
+{
+	(void)h;
+	pthread_mutex_unlock(&((struct ofl_remote *)r)->locks[d]);
+}
 
 int ofl_remote_open(struct ofl_remote **out, const char *url, bool read_only, unsigned timeout_ms,
                     struct ofl_error *err)
@@ -43,6 +61,15 @@ int ofl_remote_open(struct ofl_remote **out, const char *url, bool read_only, un
 	r->timeout_ms = (long)timeout_ms;
 	/* thread-safe and reference-counted in the libcurl Debian ships */
 	curl_global_init(CURL_GLOBAL_DEFAULT);
+	for (size_t i = 0; i < CURL_LOCK_DATA_LAST; i++)
+		pthread_mutex_init(&r->locks[i], NULL);
+	if ((r->share = curl_share_init())) {
+		curl_share_setopt(r->share, CURLSHOPT_LOCKFUNC, lock);
+		curl_share_setopt(r->share, CURLSHOPT_UNLOCKFUNC, unlock);
+		curl_share_setopt(r->share, CURLSHOPT_USERDATA, r);
+		curl_share_setopt(r->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_CONNECT);
+		curl_share_setopt(r->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_DNS);
+	}
 	*out = r;
 	return 0;
 }
@@ -51,6 +78,9 @@ void ofl_remote_close(struct ofl_remote *r)
 {
 	if (!r)
 		return;
+	curl_share_cleanup(r->share);
+	for (size_t i = 0; i < CURL_LOCK_DATA_LAST; i++)
+		pthread_mutex_destroy(&r->locks[i]);
 	curl_global_cleanup();
 	free(r->base);
 	free(r);
@@ -91,6 +121,7 @@ static CURL *request(const struct ofl_remote *r, const char *url)
 	curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, r->timeout_ms);
 	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, r->timeout_ms);
 	curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
+	curl_easy_setopt(h, CURLOPT_SHARE, r->share);
 	return h;
 }
 
@@ -204,69 +235,61 @@ static bool read_varint(struct pb *m, uint64_t *v)
 	return false;
 }
 
-/* The next field: its number, and its bytes when length-delimited (else
- * its varint value).  Fixed-width fields are skipped. */
-static bool next_field(struct pb *m, unsigned *num, struct pb *sub, uint64_t *value)
+/* The next field: its number and wire type, and its bytes when
+ * length-delimited (else its varint value); fixed-width fields skipped.
+ * -1 when m breaks off. */
+static int next_field(struct pb *m, unsigned *num, struct pb *sub, uint64_t *value)
 {
 	uint64_t tag, len;
 	if (!read_varint(m, &tag))
-		return false;
+		return -1;
 	*num = (unsigned)(tag >> 3);
 	switch (tag & 7) {
 	case 0:
-		return read_varint(m, value);
+		return read_varint(m, value) ? 0 : -1;
 	case 1:
 	case 5: {
 		size_t w = (tag & 7) == 1 ? 8 : 4;
 		if ((size_t)(m->end - m->p) < w)
-			return false;
+			return -1;
 		m->p += w;
-		return true;
+		return (int)(tag & 7);
 	}
 	case 2:
 		if (!read_varint(m, &len) || len > (uint64_t)(m->end - m->p))
-			return false;
+			return -1;
 		*sub = (struct pb){m->p, m->p + len};
 		m->p += len;
-		return true;
+		return 2;
 	default:
-		return false;
+		return -1;
 	}
 }
 
-/* The digest of the first output file: hex hash and size. */
+/* The first field num of m, as next_field; -1 when there is none. */
+static int field_at(struct pb m, unsigned num, struct pb *sub, uint64_t *value)
+{
+	unsigned n;
+	int wire = -1;
+	while (m.p < m.end && (wire = next_field(&m, &n, sub, value)) >= 0 && n != num)
+		wire = -1;
+	return wire;
+}
+
+/* The digest of the first output file: hex hash and size (proto3 leaves
+ * out a size of 0). */
 static bool parse_action(const struct ofl_buf *b, char hash[65], uint64_t *size)
 {
-	struct pb m = {b->data, b->data + b->len}, f, d, x;
-	unsigned num;
+	struct pb m = {b->data, b->data + b->len}, file, digest, h;
 	uint64_t v;
-	while (m.p < m.end) {
-		if (!next_field(&m, &num, &f, &v))
-			return false;
-		if (num != 2)
-			continue;
-		while (f.p < f.end) {
-			if (!next_field(&f, &num, &d, &v))
-				return false;
-			if (num != 2)
-				continue;
-			bool have_hash = false;
-			*size = 0;
-			while (d.p < d.end) {
-				if (!next_field(&d, &num, &x, &v))
-					return false;
-				if (num == 1 && x.end - x.p == 64) {
-					memcpy(hash, x.p, 64);
-					hash[64] = '\0';
-					have_hash = true;
-				} else if (num == 2) {
-					*size = v;
-				}
-			}
-			return have_hash;
-		}
-	}
-	return false;
+	if (field_at(m, 2, &file, &v) != 2 || field_at(file, 2, &digest, &v) != 2 ||
+	    field_at(digest, 1, &h, &v) != 2 || h.end - h.p != 64)
+		return false;
+	memcpy(hash, h.p, 64);
+	hash[64] = '\0';
+	int wire = field_at(digest, 2, &h, &v);
+	*size = wire == 0 ? v : 0;
+	return wire <= 0;
 }
 
 static int get_blob(struct ofl_remote *r, const char *hash, uint64_t size, struct ofl_buf *out,
@@ -276,20 +299,16 @@ static int get_blob(struct ofl_remote *r, const char *hash, uint64_t size, struc
 	size_t start = out->len;
 	if (size > MAX_BLOB || asprintf(&url, "%s/cas/%s", r->base, hash) < 0)
 		return *why = "an entry larger than an image can be", -1;
+	/* absent (0): an action naming bytes the store lost, a miss */
 	int rc = get(r, url, out, MAX_BLOB, why);
 	free(url);
-	uint8_t sum[OFL_CACHE_KEY_SIZE];
 	char hex[65];
-	if (rc == 1) {
-		ofl_sha256(out->data + start, out->len - start, sum);
-		ofl_hex(sum, sizeof(sum), hex);
-		if (strcmp(hex, hash) || out->len - start != size)
-			rc = -1, *why = "bytes that are not what the entry names";
-	}
+	if (rc == 1 && (out->len - start != size ||
+	                strcmp(SHA256Data(out->data + start, out->len - start, hex), hash)))
+		rc = -1, *why = "bytes that are not what the entry names";
 	if (rc != 1)
 		out->len = start;
-	/* an action naming bytes the store lost: a miss */
-	return rc == 0 ? 0 : rc;
+	return rc;
 }
 
 int ofl_remote_get(struct ofl_remote *r, const uint8_t key[OFL_CACHE_KEY_SIZE], struct ofl_buf *out,
@@ -321,12 +340,10 @@ void ofl_remote_put(struct ofl_remote *r, const uint8_t key[OFL_CACHE_KEY_SIZE],
 {
 	if (r->read_only || __atomic_load_n(&r->off, __ATOMIC_SEQ_CST))
 		return;
-	uint8_t sum[OFL_CACHE_KEY_SIZE];
 	char hash[65], hex[65], *cas = NULL, *ac = NULL;
 	const char *why = "out of memory";
 	struct ofl_buf action = OFL_BUF_INIT;
-	ofl_sha256(data, n, sum);
-	ofl_hex(sum, sizeof(sum), hash);
+	SHA256Data(data, n, hash);
 	ofl_hex(key, OFL_CACHE_KEY_SIZE, hex);
 	/* the bytes first: an action never names bytes the store lacks */
 	if (asprintf(&cas, "%s/cas/%s", r->base, hash) < 0)

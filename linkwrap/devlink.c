@@ -133,10 +133,7 @@ static const char *fast_linker(const char *clang)
 	return is_exec("/usr/bin/ld.gold") ? "-fuse-ld=gold" : NULL;
 }
 
-/* A file in the link's own directory: written in place, no temporary and
- * rename (nobody else looks there, and the directory goes on failure).
- * Already there: the same bytes, from an identical image. */
-static int write_private(const char *path, const uint8_t *p, uint64_t n, struct ofl_error *err)
+int ofl_devlink_write_private(const char *path, const uint8_t *p, uint64_t n, struct ofl_error *err)
 {
 	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	if (fd < 0)
@@ -166,19 +163,40 @@ static int defer_write(struct ofl_link *l, size_t gi, const char *path, const ui
 	return 0;
 }
 
-int ofl_devlink_flush(struct ofl_link *l, size_t gi, struct ofl_error *err)
+struct pending_write *ofl_devlink_pending(const struct link_group *g, const char *path,
+                                          size_t *next)
+{
+	for (size_t n = 0; n < g->npending; n++) {
+		size_t i = (*next + n) % g->npending;
+		if (g->pending[i].path && !strcmp(g->pending[i].path, path)) {
+			*next = i + 1;
+			return &g->pending[i];
+		}
+	}
+	return NULL;
+}
+
+int ofl_devlink_flush(struct ofl_link *l, size_t gi, const struct ofl_proc *cmd,
+                      struct ofl_error *err)
 {
 	struct link_group *g = &l->groups[gi];
+	size_t next = 0, left = 0;
 	int rc = 0;
 	/* under the lock: another group's worker may write the same bytes */
 	pthread_mutex_lock(&l->lock);
-	for (size_t i = 0; i < g->npending; i++) {
-		struct pending_write *w = &g->pending[i];
-		rc = rc ? rc : write_private(w->path, w->data, w->size, err);
-		free(w->owned);
+	for (size_t i = 0; !rc && i < cmd->argc; i++) {
+		struct pending_write *w = ofl_devlink_pending(g, cmd->argv[i], &next);
+		if (w) {
+			rc = ofl_devlink_write_private(w->path, w->data, w->size, err);
+			free(w->owned);
+			w->path = NULL; /* written */
+		}
 	}
 	pthread_mutex_unlock(&l->lock);
-	g->npending = 0;
+	for (size_t i = 0; i < g->npending; i++)
+		if (g->pending[i].path)
+			g->pending[left++] = g->pending[i];
+	g->npending = left;
 	return rc;
 }
 
@@ -493,28 +511,18 @@ static int build_command(struct ofl_link *l, size_t gi, struct ofl_proc *cmd, st
 	return rc;
 }
 
-static int read_output(struct link_group *g, struct ofl_error *err)
-{
-	struct ofl_file f = OFL_FILE_INIT;
-	int rc = ofl_file_open(&f, g->output, err);
-	if (!rc && ofl_buf_append(&g->linked, f.data, f.size))
-		rc = OFL_NOMEM(err);
-	ofl_file_close(&f);
-	return rc;
-}
-
 static bool cancelled(struct ofl_link *l)
 {
 	return __atomic_load_n(&l->cancelled, __ATOMIC_SEQ_CST);
 }
 
 int ofl_devlink_exec(struct ofl_link *l, size_t gi, struct ofl_proc *cmd, const char *output,
-                     const char *what, struct ofl_error *err)
+                     const char *what, struct ofl_buf *keep, struct ofl_error *err)
 {
 	char *log = ofl_link_log_command(l, cmd);
 	int rc = 0;
 	if (!l->o.dry_run && !cancelled(l))
-		rc = ofl_devlink_cached_run(l, gi, cmd, output, what, err);
+		rc = ofl_devlink_cached_run(l, gi, cmd, output, what, keep, err);
 	/* killed by ofl_link_cancel: no failure to report */
 	if (rc && !cancelled(l))
 		ofl_devlink_report(l, gi, what, cmd, log);
@@ -535,9 +543,7 @@ static int link_group(struct ofl_link *l, size_t gi, int *slot)
 	char what[256];
 	snprintf(what, sizeof(what), "device link for %s%s%s", g->triple, *g->arch ? " " : "",
 	         g->arch);
-	rc = rc ? rc : ofl_devlink_exec(l, gi, &cmd, g->output, what, &g->err);
-	if (!rc && !l->o.dry_run && !cancelled(l))
-		rc = read_output(g, &g->err);
+	rc = rc ? rc : ofl_devlink_exec(l, gi, &cmd, g->output, what, &g->linked, &g->err);
 	if (rc)
 		ofl_error_prefix(&g->err, "%s", what);
 	ofl_proc_release(&cmd);
@@ -683,7 +689,7 @@ static int first_error(struct ofl_link *l, struct ofl_error *err)
 	return 0;
 }
 
-static double elapsed(const struct timespec *t0)
+double ofl_devlink_elapsed(const struct timespec *t0)
 {
 	struct timespec t;
 	clock_gettime(CLOCK_MONOTONIC, &t);
@@ -704,6 +710,8 @@ int ofl_devlink_run(struct ofl_link *l, struct ofl_error *err)
 	pthread_t *t = ofl_calloc(n, sizeof(*t));
 	int *running = ofl_calloc(n, sizeof(*running));
 	int rc = s.todo && w && t && running ? 0 : OFL_NOMEM(err);
+	if (!rc && s.ntodo && !l->o.dry_run)
+		ofl_devlink_open_cache(l);
 	if (!rc) {
 		/* published for ofl_link_cancel; freed by ofl_link_free */
 		l->nrunning = n;
@@ -718,7 +726,7 @@ int ofl_devlink_run(struct ofl_link *l, struct ofl_error *err)
 	}
 	if (!rc && l->nlinked)
 		ofl_link_logf(l, OFL_LOG_PROGRESS, "%u device link(s) in %.2f s, %u from the cache",
-		              l->nlinked, elapsed(&t0), l->ncached);
+		              l->nlinked, ofl_devlink_elapsed(&t0), l->ncached);
 	free(running);
 	free(t);
 	free(w);

@@ -242,7 +242,7 @@ int ofl_devlink_lto19(struct ofl_link *l, size_t gi, const char *clang, struct o
 	const char *obj = rc ? NULL : build(&t, clang, err);
 	char what[256];
 	snprintf(what, sizeof(what), "LTO for %s %s", t.g->triple, t.g->arch);
-	rc = rc ? rc : !obj ? err->code : ofl_devlink_exec(l, gi, &t.cmd, obj, what, err);
+	rc = rc ? rc : !obj ? err->code : ofl_devlink_exec(l, gi, &t.cmd, obj, what, NULL, err);
 	rc = rc ? rc : push_link_inputs(&t, obj, link, h, err);
 	ofl_proc_release(&t.cmd);
 	ofl_symset_release(&t.regular);

@@ -426,20 +426,18 @@ static bool is_file(const char *path)
 	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-/* Tries dir/lib<name>.so (unless -Bstatic) and dir/lib<name>.a, or dir/NAME
- * for -l:NAME: 1 and the path in *found, 0, or OFL_ENOMEM. */
-static int try_dir(const struct ofl_ldcmd *c, const char *dir, const struct ofl_ldarg *lib,
+/* ofl_ldcmd_find_in_dir in root followed by dir. */
+static int find_in(const char *root, const char *dir, const char *name, bool static_only,
                    char **found, struct ofl_error *err)
 {
-	const char *rest, *root = sysroot_split(c, dir, &rest), *name = lib->value;
-	size_t size = strlen(root) + strlen(rest) + strlen(name) + sizeof "/lib.so";
+	size_t size = strlen(root) + strlen(dir) + strlen(name) + sizeof "/lib.so";
 	bool exact = name[0] == ':';
 	char *s = ofl_malloc(size);
 	if (!s)
 		return OFL_NOMEM(err);
-	int len = snprintf(s, size, exact ? "%s%s/%s" : "%s%s/lib%s.so", root, rest,
+	int len = snprintf(s, size, exact ? "%s%s/%s" : "%s%s/lib%s.so", root, dir,
 	                   exact ? name + 1 : name);
-	if ((exact || !lib->state.static_only) && is_file(s)) {
+	if ((exact || !static_only) && is_file(s)) {
 		*found = s;
 		return 1;
 	}
@@ -452,6 +450,19 @@ static int try_dir(const struct ofl_ldcmd *c, const char *dir, const struct ofl_
 	}
 	free(s);
 	return 0;
+}
+
+int ofl_ldcmd_find_in_dir(const char *dir, const char *name, bool static_only, char **found,
+                          struct ofl_error *err)
+{
+	return find_in("", dir, name, static_only, found, err);
+}
+
+static int try_dir(const struct ofl_ldcmd *c, const char *dir, const struct ofl_ldarg *lib,
+                   char **found, struct ofl_error *err)
+{
+	const char *rest, *root = sysroot_split(c, dir, &rest);
+	return find_in(root, rest, lib->value, lib->state.static_only, found, err);
 }
 
 char *ofl_ldcmd_find_library(const struct ofl_ldcmd *c, const struct ofl_ldarg *lib,

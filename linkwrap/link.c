@@ -73,12 +73,6 @@ int ofl_link_new(struct ofl_link **out, const struct ofl_link_opts *o, struct of
 	l->wake = -1;
 	*out = l;
 	int rc = ofl_hostlink_init(l, err);
-	struct ofl_error cache_err = OFL_ERROR_INIT;
-	if (!rc && o->cache && ofl_cache_open(&l->cache, o->cache, &cache_err)) {
-		char msg[OFL_ERROR_MSG_MAX + OFL_ERROR_PATH_MAX + 64];
-		ofl_error_format(&cache_err, msg, sizeof(msg));
-		ofl_link_logf(l, OFL_LOG_WARNING, "no device-link cache: %s", msg);
-	}
 	if (rc) {
 		ofl_link_free(l);
 		*out = NULL;

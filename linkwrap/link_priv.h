@@ -5,6 +5,7 @@
 
 #include <libelf.h>
 #include <pthread.h>
+#include <time.h>
 
 #include "offlink/archive.h"
 #include "offlink/bitcode.h"
@@ -209,13 +210,27 @@ const char *ofl_devlink_scoped(const char *arg, const char *triple);
  * command of the group runs (ofl_devlink_flush), not before. */
 char *ofl_devlink_input(struct ofl_link *l, size_t gi, const struct link_image *im, uint64_t *hash,
                         struct ofl_error *err);
-/* Writes the pending inputs of group gi. */
-int ofl_devlink_flush(struct ofl_link *l, size_t gi, struct ofl_error *err);
+/* The pending write of path among group g's, looked for from *next on
+ * (they come in the command's order), or NULL. */
+struct pending_write *ofl_devlink_pending(const struct link_group *g, const char *path,
+                                          size_t *next);
+/* Writes the pending inputs of group gi that cmd names (no other command
+ * may read them). */
+int ofl_devlink_flush(struct ofl_link *l, size_t gi, const struct ofl_proc *cmd,
+                      struct ofl_error *err);
+/* A file in the link's own directory: written in place, no temporary and
+ * rename (nobody else looks there, and the directory goes on failure).
+ * Already there: the same bytes, from an identical image. */
+int ofl_devlink_write_private(const char *path, const uint8_t *p, uint64_t n,
+                              struct ofl_error *err);
 /* Logs a device-link command (one of the link's hermetic commands) that
- * writes output and runs it through the cache, unless a dry run or
- * cancelled; what names it in progress lines and a failure's report. */
+ * writes output and runs it through the cache (ofl_devlink_cached_run;
+ * keep as there), unless a dry run or cancelled; what names it in progress
+ * lines and a failure's report. */
 int ofl_devlink_exec(struct ofl_link *l, size_t gi, struct ofl_proc *cmd, const char *output,
-                     const char *what, struct ofl_error *err);
+                     const char *what, struct ofl_buf *keep, struct ofl_error *err);
+/* Seconds since t0 (CLOCK_MONOTONIC). */
+double ofl_devlink_elapsed(const struct timespec *t0);
 
 /* devlink_report.c: what a failed command of group gi says (log: the
  * command as printed). */
@@ -223,13 +238,16 @@ void ofl_devlink_report(struct ofl_link *l, size_t gi, const char *what, const s
                         const char *log);
 
 /* devlink_cache.c */
-/* The command's cache key; -1 when it cannot be cached. */
-int ofl_devlink_key(const struct ofl_link *l, size_t gi, const struct ofl_proc *cmd,
-                    uint8_t key[OFL_CACHE_KEY_SIZE]);
-/* Runs cmd unless the cache has its output, which is then written to
- * output; stores a new output. */
+/* Opens the cache the options name, once device links are to run (a link
+ * without device code makes no directory); one that cannot be opened is
+ * a warning. */
+void ofl_devlink_open_cache(struct ofl_link *l);
+/* Runs a device-link command (one of the link's hermetic commands) that
+ * writes output, unless the cache has its output, which is then written to
+ * output; stores a new output.  what names it in progress lines; keep
+ * (empty, or NULL) gets the output's bytes. */
 int ofl_devlink_cached_run(struct ofl_link *l, size_t gi, struct ofl_proc *cmd, const char *output,
-                           const char *what, struct ofl_error *err);
+                           const char *what, struct ofl_buf *keep, struct ofl_error *err);
 
 /* devlink_lto.c: LLVM 19's LTO of group gi's bitcode (llvm-lto2 beside
  * clang), run, its output and the group's other images pushed as the

@@ -2,7 +2,6 @@
  * (docs/integration.md, "The device-link cache"), where the environment
  * puts it (offlink/cache.h). */
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "commands.h"
@@ -69,32 +68,25 @@ int cmd_cache(int argc, char **argv)
 	if (ofl_cache_config_from_env(environ, &c, &err))
 		return error_lib(&err);
 	int rc = 0;
-	uint64_t max = c.opts.max_size ? c.opts.max_size : OFL_CACHE_DEFAULT_MAX_SIZE;
+	uint64_t max = c.opts.max_size;
+	const char *dir = c.opts.dir;
 	for (int i = 2; !rc && i < argc; i++) {
-		char *env[2] = {NULL, NULL};
-		struct ofl_cache_config sized;
-		if (strncmp(argv[i], "--max-size=", 11)) {
+		if (strncmp(argv[i], "--max-size=", 11))
 			rc = error("cache: unknown argument '%s'; see 'offlink cache --help'",
 			           argv[i]);
-			break;
-		}
-		if (asprintf(&env[0], "OFFLINK_CACHE_MAX_SIZE=%s", argv[i] + 11) < 0)
-			return error("out of memory");
-		if (ofl_cache_config_from_env(env, &sized, &err))
+		else if (ofl_cache_parse_size(argv[i] + 11, &max, &err)) {
+			ofl_error_prefix(&err, "cache: --max-size");
 			rc = error_lib(&err);
-		else
-			max = sized.opts.max_size;
-		ofl_cache_config_release(&sized);
-		free(env[0]);
+		}
 	}
-	if (!rc && !c.dir)
+	if (!rc && !dir)
 		rc = error("cache: no directory: set OFFLINK_CACHE_DIR or HOME");
 	else if (!rc && (!action || !strcmp(action, "stats")))
-		rc = stats(c.dir, max);
+		rc = stats(dir, max);
 	else if (!rc && !strcmp(action, "clear"))
-		rc = ofl_cache_clear(c.dir, &err) ? error_lib(&err) : 0;
+		rc = ofl_cache_clear(dir, &err) ? error_lib(&err) : 0;
 	else if (!rc && !strcmp(action, "trim"))
-		rc = ofl_cache_trim(c.dir, max, &err) ? error_lib(&err) : stats(c.dir, max);
+		rc = ofl_cache_trim(dir, max, &err) ? error_lib(&err) : stats(dir, max);
 	else if (!rc)
 		rc = error("cache: unknown action '%s' (stats, clear, trim)", action);
 	ofl_cache_config_release(&c);

@@ -60,6 +60,13 @@ cmp cold corrupt || fail "the program after a corrupt entry"
 olink healed
 [ "$(ran)" = 0 ] || fail "the corrupt entry was not replaced"
 
+# a link without device code opens no cache: no directory made
+printf 'int main(void) { return 0; }\n' >host.c
+"$LLVM22/clang" -c host.c -o host.o || fail "compile host.c"
+OFFLINK_CACHE_DIR=$PWD/hostonly "$LLVM22/clang" -fuse-ld=offlink -B"$OFL_BUILD/bin" host.o -o host ||
+	fail "host-only link"
+[ ! -e hostonly ] || fail "a link without device code made the cache directory"
+
 # off: OFFLINK_CACHE=0, --no-device-cache, the plugin's no-device-cache
 OFFLINK_CACHE=0 olink off1
 [ "$(ran)" = 1 ] || fail "OFFLINK_CACHE=0 used the cache"
@@ -89,6 +96,45 @@ olink again
 grep -Eq '^entries +0$' clear.out && grep -Eq '^hits +0 ' clear.out || { cat clear.out; fail "clear"; }
 expect_fail "$OFFLINK" cache trim --max-size=lots
 expect_err_line 'expected a size such as 5G'
+
+# past OFFLINK_CACHE_MAX_SIZE a link trims the store when it ends, the
+# least recently used entries first: a limit one byte short of three
+# entries drops the oldest (the third's size from a store of its own)
+rm -rf local
+OFFLINK_CACHE_DIR=$PWD/sizing olink lru0 -Wl,--device-linker=-O2
+olink lru1 -Wl,--device-linker=-O1
+oldest=$(echo local/v1/*/*)
+olink lru2
+limit=$(($(cat local/v1/*/* sizing/v1/*/* | wc -c) - 1))
+OFFLINK_CACHE_MAX_SIZE=$limit olink lru3 -Wl,--device-linker=-O2
+[ "$(ran)" = 1 ] || fail "the link past the limit did not run"
+[ ! -e "$oldest" ] && [ "$(echo local/v1/*/* | wc -w)" = 2 ] ||
+	{ ls -lR local; fail "a link past OFFLINK_CACHE_MAX_SIZE did not trim the oldest entry"; }
+olink lru4
+[ "$(ran)" = 0 ] || fail "trimming removed more than the oldest entry"
+
+# LLVM 19 links bitcode by LTO first: a command writes only the inputs it
+# reads, so a device link that misses after an LTO step that hit writes
+# no bitcode (kept temporaries show what was written)
+RT19=${OFL_LIBOMP19:-/opt/offlink-deps/libomp19/usr/lib/llvm-19/lib}
+if [ -x "$LLVM19/llvm-lto2" ] && [ -e "$RT19/libomptarget.devicertl.a" ]; then
+	cc -O1 -fPIC -c "$OFL_SRC/tests/interop/wrap_stub_src/stub.c" -o stub.o || fail "compile stub"
+	"$LLVM19/clang" -fopenmp --offload-arch=gfx90a -nogpulib -fPIC \
+		-c "$OFL_SRC/tests/interop/wrap_stub_src/omp.c" -o omp19.o || fail "clang 19 -c"
+	mkdir -p tmp19
+	for x in cold19 hit19; do
+		TMPDIR=$PWD/tmp19 "$LLVM19/clang" -fopenmp -fuse-ld=offlink -B"$OFL_BUILD/bin" stub.o \
+			omp19.o -L"$RT19" -rdynamic -ldl -Wl,--save-temps -Wl,--explain=$x.explain \
+			$([ $x = hit19 ] && echo -Wl,--device-linker=-O1) -o $x 2>$x.err || fail "link $x"
+	done
+	grep -q 'LTO for .*, cache hit' hit19.explain && grep -q 'device link for .*, cache miss' hit19.explain ||
+		{ cat hit19.explain; fail "LLVM 19: not an LTO hit and a device-link miss"; }
+	kept=$(sed -n 's/.*temporaries kept in //p' hit19.err)
+	[ -d "$kept" ] && ! ls "$kept" | grep -Eq '^[0-9a-f]{16}\.o$' ||
+		{ ls -l "$kept"; fail "LLVM 19: the device link wrote the LTO step's inputs"; }
+else
+	echo "LLVM 19's llvm-lto2 or device runtime missing: the LLVM 19 part not run"
+fi
 
 # two links at once on one cache: both whole
 rm -rf local

@@ -437,6 +437,32 @@ OFL_TEST(ldcmd_find_library)
 	ofl_ldcmd_release(&c);
 }
 
+/* One directory as ld searches it (the device-link cache's key). */
+OFL_TEST(ldcmd_find_in_dir)
+{
+	CHECK(mkdir("d", 0755) == 0);
+	touch("d/libm.so");
+	touch("d/libm.a");
+	touch("d/liba.a");
+	touch("d/exact");
+	struct ofl_error e = OFL_ERROR_INIT;
+	const struct {
+		const char *name;
+		bool static_only;
+		const char *want;
+	} cases[] = {{"m", false, "d/libm.so"},   {"m", true, "d/libm.a"}, {"a", false, "d/liba.a"},
+	             {":exact", true, "d/exact"}, {":libm", false, NULL},  {"none", false, NULL}};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		char *p = NULL;
+		int rc = ofl_ldcmd_find_in_dir("d", cases[i].name, cases[i].static_only, &p, &e);
+		CHECK_EQ_U(rc, cases[i].want ? 1 : 0);
+		if (cases[i].want)
+			CHECK_STR(p, cases[i].want);
+		free(p);
+	}
+	CHECK_EQ_U(e.code, 0);
+}
+
 OFL_TEST(ldcmd_input_path_sysroot)
 {
 	struct ofl_ldcmd c = OFL_LDCMD_INIT;

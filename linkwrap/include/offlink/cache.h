@@ -79,15 +79,19 @@ void ofl_cache_put(struct ofl_cache *c, const uint8_t key[OFL_CACHE_KEY_SIZE], c
  * A size that is not one is an error; the rest have defaults. */
 struct ofl_cache_config {
 	bool enabled;
-	struct ofl_cache_opts opts; /* points into dir and the environment */
-	char *dir;                  /* owned */
+	struct ofl_cache_opts opts; /* dir owned; remote points into the environment */
 };
 #define OFL_CACHE_CONFIG_INIT                                                                      \
 	{                                                                                          \
-		false, {NULL, 0, NULL, false, 0}, NULL                                             \
+		false,                                                                             \
+		{                                                                                  \
+			NULL, 0, NULL, false, 0                                                    \
+		}                                                                                  \
 	}
 int ofl_cache_config_from_env(char *const *envp, struct ofl_cache_config *c, struct ofl_error *err);
 void ofl_cache_config_release(struct ofl_cache_config *c);
+/* "5G", "500M", "123456": a size in bytes (binary multiples), not 0. */
+int ofl_cache_parse_size(const char *s, uint64_t *out, struct ofl_error *err);
 
 /* The local store, for `offlink cache`. */
 struct ofl_cache_stats {

@@ -149,6 +149,11 @@ int ofl_ldcmd_parse(struct ofl_ldcmd *c, enum ofl_ldcmd_style style, int argc, c
 char *ofl_ldcmd_find_library(const struct ofl_ldcmd *c, const struct ofl_ldarg *lib,
                              const char *const *default_dirs, size_t ndefault,
                              struct ofl_error *err);
+/* The same in one directory, for the library name of -l<name> (":NAME"
+ * for -l:NAME): 1 and the path (owned) in *found, 0 when it is not there,
+ * or OFL_ENOMEM. */
+int ofl_ldcmd_find_in_dir(const char *dir, const char *name, bool static_only, char **found,
+                          struct ofl_error *err);
 
 /* A path as the linker reads it: a FILE that starts with '=' (or $SYSROOT)
  * with the sysroot in front.  Owned; NULL on allocation failure. */

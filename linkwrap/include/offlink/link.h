@@ -77,8 +77,9 @@ struct ofl_link_opts {
 	 * -rpath, libraries by path) and which outputs name inputs; NULL:
 	 * nothing known. */
 	const struct ofl_ldcmd *host_cmd;
-	/* The device-link cache (offlink/cache.h); NULL: none.  One that
-	 * cannot be opened is a warning, and the link goes on without. */
+	/* The device-link cache (offlink/cache.h); NULL: none.  Opened when
+	 * the first device link runs; one that cannot be opened is a
+	 * warning, and the link goes on without. */
 	const struct ofl_cache_opts *cache;
 	/* Where LLVM installations live: <root>/llvm-<N>/bin/clang.
 	 * NULL entries skipped; none given: /usr/lib. */
