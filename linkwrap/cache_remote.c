@@ -9,7 +9,9 @@
  * timed out, an answer that is not the protocol's) turns the remote off
  * for the rest of the link. */
 #include <curl/curl.h>
+#include <dlfcn.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -20,7 +22,61 @@
 #define MAX_BLOB (4ull << 30)
 #define MAX_ACTION (64u << 10)
 
+/* libcurl, loaded when a remote is used: linked, it and the ~30 libraries
+ * it needs would be loaded by every link (4 ms each, with or without a
+ * remote, and inside the user's linker for the plugin). */
+struct curl_api {
+	void *so;
+	CURLcode (*global_init)(long);
+	void (*global_cleanup)(void);
+	CURL *(*easy_init)(void);
+	CURLcode (*easy_setopt)(CURL *, CURLoption, ...);
+	CURLcode (*easy_perform)(CURL *);
+	CURLcode (*easy_getinfo)(CURL *, CURLINFO, ...);
+	void (*easy_cleanup)(CURL *);
+	const char *(*easy_strerror)(CURLcode);
+	CURLSH *(*share_init)(void);
+	CURLSHcode (*share_setopt)(CURLSH *, CURLSHoption, ...);
+	CURLSHcode (*share_cleanup)(CURLSH *);
+};
+
+#define CURL_SONAME "libcurl.so.4"
+
+static int load_curl(struct curl_api *c, struct ofl_error *err)
+{
+	static const struct {
+		const char *name;
+		size_t at;
+	} fns[] = {
+	    {"curl_global_init", offsetof(struct curl_api, global_init)},
+	    {"curl_global_cleanup", offsetof(struct curl_api, global_cleanup)},
+	    {"curl_easy_init", offsetof(struct curl_api, easy_init)},
+	    {"curl_easy_setopt", offsetof(struct curl_api, easy_setopt)},
+	    {"curl_easy_perform", offsetof(struct curl_api, easy_perform)},
+	    {"curl_easy_getinfo", offsetof(struct curl_api, easy_getinfo)},
+	    {"curl_easy_cleanup", offsetof(struct curl_api, easy_cleanup)},
+	    {"curl_easy_strerror", offsetof(struct curl_api, easy_strerror)},
+	    {"curl_share_init", offsetof(struct curl_api, share_init)},
+	    {"curl_share_setopt", offsetof(struct curl_api, share_setopt)},
+	    {"curl_share_cleanup", offsetof(struct curl_api, share_cleanup)},
+	};
+	if (!(c->so = dlopen(CURL_SONAME, RTLD_NOW | RTLD_LOCAL)))
+		return ofl_error_set(err, OFL_ENOTFOUND, NULL, OFL_NO_OFFSET,
+		                     "the remote cache needs libcurl: %s", dlerror());
+	for (size_t i = 0; i < sizeof(fns) / sizeof(*fns); i++) {
+		void *f = dlsym(c->so, fns[i].name);
+		if (!f) {
+			dlclose(c->so);
+			return ofl_error_set(err, OFL_ENOTFOUND, NULL, OFL_NO_OFFSET,
+			                     "%s has no %s", CURL_SONAME, fns[i].name);
+		}
+		memcpy((char *)c + fns[i].at, &f, sizeof(f));
+	}
+	return 0;
+}
+
 struct ofl_remote {
+	struct curl_api curl;
 	char *base; /* without a trailing '/' */
 	bool read_only;
 	long timeout_ms;
@@ -55,20 +111,26 @@ int ofl_remote_open(struct ofl_remote **out, const char *url, bool read_only, un
 		free(r);
 		return OFL_NOMEM(err);
 	}
+	int rc = load_curl(&r->curl, err);
+	if (rc) {
+		free(r->base);
+		free(r);
+		return rc;
+	}
 	for (size_t n = strlen(r->base); n && r->base[n - 1] == '/'; n--)
 		r->base[n - 1] = '\0';
 	r->read_only = read_only;
 	r->timeout_ms = (long)timeout_ms;
 	/* thread-safe and reference-counted in the libcurl Debian ships */
-	curl_global_init(CURL_GLOBAL_DEFAULT);
+	r->curl.global_init(CURL_GLOBAL_DEFAULT);
 	for (size_t i = 0; i < CURL_LOCK_DATA_LAST; i++)
 		pthread_mutex_init(&r->locks[i], NULL);
-	if ((r->share = curl_share_init())) {
-		curl_share_setopt(r->share, CURLSHOPT_LOCKFUNC, lock);
-		curl_share_setopt(r->share, CURLSHOPT_UNLOCKFUNC, unlock);
-		curl_share_setopt(r->share, CURLSHOPT_USERDATA, r);
-		curl_share_setopt(r->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_CONNECT);
-		curl_share_setopt(r->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_DNS);
+	if ((r->share = r->curl.share_init())) {
+		r->curl.share_setopt(r->share, CURLSHOPT_LOCKFUNC, lock);
+		r->curl.share_setopt(r->share, CURLSHOPT_UNLOCKFUNC, unlock);
+		r->curl.share_setopt(r->share, CURLSHOPT_USERDATA, r);
+		r->curl.share_setopt(r->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_CONNECT);
+		r->curl.share_setopt(r->share, CURLSHOPT_SHARE, CURL_LOCK_DATA_DNS);
 	}
 	*out = r;
 	return 0;
@@ -78,10 +140,11 @@ void ofl_remote_close(struct ofl_remote *r)
 {
 	if (!r)
 		return;
-	curl_share_cleanup(r->share);
+	r->curl.share_cleanup(r->share);
 	for (size_t i = 0; i < CURL_LOCK_DATA_LAST; i++)
 		pthread_mutex_destroy(&r->locks[i]);
-	curl_global_cleanup();
+	r->curl.global_cleanup();
+	dlclose(r->curl.so);
 	free(r->base);
 	free(r);
 }
@@ -113,15 +176,15 @@ static size_t on_data(char *p, size_t size, size_t n, void *ctx)
 
 static CURL *request(const struct ofl_remote *r, const char *url)
 {
-	CURL *h = curl_easy_init();
+	CURL *h = r->curl.easy_init();
 	if (!h)
 		return NULL;
-	curl_easy_setopt(h, CURLOPT_URL, url);
-	curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, r->timeout_ms);
-	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, r->timeout_ms);
-	curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
-	curl_easy_setopt(h, CURLOPT_SHARE, r->share);
+	r->curl.easy_setopt(h, CURLOPT_URL, url);
+	r->curl.easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+	r->curl.easy_setopt(h, CURLOPT_TIMEOUT_MS, r->timeout_ms);
+	r->curl.easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, r->timeout_ms);
+	r->curl.easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
+	r->curl.easy_setopt(h, CURLOPT_SHARE, r->share);
 	return h;
 }
 
@@ -133,16 +196,16 @@ static int get(struct ofl_remote *r, const char *url, struct ofl_buf *out, uint6
 	CURL *h = request(r, url);
 	if (!h)
 		return *why = "libcurl cannot start a request", -1;
-	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_data);
-	curl_easy_setopt(h, CURLOPT_WRITEDATA, &s);
-	CURLcode rc = curl_easy_perform(h);
+	r->curl.easy_setopt(h, CURLOPT_WRITEFUNCTION, on_data);
+	r->curl.easy_setopt(h, CURLOPT_WRITEDATA, &s);
+	CURLcode rc = r->curl.easy_perform(h);
 	long status = 0;
-	curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
-	curl_easy_cleanup(h);
+	r->curl.easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
+	r->curl.easy_cleanup(h);
 	if (s.too_big)
 		return *why = "an answer larger than an entry can be", -1;
 	if (rc != CURLE_OK)
-		return *why = curl_easy_strerror(rc), -1;
+		return *why = r->curl.easy_strerror(rc), -1;
 	if (status == 404)
 		return 0;
 	return status == 200 ? 1 : (*why = "an unexpected HTTP status", -1);
@@ -169,16 +232,16 @@ static int put(struct ofl_remote *r, const char *url, const uint8_t *p, size_t n
 	CURL *h = request(r, url);
 	if (!h)
 		return *why = "libcurl cannot start a request", -1;
-	curl_easy_setopt(h, CURLOPT_UPLOAD, 1L);
-	curl_easy_setopt(h, CURLOPT_READFUNCTION, on_read);
-	curl_easy_setopt(h, CURLOPT_READDATA, &s);
-	curl_easy_setopt(h, CURLOPT_INFILESIZE_LARGE, (curl_off_t)n);
-	CURLcode rc = curl_easy_perform(h);
+	r->curl.easy_setopt(h, CURLOPT_UPLOAD, 1L);
+	r->curl.easy_setopt(h, CURLOPT_READFUNCTION, on_read);
+	r->curl.easy_setopt(h, CURLOPT_READDATA, &s);
+	r->curl.easy_setopt(h, CURLOPT_INFILESIZE_LARGE, (curl_off_t)n);
+	CURLcode rc = r->curl.easy_perform(h);
 	long status = 0;
-	curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
-	curl_easy_cleanup(h);
+	r->curl.easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
+	r->curl.easy_cleanup(h);
 	if (rc != CURLE_OK)
-		return *why = curl_easy_strerror(rc), -1;
+		return *why = r->curl.easy_strerror(rc), -1;
 	return status >= 200 && status < 300 ? 0 : (*why = "the upload was refused", -1);
 }
 

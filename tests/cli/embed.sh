@@ -55,6 +55,9 @@ case $plugin_syms in *bfd_*) fail "the plugin refers to libbfd" ;; esac
 [ "$(nm -D --defined-only "$PLUGIN" | awk '{print $3}')" = onload ] || fail "the plugin exports more than onload"
 pc=$(PKG_CONFIG_PATH=$OFL_BUILD/lib/pkgconfig pkg-config --libs --static offlink)
 case $pc in *bfd*) fail "pkg-config offlink names libbfd: $pc" ;; esac
+# libcurl (and the libraries it needs) is loaded only by a link that uses a
+# remote cache (e2e link_cache.sh), not by every link
+case $offlink_libs$plugin_libs in *libcurl*) fail "offlink or the plugin loads libcurl at start" ;; esac
 
 # Outputs get the mode the umask gives any new file, without core asking
 # for the umask (which changes it for a moment), and no temporary is left.
