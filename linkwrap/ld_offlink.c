@@ -206,7 +206,8 @@ static int host_link(struct link_job *j, const struct ofl_link *l, const struct 
 		ofl_argv_release(&v);
 		return 1;
 	}
-	if (j->verbose || (j->o.dry_run && !llvm_dry))
+	/* the personality's dry run printed LLVM's line already */
+	if (!llvm_dry && (j->verbose || j->o.dry_run))
 		print_command(stderr, v.v, v.n, j->o.llvm_wrapper);
 	if (j->explain) {
 		fputs("host link: ", j->explain);
