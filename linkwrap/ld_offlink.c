@@ -272,7 +272,8 @@ static void push_words(struct strlist *l, const char *s)
 	free(copy);
 }
 
-int link_job_finish_options(struct link_job *j)
+/* The pipeline's options, once the link needs the pipeline. */
+static int finish_options(struct link_job *j)
 {
 	const char *launcher = getenv("OFFLINK_DEVICE_LAUNCHER");
 	if (!j->launcher.n && launcher)
@@ -313,7 +314,7 @@ int link_job_finish_options(struct link_job *j)
 		return error_lib(&err);
 	if (j->cache.enabled && !j->no_device_cache)
 		j->o.cache = &j->cache.opts;
-	return linker_chain(j);
+	return 0;
 }
 
 static bool has_option(const struct ofl_ldcmd *c, enum ofl_ldopt opt)
@@ -423,6 +424,8 @@ int link_job_run(struct link_job *j)
 	struct ofl_error err = OFL_ERROR_INIT;
 	struct ofl_link *l = NULL;
 	double t0 = now_ms();
+	if (linker_chain(j))
+		return 1;
 	/* help is ours; version queries are ours, then the host linker's;
 	 * plain ld -r is the host linker's alone */
 	if (!has_inputs(&j->cmd) && has_option(&j->cmd, OFL_LD_HELP))
@@ -434,8 +437,8 @@ int link_job_run(struct link_job *j)
 		}
 		return resolve_linker(j, 0) ? 1 : host_link(j, NULL, NULL);
 	}
-	int rc = 0;
-	if (ofl_link_new(&l, &j->o, &err))
+	int rc = finish_options(j);
+	if (!rc && ofl_link_new(&l, &j->o, &err))
 		rc = error_lib(&err);
 	if (!rc) {
 		active_link = l;
@@ -570,8 +573,6 @@ int cmd_ld_offlink(int argc, char **argv)
 	struct ofl_error err = OFL_ERROR_INIT;
 	int rc = ofl_ldcmd_parse(&j.cmd, OFL_LDCMD_GNU, argc - 1, argv + 1, &err) ? error_lib(&err)
 	                                                                          : own_options(&j);
-	if (!rc)
-		rc = link_job_finish_options(&j);
 	if (!rc)
 		rc = link_job_run(&j);
 	link_job_release(&j);

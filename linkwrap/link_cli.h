@@ -32,14 +32,13 @@ struct link_job {
 	double started; /* when the link started, for progress lines */
 };
 
-/* Fills the pipeline options from the job's lists and the environment
- * (TMPDIR, PATH, CUDA_PATH, MAKEFLAGS's jobserver, OFFLINK_DEVICE_LAUNCHER,
- * OFFLINK_LINKER_CHAIN, the OFFLINK_CACHE* variables).  Prints an error and returns 1 when it
- * cannot. */
-int link_job_finish_options(struct link_job *j);
-
-/* Gathers, device-links, wraps and runs the host link; returns the exit
- * status (the host linker's when it ran). */
+/* Runs the link: the host linker's alone where it needs no pipeline
+ * (help, versions, a plain -r), else gathers, device-links and wraps (the
+ * pipeline's options completed from the environment: TMPDIR, PATH,
+ * CUDA_PATH, MAKEFLAGS's jobserver, OFFLINK_DEVICE_LAUNCHER, the OFFLINK_CACHE*
+ * variables) and runs the host link, which gets OFFLINK_LINKER_CHAIN.
+ * Returns the exit status (the host linker's when it ran); prints its
+ * errors. */
 int link_job_run(struct link_job *j);
 
 void link_job_release(struct link_job *j);

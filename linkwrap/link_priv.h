@@ -26,6 +26,9 @@ struct link_file {
 	struct ofl_link_input in; /* path owned (in.path) */
 	struct ofl_archive ar;
 	size_t first_unit, nunits;
+	/* 1 + the index of the host command line's argument it was added for
+	 * (ofl_link_add_host_inputs); 0: added otherwise */
+	size_t host_arg;
 };
 
 /* An object of the link: a file, or an archive member. */
@@ -133,6 +136,7 @@ struct ofl_link {
 	size_t nregistered, capregistered;
 	struct ofl_argv libdirs;  /* the host linker's built-in library dirs */
 	struct ofl_argv cpu_args; /* what CPU device links take from the host link */
+	bool host_inputs;         /* the inputs came from o.host_cmd (ofl_link_add_host_inputs) */
 	struct ofl_link_result res;
 	size_t caplibraries, caplibdirs; /* of res's arrays */
 	unsigned nllvm_names;            /* LLVM-form temporary names made (llvm_form.c) */
@@ -165,10 +169,12 @@ int ofl_archive_index(const uint8_t *data, size_t size, ofl_arsym_fn fn, void *c
 unsigned ofl_elf_clang_version(const uint8_t *data, size_t size);
 
 /* hostlink.c */
+/* What the link needs from the host link from the start: the host
+ * linker's built-in library dirs. */
 int ofl_hostlink_init(struct ofl_link *l, struct ofl_error *err);
-/* The library an -l argument of the host command line names, or NULL. */
-char *ofl_link_find_library(const struct ofl_link *l, const struct ofl_ldarg *a,
-                            struct ofl_error *err);
+/* What CPU device links take from the host link (l->cpu_args), once there
+ * is device code: from what ofl_link_add_host_inputs found where it ran. */
+int ofl_hostlink_cpu_args(struct ofl_link *l, struct ofl_error *err);
 bool ofl_hostlink_names_library(const struct ofl_link *l, const char *name);
 /* link_tmp.c */
 /* The link's temporary directory, made on first use; NULL on error. */

@@ -221,25 +221,6 @@ static enum ofl_ldcmd_style host_style(const char *triple)
 	return triple && ofl_wrap_triple_msvc(triple) ? OFL_LDCMD_LINK_EXE : OFL_LDCMD_GNU;
 }
 
-/* Every -l of the host link must be found in its -L directories (and the
- * sysroot), as LLVM's wrapper requires even where only the host linker
- * reads the library. */
-static int check_libraries(const struct ofl_ldcmd *c)
-{
-	struct ofl_error err = OFL_ERROR_INIT;
-	for (size_t i = 0; i < c->nargs; i++) {
-		const struct ofl_ldarg *a = &c->args[i];
-		if (a->kind != OFL_LDARG_LIBRARY)
-			continue;
-		char *p = ofl_ldcmd_find_library(c, a, NULL, 0, &err);
-		if (!p)
-			return err.code ? error_lib(&err)
-			                : error("unable to find library -l%s", a->value);
-		free(p);
-	}
-	return 0;
-}
-
 int cmd_clang_linker_wrapper(int argc, char **argv)
 {
 	struct link_job j = {.cmd = OFL_LDCMD_INIT};
@@ -276,10 +257,6 @@ int cmd_clang_linker_wrapper(int argc, char **argv)
 		rc = error("linker path missing, must pass 'linker-path'");
 	if (!rc && ofl_ldcmd_parse(&j.cmd, host_style(j.o.host_triple), nhost, host, &err))
 		rc = error_lib(&err);
-	if (!rc)
-		rc = check_libraries(&j.cmd);
-	if (!rc)
-		rc = link_job_finish_options(&j);
 	if (!rc)
 		rc = link_job_run(&j);
 	link_job_release(&j);

@@ -204,7 +204,9 @@ int ofl_link_run(struct ofl_link *l, struct ofl_link_result *res, struct ofl_err
 
 /* Adds every input of the host command line (o.host_cmd) in order: files
  * as given (sysroot applied), -l libraries as the linker finds them (one it
- * does not find is the host linker's to report). */
+ * does not find is the host linker's to report; with llvm_wrapper, as
+ * clang-linker-wrapper, looked for in the -L directories only, and
+ * OFL_ENOTFOUND when not there). */
 int ofl_link_add_host_inputs(struct ofl_link *l, struct ofl_error *err);
 
 /* The host linker's argv for command line c: linker first, ld.offlink's own
