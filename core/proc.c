@@ -352,6 +352,15 @@ char **ofl_proc_env_without_driver(char *const *env)
 	return out;
 }
 
+const char *ofl_proc_env_get(char *const *env, const char *name)
+{
+	size_t n = strlen(name);
+	for (; env && *env; env++)
+		if (!strncmp(*env, name, n) && (*env)[n] == '=')
+			return *env + n + 1;
+	return NULL;
+}
+
 /* LLVM's sys::printArg: quoted only when it must be. */
 static bool plain_word(const char *s)
 {

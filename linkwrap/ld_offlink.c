@@ -19,7 +19,6 @@
 #include "diag.h"
 #include "link_cli.h"
 #include "offlink/io.h"
-#include "offlink/jobserver.h"
 #include "offlink/proc.h"
 
 extern char **environ;
@@ -117,10 +116,14 @@ static int resolve_linker(struct link_job *j, unsigned llvm)
 	char exe[64], driver[PATH_MAX];
 	snprintf(exe, sizeof(exe), "/proc/%d/exe", (int)getppid());
 	const char *choice = j->linker_choice ? j->linker_choice : getenv("OFFLINK_LINKER");
-	struct ofl_host_linker_query q = {choice,          realpath(exe, driver) ? driver : NULL,
-	                                  getenv("PATH"),  (const char *const *)j->skip.v,
-	                                  j->skip.n,       llvm,
-	                                  j->o.llvm_roots, j->o.nllvm_roots};
+	struct ofl_host_linker_query q = {choice,
+	                                  realpath(exe, driver) ? driver : NULL,
+	                                  getenv("PATH"),
+	                                  (const char *const *)j->skip.v,
+	                                  j->skip.n,
+	                                  llvm,
+	                                  j->c.o.llvm_roots,
+	                                  j->c.o.nllvm_roots};
 	free(j->linker);
 	j->linker = ofl_find_host_linker(&q, &err);
 	return j->linker ? 0 : error_lib(&err);
@@ -201,14 +204,14 @@ static int host_link(struct link_job *j, const struct ofl_link *l, const struct 
 	struct ofl_error err = OFL_ERROR_INIT;
 	if (ofl_host_argv(&j->cmd, j->linker, r, j->merged, &v, &err))
 		return error_lib(&err);
-	bool llvm_dry = j->o.dry_run && j->o.llvm_wrapper;
+	bool llvm_dry = j->c.o.dry_run && j->c.o.llvm_wrapper;
 	if (llvm_dry && print_llvm_host_link(j, l, r)) {
 		ofl_argv_release(&v);
 		return 1;
 	}
 	/* the personality's dry run printed LLVM's line already */
-	if (!llvm_dry && (j->verbose || j->o.dry_run))
-		print_command(stderr, v.v, v.n, j->o.llvm_wrapper);
+	if (!llvm_dry && (j->verbose || j->c.o.dry_run))
+		print_command(stderr, v.v, v.n, j->c.o.llvm_wrapper);
 	if (j->explain) {
 		fputs("host link: ", j->explain);
 		print_command(j->explain, v.v, v.n, false);
@@ -216,7 +219,7 @@ static int host_link(struct link_job *j, const struct ofl_link *l, const struct 
 	int rc = 0;
 	if (j->explain)
 		fflush(j->explain); /* exec drops what stdio holds */
-	if (!j->o.dry_run)
+	if (!j->c.o.dry_run)
 		rc = r ? run_inherit(v.v, j->host_env)
 		       : (execve(v.v[0], v.v, j->host_env),
 		          error("cannot run '%s': %s", v.v[0], strerror(errno)));
@@ -240,7 +243,7 @@ static void log_line(void *ctx, enum ofl_link_log what, const char *msg)
 		fprintf(stderr, "%s: the whole command and its output:\n%s\n", ofl_prog, msg);
 	else if (what == OFL_LOG_WARNING)
 		warning("%s", msg);
-	else if (what == OFL_LOG_COMMAND && (j->verbose || j->o.dry_run))
+	else if (what == OFL_LOG_COMMAND && (j->verbose || j->c.o.dry_run))
 		fprintf(stderr, "%s\n", msg);
 	else if (what == OFL_LOG_MODULE)
 		fputs(msg, stderr);
@@ -263,58 +266,17 @@ static void phase(struct link_job *j, const char *name, double *t0)
 	*t0 = t;
 }
 
-/* A launcher command: words split on blanks, like CMake's launchers. */
-static void push_words(struct strlist *l, const char *s)
-{
-	char *copy = strdup(s);
-	for (char *t = copy ? strtok(copy, " \t") : NULL; t; t = strtok(NULL, " \t"))
-		strlist_push(l, t);
-	free(copy);
-}
-
 /* The pipeline's options, once the link needs the pipeline. */
 static int finish_options(struct link_job *j)
 {
-	const char *launcher = getenv("OFFLINK_DEVICE_LAUNCHER");
-	if (!j->launcher.n && launcher)
-		push_words(&j->launcher, launcher);
-	const char *tmp = getenv("TMPDIR");
-	j->o.tmpdir = tmp && *tmp ? tmp : "/tmp";
-	j->o.search_path = getenv("PATH");
-	/* the personality, as LLVM's, reads no CUDA_PATH and defaults to PATH */
-	j->o.cuda_path = j->cuda_path ? j->cuda_path : j->o.llvm_wrapper ? "" : getenv("CUDA_PATH");
-	/* a descriptor opened here lives as long as the process */
-	struct ofl_jobserver js;
-	ofl_jobserver_open(&js, getenv("MAKEFLAGS"), j->o.jobs);
-	j->o.jobs = js.jobs;
-	j->o.jobserver_rfd = js.rfd;
-	j->o.jobserver_wfd = js.wfd;
-	j->o.device_linker_args = j->device_linker_args.v;
-	j->o.ndevice_linker_args = j->device_linker_args.n;
-	j->o.device_compiler_args = j->device_compiler_args.v;
-	j->o.ndevice_compiler_args = j->device_compiler_args.n;
-	j->o.launcher = j->launcher.v;
-	j->o.nlauncher = j->launcher.n;
-	j->o.extract_archs = j->extract.v;
-	j->o.nextract_archs = j->extract.n;
-	j->o.lto_opts = j->lto_opts.v;
-	j->o.nlto_opts = j->lto_opts.n;
-	j->o.mllvm = j->mllvm.v;
-	j->o.nmllvm = j->mllvm.n;
-	j->o.output = j->cmd.output;
-	j->o.relocatable = j->offload_relocatable && j->cmd.relocatable;
-	j->env = ofl_proc_env_without_driver(environ);
-	j->o.device_env = j->env ? j->env : environ;
-	j->o.host_cmd = &j->cmd;
-	j->o.log = log_line;
-	j->o.log_ctx = j;
-	j->started = now_ms();
 	struct ofl_error err = OFL_ERROR_INIT;
-	if (ofl_cache_config_from_env(environ, &j->cache, &err))
-		return error_lib(&err);
-	if (j->cache.enabled && !j->no_device_cache)
-		j->o.cache = &j->cache.opts;
-	return 0;
+	j->c.o.output = j->cmd.output;
+	j->c.o.relocatable = j->offload_relocatable && j->cmd.relocatable;
+	j->c.o.host_cmd = &j->cmd;
+	j->c.o.log = log_line;
+	j->c.o.log_ctx = j;
+	j->started = now_ms();
+	return ofl_link_config_env(&j->c, environ, &err) ? error_lib(&err) : 0;
 }
 
 static bool has_option(const struct ofl_ldcmd *c, enum ofl_ldopt opt)
@@ -386,21 +348,22 @@ static int link_with_device_code(struct link_job *j, struct ofl_link *l, double 
 	 * out and the entry tables made private, into -o (ld's a.out by
 	 * default), which must not be an input: checked before any work */
 	const char *out = j->cmd.output ? j->cmd.output : "a.out";
-	if (j->o.relocatable && ofl_link_check_output(l, out, &err))
+	if (j->c.o.relocatable && ofl_link_check_output(l, out, &err))
 		return error_lib(&err);
 	int rc = ofl_link_run(l, &res, &err);
 	phase(j, "device link and wrap", t0);
 	if (rc) /* cancelled by a signal: no message, we die of it */
 		return caught ? 1 : error_lib(&err);
-	if (j->o.emit_fatbin)
+	if (j->c.o.emit_fatbin)
 		return write_fatbin(res.fatbin, out);
-	if (j->o.relocatable && !(j->merged = ofl_link_temp(l, "merged.o", &err)))
+	if (j->c.o.relocatable && !(j->merged = ofl_link_temp(l, "merged.o", &err)))
 		return error_lib(&err);
 	rc = host_link(j, l, &res);
 	phase(j, "host link", t0);
-	if (!rc && !j->o.dry_run && ofl_link_scrub_outputs(l, &err))
+	if (!rc && !j->c.o.dry_run && ofl_link_scrub_outputs(l, &err))
 		rc = error_lib(&err);
-	if (!rc && j->merged && !j->o.dry_run && ofl_link_finish_relocatable(j->merged, out, &err))
+	if (!rc && j->merged && !j->c.o.dry_run &&
+	    ofl_link_finish_relocatable(j->merged, out, &err))
 		rc = error_lib(&err);
 	return rc;
 }
@@ -438,7 +401,7 @@ int link_job_run(struct link_job *j)
 		return resolve_linker(j, 0) ? 1 : host_link(j, NULL, NULL);
 	}
 	int rc = finish_options(j);
-	if (!rc && ofl_link_new(&l, &j->o, &err))
+	if (!rc && ofl_link_new(&l, &j->c.o, &err))
 		rc = error_lib(&err);
 	if (!rc) {
 		active_link = l;
@@ -448,10 +411,10 @@ int link_job_run(struct link_job *j)
 	}
 	phase(j, "gather", &t0);
 	/* --emit-fatbin-only names a linker (the driver's bundler) it never runs */
-	if (!rc && !j->o.emit_fatbin)
+	if (!rc && !j->c.o.emit_fatbin)
 		rc = resolve_linker(j, ofl_link_bitcode_release(l));
 	/* the bundle is the output: no host link to fall back on */
-	if (!rc && j->o.emit_fatbin && !ofl_link_has_device_code(l))
+	if (!rc && j->c.o.emit_fatbin && !ofl_link_has_device_code(l))
 		rc = error("Expected a single bundled image for direct fat binary output");
 	if (!rc && !ofl_link_has_device_code(l)) {
 		nothing_to_do(j, l);
@@ -475,16 +438,9 @@ void link_job_release(struct link_job *j)
 	ofl_ldcmd_release(&j->cmd);
 	free(j->linker);
 	free(j->chain_env);
-	ofl_cache_config_release(&j->cache);
 	free(j->host_env);
 	strlist_release(&j->skip);
-	strlist_release(&j->device_linker_args);
-	free(j->env);
-	strlist_release(&j->device_compiler_args);
-	strlist_release(&j->launcher);
-	strlist_release(&j->extract);
-	strlist_release(&j->lto_opts);
-	strlist_release(&j->mllvm);
+	ofl_link_config_release(&j->c);
 	if (j->explain && j->explain != stderr)
 		fclose(j->explain);
 }
@@ -501,9 +457,11 @@ static int check_typo(const struct ofl_ldarg *a)
 	return error("unknown option '%s'; see ld.offlink --help", w);
 }
 
-/* ld.offlink's own options, taken from the parsed line. */
+/* ld.offlink's own options, taken from the parsed line: the pipeline's
+ * by the library, the front end's here. */
 static int own_options(struct link_job *j)
 {
+	struct ofl_error err = OFL_ERROR_INIT;
 	for (size_t i = 0; i < j->cmd.nargs; i++) {
 		const struct ofl_ldarg *a = &j->cmd.args[i];
 		const char *v = a->value;
@@ -511,56 +469,27 @@ static int own_options(struct link_job *j)
 		case OFL_LD_OWN_LINKER:
 			j->linker_choice = v;
 			break;
-		case OFL_LD_OWN_DEVICE_COMPILER:
-			j->o.device_compiler = v;
-			break;
-		case OFL_LD_OWN_DEVICE_LINKER:
-			strlist_push(&j->device_linker_args, v);
-			break;
-		case OFL_LD_OWN_DEVICE_LAUNCHER:
-			push_words(&j->launcher, v);
-			break;
-		case OFL_LD_OWN_OFFLOAD_EXTRACT:
-			strlist_push(&j->extract, v);
-			break;
 		case OFL_LD_OWN_OFFLOAD_RELOCATABLE:
 			j->offload_relocatable = true;
 			break;
-		case OFL_LD_OWN_JOBS: {
-			char *end;
-			unsigned long n = strtoul(v, &end, 10);
-			if (*end || !n || n > 4096)
-				return error(
-				    "-j: expected a number of jobs from 1 to 4096, got '%s'", v);
-			j->o.jobs = (unsigned)n;
-			break;
-		}
 		case OFL_LD_OWN_EXPLAIN:
 			j->explain = v ? fopen(v, "we") : stderr;
 			if (!j->explain)
 				return error("%s: cannot write: %s", v, strerror(errno));
-			break;
-		case OFL_LD_OWN_DRY_RUN:
-			j->o.dry_run = true;
-			break;
-		case OFL_LD_OWN_SAVE_TEMPS:
-			j->o.save_temps = true;
-			break;
-		case OFL_LD_OWN_NOGPULIB:
-			j->o.no_device_runtime = true;
-			break;
-		case OFL_LD_OWN_NO_DEVICE_CACHE:
-			j->no_device_cache = true;
 			break;
 		case OFL_LD_OWN_VERBOSE:
 		case OFL_LD_VERSION:
 			j->verbose =
 			    j->verbose || a->opt == OFL_LD_OWN_VERBOSE || !strcmp(a->word[0], "-v");
 			break;
-		default:
-			if (check_typo(a))
+		default: {
+			int rc = ofl_link_config_option(&j->c, a, &err);
+			if (rc < 0)
+				return error_lib(&err);
+			if (rc && check_typo(a))
 				return 1;
 			break;
+		}
 		}
 	}
 	return 0;

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "commands.h"
 #include "diag.h"
@@ -148,63 +149,67 @@ static bool answered(const struct wspec *w)
 	return w->id == W_HELP || w->id == W_VERSION;
 }
 
+static int push(struct ofl_argv *l, const char *v)
+{
+	struct ofl_error err = OFL_ERROR_INIT;
+	return ofl_argv_push(l, v, &err) ? error_lib(&err) : 0;
+}
+
 static int take(struct link_job *j, const struct wspec *w, const char *v)
 {
 	switch (w->id) {
 	case W_HOST_TRIPLE:
-		j->o.host_triple = v;
+		j->c.o.host_triple = v;
 		break;
 	case W_LINKER_PATH:
 		j->linker_choice = v;
 		break;
 	case W_DEVICE_LINKER:
-		strlist_push(&j->device_linker_args, v);
-		break;
+		return push(&j->c.device_linker_args, v);
 	case W_DEVICE_COMPILER:
-		strlist_push(&j->device_compiler_args, v);
-		break;
+		return push(&j->c.device_compiler_args, v);
 	case W_SHOULD_EXTRACT:
-		strlist_push(&j->extract, v);
-		break;
+		return push(&j->c.extract, v);
 	case W_JOBS:
 		/* "jobserver" leaves the count to make's tokens */
-		if (strcmp(v, "jobserver") && !(j->o.jobs = (unsigned)strtoul(v, NULL, 10)))
-			return error("invalid --wrapper-jobs value '%s'", v);
+		if (strcasecmp(v, "jobserver") && !(j->c.o.jobs = ofl_ld_jobs(v)))
+			return error(
+			    "--wrapper-jobs=%s: expected a positive integer or 'jobserver', "
+			    "got '%s'",
+			    v, v);
 		break;
 	case W_DRY_RUN:
-		j->o.dry_run = true;
+		j->c.o.dry_run = true;
 		break;
 	case W_VERBOSE:
 		j->verbose = true;
 		break;
 	case W_SAVE_TEMPS:
-		j->o.save_temps = true;
+		j->c.o.save_temps = true;
 		break;
 	case W_MLLVM: /* LLVM 22 gives it to the LTO and to the linker */
-		strlist_push(&j->mllvm, v);
-		/* fall through */
+		return push(&j->c.mllvm, v) || push(&j->c.lto_opts, v);
 	case W_OFFLOAD_OPT:
-		strlist_push(&j->lto_opts, v);
-		break;
+		return push(&j->c.lto_opts, v);
 	case W_CUDA_PATH:
-		j->cuda_path = v;
+		j->c.o.cuda_path = v;
 		break;
 	case W_COMPRESS:
-		j->o.compress = true;
+		j->c.o.compress = true;
 		break;
 	case W_COMPRESSION_LEVEL: {
 		char *end;
 		long n = strtol(v, &end, 10);
 		if (*end || !*v || n < INT32_MIN + 1 || n > INT32_MAX)
 			return error("invalid --compression-level value '%s'", v);
-		j->o.compression_level = (int)n;
+		j->c.o.compression_level = (int)n;
 		break;
 	}
 	case W_EMIT_FATBIN:
-		j->o.emit_fatbin = true;
+		j->c.o.emit_fatbin = true;
 		break;
 	case W_PRINT_MODULE:
-		j->o.print_wrapped_module = true;
+		j->c.o.print_wrapped_module = true;
 		break;
 	case W_UNSUPPORTED:
 		return error("--%s is not supported by offlink's clang-linker-wrapper", w->name);
@@ -226,8 +231,8 @@ int cmd_clang_linker_wrapper(int argc, char **argv)
 	struct link_job j = {.cmd = OFL_LDCMD_INIT};
 	/* commands in LLVM's form (scripts read --wrapper-verbose's lines),
 	 * nothing added that clang's driver passes itself */
-	j.o.llvm_wrapper = true;
-	j.o.compression_level = INT32_MIN;
+	j.c.o.llvm_wrapper = true;
+	j.c.o.compression_level = INT32_MIN;
 	/* -r is LLVM's relocatable mode: device code linked now */
 	j.offload_relocatable = true;
 	struct ofl_error err = OFL_ERROR_INIT;
@@ -255,7 +260,7 @@ int cmd_clang_linker_wrapper(int argc, char **argv)
 	}
 	if (!rc && !j.linker_choice)
 		rc = error("linker path missing, must pass 'linker-path'");
-	if (!rc && ofl_ldcmd_parse(&j.cmd, host_style(j.o.host_triple), nhost, host, &err))
+	if (!rc && ofl_ldcmd_parse(&j.cmd, host_style(j.c.o.host_triple), nhost, host, &err))
 		rc = error_lib(&err);
 	if (!rc)
 		rc = link_job_run(&j);

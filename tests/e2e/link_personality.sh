@@ -137,6 +137,7 @@ grep -q 'clang-offload-bundler" -type=o -bundle-align=4096 -compress -compressio
 same missing-library $D -ldummy --linker-path=/usr/bin/ld -o a.out
 grep -qx 'PROG: error: unable to find library -ldummy' missing-library.ours || fail "-ldummy"
 same no-linker-path
+same wrapper-jobs $D --wrapper-jobs=4x --linker-path=/usr/bin/ld elf.o -o a.out
 grep -qx "PROG: error: linker path missing, must pass 'linker-path'" no-linker-path.ours ||
 	fail "no --linker-path"
 same offload-opt $D --offload-opt=-pass-remarks=foo,bar --linker-path=/usr/bin/ld amdgpu.o -o a.out
