@@ -244,6 +244,14 @@ int ofl_devrt_gather(struct ofl_link *l, struct ofl_error *err);
 int ofl_devrt_push(struct ofl_link *l, const struct link_group *g, struct ofl_proc *cmd,
                    struct ofl_error *err);
 
+/* link_reloc.c: relocatable mode's private entry tables. */
+/* The entry sections: LLVM 20's, then LLVM 19's (OpenMP, CUDA, HIP). */
+extern const char *const ofl_entry_sections[4];
+/* The suffix of the sections made private in an object of these bytes:
+ * the low half of its MD5 in hex without leading zeros (LLVM's
+ * utohexstr). */
+void ofl_entry_hash(const uint8_t *data, size_t size, char out[17]);
+
 /* llvm_form.c: clang-linker-wrapper 22's names and commands, for the
  * personality's dry run. */
 struct ofl_fatbin_image;

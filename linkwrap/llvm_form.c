@@ -8,7 +8,6 @@
  * LLVM names its temporaries <prefix>-XXXXXX.<ext> in $TMPDIR with six
  * random hex digits; ours are in the link's directory, the digits from a
  * counter, so a dry run prints the same text every time. */
-#include <md5.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -268,27 +267,19 @@ int ofl_host_argv_llvm(const struct ofl_ldcmd *c, const char *linker,
 int ofl_link_llvm_objcopy(const struct ofl_link *l, const char *output, struct ofl_argv *v,
                           struct ofl_error *err)
 {
-	static const char *const v20[] = {"llvm_offload_entries"};
-	static const char *const v19[] = {"omp_offloading_entries", "cuda_offloading_entries",
-	                                  "hip_offloading_entries"};
 	unsigned llvm = l->o.llvm_roots[0] ? ofl_llvm_newest(l->o.llvm_roots[0]) : 0;
 	for (size_t g = 0; g < l->ngroups; g++)
 		if (l->groups[g].nimages && l->groups[g].llvm)
 			llvm = l->groups[g].llvm;
 	bool old = llvm && llvm <= 19;
-	/* the output's MD5, low half, in hex without leading zeros; a dry run
-	 * has no output, LLVM hashes nothing then */
-	uint8_t d[MD5_DIGEST_LENGTH];
+	/* a dry run has no output: LLVM hashes nothing then */
 	char hash[17];
-	MD5_CTX md;
-	MD5Init(&md);
-	MD5Final(d, &md);
-	snprintf(hash, sizeof(hash), "%llx", (unsigned long long)ofl_le64(d));
+	ofl_entry_hash(NULL, 0, hash);
 	char *tool = llvm_tool(l, llvm, "llvm-objcopy");
 	int rc = !tool || ofl_argv_push(v, tool, err) || ofl_argv_push(v, output, err) ||
 	         ofl_argv_push(v, "--remove-section", err) ||
 	         ofl_argv_push(v, ".llvm.offloading", err);
-	const char *const *secs = old ? v19 : v20;
+	const char *const *secs = ofl_entry_sections + old;
 	for (size_t i = 0; !rc && i < (old ? 3u : 1u); i++) {
 		char s[160];
 		snprintf(s, sizeof(s), "%s=%s_%s", secs[i], secs[i], hash);
