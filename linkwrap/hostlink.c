@@ -180,7 +180,7 @@ static int push_objects(struct ofl_argv *v, const struct ofl_link_result *r, str
  * by output when given, the wrapper objects right after -o (where the
  * linker wrapper puts them). */
 static int push_line(const struct ofl_ldcmd *c, const struct ofl_link_result *r, const char *output,
-                     struct ofl_argv *v, struct ofl_error *err)
+                     bool llvm_form, struct ofl_argv *v, struct ofl_error *err)
 {
 	int rc = 0;
 	for (size_t i = 0; !rc && i < c->nargs; i++) {
@@ -190,8 +190,11 @@ static int push_line(const struct ofl_ldcmd *c, const struct ofl_link_result *r,
 		bool out = a->opt == OFL_LD_OUTPUT;
 		if (out && output)
 			rc = ofl_argv_push(v, "-o", err) || ofl_argv_push(v, output, err);
-		for (unsigned w = 0; !rc && !(out && output) && w < a->nwords; w++)
-			rc = ofl_argv_push(v, a->word[w], err);
+		else if (llvm_form)
+			rc = ofl_llvm_push_arg(a, v, err);
+		else
+			for (unsigned w = 0; !rc && w < a->nwords; w++)
+				rc = ofl_argv_push(v, a->word[w], err);
 		if (!rc && out && a->value == c->output)
 			rc = push_objects(v, r, err);
 	}
@@ -199,7 +202,7 @@ static int push_line(const struct ofl_ldcmd *c, const struct ofl_link_result *r,
 }
 
 int ofl_host_argv(const struct ofl_ldcmd *c, const char *linker, const struct ofl_link_result *r,
-                  const char *output, struct ofl_argv *v, struct ofl_error *err)
+                  const char *output, bool llvm_form, struct ofl_argv *v, struct ofl_error *err)
 {
 	int rc = ofl_argv_push(v, linker, err);
 	/* without -o, first; with it, after the last -o */
@@ -207,7 +210,7 @@ int ofl_host_argv(const struct ofl_ldcmd *c, const char *linker, const struct of
 		rc = push_objects(v, r, err);
 	if (!rc && output && !c->output)
 		rc = ofl_argv_push(v, "-o", err) || ofl_argv_push(v, output, err);
-	rc = rc ? rc : push_line(c, r, output, v, err);
+	rc = rc ? rc : push_line(c, r, output, llvm_form, v, err);
 	for (size_t i = 0; r && !rc && i < r->nlibdirs; i++)
 		rc = pushf(v, err, "-L", r->libdirs[i]);
 	for (size_t i = 0; r && !rc && i < r->nlibraries; i++)

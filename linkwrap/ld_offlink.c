@@ -177,41 +177,26 @@ static void print_command(FILE *f, char *const *argv, size_t argc, bool llvm_for
 	ofl_buf_release(&b);
 }
 
-/* The personality's dry run: the host link and (relocatable mode) the
- * llvm-objcopy after it, as clang-linker-wrapper prints them. */
-static int print_llvm_host_link(struct link_job *j, const struct ofl_link *l,
-                                const struct ofl_link_result *r)
+/* The host link: printed when asked, run unless --dry-run.  The
+ * personality's dry run prints it as clang-linker-wrapper does: into -o,
+ * then relocatable mode's llvm-objcopy. */
+static int host_link(struct link_job *j, const struct ofl_link *l, const struct ofl_link_result *r)
 {
 	struct ofl_argv v = OFL_ARGV_INIT, objcopy = OFL_ARGV_INIT;
 	struct ofl_error err = OFL_ERROR_INIT;
+	bool llvm = ofl_link_llvm_form(&j->c.o);
 	const char *out = j->cmd.output ? j->cmd.output : "a.out";
-	int rc = ofl_host_argv_llvm(&j->cmd, j->linker, r, &v, &err) ||
-	         (j->merged && ofl_link_llvm_objcopy(l, out, &objcopy, &err));
-	if (!rc) {
-		print_command(stderr, v.v, v.n, true);
-		if (objcopy.n)
-			print_command(stderr, objcopy.v, objcopy.n, true);
-	}
-	ofl_argv_release(&v);
-	ofl_argv_release(&objcopy);
-	return rc ? error_lib(&err) : 0;
-}
-
-/* The host link: printed when asked, run unless --dry-run. */
-static int host_link(struct link_job *j, const struct ofl_link *l, const struct ofl_link_result *r)
-{
-	struct ofl_argv v = OFL_ARGV_INIT;
-	struct ofl_error err = OFL_ERROR_INIT;
-	if (ofl_host_argv(&j->cmd, j->linker, r, j->merged, &v, &err))
-		return error_lib(&err);
-	bool llvm_dry = j->c.o.dry_run && j->c.o.llvm_wrapper;
-	if (llvm_dry && print_llvm_host_link(j, l, r)) {
+	if (ofl_host_argv(&j->cmd, j->linker, r, llvm ? NULL : j->merged, llvm, &v, &err) ||
+	    (llvm && j->merged && ofl_link_llvm_objcopy(l, out, &objcopy, &err))) {
 		ofl_argv_release(&v);
-		return 1;
+		ofl_argv_release(&objcopy);
+		return error_lib(&err);
 	}
-	/* the personality's dry run printed LLVM's line already */
-	if (!llvm_dry && (j->verbose || j->c.o.dry_run))
+	if (j->verbose || j->c.o.dry_run)
 		print_command(stderr, v.v, v.n, j->c.o.llvm_wrapper);
+	if (objcopy.n)
+		print_command(stderr, objcopy.v, objcopy.n, true);
+	ofl_argv_release(&objcopy);
 	if (j->explain) {
 		fputs("host link: ", j->explain);
 		print_command(j->explain, v.v, v.n, false);

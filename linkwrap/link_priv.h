@@ -256,8 +256,13 @@ void ofl_entry_hash(const uint8_t *data, size_t size, char out[17]);
  * personality's dry run. */
 struct ofl_fatbin_image;
 struct ofl_hipfb_options;
-/* A dry run of the personality: commands logged in LLVM's form. */
+/* A dry run of the personality: commands logged in LLVM's form
+ * (ofl_link_llvm_form). */
 bool ofl_llvm_form(const struct ofl_link *l);
+/* Appends a host link argument as LLVM's option table prints it: separate
+ * words for the options it knows (-o, -L, -l, -r, --rpath in their joined
+ * forms), the others as they were given. */
+int ofl_llvm_push_arg(const struct ofl_ldarg *a, struct ofl_argv *v, struct ofl_error *err);
 /* <link dir>/<prefix>-XXXXXX.<ext>, owned by the link. */
 char *ofl_llvm_temp(struct ofl_link *l, const char *prefix, const char *ext, struct ofl_error *err);
 /* Group g's output <out>.<arch of triple>.<arch>-XXXXXX.img (the link's)

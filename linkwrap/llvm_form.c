@@ -17,9 +17,14 @@
 #include "link_priv.h"
 #include "offlink/fatbin_build.h"
 
+bool ofl_link_llvm_form(const struct ofl_link_opts *o)
+{
+	return o->llvm_wrapper && o->dry_run;
+}
+
 bool ofl_llvm_form(const struct ofl_link *l)
 {
-	return l->o.llvm_wrapper && l->o.dry_run;
+	return ofl_link_llvm_form(&l->o);
 }
 
 /* The link's output as given (-o), and its file name. */
@@ -218,9 +223,7 @@ int ofl_llvm_log_fatbin(struct ofl_link *l, bool hip, const struct ofl_fatbin_im
 
 /* ---- the host link, re-rendered as LLVM's option table prints it ---- */
 
-/* Separate words for the options LLVM's table knows (-o, -L, -l, -r,
- * --rpath in its joined forms); the others as they were given. */
-static int push_rendered(const struct ofl_ldarg *a, struct ofl_argv *v, struct ofl_error *err)
+int ofl_llvm_push_arg(const struct ofl_ldarg *a, struct ofl_argv *v, struct ofl_error *err)
 {
 	const char *w = a->word[0], *flag = NULL;
 	if (a->opt == OFL_LD_OUTPUT && strncmp(w, "-out:", 5))
@@ -241,25 +244,6 @@ static int push_rendered(const struct ofl_ldarg *a, struct ofl_argv *v, struct o
 		if (ofl_argv_push(v, a->word[i], err))
 			return OFL_NOMEM(err);
 	return 0;
-}
-
-int ofl_host_argv_llvm(const struct ofl_ldcmd *c, const char *linker,
-                       const struct ofl_link_result *r, struct ofl_argv *v, struct ofl_error *err)
-{
-	int rc = ofl_argv_push(v, linker, err);
-	for (size_t o = 0; r && !rc && !c->output && o < r->nobjects; o++)
-		rc = ofl_argv_push(v, r->objects[o], err);
-	for (size_t i = 0; !rc && i < c->nargs; i++) {
-		const struct ofl_ldarg *a = &c->args[i];
-		if (ofl_ldarg_is_own(a))
-			continue;
-		rc = push_rendered(a, v, err);
-		for (size_t o = 0; r && !rc && a->opt == OFL_LD_OUTPUT && a->value == c->output &&
-		                   o < r->nobjects;
-		     o++)
-			rc = ofl_argv_push(v, r->objects[o], err);
-	}
-	return rc ? err->code : 0;
 }
 
 /* ---- relocatable mode's llvm-objcopy ---- */
