@@ -26,9 +26,11 @@ extern char **environ;
 static const int term_signals[] = {SIGINT, SIGTERM, SIGHUP};
 
 static struct ofl_link *volatile active_link;
-/* The termination signal that came (0: none); the host linker while it
- * runs, as kill(2) takes it (-pgid for its group; 0: none). */
-static volatile sig_atomic_t caught, host_pid;
+/* The termination signal that came (0: none). */
+static volatile sig_atomic_t caught;
+/* The host linker while it runs, as kill(2) takes it (-pgid for its
+ * group; 0: none); read and written atomically. */
+static int host_pid;
 
 /* Async-signal-safe: records the signal and kills what runs.  The link
  * then fails, its temporaries are removed once the pipeline has returned
@@ -39,10 +41,11 @@ static void on_signal(int sig)
 	int saved = errno;
 	struct ofl_link *l = active_link;
 	caught = sig;
+	int host = __atomic_load_n(&host_pid, __ATOMIC_SEQ_CST);
 	if (l)
 		ofl_link_cancel(l);
-	if (host_pid)
-		kill(host_pid, sig);
+	if (host)
+		kill(host, sig);
 	errno = saved;
 }
 
@@ -154,18 +157,13 @@ static int run_inherit(char *const *argv, char *const *env)
 	posix_spawnattr_destroy(&attr);
 	if (rc)
 		return error("cannot run '%s': %s", argv[0], strerror(rc));
-	host_pid = group ? -pid : pid;
+	__atomic_store_n(&host_pid, group ? -pid : pid, __ATOMIC_SEQ_CST);
 	if (caught) /* came before host_pid was set */
-		kill(host_pid, caught);
-	/* forgotten before it is reaped: its pid cannot be another's yet */
-	siginfo_t si;
-	while (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOWAIT) < 0 && errno == EINTR)
-		;
-	host_pid = 0;
+		kill(group ? -pid : pid, caught);
+	struct ofl_error err = OFL_ERROR_INIT;
 	int st;
-	while (waitpid(pid, &st, 0) < 0)
-		if (errno != EINTR)
-			return error("waitpid: %s", strerror(errno));
+	if (ofl_proc_wait(pid, &host_pid, &st, &err))
+		return error_lib(&err);
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
