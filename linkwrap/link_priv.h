@@ -245,8 +245,9 @@ int ofl_devrt_push(struct ofl_link *l, const struct link_group *g, struct ofl_pr
                    struct ofl_error *err);
 
 /* link_reloc.c: relocatable mode's private entry tables. */
-/* The entry sections: LLVM 20's, then LLVM 19's (OpenMP, CUDA, HIP). */
-extern const char *const ofl_entry_sections[4];
+/* The four entry sections: LLVM 20's, then LLVM 19's (OpenMP, CUDA,
+ * HIP). */
+const char *const *ofl_entry_sections(void);
 /* The suffix of the sections made private in an object of these bytes:
  * the low half of its MD5 in hex without leading zeros (LLVM's
  * utohexstr). */

@@ -16,9 +16,14 @@
 #include "offlink/link.h"
 #include "offlink/offload_scan.h"
 
-const char *const ofl_entry_sections[4] = {"llvm_offload_entries", "omp_offloading_entries",
-                                           "cuda_offloading_entries", "hip_offloading_entries"};
-#define NSEC (sizeof(ofl_entry_sections) / sizeof(*ofl_entry_sections))
+static const char *const entry_sections[] = {"llvm_offload_entries", "omp_offloading_entries",
+                                             "cuda_offloading_entries", "hip_offloading_entries"};
+#define NSEC (sizeof(entry_sections) / sizeof(*entry_sections))
+
+const char *const *ofl_entry_sections(void)
+{
+	return entry_sections;
+}
 
 /* The input images: offloading sections the host link does not load. */
 static bool is_input_image(void *ctx, const char *name, const GElf_Shdr *sh)
@@ -49,9 +54,8 @@ static void make_renames(struct renames *r, const char *hash)
 	static const char *const prefix[NAMES] = {"", ".rela", "__start_", "__stop_"};
 	for (size_t i = 0; i < NSEC; i++) {
 		for (int k = 0; k < NAMES; k++) {
-			snprintf(r->from[i][k], 96, "%s%s", prefix[k], ofl_entry_sections[i]);
-			snprintf(r->to[i][k], 128, "%s%s_%s", prefix[k], ofl_entry_sections[i],
-			         hash);
+			snprintf(r->from[i][k], 96, "%s%s", prefix[k], entry_sections[i]);
+			snprintf(r->to[i][k], 128, "%s%s_%s", prefix[k], entry_sections[i], hash);
 		}
 		for (int k = 0; k < 2; k++) {
 			r->secs[2 * i + k] = (struct ofl_elf_rename){r->from[i][k], r->to[i][k]};

@@ -263,7 +263,7 @@ int ofl_link_llvm_objcopy(const struct ofl_link *l, const char *output, struct o
 	int rc = !tool || ofl_argv_push(v, tool, err) || ofl_argv_push(v, output, err) ||
 	         ofl_argv_push(v, "--remove-section", err) ||
 	         ofl_argv_push(v, ".llvm.offloading", err);
-	const char *const *secs = ofl_entry_sections + old;
+	const char *const *secs = ofl_entry_sections() + (old ? 1 : 0);
 	for (size_t i = 0; !rc && i < (old ? 3u : 1u); i++) {
 		char s[160];
 		snprintf(s, sizeof(s), "%s=%s_%s", secs[i], secs[i], hash);
