@@ -101,7 +101,7 @@ static const char help[] =
     "  --device-compiler=<value> or <triple>=<value>\n"
     "                          Arguments to pass to the device compiler invocation\n"
     "  --should-extract=<arch> Device architectures always extracted from archives\n"
-    "  --wrapper-jobs=<number> Parallel device links: a positive integer or 'jobserver'\n"
+    "  --wrapper-jobs=<number> Parallel device links: 1 to 4096, or 'jobserver'\n"
     "  --offload-opt=<value>   LLVM option for the device links' LTO\n"
     "  -mllvm <arg>            LLVM option for the device links\n"
     "  --cuda-path=<dir>       The CUDA installation (fatbinary)\n"
