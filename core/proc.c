@@ -242,17 +242,15 @@ static void watch(const struct ofl_proc *p, pid_t pid)
 		kill(-pid, SIGKILL);
 }
 
-/* Waits for the child and reaps it, unpublished first: its number cannot
- * be another process's while a signal handler may still read it. */
-static int reap(const struct ofl_proc *p, pid_t pid, int *status, struct ofl_error *err)
+int ofl_proc_wait(int pid, int *published, int *status, struct ofl_error *err)
 {
 	siginfo_t si;
 	int rc = 0;
 	while (!rc && waitid(P_PID, (id_t)pid, &si, WEXITED | WNOWAIT) < 0)
 		if (errno != EINTR)
 			rc = ofl_error_errno(err, NULL, "waitid");
-	if (p->running)
-		__atomic_store_n(p->running, 0, __ATOMIC_SEQ_CST);
+	if (published)
+		__atomic_store_n(published, 0, __ATOMIC_SEQ_CST);
 	while (!rc && waitpid(pid, status, 0) < 0)
 		if (errno != EINTR)
 			rc = ofl_error_errno(err, NULL, "waitpid");
@@ -297,7 +295,7 @@ int ofl_proc_run(struct ofl_proc *p, struct ofl_error *err)
 	watch(p, pid);
 	rc = collect(p, pipes[0][0], pipes[1][0], err);
 	int status;
-	int wrc = reap(p, pid, &status, err);
+	int wrc = ofl_proc_wait(pid, p->running, &status, err);
 	if (wrc)
 		return rc ? rc : wrc;
 	p->status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
@@ -350,6 +348,15 @@ char **ofl_proc_env_without_driver(char *const *env)
 			out[k++] = env[i];
 	}
 	return out;
+}
+
+const char *ofl_proc_env_get(char *const *env, const char *name)
+{
+	size_t n = strlen(name);
+	for (; env && *env; env++)
+		if (!strncmp(*env, name, n) && (*env)[n] == '=')
+			return *env + n + 1;
+	return NULL;
 }
 
 /* LLVM's sys::printArg: quoted only when it must be. */

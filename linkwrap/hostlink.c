@@ -62,11 +62,13 @@ static int default_libdirs(struct ofl_link *l, struct ofl_error *err)
 	return rc;
 }
 
-char *ofl_link_find_library(const struct ofl_link *l, const struct ofl_ldarg *a,
-                            struct ofl_error *err)
+/* The library an -l argument names, or NULL.  clang-linker-wrapper looks
+ * in the -L directories only (and requires every library there). */
+static char *find_library(const struct ofl_link *l, const struct ofl_ldarg *a,
+                          struct ofl_error *err)
 {
 	return ofl_ldcmd_find_library(l->o.host_cmd, a, (const char *const *)l->libdirs.v,
-	                              l->libdirs.n, err);
+	                              l->o.llvm_wrapper ? 0 : l->libdirs.n, err);
 }
 
 /* A shared object, told by its first bytes. */
@@ -85,20 +87,22 @@ static bool is_shared_object(const char *path)
  * dirs, libraries found, run paths and shared objects given by path.  The
  * linker wrapper also copies archives given by path and --whole-archive,
  * which makes the device link define every declare-target symbol twice
- * (LLVM 22 fails such links); their device code is linked as device code. */
-static int cpu_arg(struct ofl_link *l, const struct ofl_ldarg *a, struct ofl_error *err)
+ * (LLVM 22 fails such links); their device code is linked as device code.
+ * in: the file ofl_link_add_host_inputs added for it, or NULL. */
+static int cpu_arg(struct ofl_link *l, const struct ofl_ldarg *a, const struct link_file *in,
+                   struct ofl_error *err)
 {
 	if (a->kind == OFL_LDARG_FILE) {
 		char *p = ofl_ldcmd_input_path(l->o.host_cmd, a);
-		int rc = !p                    ? OFL_NOMEM(err)
-		         : is_shared_object(p) ? ofl_argv_push(&l->cpu_args, p, err)
-		                               : 0;
+		bool shared = p && (in ? in->kind == FILE_SHARED : is_shared_object(p));
+		int rc = !p ? OFL_NOMEM(err) : shared ? ofl_argv_push(&l->cpu_args, p, err) : 0;
 		free(p);
 		return rc;
 	}
 	if (a->kind == OFL_LDARG_LIBRARY) {
-		char *found = ofl_link_find_library(l, a, err);
-		if (!found)
+		/* what the inputs' search did not find, it finds no better */
+		char *found = in || l->host_inputs ? NULL : find_library(l, a, err);
+		if (!in && !found)
 			return err->code;
 		free(found);
 		return pushf(&l->cpu_args, err, "-l", a->value);
@@ -112,10 +116,20 @@ static int cpu_arg(struct ofl_link *l, const struct ofl_ldarg *a, struct ofl_err
 
 int ofl_hostlink_init(struct ofl_link *l, struct ofl_error *err)
 {
+	return default_libdirs(l, err);
+}
+
+int ofl_hostlink_cpu_args(struct ofl_link *l, struct ofl_error *err)
+{
 	const struct ofl_ldcmd *c = l->o.host_cmd;
-	int rc = default_libdirs(l, err);
-	for (size_t i = 0; c && !rc && i < c->nargs; i++)
-		rc = cpu_arg(l, &c->args[i], err);
+	int rc = 0;
+	/* the files of the host inputs are in their arguments' order */
+	for (size_t i = 0, f = 0; c && !rc && i < c->nargs; i++) {
+		while (f < l->nfiles && l->files[f].host_arg < i + 1)
+			f++;
+		bool added = f < l->nfiles && l->files[f].host_arg == i + 1;
+		rc = cpu_arg(l, &c->args[i], added ? &l->files[f] : NULL, err);
+	}
 	return rc;
 }
 
@@ -132,19 +146,23 @@ int ofl_link_add_host_inputs(struct ofl_link *l, struct ofl_error *err)
 {
 	const struct ofl_ldcmd *c = l->o.host_cmd;
 	int rc = 0;
+	l->host_inputs = true;
 	for (size_t i = 0; c && !rc && i < c->nargs; i++) {
 		const struct ofl_ldarg *a = &c->args[i];
 		char *path = a->kind == OFL_LDARG_FILE      ? ofl_ldcmd_input_path(c, a)
-		             : a->kind == OFL_LDARG_LIBRARY ? ofl_link_find_library(l, a, err)
+		             : a->kind == OFL_LDARG_LIBRARY ? find_library(l, a, err)
 		                                            : NULL;
 		if (err->code)
 			rc = err->code;
 		else if (a->kind == OFL_LDARG_FILE && !path)
 			rc = OFL_NOMEM(err);
+		else if (a->kind == OFL_LDARG_LIBRARY && !path && l->o.llvm_wrapper)
+			rc = ofl_error_set(err, OFL_ENOTFOUND, NULL, OFL_NO_OFFSET,
+			                   "unable to find library -l%s", a->value);
 		struct ofl_link_input in = {path,           -1,   0, 0, a->state.whole_archive,
 		                            a->state.group, false};
-		if (!rc && path)
-			rc = ofl_link_add(l, &in, err);
+		if (!rc && path && !(rc = ofl_link_add(l, &in, err)))
+			l->files[l->nfiles - 1].host_arg = i + 1;
 		free(path);
 	}
 	return rc;
@@ -162,7 +180,7 @@ static int push_objects(struct ofl_argv *v, const struct ofl_link_result *r, str
  * by output when given, the wrapper objects right after -o (where the
  * linker wrapper puts them). */
 static int push_line(const struct ofl_ldcmd *c, const struct ofl_link_result *r, const char *output,
-                     struct ofl_argv *v, struct ofl_error *err)
+                     bool llvm_form, struct ofl_argv *v, struct ofl_error *err)
 {
 	int rc = 0;
 	for (size_t i = 0; !rc && i < c->nargs; i++) {
@@ -172,8 +190,11 @@ static int push_line(const struct ofl_ldcmd *c, const struct ofl_link_result *r,
 		bool out = a->opt == OFL_LD_OUTPUT;
 		if (out && output)
 			rc = ofl_argv_push(v, "-o", err) || ofl_argv_push(v, output, err);
-		for (unsigned w = 0; !rc && !(out && output) && w < a->nwords; w++)
-			rc = ofl_argv_push(v, a->word[w], err);
+		else if (llvm_form)
+			rc = ofl_llvm_push_arg(a, v, err);
+		else
+			for (unsigned w = 0; !rc && w < a->nwords; w++)
+				rc = ofl_argv_push(v, a->word[w], err);
 		if (!rc && out && a->value == c->output)
 			rc = push_objects(v, r, err);
 	}
@@ -181,7 +202,7 @@ static int push_line(const struct ofl_ldcmd *c, const struct ofl_link_result *r,
 }
 
 int ofl_host_argv(const struct ofl_ldcmd *c, const char *linker, const struct ofl_link_result *r,
-                  const char *output, struct ofl_argv *v, struct ofl_error *err)
+                  const char *output, bool llvm_form, struct ofl_argv *v, struct ofl_error *err)
 {
 	int rc = ofl_argv_push(v, linker, err);
 	/* without -o, first; with it, after the last -o */
@@ -189,7 +210,7 @@ int ofl_host_argv(const struct ofl_ldcmd *c, const char *linker, const struct of
 		rc = push_objects(v, r, err);
 	if (!rc && output && !c->output)
 		rc = ofl_argv_push(v, "-o", err) || ofl_argv_push(v, output, err);
-	rc = rc ? rc : push_line(c, r, output, v, err);
+	rc = rc ? rc : push_line(c, r, output, llvm_form, v, err);
 	for (size_t i = 0; r && !rc && i < r->nlibdirs; i++)
 		rc = pushf(v, err, "-L", r->libdirs[i]);
 	for (size_t i = 0; r && !rc && i < r->nlibraries; i++)

@@ -19,7 +19,6 @@
 #include "diag.h"
 #include "link_cli.h"
 #include "offlink/io.h"
-#include "offlink/jobserver.h"
 #include "offlink/proc.h"
 
 extern char **environ;
@@ -27,9 +26,11 @@ extern char **environ;
 static const int term_signals[] = {SIGINT, SIGTERM, SIGHUP};
 
 static struct ofl_link *volatile active_link;
-/* The termination signal that came (0: none); the host linker while it
- * runs, as kill(2) takes it (-pgid for its group; 0: none). */
-static volatile sig_atomic_t caught, host_pid;
+/* The termination signal that came (0: none). */
+static volatile sig_atomic_t caught;
+/* The host linker while it runs, as kill(2) takes it (-pgid for its
+ * group; 0: none); read and written atomically. */
+static int host_pid;
 
 /* Async-signal-safe: records the signal and kills what runs.  The link
  * then fails, its temporaries are removed once the pipeline has returned
@@ -40,10 +41,11 @@ static void on_signal(int sig)
 	int saved = errno;
 	struct ofl_link *l = active_link;
 	caught = sig;
+	int host = __atomic_load_n(&host_pid, __ATOMIC_SEQ_CST);
 	if (l)
 		ofl_link_cancel(l);
-	if (host_pid)
-		kill(host_pid, sig);
+	if (host)
+		kill(host, sig);
 	errno = saved;
 }
 
@@ -117,10 +119,14 @@ static int resolve_linker(struct link_job *j, unsigned llvm)
 	char exe[64], driver[PATH_MAX];
 	snprintf(exe, sizeof(exe), "/proc/%d/exe", (int)getppid());
 	const char *choice = j->linker_choice ? j->linker_choice : getenv("OFFLINK_LINKER");
-	struct ofl_host_linker_query q = {choice,          realpath(exe, driver) ? driver : NULL,
-	                                  getenv("PATH"),  (const char *const *)j->skip.v,
-	                                  j->skip.n,       llvm,
-	                                  j->o.llvm_roots, j->o.nllvm_roots};
+	struct ofl_host_linker_query q = {choice,
+	                                  realpath(exe, driver) ? driver : NULL,
+	                                  getenv("PATH"),
+	                                  (const char *const *)j->skip.v,
+	                                  j->skip.n,
+	                                  llvm,
+	                                  j->c.o.llvm_roots,
+	                                  j->c.o.nllvm_roots};
 	free(j->linker);
 	j->linker = ofl_find_host_linker(&q, &err);
 	return j->linker ? 0 : error_lib(&err);
@@ -151,18 +157,13 @@ static int run_inherit(char *const *argv, char *const *env)
 	posix_spawnattr_destroy(&attr);
 	if (rc)
 		return error("cannot run '%s': %s", argv[0], strerror(rc));
-	host_pid = group ? -pid : pid;
+	__atomic_store_n(&host_pid, group ? -pid : pid, __ATOMIC_SEQ_CST);
 	if (caught) /* came before host_pid was set */
-		kill(host_pid, caught);
-	/* forgotten before it is reaped: its pid cannot be another's yet */
-	siginfo_t si;
-	while (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOWAIT) < 0 && errno == EINTR)
-		;
-	host_pid = 0;
+		kill(group ? -pid : pid, caught);
+	struct ofl_error err = OFL_ERROR_INIT;
 	int st;
-	while (waitpid(pid, &st, 0) < 0)
-		if (errno != EINTR)
-			return error("waitpid: %s", strerror(errno));
+	if (ofl_proc_wait(pid, &host_pid, &st, &err))
+		return error_lib(&err);
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
@@ -174,40 +175,26 @@ static void print_command(FILE *f, char *const *argv, size_t argc, bool llvm_for
 	ofl_buf_release(&b);
 }
 
-/* The personality's dry run: the host link and (relocatable mode) the
- * llvm-objcopy after it, as clang-linker-wrapper prints them. */
-static int print_llvm_host_link(struct link_job *j, const struct ofl_link *l,
-                                const struct ofl_link_result *r)
+/* The host link: printed when asked, run unless --dry-run.  The
+ * personality's dry run prints it as clang-linker-wrapper does: into -o,
+ * then relocatable mode's llvm-objcopy. */
+static int host_link(struct link_job *j, const struct ofl_link *l, const struct ofl_link_result *r)
 {
 	struct ofl_argv v = OFL_ARGV_INIT, objcopy = OFL_ARGV_INIT;
 	struct ofl_error err = OFL_ERROR_INIT;
+	bool llvm = ofl_link_llvm_form(&j->c.o);
 	const char *out = j->cmd.output ? j->cmd.output : "a.out";
-	int rc = ofl_host_argv_llvm(&j->cmd, j->linker, r, &v, &err) ||
-	         (j->merged && ofl_link_llvm_objcopy(l, out, &objcopy, &err));
-	if (!rc) {
-		print_command(stderr, v.v, v.n, true);
-		if (objcopy.n)
-			print_command(stderr, objcopy.v, objcopy.n, true);
-	}
-	ofl_argv_release(&v);
-	ofl_argv_release(&objcopy);
-	return rc ? error_lib(&err) : 0;
-}
-
-/* The host link: printed when asked, run unless --dry-run. */
-static int host_link(struct link_job *j, const struct ofl_link *l, const struct ofl_link_result *r)
-{
-	struct ofl_argv v = OFL_ARGV_INIT;
-	struct ofl_error err = OFL_ERROR_INIT;
-	if (ofl_host_argv(&j->cmd, j->linker, r, j->merged, &v, &err))
-		return error_lib(&err);
-	bool llvm_dry = j->o.dry_run && j->o.llvm_wrapper;
-	if (llvm_dry && print_llvm_host_link(j, l, r)) {
+	if (ofl_host_argv(&j->cmd, j->linker, r, llvm ? NULL : j->merged, llvm, &v, &err) ||
+	    (llvm && j->merged && ofl_link_llvm_objcopy(l, out, &objcopy, &err))) {
 		ofl_argv_release(&v);
-		return 1;
+		ofl_argv_release(&objcopy);
+		return error_lib(&err);
 	}
-	if (j->verbose || (j->o.dry_run && !llvm_dry))
-		print_command(stderr, v.v, v.n, j->o.llvm_wrapper);
+	if (j->verbose || j->c.o.dry_run)
+		print_command(stderr, v.v, v.n, j->c.o.llvm_wrapper);
+	if (objcopy.n)
+		print_command(stderr, objcopy.v, objcopy.n, true);
+	ofl_argv_release(&objcopy);
 	if (j->explain) {
 		fputs("host link: ", j->explain);
 		print_command(j->explain, v.v, v.n, false);
@@ -215,7 +202,7 @@ static int host_link(struct link_job *j, const struct ofl_link *l, const struct 
 	int rc = 0;
 	if (j->explain)
 		fflush(j->explain); /* exec drops what stdio holds */
-	if (!j->o.dry_run)
+	if (!j->c.o.dry_run)
 		rc = r ? run_inherit(v.v, j->host_env)
 		       : (execve(v.v[0], v.v, j->host_env),
 		          error("cannot run '%s': %s", v.v[0], strerror(errno)));
@@ -239,7 +226,7 @@ static void log_line(void *ctx, enum ofl_link_log what, const char *msg)
 		fprintf(stderr, "%s: the whole command and its output:\n%s\n", ofl_prog, msg);
 	else if (what == OFL_LOG_WARNING)
 		warning("%s", msg);
-	else if (what == OFL_LOG_COMMAND && (j->verbose || j->o.dry_run))
+	else if (what == OFL_LOG_COMMAND && (j->verbose || j->c.o.dry_run))
 		fprintf(stderr, "%s\n", msg);
 	else if (what == OFL_LOG_MODULE)
 		fputs(msg, stderr);
@@ -262,57 +249,17 @@ static void phase(struct link_job *j, const char *name, double *t0)
 	*t0 = t;
 }
 
-/* A launcher command: words split on blanks, like CMake's launchers. */
-static void push_words(struct strlist *l, const char *s)
+/* The pipeline's options, once the link needs the pipeline. */
+static int finish_options(struct link_job *j)
 {
-	char *copy = strdup(s);
-	for (char *t = copy ? strtok(copy, " \t") : NULL; t; t = strtok(NULL, " \t"))
-		strlist_push(l, t);
-	free(copy);
-}
-
-int link_job_finish_options(struct link_job *j)
-{
-	const char *launcher = getenv("OFFLINK_DEVICE_LAUNCHER");
-	if (!j->launcher.n && launcher)
-		push_words(&j->launcher, launcher);
-	const char *tmp = getenv("TMPDIR");
-	j->o.tmpdir = tmp && *tmp ? tmp : "/tmp";
-	j->o.search_path = getenv("PATH");
-	/* the personality, as LLVM's, reads no CUDA_PATH and defaults to PATH */
-	j->o.cuda_path = j->cuda_path ? j->cuda_path : j->o.llvm_wrapper ? "" : getenv("CUDA_PATH");
-	/* a descriptor opened here lives as long as the process */
-	struct ofl_jobserver js;
-	ofl_jobserver_open(&js, getenv("MAKEFLAGS"), j->o.jobs);
-	j->o.jobs = js.jobs;
-	j->o.jobserver_rfd = js.rfd;
-	j->o.jobserver_wfd = js.wfd;
-	j->o.device_linker_args = j->device_linker_args.v;
-	j->o.ndevice_linker_args = j->device_linker_args.n;
-	j->o.device_compiler_args = j->device_compiler_args.v;
-	j->o.ndevice_compiler_args = j->device_compiler_args.n;
-	j->o.launcher = j->launcher.v;
-	j->o.nlauncher = j->launcher.n;
-	j->o.extract_archs = j->extract.v;
-	j->o.nextract_archs = j->extract.n;
-	j->o.lto_opts = j->lto_opts.v;
-	j->o.nlto_opts = j->lto_opts.n;
-	j->o.mllvm = j->mllvm.v;
-	j->o.nmllvm = j->mllvm.n;
-	j->o.output = j->cmd.output;
-	j->o.relocatable = j->offload_relocatable && j->cmd.relocatable;
-	j->env = ofl_proc_env_without_driver(environ);
-	j->o.device_env = j->env ? j->env : environ;
-	j->o.host_cmd = &j->cmd;
-	j->o.log = log_line;
-	j->o.log_ctx = j;
-	j->started = now_ms();
 	struct ofl_error err = OFL_ERROR_INIT;
-	if (ofl_cache_config_from_env(environ, &j->cache, &err))
-		return error_lib(&err);
-	if (j->cache.enabled && !j->no_device_cache)
-		j->o.cache = &j->cache.opts;
-	return linker_chain(j);
+	j->c.o.output = j->cmd.output;
+	j->c.o.relocatable = j->offload_relocatable && j->cmd.relocatable;
+	j->c.o.host_cmd = &j->cmd;
+	j->c.o.log = log_line;
+	j->c.o.log_ctx = j;
+	j->started = now_ms();
+	return ofl_link_config_env(&j->c, environ, &err) ? error_lib(&err) : 0;
 }
 
 static bool has_option(const struct ofl_ldcmd *c, enum ofl_ldopt opt)
@@ -384,21 +331,22 @@ static int link_with_device_code(struct link_job *j, struct ofl_link *l, double 
 	 * out and the entry tables made private, into -o (ld's a.out by
 	 * default), which must not be an input: checked before any work */
 	const char *out = j->cmd.output ? j->cmd.output : "a.out";
-	if (j->o.relocatable && ofl_link_check_output(l, out, &err))
+	if (j->c.o.relocatable && ofl_link_check_output(l, out, &err))
 		return error_lib(&err);
 	int rc = ofl_link_run(l, &res, &err);
 	phase(j, "device link and wrap", t0);
 	if (rc) /* cancelled by a signal: no message, we die of it */
 		return caught ? 1 : error_lib(&err);
-	if (j->o.emit_fatbin)
+	if (j->c.o.emit_fatbin)
 		return write_fatbin(res.fatbin, out);
-	if (j->o.relocatable && !(j->merged = ofl_link_temp(l, "merged.o", &err)))
+	if (j->c.o.relocatable && !(j->merged = ofl_link_temp(l, "merged.o", &err)))
 		return error_lib(&err);
 	rc = host_link(j, l, &res);
 	phase(j, "host link", t0);
-	if (!rc && !j->o.dry_run && ofl_link_scrub_outputs(l, &err))
+	if (!rc && !j->c.o.dry_run && ofl_link_scrub_outputs(l, &err))
 		rc = error_lib(&err);
-	if (!rc && j->merged && !j->o.dry_run && ofl_link_finish_relocatable(j->merged, out, &err))
+	if (!rc && j->merged && !j->c.o.dry_run &&
+	    ofl_link_finish_relocatable(j->merged, out, &err))
 		rc = error_lib(&err);
 	return rc;
 }
@@ -422,6 +370,8 @@ int link_job_run(struct link_job *j)
 	struct ofl_error err = OFL_ERROR_INIT;
 	struct ofl_link *l = NULL;
 	double t0 = now_ms();
+	if (linker_chain(j))
+		return 1;
 	/* help is ours; version queries are ours, then the host linker's;
 	 * plain ld -r is the host linker's alone */
 	if (!has_inputs(&j->cmd) && has_option(&j->cmd, OFL_LD_HELP))
@@ -433,8 +383,8 @@ int link_job_run(struct link_job *j)
 		}
 		return resolve_linker(j, 0) ? 1 : host_link(j, NULL, NULL);
 	}
-	int rc = 0;
-	if (ofl_link_new(&l, &j->o, &err))
+	int rc = finish_options(j);
+	if (!rc && ofl_link_new(&l, &j->c.o, &err))
 		rc = error_lib(&err);
 	if (!rc) {
 		active_link = l;
@@ -444,10 +394,10 @@ int link_job_run(struct link_job *j)
 	}
 	phase(j, "gather", &t0);
 	/* --emit-fatbin-only names a linker (the driver's bundler) it never runs */
-	if (!rc && !j->o.emit_fatbin)
+	if (!rc && !j->c.o.emit_fatbin)
 		rc = resolve_linker(j, ofl_link_bitcode_release(l));
 	/* the bundle is the output: no host link to fall back on */
-	if (!rc && j->o.emit_fatbin && !ofl_link_has_device_code(l))
+	if (!rc && j->c.o.emit_fatbin && !ofl_link_has_device_code(l))
 		rc = error("Expected a single bundled image for direct fat binary output");
 	if (!rc && !ofl_link_has_device_code(l)) {
 		nothing_to_do(j, l);
@@ -471,16 +421,9 @@ void link_job_release(struct link_job *j)
 	ofl_ldcmd_release(&j->cmd);
 	free(j->linker);
 	free(j->chain_env);
-	ofl_cache_config_release(&j->cache);
 	free(j->host_env);
 	strlist_release(&j->skip);
-	strlist_release(&j->device_linker_args);
-	free(j->env);
-	strlist_release(&j->device_compiler_args);
-	strlist_release(&j->launcher);
-	strlist_release(&j->extract);
-	strlist_release(&j->lto_opts);
-	strlist_release(&j->mllvm);
+	ofl_link_config_release(&j->c);
 	if (j->explain && j->explain != stderr)
 		fclose(j->explain);
 }
@@ -497,9 +440,11 @@ static int check_typo(const struct ofl_ldarg *a)
 	return error("unknown option '%s'; see ld.offlink --help", w);
 }
 
-/* ld.offlink's own options, taken from the parsed line. */
+/* ld.offlink's own options, taken from the parsed line: the pipeline's
+ * by the library, the front end's here. */
 static int own_options(struct link_job *j)
 {
+	struct ofl_error err = OFL_ERROR_INIT;
 	for (size_t i = 0; i < j->cmd.nargs; i++) {
 		const struct ofl_ldarg *a = &j->cmd.args[i];
 		const char *v = a->value;
@@ -507,56 +452,27 @@ static int own_options(struct link_job *j)
 		case OFL_LD_OWN_LINKER:
 			j->linker_choice = v;
 			break;
-		case OFL_LD_OWN_DEVICE_COMPILER:
-			j->o.device_compiler = v;
-			break;
-		case OFL_LD_OWN_DEVICE_LINKER:
-			strlist_push(&j->device_linker_args, v);
-			break;
-		case OFL_LD_OWN_DEVICE_LAUNCHER:
-			push_words(&j->launcher, v);
-			break;
-		case OFL_LD_OWN_OFFLOAD_EXTRACT:
-			strlist_push(&j->extract, v);
-			break;
 		case OFL_LD_OWN_OFFLOAD_RELOCATABLE:
 			j->offload_relocatable = true;
 			break;
-		case OFL_LD_OWN_JOBS: {
-			char *end;
-			unsigned long n = strtoul(v, &end, 10);
-			if (*end || !n || n > 4096)
-				return error(
-				    "-j: expected a number of jobs from 1 to 4096, got '%s'", v);
-			j->o.jobs = (unsigned)n;
-			break;
-		}
 		case OFL_LD_OWN_EXPLAIN:
 			j->explain = v ? fopen(v, "we") : stderr;
 			if (!j->explain)
 				return error("%s: cannot write: %s", v, strerror(errno));
-			break;
-		case OFL_LD_OWN_DRY_RUN:
-			j->o.dry_run = true;
-			break;
-		case OFL_LD_OWN_SAVE_TEMPS:
-			j->o.save_temps = true;
-			break;
-		case OFL_LD_OWN_NOGPULIB:
-			j->o.no_device_runtime = true;
-			break;
-		case OFL_LD_OWN_NO_DEVICE_CACHE:
-			j->no_device_cache = true;
 			break;
 		case OFL_LD_OWN_VERBOSE:
 		case OFL_LD_VERSION:
 			j->verbose =
 			    j->verbose || a->opt == OFL_LD_OWN_VERBOSE || !strcmp(a->word[0], "-v");
 			break;
-		default:
-			if (check_typo(a))
+		default: {
+			int rc = ofl_link_config_option(&j->c, a, &err);
+			if (rc < 0)
+				return error_lib(&err);
+			if (rc && check_typo(a))
 				return 1;
 			break;
+		}
 		}
 	}
 	return 0;
@@ -569,8 +485,6 @@ int cmd_ld_offlink(int argc, char **argv)
 	struct ofl_error err = OFL_ERROR_INIT;
 	int rc = ofl_ldcmd_parse(&j.cmd, OFL_LDCMD_GNU, argc - 1, argv + 1, &err) ? error_lib(&err)
 	                                                                          : own_options(&j);
-	if (!rc)
-		rc = link_job_finish_options(&j);
 	if (!rc)
 		rc = link_job_run(&j);
 	link_job_release(&j);

@@ -501,6 +501,13 @@ bool ofl_ldarg_is_own_typo(const struct ofl_ldarg *a, const char **meant)
 	return *meant || !strncmp(name, "offlink-", 8);
 }
 
+unsigned ofl_ld_jobs(const char *value)
+{
+	char *end;
+	unsigned long n = value[0] >= '0' && value[0] <= '9' ? strtoul(value, &end, 10) : 0;
+	return n && !*end && n <= 4096 ? (unsigned)n : 0;
+}
+
 void ofl_ldcmd_release(struct ofl_ldcmd *c)
 {
 	for (size_t i = 0; i < c->nargs; i++) {

@@ -548,7 +548,7 @@ int ofl_link_add(struct ofl_link *l, const struct ofl_link_input *in, struct ofl
 	if (OFL_GROW(l->files, l->capfiles, l->nfiles))
 		return OFL_NOMEM(err);
 	struct link_file *f = &l->files[l->nfiles];
-	*f = (struct link_file){OFL_FILE_INIT, FILE_OTHER, *in, OFL_ARCHIVE_INIT, l->nunits, 0};
+	*f = (struct link_file){OFL_FILE_INIT, FILE_OTHER, *in, OFL_ARCHIVE_INIT, l->nunits, 0, 0};
 	if (!(f->in.path = ofl_strdup(in->path)))
 		return OFL_NOMEM(err);
 	size_t fi = l->nfiles++;

@@ -6,9 +6,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "offlink/cache.h"
 #include "offlink/ldcmd.h"
-#include "offlink/link.h"
+#include "offlink/link_config.h"
 #include "opts.h"
 
 struct link_job {
@@ -18,28 +17,21 @@ struct link_job {
 	struct strlist skip;       /* copies of ld.offlink never chosen as the host linker */
 	char *chain_env;           /* OFFLINK_LINKER_CHAIN=... for the host linker */
 	char **host_env;           /* the host linker's environment */
-	struct ofl_link_opts o;
-	char **env; /* the device links' environment (pointers into environ) */
-	struct strlist device_linker_args, device_compiler_args, launcher, extract;
-	struct strlist lto_opts, mllvm; /* the personality's --offload-opt and -mllvm */
-	const char *cuda_path;          /* --cuda-path; NULL: CUDA_PATH */
-	bool verbose;                   /* print each command (stderr) */
-	bool offload_relocatable;       /* -r: device link now (else a plain ld -r) */
-	const char *merged;             /* relocatable mode: the host -r output (a temporary) */
-	FILE *explain;                  /* decisions, commands, timings; NULL: none */
-	bool no_device_cache;           /* --no-device-cache */
-	struct ofl_cache_config cache;
-	double started; /* when the link started, for progress lines */
+	struct ofl_link_config c;  /* the pipeline's options */
+	bool verbose;              /* print each command (stderr) */
+	bool offload_relocatable;  /* -r: device link now (else a plain ld -r) */
+	const char *merged;        /* relocatable mode: the host -r output (a temporary) */
+	FILE *explain;             /* decisions, commands, timings; NULL: none */
+	double started;            /* when the link started, for progress lines */
 };
 
-/* Fills the pipeline options from the job's lists and the environment
- * (TMPDIR, PATH, CUDA_PATH, MAKEFLAGS's jobserver, OFFLINK_DEVICE_LAUNCHER,
- * OFFLINK_LINKER_CHAIN, the OFFLINK_CACHE* variables).  Prints an error and returns 1 when it
- * cannot. */
-int link_job_finish_options(struct link_job *j);
-
-/* Gathers, device-links, wraps and runs the host link; returns the exit
- * status (the host linker's when it ran). */
+/* Runs the link: the host linker's alone where it needs no pipeline
+ * (help, versions, a plain -r), else gathers, device-links and wraps (the
+ * pipeline's options completed from the environment: TMPDIR, PATH,
+ * CUDA_PATH, MAKEFLAGS's jobserver, OFFLINK_DEVICE_LAUNCHER, the OFFLINK_CACHE*
+ * variables) and runs the host link, which gets OFFLINK_LINKER_CHAIN.
+ * Returns the exit status (the host linker's when it ran); prints its
+ * errors. */
 int link_job_run(struct link_job *j);
 
 void link_job_release(struct link_job *j);

@@ -27,6 +27,9 @@ struct link_file {
 	struct ofl_link_input in; /* path owned (in.path) */
 	struct ofl_archive ar;
 	size_t first_unit, nunits;
+	/* 1 + the index of the host command line's argument it was added for
+	 * (ofl_link_add_host_inputs); 0: added otherwise */
+	size_t host_arg;
 };
 
 /* An object of the link: a file, or an archive member. */
@@ -130,6 +133,7 @@ struct ofl_link {
 	size_t nregistered, capregistered;
 	struct ofl_argv libdirs;  /* the host linker's built-in library dirs */
 	struct ofl_argv cpu_args; /* what CPU device links take from the host link */
+	bool host_inputs;         /* the inputs came from o.host_cmd (ofl_link_add_host_inputs) */
 	struct ofl_link_result res;
 	struct ofl_argv runtime_libs, runtime_dirs; /* res's libraries and libdirs */
 	unsigned nllvm_names; /* LLVM-form temporary names made (llvm_form.c) */
@@ -165,10 +169,12 @@ int ofl_archive_index(const uint8_t *data, size_t size, ofl_arsym_fn fn, void *c
 unsigned ofl_elf_clang_version(const uint8_t *data, size_t size);
 
 /* hostlink.c */
+/* What the link needs from the host link from the start: the host
+ * linker's built-in library dirs. */
 int ofl_hostlink_init(struct ofl_link *l, struct ofl_error *err);
-/* The library an -l argument of the host command line names, or NULL. */
-char *ofl_link_find_library(const struct ofl_link *l, const struct ofl_ldarg *a,
-                            struct ofl_error *err);
+/* What CPU device links take from the host link (l->cpu_args), once there
+ * is device code: from what ofl_link_add_host_inputs found where it ran. */
+int ofl_hostlink_cpu_args(struct ofl_link *l, struct ofl_error *err);
 bool ofl_hostlink_names_library(const struct ofl_link *l, const char *name);
 /* link_tmp.c */
 /* The link's temporary directory, made on first use; NULL on error. */
@@ -264,12 +270,26 @@ int ofl_devrt_gather(struct ofl_link *l, struct ofl_error *err);
 int ofl_devrt_push(struct ofl_link *l, const struct link_group *g, const char *clang,
                    struct ofl_proc *cmd, struct ofl_error *err);
 
+/* link_reloc.c: relocatable mode's private entry tables. */
+/* The four entry sections: LLVM 20's, then LLVM 19's (OpenMP, CUDA,
+ * HIP). */
+const char *const *ofl_entry_sections(void);
+/* The suffix of the sections made private in an object of these bytes:
+ * the low half of its MD5 in hex without leading zeros (LLVM's
+ * utohexstr). */
+void ofl_entry_hash(const uint8_t *data, size_t size, char out[17]);
+
 /* llvm_form.c: clang-linker-wrapper 22's names and commands, for the
  * personality's dry run. */
 struct ofl_fatbin_image;
 struct ofl_hipfb_options;
-/* A dry run of the personality: commands logged in LLVM's form. */
+/* A dry run of the personality: commands logged in LLVM's form
+ * (ofl_link_llvm_form). */
 bool ofl_llvm_form(const struct ofl_link *l);
+/* Appends a host link argument as LLVM's option table prints it: separate
+ * words for the options it knows (-o, -L, -l, -r, --rpath in their joined
+ * forms), the others as they were given. */
+int ofl_llvm_push_arg(const struct ofl_ldarg *a, struct ofl_argv *v, struct ofl_error *err);
 /* <link dir>/<prefix>-XXXXXX.<ext>, owned by the link. */
 char *ofl_llvm_temp(struct ofl_link *l, const char *prefix, const char *ext, struct ofl_error *err);
 /* Group g's output <out>.<arch of triple>.<arch>-XXXXXX.img (the link's)

@@ -11,6 +11,7 @@
 
 #include "elf_edit.h"
 #include "internal.h"
+#include "link_priv.h"
 #include "offlink/io.h"
 #include "offlink/link.h"
 #include "offlink/offload_scan.h"
@@ -19,20 +20,23 @@ static const char *const entry_sections[] = {"llvm_offload_entries", "omp_offloa
                                              "cuda_offloading_entries", "hip_offloading_entries"};
 #define NSEC (sizeof(entry_sections) / sizeof(*entry_sections))
 
+const char *const *ofl_entry_sections(void)
+{
+	return entry_sections;
+}
+
 /* The input images: offloading sections the host link does not load. */
 static bool is_input_image(void *ctx, const char *name, const GElf_Shdr *sh)
 {
 	return sh->sh_type == OFL_SHT_LLVM_OFFLOADING && !(sh->sh_flags & SHF_ALLOC);
 }
 
-/* The low half of the merged object's MD5 in hex without leading zeros,
- * as LLVM names the sections (its utohexstr). */
-static void hash_of(const struct ofl_file *f, char out[17])
+void ofl_entry_hash(const uint8_t *data, size_t size, char out[17])
 {
 	uint8_t d[MD5_DIGEST_LENGTH];
 	MD5_CTX c;
 	MD5Init(&c);
-	MD5Update(&c, f->data, f->size);
+	MD5Update(&c, data, size);
 	MD5Final(d, &c);
 	snprintf(out, 17, "%llx", (unsigned long long)ofl_le64(d));
 }
@@ -69,7 +73,7 @@ int ofl_link_finish_relocatable(const char *merged, const char *output, struct o
 	char hash[17];
 	int rc = r ? ofl_file_open(&f, merged, err) : OFL_NOMEM(err);
 	if (!rc) {
-		hash_of(&f, hash);
+		ofl_entry_hash(f.data, f.size, hash);
 		make_renames(r, hash);
 	}
 	struct ofl_elf_edit ed = {is_input_image,     NULL,    r ? r->secs : NULL, 2 * NSEC,

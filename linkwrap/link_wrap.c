@@ -613,7 +613,8 @@ int ofl_link_run(struct ofl_link *l, struct ofl_link_result *res, struct ofl_err
 	if (l->ran)
 		return ofl_error_set(err, OFL_EINVAL, NULL, OFL_NO_OFFSET,
 		                     "the link ran already: a context links once");
-	int rc = group_images(l, err);
+	int rc = ofl_hostlink_cpu_args(l, err);
+	rc = rc ? rc : group_images(l, err);
 	/* LLVM 19's device runtime is an archive of images: an input of this
 	 * run, added before the context takes no more, and grouped too */
 	rc = rc ? rc : ofl_devrt_gather(l, err);

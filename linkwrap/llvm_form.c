@@ -8,7 +8,6 @@
  * LLVM names its temporaries <prefix>-XXXXXX.<ext> in $TMPDIR with six
  * random hex digits; ours are in the link's directory, the digits from a
  * counter, so a dry run prints the same text every time. */
-#include <md5.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -18,9 +17,14 @@
 #include "link_priv.h"
 #include "offlink/fatbin_build.h"
 
+bool ofl_link_llvm_form(const struct ofl_link_opts *o)
+{
+	return o->llvm_wrapper && o->dry_run;
+}
+
 bool ofl_llvm_form(const struct ofl_link *l)
 {
-	return l->o.llvm_wrapper && l->o.dry_run;
+	return ofl_link_llvm_form(&l->o);
 }
 
 /* The link's output as given (-o), and its file name. */
@@ -219,9 +223,7 @@ int ofl_llvm_log_fatbin(struct ofl_link *l, bool hip, const struct ofl_fatbin_im
 
 /* ---- the host link, re-rendered as LLVM's option table prints it ---- */
 
-/* Separate words for the options LLVM's table knows (-o, -L, -l, -r,
- * --rpath in its joined forms); the others as they were given. */
-static int push_rendered(const struct ofl_ldarg *a, struct ofl_argv *v, struct ofl_error *err)
+int ofl_llvm_push_arg(const struct ofl_ldarg *a, struct ofl_argv *v, struct ofl_error *err)
 {
 	const char *w = a->word[0], *flag = NULL;
 	if (a->opt == OFL_LD_OUTPUT && strncmp(w, "-out:", 5))
@@ -244,51 +246,24 @@ static int push_rendered(const struct ofl_ldarg *a, struct ofl_argv *v, struct o
 	return 0;
 }
 
-int ofl_host_argv_llvm(const struct ofl_ldcmd *c, const char *linker,
-                       const struct ofl_link_result *r, struct ofl_argv *v, struct ofl_error *err)
-{
-	int rc = ofl_argv_push(v, linker, err);
-	for (size_t o = 0; r && !rc && !c->output && o < r->nobjects; o++)
-		rc = ofl_argv_push(v, r->objects[o], err);
-	for (size_t i = 0; !rc && i < c->nargs; i++) {
-		const struct ofl_ldarg *a = &c->args[i];
-		if (ofl_ldarg_is_own(a))
-			continue;
-		rc = push_rendered(a, v, err);
-		for (size_t o = 0; r && !rc && a->opt == OFL_LD_OUTPUT && a->value == c->output &&
-		                   o < r->nobjects;
-		     o++)
-			rc = ofl_argv_push(v, r->objects[o], err);
-	}
-	return rc ? err->code : 0;
-}
-
 /* ---- relocatable mode's llvm-objcopy ---- */
 
 int ofl_link_llvm_objcopy(const struct ofl_link *l, const char *output, struct ofl_argv *v,
                           struct ofl_error *err)
 {
-	static const char *const v20[] = {"llvm_offload_entries"};
-	static const char *const v19[] = {"omp_offloading_entries", "cuda_offloading_entries",
-	                                  "hip_offloading_entries"};
 	unsigned llvm = l->o.llvm_roots[0] ? ofl_llvm_newest(l->o.llvm_roots[0]) : 0;
 	for (size_t g = 0; g < l->ngroups; g++)
 		if (l->groups[g].nimages && l->groups[g].llvm)
 			llvm = l->groups[g].llvm;
 	bool old = llvm && llvm <= 19;
-	/* the output's MD5, low half, in hex without leading zeros; a dry run
-	 * has no output, LLVM hashes nothing then */
-	uint8_t d[MD5_DIGEST_LENGTH];
+	/* a dry run has no output: LLVM hashes nothing then */
 	char hash[17];
-	MD5_CTX md;
-	MD5Init(&md);
-	MD5Final(d, &md);
-	snprintf(hash, sizeof(hash), "%llx", (unsigned long long)ofl_le64(d));
+	ofl_entry_hash(NULL, 0, hash);
 	char *tool = llvm_tool(l, llvm, "llvm-objcopy");
 	int rc = !tool || ofl_argv_push(v, tool, err) || ofl_argv_push(v, output, err) ||
 	         ofl_argv_push(v, "--remove-section", err) ||
 	         ofl_argv_push(v, ".llvm.offloading", err);
-	const char *const *secs = old ? v19 : v20;
+	const char *const *secs = ofl_entry_sections() + (old ? 1 : 0);
 	for (size_t i = 0; !rc && i < (old ? 3u : 1u); i++) {
 		char s[160];
 		snprintf(s, sizeof(s), "%s=%s_%s", secs[i], secs[i], hash);

@@ -23,9 +23,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "offlink/jobserver.h"
 #include "offlink/ldcmd.h"
-#include "offlink/link.h"
+#include "offlink/link_config.h"
 #include "offlink/proc.h"
 
 extern char **environ;
@@ -37,26 +36,17 @@ struct plugin {
 	ld_plugin_set_extra_library_path set_extra_library_path;
 	bool relocatable;
 	const char *output;
-	struct ofl_link_opts o;
-	/* option values, owned */
-	char **args;
-	size_t nargs;
-	const char **device_linker_args, **launcher, **extract;
-	size_t ndevice_linker_args, nlauncher, nextract;
+	struct ofl_link_config c; /* the pipeline's options, as ld.offlink's */
 	FILE *explain;
 	bool explain_info;
-	char **env;              /* the device links' environment */
-	struct ofl_jobserver js; /* make's, from MAKEFLAGS */
 	/* the linker's own command line, which the pipeline reads as
 	 * ld.offlink reads its own (libraries, run paths, dependency file) */
 	struct ofl_ldcmd host;
 	char *cmdline;
 	bool failed;
-	bool loaded;                   /* onload ran: a second one is the same .so loaded again */
-	bool done;                     /* all_symbols_read ran */
-	bool no_device_cache;          /* plugin option no-device-cache */
-	struct ofl_cache_config cache; /* from the environment */
-	struct timespec started;       /* for progress lines */
+	bool loaded;             /* onload ran: a second one is the same .so loaded again */
+	bool done;               /* all_symbols_read ran */
+	struct timespec started; /* for progress lines */
 	/* LLVM's LLVMgold.so comes before us and claims bitcode (clang -flto
 	 * puts it first), so claim_file never shows us host LTO objects: the
 	 * inputs are read from the command line, as ld.offlink reads them */
@@ -86,7 +76,7 @@ static void log_line(void *ctx, enum ofl_link_log what, const char *msg)
 		SAY(LDPL_ERROR, "offlink: %s", msg);
 	else if (what == OFL_LOG_PROGRESS && !P.explain_info && progress_shown())
 		SAY(LDPL_INFO, "offlink: %s", msg);
-	if (what == OFL_LOG_COMMAND && P.o.dry_run && !P.explain_info)
+	if (what == OFL_LOG_COMMAND && P.c.o.dry_run && !P.explain_info)
 		SAY(LDPL_INFO, "offlink: %s", msg); /* what a dry run is for */
 	if (what == OFL_LOG_FAILURE || (what == OFL_LOG_DETAIL && !P.explain) ||
 	    !(P.explain || P.explain_info))
@@ -97,80 +87,11 @@ static void log_line(void *ctx, enum ofl_link_log what, const char *msg)
 		SAY(LDPL_INFO, "offlink: %s%s", what == OFL_LOG_COMMAND ? "run: " : "", msg);
 }
 
-static bool push(const char ***v, size_t *n, const char *s)
+/* explain[=FILE]: to FILE, else through the linker's messages. */
+static int explain(const char *file)
 {
-	const char **nv = realloc(*v, (*n + 1) * sizeof(*nv));
-	if (!nv)
-		return false;
-	nv[(*n)++] = s;
-	*v = nv;
-	return true;
-}
-
-/* A copy of s kept until cleanup. */
-static char *keep(const char *s)
-{
-	char *c = strdup(s), **nv = c ? realloc(P.args, (P.nargs + 1) * sizeof(*nv)) : NULL;
-	if (!nv) {
-		free(c);
-		return NULL;
-	}
-	P.args = nv;
-	return P.args[P.nargs++] = c;
-}
-
-/* Launcher words, split on blanks like CMake's launchers. */
-static bool push_words(const char *s)
-{
-	char *c = keep(s);
-	for (char *t = c ? strtok(c, " \t") : NULL; t; t = strtok(NULL, " \t"))
-		if (!push(&P.launcher, &P.nlauncher, t))
-			return false;
-	return c != NULL;
-}
-
-/* What a -plugin-opt word sets; false when it is not one of ours or its
- * value is bad. */
-static bool apply(const struct ofl_ldarg *a, bool *ok)
-{
-	const char *v = a->value;
-	*ok = true;
-	switch (a->opt) {
-	case OFL_LD_OWN_JOBS:
-		P.o.jobs = (unsigned)strtoul(v, NULL, 10);
-		return P.o.jobs > 0 && P.o.jobs <= 4096;
-	case OFL_LD_OWN_DEVICE_COMPILER:
-		*ok = (P.o.device_compiler = keep(v)) != NULL;
-		return true;
-	case OFL_LD_OWN_NO_DEVICE_CACHE:
-		P.no_device_cache = true;
-		P.o.cache = NULL;
-		return true;
-	case OFL_LD_OWN_DEVICE_LINKER:
-		*ok = push(&P.device_linker_args, &P.ndevice_linker_args, keep(v));
-		return true;
-	case OFL_LD_OWN_DEVICE_LAUNCHER:
-		*ok = push_words(v);
-		return true;
-	case OFL_LD_OWN_OFFLOAD_EXTRACT:
-		*ok = push(&P.extract, &P.nextract, keep(v));
-		return true;
-	case OFL_LD_OWN_EXPLAIN:
-		P.explain_info = !v;
-		*ok = !v || (P.explain = fopen(v, "we")) != NULL;
-		return true;
-	case OFL_LD_OWN_SAVE_TEMPS:
-		P.o.save_temps = true;
-		return true;
-	case OFL_LD_OWN_DRY_RUN:
-		P.o.dry_run = true;
-		return true;
-	case OFL_LD_OWN_NOGPULIB:
-		P.o.no_device_runtime = true;
-		return true;
-	default:
-		return false;
-	}
+	P.explain_info = !file;
+	return !file || (P.explain = fopen(file, "we")) ? 0 : OFL_EIO;
 }
 
 /* A -plugin-opt word that is not one of ours, or has a bad value: which
@@ -194,32 +115,35 @@ static enum ld_plugin_status bad_option(const char *shown, enum ofl_ldopt id, co
 }
 
 /* -plugin-opt words: ld.offlink's options without the dashes ("jobs=4"),
- * read by the same table (offlink/ldcmd.h). */
+ * read by the same table (offlink/ldcmd.h) and taken as ld.offlink takes
+ * them (offlink/link_config.h). */
 static enum ld_plugin_status option(const char *opt)
 {
 	struct ofl_ldcmd c = OFL_LDCMD_INIT;
 	struct ofl_error err = OFL_ERROR_INIT;
 	char word[4096];
 	char *argv[1] = {word};
-	bool ok = true;
 	snprintf(word, sizeof(word), "--%s", opt);
 	bool parsed = strlen(opt) < sizeof(word) - 2 &&
 	              !ofl_ldcmd_parse(&c, OFL_LDCMD_GNU, 1, argv, &err) && c.nargs == 1;
-	bool known = parsed && apply(&c.args[0], &ok);
-	enum ofl_ldopt id = parsed ? c.args[0].opt : OFL_LD_UNKNOWN;
+	const struct ofl_ldarg *a = parsed ? &c.args[0] : NULL;
+	int rc = !a                             ? 1
+	         : a->opt == OFL_LD_OWN_EXPLAIN ? explain(a->value)
+	                                        : ofl_link_config_option(&P.c, a, &err);
+	enum ofl_ldopt id = a ? a->opt : OFL_LD_UNKNOWN;
 	const char *meant = NULL; /* a name in ldcmd's table: outlives c */
-	if (parsed)
-		ofl_ldarg_is_own_typo(&c.args[0], &meant);
+	if (a)
+		ofl_ldarg_is_own_typo(a, &meant);
 	ofl_ldcmd_release(&c);
 	char shown[4 * 256 + 1];
 	ofl_printable(opt, shown, sizeof(shown), false);
-	opt = shown;
-	if (!known)
+	/* ld.offlink's options the plugin has no use for are unknown here */
+	if (rc == 1 || rc == OFL_EINVAL)
 		return bad_option(shown, id, meant);
-	if (!ok)
-		SAY(LDPL_FATAL, "offlink: plugin option '%s': %s", opt,
-		    strerror(errno ? errno : ENOMEM));
-	return ok ? LDPS_OK : LDPS_ERR;
+	if (rc)
+		SAY(LDPL_FATAL, "offlink: plugin option '%s': %s", shown,
+		    strerror(rc == OFL_EIO ? errno : ENOMEM));
+	return rc ? LDPS_ERR : LDPS_OK;
 }
 
 /* A problem that does not stop the link, said as a warning. */
@@ -245,13 +169,7 @@ static enum ld_plugin_status fail(const struct ofl_error *err)
 
 static int start_link(struct ofl_error *err)
 {
-	P.o.device_linker_args = P.device_linker_args;
-	P.o.ndevice_linker_args = P.ndevice_linker_args;
-	P.o.launcher = P.launcher;
-	P.o.nlauncher = P.nlauncher;
-	P.o.extract_archs = P.extract;
-	P.o.nextract_archs = P.nextract;
-	return ofl_link_new(&P.link, &P.o, err);
+	return ofl_link_new(&P.link, &P.c.o, err);
 }
 
 /* A member is named "lib.a@0x<offset>" (the linker gives the archive's
@@ -289,7 +207,7 @@ static enum ld_plugin_status all_symbols_read(void)
 	if (ofl_link_run(P.link, &res, &err))
 		return fail(&err);
 	/* no plugin hook stops the linker writing its output: say so */
-	if (P.o.dry_run)
+	if (P.c.o.dry_run)
 		SAY(LDPL_WARNING,
 		    "offlink: dry-run: the device links were printed, not run; the linker still "
 		    "writes %s, with empty device images",
@@ -324,15 +242,7 @@ static enum ld_plugin_status cleanup(void)
 	ofl_link_free(P.link);
 	ofl_ldcmd_release(&P.host);
 	free(P.cmdline);
-	ofl_cache_config_release(&P.cache);
-	for (size_t i = 0; i < P.nargs; i++)
-		free(P.args[i]);
-	free(P.args);
-	free(P.device_linker_args);
-	free(P.launcher);
-	free(P.extract);
-	free(P.env);
-	ofl_jobserver_close(&P.js);
+	ofl_link_config_release(&P.c);
 	if (P.explain)
 		fclose(P.explain);
 	P = (struct plugin){0};
@@ -369,7 +279,7 @@ static void read_command_line(void)
 		ofl_error_prefix(&err, "the linker's command line");
 		fail_quietly(&err);
 	} else
-		P.o.host_cmd = &P.host;
+		P.c.o.host_cmd = &P.host;
 out:
 	free(argv);
 	if (f)
@@ -381,9 +291,9 @@ static bool llvm_plugin_first(void)
 {
 	Dl_info self;
 	char me[PATH_MAX], it[PATH_MAX];
-	if (!P.o.host_cmd || !dladdr((void *)onload, &self) || !realpath(self.dli_fname, me))
+	if (!P.c.o.host_cmd || !dladdr((void *)onload, &self) || !realpath(self.dli_fname, me))
 		return false;
-	const struct ofl_ldcmd *c = P.o.host_cmd;
+	const struct ofl_ldcmd *c = P.c.o.host_cmd;
 	for (size_t i = 0; i < c->nargs; i++) {
 		if (c->args[i].opt != OFL_LD_PLUGIN || !realpath(c->args[i].value, it))
 			continue;
@@ -396,28 +306,13 @@ static bool llvm_plugin_first(void)
 	return false;
 }
 
-/* Environment, as ld.offlink reads it: TMPDIR, PATH, CUDA_PATH, the
- * launcher, make's jobserver. */
+/* The environment, as ld.offlink reads it (offlink/link_config.h). */
 static void environment(void)
 {
-	const char *tmp = getenv("TMPDIR"), *launcher = getenv("OFFLINK_DEVICE_LAUNCHER");
-	P.o.tmpdir = tmp && *tmp ? tmp : "/tmp";
-	P.o.search_path = getenv("PATH");
-	P.o.cuda_path = getenv("CUDA_PATH");
-	P.env = ofl_proc_env_without_driver(environ);
-	P.o.device_env = P.env ? P.env : environ;
 	struct ofl_error err = OFL_ERROR_INIT;
-	if (ofl_cache_config_from_env(environ, &P.cache, &err))
+	if (ofl_link_config_env(&P.c, environ, &err))
 		fail_quietly(&err); /* a cache the user misconfigured: none */
-	else if (P.cache.enabled && !P.no_device_cache)
-		P.o.cache = &P.cache.opts;
 	clock_gettime(CLOCK_MONOTONIC, &P.started);
-	if (launcher && !P.nlauncher)
-		push_words(launcher);
-	ofl_jobserver_open(&P.js, getenv("MAKEFLAGS"), P.o.jobs);
-	P.o.jobs = P.js.jobs;
-	P.o.jobserver_rfd = P.js.rfd;
-	P.o.jobserver_wfd = P.js.wfd;
 }
 
 static enum ld_plugin_status take(const struct ld_plugin_tv *tv)
@@ -475,7 +370,7 @@ enum ld_plugin_status onload(struct ld_plugin_tv *tv)
 	environment();
 	read_command_line();
 	P.from_command_line = llvm_plugin_first();
-	P.o.output = P.output;
-	P.o.log = log_line;
+	P.c.o.output = P.output;
+	P.c.o.log = log_line;
 	return rc;
 }

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "commands.h"
 #include "diag.h"
@@ -100,7 +101,7 @@ static const char help[] =
     "  --device-compiler=<value> or <triple>=<value>\n"
     "                          Arguments to pass to the device compiler invocation\n"
     "  --should-extract=<arch> Device architectures always extracted from archives\n"
-    "  --wrapper-jobs=<number> Parallel device links: a positive integer or 'jobserver'\n"
+    "  --wrapper-jobs=<number> Parallel device links: 1 to 4096, or 'jobserver'\n"
     "  --offload-opt=<value>   LLVM option for the device links' LTO\n"
     "  -mllvm <arg>            LLVM option for the device links\n"
     "  --cuda-path=<dir>       The CUDA installation (fatbinary)\n"
@@ -148,63 +149,67 @@ static bool answered(const struct wspec *w)
 	return w->id == W_HELP || w->id == W_VERSION;
 }
 
+static int push(struct ofl_argv *l, const char *v)
+{
+	struct ofl_error err = OFL_ERROR_INIT;
+	return ofl_argv_push(l, v, &err) ? error_lib(&err) : 0;
+}
+
 static int take(struct link_job *j, const struct wspec *w, const char *v)
 {
 	switch (w->id) {
 	case W_HOST_TRIPLE:
-		j->o.host_triple = v;
+		j->c.o.host_triple = v;
 		break;
 	case W_LINKER_PATH:
 		j->linker_choice = v;
 		break;
 	case W_DEVICE_LINKER:
-		strlist_push(&j->device_linker_args, v);
-		break;
+		return push(&j->c.device_linker_args, v);
 	case W_DEVICE_COMPILER:
-		strlist_push(&j->device_compiler_args, v);
-		break;
+		return push(&j->c.device_compiler_args, v);
 	case W_SHOULD_EXTRACT:
-		strlist_push(&j->extract, v);
-		break;
+		return push(&j->c.extract, v);
 	case W_JOBS:
 		/* "jobserver" leaves the count to make's tokens */
-		if (strcmp(v, "jobserver") && !(j->o.jobs = (unsigned)strtoul(v, NULL, 10)))
-			return error("invalid --wrapper-jobs value '%s'", v);
+		if (strcasecmp(v, "jobserver") && !(j->c.o.jobs = ofl_ld_jobs(v)))
+			return error(
+			    "--wrapper-jobs=%s: expected a positive integer or 'jobserver', "
+			    "got '%s'",
+			    v, v);
 		break;
 	case W_DRY_RUN:
-		j->o.dry_run = true;
+		j->c.o.dry_run = true;
 		break;
 	case W_VERBOSE:
 		j->verbose = true;
 		break;
 	case W_SAVE_TEMPS:
-		j->o.save_temps = true;
+		j->c.o.save_temps = true;
 		break;
 	case W_MLLVM: /* LLVM 22 gives it to the LTO and to the linker */
-		strlist_push(&j->mllvm, v);
-		/* fall through */
+		return push(&j->c.mllvm, v) || push(&j->c.lto_opts, v);
 	case W_OFFLOAD_OPT:
-		strlist_push(&j->lto_opts, v);
-		break;
+		return push(&j->c.lto_opts, v);
 	case W_CUDA_PATH:
-		j->cuda_path = v;
+		j->c.o.cuda_path = v;
 		break;
 	case W_COMPRESS:
-		j->o.compress = true;
+		j->c.o.compress = true;
 		break;
 	case W_COMPRESSION_LEVEL: {
 		char *end;
 		long n = strtol(v, &end, 10);
 		if (*end || !*v || n < INT32_MIN + 1 || n > INT32_MAX)
 			return error("invalid --compression-level value '%s'", v);
-		j->o.compression_level = (int)n;
+		j->c.o.compression_level = (int)n;
 		break;
 	}
 	case W_EMIT_FATBIN:
-		j->o.emit_fatbin = true;
+		j->c.o.emit_fatbin = true;
 		break;
 	case W_PRINT_MODULE:
-		j->o.print_wrapped_module = true;
+		j->c.o.print_wrapped_module = true;
 		break;
 	case W_UNSUPPORTED:
 		return error("--%s is not supported by offlink's clang-linker-wrapper", w->name);
@@ -221,32 +226,13 @@ static enum ofl_ldcmd_style host_style(const char *triple)
 	return triple && ofl_triple_is_msvc(triple) ? OFL_LDCMD_LINK_EXE : OFL_LDCMD_GNU;
 }
 
-/* Every -l of the host link must be found in its -L directories (and the
- * sysroot), as LLVM's wrapper requires even where only the host linker
- * reads the library. */
-static int check_libraries(const struct ofl_ldcmd *c)
-{
-	struct ofl_error err = OFL_ERROR_INIT;
-	for (size_t i = 0; i < c->nargs; i++) {
-		const struct ofl_ldarg *a = &c->args[i];
-		if (a->kind != OFL_LDARG_LIBRARY)
-			continue;
-		char *p = ofl_ldcmd_find_library(c, a, NULL, 0, &err);
-		if (!p)
-			return err.code ? error_lib(&err)
-			                : error("unable to find library -l%s", a->value);
-		free(p);
-	}
-	return 0;
-}
-
 int cmd_clang_linker_wrapper(int argc, char **argv)
 {
 	struct link_job j = {.cmd = OFL_LDCMD_INIT};
 	/* commands in LLVM's form (scripts read --wrapper-verbose's lines),
 	 * nothing added that clang's driver passes itself */
-	j.o.llvm_wrapper = true;
-	j.o.compression_level = INT32_MIN;
+	j.c.o.llvm_wrapper = true;
+	j.c.o.compression_level = INT32_MIN;
 	/* -r is LLVM's relocatable mode: device code linked now */
 	j.offload_relocatable = true;
 	struct ofl_error err = OFL_ERROR_INIT;
@@ -274,12 +260,8 @@ int cmd_clang_linker_wrapper(int argc, char **argv)
 	}
 	if (!rc && !j.linker_choice)
 		rc = error("linker path missing, must pass 'linker-path'");
-	if (!rc && ofl_ldcmd_parse(&j.cmd, host_style(j.o.host_triple), nhost, host, &err))
+	if (!rc && ofl_ldcmd_parse(&j.cmd, host_style(j.c.o.host_triple), nhost, host, &err))
 		rc = error_lib(&err);
-	if (!rc)
-		rc = check_libraries(&j.cmd);
-	if (!rc)
-		rc = link_job_finish_options(&j);
 	if (!rc)
 		rc = link_job_run(&j);
 	link_job_release(&j);

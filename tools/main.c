@@ -110,13 +110,10 @@ static int unknown_command(const char *word)
 	return error("'%s' is not an offlink command; see 'offlink --help'", word);
 }
 
-static int run(int argc, char **argv)
+static int run(const struct personality *p, int argc, char **argv)
 {
-	const struct personality *p = find_personality(argv[0]);
-	if (p) {
-		ofl_prog = argv[0];
+	if (p)
 		return p->fn(argc, argv);
-	}
 	if (argc < 2) {
 		usage(stderr);
 		return 1;
@@ -138,15 +135,18 @@ static int run(int argc, char **argv)
 }
 
 /* @FILE arguments are expanded here, once, for every command and
- * personality, as LLVM's tools and GNU ld expand them. */
+ * personality, as LLVM's tools and GNU ld expand them; ld.offlink's
+ * command line parser expands its own (ofl_ldcmd_parse). */
 int main(int argc, char **argv)
 {
 	struct ofl_argv w = OFL_ARGV_INIT;
 	struct ofl_error err = OFL_ERROR_INIT;
-	/* what the user ran names the expansion's errors too */
-	const char *base = strrchr(argv[0], '/');
-	if (find_personality(argv[0]))
-		ofl_prog = base ? base + 1 : argv[0];
+	const struct personality *p = find_personality(argv[0]);
+	/* a personality names itself as invoked, as LLVM's tools do */
+	if (p)
+		ofl_prog = argv[0];
+	if (p ? p->fn == cmd_ld_offlink : argc > 1 && !strcmp(argv[1], "link"))
+		return run(p, argc, argv);
 	if (ofl_argv_expand(&w, argc - 1, argv + 1, &err)) {
 		ofl_argv_release(&w);
 		return error_lib(&err);
@@ -160,7 +160,7 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < w.n; i++)
 		v[i + 1] = w.v[i];
 	v[w.n + 1] = NULL;
-	int rc = run((int)w.n + 1, v);
+	int rc = run(p, (int)w.n + 1, v);
 	free(v);
 	ofl_argv_release(&w);
 	return rc;

@@ -59,6 +59,17 @@ gcc -B"$OFL_BUILD/libexec/offlink/gcc/" m.o -Wl,--gc-sections,--as-needed -o m |
 # (plink: tests/lib.sh)
 expect_fail plink ld -plugin "$PLUGIN" -plugin-opt jobs=0 m.o -o m
 expect_err_line "^ld: error: offlink: plugin option 'jobs=0': jobs is a number from 1 to 4096\$"
+# the plugin, ld.offlink and the personality read a jobs value alike
+expect_fail plink ld -plugin "$PLUGIN" -plugin-opt jobs=4x m.o -o m
+expect_err_line "^ld: error: offlink: plugin option 'jobs=4x': jobs is a number from 1 to 4096\$"
+for j in 4x 0 4097; do
+	expect_fail "$LD_OFFLINK" -j $j m.o -o m
+	expect_err_line "^ld\.offlink: error: -j: expected a number of jobs from 1 to 4096, got '$j'\$"
+	expect_fail "$OFL_COMPAT/clang-linker-wrapper" --wrapper-jobs=$j --linker-path=/usr/bin/ld m.o -o m
+	expect_err_line "clang-linker-wrapper: error: --wrapper-jobs=$j: expected a positive integer or 'jobserver', got '$j'\$"
+done
+"$OFL_COMPAT/clang-linker-wrapper" --wrapper-jobs=JobServer --linker-path=/usr/bin/ld m.o -o m ||
+	fail "--wrapper-jobs=JobServer"
 expect_fail plink ld -plugin "$PLUGIN" -plugin-opt jbos=4 m.o -o m
 expect_err_line "^ld: error: offlink: unknown plugin option 'jbos=4'; did you mean 'jobs=4'\?\$"
 expect_fail plink ld -plugin "$PLUGIN" -plugin-opt frob m.o -o m

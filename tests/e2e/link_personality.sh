@@ -101,6 +101,11 @@ same device-debug $D --device-compiler=-g --linker-path=/usr/bin/ld nvptx.o -o a
 same cpu-link $D --linker-path=/usr/bin/ld.lld cpu.o -o a.out
 same host-link --dry-run $H -mllvm -openmp-opt-disable --linker-path=/usr/bin/ld.lld -a -b -c elf.o \
 	-o a.out
+# --wrapper-verbose in a dry run: every command once, the host link too
+same host-link-verbose $D --wrapper-verbose --linker-path=/usr/bin/ld elf.o -o a.out
+grep -c '"/usr/bin/ld" elf.o -o a.out' host-link-verbose.ours | grep -qx 1 ||
+	fail "--dry-run --wrapper-verbose: the host link not printed once"
+same nvptx-link-verbose $D --wrapper-verbose --linker-path=/usr/bin/ld nvptx.o -o a.out
 same linker-args $D --linker-path=/usr/bin/ld --device-linker=foo=bar --device-linker=a \
 	--device-linker=nvptx64-nvidia-cuda=b --device-compiler=foo both.o -o a.out
 same cuda $D --linker-path=/usr/bin/ld cuda.o -o a.out
@@ -132,6 +137,7 @@ grep -q 'clang-offload-bundler" -type=o -bundle-align=4096 -compress -compressio
 same missing-library $D -ldummy --linker-path=/usr/bin/ld -o a.out
 grep -qx 'PROG: error: unable to find library -ldummy' missing-library.ours || fail "-ldummy"
 same no-linker-path
+same wrapper-jobs $D --wrapper-jobs=4x --linker-path=/usr/bin/ld elf.o -o a.out
 grep -qx "PROG: error: linker path missing, must pass 'linker-path'" no-linker-path.ours ||
 	fail "no --linker-path"
 same offload-opt $D --offload-opt=-pass-remarks=foo,bar --linker-path=/usr/bin/ld amdgpu.o -o a.out

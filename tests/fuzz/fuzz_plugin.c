@@ -36,7 +36,7 @@ static enum ld_plugin_status fake_message(int level, const char *fmt, ...)
 }
 static enum ld_plugin_status fake_add_file(const char *path)
 {
-	return access(path, R_OK) && !P.o.dry_run ? LDPS_ERR : LDPS_OK;
+	return access(path, R_OK) && !P.c.o.dry_run ? LDPS_ERR : LDPS_OK;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -55,6 +55,12 @@ int ofl_proc_run(struct ofl_proc *p, struct ofl_error *err);
 
 void ofl_proc_release(struct ofl_proc *p);
 
+/* Waits for child pid to exit and reaps it (status: waitpid's).  In
+ * between, *published (where a signal handler reads the pid to kill it:
+ * an ofl_proc.running slot, a front end's; NULL: none) is set to 0: until
+ * the child is reaped its number cannot be another process's. */
+int ofl_proc_wait(int pid, int *published, int *status, struct ofl_error *err);
+
 /* Async-signal-safe: sends sig to the process group of each child running
  * in running[0..n) (ofl_proc.running slots). */
 void ofl_proc_kill(int *running, size_t n, int sig);
@@ -77,6 +83,9 @@ int ofl_proc_format(char *const *argv, size_t argc, bool llvm_form, struct ofl_b
  * LIBRARY_PATH in the cubin).  NULL when env is not gcc's (use it as it
  * is) or out of memory; else an owned array of env's strings, to free(). */
 char **ofl_proc_env_without_driver(char *const *env);
+
+/* The value of variable name in env (NAME=value strings), or NULL. */
+const char *ofl_proc_env_get(char *const *env, const char *name);
 
 OFL_API_END
 #ifdef __cplusplus

@@ -77,8 +77,8 @@ enum ofl_ldopt {
 	OFL_LD_OWN_EXPLAIN,             /* --explain, --explain=FILE */
 	OFL_LD_OWN_DRY_RUN,             /* --dry-run */
 	OFL_LD_OWN_SAVE_TEMPS,          /* --save-temps */
-	OFL_LD_OWN_VERBOSE,  /* --offlink-verbose (-v is also shown to the host linker) */
-	OFL_LD_OWN_NOGPULIB, /* --nogpulib: no OpenMP device runtime in GPU links */
+	OFL_LD_OWN_VERBOSE,         /* --offlink-verbose (-v is also shown to the host linker) */
+	OFL_LD_OWN_NOGPULIB,        /* --nogpulib: no OpenMP device runtime in GPU links */
 	OFL_LD_OWN_NO_DEVICE_CACHE, /* --no-device-cache */
 };
 
@@ -168,6 +168,11 @@ bool ofl_ldarg_is_own(const struct ofl_ldarg *a);
  * ld, gold, lld or mold is that near one).  *meant is then the name it
  * most likely meant, without dashes, or NULL when none is near. */
 bool ofl_ldarg_is_own_typo(const struct ofl_ldarg *a, const char **meant);
+
+/* The number of parallel device links a value of -j (and of the other
+ * front ends' jobs options) names: a decimal number from 1 to 4096; 0 for
+ * any other value. */
+unsigned ofl_ld_jobs(const char *value);
 
 void ofl_ldcmd_release(struct ofl_ldcmd *c);
 

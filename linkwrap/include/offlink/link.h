@@ -205,24 +205,25 @@ int ofl_link_run(struct ofl_link *l, struct ofl_link_result *res, struct ofl_err
 
 /* Adds every input of the host command line (o.host_cmd) in order: files
  * as given (sysroot applied), -l libraries as the linker finds them (one it
- * does not find is the host linker's to report). */
+ * does not find is the host linker's to report; with llvm_wrapper, as
+ * clang-linker-wrapper, looked for in the -L directories only, and
+ * OFL_ENOTFOUND when not there). */
 int ofl_link_add_host_inputs(struct ofl_link *l, struct ofl_error *err);
 
 /* The host linker's argv for command line c: linker first, ld.offlink's own
  * options left out, -o's value replaced by output when given, res's
  * wrapper objects right after the -o (first without one) and its library
- * dirs and libraries at the end.  res NULL: the line as it is.  Appends
- * owned words to v. */
+ * dirs and libraries at the end.  res NULL: the line as it is.  llvm_form:
+ * as clang-linker-wrapper prints it (ofl_link_llvm_form), the options its
+ * table knows in separate words (-o X, -L X, -l X, --relocatable,
+ * --rpath X), the others as given.  Appends owned words to v. */
 int ofl_host_argv(const struct ofl_ldcmd *c, const char *linker, const struct ofl_link_result *res,
-                  const char *output, struct ofl_argv *v, struct ofl_error *err);
+                  const char *output, bool llvm_form, struct ofl_argv *v, struct ofl_error *err);
 
-/* The host link as clang-linker-wrapper prints it (for the personality's
- * dry run): the options its table knows in separate words (-o X, -L X,
- * -l X, --relocatable, --rpath X), the others as given, the wrapper
- * objects after -o. */
-int ofl_host_argv_llvm(const struct ofl_ldcmd *c, const char *linker,
-                       const struct ofl_link_result *res, struct ofl_argv *v,
-                       struct ofl_error *err);
+/* True when the link's commands are shown as clang-linker-wrapper 22 shows
+ * what it would run for the same work: the personality's dry run
+ * (llvm_wrapper and dry_run). */
+bool ofl_link_llvm_form(const struct ofl_link_opts *o);
 
 /* The llvm-objcopy command with which clang-linker-wrapper's relocatable
  * mode makes output's entry table private (ofl_link_finish_relocatable

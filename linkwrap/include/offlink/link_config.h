@@ -1,0 +1,68 @@
+/* What the link front ends make of ld.offlink's own options and of the
+ * environment: the pipeline's options (offlink/link.h) and the storage
+ * they point into.  ld.offlink (and the clang-linker-wrapper personality)
+ * and the plugin read both through here, so a link decides the same
+ * whichever front end runs it.  The front end passes its environment; the
+ * library reads none itself. */
+#ifndef OFFLINK_LINK_CONFIG_H
+#define OFFLINK_LINK_CONFIG_H
+
+#include <stdbool.h>
+
+#include "offlink/api.h"
+#include "offlink/argv.h"
+#include "offlink/cache.h"
+#include "offlink/error.h"
+#include "offlink/jobserver.h"
+#include "offlink/ldcmd.h"
+#include "offlink/link.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+OFL_API_BEGIN
+
+/* Zeroed: empty.  The front end sets what is its own in o (output,
+ * host_cmd, log, a personality's options) and fills the lists directly
+ * where its options are not ld.offlink's. */
+struct ofl_link_config {
+	struct ofl_link_opts o;
+	/* what o points into (o's list pointers are set by
+	 * ofl_link_config_env, once no list grows any more) */
+	struct ofl_argv device_linker_args, device_compiler_args, launcher, extract;
+	struct ofl_argv lto_opts, mllvm;
+	char *device_compiler;
+	bool no_device_cache; /* --no-device-cache: o.cache stays NULL */
+	char **device_env;    /* the environment without the compiler driver's variables */
+	struct ofl_cache_config cache;
+	struct ofl_jobserver js; /* opened by ofl_link_config_env */
+	bool env_read;
+};
+
+/* Takes one of ld.offlink's own options that the pipeline reads (words
+ * copied): 0; 1 for any other argument (the front end's own: --offlink-
+ * linker, --explain, --offlink-verbose, --offload-relocatable; or not
+ * ld.offlink's at all); OFL_EINVAL for a bad value (-j: ofl_ld_jobs);
+ * OFL_ENOMEM. */
+int ofl_link_config_option(struct ofl_link_config *c, const struct ofl_ldarg *a,
+                           struct ofl_error *err);
+
+/* Once every option is taken: what o takes from env (NAME=value strings,
+ * the front end's environment): tmpdir ($TMPDIR), search_path ($PATH),
+ * cuda_path unless set ($CUDA_PATH; with llvm_wrapper none, as LLVM's
+ * wrapper reads none: PATH alone), the launcher unless an option gave one
+ * ($OFFLINK_DEVICE_LAUNCHER, words split on blanks), device_env, jobs and
+ * the jobserver ($MAKEFLAGS, with o.jobs as the front end's -j) and the
+ * cache (the OFFLINK_CACHE* variables) unless no_device_cache.  o then
+ * points into c and env.  An error (a cache setting that makes no sense,
+ * no memory) leaves all but the cache set. */
+int ofl_link_config_env(struct ofl_link_config *c, char *const *env, struct ofl_error *err);
+
+/* Frees what c holds and closes the jobserver descriptor it opened. */
+void ofl_link_config_release(struct ofl_link_config *c);
+
+OFL_API_END
+#ifdef __cplusplus
+}
+#endif
+#endif

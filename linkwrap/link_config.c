@@ -1,0 +1,113 @@
+/* ld.offlink's own options and the environment, as both link front ends
+ * read them (offlink/link_config.h). */
+#include "offlink/link_config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "offlink/proc.h"
+
+/* A launcher command: words split on blanks, like CMake's launchers. */
+static int push_words(struct ofl_argv *v, const char *s, struct ofl_error *err)
+{
+	char *copy = ofl_strdup(s), *save = NULL;
+	int rc = copy ? 0 : OFL_NOMEM(err);
+	for (char *t = copy ? strtok_r(copy, " \t", &save) : NULL; t && !rc;
+	     t = strtok_r(NULL, " \t", &save))
+		rc = ofl_argv_push(v, t, err);
+	free(copy);
+	return rc;
+}
+
+int ofl_link_config_option(struct ofl_link_config *c, const struct ofl_ldarg *a,
+                           struct ofl_error *err)
+{
+	const char *v = a->value;
+	switch (ofl_ldarg_is_own(a) ? a->opt : OFL_LD_UNKNOWN) {
+	case OFL_LD_OWN_DEVICE_COMPILER:
+		free(c->device_compiler);
+		if (!(c->device_compiler = ofl_strdup(v)))
+			return OFL_NOMEM(err);
+		c->o.device_compiler = c->device_compiler;
+		return 0;
+	case OFL_LD_OWN_DEVICE_LINKER:
+		return ofl_argv_push(&c->device_linker_args, v, err);
+	case OFL_LD_OWN_DEVICE_LAUNCHER:
+		return push_words(&c->launcher, v, err);
+	case OFL_LD_OWN_OFFLOAD_EXTRACT:
+		return ofl_argv_push(&c->extract, v, err);
+	case OFL_LD_OWN_JOBS:
+		if (!(c->o.jobs = ofl_ld_jobs(v)))
+			return ofl_error_set(
+			    err, OFL_EINVAL, NULL, OFL_NO_OFFSET,
+			    "-j: expected a number of jobs from 1 to 4096, got '%s'", v);
+		return 0;
+	case OFL_LD_OWN_DRY_RUN:
+		c->o.dry_run = true;
+		return 0;
+	case OFL_LD_OWN_SAVE_TEMPS:
+		c->o.save_temps = true;
+		return 0;
+	case OFL_LD_OWN_NOGPULIB:
+		c->o.no_device_runtime = true;
+		return 0;
+	case OFL_LD_OWN_NO_DEVICE_CACHE:
+		c->no_device_cache = true;
+		return 0;
+	default:
+		return 1;
+	}
+}
+
+int ofl_link_config_env(struct ofl_link_config *c, char *const *env, struct ofl_error *err)
+{
+	struct ofl_link_opts *o = &c->o;
+	const char *tmp = ofl_proc_env_get(env, "TMPDIR");
+	const char *launcher = ofl_proc_env_get(env, "OFFLINK_DEVICE_LAUNCHER");
+	o->tmpdir = tmp && *tmp ? tmp : NULL; /* NULL: ofl_link_new's /tmp */
+	o->search_path = ofl_proc_env_get(env, "PATH");
+	if (!o->cuda_path)
+		o->cuda_path = o->llvm_wrapper ? "" : ofl_proc_env_get(env, "CUDA_PATH");
+	c->device_env = ofl_proc_env_without_driver(env);
+	o->device_env = c->device_env ? c->device_env : env;
+	/* a descriptor opened here lives until ofl_link_config_release */
+	ofl_jobserver_open(&c->js, ofl_proc_env_get(env, "MAKEFLAGS"), o->jobs);
+	c->env_read = true;
+	o->jobs = c->js.jobs;
+	o->jobserver_rfd = c->js.rfd;
+	o->jobserver_wfd = c->js.wfd;
+	int rc = !c->launcher.n && launcher ? push_words(&c->launcher, launcher, err) : 0;
+	o->device_linker_args = (const char *const *)c->device_linker_args.v;
+	o->ndevice_linker_args = c->device_linker_args.n;
+	o->device_compiler_args = (const char *const *)c->device_compiler_args.v;
+	o->ndevice_compiler_args = c->device_compiler_args.n;
+	o->launcher = (const char *const *)c->launcher.v;
+	o->nlauncher = c->launcher.n;
+	o->extract_archs = (const char *const *)c->extract.v;
+	o->nextract_archs = c->extract.n;
+	o->lto_opts = (const char *const *)c->lto_opts.v;
+	o->nlto_opts = c->lto_opts.n;
+	o->mllvm = (const char *const *)c->mllvm.v;
+	o->nmllvm = c->mllvm.n;
+	rc = rc ? rc : ofl_cache_config_from_env(env, &c->cache, err);
+	if (!rc && c->cache.enabled && !c->no_device_cache)
+		o->cache = &c->cache.opts;
+	return rc;
+}
+
+void ofl_link_config_release(struct ofl_link_config *c)
+{
+	ofl_argv_release(&c->device_linker_args);
+	ofl_argv_release(&c->device_compiler_args);
+	ofl_argv_release(&c->launcher);
+	ofl_argv_release(&c->extract);
+	ofl_argv_release(&c->lto_opts);
+	ofl_argv_release(&c->mllvm);
+	free(c->device_compiler);
+	free(c->device_env);
+	ofl_cache_config_release(&c->cache);
+	if (c->env_read)
+		ofl_jobserver_close(&c->js);
+	*c = (struct ofl_link_config){0};
+}
