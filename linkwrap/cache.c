@@ -23,6 +23,7 @@
 
 #include "cache_priv.h"
 #include "internal.h"
+#include "offlink/proc.h"
 #include "offlink/io.h"
 
 /* The payload's checksum finds corruption (the store is private to its
@@ -434,15 +435,6 @@ int ofl_cache_clear(const char *dir, struct ofl_error *err)
 
 /* ---- configuration ------------------------------------------------------- */
 
-const char *ofl_env_get(char *const *envp, const char *name)
-{
-	size_t n = strlen(name);
-	for (; envp && *envp; envp++)
-		if (!strncmp(*envp, name, n) && (*envp)[n] == '=')
-			return *envp + n + 1;
-	return NULL;
-}
-
 static bool env_false(const char *v)
 {
 	return v && (!strcmp(v, "0") || !strcasecmp(v, "false") || !strcasecmp(v, "off") ||
@@ -471,15 +463,15 @@ int ofl_cache_config_from_env(char *const *envp, struct ofl_cache_config *c, str
 	*c = (struct ofl_cache_config)OFL_CACHE_CONFIG_INIT;
 	c->opts.max_size = OFL_CACHE_DEFAULT_MAX_SIZE;
 	const char *v;
-	c->enabled = !env_false(ofl_env_get(envp, "OFFLINK_CACHE"));
-	if ((v = ofl_env_get(envp, "OFFLINK_CACHE_MAX_SIZE")) &&
+	c->enabled = !env_false(ofl_proc_env_get(envp, "OFFLINK_CACHE"));
+	if ((v = ofl_proc_env_get(envp, "OFFLINK_CACHE_MAX_SIZE")) &&
 	    ofl_cache_parse_size(v, &c->opts.max_size, err)) {
 		ofl_error_prefix(err, "OFFLINK_CACHE_MAX_SIZE");
 		return err->code;
 	}
-	const char *dir = ofl_env_get(envp, "OFFLINK_CACHE_DIR"),
-	           *xdg = ofl_env_get(envp, "XDG_CACHE_HOME");
-	const char *home = ofl_env_get(envp, "HOME");
+	const char *dir = ofl_proc_env_get(envp, "OFFLINK_CACHE_DIR"),
+	           *xdg = ofl_proc_env_get(envp, "XDG_CACHE_HOME");
+	const char *home = ofl_proc_env_get(envp, "HOME");
 	char *owned = NULL;
 	int n = dir && *dir              ? asprintf(&owned, "%s", dir)
 	        : xdg && xdg[0] == '/'   ? asprintf(&owned, "%s/offlink", xdg)
@@ -488,11 +480,12 @@ int ofl_cache_config_from_env(char *const *envp, struct ofl_cache_config *c, str
 	if (n < 0)
 		return OFL_NOMEM(err);
 	c->opts.dir = owned;
-	c->opts.remote = ofl_env_get(envp, "OFFLINK_CACHE_REMOTE");
+	c->opts.remote = ofl_proc_env_get(envp, "OFFLINK_CACHE_REMOTE");
 	c->opts.remote_read_only =
-	    (v = ofl_env_get(envp, "OFFLINK_CACHE_REMOTE_READ_ONLY")) && *v && !env_false(v);
-	unsigned long ms =
-	    (v = ofl_env_get(envp, "OFFLINK_CACHE_REMOTE_TIMEOUT_MS")) ? strtoul(v, NULL, 10) : 0;
+	    (v = ofl_proc_env_get(envp, "OFFLINK_CACHE_REMOTE_READ_ONLY")) && *v && !env_false(v);
+	unsigned long ms = (v = ofl_proc_env_get(envp, "OFFLINK_CACHE_REMOTE_TIMEOUT_MS"))
+	                       ? strtoul(v, NULL, 10)
+	                       : 0;
 	c->opts.remote_timeout_ms = ms && ms < 600000 ? (unsigned)ms : 0;
 	return 0;
 }

@@ -25,9 +25,6 @@ int ofl_remote_get(struct ofl_remote *r, const uint8_t key[OFL_CACHE_KEY_SIZE], 
 void ofl_remote_put(struct ofl_remote *r, const uint8_t key[OFL_CACHE_KEY_SIZE],
                     const uint8_t *data, size_t n, char *note, size_t notesz);
 
-/* The value of name in envp (the first, as getenv reads it), or NULL. */
-const char *ofl_env_get(char *const *envp, const char *name);
-
 /* Bytes as lowercase hex (2n + 1 bytes with the NUL). */
 void ofl_hex(const uint8_t *p, size_t n, char *out);
 

@@ -183,7 +183,7 @@ static int devlink_key(const struct ofl_link *l, size_t gi, const struct ofl_pro
 		rc =
 		    key_library(&k, &n, (const char *const *)l->libdirs.v, l->libdirs.n, n.libs[i]);
 	for (size_t i = 0; !rc && i < sizeof(key_env) / sizeof(*key_env); i++) {
-		const char *v = ofl_env_get(l->o.device_env, key_env[i]);
+		const char *v = ofl_proc_env_get(l->o.device_env, key_env[i]);
 		ofl_key_str(&k, key_env[i], v ? v : "");
 	}
 	ofl_key_final(&k, key);

@@ -84,7 +84,8 @@ int ofl_proc_format(char *const *argv, size_t argc, bool llvm_form, struct ofl_b
  * is) or out of memory; else an owned array of env's strings, to free(). */
 char **ofl_proc_env_without_driver(char *const *env);
 
-/* The value of variable name in env (NAME=value strings), or NULL. */
+/* The value of variable name in env (NAME=value strings; the first, as
+ * getenv reads it), or NULL. */
 const char *ofl_proc_env_get(char *const *env, const char *name);
 
 OFL_API_END
