@@ -10,7 +10,6 @@
  * counter, so a dry run prints the same text every time. */
 #include <stdio.h>
 #include <stdlib.h>
-#include <unistd.h>
 #include <xxhash.h>
 
 #include "internal.h"
@@ -129,23 +128,10 @@ char *ofl_llvm_wrapper_name(struct ofl_link *l, const char *kind, struct ofl_err
  * (LLVM's dry run prints missing tools so). */
 static char *llvm_tool(const struct ofl_link *l, unsigned llvm, const char *tool)
 {
-	char *clang = ofl_devlink_clang(l, llvm), *slash = clang ? strrchr(clang, '/') : NULL;
-	char *p = NULL;
-	if (slash && asprintf(&p, "%.*s/%s", (int)(slash - clang), clang, tool) >= 0 &&
-	    access(p, X_OK)) {
-		free(p);
-		p = NULL;
-	}
+	char *clang = ofl_devlink_clang(l, llvm),
+	     *p = clang ? ofl_devlink_beside(clang, tool) : NULL;
 	free(clang);
 	return p ? p : ofl_strdup(tool);
-}
-
-static void log_argv(struct ofl_link *l, struct ofl_proc *cmd)
-{
-	struct ofl_buf b = OFL_BUF_INIT;
-	if (!ofl_proc_format(cmd->argv, cmd->argc, true, &b))
-		ofl_link_logf(l, OFL_LOG_COMMAND, "%s", (const char *)b.data);
-	ofl_buf_release(&b);
 }
 
 /* The clang-offload-bundler command LLVM runs for a HIP fat binary. */
@@ -173,7 +159,7 @@ static int log_bundler(struct ofl_link *l, const struct ofl_fatbin_image *fi, si
 		rc = ofl_proc_pushf(&cmd, err, "-input=%s", fi[i].path);
 	rc = rc || ofl_proc_pushf(&cmd, err, "-output=%s", output);
 	if (!rc)
-		log_argv(l, &cmd);
+		free(ofl_link_log_command(l, &cmd));
 	ofl_hipfb_targets_free(t, n + 1);
 	ofl_buf_release(&targets);
 	ofl_proc_release(&cmd);
@@ -203,7 +189,7 @@ static int log_fatbinary(struct ofl_link *l, const struct ofl_fatbin_image *fi, 
 	     : tool ? ofl_cuda_fatbin_argv(sorted, n, tool, &o, output, &cmd, err)
 	            : OFL_NOMEM(err);
 	if (!rc)
-		log_argv(l, &cmd);
+		free(ofl_link_log_command(l, &cmd));
 	ofl_proc_release(&cmd);
 	free(tool);
 	free(sorted);
