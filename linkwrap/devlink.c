@@ -712,6 +712,10 @@ int ofl_devlink_run(struct ofl_link *l, struct ofl_error *err)
 	int rc = s.todo && w && t && running ? 0 : OFL_NOMEM(err);
 	if (!rc && s.ntodo && !l->o.dry_run)
 		ofl_devlink_open_cache(l);
+	/* made (and stale ones swept) before the workers start, not by the
+	 * first of them under the link's lock while the others wait */
+	if (!rc && s.ntodo && !ofl_link_tmpdir(l, err))
+		rc = err->code;
 	if (!rc) {
 		/* published for ofl_link_cancel; freed by ofl_link_free */
 		l->nrunning = n;
