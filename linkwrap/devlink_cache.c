@@ -91,7 +91,8 @@ static int manifest_from_depfile(const struct ofl_link *l, const char *depfile,
 		if (word.len && !target && !rc) {
 			const char *w = (const char *)word.data;
 			rc = ofl_buf_append(&word, "", 1);
-			if (!rc && !(!strncmp(w, l->tmpdir, tl) && w[tl] == '/') && !is_keyed(keyed, w))
+			if (!rc && !(!strncmp(w, l->tmpdir, tl) && w[tl] == '/') &&
+			    !is_keyed(keyed, w))
 				rc = add_entry(m, w), count++;
 		}
 		target &= !(word.len && word.data[word.len - 1] == ':');

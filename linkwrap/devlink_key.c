@@ -34,13 +34,16 @@ static const char *const key_env[] = {"PATH",
 
 /* The programs clang may run for a device link, looked for beside it,
  * then on PATH, as its driver does. */
-static const char *const key_programs[] = {"ld.lld", "lld",          "ld.gold",
-                                           "ld.bfd", "ld",           "clang-nvlink-wrapper",
-                                           "llvm-lto2"};
+static const char *const key_programs[] = {
+    "ld.lld", "lld", "ld.gold", "ld.bfd", "ld", "clang-nvlink-wrapper", "llvm-lto2"};
 
 /* The loader's own folders, after LD_LIBRARY_PATH and RUNPATH. */
-static const char *const loader_dirs[] = {"/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu",
-                                          "/lib64", "/usr/lib64", "/lib", "/usr/lib"};
+static const char *const loader_dirs[] = {"/lib/x86_64-linux-gnu",
+                                          "/usr/lib/x86_64-linux-gnu",
+                                          "/lib64",
+                                          "/usr/lib64",
+                                          "/lib",
+                                          "/usr/lib"};
 
 #define MAX_RSP_DEPTH 16
 
@@ -75,11 +78,11 @@ static char *own_str(struct keyer *r, const char *s, size_t n)
 static void note_name(struct keyer *r, const char *w)
 {
 	if (!strncmp(w, "-L", 2) && w[2])
-		r->nomem |= OFL_GROW(r->dirs, r->capdirs, r->ndirs) ||
-		            !(r->dirs[r->ndirs++] = w + 2);
+		r->nomem |=
+		    OFL_GROW(r->dirs, r->capdirs, r->ndirs) || !(r->dirs[r->ndirs++] = w + 2);
 	else if (!strncmp(w, "-l", 2) && w[2])
-		r->nomem |= OFL_GROW(r->libs, r->caplibs, r->nlibs) ||
-		            !(r->libs[r->nlibs++] = w + 2);
+		r->nomem |=
+		    OFL_GROW(r->libs, r->caplibs, r->nlibs) || !(r->libs[r->nlibs++] = w + 2);
 }
 
 /* A file a word names, relative to the command's working directory (ours)
@@ -215,8 +218,8 @@ static const char *elf_str(const struct ofl_file *f, const Elf64_Phdr *ph, size_
 
 /* One library the program names, found as the loader finds it: RPATH
  * (without RUNPATH), LD_LIBRARY_PATH, RUNPATH, the loader's folders. */
-static void key_needed_lib(struct keyer *r, const char *name, const char *origin,
-                           const char *rpath, const char *runpath)
+static void key_needed_lib(struct keyer *r, const char *name, const char *origin, const char *rpath,
+                           const char *runpath)
 {
 	const char *ldpath = ofl_proc_env_get(r->l->o.device_env, "LD_LIBRARY_PATH");
 	const char *lists[] = {runpath ? NULL : rpath, ldpath, runpath};
@@ -294,8 +297,9 @@ static void key_needed(struct keyer *r, const char *exe)
 static bool key_program(struct keyer *r, const char *name, const char *dir, char *real)
 {
 	const char *dirs[1] = {dir};
-	char *path = strchr(name, '/') ? ofl_strdup(name)
-	                               : ofl_proc_find(name, dirs, dir ? 1 : 0, r->l->o.search_path);
+	char *path = strchr(name, '/')
+	                 ? ofl_strdup(name)
+	                 : ofl_proc_find(name, dirs, dir ? 1 : 0, r->l->o.search_path);
 	bool found = path && ofl_key_identity(&r->k, path, real);
 	ofl_key_str(&r->k, found ? "program" : "program absent", name);
 	if (found)
@@ -316,7 +320,8 @@ static void key_listing(struct keyer *r, const char *dir, struct ofl_ptrs *subdi
 		if (strcmp(e, ".") && strcmp(e, "..")) {
 			ofl_key_str(&r->k, "entry", e);
 			char *sub = NULL;
-			if (subdirs && (asprintf(&sub, "%s/%s", dir, e) < 0 || ofl_ptrs_push(subdirs, sub)))
+			if (subdirs &&
+			    (asprintf(&sub, "%s/%s", dir, e) < 0 || ofl_ptrs_push(subdirs, sub)))
 				r->nomem = true;
 		}
 		free(ents[i]);
@@ -324,16 +329,25 @@ static void key_listing(struct keyer *r, const char *dir, struct ofl_ptrs *subdi
 	free(ents);
 }
 
-/* The device compiler and the tools of its install; CUDA's for NVPTX. */
-static void key_tools(struct keyer *r, const char *tool, bool cuda_tools, char *clangdir)
+/* The device compiler and the tools of its install; CUDA's for NVPTX.
+ * Its folder as named (a link to clang in another tree) and its real one
+ * to named and clangdir. */
+static void key_tools(struct keyer *r, const char *tool, bool cuda_tools, char *named,
+                      char *clangdir)
 {
 	static const char *const cuda[] = {"ptxas", "nvlink", "fatbinary"};
 	const struct ofl_link *l = r->l;
 	ofl_key_str(&r->k, "search path", l->o.search_path ? l->o.search_path : "");
-	if (!key_program(r, tool, NULL, clangdir)) {
+	char *path =
+	    strchr(tool, '/') ? ofl_strdup(tool) : ofl_proc_find(tool, NULL, 0, l->o.search_path);
+	if (!path || !key_program(r, path, NULL, clangdir)) {
 		r->unknown = true; /* the command cannot run */
+		free(path);
 		return;
 	}
+	snprintf(named, PATH_MAX, "%s", path);
+	free(path);
+	*strrchr(named, '/') = '\0';
 	*strrchr(clangdir, '/') = '\0';
 	char real[PATH_MAX], p[PATH_MAX + 64];
 	for (size_t i = 0; i < sizeof(key_programs) / sizeof(*key_programs); i++)
@@ -372,15 +386,17 @@ static void key_library(struct keyer *r, const struct ofl_ptrs *implicit, const 
 	free(found);
 }
 
-/* clang's folders for a target: <llvm>/lib/<triple> (LLVM 20+'s
- * libompdevice.a), <llvm>/lib, the resource folder's lib/<triple>; the
- * folders it chooses from (resource folders, GCC installations) listed. */
-static void key_clang_dirs(struct keyer *r, const char *clangdir, const char *triple,
-                           struct ofl_ptrs *implicit)
+/* clang's folders for a target, beside clang as named and as it really
+ * is: <llvm>/lib/<triple> (LLVM 20+'s libompdevice.a), <llvm>/lib, the
+ * resource folder's lib/<triple>; the folders it chooses from (resource
+ * folders, GCC installations) listed. */
+static void key_clang_dirs(struct keyer *r, const char *named, const char *clangdir,
+                           const char *triple, struct ofl_ptrs *implicit)
 {
 	struct ofl_ptrs res = OFL_PTRS_INIT, gccs = OFL_PTRS_INIT;
 	char *p = NULL;
-	if (asprintf(&p, "%s/../lib/%s", clangdir, triple) < 0 || ofl_ptrs_push(implicit, p) ||
+	if (asprintf(&p, "%s/../lib/%s", named, triple) < 0 || ofl_ptrs_push(implicit, p) ||
+	    asprintf(&p, "%s/../lib/%s", clangdir, triple) < 0 || ofl_ptrs_push(implicit, p) ||
 	    asprintf(&p, "%s/../lib", clangdir) < 0 || ofl_ptrs_push(implicit, p) ||
 	    asprintf(&p, "%s/../lib/clang", clangdir) < 0) {
 		r->nomem = true;
@@ -405,16 +421,17 @@ int ofl_devlink_key(const struct ofl_link *l, size_t gi, const struct ofl_proc *
 		return -1;
 	struct keyer r = {.l = l, .keyed = keyed, .strs = OFL_PTRS_INIT};
 	struct ofl_ptrs implicit = OFL_PTRS_INIT;
-	char clangdir[PATH_MAX];
+	char named[PATH_MAX], clangdir[PATH_MAX];
 	const char *triple = l->groups[gi].triple;
 	r.unknown = ofl_key_init(&r.k) != 0;
 	if (!r.unknown)
-		key_tools(&r, cmd->argv[l->o.nlauncher], ofl_devlink_nvptx(triple), clangdir);
+		key_tools(&r, cmd->argv[l->o.nlauncher], ofl_devlink_nvptx(triple), named,
+		          clangdir);
 	ofl_key_str(&r.k, "triple", triple);
 	if (!r.unknown)
 		key_words(&r, gi, cmd);
 	if (!r.unknown)
-		key_clang_dirs(&r, clangdir, triple, &implicit);
+		key_clang_dirs(&r, named, clangdir, triple, &implicit);
 	for (size_t i = 0; !r.unknown && !r.nomem && i < r.nlibs; i++)
 		key_library(&r, &implicit, r.libs[i]);
 	for (size_t i = 0; i < sizeof(key_env) / sizeof(*key_env); i++) {
