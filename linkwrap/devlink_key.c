@@ -423,10 +423,8 @@ int ofl_devlink_key(const struct ofl_link *l, size_t gi, const struct ofl_proc *
 	struct ofl_ptrs implicit = OFL_PTRS_INIT;
 	char named[PATH_MAX], clangdir[PATH_MAX];
 	const char *triple = l->groups[gi].triple;
-	r.unknown = ofl_key_init(&r.k) != 0;
-	if (!r.unknown)
-		key_tools(&r, cmd->argv[l->o.nlauncher], ofl_devlink_nvptx(triple), named,
-		          clangdir);
+	ofl_key_init(&r.k);
+	key_tools(&r, cmd->argv[l->o.nlauncher], ofl_devlink_nvptx(triple), named, clangdir);
 	ofl_key_str(&r.k, "triple", triple);
 	if (!r.unknown)
 		key_words(&r, gi, cmd);
@@ -438,7 +436,8 @@ int ofl_devlink_key(const struct ofl_link *l, size_t gi, const struct ofl_proc *
 		const char *v = ofl_proc_env_get(l->o.device_env, key_env[i]);
 		ofl_key_str(&r.k, key_env[i], v ? v : "");
 	}
-	int rc = ofl_key_final(&r.k, key) || r.unknown || r.nomem ? -1 : 0;
+	ofl_key_final(&r.k, key);
+	int rc = r.unknown || r.nomem ? -1 : 0;
 	ofl_ptrs_release(&implicit);
 	ofl_ptrs_release(&r.strs);
 	free(r.dirs);

@@ -92,17 +92,24 @@ export PATH=$LLVM22:$PATH22
 case_ path key 'export PATH=$LLVM19:$PATH22' -Wl,--device-compiler=clang $SONAME
 export PATH=$PATH22
 
-# a clang tree of its own: a copy of the binary (RUNPATH $ORIGIN/../lib),
-# the libraries it loads there, no ld.lld beside it (so the CPU link takes
-# gold, found on PATH)
-mkdir -p tree/bin tree/lib gold
-cp "$(readlink -f "$LLVM22/clang")" tree/bin/clang
-ln -s "$RT/clang" tree/lib/clang
-for l in $(readelf -d tree/bin/clang | sed -n 's/.*NEEDED.*\[\(lib\(LLVM\|clang-cpp\)[^]]*\)\].*/\1/p'); do
-	cp "$(ldd "$LLVM22/clang" | awk -v l=$l '$1 == l { print $3 }')" tree/lib/$l ||
-		fail "copy $l"
-done
+# tree DIR [copy]: a clang install of its own, a copy of clang 22's binary
+# (whose RUNPATH is $ORIGIN/../lib) and links to the rest; with copy, the
+# libraries it loads copied into DIR/lib; no ld.lld beside clang
+tree() {
+	local l
+	mkdir -p $1/bin $1/lib
+	cp "$(readlink -f "$LLVM22/clang")" $1/bin/clang
+	ln -s "$RT/clang" $1/lib/clang
+	for l in $(readelf -d $1/bin/clang | sed -n 's/.*NEEDED.*\[\(lib\(LLVM\|clang-cpp\)[^]]*\)\].*/\1/p'); do
+		l=$(ldd "$LLVM22/clang" | awk -v l=$l '$1 == l { print $3 }')
+		if [ "${2:-}" = copy ]; then cp "$l" $1/lib/; else ln -s "$l" $1/lib/; fi ||
+			fail "$1: $l"
+	done
+}
+# the CPU link of a clang without ld.lld beside it takes gold, found on PATH
+tree tree copy
 [ -e tree/lib/libLLVM.so.22.1 ] || fail "clang 22 loads no libLLVM.so.22.1"
+mkdir -p gold
 printf '#!/bin/sh\nexec /usr/bin/ld.gold --defsym=gold_marker=0x1 "$@"\n' >gold/ld.gold
 chmod +x gold/ld.gold
 export PATH=$PWD/gold:$PATH22
@@ -113,11 +120,13 @@ case_ libllvm key 'touch tree/lib/libLLVM.so.22.1' "$TREE" $SONAME
 case_ libclang key 'touch tree/lib/libclang-cpp.so.22.1' "$TREE" $SONAME
 export PATH=$PATH22
 
-# LLVM 22's OpenMP device runtime, lib/<triple>/libompdevice.a beside
-# clang (Debian ships none: a stand-in, in a stand-in install), rebuilt
+# LLVM 22's OpenMP device runtime, lib/<triple>/libompdevice.a in clang's
+# own install, which clang finds by itself (Debian ships none: a
+# stand-in), rebuilt
 STUB=$OFL_SRC/tests/interop/wrap_stub_src
-mkdir -p llvm22/bin llvm22/lib/amdgcn-amd-amdhsa
-ln -s "$LLVM22/clang" llvm22/bin/clang
+tree llvm22
+ln -s "$LLVM22/ld.lld" llvm22/bin/ld.lld
+mkdir -p llvm22/lib/amdgcn-amd-amdhsa
 for v in 1 2; do
 	printf '%s\n' "int __kmpc_target_init(void *env, void *launch_env) { return -$v; }" \
 		'void __kmpc_target_deinit(void) {}' >rt$v.c
@@ -138,6 +147,8 @@ glink() {
 		-o $out || fail "link $out"
 }
 glink rt.0
+grep -q 'device link for .*, cache miss' rt.0.explain || fail "rt: not cached"
+grep -q '"-L[^"]*/llvm22/lib/amdgcn' rt.0.explain && fail "rt: clang was told where its runtime is"
 cp libompdevice2.a llvm22/lib/amdgcn-amd-amdhsa/libompdevice.a
 glink rt.1
 glink rt.2 -Wl,--no-device-cache
