@@ -5,6 +5,7 @@
  * megabytes are hashed on every lookup) and, unlike libcrypto's EVP (its
  * provider fetch, 0.45 ms), costs nothing to start. */
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -43,10 +44,56 @@ void ofl_sha256(const void *p, size_t n, uint8_t sum[OFL_CACHE_KEY_SIZE])
 	sha256_digest(&c, OFL_CACHE_KEY_SIZE, sum);
 }
 
+/* Bytes from CHUNK up are hashed as a tree, chunk by chunk on up to
+ * THREADS threads: the SHA-256 of the chunks' SHA-256s (a 200 MB image's
+ * inputs take half the time on two cores).  The tree does not depend on
+ * the number of threads. */
+#define CHUNK ((size_t)16 << 20)
+#define THREADS 4
+
+struct tree {
+	const uint8_t *p;
+	size_t n, nchunks, next; /* next: the next chunk to hash (atomic) */
+	uint8_t (*sums)[OFL_CACHE_KEY_SIZE];
+};
+
+static void *hash_chunks(void *arg)
+{
+	struct tree *t = arg;
+	for (size_t c; (c = __atomic_fetch_add(&t->next, 1, __ATOMIC_RELAXED)) < t->nchunks;) {
+		size_t off = c * CHUNK;
+		ofl_sha256(t->p + off, t->n - off < CHUNK ? t->n - off : CHUNK, t->sums[c]);
+	}
+	return NULL;
+}
+
+/* -1 when out of memory. */
+static int tree_sum(const uint8_t *p, size_t n, uint8_t sum[OFL_CACHE_KEY_SIZE])
+{
+	struct tree t = {p, n, (n + CHUNK - 1) / CHUNK, 0, NULL};
+	pthread_t th[THREADS - 1];
+	size_t started = 0;
+	if (!(t.sums = ofl_calloc(t.nchunks, sizeof(*t.sums))))
+		return -1;
+	/* threads that cannot start leave their chunks to this one */
+	while (started < THREADS - 1 && started + 1 < t.nchunks &&
+	       !pthread_create(&th[started], NULL, hash_chunks, &t))
+		started++;
+	hash_chunks(&t);
+	while (started)
+		pthread_join(th[--started], NULL);
+	ofl_sha256(t.sums, t.nchunks * sizeof(*t.sums), sum);
+	free(t.sums);
+	return 0;
+}
+
 void ofl_key_bytes(struct ofl_cache_key *k, const char *tag, const uint8_t *p, size_t n)
 {
 	uint8_t sum[OFL_CACHE_KEY_SIZE];
-	ofl_sha256(p, n, sum);
+	if (n >= CHUNK && !tree_sum(p, n, sum))
+		ofl_key_str(k, "tree", tag); /* not to be taken for a plain SHA-256 */
+	else
+		ofl_sha256(p, n, sum);
 	item(k, tag, sum, sizeof(sum));
 }
 

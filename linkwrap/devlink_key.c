@@ -229,12 +229,12 @@ static void key_needed_lib(struct keyer *r, const char *name, const char *origin
 			e = strchr(d, ':');
 			e = e ? e : d + strlen(d);
 			int n = (int)(e - d);
-			bool o = n >= 7 && !strncmp(d, "$ORIGIN", 7);
-			if (o ? snprintf(p, sizeof(p), "%s%.*s/%s", origin, n - 7, d + 7, name)
-			      : snprintf(p, sizeof(p), "%.*s/%s", n, d, name)) {
-				if (ofl_key_identity(&r->k, p, NULL))
-					return;
-			}
+			int len =
+			    n >= 7 && !strncmp(d, "$ORIGIN", 7)
+			        ? snprintf(p, sizeof(p), "%s%.*s/%s", origin, n - 7, d + 7, name)
+			        : snprintf(p, sizeof(p), "%.*s/%s", n, d, name);
+			if ((size_t)len < sizeof(p) && ofl_key_identity(&r->k, p, NULL))
+				return;
 		}
 	}
 	for (size_t i = 0; i < sizeof(loader_dirs) / sizeof(*loader_dirs); i++) {
