@@ -89,8 +89,8 @@ static int manifest_from_depfile(const struct ofl_link *l, const char *depfile,
 			continue;
 		}
 		if (word.len && !target && !rc) {
-			const char *w = (const char *)word.data;
 			rc = ofl_buf_append(&word, "", 1);
+			const char *w = (const char *)word.data;
 			if (!rc && !(!strncmp(w, l->tmpdir, tl) && w[tl] == '/') &&
 			    !is_keyed(keyed, w))
 				rc = add_entry(m, w), count++;
