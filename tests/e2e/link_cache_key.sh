@@ -99,7 +99,8 @@ tree() {
 	local l
 	mkdir -p $1/bin $1/lib
 	cp "$(readlink -f "$LLVM22/clang")" $1/bin/clang
-	ln -s "$RT/clang" $1/lib/clang
+	mkdir -p $1/lib/clang
+	ln -s "$RT"/clang/* $1/lib/clang/
 	for l in $(readelf -d $1/bin/clang | sed -n 's/.*NEEDED.*\[\(lib\(LLVM\|clang-cpp\)[^]]*\)\].*/\1/p'); do
 		l=$(ldd "$LLVM22/clang" | awk -v l=$l '$1 == l { print $3 }')
 		if [ "${2:-}" = copy ]; then cp "$l" $1/lib/; else ln -s "$l" $1/lib/; fi ||
@@ -118,6 +119,8 @@ case_ gold image "sed -i 's/0x1/0x2/' gold/ld.gold" "$TREE" $SONAME
 grep -q '"-fuse-ld=gold"' gold.1.explain || fail "the tree's link did not use gold"
 case_ libllvm key 'touch tree/lib/libLLVM.so.22.1' "$TREE" $SONAME
 case_ libclang key 'touch tree/lib/libclang-cpp.so.22.1' "$TREE" $SONAME
+# the folders clang chooses from: another resource folder
+case_ resource key 'mkdir tree/lib/clang/99' "$TREE" $SONAME
 export PATH=$PATH22
 
 # LLVM 22's OpenMP device runtime, lib/<triple>/libompdevice.a in clang's
