@@ -32,10 +32,13 @@ static const char *const key_env[] = {"PATH",
                                       "CLANG_CONFIG_FILE_SYSTEM_DIR",
                                       "CLANG_CONFIG_FILE_USER_DIR"};
 
-/* The programs clang may run for a device link, looked for beside it,
- * then on PATH, as its driver does. */
-static const char *const key_programs[] = {
-    "ld.lld", "lld", "ld.gold", "ld.bfd", "ld", "clang-nvlink-wrapper", "llvm-lto2"};
+/* The programs clang may run for a device link of a CPU (-fuse-ld=lld,
+ * gold, bfd or ld), AMDGPU or NVPTX target, looked for beside it, then on
+ * PATH, as its driver does. */
+static const char *const cpu_programs[] = {"ld.lld", "ld.gold", "ld.bfd", "ld", NULL};
+static const char *const amdgpu_programs[] = {"ld.lld", NULL};
+static const char *const nvptx_programs[] = {"clang-nvlink-wrapper", "ptxas", "nvlink", "fatbinary",
+                                             NULL};
 
 /* The loader's own folders, after LD_LIBRARY_PATH and RUNPATH. */
 static const char *const loader_dirs[] = {"/lib/x86_64-linux-gnu",
@@ -52,6 +55,7 @@ struct keyer {
 	const struct ofl_link *l;
 	struct ofl_ptrs *keyed; /* paths keyed by content or identity */
 	struct ofl_ptrs strs;   /* words split or read from response files */
+	struct ofl_ptrs loaded; /* programs whose libraries are keyed (real paths) */
 	const char **dirs, **libs;
 	size_t ndirs, nlibs, capdirs, caplibs;
 	bool unknown; /* something the command reads cannot be resolved */
@@ -292,18 +296,27 @@ static void key_needed(struct keyer *r, const char *exe)
 	ofl_file_close(&f);
 }
 
-/* A program found beside dir (NULL: none) or on PATH: its identity and
- * its libraries', into real; false when there is none. */
+/* A program found beside dir (NULL: none) or on the PATH of the device
+ * links' environment, where clang looks: its identity and its libraries',
+ * into real; false when there is none. */
 static bool key_program(struct keyer *r, const char *name, const char *dir, char *real)
 {
 	const char *dirs[1] = {dir};
 	char *path = strchr(name, '/')
 	                 ? ofl_strdup(name)
-	                 : ofl_proc_find(name, dirs, dir ? 1 : 0, r->l->o.search_path);
+	                 : ofl_proc_find(name, dirs, dir ? 1 : 0,
+	                                 ofl_proc_env_get(r->l->o.device_env, "PATH"));
 	bool found = path && ofl_key_identity(&r->k, path, real);
 	ofl_key_str(&r->k, found ? "program" : "program absent", name);
-	if (found)
+	/* ld.lld and lld, ld and ld.bfd: one program, its libraries once */
+	bool seen = false;
+	for (size_t i = 0; found && i < r->loaded.n && !seen; i++)
+		seen = !strcmp(r->loaded.v[i], real);
+	if (found && !seen) {
 		key_needed(r, real);
+		char *copy = ofl_strdup(real);
+		r->nomem |= !copy || ofl_ptrs_push(&r->loaded, copy);
+	}
 	free(path);
 	return found;
 }
@@ -329,14 +342,18 @@ static void key_listing(struct keyer *r, const char *dir, struct ofl_ptrs *subdi
 	free(ents);
 }
 
-/* The device compiler and the tools of its install; CUDA's for NVPTX.
+/* The device compiler, found where the front end runs it (its PATH), and
+ * the programs it runs for the target; CUDA's under cuda_path for NVPTX.
  * Its folder as named (a link to clang in another tree) and its real one
  * to named and clangdir. */
-static void key_tools(struct keyer *r, const char *tool, bool cuda_tools, char *named,
+static void key_tools(struct keyer *r, const char *tool, const char *triple, char *named,
                       char *clangdir)
 {
-	static const char *const cuda[] = {"ptxas", "nvlink", "fatbinary"};
 	const struct ofl_link *l = r->l;
+	bool nvptx = ofl_devlink_nvptx(triple);
+	const char *const *programs = nvptx                     ? nvptx_programs
+	                              : ofl_devlink_gpu(triple) ? amdgpu_programs
+	                                                        : cpu_programs;
 	ofl_key_str(&r->k, "search path", l->o.search_path ? l->o.search_path : "");
 	char *path =
 	    strchr(tool, '/') ? ofl_strdup(tool) : ofl_proc_find(tool, NULL, 0, l->o.search_path);
@@ -350,15 +367,14 @@ static void key_tools(struct keyer *r, const char *tool, bool cuda_tools, char *
 	*strrchr(named, '/') = '\0';
 	*strrchr(clangdir, '/') = '\0';
 	char real[PATH_MAX], p[PATH_MAX + 64];
-	for (size_t i = 0; i < sizeof(key_programs) / sizeof(*key_programs); i++)
-		key_program(r, key_programs[i], clangdir, real);
-	for (size_t i = 0; cuda_tools && i < sizeof(cuda) / sizeof(*cuda); i++) {
+	for (size_t i = 0; programs[i]; i++)
+		key_program(r, programs[i], clangdir, real);
+	for (size_t i = 1; nvptx && programs[i]; i++) {
 		if (!l->o.cuda_path || *l->o.cuda_path) {
 			snprintf(p, sizeof(p), "%s/bin/%s",
-			         l->o.cuda_path ? l->o.cuda_path : "/usr/local/cuda", cuda[i]);
+			         l->o.cuda_path ? l->o.cuda_path : "/usr/local/cuda", programs[i]);
 			key_program(r, p, NULL, real);
 		}
-		key_program(r, cuda[i], NULL, real);
 	}
 }
 
@@ -419,12 +435,12 @@ int ofl_devlink_key(const struct ofl_link *l, size_t gi, const struct ofl_proc *
 {
 	if (!l->tmpdir || cmd->argc <= l->o.nlauncher || !l->o.device_env)
 		return -1;
-	struct keyer r = {.l = l, .keyed = keyed, .strs = OFL_PTRS_INIT};
+	struct keyer r = {.l = l, .keyed = keyed, .strs = OFL_PTRS_INIT, .loaded = OFL_PTRS_INIT};
 	struct ofl_ptrs implicit = OFL_PTRS_INIT;
 	char named[PATH_MAX], clangdir[PATH_MAX];
 	const char *triple = l->groups[gi].triple;
 	ofl_key_init(&r.k);
-	key_tools(&r, cmd->argv[l->o.nlauncher], ofl_devlink_nvptx(triple), named, clangdir);
+	key_tools(&r, cmd->argv[l->o.nlauncher], triple, named, clangdir);
 	ofl_key_str(&r.k, "triple", triple);
 	if (!r.unknown)
 		key_words(&r, gi, cmd);
@@ -440,6 +456,7 @@ int ofl_devlink_key(const struct ofl_link *l, size_t gi, const struct ofl_proc *
 	int rc = r.unknown || r.nomem ? -1 : 0;
 	ofl_ptrs_release(&implicit);
 	ofl_ptrs_release(&r.strs);
+	ofl_ptrs_release(&r.loaded);
 	free(r.dirs);
 	free(r.libs);
 	return rc;
