@@ -32,9 +32,10 @@ static const char *const key_env[] = {"PATH",
                                       "CLANG_CONFIG_FILE_SYSTEM_DIR",
                                       "CLANG_CONFIG_FILE_USER_DIR"};
 
-/* The programs clang may run for a device link of a CPU (-fuse-ld=lld,
- * gold, bfd or ld), AMDGPU or NVPTX target, looked for beside it, then on
- * PATH, as its driver does. */
+/* The programs clang may run for a device link of a CPU (the linker the
+ * command names; all of them when a response file may name one), AMDGPU
+ * or NVPTX target, looked for beside it, then on PATH, as its driver
+ * does. */
 static const char *const cpu_programs[] = {"ld.lld", "ld.gold", "ld.bfd", "ld", NULL};
 static const char *const amdgpu_programs[] = {"ld.lld", NULL};
 static const char *const nvptx_programs[] = {"clang-nvlink-wrapper", "ptxas", "nvlink", "fatbinary",
@@ -342,17 +343,44 @@ static void key_listing(struct keyer *r, const char *dir, struct ofl_ptrs *subdi
 	free(ents);
 }
 
+/* The linker clang runs for a CPU: --ld-path's, else ld.<X> for the last
+ * -fuse-ld=X (X when a path), else ld; NULL when a response file of
+ * clang's may say otherwise. */
+static const char *cpu_linker(const struct ofl_proc *cmd, size_t from, char *buf, size_t bufsz)
+{
+	const char *fuse = NULL, *path = NULL;
+	for (size_t i = from; i < cmd->argc; i++) {
+		const char *w = cmd->argv[i];
+		if (w[0] == '@')
+			return NULL;
+		if (!strncmp(w, "-fuse-ld=", 9))
+			fuse = w + 9;
+		else if (!strncmp(w, "--ld-path=", 10) && w[10])
+			path = w + 10;
+	}
+	if (path)
+		return path;
+	if (!fuse || !*fuse)
+		return "ld";
+	snprintf(buf, bufsz, strchr(fuse, '/') ? "%s" : "ld.%s", fuse);
+	return buf;
+}
+
 /* The device compiler, found where the front end runs it (its PATH), and
  * the programs it runs for the target; CUDA's under cuda_path for NVPTX.
  * Its folder as named (a link to clang in another tree) and its real one
  * to named and clangdir. */
-static void key_tools(struct keyer *r, const char *tool, const char *triple, char *named,
+static void key_tools(struct keyer *r, const struct ofl_proc *cmd, const char *triple, char *named,
                       char *clangdir)
 {
 	const struct ofl_link *l = r->l;
+	const char *tool = cmd->argv[l->o.nlauncher];
 	bool nvptx = ofl_devlink_nvptx(triple);
+	char buf[PATH_MAX];
+	const char *linker[2] = {cpu_linker(cmd, l->o.nlauncher + 1, buf, sizeof(buf)), NULL};
 	const char *const *programs = nvptx                     ? nvptx_programs
 	                              : ofl_devlink_gpu(triple) ? amdgpu_programs
+	                              : linker[0]               ? linker
 	                                                        : cpu_programs;
 	ofl_key_str(&r->k, "search path", l->o.search_path ? l->o.search_path : "");
 	char *path =
@@ -440,7 +468,7 @@ int ofl_devlink_key(const struct ofl_link *l, size_t gi, const struct ofl_proc *
 	char named[PATH_MAX], clangdir[PATH_MAX];
 	const char *triple = l->groups[gi].triple;
 	ofl_key_init(&r.k);
-	key_tools(&r, cmd->argv[l->o.nlauncher], triple, named, clangdir);
+	key_tools(&r, cmd, triple, named, clangdir);
 	ofl_key_str(&r.k, "triple", triple);
 	if (!r.unknown)
 		key_words(&r, gi, cmd);
