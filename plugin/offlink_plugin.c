@@ -311,7 +311,7 @@ static void environment(void)
 {
 	struct ofl_error err = OFL_ERROR_INIT;
 	if (ofl_link_config_env(&P.c, environ, &err))
-		fail_quietly(&err); /* no memory */
+		fail_quietly(&err); /* a cache the user misconfigured: none */
 	clock_gettime(CLOCK_MONOTONIC, &P.started);
 }
 
