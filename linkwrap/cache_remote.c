@@ -145,7 +145,11 @@ static char *without_userinfo(const char *url)
 static int remote_setup(struct ofl_remote *r, const struct ofl_cache_opts *o, struct ofl_error *err)
 {
 	const char *h = o->remote_header;
-	if (!(r->base = ofl_strdup(o->remote)) || !(r->shown = without_userinfo(o->remote)) ||
+	if (!(r->base = ofl_strdup(o->remote)))
+		return OFL_NOMEM(err);
+	for (size_t n = strlen(r->base); n && r->base[n - 1] == '/'; n--)
+		r->base[n - 1] = '\0';
+	if (!(r->shown = without_userinfo(r->base)) ||
 	    (o->remote_netrc && !(r->netrc = ofl_strdup(o->remote_netrc))))
 		return OFL_NOMEM(err);
 	if (strncmp(r->base, "http://", 7) && strncmp(r->base, "https://", 8))
@@ -180,8 +184,6 @@ int ofl_remote_open(struct ofl_remote **out, const struct ofl_cache_opts *o, con
 		free(r);
 		return rc;
 	}
-	for (size_t n = strlen(r->base); n && r->base[n - 1] == '/'; n--)
-		r->base[n - 1] = '\0';
 	r->read_only = o->remote_read_only;
 	r->timeout_ms = o->remote_timeout_ms ? (long)o->remote_timeout_ms : 2000;
 	r->stop = stop;
