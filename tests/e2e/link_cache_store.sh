@@ -33,7 +33,7 @@ olink() {
 	local out=$1
 	shift
 	rm -f ran
-	timeout 60 "$LLVM22/clang" -fopenmp -fuse-ld=offlink -B"$OFL_BUILD/bin" main.o kern.o -L$RT \
+	timeout -k 5 60 "$LLVM22/clang" -fopenmp -fuse-ld=offlink -B"$OFL_BUILD/bin" main.o kern.o -L$RT \
 		-Wl,--device-launcher="$PWD/launch" "$@" -o "$out" 2>"$out.err" ||
 		{ cat "$out.err"; fail "link $out"; }
 }
@@ -128,11 +128,11 @@ OFFLINK_CACHE_MAX_SIZE=5GB "$LLVM22/clang" -fuse-ld=offlink -B"$OFL_BUILD/bin" h
 [ ! -s host.err ] || { cat host.err; fail "a host-only link warned"; }
 # the personality (clang finds it through -B) and the plugin (ld prints its
 # plugins' warnings on stdout)
-OFFLINK_CACHE_MAX_SIZE=5GB timeout 60 "$LLVM22/clang" -fopenmp -fopenmp-targets=x86_64-pc-linux-gnu \
+OFFLINK_CACHE_MAX_SIZE=5GB timeout -k 5 60 "$LLVM22/clang" -fopenmp -fopenmp-targets=x86_64-pc-linux-gnu \
 	-B"$OFL_COMPAT" main.o kern.o -L$RT -o wrapper 2>wrapper.err ||
 	{ cat wrapper.err; fail "the personality failed"; }
 warned_once wrapper "clang-linker-wrapper: warning: no device-link cache: OFFLINK_CACHE_MAX_SIZE: '5GB'"
-OFFLINK_CACHE_MAX_SIZE=5GB plink timeout 60 gcc main.o kern.o -L$RT -lomp \
+OFFLINK_CACHE_MAX_SIZE=5GB plink timeout -k 5 60 gcc main.o kern.o -L$RT -lomp \
 	-Wl,-plugin,"$OFL_BUILD/lib/offlink-plugin.so" -o plugin >plugin.err 2>&1 ||
 	{ cat plugin.err; fail "the plugin failed"; }
 warned_once plugin "no device-link cache: OFFLINK_CACHE_MAX_SIZE: '5GB'"
