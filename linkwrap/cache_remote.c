@@ -36,7 +36,6 @@ struct curl_api {
 	void (*global_cleanup)(void);
 	CURL *(*easy_init)(void);
 	CURLcode (*easy_setopt)(CURL *, CURLoption, ...);
-	CURLcode (*easy_perform)(CURL *);
 	CURLcode (*easy_getinfo)(CURL *, CURLINFO, ...);
 	void (*easy_cleanup)(CURL *);
 	const char *(*easy_strerror)(CURLcode);
@@ -66,7 +65,6 @@ static int load_curl(struct curl_api *c, struct ofl_error *err)
 	    {"curl_global_cleanup", offsetof(struct curl_api, global_cleanup)},
 	    {"curl_easy_init", offsetof(struct curl_api, easy_init)},
 	    {"curl_easy_setopt", offsetof(struct curl_api, easy_setopt)},
-	    {"curl_easy_perform", offsetof(struct curl_api, easy_perform)},
 	    {"curl_easy_getinfo", offsetof(struct curl_api, easy_getinfo)},
 	    {"curl_easy_cleanup", offsetof(struct curl_api, easy_cleanup)},
 	    {"curl_easy_strerror", offsetof(struct curl_api, easy_strerror)},
@@ -294,7 +292,8 @@ static CURLcode perform(const struct ofl_remote *r, CURL *h)
 	while (running && !stopped(r) && r->curl.multi_perform(m, &running) == CURLM_OK &&
 	       (!running || r->curl.multi_poll(m, NULL, 0, POLL_MS, NULL) == CURLM_OK))
 		;
-	rc = running ? CURLE_ABORTED_BY_CALLBACK : CURLE_OK;
+	/* still running: cancelled, or libcurl out of memory */
+	rc = !running ? CURLE_OK : stopped(r) ? CURLE_ABORTED_BY_CALLBACK : CURLE_OUT_OF_MEMORY;
 	for (CURLMsg *msg; !running && (msg = r->curl.multi_info_read(m, &left));)
 		if (msg->msg == CURLMSG_DONE)
 			rc = msg->data.result;
