@@ -114,12 +114,14 @@ static int make_dirs(const char *path, struct ofl_error *err)
 
 static bool in_group(gid_t g)
 {
-	gid_t v[256];
-	int n = getgroups(sizeof(v) / sizeof(*v), v);
-	for (int i = 0; i < n; i++)
-		if (v[i] == g)
-			return true;
-	return g == getegid();
+	int n = getgroups(0, NULL);
+	gid_t *v = n > 0 ? ofl_calloc((size_t)n, sizeof(*v)) : NULL;
+	bool in = g == getegid();
+	n = v ? getgroups(n, v) : 0;
+	for (int i = 0; !in && i < n; i++)
+		in = v[i] == g;
+	free(v);
+	return in;
 }
 
 /* Whoever can write a store can put any image into our programs: it is
