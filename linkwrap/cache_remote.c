@@ -155,7 +155,9 @@ static int remote_setup(struct ofl_remote *r, const struct ofl_cache_opts *o, st
 		                     "remote cache '%s': expected an http:// or https:// URL",
 		                     r->shown);
 	/* the value is a secret: not repeated */
-	if (h && *h && (!strchr(h, ':') || strpbrk(h, "\r\n")))
+	size_t name =
+	    h ? strspn(h, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_") : 0;
+	if (h && *h && (!name || h[name] != ':' || strpbrk(h, "\r\n")))
 		return ofl_error_set(err, OFL_EINVAL, NULL, OFL_NO_OFFSET,
 		                     "OFFLINK_CACHE_REMOTE_HEADER: expected one 'Name: value'");
 	int rc = load_curl(&r->curl, err);
