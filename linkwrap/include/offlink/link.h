@@ -127,6 +127,18 @@ struct ofl_link_opts {
 	 * as clang's -nogpulib), or a driver that passes it itself drives
 	 * the link (clang-linker-wrapper's command line). */
 	bool no_device_runtime;
+	/* The device code's optimisation level, '0' to '3' ('\0': the
+	 * default).  LLVM 19 groups: its linker wrapper's --opt-level, for its
+	 * LTO and the device clang (else O2); LLVM 20+ groups: the -O<n> the
+	 * driver hands the device clang (--device-compiler=<triple>=-O<n>),
+	 * added unless llvm_wrapper (then that driver passed it itself). */
+	char opt_level;
+	/* Each group's code linked and optimised into one LLVM module that is
+	 * embedded as the image, for the offload runtime to compile when the
+	 * program runs (clang-linker-wrapper's --embed-bitcode, from
+	 * -fopenmp-target-jit): LLVM 19 groups stop after its LTO's
+	 * optimisation, LLVM 20+ ones link with -Wl,--lto-emit-llvm. */
+	bool embed_bitcode;
 	void (*log)(void *ctx, enum ofl_link_log what, const char *msg);
 	void *log_ctx;
 };
