@@ -449,6 +449,9 @@ static int push_compiler_args(struct ofl_link *l, const struct link_group *g, st
 	rc = rc ? rc
 	        : push_scoped(l->o.device_compiler_args, l->o.ndevice_compiler_args, g->triple,
 	                      false, cmd, err);
+	/* what LLVM 19's wrapper adds under --wrapper-verbose */
+	if (!rc && !driver && !v20 && l->o.verbose)
+		rc = ofl_proc_push(cmd, "-v", err);
 	if (!rc && fam == FAM_NVPTX && *l->cuda && (driver || !v20))
 		rc = ofl_proc_pushf(cmd, err, "--cuda-path=%s", l->cuda);
 	return rc;
@@ -472,15 +475,17 @@ static int push_head(struct ofl_link *l, const struct link_group *g, const char 
 	return rc ? err->code : 0;
 }
 
-/* The output path named by h (LLVM's dry run: by LLVM's rule), into -o's
- * and -dumpdir's slots. */
+/* The output path named by h (LLVM's dry run, and the personality's
+ * verbose link, whose lines show it: by LLVM's rule), into -o's and
+ * -dumpdir's slots. */
 static int name_output(struct ofl_link *l, struct link_group *g, uint64_t h, struct ofl_proc *cmd,
                        size_t slot, struct ofl_error *err)
 {
 	char name[64], *dump = NULL;
 	snprintf(name, sizeof(name), "%016llx.img", (unsigned long long)h);
-	if (ofl_llvm_form(l) ? ofl_llvm_image_names(l, g, &g->output, &dump, err)
-	                     : !(g->output = ofl_link_temp(l, name, err)))
+	bool llvm = ofl_llvm_form(l) || (l->o.llvm_wrapper && l->o.verbose);
+	if (llvm ? ofl_llvm_image_names(l, g, h, &g->output, &dump, err)
+	         : !(g->output = ofl_link_temp(l, name, err)))
 		return err->code;
 	if (!dump && asprintf(&dump, "%s.", g->output) < 0)
 		return OFL_NOMEM(err);
@@ -536,6 +541,11 @@ int ofl_devlink_exec(struct ofl_link *l, size_t gi, struct ofl_proc *cmd, const 
 	int rc = 0;
 	if (!l->o.dry_run && !cancelled(l))
 		rc = ofl_devlink_cached_run(l, gi, cmd, output, what, keep, err);
+	/* the tool's own lines under the command, as they would show had it
+	 * written to the terminal */
+	if (!rc && l->o.verbose && cmd->err.len)
+		ofl_link_logf(l, OFL_LOG_OUTPUT, "%.*s", (int)cmd->err.len,
+		              (const char *)cmd->err.data);
 	/* killed by ofl_link_cancel: no failure to report */
 	if (rc && !cancelled(l))
 		ofl_devlink_report(l, gi, what, cmd, log);

@@ -228,7 +228,7 @@ static void log_line(void *ctx, enum ofl_link_log what, const char *msg)
 		warning("%s", msg);
 	else if (what == OFL_LOG_COMMAND && (j->verbose || j->c.o.dry_run))
 		fprintf(stderr, "%s\n", msg);
-	else if (what == OFL_LOG_MODULE)
+	else if (what == OFL_LOG_MODULE || (what == OFL_LOG_OUTPUT && j->verbose))
 		fputs(msg, stderr);
 	/* progress: on a terminal once the link takes a moment, or asked */
 	else if (what == OFL_LOG_PROGRESS &&
@@ -257,6 +257,7 @@ static int finish_options(struct link_job *j)
 	j->c.o.relocatable = j->offload_relocatable && j->cmd.relocatable;
 	j->c.o.host_cmd = &j->cmd;
 	j->c.o.log = log_line;
+	j->c.o.verbose = j->verbose;
 	j->c.o.log_ctx = j;
 	j->started = now_ms();
 	return ofl_link_config_env(&j->c, environ, &err) ? error_lib(&err) : 0;

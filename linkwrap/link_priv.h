@@ -303,10 +303,11 @@ bool ofl_llvm_form(const struct ofl_link *l);
 int ofl_llvm_push_arg(const struct ofl_ldarg *a, struct ofl_argv *v, struct ofl_error *err);
 /* <link dir>/<prefix>-XXXXXX.<ext>, owned by the link. */
 char *ofl_llvm_temp(struct ofl_link *l, const char *prefix, const char *ext, struct ofl_error *err);
-/* Group g's output <out>.<arch of triple>.<arch>-XXXXXX.img (the link's)
- * and its -dumpdir <-o value>.<arch of triple>.<arch>.img. (owned). */
-int ofl_llvm_image_names(struct ofl_link *l, const struct link_group *g, char **img, char **dumpdir,
-                         struct ofl_error *err);
+/* Group g's output <out>.<arch of triple>.<arch>-XXXXXX.img (the link's;
+ * the digits from h, the hash naming the group's work, and its offload
+ * kind) and its -dumpdir <-o value>.<arch of triple>.<arch>.img. (owned). */
+int ofl_llvm_image_names(struct ofl_link *l, const struct link_group *g, uint64_t h, char **img,
+                         char **dumpdir, struct ofl_error *err);
 /* An image as a device link input: <stem>-<triple>-<arch>-XXXXXX.o. */
 char *ofl_llvm_input_name(struct ofl_link *l, const struct link_image *im, struct ofl_error *err);
 /* The fat binary <out>-XXXXXX.<ext>; the wrapper <out>.<kind>.image.wrapper-XXXXXX.o. */

@@ -43,6 +43,7 @@ enum ofl_link_log {
 	OFL_LOG_DETAIL,   /* a failed command whole, and all it wrote (for -v, --explain) */
 	OFL_LOG_PROGRESS, /* a device link done: what, how long, cached or not */
 	OFL_LOG_MODULE,   /* a wrapper module's LLVM IR (print_wrapped_module) */
+	OFL_LOG_OUTPUT,   /* what a device tool that succeeded wrote to stderr (with verbose) */
 };
 
 struct ofl_link_opts {
@@ -139,6 +140,13 @@ struct ofl_link_opts {
 	 * -fopenmp-target-jit): LLVM 19 groups stop after its LTO's
 	 * optimisation, LLVM 20+ ones link with -Wl,--lto-emit-llvm. */
 	bool embed_bitcode;
+	/* The front end prints commands as they run (-v, --wrapper-verbose):
+	 * what each device tool writes is logged after it (OFL_LOG_OUTPUT;
+	 * clang -v's commands, the device linker's lines), and with
+	 * llvm_wrapper the device images are named as LLVM names them
+	 * (<output>.<arch>.<target>-XXXXXX.img, the digits from the link's
+	 * inputs) and LLVM 19 device links get -v, as that wrapper gives. */
+	bool verbose;
 	void (*log)(void *ctx, enum ofl_link_log what, const char *msg);
 	void *log_ctx;
 };
