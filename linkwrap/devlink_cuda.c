@@ -69,6 +69,24 @@ static char *beside_ptxas(const char *search_path)
 	return ofl_strdup(*real ? real : "/");
 }
 
+void ofl_devlink_cuda_hint(const struct ofl_link *l, struct ofl_buf *b)
+{
+	/* where the user names another toolkit: clang's option when clang's
+	 * driver runs the personality, else offlink's variable */
+	const char *name = l->o.llvm_wrapper ? "clang's --cuda-path" : "CUDA_PATH";
+	if (*l->cuda)
+		ofl_buf_printf(b,
+		               "  next: CUDA's tools (ptxas, nvlink) failed or are not in %s/bin, "
+		               "the CUDA toolkit of this link (%s); name another with %s\n",
+		               l->cuda, l->o.cuda_path ? "given" : "found as clang finds it", name);
+	else
+		ofl_buf_printf(b,
+		               "  next: no CUDA toolkit %s (ptxas on PATH, /usr/local/cuda, "
+		               "/usr/local/cuda-8.0, -7.5, -7.0, /usr/lib/cuda): put its bin/ on "
+		               "PATH or name it with %s\n",
+		               l->o.llvm_wrapper ? "given" : "found", name);
+}
+
 int ofl_devlink_find_cuda(struct ofl_link *l, struct ofl_error *err)
 {
 	static const char *const fixed[] = {"/usr/local/cuda", "/usr/local/cuda-8.0",
@@ -84,12 +102,12 @@ int ofl_devlink_find_cuda(struct ofl_link *l, struct ofl_error *err)
 	for (size_t i = 0; !found && i < sizeof(fixed) / sizeof(fixed[0]); i++)
 		found = valid(fixed[i]) ? fixed[i] : NULL;
 	int n = snprintf(l->cuda, sizeof(l->cuda), "%s", found ? found : "");
+	int rc = n < (int)sizeof(l->cuda) ? 0
+	                                  : ofl_error_set(err, OFL_EINVAL, found, OFL_NO_OFFSET,
+	                                                  "the CUDA toolkit's path is too long");
 	free(p);
-	if (n >= (int)sizeof(l->cuda))
-		return ofl_error_set(err, OFL_EINVAL, found, OFL_NO_OFFSET,
-		                     "the CUDA toolkit's path is too long");
-	if (!given && found)
+	if (!rc && !given && *l->cuda)
 		ofl_link_logf(l, OFL_LOG_DECISION, "%s: the CUDA toolkit of NVPTX device links",
-		              found);
-	return 0;
+		              l->cuda);
+	return rc;
 }

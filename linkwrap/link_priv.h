@@ -200,8 +200,11 @@ const struct link_image *ofl_group_image(const struct ofl_link *l, size_t gi, si
 /* The highest N of <root>/llvm-<N>, 0 when none. */
 unsigned ofl_llvm_newest(const char *root);
 int ofl_devlink_run(struct ofl_link *l, struct ofl_error *err);
-/* devlink_cuda.c: l->cuda, given or found as clang finds it. */
+/* devlink_cuda.c: l->cuda, given or found as clang finds it; the next
+ * step when CUDA's tools were not found or failed (a failure report's
+ * line). */
 int ofl_devlink_find_cuda(struct ofl_link *l, struct ofl_error *err);
+void ofl_devlink_cuda_hint(const struct ofl_link *l, struct ofl_buf *b);
 /* The path of the clang that links code of LLVM llvm (owned), or NULL. */
 char *ofl_devlink_clang(const struct ofl_link *l, unsigned llvm);
 /* An AMDGPU or NVPTX triple. */
