@@ -290,6 +290,8 @@ static int print_own_help(struct link_job *j)
 	       "  --offload-extract=ARCH       take every archive member with an ARCH image\n"
 	       "  --offload-relocatable        with -r: device link now (LLVM's -r mode)\n"
 	       "  --nogpulib                   no OpenMP device runtime in GPU device links\n"
+	       "  --device-opt-level=O<n>      device code optimisation (default: -plugin-opt=O<n>, "
+	       "else O2)\n"
 	       "  -j N, --jobs=N               parallel device links (default: CPUs; under make "
 	       "its jobserver, else 1)\n"
 	       "  --explain[=FILE]             what was taken and why, commands, times\n"
