@@ -92,8 +92,12 @@ same ref_np ld_np
 grep -q "the CUDA toolkit of NVPTX device links" ld_np.explain || fail "ld.offlink: toolkit not named"
 PATH=$NOCUDA "$LLVM19/clang" -fopenmp -fuse-ld=offlink -B"$OFL_BUILD/bin" k.o -L"$RTLIB" \
 	-o fuse_np || fail "clang -fuse-ld=offlink, CUDA off PATH"
-# the toolkit under another name, on PATH: found by its ptxas, as clang does
+# the toolkit under another name, given to clang: the personality forwards it
 ln -s "$(readlink -f "$CUDA")" othercuda
+PATH=$NOCUDA "$LLVM19/clang" "${O3[@]}" --cuda-path="$PWD/othercuda" -B"$OFL_COMPAT" k.o \
+	-L"$RTLIB" -o compat_other || fail "clang 19 --cuda-path=<elsewhere> -B<compat>"
+same ref_np compat_other
+# on PATH: found by its ptxas, as clang does
 PATH=$PWD/othercuda/bin:$NOCUDA cc k.o -L"$RTLIB" -o other -B"$GCCDIR" \
 	-Wl,--explain=other.explain || fail "ld.offlink, CUDA elsewhere on PATH"
 grep -q "^$(readlink -f "$CUDA"): the CUDA toolkit" other.explain || fail "not found by ptxas"
