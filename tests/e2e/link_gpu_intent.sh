@@ -76,6 +76,13 @@ cc k.o -L"$RTLIB" -lomp -lomptarget -o level -B"$GCCDIR" -Wl,--device-opt-level=
 same ref level
 cc k.o -L"$RTLIB" -lomp -lomptarget -o o2 -B"$GCCDIR" || fail "ld.offlink, no level"
 cmp -s "$(image ref)" "$(image o2)" && fail "-O3 made no difference: the test proves nothing"
+# LLVM 22 code: -O<n> after the inputs, as clang 22's driver has the
+# wrapper pass it (--device-compiler=<triple>=-O3); the toolkit last
+"$LLVM22/clang" "${O3[@]}" -nogpulib -fPIC -c k.c -o k22.o || fail "clang 22 -c"
+cc k22.o -o dry22 -B"$GCCDIR" -Wl,--dry-run -Wl,--nogpulib -Wl,--device-opt-level=O3 2>dry22.log ||
+	fail "ld.offlink --dry-run, LLVM 22 code"
+grep -q '"--target=nvptx64-nvidia-cuda" "-march=sm_90" "[^"]*\.o" "-O3" "--cuda-path=/' dry22.log ||
+	{ cat dry22.log; fail "LLVM 22 device link: no -O3 or --cuda-path"; }
 expect_fail cc k.o -L"$RTLIB" -o bad -B"$GCCDIR" -Wl,--device-opt-level=3
 grep -q "device-opt-level: expected O0, O1, O2 or O3, got '3'" err || { cat err; fail "bad level"; }
 
