@@ -26,7 +26,11 @@
  * as LTO's optimisation leaves it, before code generation, and that
  * bitcode is the image, for the runtime to compile: no device link.
  * llvm-lto2 writes the same module with --select-save-temps=opt
- * (<out>.0.4.opt.bc).  The wrapper refuses it when some inputs are
+ * (<out>.0.4.opt.bc), except that saving temporaries keeps the local
+ * value names the wrapper's LTO drops: the same code, other bytes.
+ * (LLVM 19's clang-nvlink-wrapper --lto-emit-llvm drops them, but
+ * resolves symbols as a linker: undefined weak ones become dso_local,
+ * other code.)  The wrapper refuses it when some inputs are
  * bitcode and others not (one module must be the whole program), and
  * links a group without bitcode as usual. */
 #include <stdio.h>
