@@ -136,6 +136,17 @@ for p in jref19 jcompat19; do
 done
 cmp jref19.bc jcompat19.bc || fail "jit 19: the module differs from LLVM's"
 
+# LLVM 19's wrapper: its dry run's device link, --opt-level, -v for
+# --wrapper-verbose and --cuda-path in LLVM 19's words
+"$LLVM19/clang" -fopenmp --offload-arch=sm_90 -nogpulib -fPIC -c k.c -o k19.o || fail "clang 19 -c (no LTO)"
+D19=(--dry-run --wrapper-verbose --host-triple=x86_64-pc-linux-gnu --linker-path=/usr/bin/ld
+	--cuda-path=/elsewhere --opt-level=O3 k19.o -o a.out)
+for w in "$LLVM19/clang-linker-wrapper" "$OFL_COMPAT/clang-linker-wrapper"; do
+	"$w" "${D19[@]}" 2>&1 | sed -n 1p | sed -E 's#/tmp/(offlink-[^/]*/)?##g; s/-[0-9a-f]{6}\././g'
+done >dry19.log
+[ "$(sort -u dry19.log | wc -l)" = 1 ] && grep -q ' -O3 .* -v --cuda-path=/elsewhere$' dry19.log ||
+	{ cat dry19.log; fail "LLVM 19 dry run: device link differs from LLVM 19's"; }
+
 # LLVM's lit check linker-wrapper-hip-no-rdc.c:20 (CMD-LINUX-DAG lines)
 echo '__attribute__((visibility("protected"), used)) int x;' >x.c
 "$LLVM22/clang" -cc1 x.c -triple amdgcn-amd-amdhsa -emit-llvm-bc -o x.bc || fail "x.bc"
