@@ -52,9 +52,12 @@ struct ofl_link_opts {
 	/* Front ends pass what they read from the environment ($PATH,
 	 * $CUDA_PATH): the library reads none. */
 	const char *search_path; /* where clang is looked for last; NULL: nowhere */
-	const char *cuda_path;   /* the CUDA toolkit; NULL: /usr/local/cuda; "": PATH alone */
-	const char *output;      /* the link's -o, to name saved temporaries */
-	unsigned jobs;           /* parallel device links; 0: 1 */
+	/* The CUDA toolkit (fatbinary; NVPTX device links' --cuda-path); NULL:
+	 * fatbinary from /usr/local/cuda, device links the toolkit clang's
+	 * driver would find (devlink_cuda.c); "": PATH alone, none passed. */
+	const char *cuda_path;
+	const char *output; /* the link's -o, to name saved temporaries */
+	unsigned jobs;      /* parallel device links; 0: 1 */
 	/* GNU make jobserver (ofl_jobserver_open): a token is read from rfd
 	 * (non-blocking) before each device link beyond the first and written
 	 * back after; -1 when there is none. */
