@@ -344,6 +344,8 @@ int ofl_link_scrub_outputs(struct ofl_link *l, struct ofl_error *err)
 
 /* ---- which host linker ------------------------------------------------- */
 
+/* Whether path is one of the skipped ones (ld.offlink itself, the copies
+ * that ran it); a path that does not exist counts as skipped. */
 static bool skipped(const struct ofl_host_linker_query *q, const char *path)
 {
 	char real[PATH_MAX];
@@ -394,6 +396,17 @@ char *ofl_find_host_linker(const struct ofl_host_linker_query *q, struct ofl_err
 {
 	static const char *const flavours[][2] = {
 	    {"bfd", "ld.bfd"}, {"gold", "ld.gold"}, {"lld", "ld.lld"}, {"mold", "mold"}};
+	/* the driver's linker is ours under -fuse-ld=offlink: the personality
+	 * does ld.offlink's part, so the host linker is the one ld.offlink
+	 * would run (and ld.offlink does not run to find the device code
+	 * linked already) */
+	if (q->driver_linker && !skipped(q, q->driver_linker))
+		return ofl_strdup(q->driver_linker);
+	if (q->driver_linker && access(q->driver_linker, X_OK)) {
+		ofl_error_set(err, OFL_ENOTFOUND, NULL, OFL_NO_OFFSET,
+		              "the host linker '%s' does not exist", q->driver_linker);
+		return NULL;
+	}
 	const char *choice = q->choice && *q->choice ? q->choice : "ld";
 	for (size_t i = 0; i < sizeof(flavours) / sizeof(flavours[0]); i++)
 		if (!strcmp(choice, flavours[i][0]))
