@@ -80,15 +80,6 @@ static int plugin_flags(const char *prefix, const char *linker)
 	return error("--ldflags --plugin: no offlink-plugin.so in %s/lib", prefix);
 }
 
-/* The compat links: <prefix>/libexec/offlink/compat when installed,
- * bin/compat in a build tree. */
-static void compat_dir(const char *prefix, const char *bin, char *path, size_t size)
-{
-	snprintf(path, size, "%s/libexec/offlink/compat", prefix);
-	if (access(path, X_OK))
-		snprintf(path, size, "%s/compat", bin);
-}
-
 static int unknown_argument(const char *arg)
 {
 	static const char *const names[] = {"--ldflags", "--cc", "--compat", "--plugin",
@@ -135,13 +126,12 @@ int cmd_ldflags(int argc, char **argv)
 		return error("--ldflags --compat: only clang runs clang-linker-wrapper; gcc links "
 		             "through ld.offlink (offlink --ldflags --cc=%s)",
 		             cc);
-	char compat_path[PATH_MAX + 64];
-	compat_dir(prefix, bin, compat_path, sizeof(compat_path));
+	/* the build tree has the installed layout */
 	if (compat)
-		printf("-B%s\n", compat_path);
+		printf("-B%s/libexec/offlink/compat\n", prefix);
 	else if (k == CC_GCC)
 		printf("-B%s/libexec/offlink/gcc/\n", prefix);
 	else
-		printf("-B%s -B%s -fuse-ld=offlink\n", bin, compat_path);
+		printf("-B%s -B%s/libexec/offlink/compat -fuse-ld=offlink\n", bin, prefix);
 	return 0;
 }
