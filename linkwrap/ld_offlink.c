@@ -369,7 +369,7 @@ static void nothing_to_do(const struct link_job *j, const struct ofl_link *l)
 		warning("the device code was linked by LLVM's clang-linker-wrapper, not by offlink "
 		        "(the link line has offload flags): add $(offlink --ldflags) to the link "
 		        "flags; --no-bypass-warning or OFFLINK_NO_BYPASS_WARNING=1 silences this");
-	else if (by_llvm && j->verbose)
+	if (by_llvm && j->verbose)
 		note("%s", llvm);
 	if (j->explain)
 		fprintf(j->explain, "%s\n",
