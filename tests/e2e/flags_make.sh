@@ -9,7 +9,8 @@
 # a logging script, still chooses it), nothing is printed, and the program
 # runs its kernels on the device.  Then both flag forms at once
 # ($(offlink --ldflags) and $(offlink --ldflags --compat)), and a link line
-# without offload flags (ld.offlink does the device link itself).
+# without offload flags (ld.offlink does the device link itself, and adds
+# -lomptarget before the C library, as clang's driver does).
 source "$OFL_SRC/tests/lib.sh"
 : "${OFL_BUILD:?}"
 need make
@@ -50,6 +51,9 @@ build() {
 	[ "$(wc -l <device-links)" -eq 1 ] || { cat device-links; fail "$v $what: not one device link by offlink"; }
 	[ "$(wc -l <host-links)" -eq 1 ] || { cat host-links; fail "$v $what: not one host link"; }
 	grep -q -- "-o prog " host-links || fail "$v $what: the host link is not the program's"
+	# libomptarget before the C library, where clang's driver puts it
+	[ "$(grep -oE -- ' -l(omptarget|c) ' host-links | head -1)" = " -lomptarget " ] ||
+		{ cat host-links; fail "$v $what: -lomptarget is not before -lc"; }
 	LD_LIBRARY_PATH=$rtlib ./prog >run.out 2>run.err || { cat run.err; fail "$v $what: prog exited with $?"; }
 	diff -u expected run.out || fail "$v $what: prog printed the wrong line"
 }

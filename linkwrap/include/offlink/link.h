@@ -212,8 +212,9 @@ int ofl_link_add_host_inputs(struct ofl_link *l, struct ofl_error *err);
 
 /* The host linker's argv for command line c: linker first, ld.offlink's own
  * options left out, -o's value replaced by output when given, res's
- * wrapper objects right after the -o (first without one) and its library
- * dirs and libraries at the end.  res NULL: the line as it is.  llvm_form:
+ * wrapper objects right after the -o (first without one) and its
+ * libraries and their dirs before the C runtime libraries (-lgcc, -lgcc_s,
+ * -lc: where clang's driver puts -lomptarget), at the end without them.  res NULL: the line as it is.  llvm_form:
  * as clang-linker-wrapper prints it (ofl_link_llvm_form), the options its
  * table knows in separate words (-o X, -L X, -l X, --relocatable,
  * --rpath X), the others as given.  Appends owned words to v. */
