@@ -464,10 +464,10 @@ static int make_dirs(const char *dir)
 
 static int extract_all(const struct insp *in, const struct ofl_node *root)
 {
-	struct collect c = {NULL, 0, false};
-	ofl_node_walk(root, collect_code, &c);
 	if (make_dirs(in->extract_all))
 		return 1;
+	struct collect c = {NULL, 0, false};
+	ofl_node_walk(root, collect_code, &c);
 	/* every file or none; the names are printed once all are there */
 	struct staging st;
 	staging_begin(&st);
