@@ -389,8 +389,10 @@ int link_job_run(struct link_job *j)
 	 * plain ld -r is the host linker's alone */
 	if (!has_inputs(&j->cmd) && has_option(&j->cmd, OFL_LD_HELP))
 		return print_own_help(j);
-	/* the offlink that ran us did the device work; the real linker runs */
-	if (!has_inputs(&j->cmd) || j->chained || (j->cmd.relocatable && !j->offload_relocatable)) {
+	/* ld.offlink run by an offlink: the device work is done; the real
+	 * linker runs (the personality's work is the device link, always) */
+	bool chained = j->chained && !j->c.o.llvm_wrapper;
+	if (!has_inputs(&j->cmd) || chained || (j->cmd.relocatable && !j->offload_relocatable)) {
 		if (has_option(&j->cmd, OFL_LD_VERSION)) {
 			print_version(NULL);
 			fflush(stdout); /* exec drops what stdio holds */

@@ -18,6 +18,10 @@ cmake --install "$OFL_BUILD" --prefix "$SCRATCH/p" --component Unspecified >/dev
 [ "$(p/bin/offlink --ldflags --compat)" = "-B$(realpath p)/libexec/offlink/compat" ] || fail "--ldflags --compat"
 [ "$(p/bin/offlink --ldflags --cc=gcc)" = "-B$(realpath p)/libexec/offlink/gcc/" ] || fail "--ldflags --cc=gcc"
 grep -q "^prefix=$SCRATCH/p\$" p/lib/pkgconfig/offlink.pc || { cat p/lib/pkgconfig/offlink.pc; fail "offlink.pc prefix"; }
+if command -v pkg-config >/dev/null; then
+	[ "$(PKG_CONFIG_PATH=p/lib/pkgconfig pkg-config --libs offlink | sed "s/ *$//")" = "$(p/bin/offlink --ldflags | sed "s|$(realpath p)|$SCRATCH/p|g")" ] ||
+		fail "pkg-config --libs offlink is not offlink --ldflags"
+fi
 [ -f p/share/man/man1/ld.offlink.1 ] && [ -f p/share/man/man1/offlink-plugin.1 ] ||
 	fail "ld.offlink or plugin man page missing"
 [ -f p/lib/offlink/offlink-plugin.so ] || fail "lib/offlink/offlink-plugin.so missing"
