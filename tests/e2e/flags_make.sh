@@ -32,8 +32,9 @@ LDFLAGS += $(shell $(OFFLINK) --ldflags) $(EXTRA_LDFLAGS) -L$(RTLIB)
 LINKFLAGS = $(CFLAGS)
 OBJS = main.o kern.o
 
+# + hands make's jobserver to the link (docs/integration.md)
 prog: $(OBJS)
-	$(CC) $(LINKFLAGS) $(LDFLAGS) $(OBJS) -o $@
+	+$(CC) $(LINKFLAGS) $(LDFLAGS) $(OBJS) -o $@
 
 %.o: $(SRC)/%.c
 	$(CC) $(CFLAGS) -c $< -o $@
