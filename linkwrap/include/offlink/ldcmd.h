@@ -77,9 +77,10 @@ enum ofl_ldopt {
 	OFL_LD_OWN_EXPLAIN,             /* --explain, --explain=FILE */
 	OFL_LD_OWN_DRY_RUN,             /* --dry-run */
 	OFL_LD_OWN_SAVE_TEMPS,          /* --save-temps */
-	OFL_LD_OWN_VERBOSE,         /* --offlink-verbose (-v is also shown to the host linker) */
-	OFL_LD_OWN_NOGPULIB,        /* --nogpulib: no OpenMP device runtime in GPU links */
-	OFL_LD_OWN_NO_DEVICE_CACHE, /* --no-device-cache */
+	OFL_LD_OWN_VERBOSE,           /* --offlink-verbose (-v is also shown to the host linker) */
+	OFL_LD_OWN_NOGPULIB,          /* --nogpulib: no OpenMP device runtime in GPU links */
+	OFL_LD_OWN_NO_DEVICE_CACHE,   /* --no-device-cache */
+	OFL_LD_OWN_NO_BYPASS_WARNING, /* --no-bypass-warning */
 };
 
 /* Input state in effect at an argument. */
