@@ -312,6 +312,39 @@ static void report_unmatched(struct ofl_link *l)
 	}
 }
 
+/* A file the link added itself (the device runtime, when the inputs are
+ * the host line's): one of its members per architecture. */
+static bool added_by_link(const struct ofl_link *l, size_t file)
+{
+	return l->host_inputs && !l->files[file].host_arg;
+}
+
+/* The units whose device code is left out, each said; the link's own
+ * files' members (44 architectures of a device runtime) in one line. */
+static void report_left_out(struct ofl_link *l)
+{
+	for (size_t f = 0; f < l->nfiles; f++) {
+		const struct link_file *lf = &l->files[f];
+		size_t n = 0;
+		for (size_t u = lf->first_unit; u < lf->first_unit + lf->nunits; u++) {
+			const struct link_unit *un = &l->units[u];
+			if (!un->nimages || un->device)
+				continue;
+			n++;
+			if (!added_by_link(l, f))
+				ofl_link_logf(
+				    l, OFL_LOG_DECISION,
+				    "%s: device code left out: the host link does not use it",
+				    un->name);
+		}
+		if (n && added_by_link(l, f))
+			ofl_link_logf(
+			    l, OFL_LOG_DECISION,
+			    "%s: device code of %zu member(s) left out: no device link needs it",
+			    lf->in.path, n);
+	}
+}
+
 int ofl_link_select(struct ofl_link *l, struct ofl_error *err)
 {
 	struct resolver r = {l, OFL_SYMSET_INIT, OFL_SYMSET_INIT, NULL, 0, 0};
@@ -334,11 +367,7 @@ int ofl_link_select(struct ofl_link *l, struct ofl_error *err)
 			if (im)
 				l->units[im->unit].device = true;
 		}
-	for (size_t u = 0; u < l->nunits; u++)
-		if (l->units[u].nimages && !l->units[u].device)
-			ofl_link_logf(l, OFL_LOG_DECISION,
-			              "%s: device code left out: the host link does not use it",
-			              l->units[u].name);
+	report_left_out(l);
 	report_unmatched(l);
 	return rc;
 }

@@ -166,7 +166,7 @@ static int take(struct link_job *j, const struct wspec *w, const char *v)
 		j->c.o.host_triple = v;
 		break;
 	case W_LINKER_PATH:
-		j->linker_choice = v;
+		j->linker_path = v;
 		break;
 	case W_DEVICE_LINKER:
 		return push(&j->c.device_linker_args, v);
@@ -270,10 +270,14 @@ int cmd_clang_linker_wrapper(int argc, char **argv)
 		free(host);
 		return 0;
 	}
-	if (!rc && !j.linker_choice)
+	if (!rc && !j.linker_path)
 		rc = error("linker path missing, must pass 'linker-path'");
 	if (!rc && ofl_ldcmd_parse(&j.cmd, host_style(j.c.o.host_triple), nhost, host, &err))
 		rc = error_lib(&err);
+	/* ld.offlink's options in the link flags ($(offlink --ldflags) users') */
+	for (size_t i = 0; !rc && i < j.cmd.nargs; i++)
+		if (ofl_ldarg_is_own(&j.cmd.args[i]))
+			rc = link_job_own_option(&j, &j.cmd.args[i]);
 	if (!rc)
 		rc = link_job_run(&j);
 	link_job_release(&j);

@@ -235,8 +235,9 @@ int ofl_link_add_host_inputs(struct ofl_link *l, struct ofl_error *err);
 
 /* The host linker's argv for command line c: linker first, ld.offlink's own
  * options left out, -o's value replaced by output when given, res's
- * wrapper objects right after the -o (first without one) and its library
- * dirs and libraries at the end.  res NULL: the line as it is.  llvm_form:
+ * wrapper objects right after the -o (first without one) and its
+ * libraries and their dirs before the C runtime libraries (-lgcc, -lgcc_s,
+ * -lc: where clang's driver puts -lomptarget), at the end without them.  res NULL: the line as it is.  llvm_form:
  * as clang-linker-wrapper prints it (ofl_link_llvm_form), the options its
  * table knows in separate words (-o X, -L X, -l X, --relocatable,
  * --rpath X), the others as given.  Appends owned words to v. */
@@ -263,7 +264,12 @@ int ofl_link_scrub_outputs(struct ofl_link *l, struct ofl_error *err);
 
 /* How to find the host linker. */
 struct ofl_host_linker_query {
-	const char *choice;      /* bfd|gold|lld|mold|a path; NULL or "": ld */
+	const char *choice; /* bfd|gold|lld|mold|a path; NULL or "": ld */
+	/* The driver's choice (clang-linker-wrapper's --linker-path), used as
+	 * it is unless it is ld.offlink itself (a skipped path: clang's
+	 * -fuse-ld=offlink), whose part the caller does; then choice applies.
+	 * NULL: none. */
+	const char *driver_linker;
 	const char *driver;      /* the compiler driver that started the link, or NULL */
 	const char *search_path; /* a $PATH value; NULL: nowhere */
 	/* Real paths never chosen: ld.offlink itself, and the copies of it
@@ -276,7 +282,8 @@ struct ofl_host_linker_query {
 	size_t nllvm_roots;
 };
 
-/* The host linker, as clang's -fuse-ld finds it: lld beside the clang that
+/* The host linker: driver_linker unless it is ld.offlink; else as clang's
+ * -fuse-ld finds choice: lld beside the clang that
  * drives the link, else the lld of the LLVM release whose bitcode the link
  * reads, else on search_path; any other name on search_path; a path as it
  * is.  Owned; NULL with err when there is none. */
