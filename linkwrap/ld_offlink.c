@@ -231,7 +231,7 @@ static void log_line(void *ctx, enum ofl_link_log what, const char *msg)
 		warning("%s", msg);
 	else if (what == OFL_LOG_COMMAND && (j->verbose || j->c.o.dry_run))
 		fprintf(stderr, "%s\n", msg);
-	else if (what == OFL_LOG_MODULE)
+	else if (what == OFL_LOG_MODULE || (what == OFL_LOG_OUTPUT && j->verbose))
 		fputs(msg, stderr);
 	/* progress: on a terminal once the link takes a moment, or asked */
 	else if (what == OFL_LOG_PROGRESS &&
@@ -260,6 +260,7 @@ static int finish_options(struct link_job *j)
 	j->c.o.relocatable = j->offload_relocatable && j->cmd.relocatable;
 	j->c.o.host_cmd = &j->cmd;
 	j->c.o.log = log_line;
+	j->c.o.verbose = j->verbose;
 	j->c.o.log_ctx = j;
 	j->started = now_ms();
 	return ofl_link_config_env(&j->c, environ, &err) ? error_lib(&err) : 0;
@@ -292,6 +293,7 @@ static int print_own_help(struct link_job *j)
 	       "  --offload-extract=ARCH       take every archive member with an ARCH image\n"
 	       "  --offload-relocatable        with -r: device link now (LLVM's -r mode)\n"
 	       "  --nogpulib                   no OpenMP device runtime in GPU device links\n"
+	       "  --device-opt-level=O<n>      device code's optimisation (else -plugin-opt=O<n>)\n"
 	       "  --no-bypass-warning          no warning when LLVM's clang-linker-wrapper linked\n"
 	       "                               the device code (or OFFLINK_NO_BYPASS_WARNING=1)\n"
 	       "  -j N, --jobs=N               parallel device links (default: CPUs; under make "

@@ -119,6 +119,7 @@ static const struct optdef opts[] = {
 	{"nogpulib", OFL_LD_OWN_NOGPULIB, V_NONE},
 	{"no-device-cache", OFL_LD_OWN_NO_DEVICE_CACHE, V_NONE},
 	{"no-bypass-warning", OFL_LD_OWN_NO_BYPASS_WARNING, V_NONE},
+	{"device-opt-level", OFL_LD_OWN_DEVICE_OPT_LEVEL, V_SEP},
 };
 /* clang-format on */
 

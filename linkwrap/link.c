@@ -34,7 +34,7 @@ void ofl_link_logf(struct ofl_link *l, enum ofl_link_log what, const char *fmt, 
 	if (text) {
 		ofl_printable(msg, text, size,
 		              what == OFL_LOG_FAILURE || what == OFL_LOG_DETAIL ||
-		                  what == OFL_LOG_MODULE);
+		                  what == OFL_LOG_MODULE || what == OFL_LOG_OUTPUT);
 		l->o.log(l->o.log_ctx, what, text);
 	}
 	free(text);

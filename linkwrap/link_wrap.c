@@ -301,7 +301,8 @@ static size_t kind_groups(struct ofl_link *l, enum ofl_wrap_kind kind, bool lega
 
 /* OpenMP: each linked image re-packed as an OffloadBinary (triple, arch;
  * the arch is empty for CPU targets, as the linker wrapper writes it; an
- * object, also the empty image of a dry run, as LLVM marks it). */
+ * object, also the empty image of a dry run, or bitcode, as LLVM marks
+ * it). */
 static int pack_openmp(struct ofl_link *l, const struct link_group *g, struct ofl_buf *out,
                        struct ofl_wrap_image *img, struct ofl_error *err)
 {
@@ -309,7 +310,10 @@ static int pack_openmp(struct ofl_link *l, const struct link_group *g, struct of
 	bool cpu = !strcmp(g->arch, "generic") || !*g->arch;
 	const char *v[2] = {g->triple, cpu ? "" : g->arch};
 	bool elf = !g->linked.len || (g->linked.len >= 4 && !memcmp(g->linked.data, "\177ELF", 4));
-	struct ofl_obin_image oi = {elf ? OFL_IMG_OBJECT : OFL_IMG_NONE,
+	bool bc = ofl_bitcode_is(g->linked.data, g->linked.len); /* --embed-bitcode's */
+	struct ofl_obin_image oi = {elf  ? OFL_IMG_OBJECT
+	                            : bc ? OFL_IMG_BITCODE
+	                                 : OFL_IMG_NONE,
 	                            OFL_OFK_OPENMP,
 	                            0,
 	                            g->linked.data,

@@ -97,6 +97,11 @@ STUB_ENTRY=32 LD_LIBRARY_PATH=$RTLIB ./perarch >perarch.log && grep -q "2 images
 expect_fail cc -rdynamic stub.o amd19.o -ldl -o missing19 -B"$GCCDIR"
 grep -q "LLVM 19's OpenMP device runtime libomptarget.devicertl.a is not beside the libomptarget.so the link uses (looked in .*llvm-19/lib)" \
 	"$SCRATCH/err" || { cat "$SCRATCH/err"; fail "missing LLVM 19 runtime: wrong message"; }
+# a dir both given with -L and the LLVM's own is named once
+LLVM19LIB=${LLVM19%/bin}/lib
+expect_fail cc -rdynamic stub.o amd19.o -L"$LLVM19LIB" -ldl -o missing19 -B"$GCCDIR"
+[ "$(grep -o "looked in .*" "$SCRATCH/err" | grep -o "[^ ,]*llvm-19/lib\b" | sort | uniq -d)" = "" ] ||
+	{ cat "$SCRATCH/err"; fail "missing LLVM 19 runtime: a directory named twice"; }
 
 # the opt-out, against clang 19 -nogpulib (undefined runtime symbols
 # allowed on both sides; clang 19 passes -Xoffload-linker-<triple> values

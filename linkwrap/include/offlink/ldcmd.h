@@ -81,6 +81,7 @@ enum ofl_ldopt {
 	OFL_LD_OWN_NOGPULIB,          /* --nogpulib: no OpenMP device runtime in GPU links */
 	OFL_LD_OWN_NO_DEVICE_CACHE,   /* --no-device-cache */
 	OFL_LD_OWN_NO_BYPASS_WARNING, /* --no-bypass-warning */
+	OFL_LD_OWN_DEVICE_OPT_LEVEL,  /* --device-opt-level=O<n>: device LTO and link */
 };
 
 /* Input state in effect at an argument. */

@@ -43,6 +43,7 @@ enum ofl_link_log {
 	OFL_LOG_DETAIL,   /* a failed command whole, and all it wrote (for -v, --explain) */
 	OFL_LOG_PROGRESS, /* a device link done: what, how long, cached or not */
 	OFL_LOG_MODULE,   /* a wrapper module's LLVM IR (print_wrapped_module) */
+	OFL_LOG_OUTPUT,   /* what a device tool that succeeded wrote to stderr (with verbose) */
 };
 
 struct ofl_link_opts {
@@ -51,9 +52,12 @@ struct ofl_link_opts {
 	/* Front ends pass what they read from the environment ($PATH,
 	 * $CUDA_PATH): the library reads none. */
 	const char *search_path; /* where clang is looked for last; NULL: nowhere */
-	const char *cuda_path;   /* the CUDA toolkit; NULL: /usr/local/cuda; "": PATH alone */
-	const char *output;      /* the link's -o, to name saved temporaries */
-	unsigned jobs;           /* parallel device links; 0: 1 */
+	/* The CUDA toolkit (fatbinary; NVPTX device links' --cuda-path); NULL:
+	 * fatbinary from /usr/local/cuda, device links the toolkit clang's
+	 * driver would find (devlink_cuda.c); "": PATH alone, none passed. */
+	const char *cuda_path;
+	const char *output; /* the link's -o, to name saved temporaries */
+	unsigned jobs;      /* parallel device links; 0: 1 */
 	/* GNU make jobserver (ofl_jobserver_open): a token is read from rfd
 	 * (non-blocking) before each device link beyond the first and written
 	 * back after; -1 when there is none. */
@@ -127,6 +131,25 @@ struct ofl_link_opts {
 	 * as clang's -nogpulib), or a driver that passes it itself drives
 	 * the link (clang-linker-wrapper's command line). */
 	bool no_device_runtime;
+	/* The device code's optimisation level, '0' to '3' ('\0': the
+	 * default).  LLVM 19 groups: its linker wrapper's --opt-level, for its
+	 * LTO and the device clang (else O2); LLVM 20+ groups: the -O<n> the
+	 * driver hands the device clang (--device-compiler=<triple>=-O<n>),
+	 * added unless llvm_wrapper (then that driver passed it itself). */
+	char opt_level;
+	/* Each group's code linked and optimised into one LLVM module that is
+	 * embedded as the image, for the offload runtime to compile when the
+	 * program runs (clang-linker-wrapper's --embed-bitcode, from
+	 * -fopenmp-target-jit): LLVM 19 groups stop after its LTO's
+	 * optimisation, LLVM 20+ ones link with -Wl,--lto-emit-llvm. */
+	bool embed_bitcode;
+	/* The front end prints commands as they run (-v, --wrapper-verbose):
+	 * what each device tool writes is logged after it (OFL_LOG_OUTPUT;
+	 * clang -v's commands, the device linker's lines), and with
+	 * llvm_wrapper the device images are named as LLVM names them
+	 * (<output>.<arch>.<target>-XXXXXX.img, the digits from the link's
+	 * inputs) and LLVM 19 device links get -v, as that wrapper gives. */
+	bool verbose;
 	void (*log)(void *ctx, enum ofl_link_log what, const char *msg);
 	void *log_ctx;
 };
