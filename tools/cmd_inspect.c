@@ -520,6 +520,15 @@ static int check(const struct insp *in, const struct ofl_node *root)
 
 /* ---- --gpu: which images load -------------------------------------------- */
 
+/* Is n inside a relocatable ELF object (an input to a link)? */
+static bool in_object(const struct ofl_node *n)
+{
+	for (; n; n = n->parent)
+		if (n->format == OFL_FMT_ELF && n->size >= 18)
+			return n->data[16] == 1; /* ET_REL */
+	return false;
+}
+
 /* What a loader reads of a code node; a compressed fat binary entry is
  * known by its entry header alone (the driver inflates it). */
 static bool gpu_image_of(const struct ofl_node *n, struct ofl_gpu_image *im, enum ofl_loader *ld)
@@ -539,6 +548,10 @@ static bool gpu_image_of(const struct ofl_node *n, struct ofl_gpu_image *im, enu
 		return false;
 	*ld = n->offload_kind == OFL_OFK_CUDA ? OFL_LOADER_CUDA : OFL_LOADER_LLVM;
 	ofl_gpu_image_read(n->data, (size_t)n->size, im);
+	/* an object's AMDGPU bitcode is what the device link makes code of */
+	if (im->code == OFL_GPU_BITCODE && in_object(n) && n->triple &&
+	    !strncmp(n->triple, "amdgcn", 6))
+		im->code = OFL_GPU_AMDGPU;
 	return im->code != OFL_GPU_OTHER || (n->triple && strncmp(n->triple, "x86_64", 6));
 }
 

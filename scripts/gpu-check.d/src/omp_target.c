@@ -1,4 +1,5 @@
 /* Target regions: a mapped array, a reduction, a team count. */
+#include <omp.h>
 #include <stdio.h>
 #define N 100000
 static double a[N], b[N];
@@ -12,7 +13,7 @@ int main(void)
 		sum += a[i] + b[i];
 	int on_host = 1;
 #pragma omp target map(from : on_host)
-	on_host = 0;
+	on_host = omp_is_initial_device();
 	printf("sum %.0f\n", sum);
 	printf("ran %s\n", on_host ? "on the host" : "on the device");
 	return 0;
