@@ -35,7 +35,7 @@ done
 [ -x pack/run ] || fail "run is not executable"
 
 [ "$(wc -l <pack/manifest.tsv)" = 44 ] || fail "11 programs x 4 routes"
-while IFS=$'\t' read -r name lang route status; do
+while IFS=$'\t' read -r name _ route status; do
 	case $status in
 	linked) [ -x "pack/bin/$name.$route" ] || fail "$name.$route: no program" ;;
 	link-failed) [ -s "pack/bin/$name.$route.link-failed" ] || fail "$name.$route: no log" ;;
