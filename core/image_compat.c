@@ -251,8 +251,12 @@ enum ofl_load ofl_image_loads(const struct ofl_gpu_image *im, const char *arch, 
 	case OFL_GPU_AMDGPU:
 		return amdgpu(arch, gpu, why, whylen);
 	case OFL_GPU_BITCODE:
+		/* for NVIDIA its JIT runs ptxas (plugins-nextgen/cuda, doJITPostProcessing) */
 		if (ld == OFL_LOADER_LLVM && arch && !strcmp(arch, gpu))
-			return WHY("LLVM's runtime compiles bitcode for %s", arch), OFL_LOAD_JIT;
+			return WHY("LLVM's runtime compiles bitcode for %s%s", arch,
+			           ofl_sm_parse(arch, &sm, &specific) ? " (with ptxas, on PATH)"
+			                                              : ""),
+			       OFL_LOAD_JIT;
 		return WHY("bitcode for %s", arch ? arch : "no target"), OFL_LOAD_NO;
 	default:
 		return WHY("no GPU code"), OFL_LOAD_NO;
