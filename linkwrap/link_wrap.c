@@ -8,6 +8,7 @@
 
 #include "internal.h"
 #include "link_priv.h"
+#include "offlink/image_compat.h"
 #include "offlink/elf.h"
 #include "offlink/fatbin_build.h"
 #include "offlink/wrapper_obj.h"
@@ -433,6 +434,34 @@ static char *kind_file(struct ofl_link *l, enum ofl_wrap_kind k, bool fatbin, st
 	              : ofl_llvm_wrapper_name(l, kind_names[k], err);
 }
 
+/* A program registered for LLVM 19 or older loads its images with that
+ * release's offload runtime, which reads only the old cubin header: the
+ * program would stop at its first target region, so the link says so once
+ * (docs/gpu-check.md). */
+static void warn_unreadable(struct ofl_link *l, enum ofl_wrap_abi abi, const size_t *order,
+                            size_t n)
+{
+	unsigned release = abi == OFL_WRAP_LLVM19 ? 19 : abi == OFL_WRAP_LLVM14 ? 18 : 0;
+	for (size_t i = 0; release && i < n; i++) {
+		const struct link_group *g = &l->groups[order[i]];
+		struct ofl_gpu_image im;
+		ofl_gpu_image_read(g->linked.data, g->linked.len, &im);
+		if (im.code != OFL_GPU_CUBIN || ofl_cubin_first_runtime(&im) <= release)
+			continue;
+		ofl_link_logf(
+		    l, OFL_LOG_WARNING,
+		    "%s %s image: CUDA %s's tools wrote its cubin with the new ELF header "
+		    "(ABI version %u), which LLVM %u's offload runtime, the one this program "
+		    "registers with, does not read (LLVM 22's does, and 21.1 releases "
+		    "with llvm-project#159451): it will stop with 'No images found "
+		    "compatible with the installed hardware'; build and link it with LLVM "
+		    "22, or link its device code with CUDA 12's ptxas and nvlink",
+		    g->triple, g->arch, *im.toolkit ? im.toolkit : "12.8 or later", im.abi_version,
+		    release);
+		return;
+	}
+}
+
 static int write_wrapper(struct ofl_link *l, enum ofl_wrap_kind kind, const size_t *order, size_t n,
                          struct ofl_error *err)
 {
@@ -444,6 +473,8 @@ static int write_wrapper(struct ofl_link *l, enum ofl_wrap_kind kind, const size
 	int rc = packed && imgs ? 0 : OFL_NOMEM(err);
 	rc = rc ? rc : ofl_wrap_machine_from_triple(l->o.host_triple, &o.machine, err);
 	o.abi = choose_abi(l, kind, l->groups[order[0]].llvm);
+	if (kind == OFL_WRAP_OPENMP)
+		warn_unreadable(l, o.abi, order, n);
 	rc = rc ? rc : prepare_images(l, kind, order, n, packed, imgs, &nimgs, err);
 	if (!rc && l->o.print_wrapped_module)
 		rc = log_module(l, &o, imgs, nimgs, err);
