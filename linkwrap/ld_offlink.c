@@ -322,26 +322,20 @@ static int write_fatbin(const char *fatbin, const char *out)
 	return rc ? error_lib(&err) : 0;
 }
 
-/* The device link, the wrapper objects and the host link. */
-static int link_with_device_code(struct link_job *j, struct ofl_link *l, double *t0)
+/* The plan's host link: the wrapper objects added (relocatable mode: ld -r
+ * into a temporary, then the input images out and the entry tables made
+ * private, into -o). */
+static int link_with_device_code(struct link_job *j, struct ofl_link *l,
+                                 const struct ofl_link_result *res, double *t0)
 {
 	struct ofl_error err = OFL_ERROR_INIT;
-	struct ofl_link_result res;
-	/* relocatable mode: ld -r into a temporary, then the input images
-	 * out and the entry tables made private, into -o (ld's a.out by
-	 * default), which must not be an input: checked before any work */
 	const char *out = j->cmd.output ? j->cmd.output : "a.out";
-	if (j->c.o.relocatable && ofl_link_check_output(l, out, &err))
-		return error_lib(&err);
-	int rc = ofl_link_run(l, &res, &err);
-	phase(j, "device link and wrap", t0);
-	if (rc) /* cancelled by a signal: no message, we die of it */
-		return caught ? 1 : error_lib(&err);
+	int rc;
 	if (j->c.o.emit_fatbin)
-		return write_fatbin(res.fatbin, out);
+		return write_fatbin(res->fatbin, out);
 	if (j->c.o.relocatable && !(j->merged = ofl_link_temp(l, "merged.o", &err)))
 		return error_lib(&err);
-	rc = host_link(j, l, &res);
+	rc = host_link(j, l, res);
 	phase(j, "host link", t0);
 	if (!rc && !j->c.o.dry_run && ofl_link_scrub_outputs(l, &err))
 		rc = error_lib(&err);
@@ -384,22 +378,25 @@ int link_job_run(struct link_job *j)
 		return resolve_linker(j, 0) ? 1 : host_link(j, NULL, NULL);
 	}
 	int rc = finish_options(j);
-	if (!rc && ofl_link_new(&l, &j->c.o, &err))
+	if (!rc && ofl_link_open(&l, &j->c.o, &err))
 		rc = error_lib(&err);
 	if (!rc) {
 		active_link = l;
 		catch_signals();
-		if (ofl_link_add_host_inputs(l, &err))
-			rc = error_lib(&err);
 	}
 	phase(j, "gather", &t0);
 	/* --emit-fatbin-only names a linker (the driver's bundler) it never runs */
 	if (!rc && !j->c.o.emit_fatbin)
 		rc = resolve_linker(j, ofl_link_bitcode_release(l));
-	/* the bundle is the output: no host link to fall back on */
-	if (!rc && j->c.o.emit_fatbin && !ofl_link_has_device_code(l))
-		rc = error("Expected a single bundled image for direct fat binary output");
-	if (!rc && !ofl_link_has_device_code(l)) {
+	struct ofl_link_plan plan = {OFL_PLAN_UNCHANGED, {NULL, 0, NULL, 0, NULL, 0, NULL}};
+	if (!rc) {
+		rc = ofl_link_plan(l, &plan, &err);
+		if (rc || plan.action == OFL_PLAN_ADD)
+			phase(j, "device link and wrap", &t0);
+		/* cancelled by a signal: no message, we die of it */
+		rc = rc ? (caught ? 1 : error_lib(&err)) : 0;
+	}
+	if (!rc && plan.action != OFL_PLAN_ADD) {
 		nothing_to_do(j, l);
 		active_link = NULL;
 		ofl_link_free(l);
@@ -407,7 +404,7 @@ int link_job_run(struct link_job *j)
 		return host_link(j, NULL, NULL);
 	}
 	if (!rc)
-		rc = link_with_device_code(j, l, &t0);
+		rc = link_with_device_code(j, l, &plan.res, &t0);
 	if (l && ofl_link_kept_temps(l))
 		note("temporaries kept in %s", ofl_link_kept_temps(l));
 	active_link = NULL;

@@ -48,6 +48,9 @@ struct link_unit {
 	/* LLVM bitcode (host LTO): its offloading globals, which the images
 	 * point into, and its section names; owned */
 	struct ofl_bcglobals *bc;
+	/* the host linker loaded it (ofl_link_hint): taken whatever the
+	 * replay of its rules says */
+	bool chosen;
 };
 
 /* One OffloadBinary found in a unit. */

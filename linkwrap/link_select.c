@@ -209,6 +209,11 @@ static int host_rules(struct resolver *r, struct ofl_error *err)
 			rc = resolve_archives(r, i, j, err);
 		i = j;
 	}
+	/* what the host linker loaded, which its rules replayed here left
+	 * out (an -u, a linker script) */
+	for (size_t u = 0; !rc && u < l->nunits; u++)
+		if (l->units[u].chosen)
+			rc = pull(r, u, "the host linker chose it", NULL, err);
 	return rc;
 }
 

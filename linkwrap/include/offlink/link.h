@@ -210,6 +210,39 @@ int ofl_link_run(struct ofl_link *l, struct ofl_link_result *res, struct ofl_err
  * OFL_ENOTFOUND when not there). */
 int ofl_link_add_host_inputs(struct ofl_link *l, struct ofl_error *err);
 
+/* A link session, as every front end runs one (ld.offlink, the
+ * clang-linker-wrapper personality, the linker plugin): a context whose
+ * inputs are those of the host command line o->host_cmd
+ * (ofl_link_add_host_inputs); OFL_EINVAL without one, since the link's
+ * inputs are then unknown.  *l is NULL on error. */
+int ofl_link_open(struct ofl_link **l, const struct ofl_link_opts *o, struct ofl_error *err);
+
+/* A file the host linker loaded (a plugin's claim_file: path, and for an
+ * archive member the offset of its bytes in the archive), as a hint: a
+ * member of an input the command line names is taken even where the
+ * replay of the linker's rules would not take it; a file the command line
+ * does not name (a linker script's INPUT) is added as an input the host
+ * linker chose, read from in->fd. */
+int ofl_link_hint(struct ofl_link *l, const struct ofl_link_input *in, struct ofl_error *err);
+
+/* What a front end does to the host link. */
+enum ofl_plan_action {
+	OFL_PLAN_UNCHANGED,      /* no device code: the host link as it is */
+	OFL_PLAN_LINKED_BY_LLVM, /* clang-linker-wrapper did the device work already */
+	OFL_PLAN_ADD,            /* res's objects, library dirs and libraries added */
+};
+
+struct ofl_link_plan {
+	enum ofl_plan_action action;
+	struct ofl_link_result res; /* OFL_PLAN_ADD; its strings are the context's */
+};
+
+/* Every decision of the link, once the inputs are known: whether there is
+ * device work, relocatable mode's output (not an input), emit_fatbin
+ * without device code (an error), then ofl_link_run.  A front end only
+ * applies the plan. */
+int ofl_link_plan(struct ofl_link *l, struct ofl_link_plan *p, struct ofl_error *err);
+
 /* The host linker's argv for command line c: linker first, ld.offlink's own
  * options left out, -o's value replaced by output when given, res's
  * wrapper objects right after the -o (first without one) and its library
