@@ -54,21 +54,38 @@ static size_t member_at(const struct ofl_link *l, const struct link_file *f, uin
 	return SIZE_MAX;
 }
 
-int ofl_link_hint(struct ofl_link *l, const struct ofl_link_input *in, struct ofl_error *err)
+static bool same_file(const struct ofl_file *f, const struct stat *st)
 {
-	struct stat st;
-	bool known = !stat(in->path, &st), found = false;
-	for (size_t i = 0; known && !found && i < l->nfiles; i++) {
+	return f->data && f->dev == (uint64_t)st->st_dev && f->ino == (uint64_t)st->st_ino;
+}
+
+/* Marks what the hint names among the inputs of the command line: a member
+ * by its archive and offset, a thin archive's member by its own file.
+ * False when the hint names none of them. */
+static bool mark_known(struct ofl_link *l, const struct ofl_link_input *in, const struct stat *st)
+{
+	for (size_t i = 0; i < l->nfiles; i++) {
 		const struct link_file *f = &l->files[i];
-		if (!f->host_arg || !f->f.data || f->f.dev != (uint64_t)st.st_dev ||
-		    f->f.ino != (uint64_t)st.st_ino)
+		if (!f->host_arg || !same_file(&f->f, st))
 			continue;
-		found = true;
 		size_t u = f->kind == FILE_ARCHIVE ? member_at(l, f, in->offset) : SIZE_MAX;
 		if (u != SIZE_MAX)
 			l->units[u].chosen = true;
+		return true;
 	}
-	if (found)
+	for (size_t u = 0; !in->offset && u < l->nunits; u++)
+		if (l->units[u].thin && l->files[l->units[u].file].host_arg &&
+		    same_file(l->units[u].thin, st)) {
+			l->units[u].chosen = true;
+			return true;
+		}
+	return false;
+}
+
+int ofl_link_hint(struct ofl_link *l, const struct ofl_link_input *in, struct ofl_error *err)
+{
+	struct stat st;
+	if (!stat(in->path, &st) && mark_known(l, in, &st))
 		return 0;
 	/* a member of an archive the command line does not name: "lib.a@0x<offset>" */
 	struct ofl_link_input pulled = *in;

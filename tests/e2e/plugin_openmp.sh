@@ -66,6 +66,14 @@ for v in 22 19; do
 		grep -Eq "libk$v.a\(kern$v.o\): device code taken" $p.explain &&
 			[ "$(grep -c 'device code taken' $p.explain)" = 2 ] ||
 			{ cat $p.explain; fail "the plugin did not take exactly main and kern ($ld)"; }
+		# a thin archive: the linker offers a member as its own file,
+		# which is the archive's member, not one more input
+		rm -f libkt$v.a && ar rcsT libkt$v.a kern$v.o lib$v.o
+		plink gcc -fuse-ld=$ld main$v.o -L. -lkt$v -L"$RT" -lomp -Wl,-plugin,"$PLUGIN" \
+			-Wl,-plugin-opt,explain="$PWD/$p.texplain" -o ${p}_thin || fail "thin library with $ld"
+		run_check ${p}_thin "$SRC/expected.txt"
+		[ "$(grep -c 'device code taken' $p.texplain)" = 2 ] ||
+			{ cat $p.texplain; fail "thin archive: not exactly main and kern ($ld)"; }
 		# --whole-archive: the linker offers every member
 		plink gcc -fuse-ld=$ld main$v.o -Wl,--whole-archive libk$v.a -Wl,--no-whole-archive \
 			-L"$RT" -lomp -Wl,-plugin,"$PLUGIN" \
