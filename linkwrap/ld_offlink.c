@@ -370,7 +370,7 @@ int link_job_run(struct link_job *j)
 	 * plain ld -r is the host linker's alone */
 	if (!has_inputs(&j->cmd) && has_option(&j->cmd, OFL_LD_HELP))
 		return print_own_help(j);
-	if (!has_inputs(&j->cmd) || (j->cmd.relocatable && !j->offload_relocatable)) {
+	if (!ofl_link_wanted(&j->cmd, j->offload_relocatable)) {
 		if (has_option(&j->cmd, OFL_LD_VERSION)) {
 			print_version(NULL);
 			fflush(stdout); /* exec drops what stdio holds */

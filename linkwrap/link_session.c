@@ -17,6 +17,14 @@
 #include "internal.h"
 #include "link_priv.h"
 
+bool ofl_link_wanted(const struct ofl_ldcmd *c, bool offload_relocatable)
+{
+	bool inputs = false;
+	for (size_t i = 0; !inputs && i < c->nargs; i++)
+		inputs = c->args[i].kind != OFL_LDARG_OPTION;
+	return inputs && (!c->relocatable || offload_relocatable);
+}
+
 int ofl_link_open(struct ofl_link **l, const struct ofl_link_opts *o, struct ofl_error *err)
 {
 	*l = NULL;

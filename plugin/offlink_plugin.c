@@ -277,12 +277,13 @@ static void environment(void)
 	clock_gettime(CLOCK_MONOTONIC, &P.started);
 }
 
-/* The session, as ld.offlink starts it: not for ld -r (the linker's alone),
- * and not with the environment or the command line unreadable. */
+/* The session, as ld.offlink starts it: not for ld -r or a line without
+ * inputs (the linker's alone), and not with the environment or the command
+ * line unreadable. */
 static enum ld_plugin_status start(void)
 {
 	struct ofl_error err = OFL_ERROR_INIT;
-	if (P.relocatable)
+	if (P.relocatable || (P.c.o.host_cmd && !ofl_link_wanted(P.c.o.host_cmd, false)))
 		return LDPS_OK;
 	if (P.env.code)
 		return fail(&P.env);

@@ -206,6 +206,11 @@ struct ofl_link_result {
  * OFL_EINVAL. */
 int ofl_link_run(struct ofl_link *l, struct ofl_link_result *res, struct ofl_error *err);
 
+/* Whether a link of command line c is one for the pipeline: it has inputs
+ * and is not a plain ld -r (with offload_relocatable, LLVM's relocatable
+ * mode, it is).  Else the host link runs as it is, and nothing is read. */
+bool ofl_link_wanted(const struct ofl_ldcmd *c, bool offload_relocatable);
+
 /* A link session, as every front end runs one (ld.offlink, the
  * clang-linker-wrapper personality, the linker plugin): a context whose
  * inputs are those of the host command line o->host_cmd
