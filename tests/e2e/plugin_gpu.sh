@@ -48,16 +48,17 @@ decisions() {
 
 # same_link NAME ENTRYSIZE LD ARGS...: the program linked by ld.offlink
 # (ld_NAME/prog) and by the plugin in LD (pl_NAME/prog) from the same
-# arguments: same decisions, same registration with the stub runtime, same
-# images
+# arguments (and each front end's own options, OWN_LD and OWN_PL): same
+# decisions, same registration with the stub runtime, same images
+OWN_LD=() OWN_PL=()
 same_link() {
 	local name=$1 es=$2 ld=$3 d
 	shift 3
 	mkdir -p ld_$name pl_$name
 	cc -rdynamic stub.o "$@" -ldl -B"$GCCDIR" -Wl,--explain="$PWD/ld_$name.explain" \
-		-o ld_$name/prog || fail "$name: ld.offlink"
+		"${OWN_LD[@]}" -o ld_$name/prog || fail "$name: ld.offlink"
 	plink cc -fuse-ld=$ld -rdynamic stub.o "$@" -ldl -Wl,-plugin,"$PLUGIN" \
-		-Wl,-plugin-opt,explain="$PWD/pl_$name.explain" -o pl_$name/prog ||
+		-Wl,-plugin-opt,explain="$PWD/pl_$name.explain" "${OWN_PL[@]}" -o pl_$name/prog ||
 		fail "$name: the plugin in ld.$ld"
 	decisions ld_$name.explain >ld_$name.dec
 	decisions pl_$name.explain >pl_$name.dec
@@ -126,6 +127,13 @@ if [ -n "$HAVE_CUDA" ]; then
 	same_link cuda_gold 56 gold cumain.o -L. -lcul
 	grep -q "libcul.a(culib.o): device code taken for device symbol '_Z8lib_cubei'" \
 		pl_cuda_bfd.explain || { cat pl_cuda_bfd.explain; fail "cuda: library member not taken"; }
+	# the CUDA program of tests/e2e/link_gpu.sh (kernel, __device__ and
+	# __constant__ variables)
+	"$LLVM22/clang" -x cuda --offload-new-driver -fgpu-rdc -nocudainc -nocudalib \
+		--offload-arch=sm_80 -fPIC -c "$STUB/gpu.cu" -o gpu.o 2>/dev/null || fail "clang -x cuda gpu.cu"
+	same_link cuda_gpu 56 bfd gpu.o
+	grep -q "__cudaRegisterFunction(h, _Z19__device_stub__kernPi" pl_cuda_gpu/log ||
+		fail "cuda_gpu: kernel not registered"
 	# without the library: the next step is the missing symbol's
 	expect_fail plink cc -fuse-ld=bfd -rdynamic stub.o cumain.o -ldl -Wl,-plugin,"$PLUGIN" -o nolib
 	grep -q "Undefined reference to '_Z8lib_cubei'" err &&
@@ -133,6 +141,38 @@ if [ -n "$HAVE_CUDA" ]; then
 		! grep -q "CUDA's tools" err || { cat err; fail "cuda: wrong next step"; }
 	# clang-nvlink-wrapper leaves its cubin in TMPDIR when nvlink fails
 	rm -f tmp/*.cubin
+
+	# LLVM 22 for nvptx: a stand-in install whose lib/ holds a stand-in
+	# device runtime (Debian ships none), named by each front end's
+	# --device-compiler; then --nogpulib, as clang -nogpulib
+	# (nvlink has no way to leave the runtime's symbols undefined: amdgcn)
+	t=nvptx64-nvidia-cuda
+	mkdir -p llvm22/bin llvm22/lib/$t
+	ln -s "$LLVM22/clang" llvm22/bin/clang
+	printf '%s\n' 'int __kmpc_target_init(void *env, void *launch_env) { return -1; }' \
+		'void __kmpc_target_deinit(void) {}' >rt.c
+	"$LLVM22/clang" --target=$t -nogpulib -flto -c rt.c -o rt.o || fail "stand-in runtime"
+	ar rcs llvm22/lib/$t/libompdevice.a rt.o
+	"$LLVM22/clang" -fopenmp --offload-arch=sm_80 -nogpulib -fPIC -c "$STUB/omp.c" -o omp22.o ||
+		fail "clang 22 -c"
+	OWN_LD=(-Wl,--device-compiler="$PWD/llvm22/bin/clang")
+	OWN_PL=(-Wl,-plugin-opt,device-compiler="$PWD/llvm22/bin/clang")
+	same_link omp22 56 bfd omp22.o
+	a=amdgcn-amd-amdhsa
+	"$LLVM22/clang" -fopenmp --offload-arch=gfx90a -nogpulib -fPIC -c "$STUB/omp.c" -o a22.o ||
+		fail "clang 22 -c gfx90a"
+	OWN_LD=(-Wl,--nogpulib -Wl,--device-linker=$a=--unresolved-symbols=ignore-all)
+	OWN_PL=(-Wl,-plugin-opt,nogpulib -Wl,-plugin-opt,device-linker=$a=--unresolved-symbols=ignore-all)
+	same_link omp22_nogpulib 56 bfd a22.o
+	OWN_LD=() OWN_PL=()
+	# LLVM 19's runtime not found: the same error as ld.offlink's (up to
+	# the dirs looked in: gcc -B adds its own)
+	expect_fail cc -rdynamic stub.o omp_sm_80_sm_90.o -ldl -B"$GCCDIR" -o missing_ld
+	msg=$(sed -n 's/^ld\.offlink: error: \(.*\) (looked in .*/\1/p' err)
+	expect_fail plink cc -fuse-ld=bfd -rdynamic stub.o omp_sm_80_sm_90.o -ldl \
+		-Wl,-plugin,"$PLUGIN" -o missing_pl
+	[[ "$msg" == *"LLVM 19's OpenMP device runtime libomptarget.devicertl.a is not beside"* ]] &&
+		grep -qF "offlink: $msg" err || { cat err; fail "missing LLVM 19 runtime: not as ld.offlink"; }
 else
 	echo "CUDA toolkit not installed: nvptx and CUDA parts not run"
 fi
