@@ -15,8 +15,12 @@
 #   - CUDA (clang 22, new driver, -fgpu-rdc): a __device__ function in a
 #     static library called only from device code; without the library,
 #     the failure's next step names the missing symbol, not CUDA's tools;
+#     and the CUDA program of tests/e2e/link_gpu.sh;
+#   - LLVM 22 OpenMP with a stand-in device runtime, and with --nogpulib;
+#     LLVM 19's runtime missing: the same error;
 #   - per-arch selection from a device archive (amdgcn gfx90a+gfx942);
-#   - CPU: a device-only function in a static library, run.
+#   - CPU: a device-only function in a static library, run;
+#   - a bad setting in the environment ends both links alike.
 source "$OFL_SRC/tests/lib.sh"
 # both front ends must run their device links: no cache answers for them
 export OFFLINK_CACHE=0
