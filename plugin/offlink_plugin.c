@@ -48,7 +48,9 @@ struct plugin {
 	bool loaded;             /* onload ran: a second one is the same .so loaded again */
 	bool done;               /* all_symbols_read ran */
 	struct timespec started; /* for progress lines */
-	struct ofl_error env;    /* what was wrong with the environment's settings */
+	/* the first thing wrong with the linker's command line or the
+	 * environment's settings: the link fails on it, as ld.offlink's */
+	struct ofl_error setup;
 	struct ofl_link *link;
 };
 
@@ -238,6 +240,7 @@ static enum ld_plugin_status cleanup(void)
  * Without it (no /proc) the session cannot start (ofl_link_open says so). */
 static void read_command_line(void)
 {
+	struct ofl_error err = OFL_ERROR_INIT;
 	FILE *f = fopen("/proc/self/cmdline", "re");
 	size_t n = 0, cap = 0;
 	char **argv = NULL;
@@ -259,10 +262,12 @@ static void read_command_line(void)
 	argc = 0;
 	for (size_t i = 0; i < n; i += strlen(P.cmdline + i) + 1)
 		argv[argc++] = P.cmdline + i;
-	if (!ofl_ldcmd_parse(&P.host, OFL_LDCMD_GNU, argc - 1, argv + 1, &P.env))
+	if (!ofl_ldcmd_parse(&P.host, OFL_LDCMD_GNU, argc - 1, argv + 1, &err))
 		P.c.o.host_cmd = &P.host;
-	else
-		ofl_error_prefix(&P.env, "the linker's command line");
+	else if (!P.setup.code) {
+		ofl_error_prefix(&err, "the linker's command line");
+		P.setup = err;
+	}
 out:
 	free(argv);
 	if (f)
@@ -273,7 +278,9 @@ out:
  * is wrong there fails the link as it fails ld.offlink's. */
 static void environment(void)
 {
-	ofl_link_config_env(&P.c, environ, &P.env);
+	struct ofl_error err = OFL_ERROR_INIT;
+	if (ofl_link_config_env(&P.c, environ, &err) && !P.setup.code)
+		P.setup = err;
 	clock_gettime(CLOCK_MONOTONIC, &P.started);
 }
 
@@ -285,8 +292,8 @@ static enum ld_plugin_status start(void)
 	struct ofl_error err = OFL_ERROR_INIT;
 	if (P.relocatable || (P.c.o.host_cmd && !ofl_link_wanted(P.c.o.host_cmd, false)))
 		return LDPS_OK;
-	if (P.env.code)
-		return fail(&P.env);
+	if (P.setup.code)
+		return fail(&P.setup);
 	return ofl_link_open(&P.link, &P.c.o, &err) ? fail(&err) : LDPS_OK;
 }
 
@@ -332,7 +339,7 @@ enum ld_plugin_status onload(struct ld_plugin_tv *tv)
 	if (P.loaded)
 		return LDPS_OK;
 	P.loaded = true;
-	P.env = (struct ofl_error)OFL_ERROR_INIT;
+	P.setup = (struct ofl_error)OFL_ERROR_INIT;
 	/* the message callback first, whatever order the linker uses */
 	for (const struct ld_plugin_tv *t = tv; t->tv_tag != LDPT_NULL; t++)
 		if (t->tv_tag == LDPT_MESSAGE)
@@ -343,9 +350,8 @@ enum ld_plugin_status onload(struct ld_plugin_tv *tv)
 		SAY(LDPL_FATAL, "offlink: this linker cannot add input files to a link");
 		rc = LDPS_ERR;
 	}
+	read_command_line();
 	environment();
-	if (!P.env.code)
-		read_command_line();
 	P.c.o.output = P.output;
 	P.c.o.log = log_line;
 	return rc == LDPS_OK ? start() : rc;
