@@ -330,12 +330,11 @@ static int link_with_device_code(struct link_job *j, struct ofl_link *l,
 {
 	struct ofl_error err = OFL_ERROR_INIT;
 	const char *out = j->cmd.output ? j->cmd.output : "a.out";
-	int rc;
 	if (j->c.o.emit_fatbin)
 		return write_fatbin(res->fatbin, out);
 	if (j->c.o.relocatable && !(j->merged = ofl_link_temp(l, "merged.o", &err)))
 		return error_lib(&err);
-	rc = host_link(j, l, res);
+	int rc = host_link(j, l, res);
 	phase(j, "host link", t0);
 	if (!rc && !j->c.o.dry_run && ofl_link_scrub_outputs(l, &err))
 		rc = error_lib(&err);
@@ -347,11 +346,11 @@ static int link_with_device_code(struct link_job *j, struct ofl_link *l,
 
 /* Why the host link runs unchanged.  Under LLVM's clang-linker-wrapper
  * (the link line kept -fopenmp-targets) that is worth saying with -v. */
-static void nothing_to_do(const struct link_job *j, const struct ofl_link *l)
+static void nothing_to_do(const struct link_job *j, enum ofl_plan_action action)
 {
 	static const char llvm[] =
 	    "device code was linked by LLVM's clang-linker-wrapper already: nothing to do";
-	bool by_llvm = ofl_link_linked_by_llvm(l);
+	bool by_llvm = action == OFL_PLAN_LINKED_BY_LLVM;
 	if (by_llvm && j->verbose)
 		note("%s", llvm);
 	if (j->explain)
@@ -397,7 +396,7 @@ int link_job_run(struct link_job *j)
 		rc = rc ? (caught ? 1 : error_lib(&err)) : 0;
 	}
 	if (!rc && plan.action != OFL_PLAN_ADD) {
-		nothing_to_do(j, l);
+		nothing_to_do(j, plan.action);
 		active_link = NULL;
 		ofl_link_free(l);
 		die_if_caught();
