@@ -222,7 +222,7 @@ static int host_rules(struct resolver *r, struct ofl_error *err)
 		i = j;
 	}
 	/* what the host linker loaded, which its rules replayed here left
-	 * out (an -u, a linker script) */
+	 * out (a linker script's EXTERN, --defsym) */
 	for (size_t u = 0; !rc && u < l->nunits; u++)
 		if (l->units[u].chosen)
 			rc = pull(r, u, "the host linker chose it", NULL, err);

@@ -5,7 +5,7 @@
  * The inputs always come from the host link's command line: ld.offlink's
  * own, or the linker's for the plugin.  The files a plugin's linker loads
  * are hints only: a member the host linker loaded is taken even when the
- * replay of its rules would not (an -u, a linker script), and a file the
+ * replay of its rules would not (a linker script's EXTERN), and a file the
  * command line does not name (a linker script's INPUT) is added as the
  * linker loaded it.  They never replace the command line: device code of
  * members the host link leaves out, which the device links need (a device
@@ -49,15 +49,15 @@ static size_t member_at(const struct ofl_link *l, const struct link_file *f, uin
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 		const uint8_t *d = f->ar.members[mid].data;
-		uint64_t at = d ? (uint64_t)(d - f->f.data) : f->ar.members[mid].header_offset;
+		if (!d)
+			return SIZE_MAX; /* a thin archive: its members are files of their own */
+		uint64_t at = (uint64_t)(d - f->f.data);
 		if (at < offset)
 			lo = mid + 1;
 		else if (at > offset)
 			hi = mid;
 		else
-			return f->ar.members[mid].data && f->first_unit + mid < l->nunits
-			           ? f->first_unit + mid
-			           : SIZE_MAX;
+			return f->first_unit + mid < l->nunits ? f->first_unit + mid : SIZE_MAX;
 	}
 	return SIZE_MAX;
 }
