@@ -143,3 +143,19 @@ OFL_TEST(link_session_plan_without_device_code)
 	ofl_link_free(l);
 	ofl_ldcmd_release(&c);
 }
+
+/* Which links are the pipeline's: those with inputs, not a plain ld -r. */
+OFL_TEST(link_wanted)
+{
+	static char *lines[][3] = {{"a.o", NULL}, {"-r", "a.o", NULL}, {"--version", NULL}};
+	static const bool want[] = {true, false, false}, with_reloc[] = {true, true, false};
+	for (size_t i = 0; i < 3; i++) {
+		struct ofl_ldcmd c = OFL_LDCMD_INIT;
+		struct ofl_error e = OFL_ERROR_INIT;
+		int n = lines[i][1] ? 2 : 1;
+		CHECK_EQ_U(ofl_ldcmd_parse(&c, OFL_LDCMD_GNU, n, lines[i], &e), 0);
+		CHECK(ofl_link_wanted(&c, false) == want[i]);
+		CHECK(ofl_link_wanted(&c, true) == with_reloc[i]);
+		ofl_ldcmd_release(&c);
+	}
+}
