@@ -329,26 +329,19 @@ static int write_fatbin(const char *fatbin, const char *out)
 	return rc ? error_lib(&err) : 0;
 }
 
-/* The device link, the wrapper objects and the host link. */
-static int link_with_device_code(struct link_job *j, struct ofl_link *l, double *t0)
+/* The plan's host link: the wrapper objects added (relocatable mode: ld -r
+ * into a temporary, then the input images out and the entry tables made
+ * private, into -o). */
+static int link_with_device_code(struct link_job *j, struct ofl_link *l,
+                                 const struct ofl_link_result *res, double *t0)
 {
 	struct ofl_error err = OFL_ERROR_INIT;
-	struct ofl_link_result res;
-	/* relocatable mode: ld -r into a temporary, then the input images
-	 * out and the entry tables made private, into -o (ld's a.out by
-	 * default), which must not be an input: checked before any work */
 	const char *out = j->cmd.output ? j->cmd.output : "a.out";
-	if (j->c.o.relocatable && ofl_link_check_output(l, out, &err))
-		return error_lib(&err);
-	int rc = ofl_link_run(l, &res, &err);
-	phase(j, "device link and wrap", t0);
-	if (rc) /* cancelled by a signal: no message, we die of it */
-		return caught ? 1 : error_lib(&err);
 	if (j->c.o.emit_fatbin)
-		return write_fatbin(res.fatbin, out);
+		return write_fatbin(res->fatbin, out);
 	if (j->c.o.relocatable && !(j->merged = ofl_link_temp(l, "merged.o", &err)))
 		return error_lib(&err);
-	rc = host_link(j, l, &res);
+	int rc = host_link(j, l, res);
 	phase(j, "host link", t0);
 	if (!rc && !j->c.o.dry_run && ofl_link_scrub_outputs(l, &err))
 		rc = error_lib(&err);
@@ -363,11 +356,11 @@ static int link_with_device_code(struct link_job *j, struct ofl_link *l, double 
  * clang found LLVM's wrapper, not offlink's) bypassed offlink: said once,
  * unless the user means it (--no-bypass-warning,
  * OFFLINK_NO_BYPASS_WARNING=1). */
-static void nothing_to_do(const struct link_job *j, const struct ofl_link *l)
+static void nothing_to_do(const struct link_job *j, enum ofl_plan_action action)
 {
 	static const char llvm[] =
 	    "device code was linked by LLVM's clang-linker-wrapper already: nothing to do";
-	bool by_llvm = ofl_link_linked_by_llvm(l);
+	bool by_llvm = action == OFL_PLAN_LINKED_BY_LLVM;
 	const char *quiet = getenv("OFFLINK_NO_BYPASS_WARNING");
 	if (by_llvm && !j->c.o.llvm_wrapper && !j->bypass_ok && !(quiet && !strcmp(quiet, "1")))
 		warning("the device code was linked by LLVM's clang-linker-wrapper, not by offlink "
@@ -394,7 +387,7 @@ int link_job_run(struct link_job *j)
 	/* ld.offlink run by an offlink: the device work is done; the real
 	 * linker runs (the personality's work is the device link, always) */
 	bool chained = j->chained && !j->c.o.llvm_wrapper;
-	if (!has_inputs(&j->cmd) || chained || (j->cmd.relocatable && !j->offload_relocatable)) {
+	if (!ofl_link_wanted(&j->cmd, j->offload_relocatable) || chained) {
 		if (has_option(&j->cmd, OFL_LD_VERSION)) {
 			print_version(NULL);
 			fflush(stdout); /* exec drops what stdio holds */
@@ -402,30 +395,33 @@ int link_job_run(struct link_job *j)
 		return resolve_linker(j, 0) ? 1 : host_link(j, NULL, NULL);
 	}
 	int rc = finish_options(j);
-	if (!rc && ofl_link_new(&l, &j->c.o, &err))
+	if (!rc && ofl_link_open(&l, &j->c.o, &err))
 		rc = error_lib(&err);
 	if (!rc) {
 		active_link = l;
 		catch_signals();
-		if (ofl_link_add_host_inputs(l, &err))
-			rc = error_lib(&err);
 	}
 	phase(j, "gather", &t0);
 	/* --emit-fatbin-only names a linker (the driver's bundler) it never runs */
 	if (!rc && !j->c.o.emit_fatbin)
 		rc = resolve_linker(j, ofl_link_bitcode_release(l));
-	/* the bundle is the output: no host link to fall back on */
-	if (!rc && j->c.o.emit_fatbin && !ofl_link_has_device_code(l))
-		rc = error("Expected a single bundled image for direct fat binary output");
-	if (!rc && !ofl_link_has_device_code(l)) {
-		nothing_to_do(j, l);
+	struct ofl_link_plan plan = {OFL_PLAN_UNCHANGED, {NULL, 0, NULL, 0, NULL, 0, NULL}};
+	if (!rc) {
+		rc = ofl_link_plan(l, &plan, &err);
+		if (rc || plan.action == OFL_PLAN_ADD)
+			phase(j, "device link and wrap", &t0);
+		/* cancelled by a signal: no message, we die of it */
+		rc = rc ? (caught ? 1 : error_lib(&err)) : 0;
+	}
+	if (!rc && plan.action != OFL_PLAN_ADD) {
+		nothing_to_do(j, plan.action);
 		active_link = NULL;
 		ofl_link_free(l);
 		die_if_caught();
 		return host_link(j, NULL, NULL);
 	}
 	if (!rc)
-		rc = link_with_device_code(j, l, &t0);
+		rc = link_with_device_code(j, l, &plan.res, &t0);
 	if (l && ofl_link_kept_temps(l))
 		note("temporaries kept in %s", ofl_link_kept_temps(l));
 	active_link = NULL;

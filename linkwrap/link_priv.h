@@ -49,6 +49,9 @@ struct link_unit {
 	/* LLVM bitcode (host LTO): its offloading globals, which the images
 	 * point into, and its section names; owned */
 	struct ofl_bcglobals *bc;
+	/* the host linker loaded it (ofl_link_hint): taken whatever the
+	 * replay of its rules says */
+	bool chosen;
 };
 
 /* One OffloadBinary found in a unit. */
@@ -180,6 +183,9 @@ int ofl_hostlink_init(struct ofl_link *l, struct ofl_error *err);
  * is device code: from what ofl_link_add_host_inputs found where it ran. */
 int ofl_hostlink_cpu_args(struct ofl_link *l, struct ofl_error *err);
 bool ofl_hostlink_names_library(const struct ofl_link *l, const char *name);
+/* Adds every input of the host command line (o.host_cmd) in order, for
+ * ofl_link_open. */
+int ofl_link_add_host_inputs(struct ofl_link *l, struct ofl_error *err);
 /* link_tmp.c */
 /* The link's temporary directory, made on first use; NULL on error. */
 const char *ofl_link_tmpdir(struct ofl_link *l, struct ofl_error *err);

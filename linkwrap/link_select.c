@@ -2,11 +2,12 @@
  *
  * Host rules first: the host link is replayed on the symbol tables with the
  * linker's own rules (objects always; an archive member when it defines a
- * symbol still undefined, archives of a group until nothing changes,
- * --whole-archive members always), so the device code of exactly the
- * members the host linker pulls is taken.  Then device rules, per group of
- * images: a member whose device code defines a symbol the taken device code
- * leaves undefined is taken too (ELF symbol tables, bitcode irsymtabs);
+ * symbol still undefined, -u ones included; archives of a group until
+ * nothing changes; --whole-archive members always), so the device code of
+ * exactly the members the host linker pulls is taken; a plugin's linker
+ * tells what it loaded too (ofl_link_hint).  Then device rules, per group
+ * of images: a member whose device code defines a symbol the taken device
+ * code leaves undefined is taken too (ELF symbol tables, bitcode irsymtabs);
  * where an image has no symbols to read (bitcode older than LLVM 5),
  * every member with a compatible image is, as LLVM 22 does.  Members with
  * an image of an arch named by --offload-extract are always taken.
@@ -194,10 +195,21 @@ static int add_file(struct resolver *r, size_t i, struct ofl_error *err)
 	return rc ? rc : drain(r, err);
 }
 
+/* Symbols the command line makes undefined (-u): archive members are
+ * pulled for them as for an object's references. */
+static int command_line_symbols(struct resolver *r, struct ofl_error *err)
+{
+	const struct ofl_ldcmd *c = r->l->o.host_cmd;
+	for (size_t i = 0; c && i < c->nargs; i++)
+		if (c->args[i].opt == OFL_LD_UNDEFINED && note_symbol(r, c->args[i].value, false))
+			return OFL_NOMEM(err);
+	return 0;
+}
+
 static int host_rules(struct resolver *r, struct ofl_error *err)
 {
 	struct ofl_link *l = r->l;
-	int rc = 0;
+	int rc = command_line_symbols(r, err);
 	for (size_t i = 0; !rc && i < l->nfiles;) {
 		size_t j = i + 1;
 		if (l->files[i].in.group)
@@ -209,6 +221,11 @@ static int host_rules(struct resolver *r, struct ofl_error *err)
 			rc = resolve_archives(r, i, j, err);
 		i = j;
 	}
+	/* what the host linker loaded, which its rules replayed here left
+	 * out (a linker script's EXTERN, --defsym) */
+	for (size_t u = 0; !rc && u < l->nunits; u++)
+		if (l->units[u].chosen)
+			rc = pull(r, u, "the host linker chose it", NULL, err);
 	return rc;
 }
 

@@ -1,16 +1,19 @@
-/* The link pipeline that ld.offlink and the linker plugin both drive
- * (docs/design.md, "The link pipeline"):
+/* The link pipeline that every front end drives (ld.offlink, the
+ * clang-linker-wrapper personality, the linker plugin; docs/design.md,
+ * "The link pipeline"):
  *
  *   inputs -> gather offload images -> choose archive members -> group by
  *   offload kind, triple and target ID -> device links (parallel) ->
  *   wrapper objects for the host link
  *
- * A front end creates a context, adds the host link's inputs in command-line
- * order, runs the pipeline and gets back the wrapper objects (and runtime
- * libraries) to add to the host link.  The context owns every temporary
- * file and removes them in ofl_link_free (unless asked to keep them);
- * ofl_link_cancel may be called from a signal handler the front end
- * installs.  The library itself installs no handler, reads no environment
+ * A front end opens a session (ofl_link_open: the inputs of the host
+ * command line, in its order), hands it what else it knows (ofl_link_hint:
+ * the plugin's view of what the linker loaded) and asks for the plan
+ * (ofl_link_plan: every decision, the device links run), which it applies:
+ * the wrapper objects (and runtime libraries) added to the host link.
+ * The context owns every temporary file and removes them in ofl_link_free
+ * (unless asked to keep them); ofl_link_cancel may be called from a signal
+ * handler the front end installs.  The library itself installs no handler, reads no environment
  * variable and prints nothing: what it decided and ran goes to the log
  * callback.
  */
@@ -226,12 +229,46 @@ struct ofl_link_result {
  * OFL_EINVAL. */
 int ofl_link_run(struct ofl_link *l, struct ofl_link_result *res, struct ofl_error *err);
 
-/* Adds every input of the host command line (o.host_cmd) in order: files
- * as given (sysroot applied), -l libraries as the linker finds them (one it
- * does not find is the host linker's to report; with llvm_wrapper, as
+/* Whether a link of command line c is one for the pipeline: it has inputs
+ * and is not a plain ld -r (with offload_relocatable, LLVM's relocatable
+ * mode, it is).  Else the host link runs as it is, and nothing is read. */
+bool ofl_link_wanted(const struct ofl_ldcmd *c, bool offload_relocatable);
+
+/* A link session, as every front end runs one (ld.offlink, the
+ * clang-linker-wrapper personality, the linker plugin): a context whose
+ * inputs are those of the host command line o->host_cmd
+ * (files as given, sysroot applied; -l libraries as the host linker finds
+ * them, one it does not find being its to report; with llvm_wrapper, as
  * clang-linker-wrapper, looked for in the -L directories only, and
- * OFL_ENOTFOUND when not there). */
-int ofl_link_add_host_inputs(struct ofl_link *l, struct ofl_error *err);
+ * OFL_ENOTFOUND when not there); OFL_EINVAL without one, since the link's
+ * inputs are then unknown.  *l is NULL on error. */
+int ofl_link_open(struct ofl_link **l, const struct ofl_link_opts *o, struct ofl_error *err);
+
+/* A file the host linker loaded (a plugin's claim_file: path, and for an
+ * archive member the offset of its bytes in the archive), as a hint: a
+ * member of an input the command line names is taken even where the
+ * replay of the linker's rules would not take it; a file the command line
+ * does not name (a linker script's INPUT) is added as an input the host
+ * linker chose, read from in->fd. */
+int ofl_link_hint(struct ofl_link *l, const struct ofl_link_input *in, struct ofl_error *err);
+
+/* What a front end does to the host link. */
+enum ofl_plan_action {
+	OFL_PLAN_UNCHANGED,      /* no device code: the host link as it is */
+	OFL_PLAN_LINKED_BY_LLVM, /* clang-linker-wrapper did the device work already */
+	OFL_PLAN_ADD,            /* res's objects, library dirs and libraries added */
+};
+
+struct ofl_link_plan {
+	enum ofl_plan_action action;
+	struct ofl_link_result res; /* OFL_PLAN_ADD; its strings are the context's */
+};
+
+/* Every decision of the link, once the inputs are known: whether there is
+ * device work, relocatable mode's output (not an input), emit_fatbin
+ * without device code (an error), then ofl_link_run.  A front end only
+ * applies the plan. */
+int ofl_link_plan(struct ofl_link *l, struct ofl_link_plan *p, struct ofl_error *err);
 
 /* The host linker's argv for command line c: linker first, ld.offlink's own
  * options left out, -o's value replaced by output when given, res's
