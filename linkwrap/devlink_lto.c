@@ -146,8 +146,10 @@ static int push_tool(struct lto *t, const char *clang, struct ofl_error *err)
 	     (level != '2' && ofl_proc_pushf(&t->cmd, err, "--cg-opt-level=%c", level)) ||
 	     (t->l->o.embed_bitcode && ofl_proc_push(&t->cmd, "--select-save-temps=opt", err)) ||
 	     ofl_proc_push(&t->cmd, "--relocation-model=pic", err) ||
+	     /* the processor of an AMD target ID; its features come from the
+	      * images (push_features), as the wrapper's */
 	     (ofl_devlink_arch_given(g->arch) &&
-	      ofl_proc_pushf(&t->cmd, err, "-mcpu=%s", g->arch)) ||
+	      ofl_proc_pushf(&t->cmd, err, "-mcpu=%.*s", (int)strcspn(g->arch, ":"), g->arch)) ||
 	     push_features(t, err) ||
 	     (ofl_devlink_nvptx(g->triple) && ofl_proc_push(&t->cmd, "--filetype=asm", err)) ||
 	     ofl_proc_push(&t->cmd, "-o", err) || ofl_proc_push(&t->cmd, "", err);

@@ -58,7 +58,7 @@ omp19() {
 		-Wl,--explain=$name.explain || fail "$name: ld.offlink (gcc -B)"
 	compare ref_$name ours_$name 32
 	for a in ${archs//,/ }; do
-		grep -q "libomptarget.devicertl.a(devicertl-[a-z]*-$a.o): device code taken for device symbol" \
+		grep -q "libomptarget.devicertl.a(devicertl-[a-z]*-${a%%:*}.o): device code taken for device symbol" \
 			$name.explain || { cat $name.explain; fail "$name: $a took no runtime member"; }
 	done
 	"$LLVM19/clang" -fopenmp -fuse-ld=offlink -B"$OFL_BUILD/bin" stub.o $name.o -L"$RTLIB" \
@@ -76,6 +76,8 @@ else
 	echo "CUDA toolkit not installed: nvptx part not run"
 fi
 omp19 amd19 gfx90a,gfx942
+# a target ID with features: LLVM 19 LTO gets the processor, the images the features
+omp19 amdx19 gfx90a:xnack+
 
 # Device code is taken per arch: archhelper.o's gfx942 image is needed
 # (helper), its gfx90a image is not, and would be unresolved (other)
