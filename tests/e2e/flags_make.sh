@@ -15,15 +15,8 @@ source "$OFL_SRC/tests/lib.sh"
 : "${OFL_BUILD:?}"
 need make
 
-P=$SCRATCH/prefix
-cmake --install "$OFL_BUILD" --prefix "$P" >install.log || { cat install.log; fail "cmake --install"; }
 # nothing of the build tree on the way: the installed tools must do it all
-export PATH=/usr/local/bin:/usr/bin:/bin OMP_TARGET_OFFLOAD=MANDATORY OFFLINK_CACHE=0
-export OFFLINK_DEVICE_LAUNCHER=$SCRATCH/launch OFFLINK_LINKER=$SCRATCH/host-ld
-unset OFFLINK_NO_BYPASS_WARNING
-printf '#!/bin/sh\necho "$*" >>%s/device-links\nexec "$@"\n' "$SCRATCH" >launch
-printf '#!/bin/sh\necho "$*" >>%s/host-links\nexec /usr/bin/ld "$@"\n' "$SCRATCH" >host-ld
-chmod +x launch host-ld
+installed_prefix
 echo "vec_add: sum 1498500 on the device" >expected
 
 cat >Makefile <<'EOF'

@@ -7,30 +7,6 @@
 #include "offlink/buf.h"
 #include "offlink/image_compat.h"
 
-static struct ofl_buf load(const char *rel)
-{
-	char path[4096];
-	const char *src = getenv("OFL_SRC");
-	if (src) {
-		snprintf(path, sizeof path, "%s/tests/fixtures/%s", src, rel);
-	} else {
-		const char *f = __FILE__;
-		const char *cut = strstr(f, "unit/test_image_compat.c");
-		snprintf(path, sizeof path, "%.*sfixtures/%s", (int)(cut - f), f, rel);
-	}
-	struct ofl_buf b = OFL_BUF_INIT;
-	FILE *fp = fopen(path, "rb");
-	if (!fp)
-		return b;
-	char tmp[4096];
-	size_t n;
-	while ((n = fread(tmp, 1, sizeof tmp, fp)) > 0)
-		if (ofl_buf_append(&b, tmp, n) < 0)
-			abort();
-	fclose(fp);
-	return b;
-}
-
 /* The old form of the same header: EI_OSABI 0x33, ABI 7, e_flags with the
  * SM in bits 0-7, its virtual SM in 16-23, 64-bit addressing (0x400) and
  * unified textures (0x100), as CUDA 12's ptxas writes for sm_90. */
@@ -52,7 +28,7 @@ static enum ofl_load loads(const struct ofl_gpu_image *im, const char *arch, enu
 
 OFL_TEST(cuda13_cubin_header)
 {
-	struct ofl_buf b = load("gpu/sm90-cuda13.cubin");
+	struct ofl_buf b = ofl_test_fixture("gpu/sm90-cuda13.cubin");
 	CHECK(b.len > 64);
 	struct ofl_gpu_image im;
 	ofl_gpu_image_read(b.data, b.len, &im);
@@ -78,7 +54,7 @@ OFL_TEST(cuda13_cubin_header)
 
 OFL_TEST(old_header_form)
 {
-	struct ofl_buf b = load("gpu/sm90-cuda13.cubin");
+	struct ofl_buf b = ofl_test_fixture("gpu/sm90-cuda13.cubin");
 	CHECK(b.len > 64);
 	to_old_form(&b, 90);
 	struct ofl_gpu_image im;
@@ -114,7 +90,7 @@ OFL_TEST(old_header_form)
  * its own SM only. */
 OFL_TEST(sm_rule)
 {
-	struct ofl_buf b = load("gpu/sm90-cuda13.cubin");
+	struct ofl_buf b = ofl_test_fixture("gpu/sm90-cuda13.cubin");
 	CHECK(b.len > 64);
 	struct ofl_gpu_image im;
 	to_old_form(&b, 80);
@@ -134,7 +110,7 @@ OFL_TEST(sm_rule)
 
 OFL_TEST(ptx)
 {
-	struct ofl_buf b = load("gpu/sm90.ptx");
+	struct ofl_buf b = ofl_test_fixture("gpu/sm90.ptx");
 	CHECK(b.len > 0);
 	struct ofl_gpu_image im;
 	ofl_gpu_image_read(b.data, b.len, &im);
@@ -200,7 +176,7 @@ OFL_TEST(other_bytes)
 	ofl_gpu_image_read(NULL, 0, &im);
 	CHECK_EQ_U(im.code, OFL_GPU_OTHER);
 	/* a section table past the end gives no toolkit, and no fault */
-	struct ofl_buf b = load("gpu/sm90-cuda13.cubin");
+	struct ofl_buf b = ofl_test_fixture("gpu/sm90-cuda13.cubin");
 	CHECK(b.len > 64);
 	b.data[0x28] = 0xff;
 	b.data[0x2f] = 0x7f;
