@@ -62,9 +62,9 @@ static void key_tools(struct ofl_cache_key *k, const struct ofl_link *l, const c
 		key_tool(k, p, NULL);
 	}
 	for (size_t i = 0; cuda_tools && i < sizeof(cuda) / sizeof(*cuda); i++) {
-		if (!l->o.cuda_path || *l->o.cuda_path) {
-			snprintf(p, sizeof(p), "%s/bin/%s",
-			         l->o.cuda_path ? l->o.cuda_path : "/usr/local/cuda", cuda[i]);
+		if (*l->cuda || !l->o.cuda_path) {
+			snprintf(p, sizeof(p), "%s/bin/%s", *l->cuda ? l->cuda : "/usr/local/cuda",
+			         cuda[i]);
 			key_tool(k, p, NULL);
 		}
 		char *found = ofl_proc_find(cuda[i], NULL, 0, l->o.search_path);
