@@ -351,21 +351,16 @@ static int link_with_device_code(struct link_job *j, struct ofl_link *l,
 	return rc;
 }
 
-/* Why the host link runs unchanged.  Device code that LLVM's
- * clang-linker-wrapper linked (the link line kept offload flags, and
- * clang found LLVM's wrapper, not offlink's) bypassed offlink: said once,
- * unless the user means it (--no-bypass-warning,
- * OFFLINK_NO_BYPASS_WARNING=1). */
-static void nothing_to_do(const struct link_job *j, enum ofl_plan_action action)
+/* Why the host link runs unchanged: a warning when LLVM's
+ * clang-linker-wrapper linked the device code (the plan's), said with -v
+ * in any case. */
+static void nothing_to_do(const struct link_job *j, const struct ofl_link_plan *plan)
 {
 	static const char llvm[] =
 	    "device code was linked by LLVM's clang-linker-wrapper already: nothing to do";
-	bool by_llvm = action == OFL_PLAN_LINKED_BY_LLVM;
-	const char *quiet = getenv("OFFLINK_NO_BYPASS_WARNING");
-	if (by_llvm && !j->c.o.llvm_wrapper && !j->bypass_ok && !(quiet && !strcmp(quiet, "1")))
-		warning("the device code was linked by LLVM's clang-linker-wrapper, not by offlink "
-		        "(the link line has offload flags): add $(offlink --ldflags) to the link "
-		        "flags; --no-bypass-warning or OFFLINK_NO_BYPASS_WARNING=1 silences this");
+	bool by_llvm = plan->action == OFL_PLAN_LINKED_BY_LLVM;
+	if (plan->warning)
+		warning("%s", plan->warning);
 	if (by_llvm && j->verbose)
 		note("%s", llvm);
 	if (j->explain)
@@ -405,7 +400,7 @@ int link_job_run(struct link_job *j)
 	/* --emit-fatbin-only names a linker (the driver's bundler) it never runs */
 	if (!rc && !j->c.o.emit_fatbin)
 		rc = resolve_linker(j, ofl_link_bitcode_release(l));
-	struct ofl_link_plan plan = {OFL_PLAN_UNCHANGED, {NULL, 0, NULL, 0, NULL, 0, NULL}};
+	struct ofl_link_plan plan = {OFL_PLAN_UNCHANGED, {NULL, 0, NULL, 0, NULL, 0, NULL}, NULL};
 	if (!rc) {
 		rc = ofl_link_plan(l, &plan, &err);
 		if (rc || plan.action == OFL_PLAN_ADD)
@@ -414,7 +409,7 @@ int link_job_run(struct link_job *j)
 		rc = rc ? (caught ? 1 : error_lib(&err)) : 0;
 	}
 	if (!rc && plan.action != OFL_PLAN_ADD) {
-		nothing_to_do(j, plan.action);
+		nothing_to_do(j, &plan);
 		active_link = NULL;
 		ofl_link_free(l);
 		die_if_caught();
@@ -464,9 +459,6 @@ int link_job_own_option(struct link_job *j, const struct ofl_ldarg *a)
 		return 0;
 	case OFL_LD_OWN_OFFLOAD_RELOCATABLE:
 		j->offload_relocatable = true;
-		return 0;
-	case OFL_LD_OWN_NO_BYPASS_WARNING:
-		j->bypass_ok = true;
 		return 0;
 	case OFL_LD_OWN_EXPLAIN:
 		if (j->explain && j->explain != stderr)

@@ -22,7 +22,6 @@ struct link_job {
 	struct ofl_link_config c;  /* the pipeline's options */
 	bool verbose;              /* print each command (stderr) */
 	bool offload_relocatable;  /* -r: device link now (else a plain ld -r) */
-	bool bypass_ok;            /* --no-bypass-warning: LLVM's device link is meant */
 	const char *merged;        /* relocatable mode: the host -r output (a temporary) */
 	FILE *explain;             /* decisions, commands, timings; NULL: none */
 	double started;            /* when the link started, for progress lines */

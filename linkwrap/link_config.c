@@ -71,6 +71,9 @@ int ofl_link_config_option(struct ofl_link_config *c, const struct ofl_ldarg *a,
 	case OFL_LD_OWN_NOGPULIB:
 		c->o.no_device_runtime = true;
 		return 0;
+	case OFL_LD_OWN_NO_BYPASS_WARNING:
+		c->o.bypass_ok = true;
+		return 0;
 	case OFL_LD_OWN_NO_DEVICE_CACHE:
 		c->no_device_cache = true;
 		return 0;
@@ -84,6 +87,8 @@ int ofl_link_config_env(struct ofl_link_config *c, char *const *env, struct ofl_
 	struct ofl_link_opts *o = &c->o;
 	const char *tmp = ofl_proc_env_get(env, "TMPDIR");
 	const char *launcher = ofl_proc_env_get(env, "OFFLINK_DEVICE_LAUNCHER");
+	const char *quiet = ofl_proc_env_get(env, "OFFLINK_NO_BYPASS_WARNING");
+	o->bypass_ok |= quiet && !strcmp(quiet, "1");
 	o->tmpdir = tmp && *tmp ? tmp : NULL; /* NULL: ofl_link_new's /tmp */
 	o->search_path = ofl_proc_env_get(env, "PATH");
 	if (!o->cuda_path)

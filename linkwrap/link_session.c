@@ -110,7 +110,7 @@ int ofl_link_hint(struct ofl_link *l, const struct ofl_link_input *in, struct of
 
 int ofl_link_plan(struct ofl_link *l, struct ofl_link_plan *p, struct ofl_error *err)
 {
-	*p = (struct ofl_link_plan){OFL_PLAN_UNCHANGED, {NULL, 0, NULL, 0, NULL, 0, NULL}};
+	*p = (struct ofl_link_plan){OFL_PLAN_UNCHANGED, {NULL, 0, NULL, 0, NULL, 0, NULL}, NULL};
 	/* the bundle is the output: no host link to fall back on */
 	if (l->o.emit_fatbin && !ofl_link_has_device_code(l))
 		return ofl_error_set(
@@ -119,6 +119,13 @@ int ofl_link_plan(struct ofl_link *l, struct ofl_link_plan *p, struct ofl_error 
 	if (!ofl_link_has_device_code(l)) {
 		p->action =
 		    ofl_link_linked_by_llvm(l) ? OFL_PLAN_LINKED_BY_LLVM : OFL_PLAN_UNCHANGED;
+		/* the personality is offlink's device link: nothing bypassed it */
+		if (p->action == OFL_PLAN_LINKED_BY_LLVM && !l->o.bypass_ok && !l->o.llvm_wrapper)
+			p->warning =
+			    "the device code was linked by LLVM's clang-linker-wrapper, not "
+			    "by offlink (the link line has offload flags): add $(offlink "
+			    "--ldflags) to the link flags; --no-bypass-warning or "
+			    "OFFLINK_NO_BYPASS_WARNING=1 silences this";
 		return 0;
 	}
 	/* relocatable mode writes -o itself (ld's a.out by default), which

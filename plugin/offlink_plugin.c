@@ -109,7 +109,7 @@ static enum ld_plugin_status bad_option(const char *shown, enum ofl_ldopt id, co
 		SAY(LDPL_FATAL,
 		    "offlink: unknown plugin option '%s' (jobs=N, device-compiler=, "
 		    "device-linker=, device-launcher=, offload-extract=, explain[=FILE], "
-		    "save-temps, dry-run, nogpulib)",
+		    "save-temps, dry-run, no-device-cache, no-bypass-warning, nogpulib)",
 		    shown);
 	return LDPS_ERR;
 }
@@ -190,6 +190,8 @@ static enum ld_plugin_status all_symbols_read(void)
 		return LDPS_OK; /* -r: the linker's alone, as for ld.offlink */
 	if (ofl_link_plan(P.link, &plan, &err))
 		return fail(&err);
+	if (plan.warning)
+		SAY(LDPL_WARNING, "offlink: %s", plan.warning);
 	if (plan.action != OFL_PLAN_ADD)
 		return LDPS_OK; /* nothing written, nothing run */
 	const struct ofl_link_result res = plan.res;

@@ -5,7 +5,8 @@
 # runs.  ld.offlink says so in one warning line naming what to add, once
 # per link; --no-bypass-warning and OFFLINK_NO_BYPASS_WARNING=1 silence it;
 # with $(offlink --ldflags) there is nothing to say, as offlink does the
-# device link.  clang 22 and 19, from an installed prefix.
+# device link.  The linker plugin warns the same way.  clang 22 and 19,
+# from an installed prefix.
 source "$OFL_SRC/tests/lib.sh"
 : "${OFL_BUILD:?}"
 
@@ -60,6 +61,15 @@ for v in 22 19; do
 	[ ! -s link.err ] || { cat link.err; fail "$v: --no-bypass-warning does not silence it"; }
 	OFFLINK_NO_BYPASS_WARNING=1 olink "silenced by the variable" -B"$P/bin" -fuse-ld=offlink
 	[ ! -s link.err ] || { cat link.err; fail "$v: OFFLINK_NO_BYPASS_WARNING=1 does not silence it"; }
+
+	# the plugin says the same, in ld.bfd's words (on stdout), and is
+	# silenced by its own option
+	olink "plugin" -fuse-ld=bfd -Wl,-plugin,"$P/lib/offlink/offlink-plugin.so" >link.out
+	grep -q "^/usr/bin/ld.bfd: warning: offlink: the device code was linked by LLVM's clang-linker-wrapper" \
+		link.out link.err || { cat link.out link.err; fail "$v: the plugin did not warn"; }
+	olink "plugin silenced" -fuse-ld=bfd -Wl,-plugin,"$P/lib/offlink/offlink-plugin.so" \
+		-Wl,-plugin-opt,no-bypass-warning >link.out
+	[ ! -s link.err ] && [ ! -s link.out ] || { cat link.out link.err; fail "$v: the plugin's no-bypass-warning"; }
 
 	olink "through offlink" $("$P/bin/offlink" --ldflags)
 	[ ! -s link.err ] || { cat link.err; fail "$v: a link through offlink printed messages"; }

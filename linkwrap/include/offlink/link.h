@@ -134,6 +134,10 @@ struct ofl_link_opts {
 	 * as clang's -nogpulib), or a driver that passes it itself drives
 	 * the link (clang-linker-wrapper's command line). */
 	bool no_device_runtime;
+	/* Device code that LLVM's clang-linker-wrapper linked before this
+	 * link is meant (--no-bypass-warning, OFFLINK_NO_BYPASS_WARNING=1):
+	 * the plan says nothing of it. */
+	bool bypass_ok;
 	/* The device code's optimisation level, '0' to '3' ('\0': the
 	 * default).  LLVM 19 groups: its linker wrapper's --opt-level, for its
 	 * LTO and the device clang (else O2); LLVM 20+ groups: the -O<n> the
@@ -262,6 +266,9 @@ enum ofl_plan_action {
 struct ofl_link_plan {
 	enum ofl_plan_action action;
 	struct ofl_link_result res; /* OFL_PLAN_ADD; its strings are the context's */
+	/* A line for the front end to print as a warning, or NULL: device
+	 * code that bypassed offlink (OFL_PLAN_LINKED_BY_LLVM, not bypass_ok). */
+	const char *warning;
 };
 
 /* Every decision of the link, once the inputs are known: whether there is
@@ -274,9 +281,9 @@ int ofl_link_plan(struct ofl_link *l, struct ofl_link_plan *p, struct ofl_error 
  * options left out, -o's value replaced by output when given, res's
  * wrapper objects right after the -o (first without one) and its
  * libraries and their dirs before the C runtime libraries (-lgcc, -lgcc_s,
- * -lc: where clang's driver puts -lomptarget), at the end without them.  res NULL: the line as it is.  llvm_form:
- * as clang-linker-wrapper prints it (ofl_link_llvm_form), the options its
- * table knows in separate words (-o X, -L X, -l X, --relocatable,
+ * -lc: where clang's driver puts -lomptarget), at the end without them.  res NULL: the line as it
+ * is.  llvm_form: as clang-linker-wrapper prints it (ofl_link_llvm_form), the options its table
+ * knows in separate words (-o X, -L X, -l X, --relocatable,
  * --rpath X), the others as given.  Appends owned words to v. */
 int ofl_host_argv(const struct ofl_ldcmd *c, const char *linker, const struct ofl_link_result *res,
                   const char *output, bool llvm_form, struct ofl_argv *v, struct ofl_error *err);
