@@ -264,9 +264,14 @@ static void read_command_line(void)
 	argc = 0;
 	for (size_t i = 0; i < n; i += strlen(P.cmdline + i) + 1)
 		argv[argc++] = P.cmdline + i;
-	if (!ofl_ldcmd_parse(&P.host, OFL_LDCMD_GNU, argc - 1, argv + 1, &err))
+	if (!ofl_ldcmd_parse(&P.host, OFL_LDCMD_GNU, argc - 1, argv + 1, &err)) {
 		P.c.o.host_cmd = &P.host;
-	else if (!P.setup.code) {
+		/* what the line tells the device link (another plugin's
+		 * -plugin-opt=O<n>), taken as ld.offlink takes it */
+		for (size_t i = 0; i < P.host.nargs; i++)
+			if (P.host.args[i].opt == OFL_LD_PLUGIN_OPT)
+				ofl_link_config_option(&P.c, &P.host.args[i], &err);
+	} else if (!P.setup.code) {
 		ofl_error_prefix(&err, "the linker's command line");
 		P.setup = err;
 	}
