@@ -1,11 +1,14 @@
 /* The device-link cache's local store (offlink/cache.h).
  *
  * <dir>/v1/<first two hex digits>/<64 hex digits of the key>, each entry
- * "OFLCACH2", the XXH3-128 of the payload (low, high; LE), its size (u64
- * LE) and the payload; a hit refreshes the entry's modification time, which trimming
- * reads as its last use.  <dir>/v1/stats holds the counters and the bytes
- * stored, updated under flock once per link: the store is listed (to trim
- * it, and count it exactly) only when that count passes the limit. */
+ * "OFLCACH3", the XXH3-128 of the key and the payload (low, high; LE), the
+ * payload's size (u64 LE) and the payload; a hit refreshes the entry's
+ * modification time, which trimming reads as its last use.  An entry is
+ * written to ".<key>.ofl-XXXXXX" beside it, locked while written, and
+ * renamed.  <dir>/v1/stats holds the counters and the bytes stored,
+ * updated under flock once per link: the store is listed (to trim it,
+ * count it exactly and sweep the temporaries of interrupted stores) only
+ * when that count passes the limit or the last sweep is an hour old. */
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
@@ -16,31 +19,43 @@
 #include <stdlib.h>
 #include <strings.h>
 #include <sys/file.h>
+#include <sys/random.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
+#define XXH_STATIC_LINKING_ONLY /* XXH3_state_t on the stack */
 #include <xxhash.h>
 
 #include "cache_priv.h"
 #include "internal.h"
-#include "offlink/proc.h"
 #include "offlink/io.h"
+#include "offlink/proc.h"
 
-/* The payload's checksum finds corruption (the store is private to its
- * user: no adversary writes there); XXH3-128 costs nothing beside the
- * device link, where SHA-256 through libmd cost a CPU link 2% more. */
-#define MAGIC "OFLCACH2"
+/* The checksum finds corruption and an entry under another key's name;
+ * who may write the store is settled by its directory's owner and mode
+ * (trusted_dir).  XXH3-128 costs nothing beside the device link, where
+ * SHA-256 through libmd cost a CPU link 2% more.  Entries of another
+ * format (OFLCACH2: a checksum of the payload alone) are misses. */
+#define MAGIC "OFLCACH3"
 enum { SUM = 16, HEAD = 8 + SUM + 8 };
+/* A temporary this old and unlocked is left by an interrupted store. */
+enum { STALE_S = 5 * 60, SWEEP_EVERY_S = 60 * 60 };
 
-static void checksum(const uint8_t *p, size_t n, uint8_t out[SUM])
+static void checksum(const uint8_t *key, const uint8_t *p, size_t n, uint8_t out[SUM])
 {
-	XXH128_hash_t h = XXH3_128bits(p, n);
+	XXH3_state_t st;
+	XXH3_128bits_reset(&st);
+	XXH3_128bits_update(&st, key, OFL_CACHE_KEY_SIZE);
+	XXH3_128bits_update(&st, p, n);
+	XXH128_hash_t h = XXH3_128bits_digest(&st);
 	ofl_put_le64(out, h.low64);
 	ofl_put_le64(out + 8, h.high64);
 }
 
 struct ofl_cache {
-	char *dir; /* the store's root, or NULL */
+	char *dir;                  /* the store's root, or NULL */
+	mode_t file_mode, dir_mode; /* 0600, 0700; a shared group store 0660, 02770 */
 	uint64_t max_size;
 	struct ofl_remote *remote;
 	pthread_mutex_t lock;
@@ -75,7 +90,7 @@ static bool v1_path(char *out, size_t n, const char *root, const char *rest)
 	return snprintf(out, n, "%s/v1%s%s", root, *rest ? "/" : "", rest) < (int)n;
 }
 
-/* mkdir -p, each new level 0700. */
+/* mkdir -p, each new level 0700 less the umask. */
 static int make_dirs(const char *path, struct ofl_error *err)
 {
 	char *p = ofl_strdup(path);
@@ -93,35 +108,81 @@ static int make_dirs(const char *path, struct ofl_error *err)
 			break;
 		*s = '/';
 	}
-	struct stat st;
-	if (!rc && (stat(p, &st) || !S_ISDIR(st.st_mode)))
-		rc = ofl_error_set(err, OFL_EIO, path, OFL_NO_OFFSET,
-		                   "the cache is not a directory");
 	free(p);
 	return rc;
 }
 
-int ofl_cache_open(struct ofl_cache **out, const struct ofl_cache_opts *o, struct ofl_error *err)
+static bool in_group(gid_t g)
 {
+	int n = getgroups(0, NULL);
+	gid_t *v = n > 0 ? ofl_calloc((size_t)n, sizeof(*v)) : NULL;
+	bool in = g == getegid();
+	n = v ? getgroups(n, v) : 0;
+	for (int i = 0; !in && i < n; i++)
+		in = v[i] == g;
+	free(v);
+	return in;
+}
+
+/* Whoever can write a store can put any image into our programs: it is
+ * trusted when it is ours, or a group's that we are in and that says it
+ * is shared (setgid: what it holds stays the group's), and never when
+ * anyone may write it.  0: ours; 1: a shared group store; -1: neither. */
+static int trusted_dir(const struct stat *st)
+{
+	if (!S_ISDIR(st->st_mode) || (st->st_mode & S_IWOTH))
+		return -1;
+	bool shared = (st->st_mode & S_ISGID) && in_group(st->st_gid);
+	return shared ? 1 : st->st_uid == geteuid() ? 0 : -1;
+}
+
+static int untrusted(const char *path, struct ofl_error *err)
+{
+	return ofl_error_set(err, OFL_EINVAL, path, OFL_NO_OFFSET,
+	                     "the cache directory is not ours nor a group's shared one "
+	                     "(setgid, not writable by others): not used");
+}
+
+/* The store's root (made when missing) and its v1 folder, trusted; the
+ * modes of what is made in them. */
+static int open_store(struct ofl_cache *c, const char *dir, struct ofl_error *err)
+{
+	char v1[4096];
+	struct stat st;
+	if (!v1_path(v1, sizeof(v1), dir, ""))
+		return ofl_error_set(err, OFL_EINVAL, dir, OFL_NO_OFFSET,
+		                     "the cache directory's name is too long");
+	int rc = make_dirs(dir, err);
+	if (rc)
+		return rc;
+	if (stat(dir, &st) || !S_ISDIR(st.st_mode))
+		return ofl_error_set(err, OFL_EIO, dir, OFL_NO_OFFSET,
+		                     "the cache is not a directory");
+	int root = trusted_dir(&st);
+	if (root < 0)
+		return untrusted(dir, err);
+	c->file_mode = root ? 0660 : 0600;
+	c->dir_mode = root ? 02770 : 0700;
+	if (mkdir(v1, c->dir_mode) && errno != EEXIST)
+		return ofl_error_errno(err, v1, "cannot make the cache directory");
+	if (lstat(v1, &st) || trusted_dir(&st) < 0)
+		return untrusted(v1, err);
+	return (c->dir = ofl_strdup(dir)) ? 0 : OFL_NOMEM(err);
+}
+
+int ofl_cache_open(struct ofl_cache **out, const struct ofl_cache_opts *o, const int *stop,
+                   struct ofl_error *err)
+{
+	if (o->unusable)
+		return ofl_error_set(err, OFL_EINVAL, NULL, OFL_NO_OFFSET, "%s", o->unusable);
 	struct ofl_cache *c = ofl_calloc(1, sizeof(*c));
 	if (!c)
 		return OFL_NOMEM(err);
 	pthread_mutex_init(&c->lock, NULL);
 	c->max_size = o->max_size ? o->max_size : OFL_CACHE_DEFAULT_MAX_SIZE;
-	int rc = 0;
-	char v1[4096];
-	if (o->dir && *o->dir) {
-		if (!v1_path(v1, sizeof(v1), o->dir, ""))
-			rc = ofl_error_set(err, OFL_EINVAL, o->dir, OFL_NO_OFFSET,
-			                   "the cache directory's name is too long");
-		else if (!(c->dir = ofl_strdup(o->dir)))
-			rc = OFL_NOMEM(err);
-		else
-			rc = make_dirs(v1, err);
-	}
+	int rc = o->dir && *o->dir ? open_store(c, o->dir, err) : 0;
 	if (!rc && o->remote && *o->remote)
-		rc = ofl_remote_open(&c->remote, o->remote, o->remote_read_only,
-		                     o->remote_timeout_ms ? o->remote_timeout_ms : 2000, err);
+		rc = ofl_remote_open(&c->remote, o, stop, err);
 	if (rc) {
 		ofl_cache_close(c);
 		return rc;
@@ -138,53 +199,116 @@ static bool entry_path(const struct ofl_cache *c, const uint8_t *key, char *path
 	return v1_path(path, n, c->dir, rest);
 }
 
-/* 1 and the payload in out; 0 when absent; -1 when corrupt (removed). */
+static bool pread_all(int fd, uint8_t *p, size_t n, off_t off)
+{
+	while (n) {
+		ssize_t k = pread(fd, p, n, off);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return false;
+		p += k;
+		n -= (size_t)k;
+		off += k;
+	}
+	return true;
+}
+
+/* The payload of the entry open as fd, appended to out: 1; 0 another
+ * format; -1 corrupt. */
+static int read_entry(int fd, const uint8_t *key, struct ofl_buf *out)
+{
+	struct stat st;
+	uint8_t head[HEAD], sum[SUM];
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size < HEAD ||
+	    !pread_all(fd, head, HEAD, 0) || memcmp(head, MAGIC, 8))
+		return 0; /* a FIFO, a device, an empty or old file: never read */
+	uint64_t n = ofl_le64(head + 8 + SUM);
+	if (n != (uint64_t)st.st_size - HEAD || n > SIZE_MAX || ofl_buf_reserve(out, (size_t)n))
+		return -1;
+	uint8_t *p = out->data + out->len;
+	if (!pread_all(fd, p, (size_t)n, HEAD))
+		return -1;
+	checksum(key, p, (size_t)n, sum);
+	if (memcmp(sum, head + 8, SUM))
+		return -1;
+	out->len += (size_t)n;
+	return 1;
+}
+
+/* 1 and the payload in out; 0 when absent or of another format; -1 when
+ * corrupt (removed).  Opened not following links and without blocking:
+ * whatever lies under an entry's name, the link goes on. */
 static int local_get(struct ofl_cache *c, const uint8_t *key, struct ofl_buf *out)
 {
 	char path[4096];
-	struct ofl_file f = OFL_FILE_INIT;
-	struct ofl_error ignored = OFL_ERROR_INIT;
-	uint8_t sum[SUM];
-	if (!entry_path(c, key, path, sizeof(path)) || ofl_file_open_regular(&f, path, &ignored))
+	if (!entry_path(c, key, path, sizeof(path)))
 		return 0;
-	bool ok = f.size >= HEAD && !memcmp(f.data, MAGIC, 8) &&
-	          ofl_le64(f.data + 8 + SUM) == (uint64_t)f.size - HEAD;
-	if (ok) {
-		checksum(f.data + HEAD, f.size - HEAD, sum);
-		ok = !memcmp(sum, f.data + 8, sizeof(sum)) &&
-		     !ofl_buf_append(out, f.data + HEAD, f.size - HEAD);
-	}
-	ofl_file_close(&f);
-	if (ok)
-		utimensat(AT_FDCWD, path, NULL, 0); /* its last use, for trimming */
-	else
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	if (fd < 0)
+		return 0;
+	int rc = read_entry(fd, key, out);
+	if (rc > 0)
+		futimens(fd, NULL); /* its last use, for trimming */
+	else if (rc < 0)
 		unlink(path);
-	return ok ? 1 : -1;
+	close(fd);
+	return rc;
 }
 
-/* Written beside the entry and renamed over it (ofl_out): readers see
- * whole entries, whoever writes the same key at the same time. */
+/* A new temporary beside path, ".<name>.ofl-XXXXXX", locked while it is
+ * written (a sweep leaves it alone); its name in tmp. */
+static int open_temp(const struct ofl_cache *c, const char *path, char *tmp, size_t n)
+{
+	static const char digits[] = "0123456789abcdefghijklmnopqrstuvwxyz";
+	const char *slash = strrchr(path, '/');
+	for (int attempt = 0; attempt < 100; attempt++) {
+		uint8_t r[6];
+		char suffix[sizeof(r) + 1];
+		if (getrandom(r, sizeof(r), 0) != (ssize_t)sizeof(r))
+			return -1;
+		for (size_t i = 0; i < sizeof(r); i++)
+			suffix[i] = digits[r[i] % 36];
+		suffix[sizeof(r)] = '\0';
+		snprintf(tmp, n, "%.*s.%s.ofl-%s", (int)(slash - path + 1), path, slash + 1,
+		         suffix);
+		int fd =
+		    open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, c->file_mode);
+		if (fd >= 0) /* where locks are not kept, its age alone protects it */
+			flock(fd, LOCK_EX | LOCK_NB);
+		if (fd >= 0 || errno != EEXIST)
+			return fd;
+	}
+	return -1;
+}
+
+/* Written beside the entry and renamed over it: readers see whole
+ * entries, whoever writes the same key at the same time. */
 static bool local_put(struct ofl_cache *c, const uint8_t *key, const uint8_t *data, size_t n)
 {
-	char path[4096];
-	struct ofl_out o = OFL_OUT_INIT;
-	struct ofl_error ignored = OFL_ERROR_INIT;
+	char path[4096], tmp[4096 + 16];
 	uint8_t head[HEAD];
 	if (!entry_path(c, key, path, sizeof(path)))
 		return errno = ENAMETOOLONG, false;
 	char *slash = strrchr(path, '/');
 	*slash = '\0';
-	bool ok = !mkdir(path, 0700) || errno == EEXIST;
+	bool ok = !mkdir(path, c->dir_mode) || errno == EEXIST;
 	*slash = '/';
-	memcpy(head, MAGIC, 8);
-	checksum(data, n, head + 8);
-	ofl_put_le64(head + 8 + SUM, n);
-	ok = ok && !ofl_out_open(&o, path, &ignored) && !ofl_out_write(&o, head, HEAD, &ignored) &&
-	     !ofl_out_write(&o, data, n, &ignored) && !ofl_out_commit(&o, &ignored);
-	if (!ok) {
-		ofl_out_abort(&o);
+	int fd = ok ? open_temp(c, path, tmp, sizeof(tmp)) : -1;
+	if (fd < 0)
 		return false;
-	}
+	memcpy(head, MAGIC, 8);
+	checksum(key, data, n, head + 8);
+	ofl_put_le64(head + 8 + SUM, n);
+	ok = !ofl_fd_write_all(fd, head, HEAD) && !ofl_fd_write_all(fd, data, n) &&
+	     !rename(tmp, path);
+	int saved = errno;
+	if (!ok)
+		unlink(tmp);
+	close(fd);
+	errno = saved;
+	if (!ok)
+		return false;
 	pthread_mutex_lock(&c->lock);
 	c->put_bytes += HEAD + n;
 	pthread_mutex_unlock(&c->lock);
@@ -233,6 +357,8 @@ struct entries {
 	struct entry *v;
 	size_t n, cap;
 	uint64_t bytes;
+	uint64_t ntemps, temp_bytes; /* temporaries left (not swept) */
+	time_t sweep_before;         /* sweep what was last written before; 0: none */
 };
 
 static bool is_hex_name(const char *s, size_t len)
@@ -240,7 +366,41 @@ static bool is_hex_name(const char *s, size_t len)
 	return strlen(s) == len && strspn(s, "0123456789abcdef") == len;
 }
 
-/* The entries of one two-digit directory (nothing else is looked at). */
+/* ".<key>.ofl-XXXXXX": an entry being written, or left by an interrupted
+ * store. */
+static bool is_temp_name(const char *s)
+{
+	enum { KEY = 2 * OFL_CACHE_KEY_SIZE };
+	return s[0] == '.' && strspn(s + 1, "0123456789abcdef") == KEY &&
+	       !strncmp(s + 1 + KEY, ".ofl-", 5) && strlen(s + 1 + KEY + 5) == 6;
+}
+
+/* Removes the temporary p when it is stale: old, and no store holds its
+ * lock (one that cannot be opened is someone else's: left). */
+static bool sweep(const char *p, const struct stat *st, time_t before)
+{
+	if (st->st_mtim.tv_sec >= before)
+		return false;
+	int fd = open(p, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	bool gone = fd >= 0 && !flock(fd, LOCK_EX | LOCK_NB) && !unlink(p);
+	if (fd >= 0)
+		close(fd);
+	return gone;
+}
+
+static int add_entry(struct entries *e, char *p, const struct stat *st, struct ofl_error *err)
+{
+	if (OFL_GROW(e->v, e->cap, e->n)) {
+		free(p);
+		return OFL_NOMEM(err);
+	}
+	e->v[e->n++] = (struct entry){p, (uint64_t)st->st_size, st->st_mtim};
+	e->bytes += (uint64_t)st->st_size;
+	return 0;
+}
+
+/* The entries and temporaries of one two-digit directory (nothing else is
+ * looked at). */
 static int list_dir(const char *dir, struct entries *e, struct ofl_error *err)
 {
 	DIR *d = opendir(dir);
@@ -248,18 +408,21 @@ static int list_dir(const char *dir, struct entries *e, struct ofl_error *err)
 	for (struct dirent *de; !rc && d && (de = readdir(d));) {
 		struct stat st;
 		char *p = NULL;
-		if (!is_hex_name(de->d_name, 2 * OFL_CACHE_KEY_SIZE))
+		bool entry = is_hex_name(de->d_name, 2 * OFL_CACHE_KEY_SIZE);
+		if (!entry && !is_temp_name(de->d_name))
 			continue;
 		if (asprintf(&p, "%s/%s", dir, de->d_name) < 0)
 			rc = OFL_NOMEM(err);
 		else if (lstat(p, &st) || !S_ISREG(st.st_mode))
 			free(p);
-		else if (OFL_GROW(e->v, e->cap, e->n)) {
+		else if (entry)
+			rc = add_entry(e, p, &st, err);
+		else {
+			if (!sweep(p, &st, e->sweep_before)) {
+				e->ntemps++;
+				e->temp_bytes += (uint64_t)st.st_size;
+			}
 			free(p);
-			rc = OFL_NOMEM(err);
-		} else {
-			e->v[e->n++] = (struct entry){p, (uint64_t)st.st_size, st.st_mtim};
-			e->bytes += (uint64_t)st.st_size;
 		}
 	}
 	if (d)
@@ -289,6 +452,12 @@ static int list_entries(const char *root, struct entries *e, struct ofl_error *e
 	return rc;
 }
 
+/* A listing that sweeps the stale temporaries (sweep) or counts them. */
+static struct entries no_entries(bool sweep)
+{
+	return (struct entries){NULL, 0, 0, 0, 0, 0, sweep ? time(NULL) - STALE_S : 0};
+}
+
 static void release_entries(struct entries *e)
 {
 	for (size_t i = 0; i < e->n; i++)
@@ -305,10 +474,11 @@ static int by_use(const void *a, const void *b)
 	                                  : 0;
 }
 
-/* ofl_cache_trim; *left: the bytes stored after it. */
+/* ofl_cache_trim, stale temporaries swept; *left: the bytes stored after
+ * it. */
 static int trim(const char *root, uint64_t max_size, uint64_t *left, struct ofl_error *err)
 {
-	struct entries e = {NULL, 0, 0, 0};
+	struct entries e = no_entries(true);
 	int rc = list_entries(root, &e, err);
 	if (!rc && e.bytes > max_size)
 		qsort(e.v, e.n, sizeof(*e.v), by_use);
@@ -331,16 +501,18 @@ int ofl_cache_trim(const char *dir, uint64_t max_size, struct ofl_error *err)
 /* ---- statistics --------------------------------------------------------- */
 
 /* What the stats file counts: lookups since the store was made or
- * cleared, and the bytes stored (unknown until counted: UINT64_MAX). */
-enum { HITS, MISSES, REMOTE_HITS, BYTES, NCOUNTERS };
-static const char *const counter_names[NCOUNTERS] = {"hits", "misses", "remote_hits", "bytes"};
+ * cleared, the bytes stored (unknown until counted: UINT64_MAX) and when
+ * temporaries were last swept (seconds since the epoch). */
+enum { HITS, MISSES, REMOTE_HITS, BYTES, SWEPT, NCOUNTERS };
+static const char *const counter_names[NCOUNTERS] = {"hits", "misses", "remote_hits", "bytes",
+                                                     "swept"};
 
 static void read_counters(int fd, uint64_t v[NCOUNTERS])
 {
 	char text[256];
 	ssize_t n = pread(fd, text, sizeof(text) - 1, 0);
 	text[n > 0 ? n : 0] = '\0';
-	v[HITS] = v[MISSES] = v[REMOTE_HITS] = 0;
+	v[HITS] = v[MISSES] = v[REMOTE_HITS] = v[SWEPT] = 0;
 	v[BYTES] = UINT64_MAX;
 	for (int i = 0; i < NCOUNTERS; i++) {
 		const char *p = strstr(text, counter_names[i]);
@@ -351,33 +523,38 @@ static void read_counters(int fd, uint64_t v[NCOUNTERS])
 }
 
 /* Adds this session's counters to the store's and, when the bytes stored
- * pass the limit, trims the store, all under one lock.  A count that is
- * off (an entry written twice, one removed as corrupt, a trim by `offlink
- * cache trim`) is too high, never too low, and is made exact by the next
- * listing. */
+ * pass the limit or the last sweep is an hour old, lists the store (trims
+ * it, sweeps it), all under one lock.  A count that is off (an entry
+ * written twice, one removed as corrupt, a trim by `offlink cache trim`)
+ * is too high, never too low, and is made exact by the next listing. */
 static void record(const struct ofl_cache *c)
 {
 	char path[4096], text[256];
 	if (!v1_path(path, sizeof(path), c->dir, "stats"))
 		return;
-	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, c->file_mode);
 	if (fd < 0)
 		return;
 	uint64_t v[NCOUNTERS];
+	struct stat st;
 	struct ofl_error ignored = OFL_ERROR_INIT;
-	if (!flock(fd, LOCK_EX)) {
+	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && !flock(fd, LOCK_EX)) {
 		read_counters(fd, v);
 		v[HITS] += c->hits;
 		v[MISSES] += c->misses;
 		v[REMOTE_HITS] += c->remote_hits;
-		bool over =
-		    ofl_add_overflow(v[BYTES], c->put_bytes, &v[BYTES]) || v[BYTES] > c->max_size;
+		uint64_t now = (uint64_t)time(NULL);
+		bool over = ofl_add_overflow(v[BYTES], c->put_bytes, &v[BYTES]) ||
+		            v[BYTES] > c->max_size || now - v[SWEPT] >= SWEEP_EVERY_S;
 		if (over && trim(c->dir, c->max_size, &v[BYTES], &ignored))
 			v[BYTES] = UINT64_MAX; /* a partial listing: unknown */
-		int n = snprintf(text, sizeof(text),
-		                 "hits %llu\nmisses %llu\nremote_hits %llu\nbytes %llu\n",
-		                 (unsigned long long)v[HITS], (unsigned long long)v[MISSES],
-		                 (unsigned long long)v[REMOTE_HITS], (unsigned long long)v[BYTES]);
+		v[SWEPT] = over ? now : v[SWEPT];
+		int n =
+		    snprintf(text, sizeof(text),
+		             "hits %llu\nmisses %llu\nremote_hits %llu\nbytes %llu\nswept %llu\n",
+		             (unsigned long long)v[HITS], (unsigned long long)v[MISSES],
+		             (unsigned long long)v[REMOTE_HITS], (unsigned long long)v[BYTES],
+		             (unsigned long long)v[SWEPT]);
 		if (!ftruncate(fd, 0))
 			(void)!pwrite(fd, text, (size_t)n, 0);
 	}
@@ -398,15 +575,17 @@ void ofl_cache_close(struct ofl_cache *c)
 
 int ofl_cache_stats(const char *dir, struct ofl_cache_stats *s, struct ofl_error *err)
 {
-	struct entries e = {NULL, 0, 0, 0};
-	*s = (struct ofl_cache_stats){0, 0, 0, 0, 0};
+	struct entries e = no_entries(false);
+	*s = (struct ofl_cache_stats){0};
 	int rc = list_entries(dir, &e, err);
 	s->entries = e.n;
 	s->bytes = e.bytes;
+	s->temporaries = e.ntemps;
+	s->temporary_bytes = e.temp_bytes;
 	release_entries(&e);
 	char path[4096];
 	int fd = v1_path(path, sizeof(path), dir, "stats")
-	             ? open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+	             ? open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
 	             : -1;
 	if (fd >= 0) {
 		uint64_t v[NCOUNTERS];
@@ -421,7 +600,7 @@ int ofl_cache_stats(const char *dir, struct ofl_cache_stats *s, struct ofl_error
 
 int ofl_cache_clear(const char *dir, struct ofl_error *err)
 {
-	struct entries e = {NULL, 0, 0, 0};
+	struct entries e = no_entries(true);
 	int rc = list_entries(dir, &e, err);
 	for (size_t i = 0; !rc && i < e.n; i++)
 		if (unlink(e.v[i].path) && errno != ENOENT)
@@ -458,16 +637,35 @@ int ofl_cache_parse_size(const char *s, uint64_t *out, struct ofl_error *err)
 	return 0;
 }
 
+/* The netrc file libcurl reads for the remote's credentials, as Bazel
+ * finds one: OFFLINK_CACHE_REMOTE_NETRC, else $NETRC, else ~/.netrc (a
+ * missing file is no error). */
+static int netrc_path(char *const *envp, char **out)
+{
+	const char *v = ofl_proc_env_get(envp, "OFFLINK_CACHE_REMOTE_NETRC");
+	const char *home = ofl_proc_env_get(envp, "HOME");
+	if (!v || !*v)
+		v = ofl_proc_env_get(envp, "NETRC");
+	*out = NULL;
+	int n = v && *v                  ? asprintf(out, "%s", v)
+	        : home && home[0] == '/' ? asprintf(out, "%s/.netrc", home)
+	                                 : 0;
+	return n < 0 ? -1 : 0;
+}
+
 int ofl_cache_config_from_env(char *const *envp, struct ofl_cache_config *c, struct ofl_error *err)
 {
 	*c = (struct ofl_cache_config)OFL_CACHE_CONFIG_INIT;
 	c->opts.max_size = OFL_CACHE_DEFAULT_MAX_SIZE;
 	const char *v;
+	struct ofl_error bad = OFL_ERROR_INIT;
 	c->enabled = !env_false(ofl_proc_env_get(envp, "OFFLINK_CACHE"));
-	if ((v = ofl_proc_env_get(envp, "OFFLINK_CACHE_MAX_SIZE")) &&
-	    ofl_cache_parse_size(v, &c->opts.max_size, err)) {
-		ofl_error_prefix(err, "OFFLINK_CACHE_MAX_SIZE");
-		return err->code;
+	/* a setting that makes no sense turns the cache off, said when a link
+	 * would use it (ofl_cache_open); with the cache off it is not read */
+	if (c->enabled && (v = ofl_proc_env_get(envp, "OFFLINK_CACHE_MAX_SIZE")) &&
+	    ofl_cache_parse_size(v, &c->opts.max_size, &bad)) {
+		snprintf(c->problem, sizeof(c->problem), "OFFLINK_CACHE_MAX_SIZE: %s", bad.msg);
+		c->opts.unusable = c->problem;
 	}
 	const char *dir = ofl_proc_env_get(envp, "OFFLINK_CACHE_DIR"),
 	           *xdg = ofl_proc_env_get(envp, "XDG_CACHE_HOME");
@@ -481,6 +679,10 @@ int ofl_cache_config_from_env(char *const *envp, struct ofl_cache_config *c, str
 		return OFL_NOMEM(err);
 	c->opts.dir = owned;
 	c->opts.remote = ofl_proc_env_get(envp, "OFFLINK_CACHE_REMOTE");
+	if (c->opts.remote && *c->opts.remote && netrc_path(envp, &c->netrc))
+		return OFL_NOMEM(err);
+	c->opts.remote_netrc = c->netrc;
+	c->opts.remote_header = ofl_proc_env_get(envp, "OFFLINK_CACHE_REMOTE_HEADER");
 	c->opts.remote_read_only =
 	    (v = ofl_proc_env_get(envp, "OFFLINK_CACHE_REMOTE_READ_ONLY")) && *v && !env_false(v);
 	unsigned long ms = (v = ofl_proc_env_get(envp, "OFFLINK_CACHE_REMOTE_TIMEOUT_MS"))
@@ -493,5 +695,6 @@ int ofl_cache_config_from_env(char *const *envp, struct ofl_cache_config *c, str
 void ofl_cache_config_release(struct ofl_cache_config *c)
 {
 	free((char *)c->opts.dir);
+	free(c->netrc);
 	*c = (struct ofl_cache_config)OFL_CACHE_CONFIG_INIT;
 }

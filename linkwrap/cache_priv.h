@@ -16,12 +16,13 @@
 
 /* cache_remote.c: Bazel's HTTP remote-cache protocol over libcurl. */
 struct ofl_remote;
-int ofl_remote_open(struct ofl_remote **r, const char *url, bool read_only, unsigned timeout_ms,
+/* The remote o names (o->remote set); stop as ofl_cache_open's. */
+int ofl_remote_open(struct ofl_remote **r, const struct ofl_cache_opts *o, const int *stop,
                     struct ofl_error *err);
 void ofl_remote_close(struct ofl_remote *r);
 /* 1: the bytes are in out (checked against their hash); 0: not there;
  * -1: the remote failed (down, slow, garbage), said in note, and is not
- * asked again. */
+ * asked again.  A refused upload (ofl_remote_put) stops uploads only. */
 int ofl_remote_get(struct ofl_remote *r, const uint8_t key[OFL_CACHE_KEY_SIZE], struct ofl_buf *out,
                    char *note, size_t notesz);
 void ofl_remote_put(struct ofl_remote *r, const uint8_t key[OFL_CACHE_KEY_SIZE],

@@ -5,9 +5,13 @@
  * <remote>/ac/<key> an ActionResult naming it (protobuf: output_files = 2
  * { path = 1, digest = 2 { hash = 1, size_bytes = 2 } }), so that
  * bazel-remote accepts and validates our entries as it does Bazel's.  The
- * bytes are checked against their hash.  The first failure (refused,
- * timed out, an answer that is not the protocol's) turns the remote off
- * for the rest of the link. */
+ * bytes are checked against their hash, and read up to the size the
+ * action names.  The first failure (timed out, an answer that is not the
+ * protocol's) turns the remote off for the rest of the link; a refused
+ * upload turns off uploads only.  Credentials (the URL's user:password, a
+ * netrc file, a header) go to libcurl and into no message.  Transfers run
+ * on a multi handle polled every POLL_MS, so a cancelled link (the flag
+ * stop) ends them at once rather than at the remote's timeout. */
 #include <curl/curl.h>
 #include <dlfcn.h>
 #include <pthread.h>
@@ -21,6 +25,7 @@
 /* Larger than any device image, smaller than what would exhaust memory. */
 #define MAX_BLOB (4ull << 30)
 #define MAX_ACTION (64u << 10)
+enum { POLL_MS = 50 };
 
 /* libcurl, loaded when a remote is used: linked, it and the ~30 libraries
  * it needs would be loaded by every link (4 ms each, with or without a
@@ -31,13 +36,21 @@ struct curl_api {
 	void (*global_cleanup)(void);
 	CURL *(*easy_init)(void);
 	CURLcode (*easy_setopt)(CURL *, CURLoption, ...);
-	CURLcode (*easy_perform)(CURL *);
 	CURLcode (*easy_getinfo)(CURL *, CURLINFO, ...);
 	void (*easy_cleanup)(CURL *);
 	const char *(*easy_strerror)(CURLcode);
 	CURLSH *(*share_init)(void);
 	CURLSHcode (*share_setopt)(CURLSH *, CURLSHoption, ...);
 	CURLSHcode (*share_cleanup)(CURLSH *);
+	CURLM *(*multi_init)(void);
+	CURLMcode (*multi_add_handle)(CURLM *, CURL *);
+	CURLMcode (*multi_remove_handle)(CURLM *, CURL *);
+	CURLMcode (*multi_perform)(CURLM *, int *);
+	CURLMcode (*multi_poll)(CURLM *, struct curl_waitfd[], unsigned, int, int *);
+	CURLMsg *(*multi_info_read)(CURLM *, int *);
+	CURLMcode (*multi_cleanup)(CURLM *);
+	struct curl_slist *(*slist_append)(struct curl_slist *, const char *);
+	void (*slist_free_all)(struct curl_slist *);
 };
 
 #define CURL_SONAME "libcurl.so.4"
@@ -52,13 +65,21 @@ static int load_curl(struct curl_api *c, struct ofl_error *err)
 	    {"curl_global_cleanup", offsetof(struct curl_api, global_cleanup)},
 	    {"curl_easy_init", offsetof(struct curl_api, easy_init)},
 	    {"curl_easy_setopt", offsetof(struct curl_api, easy_setopt)},
-	    {"curl_easy_perform", offsetof(struct curl_api, easy_perform)},
 	    {"curl_easy_getinfo", offsetof(struct curl_api, easy_getinfo)},
 	    {"curl_easy_cleanup", offsetof(struct curl_api, easy_cleanup)},
 	    {"curl_easy_strerror", offsetof(struct curl_api, easy_strerror)},
 	    {"curl_share_init", offsetof(struct curl_api, share_init)},
 	    {"curl_share_setopt", offsetof(struct curl_api, share_setopt)},
 	    {"curl_share_cleanup", offsetof(struct curl_api, share_cleanup)},
+	    {"curl_multi_init", offsetof(struct curl_api, multi_init)},
+	    {"curl_multi_add_handle", offsetof(struct curl_api, multi_add_handle)},
+	    {"curl_multi_remove_handle", offsetof(struct curl_api, multi_remove_handle)},
+	    {"curl_multi_perform", offsetof(struct curl_api, multi_perform)},
+	    {"curl_multi_poll", offsetof(struct curl_api, multi_poll)},
+	    {"curl_multi_info_read", offsetof(struct curl_api, multi_info_read)},
+	    {"curl_multi_cleanup", offsetof(struct curl_api, multi_cleanup)},
+	    {"curl_slist_append", offsetof(struct curl_api, slist_append)},
+	    {"curl_slist_free_all", offsetof(struct curl_api, slist_free_all)},
 	};
 	if (!(c->so = dlopen(CURL_SONAME, RTLD_NOW | RTLD_LOCAL)))
 		return ofl_error_set(err, OFL_ENOTFOUND, NULL, OFL_NO_OFFSET,
@@ -75,12 +96,19 @@ static int load_curl(struct curl_api *c, struct ofl_error *err)
 	return 0;
 }
 
+/* What r->off holds: uploads off, reads off. */
+enum { OFF_PUT = 1, OFF_GET = 2, OFF_ALL = OFF_PUT | OFF_GET };
+
 struct ofl_remote {
 	struct curl_api curl;
-	char *base; /* without a trailing '/' */
+	char *base;  /* without a trailing '/' */
+	char *shown; /* base without its credentials: what messages show */
+	char *netrc; /* or NULL */
+	struct curl_slist *headers;
+	const int *stop; /* or NULL; read atomically */
 	bool read_only;
 	long timeout_ms;
-	int off; /* set once the remote failed (atomic) */
+	int off; /* OFF_* once the remote failed (atomic) */
 	/* Connections kept open between requests (a lookup asks twice, a
 	 * store puts twice), shared by the worker threads: or NULL. */
 	CURLSH *share;
@@ -100,27 +128,65 @@ static void unlock(CURL *h, curl_lock_data d, void *r)
 	pthread_mutex_unlock(&((struct ofl_remote *)r)->locks[d]);
 }
 
-int ofl_remote_open(struct ofl_remote **out, const char *url, bool read_only, unsigned timeout_ms,
-                    struct ofl_error *err)
+/* url without the "user:password@" of its authority. */
+static char *without_userinfo(const char *url)
 {
-	if (strncmp(url, "http://", 7) && strncmp(url, "https://", 8))
+	const char *scheme = strstr(url, "://");
+	const char *host = scheme ? scheme + 3 : url, *at = NULL;
+	for (const char *p = host; *p && !strchr("/?#", *p); p++)
+		if (*p == '@')
+			at = p;
+	char *s = NULL;
+	return asprintf(&s, "%.*s%s", (int)(host - url), url, at ? at + 1 : host) < 0 ? NULL : s;
+}
+
+static int remote_setup(struct ofl_remote *r, const struct ofl_cache_opts *o, struct ofl_error *err)
+{
+	const char *h = o->remote_header;
+	if (!(r->base = ofl_strdup(o->remote)))
+		return OFL_NOMEM(err);
+	for (size_t n = strlen(r->base); n && r->base[n - 1] == '/'; n--)
+		r->base[n - 1] = '\0';
+	if (!(r->shown = without_userinfo(r->base)) ||
+	    (o->remote_netrc && !(r->netrc = ofl_strdup(o->remote_netrc))))
+		return OFL_NOMEM(err);
+	if (strncmp(r->base, "http://", 7) && strncmp(r->base, "https://", 8))
 		return ofl_error_set(err, OFL_EINVAL, NULL, OFL_NO_OFFSET,
-		                     "remote cache '%s': expected an http:// or https:// URL", url);
-	struct ofl_remote *r = ofl_calloc(1, sizeof(*r));
-	if (!r || !(r->base = ofl_strdup(url))) {
-		free(r);
+		                     "remote cache '%s': expected an http:// or https:// URL",
+		                     r->shown);
+	/* the value is a secret: not repeated */
+	size_t name =
+	    h ? strspn(h, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_") : 0;
+	if (h && *h && (!name || h[name] != ':' || strpbrk(h, "\r\n")))
+		return ofl_error_set(err, OFL_EINVAL, NULL, OFL_NO_OFFSET,
+		                     "OFFLINK_CACHE_REMOTE_HEADER: expected one 'Name: value'");
+	int rc = load_curl(&r->curl, err);
+	if (rc)
+		return rc;
+	if (h && *h && !(r->headers = r->curl.slist_append(NULL, h))) {
+		dlclose(r->curl.so);
 		return OFL_NOMEM(err);
 	}
-	int rc = load_curl(&r->curl, err);
+	return 0;
+}
+
+int ofl_remote_open(struct ofl_remote **out, const struct ofl_cache_opts *o, const int *stop,
+                    struct ofl_error *err)
+{
+	struct ofl_remote *r = ofl_calloc(1, sizeof(*r));
+	if (!r)
+		return OFL_NOMEM(err);
+	int rc = remote_setup(r, o, err);
 	if (rc) {
 		free(r->base);
+		free(r->shown);
+		free(r->netrc);
 		free(r);
 		return rc;
 	}
-	for (size_t n = strlen(r->base); n && r->base[n - 1] == '/'; n--)
-		r->base[n - 1] = '\0';
-	r->read_only = read_only;
-	r->timeout_ms = (long)timeout_ms;
+	r->read_only = o->remote_read_only;
+	r->timeout_ms = o->remote_timeout_ms ? (long)o->remote_timeout_ms : 2000;
+	r->stop = stop;
 	/* thread-safe and reference-counted in the libcurl Debian ships */
 	r->curl.global_init(CURL_GLOBAL_DEFAULT);
 	for (size_t i = 0; i < CURL_LOCK_DATA_LAST; i++)
@@ -141,25 +207,43 @@ void ofl_remote_close(struct ofl_remote *r)
 	if (!r)
 		return;
 	r->curl.share_cleanup(r->share);
+	r->curl.slist_free_all(r->headers);
 	for (size_t i = 0; i < CURL_LOCK_DATA_LAST; i++)
 		pthread_mutex_destroy(&r->locks[i]);
 	r->curl.global_cleanup();
 	dlclose(r->curl.so);
 	free(r->base);
+	free(r->shown);
+	free(r->netrc);
 	free(r);
 }
 
-static void note_failure(struct ofl_remote *r, char *note, size_t notesz, const char *what,
-                         const char *why)
+static bool stopped(const struct ofl_remote *r)
 {
-	if (!__atomic_exchange_n(&r->off, 1, __ATOMIC_SEQ_CST) && note && notesz)
-		snprintf(note, notesz,
-		         "remote cache %s: %s: %s; not used for the rest of this link", r->base,
-		         what, why);
+	return r->stop && __atomic_load_n(r->stop, __ATOMIC_SEQ_CST);
 }
 
+static bool is_off(struct ofl_remote *r, int what)
+{
+	return __atomic_load_n(&r->off, __ATOMIC_SEQ_CST) & what;
+}
+
+/* Turns off what off says, and says so the first time; a cancelled link
+ * says nothing. */
+static void note_failure(struct ofl_remote *r, char *note, size_t notesz, const char *what,
+                         const char *why, int off)
+{
+	int was = __atomic_fetch_or(&r->off, off, __ATOMIC_SEQ_CST);
+	if ((was & off) != off && !stopped(r) && note && notesz)
+		snprintf(note, notesz, "remote cache %s: %s: %s; %s for the rest of this link",
+		         r->shown, what, why, off == OFF_PUT ? "no uploads" : "not used");
+}
+
+/* Appends at most max bytes to b: an answer larger than it announced is
+ * refused, not buffered. */
 struct sink {
 	struct ofl_buf *b;
+	size_t start;
 	uint64_t max;
 	bool too_big;
 };
@@ -167,7 +251,7 @@ struct sink {
 static size_t on_data(char *p, size_t size, size_t n, void *ctx)
 {
 	struct sink *s = ctx;
-	if (s->b->len + n > s->max || ofl_buf_append(s->b, p, n)) {
+	if (s->b->len - s->start + n > s->max || ofl_buf_append(s->b, p, n)) {
 		s->too_big = true;
 		return 0;
 	}
@@ -185,25 +269,57 @@ static CURL *request(const struct ofl_remote *r, const char *url)
 	r->curl.easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, r->timeout_ms);
 	r->curl.easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
 	r->curl.easy_setopt(h, CURLOPT_SHARE, r->share);
+	if (r->netrc) {
+		r->curl.easy_setopt(h, CURLOPT_NETRC, (long)CURL_NETRC_OPTIONAL);
+		r->curl.easy_setopt(h, CURLOPT_NETRC_FILE, r->netrc);
+	}
+	if (r->headers)
+		r->curl.easy_setopt(h, CURLOPT_HTTPHEADER, r->headers);
 	return h;
+}
+
+/* curl_easy_perform, ended at once when the link is cancelled (libcurl's
+ * own loop looks at a progress callback once a second when the remote is
+ * silent). */
+static CURLcode perform(const struct ofl_remote *r, CURL *h)
+{
+	CURLM *m = r->curl.multi_init();
+	CURLcode rc = CURLE_OUT_OF_MEMORY;
+	int running = 1, left;
+	if (!m || r->curl.multi_add_handle(m, h) != CURLM_OK) {
+		if (m)
+			r->curl.multi_cleanup(m);
+		return rc;
+	}
+	while (running && !stopped(r) && r->curl.multi_perform(m, &running) == CURLM_OK &&
+	       (!running || r->curl.multi_poll(m, NULL, 0, POLL_MS, NULL) == CURLM_OK))
+		;
+	/* still running: cancelled, or libcurl out of memory */
+	rc = !running ? CURLE_OK : stopped(r) ? CURLE_ABORTED_BY_CALLBACK : CURLE_OUT_OF_MEMORY;
+	for (CURLMsg *msg; !running && (msg = r->curl.multi_info_read(m, &left));)
+		if (msg->msg == CURLMSG_DONE)
+			rc = msg->data.result;
+	r->curl.multi_remove_handle(m, h);
+	r->curl.multi_cleanup(m);
+	return rc;
 }
 
 /* GET url into out: 1 found, 0 absent (404), -1 failed (why in *why). */
 static int get(struct ofl_remote *r, const char *url, struct ofl_buf *out, uint64_t max,
                const char **why)
 {
-	struct sink s = {out, max, false};
+	struct sink s = {out, out->len, max, false};
 	CURL *h = request(r, url);
 	if (!h)
 		return *why = "libcurl cannot start a request", -1;
 	r->curl.easy_setopt(h, CURLOPT_WRITEFUNCTION, on_data);
 	r->curl.easy_setopt(h, CURLOPT_WRITEDATA, &s);
-	CURLcode rc = r->curl.easy_perform(h);
+	CURLcode rc = perform(r, h);
 	long status = 0;
 	r->curl.easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
 	r->curl.easy_cleanup(h);
 	if (s.too_big)
-		return *why = "an answer larger than an entry can be", -1;
+		return *why = "an answer larger than the entry it names", -1;
 	if (rc != CURLE_OK)
 		return *why = r->curl.easy_strerror(rc), -1;
 	if (status == 404)
@@ -226,23 +342,25 @@ static size_t on_read(char *p, size_t size, size_t n, void *ctx)
 	return k;
 }
 
+/* PUT p to url: 0; OFF_PUT refused (an HTTP status); OFF_ALL failed
+ * (why in *why). */
 static int put(struct ofl_remote *r, const char *url, const uint8_t *p, size_t n, const char **why)
 {
 	struct source s = {p, n};
 	CURL *h = request(r, url);
 	if (!h)
-		return *why = "libcurl cannot start a request", -1;
+		return *why = "libcurl cannot start a request", OFF_ALL;
 	r->curl.easy_setopt(h, CURLOPT_UPLOAD, 1L);
 	r->curl.easy_setopt(h, CURLOPT_READFUNCTION, on_read);
 	r->curl.easy_setopt(h, CURLOPT_READDATA, &s);
 	r->curl.easy_setopt(h, CURLOPT_INFILESIZE_LARGE, (curl_off_t)n);
-	CURLcode rc = r->curl.easy_perform(h);
+	CURLcode rc = perform(r, h);
 	long status = 0;
 	r->curl.easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
 	r->curl.easy_cleanup(h);
 	if (rc != CURLE_OK)
-		return *why = r->curl.easy_strerror(rc), -1;
-	return status >= 200 && status < 300 ? 0 : (*why = "the upload was refused", -1);
+		return *why = r->curl.easy_strerror(rc), OFF_ALL;
+	return status >= 200 && status < 300 ? 0 : (*why = "the upload was refused", OFF_PUT);
 }
 
 /* ---- the ActionResult message ------------------------------------------ */
@@ -363,7 +481,7 @@ static int get_blob(struct ofl_remote *r, const char *hash, uint64_t size, struc
 	if (size > MAX_BLOB || asprintf(&url, "%s/cas/%s", r->base, hash) < 0)
 		return *why = "an entry larger than an image can be", -1;
 	/* absent (0): an action naming bytes the store lost, a miss */
-	int rc = get(r, url, out, MAX_BLOB, why);
+	int rc = get(r, url, out, size, why);
 	free(url);
 	char hex[65];
 	if (rc == 1 && (out->len - start != size ||
@@ -377,7 +495,7 @@ static int get_blob(struct ofl_remote *r, const char *hash, uint64_t size, struc
 int ofl_remote_get(struct ofl_remote *r, const uint8_t key[OFL_CACHE_KEY_SIZE], struct ofl_buf *out,
                    char *note, size_t notesz)
 {
-	if (__atomic_load_n(&r->off, __ATOMIC_SEQ_CST))
+	if (is_off(r, OFF_GET))
 		return 0;
 	char hex[65], hash[65], *url = NULL;
 	const char *why = NULL;
@@ -394,14 +512,14 @@ int ofl_remote_get(struct ofl_remote *r, const uint8_t key[OFL_CACHE_KEY_SIZE], 
 	if (rc == 1)
 		rc = get_blob(r, hash, size, out, &why);
 	if (rc < 0)
-		note_failure(r, note, notesz, "GET", why);
+		note_failure(r, note, notesz, "GET", why, OFF_ALL);
 	return rc;
 }
 
 void ofl_remote_put(struct ofl_remote *r, const uint8_t key[OFL_CACHE_KEY_SIZE],
                     const uint8_t *data, size_t n, char *note, size_t notesz)
 {
-	if (r->read_only || __atomic_load_n(&r->off, __ATOMIC_SEQ_CST))
+	if (r->read_only || is_off(r, OFF_PUT))
 		return;
 	char hash[65], hex[65], *cas = NULL, *ac = NULL;
 	const char *why = "out of memory";
@@ -413,11 +531,12 @@ void ofl_remote_put(struct ofl_remote *r, const uint8_t key[OFL_CACHE_KEY_SIZE],
 		cas = NULL;
 	if (asprintf(&ac, "%s/ac/%s", r->base, hex) < 0)
 		ac = NULL;
-	int rc = !cas || !ac || action_result(hash, n, &action) ? -1 : put(r, cas, data, n, &why);
+	int rc =
+	    !cas || !ac || action_result(hash, n, &action) ? OFF_ALL : put(r, cas, data, n, &why);
 	if (!rc)
 		rc = put(r, ac, action.data, action.len, &why);
 	if (rc)
-		note_failure(r, note, notesz, "PUT", why);
+		note_failure(r, note, notesz, "PUT", why, rc);
 	free(cas);
 	free(ac);
 	ofl_buf_release(&action);

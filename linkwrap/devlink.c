@@ -247,6 +247,11 @@ bool ofl_devlink_llvm19(const struct link_group *g)
 	return g->llvm && g->llvm <= 19;
 }
 
+char ofl_devlink_opt_level(const struct ofl_link *l)
+{
+	return l->o.opt_level ? l->o.opt_level : '2';
+}
+
 /* The "-Xlinker <flag>X" words of each value in v (n of them). */
 static int push_xlinker(const char *flag, const char *const *v, size_t n, struct ofl_proc *cmd,
                         struct ofl_error *err)
@@ -260,7 +265,7 @@ static int push_xlinker(const char *flag, const char *const *v, size_t n, struct
 
 /* The target-specific part of the command, before the inputs, as the
  * linker wrapper of the LLVM that made the code writes it.  LLVM 19 links
- * at -O2 (its --opt-level), bitcode already through its own LTO (so no
+ * at its --opt-level (-O2 unless given), bitcode already through its own LTO (so no
  * -flto), and CPU code for the host's CPU when the image names none;
  * LLVM 20+ leaves AMDGPU bitcode to lld's LTO (-flto), with the LTO
  * options given (--plugin-opt).  Old-driver HIP links as clang --hip-link
@@ -281,7 +286,8 @@ static int push_target(struct ofl_link *l, const struct link_group *g, const cha
 		rc = ofl_proc_pushf(cmd, err, "-mcpu=%s", g->arch);
 	if (!rc && fam == FAM_NVPTX && ofl_devlink_arch_given(g->arch))
 		rc = ofl_proc_pushf(cmd, err, "-march=%s", g->arch);
-	const char *opt = v19 ? "-O2" : fam == FAM_AMDGPU ? "-flto" : NULL;
+	char o19[] = {'-', 'O', ofl_devlink_opt_level(l), '\0'};
+	const char *opt = v19 ? o19 : fam == FAM_AMDGPU ? "-flto" : NULL;
 	if (!rc && opt)
 		rc = ofl_proc_push(cmd, opt, err);
 	/* what the old driver's lld link of HIP code objects adds */
@@ -380,14 +386,15 @@ static int push_archive(struct ofl_link *l, size_t gi, struct ofl_proc *cmd, uin
 }
 
 /* The group's images as inputs of the command; *h mixes in their hashes.
- * LLVM 19 runs its own LTO over the bitcode first (devlink_lto.c). */
+ * LLVM 19 runs its own LTO over the bitcode first (devlink_lto.c), which
+ * may make the image itself (OFL_DEVLINK_EMBEDDED). */
 static int push_inputs(struct ofl_link *l, size_t gi, const char *clang, struct ofl_proc *cmd,
                        uint64_t *h, struct ofl_error *err)
 {
 	const struct link_group *g = &l->groups[gi];
 	int rc =
 	    ofl_devlink_llvm19(g) && !g->legacy ? ofl_devlink_lto19(l, gi, clang, cmd, h, err) : 1;
-	if (rc <= 0)
+	if (rc != 1)
 		return rc;
 	bool llvm = ofl_llvm_form(l);
 	if (g->nimages > 1 && family(g->triple) == FAM_CPU && !llvm)
@@ -406,8 +413,9 @@ static int push_inputs(struct ofl_link *l, size_t gi, const char *clang, struct 
 	return rc;
 }
 
-/* After the device runtime: LLVM 20+'s -mllvm options and --save-temps
- * for the device linker, the user's linker arguments. */
+/* After the device runtime: LLVM 20+'s -mllvm options, --save-temps
+ * and --embed-bitcode's --lto-emit-llvm for the device linker, the
+ * user's linker arguments. */
 static int push_linker_args(struct ofl_link *l, const struct link_group *g, struct ofl_proc *cmd,
                             struct ofl_error *err)
 {
@@ -415,29 +423,37 @@ static int push_linker_args(struct ofl_link *l, const struct link_group *g, stru
 	int rc = v20 ? push_xlinker("-mllvm=", l->o.mllvm, l->o.nmllvm, cmd, err) : 0;
 	if (!rc && v20 && l->o.llvm_wrapper && l->o.save_temps)
 		rc = ofl_proc_push(cmd, "-Wl,--save-temps", err);
+	if (!rc && v20 && l->o.embed_bitcode)
+		rc = ofl_proc_push(cmd, "-Wl,--lto-emit-llvm", err);
 	return rc ? rc
 	          : push_scoped(l->o.device_linker_args, l->o.ndevice_linker_args, g->triple, true,
 	                        cmd, err);
 }
 
-/* The clang arguments last: what the driver hands the linker wrapper for
- * the language (HIP from LLVM 20 on: -flto-partitions=8, verified with
- * 22), the user's, and for NVPTX the CUDA installation (the driver's
- * --cuda-path); a driver that runs the personality passed its own. */
+/* The clang arguments last: what LLVM 20+'s driver hands the linker
+ * wrapper (the optimisation level; for HIP -flto-partitions=8, verified
+ * with 22), the user's, and for NVPTX the CUDA toolkit (l->cuda: what
+ * LLVM 19's driver passes and its wrapper forwards; LLVM 22's forwards
+ * none, its device clang finding the toolkit itself); a driver that runs
+ * the personality passed its own. */
 static int push_compiler_args(struct ofl_link *l, const struct link_group *g, struct ofl_proc *cmd,
                               struct ofl_error *err)
 {
 	enum target_family fam = family(g->triple);
-	bool driver = !l->o.llvm_wrapper;
+	bool driver = !l->o.llvm_wrapper, v20 = !ofl_devlink_llvm19(g) && !g->legacy;
 	int rc = 0;
-	if (driver && fam == FAM_AMDGPU && g->kind == OFL_OFK_HIP && !g->legacy &&
-	    !ofl_devlink_llvm19(g))
+	if (driver && v20 && l->o.opt_level)
+		rc = ofl_proc_pushf(cmd, err, "-O%c", l->o.opt_level);
+	if (!rc && driver && fam == FAM_AMDGPU && g->kind == OFL_OFK_HIP && v20)
 		rc = ofl_proc_push(cmd, "-flto-partitions=8", err);
 	rc = rc ? rc
 	        : push_scoped(l->o.device_compiler_args, l->o.ndevice_compiler_args, g->triple,
 	                      false, cmd, err);
-	if (!rc && driver && fam == FAM_NVPTX && l->o.cuda_path && *l->o.cuda_path)
-		rc = ofl_proc_pushf(cmd, err, "--cuda-path=%s", l->o.cuda_path);
+	/* what LLVM 19's wrapper adds under --wrapper-verbose */
+	if (!rc && !driver && !v20 && l->o.verbose)
+		rc = ofl_proc_push(cmd, "-v", err);
+	if (!rc && fam == FAM_NVPTX && *l->cuda && (driver || !v20))
+		rc = ofl_proc_pushf(cmd, err, "--cuda-path=%s", l->cuda);
 	return rc;
 }
 
@@ -459,15 +475,17 @@ static int push_head(struct ofl_link *l, const struct link_group *g, const char 
 	return rc ? err->code : 0;
 }
 
-/* The output path named by h (LLVM's dry run: by LLVM's rule), into -o's
- * and -dumpdir's slots. */
+/* The output path named by h (LLVM's dry run, and the personality's
+ * verbose link, whose lines show it: by LLVM's rule), into -o's and
+ * -dumpdir's slots. */
 static int name_output(struct ofl_link *l, struct link_group *g, uint64_t h, struct ofl_proc *cmd,
                        size_t slot, struct ofl_error *err)
 {
 	char name[64], *dump = NULL;
 	snprintf(name, sizeof(name), "%016llx.img", (unsigned long long)h);
-	if (ofl_llvm_form(l) ? ofl_llvm_image_names(l, g, &g->output, &dump, err)
-	                     : !(g->output = ofl_link_temp(l, name, err)))
+	bool llvm = ofl_llvm_form(l) || (l->o.llvm_wrapper && l->o.verbose);
+	if (llvm ? ofl_llvm_image_names(l, g, h, &g->output, &dump, err)
+	         : !(g->output = ofl_link_temp(l, name, err)))
 		return err->code;
 	if (!dump && asprintf(&dump, "%s.", g->output) < 0)
 		return OFL_NOMEM(err);
@@ -523,6 +541,11 @@ int ofl_devlink_exec(struct ofl_link *l, size_t gi, struct ofl_proc *cmd, const 
 	int rc = 0;
 	if (!l->o.dry_run && !cancelled(l))
 		rc = ofl_devlink_cached_run(l, gi, cmd, output, what, keep, err);
+	/* the tool's own lines under the command, as they would show had it
+	 * written to the terminal */
+	if (!rc && l->o.verbose && cmd->err.len)
+		ofl_link_logf(l, OFL_LOG_OUTPUT, "%.*s", (int)cmd->err.len,
+		              (const char *)cmd->err.data);
 	/* killed by ofl_link_cancel: no failure to report */
 	if (rc && !cancelled(l))
 		ofl_devlink_report(l, gi, what, cmd, log);
@@ -543,7 +566,10 @@ static int link_group(struct ofl_link *l, size_t gi, int *slot)
 	char what[256];
 	snprintf(what, sizeof(what), "device link for %s%s%s", g->triple, *g->arch ? " " : "",
 	         g->arch);
-	rc = rc ? rc : ofl_devlink_exec(l, gi, &cmd, g->output, what, &g->linked, &g->err);
+	if (rc == OFL_DEVLINK_EMBEDDED)
+		rc = 0; /* the image is LTO's bitcode: no device link */
+	else if (!rc)
+		rc = ofl_devlink_exec(l, gi, &cmd, g->output, what, &g->linked, &g->err);
 	if (rc)
 		ofl_error_prefix(&g->err, "%s", what);
 	ofl_proc_release(&cmd);
@@ -689,6 +715,14 @@ static int first_error(struct ofl_link *l, struct ofl_error *err)
 	return 0;
 }
 
+static bool nvptx_links(const struct ofl_link *l)
+{
+	for (size_t g = 0; g < l->ngroups; g++)
+		if (l->groups[g].nimages && family(l->groups[g].triple) == FAM_NVPTX)
+			return true;
+	return false;
+}
+
 double ofl_devlink_elapsed(const struct timespec *t0)
 {
 	struct timespec t;
@@ -716,6 +750,8 @@ int ofl_devlink_run(struct ofl_link *l, struct ofl_error *err)
 	 * first of them under the link's lock while the others wait */
 	if (!rc && s.ntodo && !ofl_link_tmpdir(l, err))
 		rc = err->code;
+	if (!rc && nvptx_links(l))
+		rc = ofl_devlink_find_cuda(l, err);
 	if (!rc) {
 		/* published for ofl_link_cancel; freed by ofl_link_free */
 		l->nrunning = n;

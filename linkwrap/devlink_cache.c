@@ -29,7 +29,7 @@ void ofl_devlink_open_cache(struct ofl_link *l)
 {
 	struct ofl_error err = OFL_ERROR_INIT;
 	char msg[OFL_ERROR_MSG_MAX + OFL_ERROR_PATH_MAX + 64];
-	if (l->cache || !l->o.cache || !ofl_cache_open(&l->cache, l->o.cache, &err))
+	if (l->cache || !l->o.cache || !ofl_cache_open(&l->cache, l->o.cache, &l->cancelled, &err))
 		return;
 	ofl_error_format(&err, msg, sizeof(msg));
 	ofl_link_logf(l, OFL_LOG_WARNING, "no device-link cache: %s", msg);

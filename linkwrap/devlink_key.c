@@ -398,9 +398,9 @@ static void key_tools(struct keyer *r, const struct ofl_proc *cmd, const char *t
 	for (size_t i = 0; programs[i]; i++)
 		key_program(r, programs[i], clangdir, real);
 	for (size_t i = 1; nvptx && programs[i]; i++) {
-		if (!l->o.cuda_path || *l->o.cuda_path) {
-			snprintf(p, sizeof(p), "%s/bin/%s",
-			         l->o.cuda_path ? l->o.cuda_path : "/usr/local/cuda", programs[i]);
+		if (*l->cuda || !l->o.cuda_path) {
+			snprintf(p, sizeof(p), "%s/bin/%s", *l->cuda ? l->cuda : "/usr/local/cuda",
+			         programs[i]);
 			key_program(r, p, NULL, real);
 		}
 	}

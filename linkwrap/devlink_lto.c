@@ -6,8 +6,10 @@
  * the bitcode to the device clang instead gives other code: lld's LTO puts
  * every function and datum in a section of its own, clang-nvlink-wrapper
  * runs ptxas at -O3.  offlink has no libLLVM, so the same LTO runs as that
- * release's llvm-lto2, beside its clang, with the symbol resolutions the
- * wrapper computes, read from the irsymtabs:
+ * release's llvm-lto2, beside its clang, at the wrapper's --opt-level
+ * (-O<n>, and --cg-opt-level=<n> for its code generator; O2 when not
+ * given), with the symbol resolutions the wrapper computes, read from the
+ * irsymtabs:
  *
  *   p  prevailing: a definition, the first of its name;
  *   x  kept: named by an ELF input of the group, or prevailing, not hidden
@@ -18,7 +20,19 @@
  * identifier; the irsymtab's section names are not read here, so such a
  * symbol is kept only by the other rules.)  The command is hermetic like
  * the device link's: inputs named by their hash, the output by the hash
- * of all of them. */
+ * of all of them.
+ *
+ * With --embed-bitcode (-fopenmp-target-jit) the wrapper keeps the module
+ * as LTO's optimisation leaves it, before code generation, and that
+ * bitcode is the image, for the runtime to compile: no device link.
+ * llvm-lto2 writes the same module with --select-save-temps=opt
+ * (<out>.0.4.opt.bc), except that saving temporaries keeps the local
+ * value names the wrapper's LTO drops: the same code, other bytes.
+ * (LLVM 19's clang-nvlink-wrapper --lto-emit-llvm drops them, but
+ * resolves symbols as a linker: undefined weak ones become dso_local,
+ * other code.)  The wrapper refuses it when some inputs are
+ * bitcode and others not (one module must be the whole program), and
+ * links a group without bitcode as usual. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -124,13 +138,18 @@ static int push_tool(struct lto *t, const char *clang, struct ofl_error *err)
 		                     "which is not beside %s",
 		                     g->llvm, clang);
 	int rc = 0;
+	char level = ofl_devlink_opt_level(t->l);
 	for (size_t i = 0; !rc && i < t->l->o.nlauncher; i++)
 		rc = ofl_proc_push(&t->cmd, t->l->o.launcher[i], err);
 	rc = rc || ofl_proc_push(&t->cmd, tool, err) || ofl_proc_push(&t->cmd, "run", err) ||
-	     ofl_proc_push(&t->cmd, "-O2", err) ||
+	     ofl_proc_pushf(&t->cmd, err, "-O%c", level) ||
+	     (level != '2' && ofl_proc_pushf(&t->cmd, err, "--cg-opt-level=%c", level)) ||
+	     (t->l->o.embed_bitcode && ofl_proc_push(&t->cmd, "--select-save-temps=opt", err)) ||
 	     ofl_proc_push(&t->cmd, "--relocation-model=pic", err) ||
+	     /* the processor of an AMD target ID; its features come from the
+	      * images (push_features), as the wrapper's */
 	     (ofl_devlink_arch_given(g->arch) &&
-	      ofl_proc_pushf(&t->cmd, err, "-mcpu=%s", g->arch)) ||
+	      ofl_proc_pushf(&t->cmd, err, "-mcpu=%.*s", (int)strcspn(g->arch, ":"), g->arch)) ||
 	     push_features(t, err) ||
 	     (ofl_devlink_nvptx(g->triple) && ofl_proc_push(&t->cmd, "--filetype=asm", err)) ||
 	     ofl_proc_push(&t->cmd, "-o", err) || ofl_proc_push(&t->cmd, "", err);
@@ -197,8 +216,10 @@ static const char *build(struct lto *t, const char *clang, struct ofl_error *err
 	char name[64];
 	snprintf(name, sizeof(name), "%016llx.lto", (unsigned long long)t->h);
 	char *out = rc ? NULL : ofl_link_temp(t->l, name, err);
-	/* llvm-lto2 writes task 0's output to <out>.0 */
-	snprintf(name, sizeof(name), "%016llx.lto.0", (unsigned long long)t->h);
+	/* llvm-lto2 writes task 0's output to <out>.0, its optimised module
+	 * to <out>.0.4.opt.bc */
+	snprintf(name, sizeof(name), "%016llx.lto.0%s", (unsigned long long)t->h,
+	         t->l->o.embed_bitcode ? ".4.opt.bc" : "");
 	const char *obj = out ? ofl_link_temp(t->l, name, err) : NULL;
 	if (!obj)
 		return NULL;
@@ -238,12 +259,24 @@ int ofl_devlink_lto19(struct ofl_link *l, size_t gi, const char *clang, struct o
 	t.cmd.running = link->running;
 	t.cmd.stop = link->stop;
 	size_t nbc = scan_inputs(&t, err);
+	struct link_group *g = &l->groups[gi];
+	bool embed = l->o.embed_bitcode;
 	int rc = err->code ? err->code : nbc ? 0 : 1;
+	if (embed && !rc && nbc != g->nimages)
+		rc = ofl_error_set(err, OFL_EUNSUPPORTED, NULL, OFL_NO_OFFSET,
+		                   "--embed-bitcode (-fopenmp-target-jit) needs every input of "
+		                   "the %s %s link to be LLVM bitcode, as LLVM %u's "
+		                   "clang-linker-wrapper does; %zu of %zu are",
+		                   g->triple, g->arch, g->llvm, nbc, g->nimages);
 	const char *obj = rc ? NULL : build(&t, clang, err);
 	char what[256];
 	snprintf(what, sizeof(what), "LTO for %s %s", t.g->triple, t.g->arch);
-	rc = rc ? rc : !obj ? err->code : ofl_devlink_exec(l, gi, &t.cmd, obj, what, NULL, err);
-	rc = rc ? rc : push_link_inputs(&t, obj, link, h, err);
+	rc = rc     ? rc
+	     : !obj ? err->code
+	            : ofl_devlink_exec(l, gi, &t.cmd, obj, what, embed ? &g->linked : NULL, err);
+	if (!rc && embed)
+		g->output = (char *)obj;
+	rc = rc ? rc : embed ? OFL_DEVLINK_EMBEDDED : push_link_inputs(&t, obj, link, h, err);
 	ofl_proc_release(&t.cmd);
 	ofl_symset_release(&t.regular);
 	ofl_symset_release(&t.prevailing);

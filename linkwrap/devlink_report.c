@@ -107,13 +107,13 @@ static void hint(const struct ofl_link *l, const struct link_group *g, const str
 	} else if ((find(e, "__kmpc_") || find(e, "__omp_rtl_")) && ofl_devlink_gpu(g->triple)) {
 		ofl_buf_printf(b, "  next: the OpenMP device runtime is missing from this link%s\n",
 		               l->o.no_device_runtime ? " (--nogpulib)" : "");
+	} else if (find(e, "Undefined reference to") || find(e, "undefined symbol:")) {
+		/* a tool that ran and found the code incomplete: not a tool's fault */
+		ofl_buf_printf(b, "  next: device code refers to a symbol that no device code of the "
+		                  "link defines: add the object or archive defining it to the link "
+		                  "(archive members are taken for the device symbols they define)\n");
 	} else if (find(e, "nvlink") || find(e, "ptxas") || find(e, "CUDA installation")) {
-		ofl_buf_printf(b,
-		               "  next: CUDA's tools (ptxas, nvlink) were not found or failed: set "
-		               "CUDA_PATH to the CUDA toolkit (now %s)\n",
-		               !l->o.cuda_path   ? "unset: /usr/local/cuda"
-		               : *l->o.cuda_path ? l->o.cuda_path
-		                                 : "unset: PATH");
+		ofl_devlink_cuda_hint(l, b);
 	} else if (find(e, "unknown argument") || find(e, "unsupported option")) {
 		ofl_buf_printf(b, "  next: an argument given with --device-linker or "
 		                  "--device-compiler is not one the device clang takes\n");

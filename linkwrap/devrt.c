@@ -51,11 +51,27 @@ static bool exists(const char *dir, const char *file)
 	return snprintf(p, sizeof(p), "%s/%s", dir, file) < (int)sizeof(p) && !access(p, R_OK);
 }
 
+/* Whether dir is in the ", "-separated list so far (a dir given with -L
+ * and also the LLVM's own is named once). */
+static bool listed(const struct ofl_buf *looked, const char *dir)
+{
+	size_t n = strlen(dir);
+	const char *s = (const char *)looked->data, *end = s + looked->len;
+	for (const char *p = s; p && p + n <= end;) {
+		if (!memcmp(p, dir, n) && (p + n == end || p[n] == ','))
+			return true;
+		p = memchr(p, ',', (size_t)(end - p));
+		p = p ? p + 2 : NULL;
+	}
+	return false;
+}
+
 /* One directory looked in: true when it has libomptarget.so (the search
  * ends there), *p its devicertl when it has that too. */
 static bool try_dir(const char *dir, struct ofl_buf *looked, char **p)
 {
-	ofl_buf_printf(looked, "%s%s", looked->len ? ", " : "", dir);
+	if (!listed(looked, dir))
+		ofl_buf_printf(looked, "%s%s", looked->len ? ", " : "", dir);
 	if (!exists(dir, "libomptarget.so"))
 		return false;
 	if (exists(dir, "libomptarget.devicertl.a") &&

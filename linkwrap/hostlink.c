@@ -176,17 +176,44 @@ static int push_objects(struct ofl_argv *v, const struct ofl_link_result *r, str
 	return rc;
 }
 
+/* The runtime libraries and their directories, in the order of clang's
+ * driver (-lomp -lomptarget -L<llvm>/lib): -L applies to every -l. */
+static int push_runtime(struct ofl_argv *v, const struct ofl_link_result *r, struct ofl_error *err)
+{
+	int rc = 0;
+	for (size_t i = 0; r && !rc && i < r->nlibraries; i++)
+		rc = pushf(v, err, "-l", r->libraries[i]);
+	for (size_t i = 0; r && !rc && i < r->nlibdirs; i++)
+		rc = pushf(v, err, "-L", r->libdirs[i]);
+	return rc;
+}
+
+/* The C runtime libraries that compiler drivers put after the program's
+ * own (and clang after -lomptarget). */
+static bool is_c_runtime(const struct ofl_ldarg *a)
+{
+	return a->kind == OFL_LDARG_LIBRARY &&
+	       (!strcmp(a->value, "c") || !strcmp(a->value, "gcc") || !strcmp(a->value, "gcc_s"));
+}
+
 /* The line's words, ld.offlink's own options left out, -o's value replaced
  * by output when given, the wrapper objects right after -o (where the
- * linker wrapper puts them). */
+ * linker wrapper puts them), the runtime libraries before the C runtime
+ * (at the end without one). */
 static int push_line(const struct ofl_ldcmd *c, const struct ofl_link_result *r, const char *output,
                      bool llvm_form, struct ofl_argv *v, struct ofl_error *err)
 {
 	int rc = 0;
+	bool runtime = false;
 	for (size_t i = 0; !rc && i < c->nargs; i++) {
 		const struct ofl_ldarg *a = &c->args[i];
 		if (ofl_ldarg_is_own(a))
 			continue;
+		if (!runtime && is_c_runtime(a)) {
+			runtime = true;
+			if ((rc = push_runtime(v, r, err)))
+				break;
+		}
 		bool out = a->opt == OFL_LD_OUTPUT;
 		if (out && output)
 			rc = ofl_argv_push(v, "-o", err) || ofl_argv_push(v, output, err);
@@ -198,6 +225,8 @@ static int push_line(const struct ofl_ldcmd *c, const struct ofl_link_result *r,
 		if (!rc && out && a->value == c->output)
 			rc = push_objects(v, r, err);
 	}
+	if (!rc && !runtime)
+		rc = push_runtime(v, r, err);
 	return rc ? err->code : 0;
 }
 
@@ -211,10 +240,6 @@ int ofl_host_argv(const struct ofl_ldcmd *c, const char *linker, const struct of
 	if (!rc && output && !c->output)
 		rc = ofl_argv_push(v, "-o", err) || ofl_argv_push(v, output, err);
 	rc = rc ? rc : push_line(c, r, output, llvm_form, v, err);
-	for (size_t i = 0; r && !rc && i < r->nlibdirs; i++)
-		rc = pushf(v, err, "-L", r->libdirs[i]);
-	for (size_t i = 0; r && !rc && i < r->nlibraries; i++)
-		rc = pushf(v, err, "-l", r->libraries[i]);
 	/* NULL-terminated, for exec */
 	if (!rc && OFL_GROW(v->v, v->cap, v->n))
 		rc = OFL_NOMEM(err);
@@ -344,6 +369,8 @@ int ofl_link_scrub_outputs(struct ofl_link *l, struct ofl_error *err)
 
 /* ---- which host linker ------------------------------------------------- */
 
+/* Whether path is one of the skipped ones (ld.offlink itself, the copies
+ * that ran it); a path that does not exist counts as skipped. */
 static bool skipped(const struct ofl_host_linker_query *q, const char *path)
 {
 	char real[PATH_MAX];
@@ -394,6 +421,17 @@ char *ofl_find_host_linker(const struct ofl_host_linker_query *q, struct ofl_err
 {
 	static const char *const flavours[][2] = {
 	    {"bfd", "ld.bfd"}, {"gold", "ld.gold"}, {"lld", "ld.lld"}, {"mold", "mold"}};
+	/* the driver's linker is ours under -fuse-ld=offlink: the personality
+	 * does ld.offlink's part, so the host linker is the one ld.offlink
+	 * would run (and ld.offlink does not run to find the device code
+	 * linked already) */
+	if (q->driver_linker && !skipped(q, q->driver_linker))
+		return ofl_strdup(q->driver_linker);
+	if (q->driver_linker && access(q->driver_linker, X_OK)) {
+		ofl_error_set(err, OFL_ENOTFOUND, NULL, OFL_NO_OFFSET,
+		              "the host linker '%s' does not exist", q->driver_linker);
+		return NULL;
+	}
 	const char *choice = q->choice && *q->choice ? q->choice : "ld";
 	for (size_t i = 0; i < sizeof(flavours) / sizeof(flavours[0]); i++)
 		if (!strcmp(choice, flavours[i][0]))

@@ -80,10 +80,12 @@ static void die_if_caught(void)
 /* The copies of ld.offlink that ran this one as their host linker, and
  * this one: never chosen as the host linker, so two copies named `ld` (two
  * -B dirs, two installs) cannot run each other forever.  The host linker
- * gets the chain in its environment. */
+ * gets the chain in its environment: run by an offlink (ld.offlink, the
+ * personality), it knows that the device code was seen to already. */
 static int linker_chain(struct link_job *j)
 {
 	const char *prev = getenv("OFFLINK_LINKER_CHAIN");
+	j->chained = prev && *prev;
 	char self[PATH_MAX];
 	if (!realpath("/proc/self/exe", self))
 		return error("cannot find ld.offlink's own path: %s", strerror(errno));
@@ -120,6 +122,7 @@ static int resolve_linker(struct link_job *j, unsigned llvm)
 	snprintf(exe, sizeof(exe), "/proc/%d/exe", (int)getppid());
 	const char *choice = j->linker_choice ? j->linker_choice : getenv("OFFLINK_LINKER");
 	struct ofl_host_linker_query q = {choice,
+	                                  j->linker_path,
 	                                  realpath(exe, driver) ? driver : NULL,
 	                                  getenv("PATH"),
 	                                  (const char *const *)j->skip.v,
@@ -228,7 +231,7 @@ static void log_line(void *ctx, enum ofl_link_log what, const char *msg)
 		warning("%s", msg);
 	else if (what == OFL_LOG_COMMAND && (j->verbose || j->c.o.dry_run))
 		fprintf(stderr, "%s\n", msg);
-	else if (what == OFL_LOG_MODULE)
+	else if (what == OFL_LOG_MODULE || (what == OFL_LOG_OUTPUT && j->verbose))
 		fputs(msg, stderr);
 	/* progress: on a terminal once the link takes a moment, or asked */
 	else if (what == OFL_LOG_PROGRESS &&
@@ -257,6 +260,7 @@ static int finish_options(struct link_job *j)
 	j->c.o.relocatable = j->offload_relocatable && j->cmd.relocatable;
 	j->c.o.host_cmd = &j->cmd;
 	j->c.o.log = log_line;
+	j->c.o.verbose = j->verbose;
 	j->c.o.log_ctx = j;
 	j->started = now_ms();
 	return ofl_link_config_env(&j->c, environ, &err) ? error_lib(&err) : 0;
@@ -277,7 +281,7 @@ static int print_own_help(struct link_job *j)
 	printf("usage: ld.offlink [ld options] [ld.offlink options] inputs...\n"
 	       "Links as the host linker does, and adds the device code of the objects and\n"
 	       "archive members the link uses, linked and registered. Through a compiler:\n"
-	       "clang -fuse-ld=offlink, gcc -B<prefix>/libexec/offlink/gcc/ (offlink --ldflags);\n"
+	       "the flags of `offlink --ldflags` (clang: -fuse-ld=offlink; gcc: -B<dir>);\n"
 	       "options as -Wl,OPTION. More: man ld.offlink.\n\n"
 	       "ld.offlink's options:\n"
 	       "  --offlink-linker=bfd|gold|lld|mold|PATH  host linker (or OFFLINK_LINKER; default "
@@ -289,6 +293,9 @@ static int print_own_help(struct link_job *j)
 	       "  --offload-extract=ARCH       take every archive member with an ARCH image\n"
 	       "  --offload-relocatable        with -r: device link now (LLVM's -r mode)\n"
 	       "  --nogpulib                   no OpenMP device runtime in GPU device links\n"
+	       "  --device-opt-level=O<n>      device code's optimisation (else -plugin-opt=O<n>)\n"
+	       "  --no-bypass-warning          no warning when LLVM's clang-linker-wrapper linked\n"
+	       "                               the device code (or OFFLINK_NO_BYPASS_WARNING=1)\n"
 	       "  -j N, --jobs=N               parallel device links (default: CPUs; under make "
 	       "its jobserver, else 1)\n"
 	       "  --explain[=FILE]             what was taken and why, commands, times\n"
@@ -322,26 +329,19 @@ static int write_fatbin(const char *fatbin, const char *out)
 	return rc ? error_lib(&err) : 0;
 }
 
-/* The device link, the wrapper objects and the host link. */
-static int link_with_device_code(struct link_job *j, struct ofl_link *l, double *t0)
+/* The plan's host link: the wrapper objects added (relocatable mode: ld -r
+ * into a temporary, then the input images out and the entry tables made
+ * private, into -o). */
+static int link_with_device_code(struct link_job *j, struct ofl_link *l,
+                                 const struct ofl_link_result *res, double *t0)
 {
 	struct ofl_error err = OFL_ERROR_INIT;
-	struct ofl_link_result res;
-	/* relocatable mode: ld -r into a temporary, then the input images
-	 * out and the entry tables made private, into -o (ld's a.out by
-	 * default), which must not be an input: checked before any work */
 	const char *out = j->cmd.output ? j->cmd.output : "a.out";
-	if (j->c.o.relocatable && ofl_link_check_output(l, out, &err))
-		return error_lib(&err);
-	int rc = ofl_link_run(l, &res, &err);
-	phase(j, "device link and wrap", t0);
-	if (rc) /* cancelled by a signal: no message, we die of it */
-		return caught ? 1 : error_lib(&err);
 	if (j->c.o.emit_fatbin)
-		return write_fatbin(res.fatbin, out);
+		return write_fatbin(res->fatbin, out);
 	if (j->c.o.relocatable && !(j->merged = ofl_link_temp(l, "merged.o", &err)))
 		return error_lib(&err);
-	rc = host_link(j, l, &res);
+	int rc = host_link(j, l, res);
 	phase(j, "host link", t0);
 	if (!rc && !j->c.o.dry_run && ofl_link_scrub_outputs(l, &err))
 		rc = error_lib(&err);
@@ -351,13 +351,16 @@ static int link_with_device_code(struct link_job *j, struct ofl_link *l, double 
 	return rc;
 }
 
-/* Why the host link runs unchanged.  Under LLVM's clang-linker-wrapper
- * (the link line kept -fopenmp-targets) that is worth saying with -v. */
-static void nothing_to_do(const struct link_job *j, const struct ofl_link *l)
+/* Why the host link runs unchanged: a warning when LLVM's
+ * clang-linker-wrapper linked the device code (the plan's), said with -v
+ * in any case. */
+static void nothing_to_do(const struct link_job *j, const struct ofl_link_plan *plan)
 {
 	static const char llvm[] =
 	    "device code was linked by LLVM's clang-linker-wrapper already: nothing to do";
-	bool by_llvm = ofl_link_linked_by_llvm(l);
+	bool by_llvm = plan->action == OFL_PLAN_LINKED_BY_LLVM;
+	if (plan->warning)
+		warning("%s", plan->warning);
 	if (by_llvm && j->verbose)
 		note("%s", llvm);
 	if (j->explain)
@@ -376,7 +379,10 @@ int link_job_run(struct link_job *j)
 	 * plain ld -r is the host linker's alone */
 	if (!has_inputs(&j->cmd) && has_option(&j->cmd, OFL_LD_HELP))
 		return print_own_help(j);
-	if (!has_inputs(&j->cmd) || (j->cmd.relocatable && !j->offload_relocatable)) {
+	/* ld.offlink run by an offlink: the device work is done; the real
+	 * linker runs (the personality's work is the device link, always) */
+	bool chained = j->chained && !j->c.o.llvm_wrapper;
+	if (!ofl_link_wanted(&j->cmd, j->offload_relocatable) || chained) {
 		if (has_option(&j->cmd, OFL_LD_VERSION)) {
 			print_version(NULL);
 			fflush(stdout); /* exec drops what stdio holds */
@@ -384,30 +390,33 @@ int link_job_run(struct link_job *j)
 		return resolve_linker(j, 0) ? 1 : host_link(j, NULL, NULL);
 	}
 	int rc = finish_options(j);
-	if (!rc && ofl_link_new(&l, &j->c.o, &err))
+	if (!rc && ofl_link_open(&l, &j->c.o, &err))
 		rc = error_lib(&err);
 	if (!rc) {
 		active_link = l;
 		catch_signals();
-		if (ofl_link_add_host_inputs(l, &err))
-			rc = error_lib(&err);
 	}
 	phase(j, "gather", &t0);
 	/* --emit-fatbin-only names a linker (the driver's bundler) it never runs */
 	if (!rc && !j->c.o.emit_fatbin)
 		rc = resolve_linker(j, ofl_link_bitcode_release(l));
-	/* the bundle is the output: no host link to fall back on */
-	if (!rc && j->c.o.emit_fatbin && !ofl_link_has_device_code(l))
-		rc = error("Expected a single bundled image for direct fat binary output");
-	if (!rc && !ofl_link_has_device_code(l)) {
-		nothing_to_do(j, l);
+	struct ofl_link_plan plan = {OFL_PLAN_UNCHANGED, {NULL, 0, NULL, 0, NULL, 0, NULL}, NULL};
+	if (!rc) {
+		rc = ofl_link_plan(l, &plan, &err);
+		if (rc || plan.action == OFL_PLAN_ADD)
+			phase(j, "device link and wrap", &t0);
+		/* cancelled by a signal: no message, we die of it */
+		rc = rc ? (caught ? 1 : error_lib(&err)) : 0;
+	}
+	if (!rc && plan.action != OFL_PLAN_ADD) {
+		nothing_to_do(j, &plan);
 		active_link = NULL;
 		ofl_link_free(l);
 		die_if_caught();
 		return host_link(j, NULL, NULL);
 	}
 	if (!rc)
-		rc = link_with_device_code(j, l, &t0);
+		rc = link_with_device_code(j, l, &plan.res, &t0);
 	if (l && ofl_link_kept_temps(l))
 		note("temporaries kept in %s", ofl_link_kept_temps(l));
 	active_link = NULL;
@@ -440,40 +449,44 @@ static int check_typo(const struct ofl_ldarg *a)
 	return error("unknown option '%s'; see ld.offlink --help", w);
 }
 
-/* ld.offlink's own options, taken from the parsed line: the pipeline's
- * by the library, the front end's here. */
-static int own_options(struct link_job *j)
+int link_job_own_option(struct link_job *j, const struct ofl_ldarg *a)
 {
 	struct ofl_error err = OFL_ERROR_INIT;
+	const char *v = a->value;
+	switch (a->opt) {
+	case OFL_LD_OWN_LINKER:
+		j->linker_choice = v;
+		return 0;
+	case OFL_LD_OWN_OFFLOAD_RELOCATABLE:
+		j->offload_relocatable = true;
+		return 0;
+	case OFL_LD_OWN_EXPLAIN:
+		if (j->explain && j->explain != stderr)
+			fclose(j->explain);
+		j->explain = v ? fopen(v, "we") : stderr;
+		return j->explain ? 0 : error("%s: cannot write: %s", v, strerror(errno));
+	case OFL_LD_OWN_VERBOSE:
+		j->verbose = true;
+		return 0;
+	default: {
+		int rc = ofl_link_config_option(&j->c, a, &err);
+		if (rc < 0)
+			return error_lib(&err);
+		return rc ? check_typo(a) : 0;
+	}
+	}
+}
+
+/* ld.offlink's own options, taken from the parsed line: the pipeline's
+ * by the library, the front end's here; -v is also the host linker's. */
+static int own_options(struct link_job *j)
+{
 	for (size_t i = 0; i < j->cmd.nargs; i++) {
 		const struct ofl_ldarg *a = &j->cmd.args[i];
-		const char *v = a->value;
-		switch (a->opt) {
-		case OFL_LD_OWN_LINKER:
-			j->linker_choice = v;
-			break;
-		case OFL_LD_OWN_OFFLOAD_RELOCATABLE:
-			j->offload_relocatable = true;
-			break;
-		case OFL_LD_OWN_EXPLAIN:
-			j->explain = v ? fopen(v, "we") : stderr;
-			if (!j->explain)
-				return error("%s: cannot write: %s", v, strerror(errno));
-			break;
-		case OFL_LD_OWN_VERBOSE:
-		case OFL_LD_VERSION:
-			j->verbose =
-			    j->verbose || a->opt == OFL_LD_OWN_VERBOSE || !strcmp(a->word[0], "-v");
-			break;
-		default: {
-			int rc = ofl_link_config_option(&j->c, a, &err);
-			if (rc < 0)
-				return error_lib(&err);
-			if (rc && check_typo(a))
-				return 1;
-			break;
-		}
-		}
+		if (a->opt == OFL_LD_VERSION)
+			j->verbose = j->verbose || !strcmp(a->word[0], "-v");
+		else if (link_job_own_option(j, a))
+			return 1;
 	}
 	return 0;
 }

@@ -71,7 +71,8 @@ static const struct optdef opts[] = {
 	{"e", ARG, V_SEP}, {"entry", ARG, V_SEP}, {"f", ARG, V_SEP}, {"auxiliary", ARG, V_SEP},
 	{"F", ARG, V_SEP}, {"filter", ARG, V_SEP}, {"G", ARG, V_SEP}, {"gpsize", ARG, V_SEP},
 	{"h", ARG, V_SEP}, {"soname", ARG, V_SEP}, {"O", ARG, V_SEP},
-	{"u", ARG, V_SEP}, {"undefined", ARG, V_SEP}, {"y", ARG, V_SEP},
+	{"u", OFL_LD_UNDEFINED, V_SEP}, {"undefined", OFL_LD_UNDEFINED, V_SEP},
+	{"require-defined", OFL_LD_UNDEFINED, V_SEP}, {"y", ARG, V_SEP},
 	{"trace-symbol", ARG, V_SEP}, {"Y", ARG, V_SEP}, {"z", ARG, V_SEP},
 	{"rpath-link", ARG, V_SEP}, {"defsym", ARG, V_SEP}, {"wrap", ARG, V_SEP},
 	{"version-script", ARG, V_SEP}, {"dynamic-list", ARG, V_SEP},
@@ -118,6 +119,8 @@ static const struct optdef opts[] = {
 	{"offlink-verbose", OFL_LD_OWN_VERBOSE, V_NONE},
 	{"nogpulib", OFL_LD_OWN_NOGPULIB, V_NONE},
 	{"no-device-cache", OFL_LD_OWN_NO_DEVICE_CACHE, V_NONE},
+	{"no-bypass-warning", OFL_LD_OWN_NO_BYPASS_WARNING, V_NONE},
+	{"device-opt-level", OFL_LD_OWN_DEVICE_OPT_LEVEL, V_SEP},
 };
 /* clang-format on */
 

@@ -34,7 +34,7 @@ void ofl_link_logf(struct ofl_link *l, enum ofl_link_log what, const char *fmt, 
 	if (text) {
 		ofl_printable(msg, text, size,
 		              what == OFL_LOG_FAILURE || what == OFL_LOG_DETAIL ||
-		                  what == OFL_LOG_MODULE);
+		                  what == OFL_LOG_MODULE || what == OFL_LOG_OUTPUT);
 		l->o.log(l->o.log_ctx, what, text);
 	}
 	free(text);
@@ -444,8 +444,8 @@ static int add_unit(struct ofl_link *l, size_t file, const char *member, const u
 		return OFL_NOMEM(err);
 	}
 	struct link_unit *u = &l->units[l->nunits];
-	*u = (struct link_unit){NULL, data, size, file,   false, false,
-	                        NULL, 0,    0,    {0, 0}, thin,  NULL};
+	*u = (struct link_unit){NULL, data, size,   file, false, false, NULL,
+	                        0,    0,    {0, 0}, thin, NULL,  false};
 	const char *path = l->files[file].in.path;
 	if (member ? asprintf(&u->name, "%s(%s)", path, member) < 0 : !(u->name = ofl_strdup(path)))
 		return OFL_NOMEM(err);

@@ -12,10 +12,12 @@
 
 struct link_job {
 	struct ofl_ldcmd cmd;      /* the host link's command line */
-	const char *linker_choice; /* --offlink-linker, --linker-path; NULL: OFFLINK_LINKER */
+	const char *linker_choice; /* --offlink-linker; NULL: OFFLINK_LINKER */
+	const char *linker_path;   /* the personality's --linker-path (the driver's choice) */
 	char *linker;              /* the host linker, resolved once the inputs are known */
 	struct strlist skip;       /* copies of ld.offlink never chosen as the host linker */
 	char *chain_env;           /* OFFLINK_LINKER_CHAIN=... for the host linker */
+	bool chained;              /* run as an offlink's host linker: device work done */
 	char **host_env;           /* the host linker's environment */
 	struct ofl_link_config c;  /* the pipeline's options */
 	bool verbose;              /* print each command (stderr) */
@@ -33,6 +35,12 @@ struct link_job {
  * Returns the exit status (the host linker's when it ran); prints its
  * errors. */
 int link_job_run(struct link_job *j);
+
+/* ld.offlink's own option a (OFL_LD_OWN_*, -Wl,... on a link line) taken
+ * into j; the personality takes them too, since the options in
+ * $(offlink --ldflags) users' link flags reach it when the link line keeps
+ * offload flags.  Prints its errors; non-zero on one. */
+int link_job_own_option(struct link_job *j, const struct ofl_ldarg *a);
 
 void link_job_release(struct link_job *j);
 

@@ -20,11 +20,30 @@ static int push_words(struct ofl_argv *v, const char *s, struct ofl_error *err)
 	return rc;
 }
 
+/* "O0" to "O3": its digit, else '\0'. */
+static char opt_level(const char *v)
+{
+	return v && v[0] == 'O' && v[1] >= '0' && v[1] <= '3' && !v[2] ? v[1] : '\0';
+}
+
 int ofl_link_config_option(struct ofl_link_config *c, const struct ofl_ldarg *a,
                            struct ofl_error *err)
 {
 	const char *v = a->value;
+	/* the level clang's driver gives the LTO plugin (-flto -O3) is the
+	 * device code's too, as clang gives it the device links; the host
+	 * linker still gets it */
+	if (a->opt == OFL_LD_PLUGIN_OPT && opt_level(v)) {
+		c->o.opt_level = opt_level(v);
+		return 1;
+	}
 	switch (ofl_ldarg_is_own(a) ? a->opt : OFL_LD_UNKNOWN) {
+	case OFL_LD_OWN_DEVICE_OPT_LEVEL:
+		if (!(c->o.opt_level = opt_level(v)))
+			return ofl_error_set(
+			    err, OFL_EINVAL, NULL, OFL_NO_OFFSET,
+			    "--device-opt-level: expected O0, O1, O2 or O3, got '%s'", v);
+		return 0;
 	case OFL_LD_OWN_DEVICE_COMPILER:
 		free(c->device_compiler);
 		if (!(c->device_compiler = ofl_strdup(v)))
@@ -52,6 +71,9 @@ int ofl_link_config_option(struct ofl_link_config *c, const struct ofl_ldarg *a,
 	case OFL_LD_OWN_NOGPULIB:
 		c->o.no_device_runtime = true;
 		return 0;
+	case OFL_LD_OWN_NO_BYPASS_WARNING:
+		c->o.bypass_ok = true;
+		return 0;
 	case OFL_LD_OWN_NO_DEVICE_CACHE:
 		c->no_device_cache = true;
 		return 0;
@@ -65,6 +87,8 @@ int ofl_link_config_env(struct ofl_link_config *c, char *const *env, struct ofl_
 	struct ofl_link_opts *o = &c->o;
 	const char *tmp = ofl_proc_env_get(env, "TMPDIR");
 	const char *launcher = ofl_proc_env_get(env, "OFFLINK_DEVICE_LAUNCHER");
+	const char *quiet = ofl_proc_env_get(env, "OFFLINK_NO_BYPASS_WARNING");
+	o->bypass_ok |= quiet && !strcmp(quiet, "1");
 	o->tmpdir = tmp && *tmp ? tmp : NULL; /* NULL: ofl_link_new's /tmp */
 	o->search_path = ofl_proc_env_get(env, "PATH");
 	if (!o->cuda_path)

@@ -4,6 +4,7 @@
 #define OFL_LINK_PRIV_H
 
 #include <libelf.h>
+#include <limits.h>
 #include <pthread.h>
 #include <time.h>
 
@@ -48,6 +49,9 @@ struct link_unit {
 	/* LLVM bitcode (host LTO): its offloading globals, which the images
 	 * point into, and its section names; owned */
 	struct ofl_bcglobals *bc;
+	/* the host linker loaded it (ofl_link_hint): taken whatever the
+	 * replay of its rules says */
+	bool chosen;
 };
 
 /* One OffloadBinary found in a unit. */
@@ -137,6 +141,9 @@ struct ofl_link {
 	struct ofl_link_result res;
 	struct ofl_argv runtime_libs, runtime_dirs; /* res's libraries and libdirs */
 	unsigned nllvm_names; /* LLVM-form temporary names made (llvm_form.c) */
+	/* The CUDA toolkit NVPTX device links get as --cuda-path ("": none),
+	 * set before they start (devlink_cuda.c). */
+	char cuda[PATH_MAX];
 };
 
 /* link.c */
@@ -176,6 +183,9 @@ int ofl_hostlink_init(struct ofl_link *l, struct ofl_error *err);
  * is device code: from what ofl_link_add_host_inputs found where it ran. */
 int ofl_hostlink_cpu_args(struct ofl_link *l, struct ofl_error *err);
 bool ofl_hostlink_names_library(const struct ofl_link *l, const char *name);
+/* Adds every input of the host command line (o.host_cmd) in order, for
+ * ofl_link_open. */
+int ofl_link_add_host_inputs(struct ofl_link *l, struct ofl_error *err);
 /* link_tmp.c */
 /* The link's temporary directory, made on first use; NULL on error. */
 const char *ofl_link_tmpdir(struct ofl_link *l, struct ofl_error *err);
@@ -196,6 +206,11 @@ const struct link_image *ofl_group_image(const struct ofl_link *l, size_t gi, si
 /* The highest N of <root>/llvm-<N>, 0 when none. */
 unsigned ofl_llvm_newest(const char *root);
 int ofl_devlink_run(struct ofl_link *l, struct ofl_error *err);
+/* devlink_cuda.c: l->cuda, given or found as clang finds it; the next
+ * step when CUDA's tools were not found or failed (a failure report's
+ * line). */
+int ofl_devlink_find_cuda(struct ofl_link *l, struct ofl_error *err);
+void ofl_devlink_cuda_hint(const struct ofl_link *l, struct ofl_buf *b);
 /* The path of the clang that links code of LLVM llvm (owned), or NULL. */
 char *ofl_devlink_clang(const struct ofl_link *l, unsigned llvm);
 /* An AMDGPU or NVPTX triple. */
@@ -208,6 +223,8 @@ char *ofl_devlink_beside(const char *clang, const char *tool);
 bool ofl_devlink_arch_given(const char *arch);
 /* Device code made by LLVM 19 or older, linked as its linker wrapper did. */
 bool ofl_devlink_llvm19(const struct link_group *g);
+/* The optimisation level of LLVM 19's device LTO and link: '0' to '3'. */
+char ofl_devlink_opt_level(const struct ofl_link *l);
 /* The value of a "[<triple>=]arg" device argument when it applies to
  * triple, else NULL. */
 const char *ofl_devlink_scoped(const char *arg, const char *triple);
@@ -257,7 +274,10 @@ int ofl_devlink_cached_run(struct ofl_link *l, size_t gi, struct ofl_proc *cmd, 
 
 /* devlink_lto.c: LLVM 19's LTO of group gi's bitcode (llvm-lto2 beside
  * clang), run, its output and the group's other images pushed as the
- * device link's inputs; 1 (nothing done) when the group has no bitcode. */
+ * device link's inputs; 1 (nothing done) when the group has no bitcode;
+ * OFL_DEVLINK_EMBEDDED when, with embed_bitcode, the optimised module is
+ * the group's image (in g->linked) and no device link follows. */
+#define OFL_DEVLINK_EMBEDDED 2
 int ofl_devlink_lto19(struct ofl_link *l, size_t gi, const char *clang, struct ofl_proc *link,
                       uint64_t *h, struct ofl_error *err);
 
@@ -292,10 +312,11 @@ bool ofl_llvm_form(const struct ofl_link *l);
 int ofl_llvm_push_arg(const struct ofl_ldarg *a, struct ofl_argv *v, struct ofl_error *err);
 /* <link dir>/<prefix>-XXXXXX.<ext>, owned by the link. */
 char *ofl_llvm_temp(struct ofl_link *l, const char *prefix, const char *ext, struct ofl_error *err);
-/* Group g's output <out>.<arch of triple>.<arch>-XXXXXX.img (the link's)
- * and its -dumpdir <-o value>.<arch of triple>.<arch>.img. (owned). */
-int ofl_llvm_image_names(struct ofl_link *l, const struct link_group *g, char **img, char **dumpdir,
-                         struct ofl_error *err);
+/* Group g's output <out>.<arch of triple>.<arch>-XXXXXX.img (the link's;
+ * the digits from h, the hash naming the group's work, and its offload
+ * kind) and its -dumpdir <-o value>.<arch of triple>.<arch>.img. (owned). */
+int ofl_llvm_image_names(struct ofl_link *l, const struct link_group *g, uint64_t h, char **img,
+                         char **dumpdir, struct ofl_error *err);
 /* An image as a device link input: <stem>-<triple>-<arch>-XXXXXX.o. */
 char *ofl_llvm_input_name(struct ofl_link *l, const struct link_image *im, struct ofl_error *err);
 /* The fat binary <out>-XXXXXX.<ext>; the wrapper <out>.<kind>.image.wrapper-XXXXXX.o. */

@@ -2,11 +2,12 @@
  *
  * Host rules first: the host link is replayed on the symbol tables with the
  * linker's own rules (objects always; an archive member when it defines a
- * symbol still undefined, archives of a group until nothing changes,
- * --whole-archive members always), so the device code of exactly the
- * members the host linker pulls is taken.  Then device rules, per group of
- * images: a member whose device code defines a symbol the taken device code
- * leaves undefined is taken too (ELF symbol tables, bitcode irsymtabs);
+ * symbol still undefined, -u ones included; archives of a group until
+ * nothing changes; --whole-archive members always), so the device code of
+ * exactly the members the host linker pulls is taken; a plugin's linker
+ * tells what it loaded too (ofl_link_hint).  Then device rules, per group
+ * of images: a member whose device code defines a symbol the taken device
+ * code leaves undefined is taken too (ELF symbol tables, bitcode irsymtabs);
  * where an image has no symbols to read (bitcode older than LLVM 5),
  * every member with a compatible image is, as LLVM 22 does.  Members with
  * an image of an arch named by --offload-extract are always taken.
@@ -194,10 +195,21 @@ static int add_file(struct resolver *r, size_t i, struct ofl_error *err)
 	return rc ? rc : drain(r, err);
 }
 
+/* Symbols the command line makes undefined (-u): archive members are
+ * pulled for them as for an object's references. */
+static int command_line_symbols(struct resolver *r, struct ofl_error *err)
+{
+	const struct ofl_ldcmd *c = r->l->o.host_cmd;
+	for (size_t i = 0; c && i < c->nargs; i++)
+		if (c->args[i].opt == OFL_LD_UNDEFINED && note_symbol(r, c->args[i].value, false))
+			return OFL_NOMEM(err);
+	return 0;
+}
+
 static int host_rules(struct resolver *r, struct ofl_error *err)
 {
 	struct ofl_link *l = r->l;
-	int rc = 0;
+	int rc = command_line_symbols(r, err);
 	for (size_t i = 0; !rc && i < l->nfiles;) {
 		size_t j = i + 1;
 		if (l->files[i].in.group)
@@ -209,6 +221,11 @@ static int host_rules(struct resolver *r, struct ofl_error *err)
 			rc = resolve_archives(r, i, j, err);
 		i = j;
 	}
+	/* what the host linker loaded, which its rules replayed here left
+	 * out (a linker script's EXTERN, --defsym) */
+	for (size_t u = 0; !rc && u < l->nunits; u++)
+		if (l->units[u].chosen)
+			rc = pull(r, u, "the host linker chose it", NULL, err);
 	return rc;
 }
 
@@ -312,6 +329,39 @@ static void report_unmatched(struct ofl_link *l)
 	}
 }
 
+/* A file the link added itself (the device runtime, when the inputs are
+ * the host line's): one of its members per architecture. */
+static bool added_by_link(const struct ofl_link *l, size_t file)
+{
+	return l->host_inputs && !l->files[file].host_arg;
+}
+
+/* The units whose device code is left out, each said; the link's own
+ * files' members (44 architectures of a device runtime) in one line. */
+static void report_left_out(struct ofl_link *l)
+{
+	for (size_t f = 0; f < l->nfiles; f++) {
+		const struct link_file *lf = &l->files[f];
+		size_t n = 0;
+		for (size_t u = lf->first_unit; u < lf->first_unit + lf->nunits; u++) {
+			const struct link_unit *un = &l->units[u];
+			if (!un->nimages || un->device)
+				continue;
+			n++;
+			if (!added_by_link(l, f))
+				ofl_link_logf(
+				    l, OFL_LOG_DECISION,
+				    "%s: device code left out: the host link does not use it",
+				    un->name);
+		}
+		if (n && added_by_link(l, f))
+			ofl_link_logf(
+			    l, OFL_LOG_DECISION,
+			    "%s: device code of %zu member(s) left out: no device link needs it",
+			    lf->in.path, n);
+	}
+}
+
 int ofl_link_select(struct ofl_link *l, struct ofl_error *err)
 {
 	struct resolver r = {l, OFL_SYMSET_INIT, OFL_SYMSET_INIT, NULL, 0, 0};
@@ -334,11 +384,7 @@ int ofl_link_select(struct ofl_link *l, struct ofl_error *err)
 			if (im)
 				l->units[im->unit].device = true;
 		}
-	for (size_t u = 0; u < l->nunits; u++)
-		if (l->units[u].nimages && !l->units[u].device)
-			ofl_link_logf(l, OFL_LOG_DECISION,
-			              "%s: device code left out: the host link does not use it",
-			              l->units[u].name);
+	report_left_out(l);
 	report_unmatched(l);
 	return rc;
 }

@@ -8,6 +8,7 @@
 
 #include "internal.h"
 #include "link_priv.h"
+#include "offlink/image_compat.h"
 #include "offlink/elf.h"
 #include "offlink/fatbin_build.h"
 #include "offlink/wrapper_obj.h"
@@ -301,7 +302,8 @@ static size_t kind_groups(struct ofl_link *l, enum ofl_wrap_kind kind, bool lega
 
 /* OpenMP: each linked image re-packed as an OffloadBinary (triple, arch;
  * the arch is empty for CPU targets, as the linker wrapper writes it; an
- * object, also the empty image of a dry run, as LLVM marks it). */
+ * object, also the empty image of a dry run, or bitcode, as LLVM marks
+ * it). */
 static int pack_openmp(struct ofl_link *l, const struct link_group *g, struct ofl_buf *out,
                        struct ofl_wrap_image *img, struct ofl_error *err)
 {
@@ -309,7 +311,10 @@ static int pack_openmp(struct ofl_link *l, const struct link_group *g, struct of
 	bool cpu = !strcmp(g->arch, "generic") || !*g->arch;
 	const char *v[2] = {g->triple, cpu ? "" : g->arch};
 	bool elf = !g->linked.len || (g->linked.len >= 4 && !memcmp(g->linked.data, "\177ELF", 4));
-	struct ofl_obin_image oi = {elf ? OFL_IMG_OBJECT : OFL_IMG_NONE,
+	bool bc = ofl_bitcode_is(g->linked.data, g->linked.len); /* --embed-bitcode's */
+	struct ofl_obin_image oi = {elf  ? OFL_IMG_OBJECT
+	                            : bc ? OFL_IMG_BITCODE
+	                                 : OFL_IMG_NONE,
 	                            OFL_OFK_OPENMP,
 	                            0,
 	                            g->linked.data,
@@ -429,6 +434,34 @@ static char *kind_file(struct ofl_link *l, enum ofl_wrap_kind k, bool fatbin, st
 	              : ofl_llvm_wrapper_name(l, kind_names[k], err);
 }
 
+/* A program registered for LLVM 19 or older loads its images with that
+ * release's offload runtime, which reads only the old cubin header: the
+ * program would stop at its first target region, so the link says so once
+ * (docs/gpu-check.md). */
+static void warn_unreadable(struct ofl_link *l, enum ofl_wrap_abi abi, const size_t *order,
+                            size_t n)
+{
+	unsigned release = abi == OFL_WRAP_LLVM19 ? 19 : abi == OFL_WRAP_LLVM14 ? 18 : 0;
+	for (size_t i = 0; release && i < n; i++) {
+		const struct link_group *g = &l->groups[order[i]];
+		struct ofl_gpu_image im;
+		ofl_gpu_image_read(g->linked.data, g->linked.len, &im);
+		if (im.code != OFL_GPU_CUBIN || ofl_cubin_first_runtime(&im) <= release)
+			continue;
+		ofl_link_logf(
+		    l, OFL_LOG_WARNING,
+		    "%s %s image: CUDA %s's tools wrote its cubin with the new ELF header "
+		    "(ABI version %u), which LLVM %u's offload runtime, the one this program "
+		    "registers with, does not read (LLVM 22's does, and 21.1 releases "
+		    "with llvm-project#159451): it will stop with 'No images found "
+		    "compatible with the installed hardware'; build and link it with LLVM "
+		    "22, or link its device code with CUDA 12's ptxas and nvlink",
+		    g->triple, g->arch, *im.toolkit ? im.toolkit : "12.8 or later", im.abi_version,
+		    release);
+		return;
+	}
+}
+
 static int write_wrapper(struct ofl_link *l, enum ofl_wrap_kind kind, const size_t *order, size_t n,
                          struct ofl_error *err)
 {
@@ -440,6 +473,8 @@ static int write_wrapper(struct ofl_link *l, enum ofl_wrap_kind kind, const size
 	int rc = packed && imgs ? 0 : OFL_NOMEM(err);
 	rc = rc ? rc : ofl_wrap_machine_from_triple(l->o.host_triple, &o.machine, err);
 	o.abi = choose_abi(l, kind, l->groups[order[0]].llvm);
+	if (kind == OFL_WRAP_OPENMP)
+		warn_unreadable(l, o.abi, order, n);
 	rc = rc ? rc : prepare_images(l, kind, order, n, packed, imgs, &nimgs, err);
 	if (!rc && l->o.print_wrapped_module)
 		rc = log_module(l, &o, imgs, nimgs, err);

@@ -7,7 +7,9 @@
  *
  * LLVM names its temporaries <prefix>-XXXXXX.<ext> in $TMPDIR with six
  * random hex digits; ours are in the link's directory, the digits from a
- * counter, so a dry run prints the same text every time. */
+ * counter (a device image's from the hash naming its work), so a dry run
+ * prints the same text every time.  The personality's verbose links name
+ * their images so too: their lines are LLVM's. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <xxhash.h>
@@ -62,14 +64,18 @@ static const char *arch_in_name(const char *arch)
 	return strcmp(arch, "generic") ? arch : "";
 }
 
-int ofl_llvm_image_names(struct ofl_link *l, const struct link_group *g, char **img, char **dumpdir,
-                         struct ofl_error *err)
+int ofl_llvm_image_names(struct ofl_link *l, const struct link_group *g, uint64_t h, char **img,
+                         char **dumpdir, struct ofl_error *err)
 {
-	char prefix[512];
+	char name[600];
 	const char *arch = arch_in_name(g->arch);
-	snprintf(prefix, sizeof(prefix), "%s.%.*s.%s", output_name(l), arch_name_len(g->triple),
-	         g->triple, arch);
-	if (!(*img = ofl_llvm_temp(l, prefix, "img", err)))
+	if (snprintf(name, sizeof(name), "%s.%.*s.%s-%06llx.img", output_name(l),
+	             arch_name_len(g->triple), g->triple, arch,
+	             (unsigned long long)(XXH3_64bits_withSeed(&h, sizeof(h), g->kind) &
+	                                  0xffffff)) >= (int)sizeof(name))
+		return ofl_error_set(err, OFL_EINVAL, NULL, OFL_NO_OFFSET, "name too long: %s",
+		                     name);
+	if (!(*img = ofl_link_temp(l, name, err)))
 		return err->code;
 	if (asprintf(dumpdir, "%s.%.*s.%s.img.", output_path(l), arch_name_len(g->triple),
 	             g->triple, arch) < 0) {

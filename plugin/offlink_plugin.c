@@ -2,20 +2,21 @@
  * (offlink/link.h), inside ld.bfd or gold, no wrapper process
  * (docs/integration.md, "The linker plugin").
  *
- * claim_file never claims: it hands the pipeline each input the linker
- * offers (archive members only when the linker pulls them, so the host
- * link's own archive rules decide).  all_symbols_read runs the device links
- * and adds the wrapper objects and the runtime library; cleanup frees it
- * all.  Diagnostics go through the linker's message callback only.
+ * The link is a session of the library's (ofl_link_open), as ld.offlink's
+ * is: its inputs come from the linker's own command line, read from
+ * /proc/self/cmdline, so both take the same archive members and make the
+ * same decisions.  claim_file never claims: each file the linker loads is a
+ * hint to the session (ofl_link_hint).  all_symbols_read applies the
+ * session's plan: the wrapper objects and the runtime library added;
+ * cleanup frees it all.  Diagnostics go through the linker's message
+ * callback only.
  *
  * The plugin API passes no context to the hooks, so the plugin's state is
  * one static struct: the linker loads a plugin once per link. */
 #define HAVE_STDINT_H 1
 #include <plugin-api.h>
 
-#include <dlfcn.h>
 #include <errno.h>
-#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,10 +48,9 @@ struct plugin {
 	bool loaded;             /* onload ran: a second one is the same .so loaded again */
 	bool done;               /* all_symbols_read ran */
 	struct timespec started; /* for progress lines */
-	/* LLVM's LLVMgold.so comes before us and claims bitcode (clang -flto
-	 * puts it first), so claim_file never shows us host LTO objects: the
-	 * inputs are read from the command line, as ld.offlink reads them */
-	bool from_command_line;
+	/* the first thing wrong with the linker's command line or the
+	 * environment's settings: the link fails on it, as ld.offlink's */
+	struct ofl_error setup;
 	struct ofl_link *link;
 };
 
@@ -109,7 +109,7 @@ static enum ld_plugin_status bad_option(const char *shown, enum ofl_ldopt id, co
 		SAY(LDPL_FATAL,
 		    "offlink: unknown plugin option '%s' (jobs=N, device-compiler=, "
 		    "device-linker=, device-launcher=, offload-extract=, explain[=FILE], "
-		    "save-temps, dry-run, nogpulib)",
+		    "save-temps, dry-run, no-device-cache, no-bypass-warning, nogpulib)",
 		    shown);
 	return LDPS_ERR;
 }
@@ -167,45 +167,34 @@ static enum ld_plugin_status fail(const struct ofl_error *err)
 	return LDPS_ERR;
 }
 
-static int start_link(struct ofl_error *err)
-{
-	return ofl_link_new(&P.link, &P.c.o, err);
-}
-
-/* A member is named "lib.a@0x<offset>" (the linker gives the archive's
- * name and the member's offset in it). */
+/* A member: the archive's name and the offset of its bytes in it. */
 static enum ld_plugin_status claim_file(const struct ld_plugin_input_file *f, int *claimed)
 {
 	struct ofl_error err = OFL_ERROR_INIT;
-	char name[4096];
 	*claimed = 0;
 	/* after all_symbols_read the linker offers what the link added
 	 * (the wrapper objects, libraries scanned again): not inputs */
-	if (P.relocatable || P.failed || P.done || P.from_command_line)
+	if (!P.link || P.failed || P.done)
 		return LDPS_OK;
-	if (f->offset)
-		snprintf(name, sizeof(name), "%s@0x%llx", f->name, (unsigned long long)f->offset);
-	else
-		snprintf(name, sizeof(name), "%s", f->name);
-	struct ofl_link_input in = {name, f->fd, (uint64_t)f->offset, (uint64_t)f->filesize, false,
-	                            0,    true};
-	if ((!P.link && start_link(&err)) || ofl_link_add(P.link, &in, &err))
-		return fail(&err);
-	return LDPS_OK;
+	struct ofl_link_input in = {
+	    f->name, f->fd, (uint64_t)f->offset, (uint64_t)f->filesize, false, 0, true};
+	return ofl_link_hint(P.link, &in, &err) ? fail(&err) : LDPS_OK;
 }
 
 static enum ld_plugin_status all_symbols_read(void)
 {
 	struct ofl_error err = OFL_ERROR_INIT;
-	struct ofl_link_result res;
+	struct ofl_link_plan plan;
 	P.done = true;
-	if (P.from_command_line && !P.relocatable &&
-	    ((!P.link && start_link(&err)) || ofl_link_add_host_inputs(P.link, &err)))
+	if (!P.link)
+		return LDPS_OK; /* -r: the linker's alone, as for ld.offlink */
+	if (ofl_link_plan(P.link, &plan, &err))
 		return fail(&err);
-	if (!P.link || !ofl_link_has_device_code(P.link))
+	if (plan.warning)
+		SAY(LDPL_WARNING, "offlink: %s", plan.warning);
+	if (plan.action != OFL_PLAN_ADD)
 		return LDPS_OK; /* nothing written, nothing run */
-	if (ofl_link_run(P.link, &res, &err))
-		return fail(&err);
+	const struct ofl_link_result res = plan.res;
 	/* no plugin hook stops the linker writing its output: say so */
 	if (P.c.o.dry_run)
 		SAY(LDPL_WARNING,
@@ -250,7 +239,7 @@ static enum ld_plugin_status cleanup(void)
 }
 
 /* The linker's command line from /proc/self/cmdline: NUL-separated words.
- * Without it (no /proc), the pipeline knows no more than the inputs. */
+ * Without it (no /proc) the session cannot start (ofl_link_open says so). */
 static void read_command_line(void)
 {
 	struct ofl_error err = OFL_ERROR_INIT;
@@ -275,44 +264,44 @@ static void read_command_line(void)
 	argc = 0;
 	for (size_t i = 0; i < n; i += strlen(P.cmdline + i) + 1)
 		argv[argc++] = P.cmdline + i;
-	if (ofl_ldcmd_parse(&P.host, OFL_LDCMD_GNU, argc - 1, argv + 1, &err)) {
-		ofl_error_prefix(&err, "the linker's command line");
-		fail_quietly(&err);
-	} else
+	if (!ofl_ldcmd_parse(&P.host, OFL_LDCMD_GNU, argc - 1, argv + 1, &err)) {
 		P.c.o.host_cmd = &P.host;
+		/* what the line tells the device link (another plugin's
+		 * -plugin-opt=O<n>), taken as ld.offlink takes it */
+		for (size_t i = 0; i < P.host.nargs; i++)
+			if (P.host.args[i].opt == OFL_LD_PLUGIN_OPT)
+				ofl_link_config_option(&P.c, &P.host.args[i], &err);
+	} else if (!P.setup.code) {
+		ofl_error_prefix(&err, "the linker's command line");
+		P.setup = err;
+	}
 out:
 	free(argv);
 	if (f)
 		fclose(f);
 }
 
-/* True when a plugin loaded before this one is LLVM's LTO plugin. */
-static bool llvm_plugin_first(void)
-{
-	Dl_info self;
-	char me[PATH_MAX], it[PATH_MAX];
-	if (!P.c.o.host_cmd || !dladdr((void *)onload, &self) || !realpath(self.dli_fname, me))
-		return false;
-	const struct ofl_ldcmd *c = P.c.o.host_cmd;
-	for (size_t i = 0; i < c->nargs; i++) {
-		if (c->args[i].opt != OFL_LD_PLUGIN || !realpath(c->args[i].value, it))
-			continue;
-		if (!strcmp(it, me))
-			return false;
-		const char *base = strrchr(it, '/');
-		if (!strcmp(base ? base + 1 : it, "LLVMgold.so"))
-			return true;
-	}
-	return false;
-}
-
-/* The environment, as ld.offlink reads it (offlink/link_config.h). */
+/* The environment, as ld.offlink reads it (offlink/link_config.h); what
+ * is wrong there fails the link as it fails ld.offlink's. */
 static void environment(void)
 {
 	struct ofl_error err = OFL_ERROR_INIT;
-	if (ofl_link_config_env(&P.c, environ, &err))
-		fail_quietly(&err); /* a cache the user misconfigured: none */
+	if (ofl_link_config_env(&P.c, environ, &err) && !P.setup.code)
+		P.setup = err;
 	clock_gettime(CLOCK_MONOTONIC, &P.started);
+}
+
+/* The session, as ld.offlink starts it: not for ld -r or a line without
+ * inputs (the linker's alone), and not with the environment or the command
+ * line unreadable. */
+static enum ld_plugin_status start(void)
+{
+	struct ofl_error err = OFL_ERROR_INIT;
+	if (P.relocatable || (P.c.o.host_cmd && !ofl_link_wanted(P.c.o.host_cmd, false)))
+		return LDPS_OK;
+	if (P.setup.code)
+		return fail(&P.setup);
+	return ofl_link_open(&P.link, &P.c.o, &err) ? fail(&err) : LDPS_OK;
 }
 
 static enum ld_plugin_status take(const struct ld_plugin_tv *tv)
@@ -357,6 +346,7 @@ enum ld_plugin_status onload(struct ld_plugin_tv *tv)
 	if (P.loaded)
 		return LDPS_OK;
 	P.loaded = true;
+	P.setup = (struct ofl_error)OFL_ERROR_INIT;
 	/* the message callback first, whatever order the linker uses */
 	for (const struct ld_plugin_tv *t = tv; t->tv_tag != LDPT_NULL; t++)
 		if (t->tv_tag == LDPT_MESSAGE)
@@ -367,10 +357,9 @@ enum ld_plugin_status onload(struct ld_plugin_tv *tv)
 		SAY(LDPL_FATAL, "offlink: this linker cannot add input files to a link");
 		rc = LDPS_ERR;
 	}
-	environment();
 	read_command_line();
-	P.from_command_line = llvm_plugin_first();
+	environment();
 	P.c.o.output = P.output;
 	P.c.o.log = log_line;
-	return rc;
+	return rc == LDPS_OK ? start() : rc;
 }

@@ -1,15 +1,17 @@
 # offlink's CMake package: find_package(offlink) with CMAKE_PREFIX_PATH=<prefix>
 # (docs/integration.md, "CMake").  Targets to link against; they add link
 # options only, no library:
-#   offlink::link    the link goes through ld.offlink: -B<prefix>/bin
-#                    -fuse-ld=offlink for clang, -B<prefix>/libexec/offlink/gcc/
-#                    for gcc (by the compiler of the target's link language)
+#   offlink::link    the link goes through offlink, with or without offload
+#                    flags in the link options: for clang -B<prefix>/bin
+#                    -B<prefix>/libexec/offlink/compat -fuse-ld=offlink
+#                    (offlink --ldflags), for gcc -B<prefix>/libexec/offlink/gcc/
+#                    (by the compiler of the target's link language)
 #   offlink::plugin  ld.bfd loads offlink-plugin.so instead
-#   offlink::compat  clang runs offlink's clang-linker-wrapper (a link line
-#                    that keeps -fopenmp-targets)
+#   offlink::compat  only offlink's clang-linker-wrapper (offlink --ldflags
+#                    --compat), for a build that picks its own -fuse-ld
 #   offlink::offlink the offlink executable, for custom commands
 # The same file serves an install and a build tree (build/lib/cmake/offlink),
-# which lay out the compat links and the plugin differently.
+# which lay out the plugin differently.
 if(CMAKE_VERSION VERSION_LESS 3.18)
   message(FATAL_ERROR "offlink's CMake package needs CMake 3.18 ($<LINK_LANG_AND_ID>)")
 endif()
@@ -19,9 +21,6 @@ endif()
 
 get_filename_component(_offlink_prefix "${CMAKE_CURRENT_LIST_DIR}/../../.." ABSOLUTE)
 set(_offlink_compat "${_offlink_prefix}/libexec/offlink/compat")
-if(NOT EXISTS "${_offlink_compat}")
-  set(_offlink_compat "${_offlink_prefix}/bin/compat")
-endif()
 set(_offlink_plugin "${_offlink_prefix}/lib/offlink/offlink-plugin.so")
 if(NOT EXISTS "${_offlink_plugin}")
   set(_offlink_plugin "${_offlink_prefix}/lib/offlink-plugin.so")
@@ -39,7 +38,7 @@ set(_offlink_gcc "$<OR:${_offlink_gcc}0>")
 
 add_library(offlink::link INTERFACE IMPORTED)
 set_target_properties(offlink::link PROPERTIES INTERFACE_LINK_OPTIONS
-  "$<${_offlink_clang}:-B${_offlink_prefix}/bin>;$<${_offlink_clang}:-fuse-ld=offlink>;$<${_offlink_gcc}:-B${_offlink_prefix}/libexec/offlink/gcc/>")
+  "$<${_offlink_clang}:-B${_offlink_prefix}/bin>;$<${_offlink_clang}:-B${_offlink_compat}>;$<${_offlink_clang}:-fuse-ld=offlink>;$<${_offlink_gcc}:-B${_offlink_prefix}/libexec/offlink/gcc/>")
 
 add_library(offlink::plugin INTERFACE IMPORTED)
 set_target_properties(offlink::plugin PROPERTIES INTERFACE_LINK_OPTIONS

@@ -95,3 +95,18 @@ plink() {
 		"$@"
 	fi
 }
+
+# installed_prefix: installs the build into $SCRATCH/prefix ($P), as users
+# do, and sets the tests up to see every link: a device launcher logging
+# each device link offlink runs to device-links, a host linker (ld) logging
+# each host link to host-links; PATH without the build tree, no cache
+installed_prefix() {
+	P=$SCRATCH/prefix
+	cmake --install "$OFL_BUILD" --prefix "$P" >install.log || { cat install.log; fail "cmake --install"; }
+	export PATH=/usr/local/bin:/usr/bin:/bin OMP_TARGET_OFFLOAD=MANDATORY OFFLINK_CACHE=0
+	export OFFLINK_DEVICE_LAUNCHER=$SCRATCH/launch OFFLINK_LINKER=$SCRATCH/host-ld
+	unset OFFLINK_NO_BYPASS_WARNING
+	printf '#!/bin/sh\necho "$*" >>%s/device-links\nexec "$@"\n' "$SCRATCH" >launch
+	printf '#!/bin/sh\necho "$*" >>%s/host-links\nexec /usr/bin/ld "$@"\n' "$SCRATCH" >host-ld
+	chmod +x launch host-ld
+}

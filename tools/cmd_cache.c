@@ -16,10 +16,13 @@ static void usage(FILE *f)
 	fputs("usage: offlink cache stats|clear|trim [--max-size=SIZE]\n\n"
 	      "The local cache of device-link outputs ($OFFLINK_CACHE_DIR, else\n"
 	      "$XDG_CACHE_HOME/offlink or ~/.cache/offlink):\n"
-	      "  stats    entries, size, hits and misses since it was made or cleared\n"
+	      "  stats    entries, size, hits and misses since it was made or cleared,\n"
+	      "           and the temporaries of stores under way or interrupted\n"
 	      "  clear    remove every entry and the statistics\n"
 	      "  trim     remove the least recently used entries down to the size limit\n"
-	      "           ($OFFLINK_CACHE_MAX_SIZE or --max-size, e.g. 500M; default 5G)\n",
+	      "           ($OFFLINK_CACHE_MAX_SIZE or --max-size, e.g. 500M; default 5G)\n"
+	      "clear and trim also remove the temporaries of interrupted stores (older\n"
+	      "than 5 minutes and not being written).\n",
 	      f);
 }
 
@@ -30,7 +33,9 @@ static void print_size(const char *what, uint64_t n)
 	size_t u = 0;
 	for (; v >= 1024 && u < 4; u++)
 		v /= 1024;
-	printf("%-12s %.*f %s\n", what, u ? 1 : 0, v, units[u]);
+	if (what)
+		printf("%-12s ", what);
+	printf("%.*f %s%s", u ? 1 : 0, v, units[u], what ? "\n" : "");
 }
 
 static int stats(const char *dir, uint64_t max)
@@ -47,6 +52,9 @@ static int stats(const char *dir, uint64_t max)
 	printf("%-12s %llu (%llu from the remote)\n", "hits", (unsigned long long)s.hits,
 	       (unsigned long long)s.remote_hits);
 	printf("%-12s %llu\n", "misses", (unsigned long long)s.misses);
+	printf("%-12s %llu (", "temporaries", (unsigned long long)s.temporaries);
+	print_size(NULL, s.temporary_bytes);
+	puts(")");
 	if (looked)
 		printf("%-12s %.1f%%\n", "hit rate", 100.0 * (double)s.hits / (double)looked);
 	return 0;
@@ -68,6 +76,7 @@ int cmd_cache(int argc, char **argv)
 	if (ofl_cache_config_from_env(environ, &c, &err))
 		return error_lib(&err);
 	int rc = 0;
+	bool sized = false;
 	uint64_t max = c.opts.max_size;
 	const char *dir = c.opts.dir;
 	for (int i = 2; !rc && i < argc; i++) {
@@ -77,8 +86,11 @@ int cmd_cache(int argc, char **argv)
 		else if (ofl_cache_parse_size(argv[i] + 11, &max, &err)) {
 			ofl_error_prefix(&err, "cache: --max-size");
 			rc = error_lib(&err);
-		}
+		} else
+			sized = true;
 	}
+	if (!rc && !sized && c.opts.unusable)
+		rc = error("cache: %s", c.opts.unusable);
 	if (!rc && !dir)
 		rc = error("cache: no directory: set OFFLINK_CACHE_DIR or HOME");
 	else if (!rc && (!action || !strcmp(action, "stats")))

@@ -12,6 +12,7 @@
 #include "ofl_bfd.h"
 #include "offlink/archive.h"
 #include "offlink/format.h"
+#include "offlink/image_compat.h"
 #include "offlink/inspect.h"
 #include "offlink/io.h"
 #include "offlink/offload_binary.h"
@@ -26,6 +27,8 @@ struct insp {
 	enum ofl_llvm_version llvm;
 	int nfiles_done;
 	const char *extract, *output, *extract_all, *check;
+	const char *gpu;  /* --gpu: which images load there */
+	unsigned runtime; /* --runtime: LLVM's offload runtime release */
 	bool tolerant;
 	const char *current; /* the file being inspected; never written over */
 };
@@ -445,12 +448,29 @@ static void collect_code(const struct ofl_node *n, void *ctx)
 	c->v[c->n++] = n;
 }
 
+/* mkdir -p: the directory and those above it that are missing. */
+static int make_dirs(const char *dir)
+{
+	char *p = strdup(dir);
+	int rc = p ? 0 : error("out of memory");
+	for (char *s = p && *p ? strchr(p + 1, '/') : NULL; !rc && s; s = strchr(s + 1, '/')) {
+		*s = '\0';
+		if (mkdir(p, 0777) && errno != EEXIST)
+			rc = error("cannot create '%s': %s", p, strerror(errno));
+		*s = '/';
+	}
+	if (!rc && mkdir(dir, 0777) && errno != EEXIST)
+		rc = error("cannot create '%s': %s", dir, strerror(errno));
+	free(p);
+	return rc;
+}
+
 static int extract_all(const struct insp *in, const struct ofl_node *root)
 {
+	if (make_dirs(in->extract_all))
+		return 1;
 	struct collect c = {NULL, 0, false};
 	ofl_node_walk(root, collect_code, &c);
-	if (mkdir(in->extract_all, 0777) && errno != EEXIST)
-		return error("cannot create '%s': %s", in->extract_all, strerror(errno));
 	/* every file or none; the names are printed once all are there */
 	struct staging st;
 	staging_begin(&st);
@@ -515,6 +535,125 @@ static int check(const struct insp *in, const struct ofl_node *root)
 	return rc;
 }
 
+/* ---- --gpu: which images load -------------------------------------------- */
+
+/* Is n inside a relocatable ELF object (an input to a link)? */
+static bool in_object(const struct ofl_node *n)
+{
+	for (; n; n = n->parent)
+		if (n->format == OFL_FMT_ELF && n->size >= 18)
+			return n->data[16] == 1; /* ET_REL */
+	return false;
+}
+
+/* What a loader reads of a code node; a compressed fat binary entry is
+ * known by its entry header alone (the driver inflates it). */
+static bool gpu_image_of(const struct ofl_node *n, struct ofl_gpu_image *im, enum ofl_loader *ld)
+{
+	if (n->kind == OFL_NODE_FATBIN_ENTRY) {
+		*ld = OFL_LOADER_CUDA;
+		ofl_gpu_image_read(n->data, (size_t)n->size, im);
+		if (n->fatbin_flags & 0x2000) {
+			im->code = n->fatbin_kind == 1 ? OFL_GPU_PTX : OFL_GPU_CUBIN;
+			im->sm = n->sm;
+		}
+		return true;
+	}
+	/* OpenMP images are LLVM's runtime's; HIP's loads its own, not judged */
+	if (n->kind != OFL_NODE_IMAGE ||
+	    (n->offload_kind != OFL_OFK_OPENMP && n->offload_kind != OFL_OFK_CUDA))
+		return false;
+	*ld = n->offload_kind == OFL_OFK_CUDA ? OFL_LOADER_CUDA : OFL_LOADER_LLVM;
+	ofl_gpu_image_read(n->data, (size_t)n->size, im);
+	/* an object's AMDGPU bitcode is what the device link makes code of */
+	if (im->code == OFL_GPU_BITCODE && in_object(n) && n->triple &&
+	    !strncmp(n->triple, "amdgcn", 6))
+		im->code = OFL_GPU_AMDGPU;
+	return im->code != OFL_GPU_OTHER || (n->triple && strncmp(n->triple, "x86_64", 6));
+}
+
+static const char *const load_names[] = {"no", "yes", "jit"};
+static const char *const code_names[] = {"other", "cubin", "ptx", "amdgpu", "bitcode"};
+
+static void loads_json(const struct ofl_node *n, const struct ofl_gpu_image *im, enum ofl_loader ld,
+                       enum ofl_load r, const char *why, bool first)
+{
+	char *sel = ofl_node_path(n);
+	printf("%s\n    {\"selector\": ", first ? "" : ",");
+	json_cstr(sel);
+	free(sel);
+	printf(", \"triple\": ");
+	json_cstr(n->triple);
+	printf(", \"arch\": ");
+	json_cstr(n->arch);
+	printf(", \"loader\": \"%s\", \"code\": \"%s\"", ld == OFL_LOADER_LLVM ? "llvm" : "cuda",
+	       code_names[im->code]);
+	if (im->sm)
+		printf(", \"sm\": %u", im->sm);
+	if (im->code == OFL_GPU_CUBIN && im->abi_version)
+		printf(", \"cubin_header\": \"%s\", \"osabi\": %u, \"abi_version\": %u, "
+		       "\"first_runtime\": %u",
+		       ofl_cubin_first_runtime(im) == 1 ? "old" : "new", im->osabi, im->abi_version,
+		       ofl_cubin_first_runtime(im));
+	if (*im->toolkit) {
+		printf(", \"toolkit\": ");
+		json_cstr(im->toolkit);
+	}
+	printf(", \"loads\": \"%s\", \"why\": ", load_names[r]);
+	json_cstr(why);
+	printf("}");
+}
+
+/* Every image the file holds for a GPU, with whether it loads there: exit
+ * 0 when one does. */
+static int gpu_loads(const struct insp *in, const struct ofl_node *root)
+{
+	struct collect c = {NULL, 0, true};
+	ofl_node_walk(root, collect_code, &c);
+	size_t judged = 0, loading = 0;
+	if (in->fmt == FMT_JSON) {
+		printf("%s  {\"file\": ", in->nfiles_done ? ",\n" : "");
+		json_cstr(root->name);
+		printf(", \"runtime\": %u, \"gpu\": ", in->runtime);
+		json_cstr(in->gpu);
+		printf(", \"images\": [");
+	} else {
+		printf("%s: on %s, with LLVM %u's offload runtime (OpenMP) and the CUDA driver "
+		       "(CUDA):\n",
+		       root->name, in->gpu, in->runtime);
+	}
+	for (size_t i = 0; i < c.n; i++) {
+		struct ofl_gpu_image im;
+		enum ofl_loader ld;
+		if (!gpu_image_of(c.v[i], &im, &ld))
+			continue;
+		char why[320];
+		enum ofl_load r =
+		    ofl_image_loads(&im, c.v[i]->arch, ld, in->runtime, in->gpu, why, sizeof why);
+		loading += r != OFL_LOAD_NO;
+		if (in->fmt == FMT_JSON) {
+			loads_json(c.v[i], &im, ld, r, why, !judged);
+		} else {
+			char *sel = ofl_node_path(c.v[i]);
+			printf("  %-4s %s (%s %s): %s\n", load_names[r], sel ? sel : "?",
+			       c.v[i]->triple ? c.v[i]->triple : "",
+			       c.v[i]->arch ? c.v[i]->arch : "", why);
+			free(sel);
+		}
+		judged++;
+	}
+	free(c.v);
+	if (in->fmt == FMT_JSON)
+		printf("%s], \"loadable\": %zu}", judged ? "\n  " : "", loading);
+	else
+		printf("  %zu of %zu image(s) load\n", loading, judged);
+	if (!loading)
+		return error("%s: no image loads on %s with LLVM %u's offload runtime or the CUDA "
+		             "driver",
+		             root->name, in->gpu, in->runtime);
+	return 0;
+}
+
 static int inspect_tree(struct insp *in, const char *path, const uint8_t *d, size_t n)
 {
 	struct ofl_node *root;
@@ -533,6 +672,8 @@ static int inspect_tree(struct insp *in, const char *path, const uint8_t *d, siz
 		rc = extract_all(in, root);
 	} else if (in->check) {
 		rc = check(in, root);
+	} else if (in->gpu) {
+		rc = gpu_loads(in, root);
 	} else if (in->fmt == FMT_JSON) {
 		printf("%s", in->nfiles_done ? ",\n" : "");
 		json_node(in, root, 1);
@@ -589,9 +730,9 @@ int cmd_inspect(int argc, char **argv)
 {
 	const char *format = "tree";
 	bool json = false, tolerant = false;
-	unsigned long long llvm = 22;
+	unsigned long long llvm = 22, runtime = 0;
 	struct strlist files = {0};
-	struct insp in = {FMT_TREE, OFL_LLVM_22, 0, NULL, NULL, NULL, NULL, false, NULL};
+	struct insp in = {FMT_TREE, OFL_LLVM_22, 0, NULL, NULL, NULL, NULL, NULL, 0, false, NULL};
 	const struct opt table[] = {
 	    {"format", OPT_STR, &format, NULL, "tree|json|llvm-objdump",
 	     "output format; llvm-objdump prints what llvm-objdump --offloading prints"},
@@ -608,6 +749,11 @@ int cmd_inspect(int argc, char **argv)
 	    {"check", OPT_STR, &in.check, NULL, "TARGET",
 	     "which image suits TARGET (triple[--target-id], sm_90, gfx90a:xnack+, x86_64); "
 	     "exit 1 when none does"},
+	    {"gpu", OPT_STR, &in.gpu, NULL, "GPU",
+	     "which images load on GPU (sm_90, gfx90a:sramecc+:xnack-); exit 1 when none "
+	     "does; needs --runtime"},
+	    {"runtime", OPT_UINT, &runtime, NULL, "N",
+	     "the release of LLVM's offload runtime that loads OpenMP images (19, 22, ...)"},
 	    {"tolerant", OPT_FLAG, &tolerant, NULL, NULL,
 	     "skip bytes in offloading sections that do not parse instead of failing"},
 	    {"help", OPT_HELP, NULL, NULL, NULL, "show this help"},
@@ -632,8 +778,13 @@ int cmd_inspect(int argc, char **argv)
 		rc = error("no input files; see 'offlink inspect --help'");
 	if (!rc && in.output && !in.extract)
 		rc = error("-o needs --extract");
-	if (!rc && (!!in.extract + !!in.extract_all + !!in.check) > 1)
-		rc = error("use one of --extract, --extract-all and --check");
+	if (!rc && (!!in.extract + !!in.extract_all + !!in.check + !!in.gpu) > 1)
+		rc = error("use one of --extract, --extract-all, --check and --gpu");
+	if (!rc && !!in.gpu != !!runtime)
+		rc = error("--gpu and --runtime go together: --runtime=19 --gpu=sm_90");
+	if (!rc && runtime && (runtime < 14 || runtime > 99))
+		rc = error("--runtime is an LLVM release (14 to 99), not %llu", runtime);
+	in.runtime = (unsigned)runtime;
 	if (!rc && in.extract) {
 		rc = run_extract(&in, &files);
 		strlist_release(&files);
@@ -641,10 +792,14 @@ int cmd_inspect(int argc, char **argv)
 	}
 	bool json_list = in.fmt == FMT_JSON && !in.extract_all && !in.check;
 	if (!rc && json_list)
-		printf("{\"files\": [\n");
-	for (size_t i = 0; i < files.n && !rc; i++)
-		rc = inspect_one(&in, files.v[i]);
-	if (json_list && !rc)
+		printf("{\"%s\": [\n", in.gpu ? "gpu" : "files");
+	/* --gpu answers for every file; a file where nothing loads fails it */
+	bool opened = !rc;
+	for (size_t i = 0; i < files.n && (!rc || (in.gpu && opened)); i++) {
+		int r = inspect_one(&in, files.v[i]);
+		rc = rc ? rc : r;
+	}
+	if (json_list && (!rc || (in.gpu && opened)))
 		printf("\n]}\n");
 	strlist_release(&files);
 	return rc;

@@ -1,9 +1,11 @@
 /* offlink --ldflags: what to add to a link line so that the link goes
  * through offlink (docs/integration.md).  clang takes any -fuse-ld name and
- * finds ld.offlink in its -B dirs; gcc accepts only fixed names, so it gets
- * the directory whose `ld` is ld.offlink; a clang link that keeps
- * -fopenmp-targets runs clang-linker-wrapper, found in the compat
- * directory; the plugin works with ld.bfd and gold only. */
+ * finds ld.offlink in its -B dirs; a clang link that keeps offload flags
+ * runs clang-linker-wrapper, which it finds in the compat directory (-B
+ * dirs first), and that one does ld.offlink's part: so clang gets both,
+ * whatever its link line holds.  gcc accepts only fixed -fuse-ld names, so
+ * it gets the directory whose `ld` is ld.offlink.  --compat alone is the
+ * compat directory only; the plugin works with ld.bfd and gold only. */
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -78,18 +80,6 @@ static int plugin_flags(const char *prefix, const char *linker)
 	return error("--ldflags --plugin: no offlink-plugin.so in %s/lib", prefix);
 }
 
-/* The compat links: <prefix>/libexec/offlink/compat when installed,
- * bin/compat in a build tree. */
-static int compat_flags(const char *prefix, const char *bin)
-{
-	char path[PATH_MAX + 64];
-	snprintf(path, sizeof(path), "%s/libexec/offlink/compat", prefix);
-	if (access(path, X_OK))
-		snprintf(path, sizeof(path), "%s/compat", bin);
-	printf("-B%s\n", path);
-	return 0;
-}
-
 static int unknown_argument(const char *arg)
 {
 	static const char *const names[] = {"--ldflags", "--cc", "--compat", "--plugin",
@@ -136,11 +126,12 @@ int cmd_ldflags(int argc, char **argv)
 		return error("--ldflags --compat: only clang runs clang-linker-wrapper; gcc links "
 		             "through ld.offlink (offlink --ldflags --cc=%s)",
 		             cc);
+	/* the build tree has the installed layout */
 	if (compat)
-		return compat_flags(prefix, bin);
-	if (k == CC_GCC)
+		printf("-B%s/libexec/offlink/compat\n", prefix);
+	else if (k == CC_GCC)
 		printf("-B%s/libexec/offlink/gcc/\n", prefix);
 	else
-		printf("-B%s -fuse-ld=offlink\n", bin);
+		printf("-B%s -B%s/libexec/offlink/compat -fuse-ld=offlink\n", bin, prefix);
 	return 0;
 }

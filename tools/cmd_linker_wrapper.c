@@ -30,6 +30,8 @@ enum wopt {
 	W_COMPRESSION_LEVEL,
 	W_EMIT_FATBIN,
 	W_PRINT_MODULE,
+	W_OPT_LEVEL,
+	W_EMBED_BITCODE,
 	W_IGNORED,     /* accepted; no effect on what offlink produces */
 	W_IGNORED_ARG, /* same, with a value */
 	W_UNSUPPORTED, /* a mode offlink does not have */
@@ -65,7 +67,7 @@ static const struct wspec wrapper_opts[] = {
     {"compression-level", W_COMPRESSION_LEVEL, EITHER},
     {"emit-fatbin-only", W_EMIT_FATBIN, FLAG},
     {"print-wrapped-module", W_PRINT_MODULE, FLAG},
-    {"opt-level", W_IGNORED_ARG, EITHER},
+    {"opt-level", W_OPT_LEVEL, EITHER},
     {"linker-arg", W_IGNORED_ARG, EITHER},
     {"compiler-arg", W_IGNORED_ARG, EITHER},
     {"ptxas-arg", W_IGNORED_ARG, EITHER},
@@ -80,7 +82,7 @@ static const struct wspec wrapper_opts[] = {
     {"device-debug", W_IGNORED, FLAG},
     {"clang-backend", W_IGNORED, FLAG},
     {"override-image", W_UNSUPPORTED, EITHER},
-    {"embed-bitcode", W_UNSUPPORTED, FLAG},
+    {"embed-bitcode", W_EMBED_BITCODE, FLAG},
     {"help", W_HELP, FLAG},
     {"help-hidden", W_HELP, FLAG},
     {"version", W_VERSION, FLAG},
@@ -104,7 +106,9 @@ static const char help[] =
     "  --wrapper-jobs=<number> Parallel device links: 1 to 4096, or 'jobserver'\n"
     "  --offload-opt=<value>   LLVM option for the device links' LTO\n"
     "  -mllvm <arg>            LLVM option for the device links\n"
-    "  --cuda-path=<dir>       The CUDA installation (fatbinary)\n"
+    "  --cuda-path=<dir>       The CUDA installation (fatbinary; LLVM 19's device links)\n"
+    "  --opt-level=<O0-O3>     LLVM 19's device LTO and link optimisation (default O2)\n"
+    "  --embed-bitcode         Embed the linked bitcode for the runtime to JIT\n"
     "  --compress, --compression-level=<n>\n"
     "                          Compress HIP fat binaries\n"
     "  --emit-fatbin-only      Write the fat binary; no wrapping, no host link\n"
@@ -114,10 +118,10 @@ static const char help[] =
     "  --save-temps            Save intermediate results\n"
     "  --wrapper-verbose       Print the commands as they run\n"
     "  --help, --version       This help; the version\n\n"
-    "Accepted and ignored: --opt-level, --linker-arg, --compiler-arg, --ptxas-arg,\n"
+    "Accepted and ignored: --linker-arg, --compiler-arg, --ptxas-arg,\n"
     "--bitcode-library, --builtin-bitcode, --wrapper-time-trace*, --pass-remarks*,\n"
-    "--whole-program, --device-debug, --clang-backend. Refused: --override-image,\n"
-    "--embed-bitcode. Everything else goes to the host linker.\n"
+    "--whole-program, --device-debug, --clang-backend. Refused: --override-image.\n"
+    "Everything else goes to the host linker.\n"
     "More: man ld.offlink, docs/integration.md (\"As clang-linker-wrapper\").\n";
 
 /* The spec of a wrapper option word ("--x", "-x", "--x=v"), or NULL. */
@@ -162,7 +166,7 @@ static int take(struct link_job *j, const struct wspec *w, const char *v)
 		j->c.o.host_triple = v;
 		break;
 	case W_LINKER_PATH:
-		j->linker_choice = v;
+		j->linker_path = v;
 		break;
 	case W_DEVICE_LINKER:
 		return push(&j->c.device_linker_args, v);
@@ -211,6 +215,14 @@ static int take(struct link_job *j, const struct wspec *w, const char *v)
 	case W_PRINT_MODULE:
 		j->c.o.print_wrapped_module = true;
 		break;
+	case W_OPT_LEVEL:
+		if (v[0] != 'O' || v[1] < '0' || v[1] > '3' || v[2])
+			return error("--opt-level=%s: expected O0, O1, O2 or O3", v);
+		j->c.o.opt_level = v[1];
+		break;
+	case W_EMBED_BITCODE:
+		j->c.o.embed_bitcode = true;
+		break;
 	case W_UNSUPPORTED:
 		return error("--%s is not supported by offlink's clang-linker-wrapper", w->name);
 	default:
@@ -258,10 +270,14 @@ int cmd_clang_linker_wrapper(int argc, char **argv)
 		free(host);
 		return 0;
 	}
-	if (!rc && !j.linker_choice)
+	if (!rc && !j.linker_path)
 		rc = error("linker path missing, must pass 'linker-path'");
 	if (!rc && ofl_ldcmd_parse(&j.cmd, host_style(j.c.o.host_triple), nhost, host, &err))
 		rc = error_lib(&err);
+	/* ld.offlink's options in the link flags ($(offlink --ldflags) users') */
+	for (size_t i = 0; !rc && i < j.cmd.nargs; i++)
+		if (ofl_ldarg_is_own(&j.cmd.args[i]))
+			rc = link_job_own_option(&j, &j.cmd.args[i]);
 	if (!rc)
 		rc = link_job_run(&j);
 	link_job_release(&j);

@@ -82,11 +82,12 @@ static void usage(FILE *f)
 	for (const struct subcommand *c = subcommands; c->name; c++)
 		fprintf(f, "  %-10s %s\n", c->name, c->summary);
 	fprintf(f, "\nRun 'offlink <command> --help' for the options of a command.\n\n"
-	           "--ldflags prints what to add to a link line to link through ld.offlink:\n"
+	           "--ldflags prints what to add to a link line to link through offlink, with or\n"
+	           "without offload flags on it (ld.offlink, or offlink's clang-linker-wrapper):\n"
 	           "  --cc=COMPILER  clang (default) or gcc, by name or path (clang-22, g++, "
 	           "/usr/bin/cc)\n"
-	           "  --compat       for a clang link that keeps -fopenmp-targets: offlink's\n"
-	           "                 clang-linker-wrapper instead of LLVM's\n"
+	           "  --compat       only offlink's clang-linker-wrapper, for a clang build that\n"
+	           "                 picks its own -fuse-ld and keeps offload flags on every link\n"
 	           "  --plugin       the GNU linker plugin inside ld.bfd (--linker=gold: gold)\n\n"
 	           "Under these names (bin/ld.offlink, links in libexec/offlink/compat/) offlink\n"
 	           "takes that tool's command line:\n");

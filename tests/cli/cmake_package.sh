@@ -53,7 +53,7 @@ target_link_options(prog PRIVATE -fopenmp)'
 # clang links: -B<prefix>/bin -fuse-ld=offlink
 project clang offlink::link "$omp_sources"
 build clang "$CLANG"
-grep -q -- "-B$P/bin -fuse-ld=offlink" clang.log || { cat clang.log; fail "clang: the link does not go through ld.offlink"; }
+grep -q -- "-B$P/bin -B$P/libexec/offlink/compat -fuse-ld=offlink" clang.log || { cat clang.log; fail "clang: the link does not go through ld.offlink"; }
 
 # gcc links the objects clang compiled: -B<prefix>/libexec/offlink/gcc/
 "$CLANG" -fopenmp -fopenmp-targets=x86_64-pc-linux-gnu -c src/main.c src/kern.c || fail "compile"

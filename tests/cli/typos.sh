@@ -76,7 +76,7 @@ expect_fail plink ld -plugin "$PLUGIN" -plugin-opt frob m.o -o m
 expect_err_line "unknown plugin option 'frob' \(jobs=N, device-compiler=, .*dry-run.*\)\$"
 
 # --ldflags: compilers by name or path
-clang_form="-B$(realpath "$OFL_BUILD/bin") -fuse-ld=offlink"
+clang_form="-B$(realpath "$OFL_BUILD/bin") -B$(realpath "$OFL_BUILD")/libexec/offlink/compat -fuse-ld=offlink"
 gcc_form="-B$(realpath "$OFL_BUILD")/libexec/offlink/gcc/"
 for cc in clang clang-22 /usr/lib/llvm-22/bin/clang clang++ x86_64-linux-gnu-clang++-19; do
 	[ "$("$OFFLINK" --ldflags --cc="$cc")" = "$clang_form" ] || fail "--ldflags --cc=$cc"
@@ -94,7 +94,7 @@ expect_fail "$OFFLINK" --ldflags --cc=icx
 expect_err_line "^offlink: error: --ldflags: cannot tell which compiler 'icx' is; --cc takes clang or gcc, by name or path"
 expect_fail "$OFFLINK" --ldflags --compt
 expect_err_line "unknown argument '--compt'; did you mean '--compat'\?\$"
-[ "$("$OFFLINK" --ldflags --compat)" = "-B$(realpath "$OFL_BUILD/bin")/compat" ] || fail "--ldflags --compat"
+[ "$("$OFFLINK" --ldflags --compat)" = "-B$(realpath "$OFL_BUILD")/libexec/offlink/compat" ] || fail "--ldflags --compat"
 expect_fail "$OFFLINK" --ldflags --compat --cc=gcc
 expect_err_line "only clang runs clang-linker-wrapper"
 echo ok

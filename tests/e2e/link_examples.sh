@@ -31,10 +31,12 @@ run_check() {
 [ "$(pkg-config --variable=ldflags_gcc offlink)" = "$("$OFFLINK" --ldflags --cc=gcc)" ] ||
 	fail "ldflags_gcc: $(pkg-config --variable=ldflags_gcc offlink)"
 
-# Make: compile with -fopenmp-targets, link with -fopenmp and offlink's flags.
+# Make: compile and link with -fopenmp-targets and offlink's flags.
 cp -r "$EX/make" make
 cp -r "$EX/src" src
 make -C make -s CC="$CLANG" OFFLINK="$OFFLINK" >make.log 2>&1 || { cat make.log; fail "make"; }
+# offlink's clang-linker-wrapper did the device link: no bypass warning
+[ ! -s make.log ] || { cat make.log; fail "make printed messages"; }
 run_check make/vecadd
 
 # The plugin: the same Makefile with one LDFLAGS line, ld.bfd loading
@@ -58,5 +60,6 @@ cmake -S cmake -B cmake/build -DCMAKE_C_COMPILER="$CLANG" -DCMAKE_PREFIX_PATH="$
 	{ cat cmake.log; fail "cmake configure"; }
 cmake --build cmake/build --verbose >build.log 2>&1 || { cat build.log; fail "cmake build"; }
 grep -q -- "-fuse-ld=offlink" build.log || { cat build.log; fail "the CMake link does not use ld.offlink"; }
+! grep -q "warning" build.log || { cat build.log; fail "the CMake build warned"; }
 run_check cmake/build/vecadd
 echo "examples: make, plugin and cmake projects built and ran on the device"

@@ -58,7 +58,7 @@ omp19() {
 		-Wl,--explain=$name.explain || fail "$name: ld.offlink (gcc -B)"
 	compare ref_$name ours_$name 32
 	for a in ${archs//,/ }; do
-		grep -q "libomptarget.devicertl.a(devicertl-[a-z]*-$a.o): device code taken for device symbol" \
+		grep -q "libomptarget.devicertl.a(devicertl-[a-z]*-${a%%:*}.o): device code taken for device symbol" \
 			$name.explain || { cat $name.explain; fail "$name: $a took no runtime member"; }
 	done
 	"$LLVM19/clang" -fopenmp -fuse-ld=offlink -B"$OFL_BUILD/bin" stub.o $name.o -L"$RTLIB" \
@@ -76,6 +76,8 @@ else
 	echo "CUDA toolkit not installed: nvptx part not run"
 fi
 omp19 amd19 gfx90a,gfx942
+# a target ID with features: LLVM 19 LTO gets the processor, the images the features
+omp19 amdx19 gfx90a:xnack+
 
 # Device code is taken per arch: archhelper.o's gfx942 image is needed
 # (helper), its gfx90a image is not, and would be unresolved (other)
@@ -97,6 +99,11 @@ STUB_ENTRY=32 LD_LIBRARY_PATH=$RTLIB ./perarch >perarch.log && grep -q "2 images
 expect_fail cc -rdynamic stub.o amd19.o -ldl -o missing19 -B"$GCCDIR"
 grep -q "LLVM 19's OpenMP device runtime libomptarget.devicertl.a is not beside the libomptarget.so the link uses (looked in .*llvm-19/lib)" \
 	"$SCRATCH/err" || { cat "$SCRATCH/err"; fail "missing LLVM 19 runtime: wrong message"; }
+# a dir both given with -L and the LLVM's own is named once
+LLVM19LIB=${LLVM19%/bin}/lib
+expect_fail cc -rdynamic stub.o amd19.o -L"$LLVM19LIB" -ldl -o missing19 -B"$GCCDIR"
+[ "$(grep -o "looked in .*" "$SCRATCH/err" | grep -o "[^ ,]*llvm-19/lib\b" | sort | uniq -d)" = "" ] ||
+	{ cat "$SCRATCH/err"; fail "missing LLVM 19 runtime: a directory named twice"; }
 
 # the opt-out, against clang 19 -nogpulib (undefined runtime symbols
 # allowed on both sides; clang 19 passes -Xoffload-linker-<triple> values

@@ -56,7 +56,7 @@ run_check prog
 # shellcheck disable=SC2046
 "$CLANG" -fopenmp -fopenmp-targets=$T $("$OFFLINK" --ldflags --compat) main.o kern.o -o prog \
 	-### 2>err || fail "clang -###"
-grep -q "\"$(realpath "$BIN")/compat/clang-linker-wrapper\"" err || { cat err; fail "--compat: not offlink's clang-linker-wrapper"; }
+grep -q "\"$(realpath "$BIN/..")/libexec/offlink/compat/clang-linker-wrapper\"" err || { cat err; fail "--compat: not offlink's clang-linker-wrapper"; }
 # shellcheck disable=SC2046
 "$CLANG" -fopenmp -fopenmp-targets=$T $("$OFFLINK" --ldflags --compat) main.o kern.o -o prog ||
 	fail "link with --ldflags --compat"

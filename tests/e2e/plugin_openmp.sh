@@ -63,9 +63,29 @@ for v in 22 19; do
 		plink gcc -fuse-ld=$ld main$v.o -L. -lk$v -L"$RT" -lomp -Wl,-plugin,"$PLUGIN" \
 			-Wl,-plugin-opt,explain="$PWD/$p.explain" -o ${p}_lib || fail "library with $ld"
 		run_check ${p}_lib "$SRC/expected.txt"
-		grep -Eq "libk$v.a@0x[0-9a-f]+: device code taken" $p.explain &&
+		grep -Eq "libk$v.a\(kern$v.o\): device code taken" $p.explain &&
 			[ "$(grep -c 'device code taken' $p.explain)" = 2 ] ||
 			{ cat $p.explain; fail "the plugin did not take exactly main and kern ($ld)"; }
+		# -u pulls a member: taken by the plugin and ld.offlink alike,
+		# for the symbol (the replay knows -u; the linker's hint agrees)
+		plink gcc -fuse-ld=$ld main$v.o -Wl,-u,lib_compute -L. -lk$v -L"$RT" -lomp \
+			-Wl,-plugin,"$PLUGIN" -Wl,-plugin-opt,explain="$PWD/$p.uexplain" -o ${p}_u ||
+			fail "-u with $ld"
+		run_check ${p}_u "$SRC/expected.txt"
+		gcc main$v.o -Wl,-u,lib_compute -L. -lk$v -L"$RT" -lomp -B"$OFL_BUILD/libexec/offlink/gcc" \
+			-Wl,--explain="$PWD/$p.ldu" -o ${p}_ldu || fail "-u with ld.offlink"
+		grep -q "libk$v.a(lib$v.o): device code taken: the host link pulls it for 'lib_compute'" \
+			$p.uexplain || { cat $p.uexplain; fail "-u: lib$v.o not taken for lib_compute ($ld)"; }
+		diff <(grep 'device code' $p.ldu) <(grep 'device code' $p.uexplain) ||
+			fail "-u: the plugin and ld.offlink differ ($ld)"
+		# a thin archive: the linker offers a member as its own file,
+		# which is the archive's member, not one more input
+		rm -f libkt$v.a && ar rcsT libkt$v.a kern$v.o lib$v.o
+		plink gcc -fuse-ld=$ld main$v.o -L. -lkt$v -L"$RT" -lomp -Wl,-plugin,"$PLUGIN" \
+			-Wl,-plugin-opt,explain="$PWD/$p.texplain" -o ${p}_thin || fail "thin library with $ld"
+		run_check ${p}_thin "$SRC/expected.txt"
+		[ "$(grep -c 'device code taken' $p.texplain)" = 2 ] ||
+			{ cat $p.texplain; fail "thin archive: not exactly main and kern ($ld)"; }
 		# --whole-archive: the linker offers every member
 		plink gcc -fuse-ld=$ld main$v.o -Wl,--whole-archive libk$v.a -Wl,--no-whole-archive \
 			-L"$RT" -lomp -Wl,-plugin,"$PLUGIN" \

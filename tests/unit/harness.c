@@ -6,6 +6,30 @@
 
 int ofl_test_failed;
 
+struct ofl_buf ofl_test_fixture(const char *rel)
+{
+	char path[4096];
+	const char *src = getenv("OFL_SRC");
+	const char *f = __FILE__, *cut = strstr(f, "unit/harness.c");
+	if (src)
+		snprintf(path, sizeof path, "%s/tests/fixtures/%s", src, rel);
+	else
+		snprintf(path, sizeof path, "%.*sfixtures/%s", (int)(cut - f), f, rel);
+	struct ofl_buf b = OFL_BUF_INIT;
+	FILE *fp = fopen(path, "rb");
+	if (!fp) {
+		fprintf(stderr, "cannot open fixture %s\n", path);
+		return b;
+	}
+	char tmp[4096];
+	size_t n;
+	while ((n = fread(tmp, 1, sizeof tmp, fp)) > 0)
+		if (ofl_buf_append(&b, tmp, n) < 0)
+			abort();
+	fclose(fp);
+	return b;
+}
+
 static struct {
 	const char *name;
 	ofl_test_fn fn;

@@ -8,9 +8,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "offlink/buf.h"
+
 typedef void (*ofl_test_fn)(void);
 void ofl_test_register(const char *name, ofl_test_fn fn);
 extern int ofl_test_failed;
+/* The bytes of tests/fixtures/<rel> (beside this harness; $OFL_SRC
+ * overrides); empty, with a message, when it cannot be read. */
+struct ofl_buf ofl_test_fixture(const char *rel);
 
 #define OFL_TEST(name)                                                                             \
 	static void name(void);                                                                    \

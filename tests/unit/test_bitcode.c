@@ -3,28 +3,6 @@
 #include "offlink/buf.h"
 #include "offlink/offload_binary.h"
 
-/* Fixtures live next to this file's directory; OFL_SRC overrides. */
-static struct ofl_buf load(const char *rel)
-{
-	char path[4096];
-	const char *src = getenv("OFL_SRC");
-	const char *f = __FILE__, *cut = strstr(f, "unit/test_bitcode.c");
-	if (src)
-		snprintf(path, sizeof path, "%s/tests/fixtures/%s", src, rel);
-	else
-		snprintf(path, sizeof path, "%.*sfixtures/%s", (int)(cut - f), f, rel);
-	struct ofl_buf b = OFL_BUF_INIT;
-	FILE *fp = fopen(path, "rb");
-	char tmp[4096];
-	size_t n;
-	while (fp && (n = fread(tmp, 1, sizeof tmp, fp)) > 0)
-		if (ofl_buf_append(&b, tmp, n) < 0)
-			break;
-	if (fp)
-		fclose(fp);
-	return b;
-}
-
 static const struct ofl_bcsym *find(const struct ofl_bcsymtab *t, const char *name)
 {
 	for (size_t i = 0; i < t->n; i++)
@@ -55,7 +33,7 @@ static void check_omp_symbols(const struct ofl_bcsymtab *t)
 
 OFL_TEST(bitcode_symtab_llvm22)
 {
-	struct ofl_buf b = load("llvm22/omp-gfx90a.bc");
+	struct ofl_buf b = ofl_test_fixture("llvm22/omp-gfx90a.bc");
 	struct ofl_bcsymtab t;
 	struct ofl_error e = OFL_ERROR_INIT;
 	CHECK(ofl_bitcode_is(b.data, b.len));
@@ -70,7 +48,7 @@ OFL_TEST(bitcode_symtab_llvm22)
 
 OFL_TEST(bitcode_symtab_llvm19)
 {
-	struct ofl_buf b = load("llvm19/omp-gfx90a.bc");
+	struct ofl_buf b = ofl_test_fixture("llvm19/omp-gfx90a.bc");
 	struct ofl_bcsymtab t;
 	struct ofl_error e = OFL_ERROR_INIT;
 	CHECK_EQ_U(ofl_bitcode_symtab(b.data, b.len, &t, &e), 0);
@@ -85,7 +63,7 @@ OFL_TEST(bitcode_symtab_header)
 {
 	static const char *const files[] = {"llvm22/omp-gfx90a.bc", "llvm19/omp-gfx90a.bc"};
 	for (size_t i = 0; i < 2; i++) {
-		struct ofl_buf b = load(files[i]);
+		struct ofl_buf b = ofl_test_fixture(files[i]);
 		struct ofl_bcsymtab t, h;
 		struct ofl_error e = OFL_ERROR_INIT;
 		CHECK_EQ_U(ofl_bitcode_symtab(b.data, b.len, &t, &e), 0);
@@ -104,7 +82,7 @@ OFL_TEST(bitcode_symtab_header)
 /* The bitcode wrapper header (as Darwin tools write) in front. */
 OFL_TEST(bitcode_symtab_through_wrapper)
 {
-	struct ofl_buf b = load("llvm22/omp-gfx90a.bc"), w = OFL_BUF_INIT;
+	struct ofl_buf b = ofl_test_fixture("llvm22/omp-gfx90a.bc"), w = OFL_BUF_INIT;
 	struct ofl_bcsymtab t;
 	struct ofl_error e = OFL_ERROR_INIT;
 	CHECK(b.len > 0);
@@ -120,7 +98,7 @@ OFL_TEST(bitcode_symtab_through_wrapper)
 
 OFL_TEST(bitcode_bad_input)
 {
-	struct ofl_buf b = load("llvm22/omp-gfx90a.bc");
+	struct ofl_buf b = ofl_test_fixture("llvm22/omp-gfx90a.bc");
 	struct ofl_bcsymtab t;
 	struct ofl_error e = OFL_ERROR_INIT;
 	CHECK(b.len > 2000);
@@ -168,7 +146,7 @@ static const struct want_global embed3[] = {
 
 static void check_embed3(const char *fixture)
 {
-	struct ofl_buf b = load(fixture);
+	struct ofl_buf b = ofl_test_fixture(fixture);
 	struct ofl_bcglobals g;
 	struct ofl_error e = OFL_ERROR_INIT;
 	CHECK_EQ_U(ofl_bitcode_section_globals(b.data, b.len, ".llvm.offloading", &g, &e), 0);
@@ -201,7 +179,7 @@ OFL_TEST(bitcode_globals_two_modules)
 	static const struct want_global second = {"llvm.embedded.object", "second\x80module\n", 14,
 	                                          1};
 	struct want_global w[4];
-	struct ofl_buf b = load("bitcode/llvm22-two-modules.bc");
+	struct ofl_buf b = ofl_test_fixture("bitcode/llvm22-two-modules.bc");
 	struct ofl_bcglobals g;
 	struct ofl_error e = OFL_ERROR_INIT;
 	memcpy(w, embed3, sizeof embed3);
@@ -221,7 +199,7 @@ OFL_TEST(bitcode_globals_two_modules)
  * release: llvm_offload_entries from 20 on, omp_offloading_entries in 19. */
 static void check_omp_lto(const char *fixture, const char *entries, const char *not_entries)
 {
-	struct ofl_buf b = load(fixture);
+	struct ofl_buf b = ofl_test_fixture(fixture);
 	struct ofl_bcglobals g;
 	struct ofl_obin bin = OFL_OBIN_INIT;
 	struct ofl_error e = OFL_ERROR_INIT;
@@ -266,7 +244,7 @@ static void check_sections(const char *fixture)
 	};
 	static const struct want_global str[] = {{"s", "abc", 4, 0},
 	                                         {"t", "\xff\x01\x02\x03", 4, 0}};
-	struct ofl_buf b = load(fixture);
+	struct ofl_buf b = ofl_test_fixture(fixture);
 	struct ofl_bcglobals g;
 	struct ofl_error e = OFL_ERROR_INIT;
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
@@ -308,8 +286,8 @@ static struct ofl_buf wrapped(const struct ofl_buf *b)
 /* Behind a wrapper header: the same globals, error offsets count the header. */
 OFL_TEST(bitcode_globals_through_wrapper)
 {
-	struct ofl_buf b = load("bitcode/llvm22-embed3.bc"), w = wrapped(&b);
-	struct ofl_buf s = load("bitcode/llvm22-sections.bc"), ws = wrapped(&s);
+	struct ofl_buf b = ofl_test_fixture("bitcode/llvm22-embed3.bc"), w = wrapped(&b);
+	struct ofl_buf s = ofl_test_fixture("bitcode/llvm22-sections.bc"), ws = wrapped(&s);
 	struct ofl_bcglobals g;
 	struct ofl_error e = OFL_ERROR_INIT, ew = OFL_ERROR_INIT;
 	CHECK(w.len == b.len + 20 && ws.len == s.len + 20);
@@ -330,7 +308,7 @@ OFL_TEST(bitcode_globals_through_wrapper)
  * leaves a whole first one.  The symbol table reader copes as well. */
 static void check_prefixes(const char *fixture, unsigned modules)
 {
-	struct ofl_buf b = load(fixture);
+	struct ofl_buf b = ofl_test_fixture(fixture);
 	size_t whole = 0;
 	CHECK(b.len > 1000);
 	for (size_t n = 0; n < b.len; n++) {

@@ -6,34 +6,6 @@
 #include "harness.h"
 #include "offlink/ccob.h"
 
-/* Fixtures live next to this file's directory; __FILE__ is absolute under
- * CMake, OFL_SRC overrides. */
-static struct ofl_buf load(const char *rel)
-{
-	char path[4096];
-	const char *src = getenv("OFL_SRC");
-	if (src) {
-		snprintf(path, sizeof path, "%s/tests/fixtures/%s", src, rel);
-	} else {
-		const char *f = __FILE__;
-		const char *cut = strstr(f, "unit/test_ccob.c");
-		snprintf(path, sizeof path, "%.*sfixtures/%s", (int)(cut - f), f, rel);
-	}
-	struct ofl_buf b = OFL_BUF_INIT;
-	FILE *fp = fopen(path, "rb");
-	if (!fp) {
-		fprintf(stderr, "cannot open fixture %s\n", path);
-		return b;
-	}
-	char tmp[4096];
-	size_t n;
-	while ((n = fread(tmp, 1, sizeof tmp, fp)) > 0)
-		if (ofl_buf_append(&b, tmp, n) < 0)
-			abort();
-	fclose(fp);
-	return b;
-}
-
 static int compress_as(const struct ofl_buf *raw, int version, int method, int level, int threads,
                        struct ofl_buf *out)
 {
@@ -54,7 +26,7 @@ static bool same(const struct ofl_buf *a, const struct ofl_buf *b)
 
 OFL_TEST(compress_matches_llvm_bytes)
 {
-	struct ofl_buf raw = load("llvm22/bundle.raw"), out = OFL_BUF_INIT;
+	struct ofl_buf raw = ofl_test_fixture("llvm22/bundle.raw"), out = OFL_BUF_INIT;
 	static const struct {
 		const char *file;
 		int version, level;
@@ -65,7 +37,7 @@ OFL_TEST(compress_matches_llvm_bytes)
 	};
 	CHECK_EQ_U(raw.len, 7071);
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-		struct ofl_buf want = load(cases[i].file);
+		struct ofl_buf want = ofl_test_fixture(cases[i].file);
 		CHECK(compress_as(&raw, cases[i].version, OFL_CCOB_ZSTD, cases[i].level, 0, &out) ==
 		      0);
 		bool ok = same(&out, &want);
@@ -113,11 +85,11 @@ static int stream_same(const struct ofl_buf *in, const struct ofl_buf *raw)
 
 OFL_TEST(decompress_llvm_files)
 {
-	struct ofl_buf raw = load("llvm22/bundle.raw");
+	struct ofl_buf raw = ofl_test_fixture("llvm22/bundle.raw");
 	const char *files[] = {"llvm22/v3.ccob", "llvm22/v3-l9.ccob", "llvm22/v2.ccob",
 	                       "llvm19/v2.ccob", "llvm19/v2-l1.ccob"};
 	for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
-		struct ofl_buf in = load(files[i]), out = OFL_BUF_INIT;
+		struct ofl_buf in = ofl_test_fixture(files[i]), out = OFL_BUF_INIT;
 		struct ofl_error e = OFL_ERROR_INIT;
 		struct ofl_ccob_header h;
 		size_t used = 0;
@@ -240,7 +212,8 @@ OFL_TEST(threaded_output_is_the_same_for_any_worker_count)
 
 OFL_TEST(zlib_stream_is_compress2_level_6)
 {
-	struct ofl_buf raw = load("llvm22/bundle.raw"), out = OFL_BUF_INIT, back = OFL_BUF_INIT;
+	struct ofl_buf raw = ofl_test_fixture("llvm22/bundle.raw"), out = OFL_BUF_INIT,
+	               back = OFL_BUF_INIT;
 	struct ofl_error e = OFL_ERROR_INIT;
 	uLongf zlen = compressBound(raw.len);
 	uint8_t *z = malloc(zlen);
@@ -284,7 +257,8 @@ OFL_TEST(empty_input_round_trips)
 /* Version 1 (no writer exists): u32 uncompressed size, then the hash. */
 OFL_TEST(version_1_hand_made)
 {
-	struct ofl_buf raw = load("llvm22/bundle.raw"), v3 = load("llvm22/v3.ccob");
+	struct ofl_buf raw = ofl_test_fixture("llvm22/bundle.raw"),
+	               v3 = ofl_test_fixture("llvm22/v3.ccob");
 	struct ofl_buf v1 = OFL_BUF_INIT, out = OFL_BUF_INIT;
 	struct ofl_error e = OFL_ERROR_INIT;
 	struct ofl_ccob_header h;
@@ -309,8 +283,10 @@ OFL_TEST(version_1_hand_made)
 
 OFL_TEST(concatenated_and_padded)
 {
-	struct ofl_buf raw = load("llvm22/bundle.raw"), a = load("llvm22/v3.ccob"),
-	               b = load("llvm19/v2.ccob"), all = OFL_BUF_INIT, out = OFL_BUF_INIT;
+	struct ofl_buf raw = ofl_test_fixture("llvm22/bundle.raw"),
+	               a = ofl_test_fixture("llvm22/v3.ccob"),
+	               b = ofl_test_fixture("llvm19/v2.ccob"), all = OFL_BUF_INIT,
+	               out = OFL_BUF_INIT;
 	struct ofl_error e = OFL_ERROR_INIT;
 	ofl_buf_append(&all, a.data, a.len);
 	ofl_buf_append_zeros(&all, 0);
@@ -381,7 +357,7 @@ static struct ofl_buf patched(const struct ofl_buf *in, size_t len, size_t at, c
 
 OFL_TEST(header_errors)
 {
-	struct ofl_buf v3 = load("llvm22/v3.ccob");
+	struct ofl_buf v3 = ofl_test_fixture("llvm22/v3.ccob");
 	size_t n = v3.len;
 	uint8_t u64[8];
 	CHECK(n > 64);
@@ -405,7 +381,7 @@ OFL_TEST(header_errors)
 
 OFL_TEST(stream_errors)
 {
-	struct ofl_buf v3 = load("llvm22/v3.ccob");
+	struct ofl_buf v3 = ofl_test_fixture("llvm22/v3.ccob");
 	size_t n = v3.len;
 	EXPECT(n, 16, "\x9e\x1b", 2, OFL_EFORMAT, 16, "uncompressed size 7070 in the header does");
 	EXPECT(n, 16, "\xa0\x1b", 2, OFL_EFORMAT, 16, "uncompressed size 7072 in the header does");
@@ -417,7 +393,7 @@ OFL_TEST(stream_errors)
 
 OFL_TEST(zlib_stream_errors)
 {
-	struct ofl_buf raw = load("llvm22/bundle.raw"), v3 = OFL_BUF_INIT;
+	struct ofl_buf raw = ofl_test_fixture("llvm22/bundle.raw"), v3 = OFL_BUF_INIT;
 	CHECK(compress_as(&raw, 3, OFL_CCOB_ZLIB, INT32_MIN, 0, &v3) == 0);
 	size_t n = v3.len;
 	EXPECT(n, 16, "\x9e\x1b", 2, OFL_EFORMAT, 16,
@@ -433,7 +409,7 @@ OFL_TEST(zlib_stream_errors)
 
 OFL_TEST(hash_is_reported_not_enforced)
 {
-	struct ofl_buf v3 = load("llvm22/v3.ccob"), out = OFL_BUF_INIT;
+	struct ofl_buf v3 = ofl_test_fixture("llvm22/v3.ccob"), out = OFL_BUF_INIT;
 	struct ofl_error e = OFL_ERROR_INIT;
 	bool hash_ok = true;
 	memset(v3.data + 24, 0, 8);
@@ -476,7 +452,8 @@ OFL_TEST(magic_test_and_bad_options)
  * ZSTD_decompress reads it, both in one piece and streamed. */
 OFL_TEST(stream_frames_and_skippable)
 {
-	struct ofl_buf raw = load("llvm22/bundle.raw"), z = OFL_BUF_INIT, out = OFL_BUF_INIT;
+	struct ofl_buf raw = ofl_test_fixture("llvm22/bundle.raw"), z = OFL_BUF_INIT,
+	               out = OFL_BUF_INIT;
 	struct ofl_error e = OFL_ERROR_INIT;
 	size_t half = raw.len / 2, cap = ZSTD_compressBound(raw.len);
 	static const uint8_t skip[12] = {0x50, 0x2a, 0x4d, 0x18, 4, 0, 0, 0, 1, 2, 3, 4};
@@ -504,7 +481,7 @@ OFL_TEST(stream_frames_and_skippable)
 
 OFL_TEST(stream_zlib_and_sink_errors)
 {
-	struct ofl_buf raw = load("llvm22/bundle.raw"), z = OFL_BUF_INIT;
+	struct ofl_buf raw = ofl_test_fixture("llvm22/bundle.raw"), z = OFL_BUF_INIT;
 	struct ofl_error e = OFL_ERROR_INIT;
 	CHECK(compress_as(&raw, 3, OFL_CCOB_ZLIB, INT32_MIN, 0, &z) == 0);
 	CHECK(stream_same(&z, &raw));

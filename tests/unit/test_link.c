@@ -46,3 +46,116 @@ OFL_TEST(link_runs_once)
 	CHECK_EQ_U(ofl_link_add(l, &in, &e), OFL_EINVAL);
 	ofl_link_free(l);
 }
+
+/* What the session logs, for the decisions' reasons. */
+static void keep_log(void *ctx, enum ofl_link_log what, const char *msg)
+{
+	struct ofl_buf *b = ctx;
+	if (what == OFL_LOG_DECISION)
+		ofl_buf_printf(b, "%s\n", msg);
+}
+
+static struct ofl_link_opts session_opts(const struct ofl_ldcmd *c, struct ofl_buf *log)
+{
+	struct ofl_link_opts o = {0};
+	o.jobserver_rfd = o.jobserver_wfd = -1;
+	o.dry_run = true;
+	o.tmpdir = ".";
+	o.host_cmd = c;
+	o.log = keep_log;
+	o.log_ctx = log;
+	return o;
+}
+
+/* A session's inputs are the host command line's; without one it does
+ * not start (a front end would else decide on its own). */
+OFL_TEST(link_session_needs_command_line)
+{
+	struct ofl_link_opts o = session_opts(NULL, NULL);
+	struct ofl_link *l = (struct ofl_link *)&o;
+	struct ofl_error e = OFL_ERROR_INIT;
+	CHECK_EQ_U(ofl_link_open(&l, &o, &e), OFL_EINVAL);
+	CHECK(l == NULL);
+	CHECK(strstr(e.msg, "command line is not known") != NULL);
+}
+
+/* The inputs come from the command line; a hint naming one of them adds
+ * nothing, a hint naming another file adds it as the host linker's choice;
+ * the plan adds one wrapper object. */
+OFL_TEST(link_session_hints_and_plan)
+{
+	struct ofl_ldcmd c = OFL_LDCMD_INIT;
+	struct ofl_buf log = OFL_BUF_INIT;
+	struct ofl_error e = OFL_ERROR_INIT;
+	char *argv[] = {"a.obin", "-o", "out"};
+	write_obin("a.obin");
+	write_obin("b.obin");
+	CHECK_EQ_U(ofl_ldcmd_parse(&c, OFL_LDCMD_GNU, 3, argv, &e), 0);
+	struct ofl_link_opts o = session_opts(&c, &log);
+	struct ofl_link *l = NULL;
+	CHECK_EQ_U(ofl_link_open(&l, &o, &e), 0);
+	int fa = open("a.obin", O_RDONLY), fb = open("b.obin", O_RDONLY);
+	struct ofl_link_input a = {"a.obin", fa, 0,   (uint64_t)lseek(fa, 0, SEEK_END),
+	                           false,    0,  true};
+	struct ofl_link_input b = {"b.obin", fb, 0,   (uint64_t)lseek(fb, 0, SEEK_END),
+	                           false,    0,  true};
+	CHECK_EQ_U(ofl_link_hint(l, &a, &e), 0);
+	CHECK_EQ_U(ofl_link_hint(l, &b, &e), 0);
+	close(fa);
+	close(fb);
+	struct ofl_link_plan p;
+	CHECK_EQ_U(ofl_link_plan(l, &p, &e), 0);
+	CHECK_EQ_U(p.action, OFL_PLAN_ADD);
+	CHECK_EQ_U(p.res.nobjects, 1);
+	const char *text = (const char *)log.data;
+	CHECK(text && strstr(text, "a.obin: device code taken: an object of the link"));
+	CHECK(text && strstr(text, "b.obin: device code taken: the host linker chose it"));
+	CHECK(text && strstr(text, "2 image(s)"));
+	ofl_link_free(l);
+	ofl_ldcmd_release(&c);
+	ofl_buf_release(&log);
+}
+
+/* Without device code the host link is left as it is; a fat binary for
+ * output cannot be made of nothing. */
+OFL_TEST(link_session_plan_without_device_code)
+{
+	struct ofl_ldcmd c = OFL_LDCMD_INIT;
+	struct ofl_error e = OFL_ERROR_INIT;
+	char *argv[] = {"plain.txt"};
+	FILE *f = fopen("plain.txt", "w");
+	CHECK(f != NULL);
+	fputs("not an object\n", f);
+	fclose(f);
+	CHECK_EQ_U(ofl_ldcmd_parse(&c, OFL_LDCMD_GNU, 1, argv, &e), 0);
+	struct ofl_link_opts o = session_opts(&c, NULL);
+	o.log = NULL;
+	struct ofl_link *l = NULL;
+	struct ofl_link_plan p;
+	CHECK_EQ_U(ofl_link_open(&l, &o, &e), 0);
+	CHECK_EQ_U(ofl_link_plan(l, &p, &e), 0);
+	CHECK_EQ_U(p.action, OFL_PLAN_UNCHANGED);
+	ofl_link_free(l);
+	o.emit_fatbin = true;
+	CHECK_EQ_U(ofl_link_open(&l, &o, &e), 0);
+	CHECK_EQ_U(ofl_link_plan(l, &p, &e), OFL_EINVAL);
+	CHECK(strstr(e.msg, "Expected a single bundled image") != NULL);
+	ofl_link_free(l);
+	ofl_ldcmd_release(&c);
+}
+
+/* Which links are the pipeline's: those with inputs, not a plain ld -r. */
+OFL_TEST(link_wanted)
+{
+	static char *lines[][3] = {{"a.o", NULL}, {"-r", "a.o", NULL}, {"--version", NULL}};
+	static const bool want[] = {true, false, false}, with_reloc[] = {true, true, false};
+	for (size_t i = 0; i < 3; i++) {
+		struct ofl_ldcmd c = OFL_LDCMD_INIT;
+		struct ofl_error e = OFL_ERROR_INIT;
+		int n = lines[i][1] ? 2 : 1;
+		CHECK_EQ_U(ofl_ldcmd_parse(&c, OFL_LDCMD_GNU, n, lines[i], &e), 0);
+		CHECK(ofl_link_wanted(&c, false) == want[i]);
+		CHECK(ofl_link_wanted(&c, true) == with_reloc[i]);
+		ofl_ldcmd_release(&c);
+	}
+}

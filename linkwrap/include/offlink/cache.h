@@ -7,12 +7,22 @@
  * (GET/PUT of <remote>/ac/<key> for the action and <remote>/cas/<sha256>
  * for the bytes), which bazel-remote and nginx with WebDAV serve.
  *
- * A cache never fails a link: a missing, corrupt or unreachable store is a
- * miss, and a remote that is down or answers garbage is skipped for the
- * rest of the link after one timeout.  Entries are checked against the hash
- * of their bytes when read; they are written to a temporary file and
+ * A cache never fails a link: a missing, corrupt or unreachable store, or
+ * a setting that makes no sense, is a miss or no cache (said once), and a
+ * remote that is down or answers garbage is skipped for the rest of the
+ * link after one timeout (one that refuses an upload is only written no
+ * more).  Whoever can write a store decides the programs linked from it:
+ * a local store is used only when it is the user's or a group's shared
+ * one (setgid, not writable by others), and entries are made 0600 and
+ * folders 0700 (0660 and 02770 in a shared store), less the umask.
+ * Entries are checked against a checksum of their key and bytes when read,
+ * opened without following links or blocking (whatever lies under an
+ * entry's name is a miss); they are written to a locked temporary file and
  * renamed, so concurrent links and machines sharing a file system see whole
- * entries only.
+ * entries only, and the temporaries of interrupted stores are swept.  The
+ * remote's answers are read up to the size they announce, its credentials
+ * (in the URL, a netrc file, a header) are never shown, and a cancelled
+ * link ends its transfers at once.
  */
 #ifndef OFFLINK_CACHE_H
 #define OFFLINK_CACHE_H
@@ -35,19 +45,27 @@ OFL_API_BEGIN
 #define OFL_CACHE_DEFAULT_MAX_SIZE (5ull << 30)
 
 struct ofl_cache_opts {
-	const char *dir;            /* local store, made 0700; NULL or "": none */
+	const char *dir;            /* local store; NULL or "": none */
 	uint64_t max_size;          /* local bytes kept; 0: the default */
-	const char *remote;         /* http(s)://host[:port][/prefix]; NULL: none */
+	const char *remote;         /* http(s)://[user:password@]host[:port][/prefix]; NULL: none */
 	bool remote_read_only;      /* GET only: for clients the team does not trust */
 	unsigned remote_timeout_ms; /* per request; 0: 2000 */
+	const char *remote_netrc;   /* the remote's credentials, a netrc file (may be missing) */
+	const char *remote_header;  /* "Name: value" sent with every request, or NULL */
+	const char *unusable;       /* set: no cache, and this says why */
 };
 
 struct ofl_cache;
 
 /* Opens the stores the options name (none: a cache that always misses).
- * Errors only for what the caller must fix: an unusable directory (not a
- * directory, not ours), a remote that is no http(s) URL. */
-int ofl_cache_open(struct ofl_cache **c, const struct ofl_cache_opts *o, struct ofl_error *err);
+ * stop (when not NULL) is read atomically: once it is non-zero, transfers
+ * under way end at once and none start (the link was cancelled).  Errors
+ * for what the caller must fix, said once and the link goes on uncached:
+ * o->unusable, a directory that is no directory or not to be trusted
+ * (neither ours nor a group's shared one), a remote that is no http(s)
+ * URL. */
+int ofl_cache_open(struct ofl_cache **c, const struct ofl_cache_opts *o, const int *stop,
+                   struct ofl_error *err);
 
 /* Records the session's hits and misses in the store's statistics, trims
  * the store to its size when it grew, and frees c. */
@@ -69,24 +87,28 @@ void ofl_cache_put(struct ofl_cache *c, const uint8_t key[OFL_CACHE_KEY_SIZE], c
 
 /* The cache as the environment configures it (front ends pass their
  * environment; the library reads none):
- *   OFFLINK_CACHE=0|false|off|no     no cache
+ *   OFFLINK_CACHE=0|false|off|no     no cache (the rest is not checked)
  *   OFFLINK_CACHE_DIR                the local store (default
  *                                    $XDG_CACHE_HOME/offlink, ~/.cache/offlink)
  *   OFFLINK_CACHE_MAX_SIZE           5G, 500M, bytes (default 5G)
- *   OFFLINK_CACHE_REMOTE             http(s)://host[:port][/prefix]
+ *   OFFLINK_CACHE_REMOTE             http(s)://[user:password@]host[:port][/prefix]
  *   OFFLINK_CACHE_REMOTE_READ_ONLY=1 GET only
  *   OFFLINK_CACHE_REMOTE_TIMEOUT_MS  per request (default 2000)
- * A size that is not one is an error; the rest have defaults. */
+ *   OFFLINK_CACHE_REMOTE_NETRC       the remote's credentials (default
+ *                                    $NETRC, else ~/.netrc)
+ *   OFFLINK_CACHE_REMOTE_HEADER      "Name: value" sent with every request
+ * A size that is not one sets opts.unusable (the cache is then off, and
+ * ofl_cache_open says why); the rest have defaults.  Errors: no memory. */
 struct ofl_cache_config {
 	bool enabled;
-	struct ofl_cache_opts opts; /* dir owned; remote points into the environment */
+	struct ofl_cache_opts opts; /* dir and remote_netrc owned; the rest point
+	                               into the environment or problem */
+	char *netrc;
+	char problem[OFL_ERROR_MSG_MAX + 32];
 };
 #define OFL_CACHE_CONFIG_INIT                                                                      \
 	{                                                                                          \
-		false,                                                                             \
-		{                                                                                  \
-			NULL, 0, NULL, false, 0                                                    \
-		}                                                                                  \
+		0                                                                                  \
 	}
 int ofl_cache_config_from_env(char *const *envp, struct ofl_cache_config *c, struct ofl_error *err);
 void ofl_cache_config_release(struct ofl_cache_config *c);
@@ -98,12 +120,15 @@ struct ofl_cache_stats {
 	uint64_t entries, bytes; /* what is stored now */
 	uint64_t hits, misses;   /* since the store was made or cleared */
 	uint64_t remote_hits;    /* of the hits, those from the remote */
+	/* entries being written, or left by interrupted stores not yet
+	 * swept (trim, clear and links sweep those older than 5 minutes) */
+	uint64_t temporaries, temporary_bytes;
 };
 int ofl_cache_stats(const char *dir, struct ofl_cache_stats *s, struct ofl_error *err);
-/* Removes every entry and the statistics. */
+/* Removes every entry, the stale temporaries and the statistics. */
 int ofl_cache_clear(const char *dir, struct ofl_error *err);
-/* Removes the least recently used entries until at most max_size bytes
- * are stored. */
+/* Removes the stale temporaries, and the least recently used entries
+ * until at most max_size bytes are stored. */
 int ofl_cache_trim(const char *dir, uint64_t max_size, struct ofl_error *err);
 
 OFL_API_END

@@ -63,8 +63,10 @@ enum ofl_ldopt {
 	OFL_LD_DEPFILE,        /* --dependency-file FILE: make rules naming the inputs */
 	OFL_LD_REPORT,         /* -Map, --why-extract, --print-archive-stats FILE:
 	                        * reports that name inputs */
+	OFL_LD_UNDEFINED,      /* -u, --undefined, --require-defined SYM: a symbol
+	                        * undefined from the start, which pulls members */
 	OFL_LD_OTHER_WITH_ARG, /* a known option whose value we only carry
-	                        * (-z, -e, -u, -m, --defsym, -soname, ...) */
+	                        * (-z, -e, -m, --defsym, -soname, ...) */
 	OFL_LD_OTHER_FLAG,     /* a known option without a value we only carry */
 	/* ld.offlink's own options: never given to the host linker */
 	OFL_LD_OWN_LINKER,              /* --offlink-linker=bfd|gold|lld|mold|PATH */
@@ -77,9 +79,11 @@ enum ofl_ldopt {
 	OFL_LD_OWN_EXPLAIN,             /* --explain, --explain=FILE */
 	OFL_LD_OWN_DRY_RUN,             /* --dry-run */
 	OFL_LD_OWN_SAVE_TEMPS,          /* --save-temps */
-	OFL_LD_OWN_VERBOSE,         /* --offlink-verbose (-v is also shown to the host linker) */
-	OFL_LD_OWN_NOGPULIB,        /* --nogpulib: no OpenMP device runtime in GPU links */
-	OFL_LD_OWN_NO_DEVICE_CACHE, /* --no-device-cache */
+	OFL_LD_OWN_VERBOSE,           /* --offlink-verbose (-v is also shown to the host linker) */
+	OFL_LD_OWN_NOGPULIB,          /* --nogpulib: no OpenMP device runtime in GPU links */
+	OFL_LD_OWN_NO_DEVICE_CACHE,   /* --no-device-cache */
+	OFL_LD_OWN_NO_BYPASS_WARNING, /* --no-bypass-warning */
+	OFL_LD_OWN_DEVICE_OPT_LEVEL,  /* --device-opt-level=O<n>: device LTO and link */
 };
 
 /* Input state in effect at an argument. */

@@ -1,16 +1,19 @@
-/* The link pipeline that ld.offlink and the linker plugin both drive
- * (docs/design.md, "The link pipeline"):
+/* The link pipeline that every front end drives (ld.offlink, the
+ * clang-linker-wrapper personality, the linker plugin; docs/design.md,
+ * "The link pipeline"):
  *
  *   inputs -> gather offload images -> choose archive members -> group by
  *   offload kind, triple and target ID -> device links (parallel) ->
  *   wrapper objects for the host link
  *
- * A front end creates a context, adds the host link's inputs in command-line
- * order, runs the pipeline and gets back the wrapper objects (and runtime
- * libraries) to add to the host link.  The context owns every temporary
- * file and removes them in ofl_link_free (unless asked to keep them);
- * ofl_link_cancel may be called from a signal handler the front end
- * installs.  The library itself installs no handler, reads no environment
+ * A front end opens a session (ofl_link_open: the inputs of the host
+ * command line, in its order), hands it what else it knows (ofl_link_hint:
+ * the plugin's view of what the linker loaded) and asks for the plan
+ * (ofl_link_plan: every decision, the device links run), which it applies:
+ * the wrapper objects (and runtime libraries) added to the host link.
+ * The context owns every temporary file and removes them in ofl_link_free
+ * (unless asked to keep them); ofl_link_cancel may be called from a signal
+ * handler the front end installs.  The library itself installs no handler, reads no environment
  * variable and prints nothing: what it decided and ran goes to the log
  * callback.
  */
@@ -43,6 +46,7 @@ enum ofl_link_log {
 	OFL_LOG_DETAIL,   /* a failed command whole, and all it wrote (for -v, --explain) */
 	OFL_LOG_PROGRESS, /* a device link done: what, how long, cached or not */
 	OFL_LOG_MODULE,   /* a wrapper module's LLVM IR (print_wrapped_module) */
+	OFL_LOG_OUTPUT,   /* what a device tool that succeeded wrote to stderr (with verbose) */
 };
 
 struct ofl_link_opts {
@@ -51,9 +55,12 @@ struct ofl_link_opts {
 	/* Front ends pass what they read from the environment ($PATH,
 	 * $CUDA_PATH): the library reads none. */
 	const char *search_path; /* where clang is looked for last; NULL: nowhere */
-	const char *cuda_path;   /* the CUDA toolkit; NULL: /usr/local/cuda; "": PATH alone */
-	const char *output;      /* the link's -o, to name saved temporaries */
-	unsigned jobs;           /* parallel device links; 0: 1 */
+	/* The CUDA toolkit (fatbinary; NVPTX device links' --cuda-path); NULL:
+	 * fatbinary from /usr/local/cuda, device links the toolkit clang's
+	 * driver would find (devlink_cuda.c); "": PATH alone, none passed. */
+	const char *cuda_path;
+	const char *output; /* the link's -o, to name saved temporaries */
+	unsigned jobs;      /* parallel device links; 0: 1 */
 	/* GNU make jobserver (ofl_jobserver_open): a token is read from rfd
 	 * (non-blocking) before each device link beyond the first and written
 	 * back after; -1 when there is none. */
@@ -127,6 +134,29 @@ struct ofl_link_opts {
 	 * as clang's -nogpulib), or a driver that passes it itself drives
 	 * the link (clang-linker-wrapper's command line). */
 	bool no_device_runtime;
+	/* Device code that LLVM's clang-linker-wrapper linked before this
+	 * link is meant (--no-bypass-warning, OFFLINK_NO_BYPASS_WARNING=1):
+	 * the plan says nothing of it. */
+	bool bypass_ok;
+	/* The device code's optimisation level, '0' to '3' ('\0': the
+	 * default).  LLVM 19 groups: its linker wrapper's --opt-level, for its
+	 * LTO and the device clang (else O2); LLVM 20+ groups: the -O<n> the
+	 * driver hands the device clang (--device-compiler=<triple>=-O<n>),
+	 * added unless llvm_wrapper (then that driver passed it itself). */
+	char opt_level;
+	/* Each group's code linked and optimised into one LLVM module that is
+	 * embedded as the image, for the offload runtime to compile when the
+	 * program runs (clang-linker-wrapper's --embed-bitcode, from
+	 * -fopenmp-target-jit): LLVM 19 groups stop after its LTO's
+	 * optimisation, LLVM 20+ ones link with -Wl,--lto-emit-llvm. */
+	bool embed_bitcode;
+	/* The front end prints commands as they run (-v, --wrapper-verbose):
+	 * what each device tool writes is logged after it (OFL_LOG_OUTPUT;
+	 * clang -v's commands, the device linker's lines), and with
+	 * llvm_wrapper the device images are named as LLVM names them
+	 * (<output>.<arch>.<target>-XXXXXX.img, the digits from the link's
+	 * inputs) and LLVM 19 device links get -v, as that wrapper gives. */
+	bool verbose;
 	void (*log)(void *ctx, enum ofl_link_log what, const char *msg);
 	void *log_ctx;
 };
@@ -203,19 +233,57 @@ struct ofl_link_result {
  * OFL_EINVAL. */
 int ofl_link_run(struct ofl_link *l, struct ofl_link_result *res, struct ofl_error *err);
 
-/* Adds every input of the host command line (o.host_cmd) in order: files
- * as given (sysroot applied), -l libraries as the linker finds them (one it
- * does not find is the host linker's to report; with llvm_wrapper, as
+/* Whether a link of command line c is one for the pipeline: it has inputs
+ * and is not a plain ld -r (with offload_relocatable, LLVM's relocatable
+ * mode, it is).  Else the host link runs as it is, and nothing is read. */
+bool ofl_link_wanted(const struct ofl_ldcmd *c, bool offload_relocatable);
+
+/* A link session, as every front end runs one (ld.offlink, the
+ * clang-linker-wrapper personality, the linker plugin): a context whose
+ * inputs are those of the host command line o->host_cmd
+ * (files as given, sysroot applied; -l libraries as the host linker finds
+ * them, one it does not find being its to report; with llvm_wrapper, as
  * clang-linker-wrapper, looked for in the -L directories only, and
- * OFL_ENOTFOUND when not there). */
-int ofl_link_add_host_inputs(struct ofl_link *l, struct ofl_error *err);
+ * OFL_ENOTFOUND when not there); OFL_EINVAL without one, since the link's
+ * inputs are then unknown.  *l is NULL on error. */
+int ofl_link_open(struct ofl_link **l, const struct ofl_link_opts *o, struct ofl_error *err);
+
+/* A file the host linker loaded (a plugin's claim_file: path, and for an
+ * archive member the offset of its bytes in the archive), as a hint: a
+ * member of an input the command line names is taken even where the
+ * replay of the linker's rules would not take it; a file the command line
+ * does not name (a linker script's INPUT) is added as an input the host
+ * linker chose, read from in->fd. */
+int ofl_link_hint(struct ofl_link *l, const struct ofl_link_input *in, struct ofl_error *err);
+
+/* What a front end does to the host link. */
+enum ofl_plan_action {
+	OFL_PLAN_UNCHANGED,      /* no device code: the host link as it is */
+	OFL_PLAN_LINKED_BY_LLVM, /* clang-linker-wrapper did the device work already */
+	OFL_PLAN_ADD,            /* res's objects, library dirs and libraries added */
+};
+
+struct ofl_link_plan {
+	enum ofl_plan_action action;
+	struct ofl_link_result res; /* OFL_PLAN_ADD; its strings are the context's */
+	/* A line for the front end to print as a warning, or NULL: device
+	 * code that bypassed offlink (OFL_PLAN_LINKED_BY_LLVM, not bypass_ok). */
+	const char *warning;
+};
+
+/* Every decision of the link, once the inputs are known: whether there is
+ * device work, relocatable mode's output (not an input), emit_fatbin
+ * without device code (an error), then ofl_link_run.  A front end only
+ * applies the plan. */
+int ofl_link_plan(struct ofl_link *l, struct ofl_link_plan *p, struct ofl_error *err);
 
 /* The host linker's argv for command line c: linker first, ld.offlink's own
  * options left out, -o's value replaced by output when given, res's
- * wrapper objects right after the -o (first without one) and its library
- * dirs and libraries at the end.  res NULL: the line as it is.  llvm_form:
- * as clang-linker-wrapper prints it (ofl_link_llvm_form), the options its
- * table knows in separate words (-o X, -L X, -l X, --relocatable,
+ * wrapper objects right after the -o (first without one) and its
+ * libraries and their dirs before the C runtime libraries (-lgcc, -lgcc_s,
+ * -lc: where clang's driver puts -lomptarget), at the end without them.  res NULL: the line as it
+ * is.  llvm_form: as clang-linker-wrapper prints it (ofl_link_llvm_form), the options its table
+ * knows in separate words (-o X, -L X, -l X, --relocatable,
  * --rpath X), the others as given.  Appends owned words to v. */
 int ofl_host_argv(const struct ofl_ldcmd *c, const char *linker, const struct ofl_link_result *res,
                   const char *output, bool llvm_form, struct ofl_argv *v, struct ofl_error *err);
@@ -240,7 +308,12 @@ int ofl_link_scrub_outputs(struct ofl_link *l, struct ofl_error *err);
 
 /* How to find the host linker. */
 struct ofl_host_linker_query {
-	const char *choice;      /* bfd|gold|lld|mold|a path; NULL or "": ld */
+	const char *choice; /* bfd|gold|lld|mold|a path; NULL or "": ld */
+	/* The driver's choice (clang-linker-wrapper's --linker-path), used as
+	 * it is unless it is ld.offlink itself (a skipped path: clang's
+	 * -fuse-ld=offlink), whose part the caller does; then choice applies.
+	 * NULL: none. */
+	const char *driver_linker;
 	const char *driver;      /* the compiler driver that started the link, or NULL */
 	const char *search_path; /* a $PATH value; NULL: nowhere */
 	/* Real paths never chosen: ld.offlink itself, and the copies of it
@@ -253,7 +326,8 @@ struct ofl_host_linker_query {
 	size_t nllvm_roots;
 };
 
-/* The host linker, as clang's -fuse-ld finds it: lld beside the clang that
+/* The host linker: driver_linker unless it is ld.offlink; else as clang's
+ * -fuse-ld finds choice: lld beside the clang that
  * drives the link, else the lld of the LLVM release whose bitcode the link
  * reads, else on search_path; any other name on search_path; a path as it
  * is.  Owned; NULL with err when there is none. */

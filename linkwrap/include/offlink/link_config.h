@@ -54,8 +54,10 @@ int ofl_link_config_option(struct ofl_link_config *c, const struct ofl_ldarg *a,
  * ($OFFLINK_DEVICE_LAUNCHER, words split on blanks), device_env, jobs and
  * the jobserver ($MAKEFLAGS, with o.jobs as the front end's -j) and the
  * cache (the OFFLINK_CACHE* variables) unless no_device_cache.  o then
- * points into c and env.  An error (a cache setting that makes no sense,
- * no memory) leaves all but the cache set. */
+ * points into c and env.  A cache setting that makes no sense is no
+ * error: the cache is then off, and the link says why, once, where it
+ * would have used it (ofl_cache_open's o->unusable), whichever front end
+ * runs it.  An error (no memory) leaves all but the cache set. */
 int ofl_link_config_env(struct ofl_link_config *c, char *const *env, struct ofl_error *err);
 
 /* Frees what c holds and closes the jobserver descriptor it opened. */

@@ -1,0 +1,264 @@
+/* Will a GPU image load: what loaders read in an image and the rules they
+ * apply (offlink/image_compat.h; sources in docs/gpu-check.md). */
+#include <stdio.h>
+#include <string.h>
+
+#include "internal.h"
+#include "offlink/image_compat.h"
+#include "offlink/target_id.h"
+
+#define EM_CUDA 190
+#define EM_AMDGPU 224
+#define EF_CUDA_64BIT_ADDRESS 0x400
+
+static const uint8_t *find(const uint8_t *p, size_t n, const char *s)
+{
+	size_t k = strlen(s);
+	for (size_t i = 0; k <= n && i <= n - k; i++)
+		if (p[i] == (uint8_t)s[0] && !memcmp(p + i, s, k))
+			return p + i;
+	return NULL;
+}
+
+/* "90", "90a", "100f": digits, then an optional variant letter. */
+static bool sm_digits(const char *s, size_t n, unsigned *sm, bool *specific)
+{
+	unsigned v = 0;
+	size_t i = 0;
+	for (; i < n && i < 4 && s[i] >= '0' && s[i] <= '9'; i++)
+		v = v * 10 + (unsigned)(s[i] - '0');
+	if (!i || v == 0)
+		return false;
+	bool a = i < n && s[i] == 'a';
+	if (i < n && (s[i] == 'a' || s[i] == 'f'))
+		i++;
+	if (i != n)
+		return false;
+	*sm = v;
+	*specific = a;
+	return true;
+}
+
+bool ofl_sm_parse(const char *s, unsigned *sm, bool *arch_specific)
+{
+	size_t skip = !strncmp(s, "sm_", 3) ? 3 : !strncmp(s, "compute_", 8) ? 8 : 0;
+	return skip && sm_digits(s + skip, strlen(s + skip), sm, arch_specific);
+}
+
+/* The toolkit release ptxas or nvlink recorded in .note.nv.tkinfo
+ * ("Cuda compilation tools, release 13.0, ..."). */
+static void cubin_toolkit(const uint8_t *d, size_t size, char *out, size_t outlen)
+{
+	uint64_t shoff = ofl_le64(d + 0x28);
+	uint16_t shentsize = ofl_le16(d + 0x3a), shnum = ofl_le16(d + 0x3c),
+	         shstrndx = ofl_le16(d + 0x3e);
+	if (shentsize < 64 || shstrndx >= shnum ||
+	    !ofl_range_ok(shoff, (uint64_t)shentsize * shnum, size))
+		return;
+	const uint8_t *strsh = d + shoff + (uint64_t)shstrndx * shentsize;
+	uint64_t stroff = ofl_le64(strsh + 0x18), strsize = ofl_le64(strsh + 0x20);
+	if (!ofl_range_ok(stroff, strsize, size))
+		return;
+	static const char name[] = ".note.nv.tkinfo";
+	for (uint16_t i = 0; i < shnum; i++) {
+		const uint8_t *sh = d + shoff + (uint64_t)i * shentsize;
+		uint32_t nm = ofl_le32(sh);
+		uint64_t off = ofl_le64(sh + 0x18), len = ofl_le64(sh + 0x20);
+		if (nm >= strsize || strsize - nm < sizeof(name) ||
+		    memcmp(d + stroff + nm, name, sizeof(name)) || !ofl_range_ok(off, len, size))
+			continue;
+		const uint8_t *r = find(d + off, (size_t)len, "release ");
+		if (!r)
+			return;
+		r += 8;
+		size_t k = 0, left = (size_t)(d + off + len - r);
+		while (k < left && k + 1 < outlen && ((r[k] >= '0' && r[k] <= '9') || r[k] == '.'))
+			k++;
+		memcpy(out, r, k);
+		out[k] = '\0';
+		return;
+	}
+}
+
+static void read_cubin(const uint8_t *d, size_t size, struct ofl_gpu_image *im)
+{
+	im->code = OFL_GPU_CUBIN;
+	im->osabi = d[7];
+	im->abi_version = d[8];
+	uint32_t flags = ofl_le32(d + 0x30);
+	if (im->abi_version == OFL_CUBIN_ABI_OLD) {
+		im->sm = flags & 0xff;
+		im->addr64 = (flags & EF_CUDA_64BIT_ADDRESS) != 0;
+	} else if (im->abi_version == OFL_CUBIN_ABI_NEW) {
+		im->sm = (flags >> 8) & 0xff;
+		im->addr64 = true;
+	}
+	cubin_toolkit(d, size, im->toolkit, sizeof(im->toolkit));
+}
+
+/* PTX: its ".target sm_NN[a]" line (the first one). */
+static void read_ptx(const uint8_t *d, size_t size, struct ofl_gpu_image *im)
+{
+	const uint8_t *t = find(d, size, ".target");
+	if (!t || !find(d, (size_t)(t - d), ".version"))
+		return;
+	im->code = OFL_GPU_PTX;
+	const uint8_t *end = d + size, *p = t + 7;
+	while (p < end && (*p == ' ' || *p == '\t'))
+		p++;
+	const uint8_t *w = p;
+	while (w < end && ((*w >= '0' && *w <= '9') || (*w >= 'a' && *w <= 'z') || *w == '_'))
+		w++;
+	char tok[16];
+	size_t n = (size_t)(w - p);
+	if (n >= sizeof(tok))
+		return;
+	memcpy(tok, p, n);
+	tok[n] = '\0';
+	if (!ofl_sm_parse(tok, &im->sm, &im->arch_specific))
+		im->sm = 0;
+}
+
+void ofl_gpu_image_read(const uint8_t *d, size_t size, struct ofl_gpu_image *im)
+{
+	memset(im, 0, sizeof(*im));
+	static const uint8_t bc[4] = {'B', 'C', 0xc0, 0xde}, bcw[4] = {0xde, 0xc0, 0x17, 0x0b};
+	if (size >= 4 && (!memcmp(d, bc, 4) || !memcmp(d, bcw, 4))) {
+		im->code = OFL_GPU_BITCODE;
+		return;
+	}
+	/* ELF64, little endian: cubins and AMDGPU code objects are no other */
+	if (size >= 64 && !memcmp(d, "\177ELF", 4) && d[4] == 2 && d[5] == 1) {
+		uint16_t machine = ofl_le16(d + 18);
+		if (machine == EM_CUDA)
+			read_cubin(d, size, im);
+		else if (machine == EM_AMDGPU)
+			im->code = OFL_GPU_AMDGPU;
+		return;
+	}
+	read_ptx(d, size, im);
+}
+
+unsigned ofl_cubin_first_runtime(const struct ofl_gpu_image *im)
+{
+	return im->abi_version == OFL_CUBIN_ABI_OLD   ? 1
+	       : im->abi_version == OFL_CUBIN_ABI_NEW ? 22
+	                                              : 0;
+}
+
+/* NVIDIA's rule for a cubin, which LLVM's plugin applies too: same major,
+ * the GPU's minor at least the image's; arch-specific code its own SM. */
+static bool sm_runs(unsigned image, bool specific, unsigned gpu)
+{
+	return specific ? image == gpu : image / 10 == gpu / 10 && gpu % 10 >= image % 10;
+}
+
+#define WHY(...) snprintf(why, whylen, __VA_ARGS__)
+
+static enum ofl_load nvidia(const struct ofl_gpu_image *im, bool specific, enum ofl_loader ld,
+                            unsigned release, const char *gpu, char *why, size_t whylen)
+{
+	unsigned g;
+	bool gs;
+	if (!ofl_sm_parse(gpu, &g, &gs))
+		return WHY("GPU '%s' is no NVIDIA SM", gpu), OFL_LOAD_NO;
+	if (!im->sm)
+		return WHY("the image names no SM"), OFL_LOAD_NO;
+	if (im->code == OFL_GPU_PTX) {
+		if (ld == OFL_LOADER_LLVM)
+			return WHY("LLVM's offload runtime loads no PTX"), OFL_LOAD_NO;
+		if (specific ? im->sm != g : im->sm > g)
+			return WHY("PTX for sm_%u%s is not compiled for sm_%u", im->sm,
+			           specific ? "a" : "", g),
+			       OFL_LOAD_NO;
+		return WHY("the driver compiles PTX for sm_%u", im->sm), OFL_LOAD_JIT;
+	}
+	if (ld == OFL_LOADER_LLVM) {
+		unsigned first = ofl_cubin_first_runtime(im);
+		if (!first || release < first)
+			return WHY("LLVM %u's offload runtime does not read the %s cubin header "
+			           "(EI_OSABI %#x, ABI version %u%s%s); LLVM %u and later do",
+			           release, first ? "new" : "unknown", im->osabi, im->abi_version,
+			           *im->toolkit ? ", CUDA " : "", im->toolkit, first ? first : 22),
+			       OFL_LOAD_NO;
+		if (!im->addr64)
+			return WHY("32-bit cubin: the runtime wants 64-bit addressing"),
+			       OFL_LOAD_NO;
+		/* before llvm-project#142399 (LLVM 21) it took sm_35 to sm_90 */
+		if (im->sm < 35 || (release <= 20 && im->sm > 90))
+			return WHY("LLVM %u's offload runtime takes no sm_%u cubin", release,
+			           im->sm),
+			       OFL_LOAD_NO;
+	}
+	if (!sm_runs(im->sm, specific, g))
+		return WHY("a cubin for sm_%u%s does not run on sm_%u", im->sm, specific ? "a" : "",
+		           g),
+		       OFL_LOAD_NO;
+	return WHY("cubin for sm_%u%s", im->sm, specific ? "a" : ""), OFL_LOAD_YES;
+}
+
+static const struct ofl_target_feature *feature(const struct ofl_target_id *t, const char *name)
+{
+	for (size_t i = 0; i < t->nfeatures; i++)
+		if (!strcmp(t->features[i].name, name))
+			return &t->features[i];
+	return NULL;
+}
+
+/* LLVM's runtime: the same processor (a generic target is not the GPU's),
+ * and each feature the image sets set the same way on the GPU. */
+static enum ofl_load amdgpu(const char *arch, const char *gpu, char *why, size_t whylen)
+{
+	struct ofl_target_id a = OFL_TARGET_ID_INIT, g = OFL_TARGET_ID_INIT;
+	enum ofl_load r = OFL_LOAD_NO;
+	if (!arch || ofl_target_id_parse(arch, &a, NULL))
+		WHY("the image names no target ID");
+	else if (ofl_target_id_parse(gpu, &g, NULL))
+		WHY("GPU '%s' is no target ID", gpu);
+	else if (strcmp(a.processor, g.processor))
+		WHY("%s image, %s GPU%s", a.processor, g.processor,
+		    strstr(a.processor, "generic") ? " (LLVM's runtime loads no generic target)"
+		                                   : "");
+	else
+		r = OFL_LOAD_YES;
+	for (size_t i = 0; r == OFL_LOAD_YES && i < a.nfeatures; i++) {
+		const struct ofl_target_feature *f = feature(&g, a.features[i].name);
+		if (!f || f->sign != a.features[i].sign) {
+			WHY("the image needs %s%c, the GPU %s%s", a.features[i].name,
+			    a.features[i].sign, f ? "has the other" : "names no ",
+			    f ? "" : a.features[i].name);
+			r = OFL_LOAD_NO;
+		}
+	}
+	if (r == OFL_LOAD_YES)
+		WHY("%s", arch);
+	ofl_target_id_release(&a);
+	ofl_target_id_release(&g);
+	return r;
+}
+
+enum ofl_load ofl_image_loads(const struct ofl_gpu_image *im, const char *arch, enum ofl_loader ld,
+                              unsigned release, const char *gpu, char *why, size_t whylen)
+{
+	unsigned sm;
+	bool specific = false; /* from the image's arch: cubin headers do not say */
+	if (arch && !ofl_sm_parse(arch, &sm, &specific))
+		specific = false;
+	switch (im->code) {
+	case OFL_GPU_CUBIN:
+	case OFL_GPU_PTX:
+		return nvidia(im, specific, ld, release, gpu, why, whylen);
+	case OFL_GPU_AMDGPU:
+		return amdgpu(arch, gpu, why, whylen);
+	case OFL_GPU_BITCODE:
+		/* for NVIDIA its JIT runs ptxas (plugins-nextgen/cuda, doJITPostProcessing) */
+		if (ld == OFL_LOADER_LLVM && arch && !strcmp(arch, gpu))
+			return WHY("LLVM's runtime compiles bitcode for %s%s", arch,
+			           ofl_sm_parse(arch, &sm, &specific) ? " (with ptxas, on PATH)"
+			                                              : ""),
+			       OFL_LOAD_JIT;
+		return WHY("bitcode for %s", arch ? arch : "no target"), OFL_LOAD_NO;
+	default:
+		return WHY("no GPU code"), OFL_LOAD_NO;
+	}
+}

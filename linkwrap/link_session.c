@@ -1,0 +1,139 @@
+/* A link session: what every front end (ld.offlink, the clang-linker-wrapper
+ * personality, the linker plugin) does with the pipeline, decided here once
+ * so that they cannot diverge (docs/design.md, "The link pipeline").
+ *
+ * The inputs always come from the host link's command line: ld.offlink's
+ * own, or the linker's for the plugin.  The files a plugin's linker loads
+ * are hints only: a member the host linker loaded is taken even when the
+ * replay of its rules would not (a linker script's EXTERN), and a file the
+ * command line does not name (a linker script's INPUT) is added as the
+ * linker loaded it.  They never replace the command line: device code of
+ * members the host link leaves out, which the device links need (a device
+ * archive, the OpenMP device runtime), is only found there. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+
+#include "internal.h"
+#include "link_priv.h"
+
+bool ofl_link_wanted(const struct ofl_ldcmd *c, bool offload_relocatable)
+{
+	bool inputs = false;
+	for (size_t i = 0; !inputs && i < c->nargs; i++)
+		inputs = c->args[i].kind != OFL_LDARG_OPTION;
+	return inputs && (!c->relocatable || offload_relocatable);
+}
+
+int ofl_link_open(struct ofl_link **l, const struct ofl_link_opts *o, struct ofl_error *err)
+{
+	*l = NULL;
+	if (!o->host_cmd)
+		return ofl_error_set(err, OFL_EINVAL, NULL, OFL_NO_OFFSET,
+		                     "the host link's command line is not known: its inputs "
+		                     "cannot be read");
+	int rc = ofl_link_new(l, o, err);
+	rc = rc ? rc : ofl_link_add_host_inputs(*l, err);
+	if (rc) {
+		ofl_link_free(*l);
+		*l = NULL;
+	}
+	return rc;
+}
+
+/* The unit of archive f whose bytes start at offset in it (the linker names
+ * a member by its archive and where its data is), or SIZE_MAX. */
+static size_t member_at(const struct ofl_link *l, const struct link_file *f, uint64_t offset)
+{
+	size_t lo = 0, hi = f->ar.nmembers;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const uint8_t *d = f->ar.members[mid].data;
+		if (!d)
+			return SIZE_MAX; /* a thin archive: its members are files of their own */
+		uint64_t at = (uint64_t)(d - f->f.data);
+		if (at < offset)
+			lo = mid + 1;
+		else if (at > offset)
+			hi = mid;
+		else
+			return f->first_unit + mid < l->nunits ? f->first_unit + mid : SIZE_MAX;
+	}
+	return SIZE_MAX;
+}
+
+static bool same_file(const struct ofl_file *f, const struct stat *st)
+{
+	return f->data && f->dev == (uint64_t)st->st_dev && f->ino == (uint64_t)st->st_ino;
+}
+
+/* Marks what the hint names among the inputs of the command line: a member
+ * by its archive and offset, a thin archive's member by its own file.
+ * False when the hint names none of them. */
+static bool mark_known(struct ofl_link *l, const struct ofl_link_input *in, const struct stat *st)
+{
+	for (size_t i = 0; i < l->nfiles; i++) {
+		const struct link_file *f = &l->files[i];
+		if (!f->host_arg || !same_file(&f->f, st))
+			continue;
+		size_t u = f->kind == FILE_ARCHIVE ? member_at(l, f, in->offset) : SIZE_MAX;
+		if (u != SIZE_MAX)
+			l->units[u].chosen = true;
+		return true;
+	}
+	for (size_t u = 0; !in->offset && u < l->nunits; u++)
+		if (l->units[u].thin && l->files[l->units[u].file].host_arg &&
+		    same_file(l->units[u].thin, st)) {
+			l->units[u].chosen = true;
+			return true;
+		}
+	return false;
+}
+
+int ofl_link_hint(struct ofl_link *l, const struct ofl_link_input *in, struct ofl_error *err)
+{
+	struct stat st;
+	if (!stat(in->path, &st) && mark_known(l, in, &st))
+		return 0;
+	/* a member of an archive the command line does not name: "lib.a@0x<offset>" */
+	struct ofl_link_input pulled = *in;
+	char *name = NULL;
+	if (in->offset &&
+	    asprintf(&name, "%s@0x%llx", in->path, (unsigned long long)in->offset) < 0)
+		return OFL_NOMEM(err);
+	pulled.path = name ? name : in->path;
+	pulled.pulled = true;
+	int rc = ofl_link_add(l, &pulled, err);
+	free(name);
+	return rc;
+}
+
+int ofl_link_plan(struct ofl_link *l, struct ofl_link_plan *p, struct ofl_error *err)
+{
+	*p = (struct ofl_link_plan){OFL_PLAN_UNCHANGED, {NULL, 0, NULL, 0, NULL, 0, NULL}, NULL};
+	/* the bundle is the output: no host link to fall back on */
+	if (l->o.emit_fatbin && !ofl_link_has_device_code(l))
+		return ofl_error_set(
+		    err, OFL_EINVAL, NULL, OFL_NO_OFFSET,
+		    "Expected a single bundled image for direct fat binary output");
+	if (!ofl_link_has_device_code(l)) {
+		p->action =
+		    ofl_link_linked_by_llvm(l) ? OFL_PLAN_LINKED_BY_LLVM : OFL_PLAN_UNCHANGED;
+		/* the personality is offlink's device link: nothing bypassed it */
+		if (p->action == OFL_PLAN_LINKED_BY_LLVM && !l->o.bypass_ok && !l->o.llvm_wrapper)
+			p->warning =
+			    "the device code was linked by LLVM's clang-linker-wrapper, not "
+			    "by offlink (the link line has offload flags): add $(offlink "
+			    "--ldflags) to the link flags; --no-bypass-warning or "
+			    "OFFLINK_NO_BYPASS_WARNING=1 silences this";
+		return 0;
+	}
+	/* relocatable mode writes -o itself (ld's a.out by default), which
+	 * must not be an input: checked before any work */
+	const char *out = l->o.output ? l->o.output : "a.out";
+	int rc = l->o.relocatable ? ofl_link_check_output(l, out, err) : 0;
+	rc = rc ? rc : ofl_link_run(l, &p->res, err);
+	if (!rc)
+		p->action = OFL_PLAN_ADD;
+	return rc;
+}

@@ -1,0 +1,1 @@
+__device__ int lib_cube(int x) { return x * x * x; }

@@ -1,0 +1,254 @@
+#!/usr/bin/env bash
+# The shared remote cache where it misbehaves or asks for credentials
+# (issue 23, items 6 to 9), through real clang links, a real nginx on
+# 127.0.0.1 and small misbehaving servers in python:
+#  - an answer larger than the entry the action names (a 1.5 GiB body for
+#    a 100-byte image) is refused, not buffered: the link's peak memory
+#    stays small;
+#  - credentials (the URL's user:password, a netrc file, a header) reach
+#    nginx's auth_basic, and the password is in no message nor --explain;
+#  - SIGTERM ends ld.offlink at once while the remote is silent, whatever
+#    its timeout, and it dies of the signal;
+#  - a remote that refuses uploads is still read for the rest of the link.
+source "$OFL_SRC/tests/lib.sh"
+need "$LLVM22/clang" nginx openssl python3 curl cmp base64
+SRC=$OFL_SRC/tests/e2e/wrap_openmp_src
+RT=/usr/lib/llvm-22/lib
+export OMP_TARGET_OFFLOAD=MANDATORY LD_LIBRARY_PATH=$RT
+for f in main kern; do
+	"$LLVM22/clang" -fopenmp -fopenmp-targets=x86_64-pc-linux-gnu -c "$SRC/$f.c" -o $f.o ||
+		fail "compile $f"
+done
+printf '#!/bin/sh\necho run >>%s/ran\nexec "$@"\n' "$PWD" >launch
+chmod +x launch
+ran() { [ -e ran ] && wc -l <ran || echo 0; }
+# olink OUT [ARGS...]: a link with its own empty local store; stderr in
+# OUT.err, --explain in OUT.explain
+olink() {
+	local out=$1
+	shift
+	rm -f ran
+	OFFLINK_CACHE_DIR=$PWD/local-$out "$LLVM22/clang" -fopenmp -fuse-ld=offlink -B"$OFL_BUILD/bin" \
+		main.o kern.o -L$RT -Wl,--device-launcher="$PWD/launch" -Wl,--explain="$PWD/$out.explain" \
+		"$@" -o "$out" 2>"$out.err" || { cat "$out.err"; fail "link $out"; }
+}
+free_port() {
+	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+# wait_file F: until the server that makes F is listening
+wait_file() {
+	for _ in $(seq 100); do [ -e "$1" ] && return; sleep 0.1; done
+	fail "$1: the server did not start"
+}
+
+# ---- a body larger than the action says: refused, not buffered --------------
+cat >huge.py <<'EOF'
+# GET .../ac/*: an ActionResult naming a 100-byte image; GET .../cas/*: a
+# 1.5 GiB body, sent until the client hangs up (the bytes sent counted).
+import hashlib, http.server, sys
+blob = b"x" * 100
+digest = hashlib.sha256(blob).hexdigest().encode()
+def field(num, b):
+    return bytes([num << 3 | 2, len(b)]) + b
+d = field(1, digest) + bytes([2 << 3, 100])
+action = field(2, field(1, b"image") + field(2, d))
+class H(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    def log_message(self, *a):
+        pass
+    def do_GET(self):
+        body = action if "/ac/" in self.path else None
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(body) if body else 3 << 29))
+        self.end_headers()
+        if body:
+            self.wfile.write(body)
+            return
+        sent, chunk = 0, b"\0" * (1 << 20)
+        try:
+            while sent < 3 << 29:
+                self.wfile.write(chunk)
+                sent += len(chunk)
+        except OSError:
+            pass
+        with open("huge.sent", "a") as f:
+            print(sent, file=f)
+        self.close_connection = True
+    def do_PUT(self):
+        self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        self.send_response(200)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+s = http.server.ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), H)
+open("huge.ready", "w").close()
+s.serve_forever()
+EOF
+port=$(free_port)
+python3 huge.py "$port" &
+HUGE=$!
+wait_file huge.ready
+rm -f ran
+OFFLINK_CACHE_DIR=$PWD/local-huge OFFLINK_CACHE_REMOTE=http://127.0.0.1:$port \
+	/usr/bin/time -f %M -o huge.rss "$LLVM22/clang" -fopenmp -fuse-ld=offlink -B"$OFL_BUILD/bin" \
+	main.o kern.o -L$RT -Wl,--device-launcher="$PWD/launch" -o huge 2>huge.err ||
+	{ cat huge.err; fail "link against a remote answering too much"; }
+kill $HUGE
+rss_kib=$(tail -1 huge.rss)
+echo "peak memory of the link's processes with a 1.5 GiB answer: $((rss_kib / 1024)) MiB"
+[ "$(ran)" = 1 ] && grep -q 'an answer larger than the entry it names; not used' huge.err ||
+	{ cat huge.err; fail "a body larger than its action was not refused"; }
+[ "$rss_kib" -lt $((256 * 1024)) ] || fail "peak memory $((rss_kib / 1024)) MiB: the body was buffered"
+./huge >huge.out && diff -u "$SRC/expected.txt" huge.out || fail "the program"
+
+# ---- nginx: credentials, and uploads refused --------------------------------
+port=$(free_port)
+mkdir -p ngx/www/team ngx/www/auth ngx/tmp
+secret=s3cret-$$-pw
+printf 'ofl:%s\n' "$(openssl passwd -apr1 "$secret")" >ngx/htpasswd
+cat >ngx/nginx.conf <<EOF
+worker_processes 1;
+daemon off;
+error_log $PWD/ngx/error.log;
+pid $PWD/ngx/nginx.pid;
+events {}
+http {
+	access_log $PWD/ngx/access.log;
+	client_body_temp_path $PWD/ngx/tmp;
+	server {
+		listen 127.0.0.1:$port;
+		root $PWD/ngx/www;
+		client_max_body_size 0;
+		location / {
+			dav_methods PUT;
+			create_full_put_path on;
+		}
+		location /auth/ {
+			auth_basic "offlink";
+			auth_basic_user_file $PWD/ngx/htpasswd;
+			dav_methods PUT;
+			create_full_put_path on;
+		}
+		location /ro/ {
+			alias $PWD/ngx/www/team/;
+			limit_except GET { deny all; }
+		}
+	}
+}
+EOF
+[ "$(id -u)" = 0 ] && sed -i 's/^worker_processes 1;/worker_processes 1;\nuser root root;/' ngx/nginx.conf
+nginx -c "$PWD/ngx/nginx.conf" -p "$PWD/ngx" 2>ngx/start.err &
+NGINX=$!
+trap 'kill $NGINX $(jobs -p) 2>/dev/null || true; rm -rf "$SCRATCH"' EXIT
+for _ in $(seq 50); do
+	curl -s -o /dev/null "http://127.0.0.1:$port/" && break
+	sleep 0.1
+done
+url=http://127.0.0.1:$port/auth/
+# no credentials: refused, said, the link goes on
+OFFLINK_CACHE_REMOTE=$url olink anon
+[ "$(ran)" = 1 ] && grep -q "remote cache $url\?: GET: an unexpected HTTP status" anon.err ||
+	{ cat anon.err; fail "a remote that wants credentials"; }
+# in the URL: stores; a wrong password is said without the URL's password
+OFFLINK_CACHE_REMOTE=http://ofl:$secret@127.0.0.1:$port/auth/ olink inurl
+[ "$(ran)" = 1 ] && [ -n "$(ls ngx/www/auth/ac)" ] || { cat inurl.err; fail "credentials in the URL"; }
+OFFLINK_CACHE_REMOTE=http://ofl:wrong-$secret@127.0.0.1:$port/auth/ olink wrong
+grep -q "remote cache http://127.0.0.1:$port/auth: GET: an unexpected HTTP status" wrong.err ||
+	{ cat wrong.err; fail "a wrong password in the URL"; }
+OFFLINK_CACHE_REMOTE=ftp://ofl:$secret@x olink nourl
+grep -q "remote cache 'ftp://x': expected an http:// or https:// URL" nourl.err ||
+	{ cat nourl.err; fail "a remote that is no URL"; }
+# a netrc file: a hit from the remote
+printf 'machine 127.0.0.1 login ofl password %s\n' "$secret" >creds.netrc
+OFFLINK_CACHE_REMOTE=$url OFFLINK_CACHE_REMOTE_NETRC=$PWD/creds.netrc olink netrc
+[ "$(ran)" = 0 ] && grep -q 'cache hit (remote)' netrc.explain || { cat netrc.err; fail "netrc"; }
+# $NETRC, as Bazel reads it
+OFFLINK_CACHE_REMOTE=$url NETRC=$PWD/creds.netrc olink netrc2
+[ "$(ran)" = 0 ] || { cat netrc2.err; fail "\$NETRC"; }
+# a header
+OFFLINK_CACHE_REMOTE=$url OFFLINK_CACHE_REMOTE_HEADER="Authorization: Basic $(printf 'ofl:%s' "$secret" | base64)" \
+	olink header
+[ "$(ran)" = 0 ] && grep -q 'cache hit (remote)' header.explain || { cat header.err; fail "header"; }
+OFFLINK_CACHE_REMOTE=$url OFFLINK_CACHE_REMOTE_HEADER="Bearer $secret" olink badheader
+grep -q "OFFLINK_CACHE_REMOTE_HEADER: expected one 'Name: value'" badheader.err ||
+	{ cat badheader.err; fail "a header that is none"; }
+! grep -l -- "$secret" ./*.err ./*.explain || fail "a password was shown"
+
+# uploads refused (GET only): the rest of the link still reads.  LLVM 19's
+# links cache two commands, an LTO step then the device link: the store
+# holds both but the LTO step's action, so the LTO step misses and its
+# upload is refused, and the device link then hits.
+RT19=${OFL_LIBOMP19:-/opt/offlink-deps/libomp19/usr/lib/llvm-19/lib}
+if [ -x "$LLVM19/llvm-lto2" ] && [ -e "$RT19/libomptarget.devicertl.a" ]; then
+	cc -O1 -fPIC -c "$OFL_SRC/tests/interop/wrap_stub_src/stub.c" -o stub.o || fail "compile stub"
+	"$LLVM19/clang" -fopenmp --offload-arch=gfx90a -nogpulib -fPIC \
+		-c "$OFL_SRC/tests/interop/wrap_stub_src/omp.c" -o omp19.o || fail "clang 19 -c"
+	link19() {
+		local out=$1 remote=$2
+		OFFLINK_CACHE_DIR=$PWD/local-$out OFFLINK_CACHE_REMOTE=$remote "$LLVM19/clang" -fopenmp \
+			-fuse-ld=offlink -B"$OFL_BUILD/bin" stub.o omp19.o -L"$RT19" -rdynamic -ldl \
+			-Wl,-j1 -Wl,--explain=$out.explain -o $out 2>$out.err || { cat $out.err; fail "link $out"; }
+	}
+	: >ngx/access.log
+	link19 seed http://127.0.0.1:$port/team/
+	grep -c 'PUT /team/ac/' ngx/access.log | grep -qx 2 || { cat ngx/access.log; fail "seeding"; }
+	lto=$(grep -o 'GET /team/ac/[0-9a-f]*' ngx/access.log | head -1 | sed 's|.*/||')
+	rm ngx/www/team/ac/"$lto"
+	: >ngx/access.log
+	link19 refused http://127.0.0.1:$port/ro/
+	grep -q 'LTO for .*, cache miss' refused.explain &&
+		grep -q 'device link for .*, cache hit (remote)' refused.explain ||
+		{ cat refused.explain ngx/access.log; fail "a refused upload turned off remote reads"; }
+	grep -q "PUT: the upload was refused; no uploads for the rest of this link" refused.err ||
+		{ cat refused.err; fail "the refused upload was not said"; }
+	[ "$(grep -c '"PUT ' ngx/access.log)" = 1 ] || { cat ngx/access.log; fail "uploads went on"; }
+	cmp seed refused || fail "the program linked from the read-only remote"
+else
+	echo "LLVM 19's llvm-lto2 or device runtime missing: refused uploads not tried"
+fi
+kill $NGINX
+wait $NGINX 2>/dev/null || true
+
+# ---- SIGTERM while the remote is silent: ld.offlink ends at once -------------
+port=$(free_port)
+python3 -c '
+import socket, sys, time
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(8)
+open("silent.ready", "w").close()
+kept = [s.accept()[0]]
+open("silent.accepted", "w").close()
+time.sleep(60)
+' "$port" &
+SILENT=$!
+wait_file silent.ready
+# ld.offlink, its process id and exit status kept
+mkdir -p bin
+cat >bin/ld.offlink <<EOF
+#!/bin/bash
+"$OFL_BUILD/bin/ld.offlink" "\$@" &
+echo \$! >$PWD/ld.pid
+wait \$!
+rc=\$?
+echo \$rc >$PWD/ld.rc
+exit \$rc
+EOF
+chmod +x bin/ld.offlink
+OFFLINK_CACHE_DIR=$PWD/local-term OFFLINK_CACHE_REMOTE=http://127.0.0.1:$port \
+	OFFLINK_CACHE_REMOTE_TIMEOUT_MS=30000 "$LLVM22/clang" -fopenmp -fuse-ld=offlink -B"$PWD/bin" \
+	main.o kern.o -L$RT -o term 2>term.err &
+CLANG=$!
+wait_file silent.accepted
+wait_file ld.pid
+sleep 0.2 # in the transfer
+t0=$(date +%s%N)
+kill -TERM "$(cat ld.pid)"
+for _ in $(seq 300); do [ -e ld.rc ] && break; sleep 0.01; done
+t1=$(date +%s%N)
+wait $CLANG 2>/dev/null || true
+kill $SILENT
+ms=$(((t1 - t0) / 1000000))
+echo "ld.offlink ended ${ms} ms after SIGTERM (remote silent, timeout 30 s)"
+[ -e ld.rc ] || fail "ld.offlink still ran 3 s after SIGTERM"
+[ "$(cat ld.rc)" = 143 ] || { cat term.err; fail "ld.offlink's status $(cat ld.rc), not SIGTERM's"; }
+! grep -q 'remote cache' term.err || { cat term.err; fail "a cancelled transfer was reported"; }
+echo "remote cache: bounded answers, hidden credentials, prompt cancellation, reads after refused uploads"
