@@ -3,6 +3,8 @@
 #ifndef OFL_CACHE_PRIV_H
 #define OFL_CACHE_PRIV_H
 
+#include <nettle/sha2.h>
+/* cache_remote.c's SHA256Data, until it calls ofl_sha256 */
 #include <sha2.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -32,14 +34,14 @@ void ofl_hex(const uint8_t *p, size_t n, char *out);
 /* cache_key.c: what decides a device link's output, hashed.  Every item
  * is tagged and length-prefixed, so no two sequences of items collide. */
 struct ofl_cache_key {
-	SHA2_CTX ctx;
+	struct sha256_ctx ctx;
 };
 void ofl_key_init(struct ofl_cache_key *k);
 void ofl_key_str(struct ofl_cache_key *k, const char *tag, const char *s);
-/* The SHA-256 of bytes: an input of the link not written yet. */
-void ofl_key_bytes(struct ofl_cache_key *k, const uint8_t *p, size_t n);
-/* The SHA-256 of a file's bytes: an input of the link.  -1 when it
- * cannot be read (the link is then not cached). */
+/* The SHA-256 of bytes (an input of the link not written yet) under tag. */
+void ofl_key_bytes(struct ofl_cache_key *k, const char *tag, const uint8_t *p, size_t n);
+/* The SHA-256 of a regular file's bytes: an input of the link.  -1 when
+ * it cannot be read (the link is then not cached). */
 int ofl_key_content(struct ofl_cache_key *k, const char *path);
 /* Real path, size and modification time of a file the link may read (a
  * tool, a library): an upgrade changes the key.  false, and nothing
@@ -47,5 +49,15 @@ int ofl_key_content(struct ofl_cache_key *k, const char *path);
  * (PATH_MAX bytes) when not NULL. */
 bool ofl_key_identity(struct ofl_cache_key *k, const char *path, char *real);
 void ofl_key_final(struct ofl_cache_key *k, uint8_t key[OFL_CACHE_KEY_SIZE]);
+/* devlink_key.c: the key of device-link command cmd of group gi, or -1
+ * when what it reads cannot be resolved (not cached); the paths the key
+ * covers by content or identity are pushed to keyed (owned strings), for
+ * the manifest to skip. */
+struct ofl_link;
+struct ofl_proc;
+int ofl_devlink_key(const struct ofl_link *l, size_t gi, const struct ofl_proc *cmd,
+                    uint8_t key[OFL_CACHE_KEY_SIZE], struct ofl_ptrs *keyed);
+/* SHA-256 at the CPU's speed (nettle), for the remote's names too. */
+void ofl_sha256(const void *p, size_t n, uint8_t sum[OFL_CACHE_KEY_SIZE]);
 
 #endif

@@ -1,197 +1,29 @@
 /* A device link's command, cached (offlink/cache.h, docs/design.md
- * "Device-link cache").  The key covers everything that decides the
- * output: every word of the command, with each file of the link's own
- * directory replaced by the hash of its bytes (an input) or a placeholder
- * (the output, not written yet); the identity (path, size, time) of the
- * tools the command runs and of the files it names or finds with -L/-l;
- * and the environment variables that change what those tools do.  The
- * launcher, which changes where a command runs, not what it makes, is
- * left out. */
+ * "Device-link cache").  The key (devlink_key.c) covers what the command
+ * is known to read before it runs.  What the device linker reports it
+ * read (--dependency-file: clang's crt files, libc, libgcc, its runtime)
+ * is kept after the image as a manifest, the identity of each file, and a
+ * lookup whose manifest no longer matches the files is a miss (ccache's
+ * direct mode): a file the key did not foresee cannot give a stale image.
+ * An entry is the image, then the manifest's entries (path length, path,
+ * size, modification time in seconds and nanoseconds: little-endian 32,
+ * bytes, 64, 64, 32 bits), their count and bytes (64 bits each) and the
+ * magic "OFLMANI2". */
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cache_priv.h"
 #include "internal.h"
 #include "link_priv.h"
-#include "offlink/ldcmd.h"
+#include "offlink/io.h"
 #include "offlink/proc.h"
 
-/* What a variable of these names says changes which files the tools read
- * or how they link (CUDA's tools, gcc's and clang's drivers, the loader). */
-static const char *const key_env[] = {"CUDA_PATH",
-                                      "CUDA_HOME",
-                                      "LIBRARY_PATH",
-                                      "COMPILER_PATH",
-                                      "GCC_EXEC_PREFIX",
-                                      "LD_LIBRARY_PATH",
-                                      "CCC_OVERRIDE_OPTIONS",
-                                      "CLANG_CONFIG_FILE_SYSTEM_DIR",
-                                      "CLANG_CONFIG_FILE_USER_DIR"};
-
-/* A tool's identity, or that it is missing; its real path to real when
- * not NULL. */
-static bool key_tool(struct ofl_cache_key *k, const char *path, char *real)
-{
-	bool found = ofl_key_identity(k, path, real);
-	if (!found)
-		ofl_key_str(k, "absent", path);
-	return found;
-}
-
-/* The tools a device link may run besides clang: those of its LLVM
- * install, and CUDA's for NVPTX. */
-static void key_tools(struct ofl_cache_key *k, const struct ofl_link *l, const char *clang,
-                      bool cuda_tools)
-{
-	static const char *const beside[] = {"ld.lld",
-	                                     "lld",
-	                                     "clang-nvlink-wrapper",
-	                                     "llvm-lto2",
-	                                     "../lib/libLLVM.so",
-	                                     "../lib/libclang-cpp.so"};
-	static const char *const cuda[] = {"ptxas", "nvlink", "fatbinary"};
-	char real[PATH_MAX], p[PATH_MAX + 64];
-	if (!key_tool(k, clang, real))
-		return;
-	*strrchr(real, '/') = '\0';
-	for (size_t i = 0; i < sizeof(beside) / sizeof(*beside); i++) {
-		snprintf(p, sizeof(p), "%s/%s", real, beside[i]);
-		key_tool(k, p, NULL);
-	}
-	for (size_t i = 0; cuda_tools && i < sizeof(cuda) / sizeof(*cuda); i++) {
-		if (*l->cuda || !l->o.cuda_path) {
-			snprintf(p, sizeof(p), "%s/bin/%s", *l->cuda ? l->cuda : "/usr/local/cuda",
-			         cuda[i]);
-			key_tool(k, p, NULL);
-		}
-		char *found = ofl_proc_find(cuda[i], NULL, 0, l->o.search_path);
-		ofl_key_str(k, "found", found ? found : "");
-		if (found)
-			key_tool(k, found, NULL);
-		free(found);
-	}
-}
-
-/* The linker's view of an argument: "-Wl,a,b" and "-Xlinker a" pass a and
- * b; -L dirs and -l names are collected, files named by path too. */
-struct names {
-	const char **dirs, **libs;
-	size_t ndirs, nlibs, capdirs, caplibs;
-};
-
-static int note_name(struct names *n, const char *w)
-{
-	if (!strncmp(w, "-L", 2) && w[2])
-		return OFL_GROW(n->dirs, n->capdirs, n->ndirs) ? -1
-		                                               : (n->dirs[n->ndirs++] = w + 2, 0);
-	if (!strncmp(w, "-l", 2) && w[2])
-		return OFL_GROW(n->libs, n->caplibs, n->nlibs) ? -1
-		                                               : (n->libs[n->nlibs++] = w + 2, 0);
-	return 0;
-}
-
-/* The library -l<name> finds in the dirs, searched as ld does (without
- * -Bstatic); -1 when out of memory. */
-static int key_library(struct ofl_cache_key *k, const struct names *n, const char *const *defaults,
-                       size_t ndefaults, const char *name)
-{
-	struct ofl_error ignored = OFL_ERROR_INIT;
-	int rc = 0;
-	char *found = NULL;
-	for (size_t i = 0; !rc && i < n->ndirs + ndefaults; i++)
-		rc = ofl_ldcmd_find_in_dir(i < n->ndirs ? n->dirs[i] : defaults[i - n->ndirs], name,
-		                           false, &found, &ignored);
-	if (rc == 1)
-		ofl_key_identity(k, found, NULL);
-	else if (!rc)
-		ofl_key_str(k, "library not found", name);
-	free(found);
-	return rc < 0 ? -1 : 0;
-}
-
-/* The word is a file the command reads: an absolute path to a file. */
-static void key_path(struct ofl_cache_key *k, const char *w)
-{
-	const char *eq = strchr(w, '=');
-	const char *path = w[0] == '/' ? w : eq && eq[1] == '/' ? eq + 1 : NULL;
-	if (path)
-		ofl_key_identity(k, path, NULL);
-}
-
-static int split_linker_words(struct names *n, char *copy)
-{
-	int rc = 0;
-	char *save = NULL;
-	for (char *t = strtok_r(copy, ",", &save); !rc && t; t = strtok_r(NULL, ",", &save))
-		rc = note_name(n, t);
-	return rc;
-}
-
-/* Every word: its bytes, or for the link's own files their content (an
- * input, written or still to be written) or a placeholder (an output);
- * the words of -Wl, split into copies.  -1: not cacheable. */
-static int key_words(struct ofl_cache_key *k, const struct ofl_link *l, size_t gi,
-                     const struct ofl_proc *cmd, struct names *n, struct ofl_ptrs *copies)
-{
-	size_t tl = strlen(l->tmpdir), next = 0;
-	for (size_t i = l->o.nlauncher + 1; i < cmd->argc; i++) {
-		const char *w = cmd->argv[i];
-		struct stat st;
-		bool own = !strncmp(w, l->tmpdir, tl) && w[tl] == '/';
-		const struct pending_write *p =
-		    own ? ofl_devlink_pending(&l->groups[gi], w, &next) : NULL;
-		if (p) {
-			ofl_key_bytes(k, p->data, p->size);
-		} else if (own && !stat(w, &st)) {
-			if (ofl_key_content(k, w))
-				return -1;
-		} else if (own) {
-			ofl_key_str(k, "output", strrchr(w, '.'));
-		} else if (strstr(w, l->tmpdir)) {
-			return -1; /* a temporary inside a word: its bytes unknown */
-		} else {
-			ofl_key_str(k, "arg", w);
-			key_path(k, w);
-		}
-		if (!strncmp(w, "-Wl,", 4)) {
-			char *copy = ofl_strdup(w + 4);
-			if (!copy || ofl_ptrs_push(copies, copy) || split_linker_words(n, copy))
-				return -1;
-		} else if (note_name(n, w)) {
-			return -1;
-		}
-	}
-	return 0;
-}
-
-/* The command's cache key; -1 when it cannot be cached. */
-static int devlink_key(const struct ofl_link *l, size_t gi, const struct ofl_proc *cmd,
-                       uint8_t key[OFL_CACHE_KEY_SIZE])
-{
-	if (!l->tmpdir || cmd->argc <= l->o.nlauncher || !l->o.device_env)
-		return -1;
-	struct ofl_cache_key k;
-	struct names n = {NULL, NULL, 0, 0, 0, 0};
-	struct ofl_ptrs copies = OFL_PTRS_INIT;
-	ofl_key_init(&k);
-	key_tools(&k, l, cmd->argv[l->o.nlauncher], ofl_devlink_nvptx(l->groups[gi].triple));
-	int rc = key_words(&k, l, gi, cmd, &n, &copies);
-	for (size_t i = 0; !rc && i < n.nlibs; i++)
-		rc =
-		    key_library(&k, &n, (const char *const *)l->libdirs.v, l->libdirs.n, n.libs[i]);
-	for (size_t i = 0; !rc && i < sizeof(key_env) / sizeof(*key_env); i++) {
-		const char *v = ofl_proc_env_get(l->o.device_env, key_env[i]);
-		ofl_key_str(&k, key_env[i], v ? v : "");
-	}
-	ofl_key_final(&k, key);
-	ofl_ptrs_release(&copies);
-	free(n.dirs);
-	free(n.libs);
-	return rc;
-}
+#define MANIFEST_MAGIC "OFLMANI2"
+#define TRAILER_SIZE 24
 
 void ofl_devlink_open_cache(struct ofl_link *l)
 {
@@ -203,53 +35,208 @@ void ofl_devlink_open_cache(struct ofl_link *l)
 	ofl_link_logf(l, OFL_LOG_WARNING, "no device-link cache: %s", msg);
 }
 
-/* The output of a command that ran, into keep (when not NULL) and, under
- * key (when not NULL), the cache. */
-static int take_output(struct ofl_link *l, const uint8_t *key, const char *output,
-                       struct ofl_buf *keep, char *note, size_t notesz, struct ofl_error *err)
+static bool is_keyed(const struct ofl_ptrs *keyed, const char *path)
+{
+	for (size_t i = 0; i < keyed->n; i++)
+		if (!strcmp(keyed->v[i], path))
+			return true;
+	return false;
+}
+
+/* One manifest entry for path: its identity now. */
+static int add_entry(struct ofl_buf *m, const char *path)
+{
+	struct stat st;
+	uint8_t b[20];
+	size_t n = strlen(path);
+	if (n > UINT32_MAX || stat(path, &st) || !S_ISREG(st.st_mode))
+		return -1;
+	ofl_put_le32(b, (uint32_t)n);
+	if (ofl_buf_append(m, b, 4) || ofl_buf_append(m, path, n))
+		return -1;
+	ofl_put_le64(b, (uint64_t)st.st_size);
+	ofl_put_le64(b + 8, (uint64_t)st.st_mtim.tv_sec);
+	ofl_put_le32(b + 16, (uint32_t)st.st_mtim.tv_nsec);
+	return ofl_buf_append(m, b, 20);
+}
+
+/* The manifest of the files a dependency file (make's syntax, as lld, gold
+ * and bfd write it) names, appended to m, without the link's own files and
+ * those the key covers; -1 when it cannot be read. */
+static int manifest_from_depfile(const struct ofl_link *l, const char *depfile,
+                                 const struct ofl_ptrs *keyed, struct ofl_buf *m)
 {
 	struct ofl_file f = OFL_FILE_INIT;
 	struct ofl_error ignored = OFL_ERROR_INIT;
-	if (!keep && !key)
+	struct ofl_buf word = OFL_BUF_INIT;
+	if (ofl_file_open_regular(&f, depfile, &ignored))
+		return -1;
+	size_t tl = strlen(l->tmpdir), start = m->len;
+	uint64_t count = 0;
+	bool target = true; /* the rule's target, before ':' */
+	int rc = 0;
+	for (size_t i = 0; i <= f.size && !rc; i++) {
+		char c = i < f.size ? (char)f.data[i] : '\n';
+		if (c == '\\' && i + 1 < f.size && f.data[i + 1] == '\n') {
+			c = ' ', i++;
+		} else if ((c == '\\' || c == '$') && i + 1 < f.size &&
+		           (f.data[i + 1] == ' ' || f.data[i + 1] == '#' || f.data[i + 1] == '$')) {
+			rc = ofl_buf_append(&word, &f.data[++i], 1);
+			continue;
+		}
+		if (c != ' ' && c != '\t' && c != '\n') {
+			rc = ofl_buf_append(&word, &c, 1);
+			continue;
+		}
+		if (word.len && !target && !rc) {
+			rc = ofl_buf_append(&word, "", 1);
+			const char *w = (const char *)word.data;
+			if (!rc && !(!strncmp(w, l->tmpdir, tl) && w[tl] == '/') &&
+			    !is_keyed(keyed, w))
+				rc = add_entry(m, w), count++;
+		}
+		target &= !(word.len && word.data[word.len - 1] == ':');
+		word.len = 0;
+		if (c == '\n' && !target)
+			break; /* the rule's end: phony rules follow */
+	}
+	uint8_t t[TRAILER_SIZE];
+	ofl_put_le64(t, count);
+	ofl_put_le64(t + 8, m->len - start);
+	memcpy(t + 16, MANIFEST_MAGIC, 8);
+	rc = rc || target || ofl_buf_append(m, t, sizeof(t)) ? -1 : 0;
+	ofl_buf_release(&word);
+	ofl_file_close(&f);
+	return rc;
+}
+
+static int empty_manifest(struct ofl_buf *m)
+{
+	uint8_t t[TRAILER_SIZE] = {0};
+	memcpy(t + 16, MANIFEST_MAGIC, 8);
+	return ofl_buf_append(m, t, sizeof(t));
+}
+
+/* The length of the image in an entry whose manifest still holds, or -1
+ * (a file it names changed, or no entry of this format). */
+static int64_t check_entry(const uint8_t *p, size_t n)
+{
+	if (n < TRAILER_SIZE || memcmp(p + n - 8, MANIFEST_MAGIC, 8))
+		return -1;
+	uint64_t count = ofl_le64(p + n - 24), mlen = ofl_le64(p + n - 16);
+	if (mlen > n - TRAILER_SIZE)
+		return -1;
+	const uint8_t *e = p + n - TRAILER_SIZE - mlen, *end = p + n - TRAILER_SIZE;
+	char path[PATH_MAX];
+	for (uint64_t i = 0; i < count; i++) {
+		struct stat st;
+		uint32_t len = (size_t)(end - e) >= 4 ? ofl_le32(e) : UINT32_MAX;
+		if (len >= sizeof(path) || (size_t)(end - e) < 4 + (size_t)len + 20)
+			return -1;
+		memcpy(path, e + 4, len);
+		path[len] = '\0';
+		e += 4 + len;
+		if (stat(path, &st) || !S_ISREG(st.st_mode) ||
+		    (uint64_t)st.st_size != ofl_le64(e) ||
+		    (uint64_t)st.st_mtim.tv_sec != ofl_le64(e + 8) ||
+		    (uint32_t)st.st_mtim.tv_nsec != ofl_le32(e + 16))
+			return -1;
+		e += 20;
+	}
+	return e == end ? (int64_t)(n - TRAILER_SIZE - mlen) : -1;
+}
+
+/* A command run by clang's driver for a linker that writes a dependency
+ * file (ld.lld, gold, bfd; not NVPTX's nvlink): its manifest is known. */
+static bool reports_reads(const struct ofl_link *l, size_t gi, const struct ofl_proc *cmd)
+{
+	size_t t = l->o.nlauncher + 1;
+	return t < cmd->argc && !strcmp(cmd->argv[t], "--no-default-config") &&
+	       !ofl_devlink_nvptx(l->groups[gi].triple);
+}
+
+/* Runs the command; with depfile, asks its linker for the files it read. */
+static int run(struct ofl_link *l, size_t gi, struct ofl_proc *cmd, const char *depfile,
+               struct ofl_error *err)
+{
+	int rc = ofl_devlink_flush(l, gi, cmd, err);
+	if (rc || !depfile)
+		return rc ? rc : ofl_proc_run(cmd, err);
+	/* written beside the image, it changes none of its bytes */
+	if (ofl_proc_pushf(cmd, err, "-Wl,--dependency-file=%s", depfile))
+		return err->code;
+	rc = ofl_proc_run(cmd, err);
+	free(cmd->argv[--cmd->argc]);
+	cmd->argv[cmd->argc] = NULL;
+	return rc;
+}
+
+/* The output of a command that ran, into bytes when kept, and its entry,
+ * under key (when not NULL), into the cache. */
+static int take_output(struct ofl_link *l, const uint8_t *key, const char *output,
+                       const char *depfile, const struct ofl_ptrs *keyed, bool kept,
+                       struct ofl_buf *bytes, char *note, size_t notesz, struct ofl_error *err)
+{
+	struct ofl_file f = OFL_FILE_INIT;
+	struct ofl_error ignored = OFL_ERROR_INIT;
+	size_t n = bytes->len;
+	if (!kept && !key)
 		return 0;
 	/* only a kept output is the link's: else a failure is the cache's miss */
-	int rc = ofl_file_open(&f, output, keep ? err : &ignored);
-	if (!rc && keep && ofl_buf_append(keep, f.data, f.size))
-		rc = OFL_NOMEM(err);
-	if (!rc && key)
-		ofl_cache_put(l->cache, key, f.data, f.size, note, notesz);
+	int rc = ofl_file_open(&f, output, kept ? err : &ignored);
+	if (!rc && ofl_buf_append(bytes, f.data, f.size))
+		rc = kept ? OFL_NOMEM(err) : -1;
 	ofl_file_close(&f);
-	return keep ? rc : 0;
+	size_t image = bytes->len;
+	if (!rc && key &&
+	    !(depfile ? manifest_from_depfile(l, depfile, keyed, bytes) : empty_manifest(bytes)))
+		ofl_cache_put(l->cache, key, bytes->data + n, bytes->len - n, note, notesz);
+	bytes->len = image;
+	return kept ? rc : 0;
+}
+
+/* A hit's image, checked against its manifest, left in bytes (written to
+ * output when a later command reads the file); false: a miss. */
+static bool use_hit(const char *output, bool file, struct ofl_buf *bytes, size_t start)
+{
+	struct ofl_error ignored = OFL_ERROR_INIT;
+	int64_t image = check_entry(bytes->data + start, bytes->len - start);
+	bool ok = image >= 0 && (!file || !ofl_devlink_write_private(output, bytes->data + start,
+	                                                             (uint64_t)image, &ignored));
+	bytes->len = ok ? start + (size_t)image : start;
+	return ok;
 }
 
 int ofl_devlink_cached_run(struct ofl_link *l, size_t gi, struct ofl_proc *cmd, const char *output,
                            const char *what, struct ofl_buf *keep, struct ofl_error *err)
 {
 	uint8_t key[OFL_CACHE_KEY_SIZE];
-	char note[512] = "";
+	char note[512] = "", *depfile = NULL;
 	struct ofl_buf own = OFL_BUF_INIT, *bytes = keep ? keep : &own;
+	struct ofl_ptrs keyed = OFL_PTRS_INIT;
 	struct timespec t0, t1;
+	/* fatbinary reads NVPTX images by name, the link after LTO its input;
+	 * else the wrapper takes the bytes and nobody reads the file */
+	bool file = !keep || ofl_devlink_nvptx(l->groups[gi].triple) || l->o.save_temps;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	bool cacheable = l->cache && !devlink_key(l, gi, cmd, key);
+	bool cacheable = l->cache && !ofl_devlink_key(l, gi, cmd, key, &keyed);
+	size_t start = bytes->len;
 	enum ofl_cache_hit hit =
 	    cacheable ? ofl_cache_get(l->cache, key, bytes, note, sizeof(note)) : OFL_CACHE_MISS;
-	int rc = 0;
-	struct ofl_error ignored = OFL_ERROR_INIT;
-	/* the next command (fatbinary, the link after LTO) reads the file */
-	if (hit != OFL_CACHE_MISS &&
-	    ofl_devlink_write_private(output, bytes->data, bytes->len, &ignored)) {
+	if (hit != OFL_CACHE_MISS && !use_hit(output, file, bytes, start))
 		hit = OFL_CACHE_MISS; /* run it, then */
-		bytes->len = 0;
-	}
+	if (hit == OFL_CACHE_MISS && cacheable && reports_reads(l, gi, cmd) &&
+	    asprintf(&depfile, "%s.d", output) < 0)
+		depfile = NULL, cacheable = false;
 	/* the cache's own time, apart from the command's */
 	double cache_s = ofl_devlink_elapsed(&t0);
+	int rc = 0;
 	if (hit == OFL_CACHE_MISS) {
-		rc = ofl_devlink_flush(l, gi, cmd, err);
-		rc = rc ? rc : ofl_proc_run(cmd, err);
+		rc = run(l, gi, cmd, depfile, err);
 		clock_gettime(CLOCK_MONOTONIC, &t1);
 		rc = rc ? rc
-		        : take_output(l, cacheable ? key : NULL, output, keep, note, sizeof(note),
-		                      err);
+		        : take_output(l, cacheable ? key : NULL, output, depfile, &keyed,
+		                      keep != NULL, bytes, note, sizeof(note), err);
 		cache_s += ofl_devlink_elapsed(&t1);
 	}
 	if (*note)
@@ -265,6 +252,8 @@ int ofl_devlink_cached_run(struct ofl_link *l, size_t gi, struct ofl_proc *cmd, 
 		              : cacheable               ? ", cache miss"
 		                                        : ", not cached",
 		              cache_s * 1e3);
+	free(depfile);
+	ofl_ptrs_release(&keyed);
 	ofl_buf_release(&own);
 	return rc;
 }

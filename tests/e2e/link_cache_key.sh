@@ -1,0 +1,180 @@
+#!/usr/bin/env bash
+# The device-link cache never gives an image a fresh link would not: for
+# each item of the key (docs/design.md, "Device-link cache"), a link fills
+# the cache, ONE thing the device link reads is changed, and the relink
+# must give the bytes of a link without the cache, by a miss whenever the
+# change reaches the image (each case checks that it does).  Items whose
+# change leaves the image alone (a library the tools load, an
+# environment variable) must still miss.  Real clang 22 (and 19) links.
+source "$OFL_SRC/tests/lib.sh"
+need "$LLVM22/clang" "$LLVM22/ld.lld" "$LLVM22/llvm-ar" "$LLVM19/clang" /usr/bin/ld.gold cc cmp
+SRC=$OFL_SRC/tests/e2e/wrap_openmp_src
+RT=/usr/lib/llvm-22/lib
+OMP="-fopenmp -fopenmp-targets=x86_64-pc-linux-gnu"
+export OFFLINK_CACHE_DIR=$PWD/cache
+for f in main kern; do
+	"$LLVM22/clang" $OMP -c "$SRC/$f.c" -o $f.o || fail "compile $f"
+done
+sed 's/int scale = 3;/int scale = 4;/' "$SRC/kern.c" >kern2.c
+"$LLVM22/clang" $OMP -I"$SRC" -c kern2.c -o kern2.o || fail "compile kern2"
+cp kern.o kern1.o
+# objects and libraries for the device link, two versions of each
+for v in 1 2; do
+	printf 'int extra_marker = %s;\n' $v >extra$v.c
+	cc -fPIC -c extra$v.c -o extra$v.o || fail "compile extra$v"
+	cc -shared -Wl,-soname,libfoo$v.so extra$v.o -o libfoo$v.so || fail "libfoo$v"
+done
+cp extra1.o extra.o
+cp libfoo1.so libfoo.so
+cp libfoo1.so libbar.so
+# a linker script names an object the key does not see: the manifest does
+printf 'INPUT(scr_impl.o)\n' >libscr.so
+cp extra1.o scr_impl.o
+printf -- '--soname=one.so\n' >dev.rsp
+
+# olink OUT ARGS...: a cached link (--no-device-cache in ARGS: not)
+olink() {
+	local out=$1
+	shift
+	"$LLVM22/clang" -fopenmp -fuse-ld=offlink -B"$OFL_BUILD/bin" main.o kern.o -L$RT \
+		-Wl,--explain="$PWD/$out.explain" "$@" -o "$out" || fail "link $out"
+}
+
+# case NAME CHANGES MUTATION ARGS...: fill, mutate, relink cached and
+# uncached; CHANGES is "image" (the mutation changes the image: the relink
+# must miss) or "key" (it does not, but the key covers it: a miss too)
+case_() {
+	local name=$1 changes=$2 mutation=$3
+	shift 3
+	olink $name.0 "$@"
+	grep -q 'device link for .*, cache \(miss\|hit\)' $name.0.explain ||
+		{ cat $name.0.explain; fail "$name: not cached"; }
+	eval "$mutation"
+	olink $name.1 "$@"
+	olink $name.2 "$@" -Wl,--no-device-cache
+	cmp $name.1 $name.2 || fail "$name: the cached link differs from an uncached one (stale hit)"
+	if [ $changes = image ]; then
+		cmp -s $name.0 $name.2 && fail "$name: the mutation did not change the image"
+	fi
+	grep -q 'device link for .*, cache miss' $name.1.explain ||
+		{ cat $name.1.explain; fail "$name: no miss after the mutation"; }
+	olink $name.3 "$@"
+	grep -q 'device link for .*, cache hit' $name.3.explain ||
+		{ cat $name.3.explain; fail "$name: the relink did not hit"; }
+}
+
+# the link's own inputs: their bytes
+case_ input image 'cp kern2.o kern.o'
+cp kern1.o kern.o
+# a file named by a relative path in a device linker argument
+case_ relative image 'cp extra2.o extra.o' -Wl,--device-linker=extra.o
+cp extra1.o extra.o
+# a shared library named by a relative path on the host link (CPU device
+# links take it): its SONAME reaches the image
+case_ hostlib image 'cp libfoo2.so libfoo.so' libfoo.so
+# a library found by -l in a -L folder
+case_ library image 'cp libfoo2.so libbar.so' -L. -lbar
+# a response file: its content
+case_ rsp image "printf -- '--soname=two.so\n' >dev.rsp" -Wl,--device-linker=@"$PWD/dev.rsp"
+# a file only the linker saw (a linker script's INPUT): the manifest
+case_ manifest image 'cp extra2.o scr_impl.o' -Wl,--device-linker=-L"$PWD" \
+	-Wl,--device-linker=-lscr
+# the environment the tools read
+case_ env key 'export LIBRARY_PATH=/nonexistent'
+unset LIBRARY_PATH
+# a device compiler by bare name: found on the command's PATH (LLVM 19's
+# clang links this image as 22's does, by gold: the image is the same)
+# (gold names the image's base version after its output, a temporary: a
+# soname keeps the image the same from link to link)
+SONAME=-Wl,--device-linker=--soname=img.so
+PATH22=$PATH
+export PATH=$LLVM22:$PATH22
+case_ path key 'export PATH=$LLVM19:$PATH22' -Wl,--device-compiler=clang $SONAME
+export PATH=$PATH22
+
+# tree DIR [copy]: a clang install of its own, a copy of clang 22's binary
+# (whose RUNPATH is $ORIGIN/../lib) and links to the rest; with copy, the
+# libraries it loads copied into DIR/lib; no ld.lld beside clang
+tree() {
+	local l
+	mkdir -p $1/bin $1/lib
+	cp "$(readlink -f "$LLVM22/clang")" $1/bin/clang
+	mkdir -p $1/lib/clang
+	ln -s "$RT"/clang/* $1/lib/clang/
+	for l in $(readelf -d $1/bin/clang | sed -n 's/.*NEEDED.*\[\(lib\(LLVM\|clang-cpp\)[^]]*\)\].*/\1/p'); do
+		l=$(ldd "$LLVM22/clang" | awk -v l=$l '$1 == l { print $3 }')
+		if [ "${2:-}" = copy ]; then cp "$l" $1/lib/; else ln -s "$l" $1/lib/; fi ||
+			fail "$1: $l"
+	done
+}
+# the CPU link of a clang without ld.lld beside it takes gold, found on PATH
+tree tree copy
+[ -e tree/lib/libLLVM.so.22.1 ] || fail "clang 22 loads no libLLVM.so.22.1"
+mkdir -p gold
+printf '#!/bin/sh\nexec /usr/bin/ld.gold --defsym=gold_marker=0x1 "$@"\n' >gold/ld.gold
+chmod +x gold/ld.gold
+export PATH=$PWD/gold:$PATH22
+TREE=-Wl,--device-compiler="$PWD/tree/bin/clang"
+case_ gold image "sed -i 's/0x1/0x2/' gold/ld.gold" "$TREE" $SONAME
+grep -q '"-fuse-ld=gold"' gold.1.explain || fail "the tree's link did not use gold"
+case_ libllvm key 'touch tree/lib/libLLVM.so.22.1' "$TREE" $SONAME
+case_ libclang key 'touch tree/lib/libclang-cpp.so.22.1' "$TREE" $SONAME
+# the folders clang chooses from: another resource folder
+case_ resource key 'mkdir tree/lib/clang/99' "$TREE" $SONAME
+export PATH=$PATH22
+
+# LLVM 22's OpenMP device runtime, lib/<triple>/libompdevice.a in clang's
+# own install, which clang finds by itself (Debian ships none: a
+# stand-in), rebuilt
+STUB=$OFL_SRC/tests/interop/wrap_stub_src
+tree llvm22
+ln -s "$LLVM22/ld.lld" llvm22/bin/ld.lld
+mkdir -p llvm22/lib/amdgcn-amd-amdhsa
+for v in 1 2; do
+	printf '%s\n' "int __kmpc_target_init(void *env, void *launch_env) { return -$v; }" \
+		'void __kmpc_target_deinit(void) {}' >rt$v.c
+	"$LLVM22/clang" --target=amdgcn-amd-amdhsa -nogpulib -flto -c rt$v.c -o rt$v.o ||
+		fail "stand-in runtime $v"
+	"$LLVM22/llvm-ar" rcs libompdevice$v.a rt$v.o || fail "libompdevice$v.a"
+done
+cp libompdevice1.a llvm22/lib/amdgcn-amd-amdhsa/libompdevice.a
+"$LLVM22/clang" -fopenmp --offload-arch=gfx90a -nogpulib -fPIC -c "$STUB/omp.c" -o gpu.o ||
+	fail "compile for gfx90a"
+cc -O1 -fPIC -c "$STUB/stub.c" -o stub.o || fail "compile stub"
+# glink OUT ARGS...: a GPU link through gcc's route to ld.offlink
+glink() {
+	local out=$1
+	shift
+	cc -rdynamic stub.o gpu.o -ldl -B"$OFL_BUILD/libexec/offlink/gcc" \
+		-Wl,--device-compiler="$PWD/llvm22/bin/clang" -Wl,--explain="$PWD/$out.explain" "$@" \
+		-o $out || fail "link $out"
+}
+glink rt.0
+grep -q 'device link for .*, cache miss' rt.0.explain || fail "rt: not cached"
+grep -q '"-L[^"]*/llvm22/lib/amdgcn' rt.0.explain && fail "rt: clang was told where its runtime is"
+cp libompdevice2.a llvm22/lib/amdgcn-amd-amdhsa/libompdevice.a
+glink rt.1
+glink rt.2 -Wl,--no-device-cache
+cmp rt.1 rt.2 || fail "rt: a rebuilt libompdevice.a gave a stale image"
+cmp -s rt.0 rt.2 && fail "rt: the rebuilt runtime did not change the image"
+grep -q 'device link for .*, cache miss' rt.1.explain || fail "rt: no miss"
+
+# clang-linker-wrapper's personality, with clang's spelling of a device
+# linker argument: -Xoffload-linker extra.o
+xlink() {
+	"$LLVM22/clang" $OMP -B"$OFL_COMPAT" main.o kern.o -L$RT -Xoffload-linker extra.o "$@" ||
+		fail "personality link $*"
+}
+xlink -o x.0
+cp extra2.o extra.o
+xlink -o x.1
+OFFLINK_CACHE=0 xlink -o x.2
+cmp x.1 x.2 || fail "personality: -Xoffload-linker extra.o rebuilt gave a stale image"
+cmp -s x.0 x.2 && fail "personality: the rebuilt extra.o did not change the image"
+
+# the manifest changes no byte of the image: a link that records one (a
+# miss) and one that does not (uncached) are the same
+olink recorded -Wl,--device-linker=-O0 -Wl,--no-device-cache
+olink recorded2 -Wl,--device-linker=-O0
+cmp recorded recorded2 || fail "the dependency file changed the image"
+echo "device-link cache: every key item's change misses, no stale image"
