@@ -1,5 +1,5 @@
 /* Compressed offload bundles, "CCOB" (docs/formats.md §4). */
-#include <md5.h>
+#include <nettle/md5.h>
 #include <pthread.h>
 #include <sys/mman.h>
 
@@ -16,11 +16,11 @@ bool ofl_ccob_is(const uint8_t *data, size_t size)
 
 uint64_t ofl_ccob_hash(const uint8_t *data, size_t size)
 {
-	MD5_CTX c;
-	uint8_t d[MD5_DIGEST_LENGTH];
-	MD5Init(&c);
-	MD5Update(&c, data, size);
-	MD5Final(d, &c);
+	struct md5_ctx c;
+	uint8_t d[MD5_DIGEST_SIZE];
+	md5_init(&c);
+	md5_update(&c, size, data);
+	md5_digest(&c, sizeof(d), d);
 	return ofl_le64(d);
 }
 
@@ -147,14 +147,14 @@ int ofl_ccob_decompress(const uint8_t *data, size_t size, struct ofl_buf *out, s
 struct hashing_sink {
 	ofl_ccob_sink sink;
 	void *ctx;
-	MD5_CTX md5;
+	struct md5_ctx md5;
 };
 
 static int hash_and_pass(void *ctx, const uint8_t *p, size_t n, size_t in_used,
                          struct ofl_error *err)
 {
 	struct hashing_sink *h = ctx;
-	MD5Update(&h->md5, p, n);
+	md5_update(&h->md5, n, p);
 	return h->sink(h->ctx, p, n, in_used, err);
 }
 
@@ -167,7 +167,7 @@ int ofl_ccob_stream(const uint8_t *data, size_t size, ofl_ccob_sink sink, void *
 		return rc;
 	struct hashing_sink hs = {.sink = sink, .ctx = ctx};
 	if (hash) {
-		MD5Init(&hs.md5);
+		md5_init(&hs.md5);
 		sink = hash_and_pass;
 		ctx = &hs;
 	}
@@ -179,8 +179,8 @@ int ofl_ccob_stream(const uint8_t *data, size_t size, ofl_ccob_sink sink, void *
 	         : ofl_zstd_decompress_stream(src, n, raw, sink, ctx, &at, err);
 	if (rc || !hash)
 		return rc;
-	uint8_t d[MD5_DIGEST_LENGTH];
-	MD5Final(d, &hs.md5);
+	uint8_t d[MD5_DIGEST_SIZE];
+	md5_digest(&hs.md5, sizeof(d), d);
 	*hash = ofl_le64(d);
 	return 0;
 }

@@ -35,7 +35,7 @@
 /* The checksum finds corruption and an entry under another key's name;
  * who may write the store is settled by its directory's owner and mode
  * (trusted_dir).  XXH3-128 costs nothing beside the device link, where
- * SHA-256 through libmd cost a CPU link 2% more.  Entries of another
+ * SHA-256 costs a large output's link a few percent more.  Entries of another
  * format (OFLCACH2: a checksum of the payload alone) are misses. */
 #define MAGIC "OFLCACH3"
 enum { SUM = 16, HEAD = 8 + SUM + 8 };

@@ -4,8 +4,6 @@
 #define OFL_CACHE_PRIV_H
 
 #include <nettle/sha2.h>
-/* cache_remote.c's SHA256Data, until it calls ofl_sha256 */
-#include <sha2.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>

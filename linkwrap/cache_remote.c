@@ -483,9 +483,13 @@ static int get_blob(struct ofl_remote *r, const char *hash, uint64_t size, struc
 	/* absent (0): an action naming bytes the store lost, a miss */
 	int rc = get(r, url, out, size, why);
 	free(url);
+	uint8_t sum[OFL_CACHE_KEY_SIZE];
 	char hex[65];
-	if (rc == 1 && (out->len - start != size ||
-	                strcmp(SHA256Data(out->data + start, out->len - start, hex), hash)))
+	if (rc == 1 && out->len - start == size) {
+		ofl_sha256(out->data + start, size, sum);
+		ofl_hex(sum, sizeof(sum), hex);
+	}
+	if (rc == 1 && (out->len - start != size || strcmp(hex, hash)))
 		rc = -1, *why = "bytes that are not what the entry names";
 	if (rc != 1)
 		out->len = start;
@@ -524,7 +528,9 @@ void ofl_remote_put(struct ofl_remote *r, const uint8_t key[OFL_CACHE_KEY_SIZE],
 	char hash[65], hex[65], *cas = NULL, *ac = NULL;
 	const char *why = "out of memory";
 	struct ofl_buf action = OFL_BUF_INIT;
-	SHA256Data(data, n, hash);
+	uint8_t sum[OFL_CACHE_KEY_SIZE];
+	ofl_sha256(data, n, sum);
+	ofl_hex(sum, sizeof(sum), hash);
 	ofl_hex(key, OFL_CACHE_KEY_SIZE, hex);
 	/* the bytes first: an action never names bytes the store lacks */
 	if (asprintf(&cas, "%s/cas/%s", r->base, hash) < 0)

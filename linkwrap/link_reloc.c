@@ -5,12 +5,12 @@
  * renamed to <sec>_<hash> along with the __start_/__stop_ symbols the
  * wrapper's descriptor uses (docs/integration.md, "Relocatable links").
  * LLVM runs llvm-objcopy for this; here it is elf_edit.c in process. */
-#include <md5.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "elf_edit.h"
 #include "internal.h"
+#include "offlink/ccob.h"
 #include "link_priv.h"
 #include "offlink/io.h"
 #include "offlink/link.h"
@@ -33,12 +33,8 @@ static bool is_input_image(void *ctx, const char *name, const GElf_Shdr *sh)
 
 void ofl_entry_hash(const uint8_t *data, size_t size, char out[17])
 {
-	uint8_t d[MD5_DIGEST_LENGTH];
-	MD5_CTX c;
-	MD5Init(&c);
-	MD5Update(&c, data, size);
-	MD5Final(d, &c);
-	snprintf(out, 17, "%llx", (unsigned long long)ofl_le64(d));
+	/* LLVM's MD5 low() of the bytes, as a CCOB's hash */
+	snprintf(out, 17, "%llx", (unsigned long long)ofl_ccob_hash(data, size));
 }
 
 /* Each entry section and its relocation section get "_<hash>", and so do

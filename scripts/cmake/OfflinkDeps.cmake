@@ -16,7 +16,6 @@ ofl_require_pkg(OFL_LIBELF libelf libelf-dev)
 ofl_require_pkg(OFL_ZLIB zlib zlib1g-dev)
 ofl_require_pkg(OFL_ZSTD libzstd libzstd-dev)
 ofl_require_pkg(OFL_XXHASH libxxhash libxxhash-dev)
-ofl_require_pkg(OFL_LIBMD libmd libmd-dev)
 ofl_require_pkg(OFL_NETTLE nettle nettle-dev)
 ofl_require_pkg(OFL_CURL libcurl libcurl4-openssl-dev)
 
