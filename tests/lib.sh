@@ -110,3 +110,21 @@ installed_prefix() {
 	printf '#!/bin/sh\necho "$*" >>%s/host-links\nexec /usr/bin/ld "$@"\n' "$SCRATCH" >host-ld
 	chmod +x launch host-ld
 }
+
+# counted_omp_program: main.o and kern.o of the OpenMP example for the
+# x86_64 host device (clang 22; $SRC, $RT, the program's environment), a
+# device launcher ./launch counting the device links that run, and ran,
+# which prints that count
+counted_omp_program() {
+	SRC=$OFL_SRC/tests/e2e/wrap_openmp_src
+	RT=/usr/lib/llvm-22/lib
+	export OMP_TARGET_OFFLOAD=MANDATORY LD_LIBRARY_PATH=$RT
+	local f
+	for f in main kern; do
+		"$LLVM22/clang" -fopenmp -fopenmp-targets=x86_64-pc-linux-gnu -c "$SRC/$f.c" -o $f.o ||
+			fail "compile $f"
+	done
+	printf '#!/bin/sh\necho run >>%s/ran\nexec "$@"\n' "$PWD" >launch
+	chmod +x launch
+}
+ran() { [ -e ran ] && wc -l <ran || echo 0; }

@@ -10,17 +10,7 @@
 # answers garbage costs at most its timeout and the link goes on.
 source "$OFL_SRC/tests/lib.sh"
 need "$LLVM22/clang" nginx python3 cmp
-SRC=$OFL_SRC/tests/e2e/wrap_openmp_src
-RT=/usr/lib/llvm-22/lib
-export OMP_TARGET_OFFLOAD=MANDATORY LD_LIBRARY_PATH=$RT
-for f in main kern; do
-	"$LLVM22/clang" -fopenmp -fopenmp-targets=x86_64-pc-linux-gnu -c "$SRC/$f.c" -o $f.o ||
-		fail "compile $f"
-done
-# a launcher counting the device links that run
-printf '#!/bin/sh\necho run >>%s/ran\nexec "$@"\n' "$PWD" >launch
-chmod +x launch
-ran() { [ -e ran ] && wc -l <ran || echo 0; }
+counted_omp_program
 # olink OUT [ARGS...]: a link with explain, launcher, no remote unless set
 olink() {
 	local out=$1

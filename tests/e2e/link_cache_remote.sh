@@ -12,16 +12,7 @@
 #  - a remote that refuses uploads is still read for the rest of the link.
 source "$OFL_SRC/tests/lib.sh"
 need "$LLVM22/clang" nginx openssl python3 curl cmp base64
-SRC=$OFL_SRC/tests/e2e/wrap_openmp_src
-RT=/usr/lib/llvm-22/lib
-export OMP_TARGET_OFFLOAD=MANDATORY LD_LIBRARY_PATH=$RT
-for f in main kern; do
-	"$LLVM22/clang" -fopenmp -fopenmp-targets=x86_64-pc-linux-gnu -c "$SRC/$f.c" -o $f.o ||
-		fail "compile $f"
-done
-printf '#!/bin/sh\necho run >>%s/ran\nexec "$@"\n' "$PWD" >launch
-chmod +x launch
-ran() { [ -e ran ] && wc -l <ran || echo 0; }
+counted_omp_program
 # olink OUT [ARGS...]: a link with its own empty local store; stderr in
 # OUT.err, --explain in OUT.explain
 olink() {

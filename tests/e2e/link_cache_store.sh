@@ -17,16 +17,7 @@
 # The stores of other users are made with chown (numeric ids): as root.
 source "$OFL_SRC/tests/lib.sh"
 need "$LLVM22/clang" gcc python3 cmp timeout mkfifo
-SRC=$OFL_SRC/tests/e2e/wrap_openmp_src
-RT=/usr/lib/llvm-22/lib
-export OMP_TARGET_OFFLOAD=MANDATORY LD_LIBRARY_PATH=$RT
-for f in main kern; do
-	"$LLVM22/clang" -fopenmp -fopenmp-targets=x86_64-pc-linux-gnu -c "$SRC/$f.c" -o $f.o ||
-		fail "compile $f"
-done
-printf '#!/bin/sh\necho run >>%s/ran\nexec "$@"\n' "$PWD" >launch
-chmod +x launch
-ran() { [ -e ran ] && wc -l <ran || echo 0; }
+counted_omp_program
 # olink OUT [ARGS...]: an ld.offlink link that must finish within a minute
 # (a FIFO under an entry's name once blocked it for good); stderr in OUT.err
 olink() {
