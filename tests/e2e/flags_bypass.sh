@@ -64,10 +64,10 @@ for v in 22 19; do
 
 	# the plugin says the same, in ld.bfd's words (on stdout), and is
 	# silenced by its own option
-	olink "plugin" -fuse-ld=bfd -Wl,-plugin,"$P/lib/offlink/offlink-plugin.so" >link.out
+	plink olink "plugin" -fuse-ld=bfd -Wl,-plugin,"$P/lib/offlink/offlink-plugin.so" >link.out
 	grep -q "^/usr/bin/ld.bfd: warning: offlink: the device code was linked by LLVM's clang-linker-wrapper" \
 		link.out link.err || { cat link.out link.err; fail "$v: the plugin did not warn"; }
-	olink "plugin silenced" -fuse-ld=bfd -Wl,-plugin,"$P/lib/offlink/offlink-plugin.so" \
+	plink olink "plugin silenced" -fuse-ld=bfd -Wl,-plugin,"$P/lib/offlink/offlink-plugin.so" \
 		-Wl,-plugin-opt,no-bypass-warning >link.out
 	[ ! -s link.err ] && [ ! -s link.out ] || { cat link.out link.err; fail "$v: the plugin's no-bypass-warning"; }
 

@@ -72,7 +72,7 @@ same ref compat
 	fail "ld.offlink under -flto -O3"
 same ref plugopt
 # the plugin, behind LLVMgold, reads the level from LLVMgold's -plugin-opt
-"$LLVM19/clang" -O3 -flto -fopenmp -fuse-ld=bfd k.o -L"$RTLIB" \
+plink "$LLVM19/clang" -O3 -flto -fopenmp -fuse-ld=bfd k.o -L"$RTLIB" \
 	-Wl,-plugin,"$OFL_BUILD/lib/offlink-plugin.so" -o plugin || fail "the plugin under -flto -O3"
 same ref plugin
 cc k.o -L"$RTLIB" -lomp -lomptarget -o level -B"$GCCDIR" -Wl,--device-opt-level=O3 ||
