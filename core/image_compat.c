@@ -21,7 +21,7 @@ static const uint8_t *find(const uint8_t *p, size_t n, const char *s)
 }
 
 /* "90", "90a", "100f": digits, then an optional variant letter. */
-static bool sm_digits(const char *s, size_t n, unsigned *sm, bool *specific)
+static bool sm_digits(const char *s, size_t n, unsigned *sm, char *suffix)
 {
 	unsigned v = 0;
 	size_t i = 0;
@@ -29,20 +29,20 @@ static bool sm_digits(const char *s, size_t n, unsigned *sm, bool *specific)
 		v = v * 10 + (unsigned)(s[i] - '0');
 	if (!i || v == 0)
 		return false;
-	bool a = i < n && s[i] == 'a';
-	if (i < n && (s[i] == 'a' || s[i] == 'f'))
+	char x = i < n && (s[i] == 'a' || s[i] == 'f') ? s[i] : '\0';
+	if (x)
 		i++;
 	if (i != n)
 		return false;
 	*sm = v;
-	*specific = a;
+	*suffix = x;
 	return true;
 }
 
-bool ofl_sm_parse(const char *s, unsigned *sm, bool *arch_specific)
+bool ofl_sm_parse(const char *s, unsigned *sm, char *suffix)
 {
 	size_t skip = !strncmp(s, "sm_", 3) ? 3 : !strncmp(s, "compute_", 8) ? 8 : 0;
-	return skip && sm_digits(s + skip, strlen(s + skip), sm, arch_specific);
+	return skip && sm_digits(s + skip, strlen(s + skip), sm, suffix);
 }
 
 /* The toolkit release ptxas or nvlink recorded in .note.nv.tkinfo
@@ -115,7 +115,7 @@ static void read_ptx(const uint8_t *d, size_t size, struct ofl_gpu_image *im)
 		return;
 	memcpy(tok, p, n);
 	tok[n] = '\0';
-	if (!ofl_sm_parse(tok, &im->sm, &im->arch_specific))
+	if (!ofl_sm_parse(tok, &im->sm, &im->suffix))
 		im->sm = 0;
 }
 
@@ -148,18 +148,34 @@ unsigned ofl_cubin_first_runtime(const struct ofl_gpu_image *im)
 
 /* NVIDIA's rule for a cubin, which LLVM's plugin applies too: same major,
  * the GPU's minor at least the image's; arch-specific code its own SM. */
-static bool sm_runs(unsigned image, bool specific, unsigned gpu)
+static bool sm_runs(unsigned image, char suffix, unsigned gpu)
 {
-	return specific ? image == gpu : image / 10 == gpu / 10 && gpu % 10 >= image % 10;
+	if (suffix == 'a')
+		return image == gpu;
+	return image / 10 == gpu / 10 && gpu % 10 >= image % 10;
 }
 
 #define WHY(...) snprintf(why, whylen, __VA_ARGS__)
 
-static enum ofl_load nvidia(const struct ofl_gpu_image *im, bool specific, enum ofl_loader ld,
+/* PTX is compiled for its SM and later ones; "a" PTX for its SM only, "f"
+ * PTX for the later ones of its major. */
+static bool ptx_runs(unsigned image, char suffix, unsigned gpu)
+{
+	return suffix == 'a'   ? image == gpu
+	       : suffix == 'f' ? image / 10 == gpu / 10 && gpu >= image
+	                       : gpu >= image;
+}
+
+static const char *suffix_str(char suffix)
+{
+	return suffix == 'a' ? "a" : suffix == 'f' ? "f" : "";
+}
+
+static enum ofl_load nvidia(const struct ofl_gpu_image *im, char suffix, enum ofl_loader ld,
                             unsigned release, const char *gpu, char *why, size_t whylen)
 {
 	unsigned g;
-	bool gs;
+	char gs;
 	if (!ofl_sm_parse(gpu, &g, &gs))
 		return WHY("GPU '%s' is no NVIDIA SM", gpu), OFL_LOAD_NO;
 	if (!im->sm)
@@ -167,9 +183,9 @@ static enum ofl_load nvidia(const struct ofl_gpu_image *im, bool specific, enum 
 	if (im->code == OFL_GPU_PTX) {
 		if (ld == OFL_LOADER_LLVM)
 			return WHY("LLVM's offload runtime loads no PTX"), OFL_LOAD_NO;
-		if (specific ? im->sm != g : im->sm > g)
+		if (!ptx_runs(im->sm, suffix, g))
 			return WHY("PTX for sm_%u%s is not compiled for sm_%u", im->sm,
-			           specific ? "a" : "", g),
+			           suffix_str(suffix), g),
 			       OFL_LOAD_NO;
 		return WHY("the driver compiles PTX for sm_%u", im->sm), OFL_LOAD_JIT;
 	}
@@ -190,11 +206,11 @@ static enum ofl_load nvidia(const struct ofl_gpu_image *im, bool specific, enum 
 			           im->sm),
 			       OFL_LOAD_NO;
 	}
-	if (!sm_runs(im->sm, specific, g))
-		return WHY("a cubin for sm_%u%s does not run on sm_%u", im->sm, specific ? "a" : "",
+	if (!sm_runs(im->sm, suffix, g))
+		return WHY("a cubin for sm_%u%s does not run on sm_%u", im->sm, suffix_str(suffix),
 		           g),
 		       OFL_LOAD_NO;
-	return WHY("cubin for sm_%u%s", im->sm, specific ? "a" : ""), OFL_LOAD_YES;
+	return WHY("cubin for sm_%u%s", im->sm, suffix_str(suffix)), OFL_LOAD_YES;
 }
 
 static const struct ofl_target_feature *feature(const struct ofl_target_id *t, const char *name)
@@ -241,21 +257,22 @@ enum ofl_load ofl_image_loads(const struct ofl_gpu_image *im, const char *arch, 
                               unsigned release, const char *gpu, char *why, size_t whylen)
 {
 	unsigned sm;
-	bool specific = false; /* from the image's arch: cubin headers do not say */
-	if (arch && !ofl_sm_parse(arch, &sm, &specific))
-		specific = false;
+	/* from the image's arch (cubin headers do not say), else PTX's .target */
+	char suffix = '\0';
+	if (!arch || !ofl_sm_parse(arch, &sm, &suffix) || !suffix)
+		suffix = im->suffix;
 	switch (im->code) {
 	case OFL_GPU_CUBIN:
 	case OFL_GPU_PTX:
-		return nvidia(im, specific, ld, release, gpu, why, whylen);
+		return nvidia(im, suffix, ld, release, gpu, why, whylen);
 	case OFL_GPU_AMDGPU:
 		return amdgpu(arch, gpu, why, whylen);
 	case OFL_GPU_BITCODE:
 		/* for NVIDIA its JIT runs ptxas (plugins-nextgen/cuda, doJITPostProcessing) */
 		if (ld == OFL_LOADER_LLVM && arch && !strcmp(arch, gpu))
 			return WHY("LLVM's runtime compiles bitcode for %s%s", arch,
-			           ofl_sm_parse(arch, &sm, &specific) ? " (with ptxas, on PATH)"
-			                                              : ""),
+			           ofl_sm_parse(arch, &sm, &suffix) ? " (with ptxas, on PATH)"
+			                                            : ""),
 			       OFL_LOAD_JIT;
 		return WHY("bitcode for %s", arch ? arch : "no target"), OFL_LOAD_NO;
 	default:

@@ -32,13 +32,15 @@ int ofl_link_config_option(struct ofl_link_config *c, const struct ofl_ldarg *a,
 	const char *v = a->value;
 	/* the level clang's driver gives the LTO plugin (-flto -O3) is the
 	 * device code's too, as clang gives it the device links; the host
-	 * linker still gets it */
+	 * linker still gets it; --device-opt-level, wherever it stands, wins */
 	if (a->opt == OFL_LD_PLUGIN_OPT && opt_level(v)) {
-		c->o.opt_level = opt_level(v);
+		if (!c->opt_level_given)
+			c->o.opt_level = opt_level(v);
 		return 1;
 	}
 	switch (ofl_ldarg_is_own(a) ? a->opt : OFL_LD_UNKNOWN) {
 	case OFL_LD_OWN_DEVICE_OPT_LEVEL:
+		c->opt_level_given = true;
 		if (!(c->o.opt_level = opt_level(v)))
 			return ofl_error_set(
 			    err, OFL_EINVAL, NULL, OFL_NO_OFFSET,

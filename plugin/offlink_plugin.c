@@ -90,6 +90,10 @@ static void log_line(void *ctx, enum ofl_link_log what, const char *msg)
 /* explain[=FILE]: to FILE, else through the linker's messages. */
 static int explain(const char *file)
 {
+	/* the last one wins, as ld.offlink's */
+	if (P.explain)
+		fclose(P.explain);
+	P.explain = NULL;
 	P.explain_info = !file;
 	return !file || (P.explain = fopen(file, "we")) ? 0 : OFL_EIO;
 }
@@ -256,11 +260,13 @@ static void read_command_line(void)
 		}
 		P.cmdline[n] = (char)ch;
 	}
+	if (!P.cmdline)
+		goto out;
+	P.cmdline[n] = '\0'; /* a rewritten argv may end without one */
 	for (size_t i = 0; i < n; i += strlen(P.cmdline + i) + 1)
 		argc++;
-	if (!P.cmdline || !argc || !(argv = calloc((size_t)argc, sizeof(*argv))))
+	if (!argc || !(argv = calloc((size_t)argc, sizeof(*argv))))
 		goto out;
-	P.cmdline[n] = '\0';
 	argc = 0;
 	for (size_t i = 0; i < n; i += strlen(P.cmdline + i) + 1)
 		argv[argc++] = P.cmdline + i;

@@ -680,6 +680,7 @@ static int inspect_tree(struct insp *in, const char *path, const uint8_t *d, siz
 	} else {
 		tree_node(in, root, 0);
 	}
+	in->nfiles_done++; /* a file that did not parse printed nothing */
 	ofl_node_free(root);
 	return rc;
 }
@@ -697,7 +698,6 @@ static int inspect_one(struct insp *in, const char *path)
 	int rc = in->fmt == FMT_OBJDUMP && !in->extract && !in->extract_all && !in->check
 	             ? inspect_objdump(in, path, f.data, f.size)
 	             : inspect_tree(in, path, f.data, f.size);
-	in->nfiles_done++;
 	ofl_file_close(&f);
 	return rc;
 }

@@ -69,6 +69,11 @@ assert im["cubin_header"] == "new" and im["abi_version"] == 8 and im["osabi"] ==
 assert im["first_runtime"] == 22 and im["loads"] == "no" and im["toolkit"].startswith("13."), im
 assert d["gpu"][0]["loadable"] == 0
 PY
+# a file that does not parse is an error, and the list stays JSON
+printf '\x10\xff\x10\xad\x01\x00\x00\x00\xff\xff' >bad.o # a cut OffloadBinary
+"$OFFLINK" inspect --runtime=19 --gpu=sm_90 --json bad.o p1 >j2.json 2>j2.err && fail "json: bad file, exit 0"
+python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); assert [f["file"] for f in d["gpu"]] == ["p1"], d' \
+	j2.json || { cat j2.json; fail "json after a file that does not parse"; }
 # AMD: any xnack loads on either; xnack+ needs a GPU whose target ID says so
 "$OFFLINK" inspect --runtime=19 --gpu=gfx90a:sramecc+:xnack- pa >out || fail "gfx90a"
 grep -q "^  yes  pa/.llvm.offloading\[0\] (amdgcn-amd-amdhsa gfx90a): gfx90a$" out ||

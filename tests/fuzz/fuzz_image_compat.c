@@ -17,20 +17,32 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	if (im.code == OFL_GPU_CUBIN && im.sm > 255)
 		abort();
-	static const char *const gpus[] = {"sm_90", "sm_80", "sm_100", "gfx90a:xnack+", "gfx942"};
-	static const char *const archs[] = {"sm_90", "sm_90a", "gfx90a", "gfx90a:xnack-", NULL};
+	static const char *const gpus[] = {"sm_90",  "sm_80",         "sm_100",
+	                                   "sm_103", "gfx90a:xnack+", "gfx942"};
+	static const char *const archs[] = {"sm_90",  "sm_90a",        "sm_100f",
+	                                    "gfx90a", "gfx90a:xnack-", NULL};
+	static const enum ofl_loader loaders[] = {OFL_LOADER_LLVM, OFL_LOADER_CUDA};
 	for (size_t g = 0; g < sizeof gpus / sizeof *gpus; g++)
 		for (size_t a = 0; a < sizeof archs / sizeof *archs; a++)
-			for (unsigned rel = 18; rel <= 22; rel += 2) {
-				char why[64];
-				memset(why, 'x', sizeof why);
-				enum ofl_load r = ofl_image_loads(&im, archs[a], OFL_LOADER_LLVM,
-				                                  rel, gpus[g], why, sizeof why);
-				if (!memchr(why, 0, sizeof why) || r > OFL_LOAD_JIT)
-					abort();
-				if (r == OFL_LOAD_YES && im.code == OFL_GPU_CUBIN &&
-				    ofl_cubin_first_runtime(&im) > rel)
-					abort(); /* a header the release cannot read never loads */
-			}
+			for (size_t ld = 0; ld < 2; ld++)
+				for (unsigned rel = 18; rel <= 22; rel += 2) {
+					char why[64];
+					memset(why, 'x', sizeof why);
+					enum ofl_load r =
+					    ofl_image_loads(&im, archs[a], loaders[ld], rel,
+					                    gpus[g], why, sizeof why);
+					if (!memchr(why, 0, sizeof why) || r > OFL_LOAD_JIT)
+						abort();
+					if (r == OFL_LOAD_YES && im.code == OFL_GPU_CUBIN &&
+					    loaders[ld] == OFL_LOADER_LLVM &&
+					    ofl_cubin_first_runtime(&im) > rel)
+						abort(); /* a header the release cannot read never
+						            loads */
+					/* "a" code never loads where the plain SM's does not */
+					if (a == 1 && r != OFL_LOAD_NO &&
+					    ofl_image_loads(&im, "sm_90", loaders[ld], rel, gpus[g],
+					                    why, sizeof why) == OFL_LOAD_NO)
+						abort();
+				}
 	return 0;
 }

@@ -116,13 +116,32 @@ OFL_TEST(ptx)
 	ofl_gpu_image_read(b.data, b.len, &im);
 	CHECK_EQ_U(im.code, OFL_GPU_PTX);
 	CHECK_EQ_U(im.sm, 90);
-	CHECK(!im.arch_specific);
+	CHECK(!im.suffix);
 	CHECK_EQ_U(loads(&im, "sm_90", OFL_LOADER_CUDA, 0, "sm_90"), OFL_LOAD_JIT);
 	CHECK_EQ_U(loads(&im, "sm_90", OFL_LOADER_CUDA, 0, "sm_100"), OFL_LOAD_JIT);
 	CHECK_EQ_U(loads(&im, "sm_90", OFL_LOADER_CUDA, 0, "sm_89"), OFL_LOAD_NO);
 	CHECK_EQ_U(loads(&im, "sm_90a", OFL_LOADER_CUDA, 0, "sm_100"), OFL_LOAD_NO);
 	CHECK_EQ_U(loads(&im, "sm_90", OFL_LOADER_LLVM, 22, "sm_90"), OFL_LOAD_NO);
 	ofl_buf_release(&b);
+}
+
+/* .target's suffix when the entry names none: "a" PTX for its SM alone,
+ * "f" PTX for the later SMs of its major */
+OFL_TEST(ptx_suffixes)
+{
+	struct ofl_gpu_image im;
+	static const char a[] = ".version 8.8\n.target sm_90a\n";
+	ofl_gpu_image_read((const uint8_t *)a, sizeof a - 1, &im);
+	CHECK_EQ_U(im.code, OFL_GPU_PTX);
+	CHECK_EQ_U(im.suffix, 'a');
+	CHECK_EQ_U(loads(&im, NULL, OFL_LOADER_CUDA, 0, "sm_90"), OFL_LOAD_JIT);
+	CHECK_EQ_U(loads(&im, "sm_90", OFL_LOADER_CUDA, 0, "sm_100"), OFL_LOAD_NO);
+	static const char f[] = ".version 8.8\n.target sm_100f\n";
+	ofl_gpu_image_read((const uint8_t *)f, sizeof f - 1, &im);
+	CHECK_EQ_U(im.suffix, 'f');
+	CHECK_EQ_U(loads(&im, "sm_100", OFL_LOADER_CUDA, 0, "sm_103"), OFL_LOAD_JIT);
+	CHECK_EQ_U(loads(&im, "sm_100", OFL_LOADER_CUDA, 0, "sm_120"), OFL_LOAD_NO);
+	CHECK_EQ_U(loads(&im, "sm_100", OFL_LOADER_CUDA, 0, "sm_90"), OFL_LOAD_NO);
 }
 
 OFL_TEST(amdgpu_target_ids)
@@ -185,9 +204,10 @@ OFL_TEST(other_bytes)
 	CHECK(!*im.toolkit);
 	ofl_buf_release(&b);
 	unsigned sm;
-	bool a;
-	CHECK(ofl_sm_parse("sm_90a", &sm, &a) && sm == 90 && a);
-	CHECK(ofl_sm_parse("compute_100f", &sm, &a) && sm == 100 && !a);
+	char a;
+	CHECK(ofl_sm_parse("sm_90a", &sm, &a) && sm == 90 && a == 'a');
+	CHECK(ofl_sm_parse("compute_100f", &sm, &a) && sm == 100 && a == 'f');
+	CHECK(ofl_sm_parse("sm_90", &sm, &a) && sm == 90 && !a);
 	CHECK(!ofl_sm_parse("sm_", &sm, &a) && !ofl_sm_parse("sm_9x", &sm, &a) &&
 	      !ofl_sm_parse("gfx90a", &sm, &a) && !ofl_sm_parse("sm_0", &sm, &a));
 }

@@ -45,8 +45,10 @@ enum ofl_gpu_code {
 
 struct ofl_gpu_image {
 	enum ofl_gpu_code code;
-	unsigned sm;        /* cubin, PTX: 90 for sm_90; 0 when unknown */
-	bool arch_specific; /* sm_90a, compute_90a: that SM only */
+	unsigned sm; /* cubin, PTX: 90 for sm_90; 0 when unknown */
+	/* 'a' (sm_90a, compute_90a): that SM only; 'f' (sm_100f): the later
+	 * SMs of its major; else '\0' */
+	char suffix;
 	/* cubins: */
 	uint8_t osabi, abi_version;
 	bool addr64;      /* old form: EF_CUDA_64BIT_ADDRESS */
@@ -82,9 +84,9 @@ enum ofl_load {
 enum ofl_load ofl_image_loads(const struct ofl_gpu_image *im, const char *arch, enum ofl_loader ld,
                               unsigned release, const char *gpu, char *why, size_t whylen);
 
-/* Reads "sm_90", "sm_90a", "compute_90": the SM (90) and whether it is arch
- * specific.  Returns false when s is none of these. */
-bool ofl_sm_parse(const char *s, unsigned *sm, bool *arch_specific);
+/* Reads "sm_90", "sm_90a", "sm_100f", "compute_90": the SM (90) and its
+ * suffix ('a', 'f' or '\0').  Returns false when s is none of these. */
+bool ofl_sm_parse(const char *s, unsigned *sm, char *suffix);
 
 OFL_API_END
 #ifdef __cplusplus

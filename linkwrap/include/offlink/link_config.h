@@ -33,6 +33,7 @@ struct ofl_link_config {
 	struct ofl_argv lto_opts, mllvm;
 	char *device_compiler;
 	bool no_device_cache; /* --no-device-cache: o.cache stays NULL */
+	bool opt_level_given; /* --device-opt-level: not another plugin's O<n> */
 	char **device_env;    /* the environment without the compiler driver's variables */
 	struct ofl_cache_config cache;
 	struct ofl_jobserver js; /* opened by ofl_link_config_env */
