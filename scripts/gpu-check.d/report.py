@@ -96,9 +96,14 @@ def main():
             if differs[r]:
                 line += "; output differs from LLVM's: " + ", ".join(differs[r])
         print(line)
-    print("verdict: " + ("a route does worse than LLVM's link (marked !)" if bad
-                         else "every route does what LLVM's link does"))
-    return 1 if bad else 0
+    # nothing of LLVM's ran: no GPU, no driver; no route was judged
+    unjudged = not passed["llvm"]
+    if unjudged:
+        print("verdict: LLVM's link passed no program (no GPU or driver?): nothing judged")
+    else:
+        print("verdict: " + ("a route does worse than LLVM's link (marked !)" if bad
+                             else "every route does what LLVM's link does"))
+    return 1 if bad or unjudged else 0
 
 
 if __name__ == "__main__":

@@ -2,7 +2,8 @@
 # scripts/gpu-check report over results folders made here: every route
 # passing; a route that fails where LLVM's link passes (link failure, crash,
 # timeout, wrong output); output that differs from LLVM's; LLVM itself
-# failing (no route is worse then); the shim; not a results folder.
+# failing (no route is worse then); LLVM passing nothing (nothing judged);
+# the shim; not a results folder.
 source "$OFL_SRC/tests/lib.sh"
 need python3
 GC=$OFL_SRC/scripts/gpu-check
@@ -56,6 +57,13 @@ echo "omptarget error: No images found compatible with the installed hardware." 
 "$GC" report llvmfails >out || { cat out; fail "LLVM failing too is no regression"; }
 grep -q "^shim: 1 OpenMP programs" out || fail "shim line"
 grep -q "unshimmed, as linked: 1 of 1 stopped" out || fail "unshimmed line"
+
+# LLVM's link passes nothing (no GPU, no driver): nothing judged, a failure
+results nogpu
+for p in p1 p2; do for r in llvm ld.offlink personality plugin; do echo 1 >nogpu/out/$p.$r.rc; done; done
+expect_fail "$GC" report nogpu
+grep -q "verdict: LLVM's link passed no program (no GPU or driver?): nothing judged" out ||
+	{ cat out; fail "nothing judged verdict"; }
 
 # a result missing is reported as such
 results missing
