@@ -318,13 +318,14 @@ static bool local_put(struct ofl_cache *c, const uint8_t *key, const uint8_t *da
 enum ofl_cache_hit ofl_cache_get(struct ofl_cache *c, const uint8_t key[OFL_CACHE_KEY_SIZE],
                                  struct ofl_buf *out, char *note, size_t notesz)
 {
+	size_t start = out->len; /* the entry's bytes are appended after it */
 	int local = c->dir ? local_get(c, key, out) : 0;
 	if (local < 0)
 		say(note, notesz, "cache: a corrupt entry was removed");
 	int remote =
 	    local <= 0 && c->remote ? ofl_remote_get(c->remote, key, out, note, notesz) : 0;
 	if (remote > 0 && c->dir)
-		local_put(c, key, out->data, out->len);
+		local_put(c, key, out->data + start, out->len - start);
 	pthread_mutex_lock(&c->lock);
 	if (local > 0 || remote > 0)
 		c->hits++;

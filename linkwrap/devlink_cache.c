@@ -44,10 +44,14 @@ static bool is_keyed(const struct ofl_ptrs *keyed, const char *path)
 }
 
 /* One manifest entry for path: its identity now. */
-static int add_entry(struct ofl_buf *m, const char *path)
+static int add_entry(struct ofl_buf *m, const char *named)
 {
 	struct stat st;
 	uint8_t b[20];
+	char path[PATH_MAX];
+	/* the real path: a relative one would be checked from another cwd */
+	if (!realpath(named, path))
+		return -1;
 	size_t n = strlen(path);
 	if (n > UINT32_MAX || stat(path, &st) || !S_ISREG(st.st_mode))
 		return -1;
@@ -146,13 +150,20 @@ static int64_t check_entry(const uint8_t *p, size_t n)
 	return e == end ? (int64_t)(n - TRAILER_SIZE - mlen) : -1;
 }
 
-/* A command run by clang's driver for a linker that writes a dependency
- * file (ld.lld, gold, bfd; not NVPTX's nvlink): its manifest is known. */
+/* A command run by clang's driver for ld.lld, which writes a dependency
+ * file (AMDGPU links; CPU links with -fuse-ld=lld): its manifest is known.
+ * gold, and bfd before binutils 2.35, refuse the option: not asked. */
 static bool reports_reads(const struct ofl_link *l, size_t gi, const struct ofl_proc *cmd)
 {
 	size_t t = l->o.nlauncher + 1;
-	return t < cmd->argc && !strcmp(cmd->argv[t], "--no-default-config") &&
-	       !ofl_devlink_nvptx(l->groups[gi].triple);
+	if (t >= cmd->argc || strcmp(cmd->argv[t], "--no-default-config"))
+		return false;
+	if (!strncmp(l->groups[gi].triple, "amdgcn-", 7))
+		return true;
+	for (size_t i = t; i < cmd->argc; i++)
+		if (!strcmp(cmd->argv[i], "-fuse-ld=lld"))
+			return true;
+	return false;
 }
 
 /* Runs the command; with depfile, asks its linker for the files it read. */

@@ -50,6 +50,9 @@ static const char *const loader_dirs[] = {"/lib/x86_64-linux-gnu",
                                           "/usr/lib"};
 
 #define MAX_RSP_DEPTH 16
+/* Response files read for one key, all told: a file that includes itself
+ * (which clang refuses) or a fan of them is unknown, not unbounded work. */
+#define MAX_RSP_FILES 64
 
 struct keyer {
 	struct ofl_cache_key k;
@@ -59,7 +62,8 @@ struct keyer {
 	struct ofl_ptrs loaded; /* programs whose libraries are keyed (real paths) */
 	const char **dirs, **libs;
 	size_t ndirs, nlibs, capdirs, caplibs;
-	bool unknown; /* something the command reads cannot be resolved */
+	unsigned nrsp; /* response files read */
+	bool unknown;  /* something the command reads cannot be resolved */
 	bool nomem;
 };
 
@@ -115,7 +119,8 @@ static void key_rsp(struct keyer *r, const char *path, unsigned depth)
 	struct ofl_file f = OFL_FILE_INIT;
 	struct ofl_error ignored = OFL_ERROR_INIT;
 	struct ofl_buf word = OFL_BUF_INIT;
-	if (depth >= MAX_RSP_DEPTH || ofl_file_open_regular(&f, path, &ignored)) {
+	if (depth >= MAX_RSP_DEPTH || ++r->nrsp > MAX_RSP_FILES ||
+	    ofl_file_open_regular(&f, path, &ignored)) {
 		r->unknown = true;
 		return;
 	}
@@ -197,6 +202,8 @@ static void key_words(struct keyer *r, size_t gi, const struct ofl_proc *cmd)
 			ofl_key_str(&r->k, "output", strrchr(w, '.'));
 		} else if (strstr(w, l->tmpdir)) {
 			r->unknown = true; /* a temporary inside a word: its bytes unknown */
+		} else if (!strncmp(w, "-B", 2) || !strncmp(w, "--prefix", 8)) {
+			r->unknown = true; /* where clang finds its linker first: not resolved */
 		} else {
 			ofl_key_str(&r->k, "arg", w);
 			key_named(r, w, 0);
@@ -468,6 +475,10 @@ int ofl_devlink_key(const struct ofl_link *l, size_t gi, const struct ofl_proc *
 	char named[PATH_MAX], clangdir[PATH_MAX];
 	const char *triple = l->groups[gi].triple;
 	ofl_key_init(&r.k);
+	/* clang's driver finds its tools in COMPILER_PATH before its own
+	 * folder: programs the key does not resolve */
+	const char *cpath = ofl_proc_env_get(l->o.device_env, "COMPILER_PATH");
+	r.unknown = cpath && *cpath;
 	key_tools(&r, cmd, triple, named, clangdir);
 	ofl_key_str(&r.k, "triple", triple);
 	if (!r.unknown)

@@ -177,4 +177,16 @@ cmp -s x.0 x.2 && fail "personality: the rebuilt extra.o did not change the imag
 olink recorded -Wl,--device-linker=-O0 -Wl,--no-device-cache
 olink recorded2 -Wl,--device-linker=-O0
 cmp recorded recorded2 || fail "the dependency file changed the image"
+# what the key cannot resolve is not cached: clang's COMPILER_PATH (where
+# it finds its linker before its own folder)
+COMPILER_PATH=$PWD/gold olink cpath
+grep -q 'device link for .*, not cached' cpath.explain || { cat cpath.explain; fail "COMPILER_PATH: cached"; }
+# a response file that includes itself: bounded work, and the link fails
+# as clang fails it (not the cache's doing)
+printf '@a.rsp @a.rsp @a.rsp @a.rsp @a.rsp @a.rsp\n' >a.rsp
+rc=0
+timeout -k 5 60 "$LLVM22/clang" -fopenmp -fuse-ld=offlink -B"$OFL_BUILD/bin" main.o kern.o -L$RT \
+	-Wl,--device-linker=@a.rsp -o cyc 2>cyc.err || rc=$?
+[ $rc != 0 ] && [ $rc != 124 ] && [ $rc != 137 ] || { cat cyc.err; fail "a self-including @file: exit $rc"; }
+grep -q 'recursive expansion' cyc.err || { cat cyc.err; fail "a self-including @file: not clang's error"; }
 echo "device-link cache: every key item's change misses, no stale image"
