@@ -13,6 +13,7 @@
 
 #include "internal.h"
 #include "link_priv.h"
+#include "offlink/ldscript.h"
 #include "offlink/format.h"
 #include "offlink/io.h"
 
@@ -114,6 +115,78 @@ static int cpu_arg(struct ofl_link *l, const struct ofl_ldarg *a, const struct l
 	return 0;
 }
 
+/* Scripts inside scripts, as deep as ld takes them in practice. */
+#define MAX_SCRIPT_DEPTH 16
+/* A script larger than this is no input script (libc.so's is 300 bytes). */
+#define MAX_SCRIPT_SIZE (1u << 20)
+
+struct script {
+	struct ofl_link *l;
+	struct ofl_link_input parent;
+	unsigned group; /* this script's GROUP number, 0 until one is met */
+	struct ofl_error *err;
+};
+
+/* Where ld finds a script's name: -lNAME as -l, a path as it is when it
+ * exists (relative to the working directory), else in the library search
+ * path (as -l:NAME).  Owned, or NULL when it is nowhere. */
+static char *script_file(struct script *s, const char *name)
+{
+	struct ofl_ldarg a = {0};
+	a.kind = OFL_LDARG_LIBRARY;
+	if (!strncmp(name, "-l", 2))
+		return a.value = name + 2, find_library(s->l, &a, s->err);
+	if (name[0] == '/' || !access(name, F_OK))
+		return ofl_strdup(name);
+	char *colon = NULL;
+	if (asprintf(&colon, ":%s", name) < 0)
+		return NULL;
+	a.value = colon;
+	char *found = find_library(s->l, &a, s->err);
+	free(colon);
+	return found;
+}
+
+static int script_name(void *ctx, const char *name, size_t len, bool group)
+{
+	struct script *s = ctx;
+	char *word = ofl_strndup(name, len);
+	if (!word)
+		return OFL_NOMEM(s->err);
+	char *path = script_file(s, word);
+	free(word);
+	if (s->err->code)
+		return s->err->code;
+	if (group && !s->group)
+		s->group = (1u << 30) + ++s->l->script_groups; /* past --start-group's */
+	struct ofl_link_input in = {
+	    path, -1, 0, 0, s->parent.whole_archive, group ? s->group : s->parent.group, false};
+	/* a name it cannot find is the host linker's to report */
+	int rc = path ? ofl_link_add(s->l, &in, s->err) : 0;
+	free(path);
+	return rc;
+}
+
+int ofl_hostlink_script(struct ofl_link *l, size_t fi, struct ofl_error *err)
+{
+	struct link_file *f = &l->files[fi];
+	const uint8_t *d = f->f.data;
+	size_t n = f->f.size;
+	struct ofl_error ignored = OFL_ERROR_INIT;
+	/* the bytes and the input stay valid; f does not (files grow) */
+	struct script s = {l, f->in, 0, err};
+	if (!n || n > MAX_SCRIPT_SIZE || memchr(d, 0, n))
+		return 0;
+	if (l->script_depth >= MAX_SCRIPT_DEPTH)
+		return ofl_error_set(err, OFL_EUNSUPPORTED, s.parent.path, OFL_NO_OFFSET,
+		                     "linker scripts nested more than %d deep", MAX_SCRIPT_DEPTH);
+	l->script_depth++;
+	int rc = ofl_ldscript_inputs(d, n, script_name, &s, &ignored);
+	l->script_depth--;
+	/* not a script after all (text of another kind): the host linker's */
+	return err->code ? err->code : rc == OFL_EINVAL ? 0 : rc;
+}
+
 int ofl_hostlink_init(struct ofl_link *l, struct ofl_error *err)
 {
 	return default_libdirs(l, err);
@@ -161,8 +234,10 @@ int ofl_link_add_host_inputs(struct ofl_link *l, struct ofl_error *err)
 			                   "unable to find library -l%s", a->value);
 		struct ofl_link_input in = {path,           -1,   0, 0, a->state.whole_archive,
 		                            a->state.group, false};
+		size_t at = l->nfiles; /* a script's files come after it, of its argument */
 		if (!rc && path && !(rc = ofl_link_add(l, &in, err)))
-			l->files[l->nfiles - 1].host_arg = i + 1;
+			for (size_t k = at; k < l->nfiles; k++)
+				l->files[k].host_arg = i + 1;
 		free(path);
 	}
 	return rc;

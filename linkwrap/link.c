@@ -560,6 +560,9 @@ int ofl_link_add(struct ofl_link *l, const struct ofl_link_input *in, struct ofl
 		return add_archive(l, fi, err);
 	if (f->kind == FILE_OBJECT || f->kind == FILE_OBIN || f->kind == FILE_BITCODE)
 		return add_unit(l, fi, NULL, f->f.data, f->f.size, NULL, err);
+	/* a plugin is offered what a script names by its linker */
+	if (f->kind == FILE_OTHER && f->in.fd < 0 && !f->in.pulled)
+		return ofl_hostlink_script(l, fi, err);
 	return 0;
 }
 

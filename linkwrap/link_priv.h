@@ -138,6 +138,8 @@ struct ofl_link {
 	struct ofl_argv libdirs;  /* the host linker's built-in library dirs */
 	struct ofl_argv cpu_args; /* what CPU device links take from the host link */
 	bool host_inputs;         /* the inputs came from o.host_cmd (ofl_link_add_host_inputs) */
+	unsigned script_depth;    /* linker scripts being read, one inside another */
+	unsigned script_groups;   /* GROUP(...)s of scripts numbered so far */
 	struct ofl_link_result res;
 	struct ofl_argv runtime_libs, runtime_dirs; /* res's libraries and libdirs */
 	unsigned nllvm_names; /* LLVM-form temporary names made (llvm_form.c) */
@@ -179,6 +181,11 @@ unsigned ofl_elf_clang_version(const uint8_t *data, size_t size);
 /* What the link needs from the host link from the start: the host
  * linker's built-in library dirs. */
 int ofl_hostlink_init(struct ofl_link *l, struct ofl_error *err);
+/* The files a linker script among the inputs (files[fi], read by path)
+ * names, added after it as the host linker adds them: INPUT's to the
+ * script's group, GROUP's scanned together.  A file that is no script is
+ * left to the host linker. */
+int ofl_hostlink_script(struct ofl_link *l, size_t fi, struct ofl_error *err);
 /* What CPU device links take from the host link (l->cpu_args), once there
  * is device code: from what ofl_link_add_host_inputs found where it ran. */
 int ofl_hostlink_cpu_args(struct ofl_link *l, struct ofl_error *err);

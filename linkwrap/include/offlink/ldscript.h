@@ -1,0 +1,35 @@
+/* GNU ld scripts given as inputs (libc.so's "GROUP ( ... )", a library that
+ * is a script naming others): the files they add to the link, so device
+ * code reached through one is found as the host linker finds it. */
+#ifndef OFFLINK_LDSCRIPT_H
+#define OFFLINK_LDSCRIPT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "offlink/api.h"
+#include "offlink/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+OFL_API_BEGIN
+
+/* One file a script names, as written ("-lname" for a library), len bytes
+ * (not NUL-terminated); group: inside GROUP(...).  A non-zero return stops
+ * the walk and is returned. */
+typedef int (*ofl_ldscript_fn)(void *ctx, const char *name, size_t len, bool group);
+
+/* Calls fn for every name of the script's INPUT(...) and GROUP(...)
+ * commands (AS_NEEDED(...) in them included), in order; other commands
+ * and blocks are skipped.  OFL_EINVAL when d is no script: a NUL byte, an
+ * unbalanced parenthesis or brace, an unterminated comment or string. */
+int ofl_ldscript_inputs(const uint8_t *d, size_t n, ofl_ldscript_fn fn, void *ctx,
+                        struct ofl_error *err);
+
+OFL_API_END
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,140 @@
+/* GNU ld scripts given as inputs (offlink/ldscript.h): a scanner over the
+ * few commands that add files.  Linear in the script: every step consumes
+ * at least one byte. */
+#include "offlink/ldscript.h"
+
+#include <string.h>
+
+#include "internal.h"
+
+struct scan {
+	const uint8_t *p, *end;
+	bool bad;
+};
+
+static bool ident_char(uint8_t c, bool first)
+{
+	return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_' ||
+	       (!first && c >= '0' && c <= '9');
+}
+
+/* Blanks and comments. */
+static void skip_space(struct scan *s)
+{
+	while (s->p < s->end) {
+		if (*s->p == ' ' || *s->p == '\t' || *s->p == '\n' || *s->p == '\r' ||
+		    *s->p == '\f') {
+			s->p++;
+		} else if (s->end - s->p >= 2 && s->p[0] == '/' && s->p[1] == '*') {
+			const uint8_t *e = s->p + 2;
+			while (e + 1 < s->end && !(e[0] == '*' && e[1] == '/'))
+				e++;
+			s->bad |= e + 1 >= s->end;
+			s->p = e + 1 < s->end ? e + 2 : s->end;
+		} else {
+			return;
+		}
+	}
+}
+
+/* Past the matching close of the open at *s->p (parenthesis or brace),
+ * strings and comments included. */
+static void skip_balanced(struct scan *s)
+{
+	uint8_t open = *s->p, close = open == '(' ? ')' : '}';
+	size_t depth = 0;
+	while (s->p < s->end && !s->bad) {
+		skip_space(s);
+		if (s->p >= s->end)
+			break;
+		uint8_t c = *s->p++;
+		if (c == '"') {
+			const uint8_t *q = memchr(s->p, '"', (size_t)(s->end - s->p));
+			s->bad |= !q;
+			s->p = q ? q + 1 : s->end;
+		} else if (c == open) {
+			depth++;
+		} else if (c == close && !--depth) {
+			return;
+		}
+	}
+	s->bad = true;
+}
+
+/* The names inside INPUT( / GROUP( (s->p past the parenthesis), to its
+ * close; AS_NEEDED( nests once. */
+static int names(struct scan *s, bool group, unsigned depth, ofl_ldscript_fn fn, void *ctx)
+{
+	while (!s->bad) {
+		skip_space(s);
+		if (s->p >= s->end)
+			break;
+		if (*s->p == ')')
+			return s->p++, 0;
+		if (*s->p == ',') {
+			s->p++;
+			continue;
+		}
+		const uint8_t *w = s->p;
+		size_t len;
+		if (*s->p == '"') {
+			const uint8_t *q = memchr(s->p + 1, '"', (size_t)(s->end - s->p - 1));
+			if (!q)
+				break;
+			w = s->p + 1, len = (size_t)(q - w), s->p = q + 1;
+		} else {
+			while (s->p < s->end && !strchr(" \t\n\r\f,()\"", *s->p))
+				s->p++;
+			len = (size_t)(s->p - w);
+		}
+		skip_space(s);
+		bool call = len == 9 && !memcmp(w, "AS_NEEDED", 9) && s->p < s->end && *s->p == '(';
+		if (call && depth == 0) {
+			s->p++;
+			int rc = names(s, group, 1, fn, ctx);
+			if (rc)
+				return rc;
+		} else if (!len || call || (s->p < s->end && *s->p == '(')) {
+			break;
+		} else {
+			int rc = fn(ctx, (const char *)w, len, group);
+			if (rc)
+				return rc;
+		}
+	}
+	s->bad = true;
+	return 0;
+}
+
+int ofl_ldscript_inputs(const uint8_t *d, size_t n, ofl_ldscript_fn fn, void *ctx,
+                        struct ofl_error *err)
+{
+	struct scan s = {d, d + n, memchr(d, 0, n) != NULL};
+	int rc = 0;
+	while (!rc && !s.bad) {
+		skip_space(&s);
+		if (s.p >= s.end)
+			break;
+		const uint8_t *w = s.p;
+		while (s.p < s.end && ident_char(*s.p, s.p == w))
+			s.p++;
+		size_t len = (size_t)(s.p - w);
+		skip_space(&s);
+		bool open = s.p < s.end && *s.p == '(';
+		bool input = len == 5 && !memcmp(w, "INPUT", 5);
+		bool group = len == 5 && !memcmp(w, "GROUP", 5);
+		if (open && (input || group)) {
+			s.p++;
+			rc = names(&s, group, 0, fn, ctx);
+		} else if (s.p < s.end && (*s.p == '(' || *s.p == '{')) {
+			skip_balanced(&s);
+		} else if (!len && s.p < s.end) {
+			s.bad |= *s.p == ')' || *s.p == '}';
+			s.p++; /* ';', '=', an operator: nothing to read */
+		}
+	}
+	if (!rc && s.bad)
+		return ofl_error_set(err, OFL_EINVAL, NULL, (uint64_t)(s.p - d),
+		                     "not a linker script");
+	return rc;
+}
