@@ -109,9 +109,10 @@ static void hint(const struct ofl_link *l, const struct link_group *g, const str
 		               l->o.no_device_runtime ? " (--nogpulib)" : "");
 	} else if (find(e, "Undefined reference to") || find(e, "undefined symbol:")) {
 		/* a tool that ran and found the code incomplete: not a tool's fault */
-		ofl_buf_printf(b, "  next: device code refers to a symbol that no device code of the "
-		                  "link defines: add the object or archive defining it to the link "
-		                  "(archive members are taken for the device symbols they define)\n");
+		ofl_buf_printf(b,
+		               "  next: device code refers to a symbol that no device code of the "
+		               "link defines: add the object or archive defining it to the link "
+		               "(archive members are taken for the device symbols they define)\n");
 	} else if (find(e, "nvlink") || find(e, "ptxas") || find(e, "CUDA installation")) {
 		ofl_devlink_cuda_hint(l, b);
 	} else if (find(e, "unknown argument") || find(e, "unsupported option")) {

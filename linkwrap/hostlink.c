@@ -45,12 +45,14 @@ static const char *multiarch(const char *triple)
 }
 
 /* GNU ld's built-in search directories on Debian for the host triple: the
- * multiarch ones, then the generic ones (ld --verbose's SEARCH_DIR). */
+ * multiarch ones, the lib64 ones of a 64-bit host, then the generic ones
+ * (ld --verbose's SEARCH_DIR). */
 static int default_libdirs(struct ofl_link *l, struct ofl_error *err)
 {
 	static const char *const roots[] = {"/usr/local/lib", "/lib", "/usr/lib"};
 	const char *ma = multiarch(l->o.host_triple);
 	int rc = 0;
+	static const char *const lib64[] = {"/usr/local/lib64", "/lib64", "/usr/lib64"};
 	for (size_t i = 0; ma && !rc && i < 3; i++) {
 		char *d = NULL;
 		if (asprintf(&d, "%s/%s", roots[i], ma) < 0)
@@ -58,6 +60,9 @@ static int default_libdirs(struct ofl_link *l, struct ofl_error *err)
 		rc = ofl_argv_push(&l->libdirs, d, err);
 		free(d);
 	}
+	/* a 64-bit host's ld searches the lib64 folders next */
+	for (size_t i = 0; ma && strncmp(ma, "i386", 4) && !rc && i < 3; i++)
+		rc = ofl_argv_push(&l->libdirs, lib64[i], err);
 	for (size_t i = 0; !rc && i < 3; i++)
 		rc = ofl_argv_push(&l->libdirs, roots[i], err);
 	return rc;
@@ -147,12 +152,18 @@ static char *script_file(struct script *s, const char *name)
 	return found;
 }
 
-static int script_name(void *ctx, const char *name, size_t len, bool group)
+static int script_name(void *ctx, enum ofl_ldscript_kind kind, const char *name, size_t len)
 {
 	struct script *s = ctx;
 	char *word = ofl_strndup(name, len);
 	if (!word)
 		return OFL_NOMEM(s->err);
+	if (kind == OFL_LDSCRIPT_EXTERN) {
+		int rc = ofl_argv_push(&s->l->script_externs, word, s->err);
+		free(word);
+		return rc;
+	}
+	bool group = kind == OFL_LDSCRIPT_GROUP;
 	char *path = script_file(s, word);
 	free(word);
 	if (s->err->code)

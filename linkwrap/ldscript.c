@@ -61,9 +61,10 @@ static void skip_balanced(struct scan *s)
 	s->bad = true;
 }
 
-/* The names inside INPUT( / GROUP( (s->p past the parenthesis), to its
- * close; AS_NEEDED( nests once. */
-static int names(struct scan *s, bool group, unsigned depth, ofl_ldscript_fn fn, void *ctx)
+/* The names inside INPUT( / GROUP( / EXTERN( (s->p past the parenthesis),
+ * to its close; AS_NEEDED( nests once. */
+static int names(struct scan *s, enum ofl_ldscript_kind kind, unsigned depth, ofl_ldscript_fn fn,
+                 void *ctx)
 {
 	while (!s->bad) {
 		skip_space(s);
@@ -91,13 +92,13 @@ static int names(struct scan *s, bool group, unsigned depth, ofl_ldscript_fn fn,
 		bool call = len == 9 && !memcmp(w, "AS_NEEDED", 9) && s->p < s->end && *s->p == '(';
 		if (call && depth == 0) {
 			s->p++;
-			int rc = names(s, group, 1, fn, ctx);
+			int rc = names(s, kind, 1, fn, ctx);
 			if (rc)
 				return rc;
 		} else if (!len || call || (s->p < s->end && *s->p == '(')) {
 			break;
 		} else {
-			int rc = fn(ctx, (const char *)w, len, group);
+			int rc = fn(ctx, kind, (const char *)w, len);
 			if (rc)
 				return rc;
 		}
@@ -123,9 +124,14 @@ int ofl_ldscript_inputs(const uint8_t *d, size_t n, ofl_ldscript_fn fn, void *ct
 		bool open = s.p < s.end && *s.p == '(';
 		bool input = len == 5 && !memcmp(w, "INPUT", 5);
 		bool group = len == 5 && !memcmp(w, "GROUP", 5);
-		if (open && (input || group)) {
+		bool ext = len == 6 && !memcmp(w, "EXTERN", 6);
+		if (open && (input || group || ext)) {
 			s.p++;
-			rc = names(&s, group, 0, fn, ctx);
+			rc = names(&s,
+			           ext     ? OFL_LDSCRIPT_EXTERN
+			           : group ? OFL_LDSCRIPT_GROUP
+			                   : OFL_LDSCRIPT_INPUT,
+			           0, fn, ctx);
 		} else if (s.p < s.end && (*s.p == '(' || *s.p == '{')) {
 			skip_balanced(&s);
 		} else if (!len && s.p < s.end) {

@@ -125,6 +125,7 @@ void ofl_link_free(struct ofl_link *l)
 	ofl_cache_close(l->cache);
 	ofl_argv_release(&l->libdirs);
 	ofl_argv_release(&l->cpu_args);
+	ofl_argv_release(&l->script_externs);
 	free(l->members);
 	free(l->res.objects);
 	ofl_argv_release(&l->runtime_libs);

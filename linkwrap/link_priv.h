@@ -140,6 +140,7 @@ struct ofl_link {
 	bool host_inputs;         /* the inputs came from o.host_cmd (ofl_link_add_host_inputs) */
 	unsigned script_depth;    /* linker scripts being read, one inside another */
 	unsigned script_groups;   /* GROUP(...)s of scripts numbered so far */
+	struct ofl_argv script_externs; /* EXTERN(...)s of scripts: undefined, as -u */
 	struct ofl_link_result res;
 	struct ofl_argv runtime_libs, runtime_dirs; /* res's libraries and libdirs */
 	unsigned nllvm_names; /* LLVM-form temporary names made (llvm_form.c) */

@@ -195,13 +195,16 @@ static int add_file(struct resolver *r, size_t i, struct ofl_error *err)
 	return rc ? rc : drain(r, err);
 }
 
-/* Symbols the command line makes undefined (-u): archive members are
+/* Symbols the command line (-u) and its scripts (EXTERN) make undefined: archive members are
  * pulled for them as for an object's references. */
 static int command_line_symbols(struct resolver *r, struct ofl_error *err)
 {
 	const struct ofl_ldcmd *c = r->l->o.host_cmd;
 	for (size_t i = 0; c && i < c->nargs; i++)
 		if (c->args[i].opt == OFL_LD_UNDEFINED && note_symbol(r, c->args[i].value, false))
+			return OFL_NOMEM(err);
+	for (size_t i = 0; i < r->l->script_externs.n; i++)
+		if (note_symbol(r, r->l->script_externs.v[i], false))
 			return OFL_NOMEM(err);
 	return 0;
 }

@@ -33,6 +33,23 @@ olink input "${LD[@]}" kscript
 olink nested "${LD[@]}" -L. -louter
 olink plugin -fuse-ld=bfd -Wl,-plugin,"$OFL_BUILD/lib/offlink-plugin.so" -L. -lkk
 
+# EXTERN in a script pulls a member no object calls: its device code too
+cat >ext.c <<'C'
+int ext_fn(int x)
+{
+	int r = 0;
+#pragma omp target map(from : r)
+	r = x + 1;
+	return r;
+}
+C
+"$LLVM22/clang" -fopenmp -fopenmp-targets=x86_64-pc-linux-gnu -c ext.c || fail "compile ext.c"
+ar rcs libext.a ext.o
+printf 'EXTERN(ext_fn)\n' >extern.ld
+olink extern "${LD[@]}" kern.o extern.ld -L. -lext -Wl,--explain=extern.explain
+grep -q "libext.a(ext.o): device code taken" extern.explain || { cat extern.explain; fail "extern: ext.o not taken"; }
+nm extern | grep -q " T ext_fn" || fail "extern: the host link did not pull ext_fn"
+
 # text that is no script: ld's error, not offlink's
 printf 'hello ( world\n' >notascript
 expect_fail "$LLVM22/clang" -fopenmp "${LD[@]}" main.o kern.o notascript -L$RT -o bad

@@ -14,10 +14,11 @@ struct span {
 	size_t size, names;
 };
 
-static int check(void *ctx, const char *name, size_t len, bool group)
+static int check(void *ctx, enum ofl_ldscript_kind kind, const char *name, size_t len)
 {
 	struct span *s = ctx;
-	(void)group;
+	if (kind > OFL_LDSCRIPT_EXTERN)
+		abort();
 	const uint8_t *p = (const uint8_t *)name;
 	if (!len || p < s->data || p + len > s->data + s->size || memchr(p, 0, len))
 		abort();

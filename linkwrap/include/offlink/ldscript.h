@@ -16,14 +16,21 @@ extern "C" {
 #endif
 OFL_API_BEGIN
 
-/* One file a script names, as written ("-lname" for a library), len bytes
- * (not NUL-terminated); group: inside GROUP(...).  A non-zero return stops
- * the walk and is returned. */
-typedef int (*ofl_ldscript_fn)(void *ctx, const char *name, size_t len, bool group);
+enum ofl_ldscript_kind {
+	OFL_LDSCRIPT_INPUT,  /* a file of INPUT(...) */
+	OFL_LDSCRIPT_GROUP,  /* a file of GROUP(...): scanned with the others */
+	OFL_LDSCRIPT_EXTERN, /* a symbol of EXTERN(...): undefined, as -u */
+};
 
-/* Calls fn for every name of the script's INPUT(...) and GROUP(...)
- * commands (AS_NEEDED(...) in them included), in order; other commands
- * and blocks are skipped.  OFL_EINVAL when d is no script: a NUL byte, an
+/* One name a script gives, as written ("-lname" for a library), len bytes
+ * (not NUL-terminated).  A non-zero return stops the walk and is
+ * returned. */
+typedef int (*ofl_ldscript_fn)(void *ctx, enum ofl_ldscript_kind kind, const char *name,
+                               size_t len);
+
+/* Calls fn for every name of the script's INPUT(...), GROUP(...)
+ * (AS_NEEDED(...) in them included) and EXTERN(...) commands, in order;
+ * other commands and blocks are skipped.  OFL_EINVAL when d is no script: a NUL byte, an
  * unbalanced parenthesis or brace, an unterminated comment or string. */
 int ofl_ldscript_inputs(const uint8_t *d, size_t n, ofl_ldscript_fn fn, void *ctx,
                         struct ofl_error *err);
