@@ -91,6 +91,8 @@ int ofl_link_config_env(struct ofl_link_config *c, char *const *env, struct ofl_
 	const char *launcher = ofl_proc_env_get(env, "OFFLINK_DEVICE_LAUNCHER");
 	const char *quiet = ofl_proc_env_get(env, "OFFLINK_NO_BYPASS_WARNING");
 	o->bypass_ok |= quiet && !strcmp(quiet, "1");
+	const char *chain = ofl_proc_env_get(env, "OFFLINK_LINKER_CHAIN");
+	o->chained = chain && *chain;
 	o->tmpdir = tmp && *tmp ? tmp : NULL; /* NULL: ofl_link_new's /tmp */
 	o->search_path = ofl_proc_env_get(env, "PATH");
 	if (!o->cuda_path)

@@ -120,7 +120,8 @@ int ofl_link_plan(struct ofl_link *l, struct ofl_link_plan *p, struct ofl_error 
 		p->action =
 		    ofl_link_linked_by_llvm(l) ? OFL_PLAN_LINKED_BY_LLVM : OFL_PLAN_UNCHANGED;
 		/* the personality is offlink's device link: nothing bypassed it */
-		if (p->action == OFL_PLAN_LINKED_BY_LLVM && !l->o.bypass_ok && !l->o.llvm_wrapper)
+		if (p->action == OFL_PLAN_LINKED_BY_LLVM && !l->o.bypass_ok && !l->o.llvm_wrapper &&
+		    !l->o.chained)
 			p->warning =
 			    "the device code was linked by LLVM's clang-linker-wrapper, not "
 			    "by offlink (the link line has offload flags): add $(offlink "

@@ -74,6 +74,12 @@ for v in 22 19; do
 	olink "through offlink" $("$P/bin/offlink" --ldflags)
 	[ ! -s link.err ] || { cat link.err; fail "$v: a link through offlink printed messages"; }
 	[ "$links" -eq 1 ] || fail "$v: offlink did not link the device code once ($links)"
+	# the plugin too, in the linker offlink runs: offlink's own wrapper
+	# objects are no bypass
+	plink olink "through offlink, plugin too" $("$P/bin/offlink" --ldflags) \
+		-Wl,-plugin,"$P/lib/offlink/offlink-plugin.so" >link.out
+	[ ! -s link.err ] && [ ! -s link.out ] || { cat link.out link.err; fail "$v: the plugin behind offlink warned"; }
+	[ "$links" -eq 1 ] || fail "$v: the device code not linked once with the plugin behind offlink ($links)"
 done
 [ "$ran" -gt 0 ] || skip "neither clang 22 nor clang 19 with clang-linker-wrapper and libomptarget is installed"
 echo ok

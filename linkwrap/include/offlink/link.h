@@ -138,6 +138,9 @@ struct ofl_link_opts {
 	 * link is meant (--no-bypass-warning, OFFLINK_NO_BYPASS_WARNING=1):
 	 * the plan says nothing of it. */
 	bool bypass_ok;
+	/* Run by an offlink (OFFLINK_LINKER_CHAIN): wrapper objects among the
+	 * inputs are offlink's own, no bypass. */
+	bool chained;
 	/* The device code's optimisation level, '0' to '3' ('\0': the
 	 * default).  LLVM 19 groups: its linker wrapper's --opt-level, for its
 	 * LTO and the device clang (else O2); LLVM 20+ groups: the -O<n> the
