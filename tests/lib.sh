@@ -128,3 +128,43 @@ counted_omp_program() {
 	chmod +x launch
 }
 ran() { [ -e ran ] && wc -l <ran || echo 0; }
+
+free_port() {
+	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# start_nginx PORT [LOCATIONS]: a real nginx on 127.0.0.1:PORT serving
+# ngx/www with WebDAV PUT (a remote cache), LOCATIONS (nginx location
+# blocks) added to its server; $NGINX is its pid, stopped when the test ends
+start_nginx() {
+	mkdir -p ngx/www ngx/tmp
+	cat >ngx/nginx.conf <<NGX
+worker_processes 1;
+daemon off;
+error_log $PWD/ngx/error.log;
+pid $PWD/ngx/nginx.pid;
+events {}
+http {
+	access_log $PWD/ngx/access.log;
+	client_body_temp_path $PWD/ngx/tmp;
+	server {
+		listen 127.0.0.1:$1;
+		root $PWD/ngx/www;
+		client_max_body_size 0;
+		location / {
+			dav_methods PUT;
+			create_full_put_path on;
+		}
+${2:-}
+	}
+}
+NGX
+	[ "$(id -u)" = 0 ] && sed -i 's/^worker_processes 1;/worker_processes 1;\nuser root root;/' ngx/nginx.conf
+	nginx -c "$PWD/ngx/nginx.conf" -p "$PWD/ngx" 2>ngx/start.err &
+	NGINX=$!
+	trap 'kill $NGINX $(jobs -p) 2>/dev/null || true; rm -rf "$SCRATCH"' EXIT
+	for _ in $(seq 50); do
+		curl -s -o /dev/null "http://127.0.0.1:$1/" && break
+		sleep 0.1
+	done
+}

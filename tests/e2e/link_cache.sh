@@ -132,36 +132,8 @@ olink par1 & olink par2 & wait
 cmp par1 cold && cmp par2 cold || fail "concurrent links"
 
 # ---- the shared remote cache: nginx with WebDAV -----------------------------
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-mkdir -p ngx/www ngx/tmp
-cat >ngx/nginx.conf <<EOF
-worker_processes 1;
-daemon off;
-error_log $PWD/ngx/error.log;
-pid $PWD/ngx/nginx.pid;
-events {}
-http {
-	access_log $PWD/ngx/access.log;
-	client_body_temp_path $PWD/ngx/tmp;
-	server {
-		listen 127.0.0.1:$port;
-		root $PWD/ngx/www;
-		client_max_body_size 0;
-		location / {
-			dav_methods PUT;
-			create_full_put_path on;
-		}
-	}
-}
-EOF
-[ "$(id -u)" = 0 ] && sed -i 's/^worker_processes 1;/worker_processes 1;\nuser root root;/' ngx/nginx.conf
-nginx -c "$PWD/ngx/nginx.conf" -p "$PWD/ngx" 2>ngx/start.err &
-NGINX=$!
-trap 'kill $NGINX $(jobs -p) 2>/dev/null || true; rm -rf "$SCRATCH"' EXIT
-for _ in $(seq 50); do
-	curl -s -o /dev/null "http://127.0.0.1:$port/" && break
-	sleep 0.1
-done
+port=$(free_port)
+start_nginx $port
 export OFFLINK_CACHE_REMOTE=http://127.0.0.1:$port/team/
 OFFLINK_CACHE_DIR=$PWD/client1 olink remote1
 [ "$(ran)" = 1 ] || fail "client 1 did not link"

@@ -23,9 +23,6 @@ olink() {
 		main.o kern.o -L$RT -Wl,--device-launcher="$PWD/launch" -Wl,--explain="$PWD/$out.explain" \
 		"$@" -o "$out" 2>"$out.err" || { cat "$out.err"; fail "link $out"; }
 }
-free_port() {
-	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
 # wait_file F: until the server that makes F is listening
 wait_file() {
 	for _ in $(seq 100); do [ -e "$1" ] && return; sleep 0.1; done
@@ -96,44 +93,16 @@ port=$(free_port)
 mkdir -p ngx/www/team ngx/www/auth ngx/tmp
 secret=s3cret-$$-pw
 printf 'ofl:%s\n' "$(openssl passwd -apr1 "$secret")" >ngx/htpasswd
-cat >ngx/nginx.conf <<EOF
-worker_processes 1;
-daemon off;
-error_log $PWD/ngx/error.log;
-pid $PWD/ngx/nginx.pid;
-events {}
-http {
-	access_log $PWD/ngx/access.log;
-	client_body_temp_path $PWD/ngx/tmp;
-	server {
-		listen 127.0.0.1:$port;
-		root $PWD/ngx/www;
-		client_max_body_size 0;
-		location / {
-			dav_methods PUT;
-			create_full_put_path on;
-		}
-		location /auth/ {
+start_nginx $port '		location /auth/ {
 			auth_basic "offlink";
-			auth_basic_user_file $PWD/ngx/htpasswd;
+			auth_basic_user_file '"$PWD"'/ngx/htpasswd;
 			dav_methods PUT;
 			create_full_put_path on;
 		}
 		location /ro/ {
-			alias $PWD/ngx/www/team/;
+			alias '"$PWD"'/ngx/www/team/;
 			limit_except GET { deny all; }
-		}
-	}
-}
-EOF
-[ "$(id -u)" = 0 ] && sed -i 's/^worker_processes 1;/worker_processes 1;\nuser root root;/' ngx/nginx.conf
-nginx -c "$PWD/ngx/nginx.conf" -p "$PWD/ngx" 2>ngx/start.err &
-NGINX=$!
-trap 'kill $NGINX $(jobs -p) 2>/dev/null || true; rm -rf "$SCRATCH"' EXIT
-for _ in $(seq 50); do
-	curl -s -o /dev/null "http://127.0.0.1:$port/" && break
-	sleep 0.1
-done
+		}'
 url=http://127.0.0.1:$port/auth/
 # no credentials: refused, said, the link goes on
 OFFLINK_CACHE_REMOTE=$url olink anon
