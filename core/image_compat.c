@@ -4,21 +4,13 @@
 #include <string.h>
 
 #include "internal.h"
+#include "offlink/bitcode.h"
 #include "offlink/image_compat.h"
 #include "offlink/target_id.h"
 
 #define EM_CUDA 190
 #define EM_AMDGPU 224
 #define EF_CUDA_64BIT_ADDRESS 0x400
-
-static const uint8_t *find(const uint8_t *p, size_t n, const char *s)
-{
-	size_t k = strlen(s);
-	for (size_t i = 0; k <= n && i <= n - k; i++)
-		if (p[i] == (uint8_t)s[0] && !memcmp(p + i, s, k))
-			return p + i;
-	return NULL;
-}
 
 /* "90", "90a", "100f": digits, then an optional variant letter. */
 static bool sm_digits(const char *s, size_t n, unsigned *sm, char *suffix)
@@ -67,7 +59,7 @@ static void cubin_toolkit(const uint8_t *d, size_t size, char *out, size_t outle
 		if (nm >= strsize || strsize - nm < sizeof(name) ||
 		    memcmp(d + stroff + nm, name, sizeof(name)) || !ofl_range_ok(off, len, size))
 			continue;
-		const uint8_t *r = find(d + off, (size_t)len, "release ");
+		const uint8_t *r = memmem(d + off, (size_t)len, "release ", 8);
 		if (!r)
 			return;
 		r += 8;
@@ -99,8 +91,8 @@ static void read_cubin(const uint8_t *d, size_t size, struct ofl_gpu_image *im)
 /* PTX: its ".target sm_NN[a]" line (the first one). */
 static void read_ptx(const uint8_t *d, size_t size, struct ofl_gpu_image *im)
 {
-	const uint8_t *t = find(d, size, ".target");
-	if (!t || !find(d, (size_t)(t - d), ".version"))
+	const uint8_t *t = memmem(d, size, ".target", 7);
+	if (!t || !memmem(d, (size_t)(t - d), ".version", 8))
 		return;
 	im->code = OFL_GPU_PTX;
 	const uint8_t *end = d + size, *p = t + 7;
@@ -122,8 +114,7 @@ static void read_ptx(const uint8_t *d, size_t size, struct ofl_gpu_image *im)
 void ofl_gpu_image_read(const uint8_t *d, size_t size, struct ofl_gpu_image *im)
 {
 	memset(im, 0, sizeof(*im));
-	static const uint8_t bc[4] = {'B', 'C', 0xc0, 0xde}, bcw[4] = {0xde, 0xc0, 0x17, 0x0b};
-	if (size >= 4 && (!memcmp(d, bc, 4) || !memcmp(d, bcw, 4))) {
+	if (ofl_bitcode_is(d, size)) {
 		im->code = OFL_GPU_BITCODE;
 		return;
 	}

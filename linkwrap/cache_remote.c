@@ -473,6 +473,15 @@ static bool parse_action(const struct ofl_buf *b, char hash[65], uint64_t *size)
 	return wire <= 0;
 }
 
+/* The CAS name of bytes: their SHA-256 in hex, into hex (65 bytes). */
+static const char *sha256_hex(const uint8_t *p, size_t n, char *hex)
+{
+	uint8_t sum[OFL_CACHE_KEY_SIZE];
+	ofl_sha256(p, n, sum);
+	ofl_hex(sum, sizeof(sum), hex);
+	return hex;
+}
+
 static int get_blob(struct ofl_remote *r, const char *hash, uint64_t size, struct ofl_buf *out,
                     const char **why)
 {
@@ -483,13 +492,9 @@ static int get_blob(struct ofl_remote *r, const char *hash, uint64_t size, struc
 	/* absent (0): an action naming bytes the store lost, a miss */
 	int rc = get(r, url, out, size, why);
 	free(url);
-	uint8_t sum[OFL_CACHE_KEY_SIZE];
 	char hex[65];
-	if (rc == 1 && out->len - start == size) {
-		ofl_sha256(out->data + start, size, sum);
-		ofl_hex(sum, sizeof(sum), hex);
-	}
-	if (rc == 1 && (out->len - start != size || strcmp(hex, hash)))
+	if (rc == 1 &&
+	    (out->len - start != size || strcmp(sha256_hex(out->data + start, size, hex), hash)))
 		rc = -1, *why = "bytes that are not what the entry names";
 	if (rc != 1)
 		out->len = start;
@@ -528,9 +533,7 @@ void ofl_remote_put(struct ofl_remote *r, const uint8_t key[OFL_CACHE_KEY_SIZE],
 	char hash[65], hex[65], *cas = NULL, *ac = NULL;
 	const char *why = "out of memory";
 	struct ofl_buf action = OFL_BUF_INIT;
-	uint8_t sum[OFL_CACHE_KEY_SIZE];
-	ofl_sha256(data, n, sum);
-	ofl_hex(sum, sizeof(sum), hash);
+	sha256_hex(data, n, hash);
 	ofl_hex(key, OFL_CACHE_KEY_SIZE, hex);
 	/* the bytes first: an action never names bytes the store lacks */
 	if (asprintf(&cas, "%s/cas/%s", r->base, hash) < 0)

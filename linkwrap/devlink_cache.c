@@ -64,6 +64,16 @@ static int add_entry(struct ofl_buf *m, const char *named)
 	return ofl_buf_append(m, b, 20);
 }
 
+/* The manifest's end: its entry count, its length, the magic. */
+static int put_trailer(struct ofl_buf *m, uint64_t count, uint64_t len)
+{
+	uint8_t t[TRAILER_SIZE];
+	ofl_put_le64(t, count);
+	ofl_put_le64(t + 8, len);
+	memcpy(t + 16, MANIFEST_MAGIC, 8);
+	return ofl_buf_append(m, t, sizeof(t));
+}
+
 /* The manifest of the files a dependency file (make's syntax, as lld, gold
  * and bfd write it) names, appended to m, without the link's own files and
  * those the key covers; -1 when it cannot be read. */
@@ -104,11 +114,7 @@ static int manifest_from_depfile(const struct ofl_link *l, const char *depfile,
 		if (c == '\n' && !target)
 			break; /* the rule's end: phony rules follow */
 	}
-	uint8_t t[TRAILER_SIZE];
-	ofl_put_le64(t, count);
-	ofl_put_le64(t + 8, m->len - start);
-	memcpy(t + 16, MANIFEST_MAGIC, 8);
-	rc = rc || target || ofl_buf_append(m, t, sizeof(t)) ? -1 : 0;
+	rc = rc || target || put_trailer(m, count, m->len - start) ? -1 : 0;
 	ofl_buf_release(&word);
 	ofl_file_close(&f);
 	return rc;
@@ -116,9 +122,7 @@ static int manifest_from_depfile(const struct ofl_link *l, const char *depfile,
 
 static int empty_manifest(struct ofl_buf *m)
 {
-	uint8_t t[TRAILER_SIZE] = {0};
-	memcpy(t + 16, MANIFEST_MAGIC, 8);
-	return ofl_buf_append(m, t, sizeof(t));
+	return put_trailer(m, 0, 0);
 }
 
 /* The length of the image in an entry whose manifest still holds, or -1
@@ -158,8 +162,9 @@ static bool reports_reads(const struct ofl_link *l, size_t gi, const struct ofl_
 	size_t t = l->o.nlauncher + 1;
 	if (t >= cmd->argc || strcmp(cmd->argv[t], "--no-default-config"))
 		return false;
-	if (!strncmp(l->groups[gi].triple, "amdgcn-", 7))
-		return true;
+	const char *triple = l->groups[gi].triple;
+	if (ofl_devlink_gpu(triple) && !ofl_devlink_nvptx(triple))
+		return true; /* AMDGPU: ld.lld always */
 	for (size_t i = t; i < cmd->argc; i++)
 		if (!strcmp(cmd->argv[i], "-fuse-ld=lld"))
 			return true;

@@ -404,12 +404,11 @@ static void key_tools(struct keyer *r, const struct ofl_proc *cmd, const char *t
 	char real[PATH_MAX], p[PATH_MAX + 64];
 	for (size_t i = 0; programs[i]; i++)
 		key_program(r, programs[i], clangdir, real);
-	for (size_t i = 1; nvptx && programs[i]; i++) {
-		if (*l->cuda || !l->o.cuda_path) {
-			snprintf(p, sizeof(p), "%s/bin/%s", *l->cuda ? l->cuda : "/usr/local/cuda",
-			         programs[i]);
-			key_program(r, p, NULL, real);
-		}
+	bool toolkit = nvptx && (*l->cuda || !l->o.cuda_path);
+	for (size_t i = 1; toolkit && programs[i]; i++) {
+		snprintf(p, sizeof(p), "%s/bin/%s", *l->cuda ? l->cuda : "/usr/local/cuda",
+		         programs[i]);
+		key_program(r, p, NULL, real);
 	}
 }
 

@@ -112,11 +112,12 @@ int ofl_link_plan(struct ofl_link *l, struct ofl_link_plan *p, struct ofl_error 
 {
 	*p = (struct ofl_link_plan){OFL_PLAN_UNCHANGED, {NULL, 0, NULL, 0, NULL, 0, NULL}, NULL};
 	/* the bundle is the output: no host link to fall back on */
-	if (l->o.emit_fatbin && !ofl_link_has_device_code(l))
+	bool device_code = ofl_link_has_device_code(l);
+	if (l->o.emit_fatbin && !device_code)
 		return ofl_error_set(
 		    err, OFL_EINVAL, NULL, OFL_NO_OFFSET,
 		    "Expected a single bundled image for direct fat binary output");
-	if (!ofl_link_has_device_code(l)) {
+	if (!device_code) {
 		p->action =
 		    ofl_link_linked_by_llvm(l) ? OFL_PLAN_LINKED_BY_LLVM : OFL_PLAN_UNCHANGED;
 		/* the personality is offlink's device link: nothing bypassed it */

@@ -11,6 +11,7 @@
 #include "diag.h"
 #include "ofl_bfd.h"
 #include "offlink/archive.h"
+#include "offlink/fatbin.h"
 #include "offlink/format.h"
 #include "offlink/image_compat.h"
 #include "offlink/inspect.h"
@@ -317,7 +318,7 @@ static void tree_node(const struct insp *in, const struct ofl_node *n, int depth
 	case OFL_NODE_FATBIN_ENTRY:
 		printf("%s %s, %llu bytes at %#llx", fatbin_kind_name(n->fatbin_kind), n->arch,
 		       (unsigned long long)n->size, (unsigned long long)n->offset);
-		if (n->fatbin_flags & 0x2000)
+		if (n->fatbin_flags & OFL_FATBIN_FLAG_COMPRESSED)
 			printf(", compressed, %llu bytes inflated",
 			       (unsigned long long)n->inflated_size);
 		break;
@@ -389,7 +390,7 @@ static void json_node(const struct insp *in, const struct ofl_node *n, int depth
 		printf(", \"fatbin_kind\": \"%s\", \"sm\": %u, \"fatbin_flags\": %llu, "
 		       "\"compressed\": %s, \"inflated_size\": %llu",
 		       fatbin_kind_name(n->fatbin_kind), n->sm, (unsigned long long)n->fatbin_flags,
-		       (n->fatbin_flags & 0x2000) ? "true" : "false",
+		       (n->fatbin_flags & OFL_FATBIN_FLAG_COMPRESSED) ? "true" : "false",
 		       (unsigned long long)n->inflated_size);
 	if (n->format == OFL_FMT_CCOB)
 		printf(", \"compression\": \"%s\", \"inflated_size\": %llu",
@@ -553,8 +554,8 @@ static bool gpu_image_of(const struct ofl_node *n, struct ofl_gpu_image *im, enu
 	if (n->kind == OFL_NODE_FATBIN_ENTRY) {
 		*ld = OFL_LOADER_CUDA;
 		ofl_gpu_image_read(n->data, (size_t)n->size, im);
-		if (n->fatbin_flags & 0x2000) {
-			im->code = n->fatbin_kind == 1 ? OFL_GPU_PTX : OFL_GPU_CUBIN;
+		if (n->fatbin_flags & OFL_FATBIN_FLAG_COMPRESSED) {
+			im->code = n->fatbin_kind == OFL_FATBIN_PTX ? OFL_GPU_PTX : OFL_GPU_CUBIN;
 			im->sm = n->sm;
 		}
 		return true;
