@@ -101,7 +101,7 @@ static bool is_space(char ch)
 /* Splits the next word off *pp, unquoting it in place (the unquoted word is
  * never longer than its spelling); NULL at the end.  Quotes group, a
  * backslash escapes the next character except inside single quotes. */
-static char *next_word(char **pp)
+char *ofl_argv_next_word(char **pp)
 {
 	char *r = *pp, quote = 0;
 	while (is_space(*r))
@@ -137,7 +137,7 @@ static int expand(struct expansion *x, const char *word, unsigned depth)
 		                     "response files nested too deeply at '%s'", word);
 	}
 	char *p = buf, *t;
-	while (!rc && (t = next_word(&p)))
+	while (!rc && (t = ofl_argv_next_word(&p)))
 		rc = expand(x, t, depth + 1);
 	free(buf);
 	return rc;

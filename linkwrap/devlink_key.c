@@ -118,7 +118,6 @@ static void key_rsp(struct keyer *r, const char *path, unsigned depth)
 {
 	struct ofl_file f = OFL_FILE_INIT;
 	struct ofl_error ignored = OFL_ERROR_INIT;
-	struct ofl_buf word = OFL_BUF_INIT;
 	if (depth >= MAX_RSP_DEPTH || ++r->nrsp > MAX_RSP_FILES ||
 	    ofl_file_open_regular(&f, path, &ignored)) {
 		r->unknown = true;
@@ -127,26 +126,12 @@ static void key_rsp(struct keyer *r, const char *path, unsigned depth)
 	ofl_key_str(&r->k, "response file", path);
 	ofl_key_bytes(&r->k, "content", f.data, f.size);
 	remember(r, path);
-	char quote = 0;
-	bool any = false;
-	for (size_t i = 0; i <= f.size && !r->nomem; i++) {
-		char c = i < f.size ? (char)f.data[i] : ' ';
-		if (quote && c == quote) {
-			quote = 0;
-		} else if (!quote && (c == '"' || c == '\'')) {
-			quote = c, any = true;
-		} else if (c == '\\' && quote != '\'' && i + 1 < f.size) {
-			r->nomem |= ofl_buf_append(&word, &f.data[++i], 1) != 0, any = true;
-		} else if (!quote && (c == ' ' || c == '\t' || c == '\n' || c == '\r')) {
-			const char *w = any ? own_str(r, (const char *)word.data, word.len) : NULL;
-			if (w)
-				key_named(r, w, depth + 1);
-			word.len = 0, any = false;
-		} else {
-			r->nomem |= ofl_buf_append(&word, &c, 1) != 0, any = true;
-		}
-	}
-	ofl_buf_release(&word);
+	/* a NUL would hide the words after it from the scan */
+	char *text = memchr(f.data, 0, f.size) ? NULL : own_str(r, (const char *)f.data, f.size);
+	r->unknown |= !text;
+	for (char *w; text && !r->nomem && (w = ofl_argv_next_word(&text));)
+		if (*w)
+			key_named(r, w, depth + 1);
 	ofl_file_close(&f);
 }
 
