@@ -239,6 +239,27 @@ int ofl_same_file(const char *a, const char *b)
 	return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
+int ofl_mkdirs(const char *path, unsigned mode, struct ofl_error *err)
+{
+	char *p = ofl_strdup(path);
+	if (!p)
+		return OFL_NOMEM(err);
+	int rc = 0;
+	for (char *s = *p ? p + 1 : p; !rc; s++) {
+		bool end = !*s;
+		if (*s != '/' && !end)
+			continue;
+		*s = '\0';
+		if (*p && mkdir(p, (mode_t)mode) && errno != EEXIST)
+			rc = ofl_error_errno(err, p, "cannot create");
+		if (end)
+			break;
+		*s = '/';
+	}
+	free(p);
+	return rc;
+}
+
 /* Creates "<dir>.<base>.ofl-XXXXXX" with mode 0666, which the kernel
  * narrows by the umask (and a directory's default ACL) as for any new file:
  * asking umask() would change it for a moment under the linker's threads. */

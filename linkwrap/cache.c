@@ -90,28 +90,6 @@ static bool v1_path(char *out, size_t n, const char *root, const char *rest)
 	return snprintf(out, n, "%s/v1%s%s", root, *rest ? "/" : "", rest) < (int)n;
 }
 
-/* mkdir -p, each new level 0700 less the umask. */
-static int make_dirs(const char *path, struct ofl_error *err)
-{
-	char *p = ofl_strdup(path);
-	if (!p)
-		return OFL_NOMEM(err);
-	int rc = 0;
-	for (char *s = p + 1; !rc; s++) {
-		bool end = !*s;
-		if (*s != '/' && !end)
-			continue;
-		*s = '\0';
-		if (mkdir(p, 0700) && errno != EEXIST)
-			rc = ofl_error_errno(err, p, "cannot make the cache directory");
-		if (end)
-			break;
-		*s = '/';
-	}
-	free(p);
-	return rc;
-}
-
 static bool in_group(gid_t g)
 {
 	int n = getgroups(0, NULL);
@@ -152,7 +130,7 @@ static int open_store(struct ofl_cache *c, const char *dir, struct ofl_error *er
 	if (!v1_path(v1, sizeof(v1), dir, ""))
 		return ofl_error_set(err, OFL_EINVAL, dir, OFL_NO_OFFSET,
 		                     "the cache directory's name is too long");
-	int rc = make_dirs(dir, err);
+	int rc = ofl_mkdirs(dir, 0700, err);
 	if (rc)
 		return rc;
 	if (stat(dir, &st) || !S_ISDIR(st.st_mode))

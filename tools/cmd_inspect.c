@@ -449,27 +449,11 @@ static void collect_code(const struct ofl_node *n, void *ctx)
 	c->v[c->n++] = n;
 }
 
-/* mkdir -p: the directory and those above it that are missing. */
-static int make_dirs(const char *dir)
-{
-	char *p = strdup(dir);
-	int rc = p ? 0 : error("out of memory");
-	for (char *s = p && *p ? strchr(p + 1, '/') : NULL; !rc && s; s = strchr(s + 1, '/')) {
-		*s = '\0';
-		if (mkdir(p, 0777) && errno != EEXIST)
-			rc = error("cannot create '%s': %s", p, strerror(errno));
-		*s = '/';
-	}
-	if (!rc && mkdir(dir, 0777) && errno != EEXIST)
-		rc = error("cannot create '%s': %s", dir, strerror(errno));
-	free(p);
-	return rc;
-}
-
 static int extract_all(const struct insp *in, const struct ofl_node *root)
 {
-	if (make_dirs(in->extract_all))
-		return 1;
+	struct ofl_error err = OFL_ERROR_INIT;
+	if (ofl_mkdirs(in->extract_all, 0777, &err))
+		return error("cannot create '%s': %s", err.path, strerror(err.sys_errno));
 	struct collect c = {NULL, 0, false};
 	ofl_node_walk(root, collect_code, &c);
 	/* every file or none; the names are printed once all are there */

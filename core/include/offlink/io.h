@@ -42,6 +42,9 @@ int ofl_file_open(struct ofl_file *f, const char *path, struct ofl_error *err);
  * regular file, whose size is known before reading, is opened. */
 int ofl_file_open_regular(struct ofl_file *f, const char *path, struct ofl_error *err);
 void ofl_file_close(struct ofl_file *f);
+/* mkdir -p: each missing level of path made with mode (the kernel applies
+ * the umask); an error names the level that could not be made. */
+int ofl_mkdirs(const char *path, unsigned mode, struct ofl_error *err);
 /* The offset of p[0..n) in f's bytes, or -1 when f is NULL or the bytes
  * lie elsewhere (built in memory): where a copy from the file can start. */
 int64_t ofl_file_offset_of(const struct ofl_file *f, const uint8_t *p, uint64_t n);
