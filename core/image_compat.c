@@ -114,6 +114,8 @@ static void read_ptx(const uint8_t *d, size_t size, struct ofl_gpu_image *im)
 void ofl_gpu_image_read(const uint8_t *d, size_t size, struct ofl_gpu_image *im)
 {
 	memset(im, 0, sizeof(*im));
+	if (!size)
+		return; /* no bytes: no code (and d may be NULL) */
 	if (ofl_bitcode_is(d, size)) {
 		im->code = OFL_GPU_BITCODE;
 		return;
