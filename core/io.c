@@ -199,10 +199,31 @@ int64_t ofl_file_offset_of(const struct ofl_file *f, const uint8_t *p, uint64_t 
 	return n <= f->size - off ? (int64_t)off : -1;
 }
 
+void ofl_file_adopt(struct ofl_file *f, struct ofl_buf *b)
+{
+	*f = (struct ofl_file)OFL_FILE_INIT;
+	f->data = b->len ? ofl_buf_detach(b, &f->size) : (const uint8_t *)"";
+	f->mapped = b->len ? 0 : -1;
+	ofl_buf_release(b);
+}
+
+void ofl_file_truncate(struct ofl_file *f, size_t n)
+{
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t keep = ((uintptr_t)f->data + n + page - 1) & ~(page - 1),
+	          end = ((uintptr_t)f->data + f->size + page - 1) & ~(page - 1);
+	if (n >= f->size)
+		return;
+	if (f->mapped == 1 && end > keep)
+		munmap((void *)keep, end - keep);
+	f->size = n;
+}
+
 void ofl_file_close(struct ofl_file *f)
 {
-	if (f->mapped == 1)
-		munmap(map_base(f), f->size + (size_t)(f->data - map_base(f)));
+	size_t mapped = f->mapped == 1 ? f->size + (size_t)(f->data - map_base(f)) : 0;
+	if (mapped)
+		munmap(map_base(f), mapped);
 	else if (f->mapped == 0)
 		free((void *)f->data);
 	if (f->fd >= 0)

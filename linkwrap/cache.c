@@ -21,6 +21,7 @@
 #include <sys/file.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -42,12 +43,14 @@ enum { SUM = 16, HEAD = 8 + SUM + 8 };
 /* A temporary this old and unlocked is left by an interrupted store. */
 enum { STALE_S = 5 * 60, SWEEP_EVERY_S = 60 * 60 };
 
-static void checksum(const uint8_t *key, const uint8_t *p, size_t n, uint8_t out[SUM])
+static void checksum(const uint8_t *key, const struct iovec *parts, size_t nparts,
+                     uint8_t out[SUM])
 {
 	XXH3_state_t st;
 	XXH3_128bits_reset(&st);
 	XXH3_128bits_update(&st, key, OFL_CACHE_KEY_SIZE);
-	XXH3_128bits_update(&st, p, n);
+	for (size_t i = 0; i < nparts; i++)
+		XXH3_128bits_update(&st, parts[i].iov_base, parts[i].iov_len);
 	XXH128_hash_t h = XXH3_128bits_digest(&st);
 	ofl_put_le64(out, h.low64);
 	ofl_put_le64(out + 8, h.high64);
@@ -169,11 +172,14 @@ int ofl_cache_open(struct ofl_cache **out, const struct ofl_cache_opts *o, const
 	return 0;
 }
 
-static bool entry_path(const struct ofl_cache *c, const uint8_t *key, char *path, size_t n)
+/* An entry's file; a memo's (ofl_cache_memo_get) has MEMO_SUFFIX. */
+#define MEMO_SUFFIX ".i"
+static bool entry_path(const struct ofl_cache *c, const uint8_t *key, const char *suffix,
+                       char *path, size_t n)
 {
-	char hex[2 * OFL_CACHE_KEY_SIZE + 1], rest[3 + sizeof(hex)];
+	char hex[2 * OFL_CACHE_KEY_SIZE + 1], rest[3 + sizeof(hex) + 8];
 	ofl_hex(key, OFL_CACHE_KEY_SIZE, hex);
-	snprintf(rest, sizeof(rest), "%.2s/%s", hex, hex);
+	snprintf(rest, sizeof(rest), "%.2s/%s%s", hex, hex, suffix);
 	return v1_path(path, n, c->dir, rest);
 }
 
@@ -192,40 +198,41 @@ static bool pread_all(int fd, uint8_t *p, size_t n, off_t off)
 	return true;
 }
 
-/* The payload of the entry open as fd, appended to out: 1; 0 another
- * format; -1 corrupt. */
-static int read_entry(int fd, const uint8_t *key, struct ofl_buf *out)
+/* The payload of the entry open as fd, as out (mapped: no copy, and its
+ * pages are the page cache's): 1; 0 another format; -1 corrupt. */
+static int read_entry(int fd, const char *path, const uint8_t *key, struct ofl_file *out)
 {
 	struct stat st;
+	struct ofl_error ignored = OFL_ERROR_INIT;
 	uint8_t head[HEAD], sum[SUM];
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size < HEAD ||
 	    !pread_all(fd, head, HEAD, 0) || memcmp(head, MAGIC, 8))
 		return 0; /* a FIFO, a device, an empty or old file: never read */
 	uint64_t n = ofl_le64(head + 8 + SUM);
-	if (n != (uint64_t)st.st_size - HEAD || n > SIZE_MAX || ofl_buf_reserve(out, (size_t)n))
+	if (n != (uint64_t)st.st_size - HEAD || !n ||
+	    ofl_file_read_range(out, fd, HEAD, n, path, &ignored))
 		return -1;
-	uint8_t *p = out->data + out->len;
-	if (!pread_all(fd, p, (size_t)n, HEAD))
-		return -1;
-	checksum(key, p, (size_t)n, sum);
-	if (memcmp(sum, head + 8, SUM))
-		return -1;
-	out->len += (size_t)n;
-	return 1;
+	checksum(key, &(struct iovec){(void *)out->data, out->size}, 1, sum);
+	if (!memcmp(sum, head + 8, SUM))
+		return 1;
+	ofl_file_close(out);
+	return -1;
 }
 
-/* 1 and the payload in out; 0 when absent or of another format; -1 when
- * corrupt (removed).  Opened not following links and without blocking:
- * whatever lies under an entry's name, the link goes on. */
-static int local_get(struct ofl_cache *c, const uint8_t *key, struct ofl_buf *out)
+/* 1 and the payload of the entry (suffix: which kind) in out; 0 when
+ * absent or of another format; -1 when corrupt (removed).  Opened not
+ * following links and without blocking: whatever lies under an entry's
+ * name, the link goes on. */
+static int local_get(struct ofl_cache *c, const uint8_t *key, const char *suffix,
+                     struct ofl_file *out)
 {
 	char path[4096];
-	if (!entry_path(c, key, path, sizeof(path)))
+	if (!entry_path(c, key, suffix, path, sizeof(path)))
 		return 0;
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
 	if (fd < 0)
 		return 0;
-	int rc = read_entry(fd, key, out);
+	int rc = read_entry(fd, path, key, out);
 	if (rc > 0)
 		futimens(fd, NULL); /* its last use, for trimming */
 	else if (rc < 0)
@@ -260,13 +267,23 @@ static int open_temp(const struct ofl_cache *c, const char *path, char *tmp, siz
 	return -1;
 }
 
+static size_t total(const struct iovec *parts, size_t nparts)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < nparts; i++)
+		n += parts[i].iov_len;
+	return n;
+}
+
 /* Written beside the entry and renamed over it: readers see whole
  * entries, whoever writes the same key at the same time. */
-static bool local_put(struct ofl_cache *c, const uint8_t *key, const uint8_t *data, size_t n)
+static bool local_put(struct ofl_cache *c, const uint8_t *key, const char *suffix,
+                      const struct iovec *parts, size_t nparts)
 {
 	char path[4096], tmp[4096 + 16];
 	uint8_t head[HEAD];
-	if (!entry_path(c, key, path, sizeof(path)))
+	size_t n = total(parts, nparts);
+	if (!entry_path(c, key, suffix, path, sizeof(path)))
 		return errno = ENAMETOOLONG, false;
 	char *slash = strrchr(path, '/');
 	*slash = '\0';
@@ -276,10 +293,12 @@ static bool local_put(struct ofl_cache *c, const uint8_t *key, const uint8_t *da
 	if (fd < 0)
 		return false;
 	memcpy(head, MAGIC, 8);
-	checksum(key, data, n, head + 8);
+	checksum(key, parts, nparts, head + 8);
 	ofl_put_le64(head + 8 + SUM, n);
-	ok = !ofl_fd_write_all(fd, head, HEAD) && !ofl_fd_write_all(fd, data, n) &&
-	     !rename(tmp, path);
+	ok = !ofl_fd_write_all(fd, head, HEAD);
+	for (size_t i = 0; ok && i < nparts; i++)
+		ok = !ofl_fd_write_all(fd, parts[i].iov_base, parts[i].iov_len);
+	ok = ok && !rename(tmp, path);
 	int saved = errno;
 	if (!ok)
 		unlink(tmp);
@@ -294,16 +313,19 @@ static bool local_put(struct ofl_cache *c, const uint8_t *key, const uint8_t *da
 }
 
 enum ofl_cache_hit ofl_cache_get(struct ofl_cache *c, const uint8_t key[OFL_CACHE_KEY_SIZE],
-                                 struct ofl_buf *out, char *note, size_t notesz)
+                                 struct ofl_file *out, char *note, size_t notesz)
 {
-	size_t start = out->len; /* the entry's bytes are appended after it */
-	int local = c->dir ? local_get(c, key, out) : 0;
+	struct ofl_buf got = OFL_BUF_INIT;
+	*out = (struct ofl_file)OFL_FILE_INIT;
+	int local = c->dir ? local_get(c, key, "", out) : 0;
 	if (local < 0)
 		say(note, notesz, "cache: a corrupt entry was removed");
 	int remote =
-	    local <= 0 && c->remote ? ofl_remote_get(c->remote, key, out, note, notesz) : 0;
+	    local <= 0 && c->remote ? ofl_remote_get(c->remote, key, &got, note, notesz) : 0;
 	if (remote > 0 && c->dir)
-		local_put(c, key, out->data + start, out->len - start);
+		local_put(c, key, "", &(struct iovec){got.data, got.len}, 1);
+	if (remote > 0)
+		ofl_file_adopt(out, &got);
 	pthread_mutex_lock(&c->lock);
 	if (local > 0 || remote > 0)
 		c->hits++;
@@ -314,14 +336,40 @@ enum ofl_cache_hit ofl_cache_get(struct ofl_cache *c, const uint8_t key[OFL_CACH
 	return local > 0 ? OFL_CACHE_LOCAL : remote > 0 ? OFL_CACHE_REMOTE : OFL_CACHE_MISS;
 }
 
-void ofl_cache_put(struct ofl_cache *c, const uint8_t key[OFL_CACHE_KEY_SIZE], const uint8_t *data,
-                   size_t n, char *note, size_t notesz)
+void ofl_cache_put(struct ofl_cache *c, const uint8_t key[OFL_CACHE_KEY_SIZE],
+                   const struct iovec *parts, size_t nparts, char *note, size_t notesz)
 {
-	if (c->dir && !local_put(c, key, data, n))
+	struct ofl_buf whole = OFL_BUF_INIT;
+	bool joined = true;
+	if (c->dir && !local_put(c, key, "", parts, nparts))
 		say(note, notesz, "cache: cannot store an entry in %s: %s", c->dir,
 		    strerror(errno));
-	if (c->remote)
-		ofl_remote_put(c->remote, key, data, n, note, notesz);
+	if (!c->remote)
+		return;
+	/* the remote names the bytes by their SHA-256 and takes them as one */
+	for (size_t i = 0; joined && i < nparts; i++)
+		joined = !ofl_buf_append(&whole, parts[i].iov_base, parts[i].iov_len);
+	if (joined)
+		ofl_remote_put(c->remote, key, whole.data, whole.len, note, notesz);
+	ofl_buf_release(&whole);
+}
+
+bool ofl_cache_memo_get(struct ofl_cache *c, const uint8_t key[OFL_CACHE_KEY_SIZE], uint8_t *out,
+                        size_t n)
+{
+	struct ofl_file f = OFL_FILE_INIT;
+	bool ok = c->dir && local_get(c, key, MEMO_SUFFIX, &f) > 0 && f.size == n;
+	if (ok)
+		memcpy(out, f.data, n);
+	ofl_file_close(&f);
+	return ok;
+}
+
+void ofl_cache_memo_put(struct ofl_cache *c, const uint8_t key[OFL_CACHE_KEY_SIZE],
+                        const uint8_t *data, size_t n)
+{
+	if (c->dir)
+		local_put(c, key, MEMO_SUFFIX, &(struct iovec){(void *)data, n}, 1);
 }
 
 /* ---- the store as a whole ------------------------------------------------ */
@@ -336,6 +384,7 @@ struct entries {
 	struct entry *v;
 	size_t n, cap;
 	uint64_t bytes;
+	uint64_t nmemos;             /* of the n, memos */
 	uint64_t ntemps, temp_bytes; /* temporaries left (not swept) */
 	time_t sweep_before;         /* sweep what was last written before; 0: none */
 };
@@ -345,13 +394,24 @@ static bool is_hex_name(const char *s, size_t len)
 	return strlen(s) == len && strspn(s, "0123456789abcdef") == len;
 }
 
-/* ".<key>.ofl-XXXXXX": an entry being written, or left by an interrupted
- * store. */
+enum { KEY_HEX = 2 * OFL_CACHE_KEY_SIZE };
+
+/* The length of an entry's name ("<key>", a memo's "<key>.i") that s
+ * starts with, or 0. */
+static size_t entry_name(const char *s)
+{
+	size_t m = strlen(MEMO_SUFFIX);
+	if (strspn(s, "0123456789abcdef") != KEY_HEX)
+		return 0;
+	return KEY_HEX + (strncmp(s + KEY_HEX, MEMO_SUFFIX, m) ? 0 : m);
+}
+
+/* ".<entry's name>.ofl-XXXXXX": an entry being written, or left by an
+ * interrupted store. */
 static bool is_temp_name(const char *s)
 {
-	enum { KEY = 2 * OFL_CACHE_KEY_SIZE };
-	return s[0] == '.' && strspn(s + 1, "0123456789abcdef") == KEY &&
-	       !strncmp(s + 1 + KEY, ".ofl-", 5) && strlen(s + 1 + KEY + 5) == 6;
+	size_t n = s[0] == '.' ? entry_name(s + 1) : 0;
+	return n && !strncmp(s + 1 + n, ".ofl-", 5) && strlen(s + 1 + n + 5) == 6;
 }
 
 /* Removes the temporary p when it is stale: old, and no store holds its
@@ -387,15 +447,18 @@ static int list_dir(const char *dir, struct entries *e, struct ofl_error *err)
 	for (struct dirent *de; !rc && d && (de = readdir(d));) {
 		struct stat st;
 		char *p = NULL;
-		bool entry = is_hex_name(de->d_name, 2 * OFL_CACHE_KEY_SIZE);
+		size_t name = entry_name(de->d_name);
+		bool entry = name && !de->d_name[name];
 		if (!entry && !is_temp_name(de->d_name))
 			continue;
 		if (asprintf(&p, "%s/%s", dir, de->d_name) < 0)
 			rc = OFL_NOMEM(err);
 		else if (lstat(p, &st) || !S_ISREG(st.st_mode))
 			free(p);
-		else if (entry)
+		else if (entry) {
+			e->nmemos += name != KEY_HEX;
 			rc = add_entry(e, p, &st, err);
+		}
 		else {
 			if (!sweep(p, &st, e->sweep_before)) {
 				e->ntemps++;
@@ -434,7 +497,7 @@ static int list_entries(const char *root, struct entries *e, struct ofl_error *e
 /* A listing that sweeps the stale temporaries (sweep) or counts them. */
 static struct entries no_entries(bool sweep)
 {
-	return (struct entries){NULL, 0, 0, 0, 0, 0, sweep ? time(NULL) - STALE_S : 0};
+	return (struct entries){.sweep_before = sweep ? time(NULL) - STALE_S : 0};
 }
 
 static void release_entries(struct entries *e)
@@ -557,7 +620,8 @@ int ofl_cache_stats(const char *dir, struct ofl_cache_stats *s, struct ofl_error
 	struct entries e = no_entries(false);
 	*s = (struct ofl_cache_stats){0};
 	int rc = list_entries(dir, &e, err);
-	s->entries = e.n;
+	s->entries = e.n - e.nmemos;
+	s->memos = e.nmemos;
 	s->bytes = e.bytes;
 	s->temporaries = e.ntemps;
 	s->temporary_bytes = e.temp_bytes;

@@ -9,7 +9,10 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
+#include <time.h>
 
 #include "cache_priv.h"
 #include "internal.h"
@@ -88,14 +91,118 @@ static int tree_sum(const uint8_t *p, size_t n, uint8_t sum[OFL_CACHE_KEY_SIZE])
 	return 0;
 }
 
+/* p[0..n)'s digest: its SHA-256, or from CHUNK up its tree's (*tree). */
+static void digest(const uint8_t *p, size_t n, uint8_t sum[OFL_CACHE_KEY_SIZE], bool *tree)
+{
+	*tree = n >= CHUNK && !tree_sum(p, n, sum);
+	if (!*tree)
+		ofl_sha256(p, n, sum);
+}
+
+static void add_digest(struct ofl_cache_key *k, const char *tag, const uint8_t *sum, bool tree)
+{
+	if (tree)
+		ofl_key_str(k, "tree", tag); /* not to be taken for a plain SHA-256 */
+	item(k, tag, sum, OFL_CACHE_KEY_SIZE);
+}
+
 void ofl_key_bytes(struct ofl_cache_key *k, const char *tag, const uint8_t *p, size_t n)
 {
 	uint8_t sum[OFL_CACHE_KEY_SIZE];
-	if (n >= CHUNK && !tree_sum(p, n, sum))
-		ofl_key_str(k, "tree", tag); /* not to be taken for a plain SHA-256 */
-	else
-		ofl_sha256(p, n, sum);
-	item(k, tag, sum, sizeof(sum));
+	bool tree;
+	digest(p, n, sum, &tree);
+	add_digest(k, tag, sum, tree);
+}
+
+/* ---- remembered digests of large inputs ----------------------------------
+ *
+ * A memo is the identity of a file and the range of it hashed (device,
+ * inode, size, modification and change times in seconds and nanoseconds,
+ * offset, length: 64-bit LE each), the digest and whether it is a tree's.
+ * The identity stands for the bytes only where the change time moves on
+ * every change and nobody can set it, and once no change can share the
+ * change time of the bytes hashed (file systems keep it at a clock's tick,
+ * 1 s on some): SETTLED_S after it. */
+enum { ID_SIZE = 9 * 8, MEMO_SIZE = ID_SIZE + OFL_CACHE_KEY_SIZE + 1 };
+#define SETTLED_S 2
+
+/* File systems where the kernel alone sets a file's change time, to the
+ * time of any change to it (ccache's inode cache trusts the same four). */
+static bool ctime_kept(const struct statfs *fs)
+{
+	switch (fs->f_type) {
+	case EXT4_SUPER_MAGIC: /* and ext2, ext3 */
+	case XFS_SUPER_MAGIC:
+	case BTRFS_SUPER_MAGIC:
+	case TMPFS_MAGIC:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* The identity of n bytes at off of the mapped file f, into id and st;
+ * false where it does not tell the bytes (bytes copied when the file was
+ * opened, another file system). */
+static bool identity(const struct ofl_file *f, uint64_t off, size_t n, uint8_t id[ID_SIZE],
+                     struct stat *st)
+{
+	struct statfs fs;
+	if (f->mapped != 1 || f->fd < 0 || fstat(f->fd, st) || !S_ISREG(st->st_mode) ||
+	    fstatfs(f->fd, &fs) || !ctime_kept(&fs))
+		return false;
+	const uint64_t v[ID_SIZE / 8] = {
+	    (uint64_t)st->st_dev,          (uint64_t)st->st_ino,           (uint64_t)st->st_size,
+	    (uint64_t)st->st_mtim.tv_sec,  (uint64_t)st->st_mtim.tv_nsec, (uint64_t)st->st_ctim.tv_sec,
+	    (uint64_t)st->st_ctim.tv_nsec, off,                            n};
+	for (size_t i = 0; i < ID_SIZE / 8; i++)
+		ofl_put_le64(id + 8 * i, v[i]);
+	return true;
+}
+
+/* t is SETTLED_S or more before now. */
+static bool settled(const struct timespec *t, const struct timespec *now)
+{
+	return t->tv_sec < now->tv_sec - SETTLED_S ||
+	       (t->tv_sec == now->tv_sec - SETTLED_S && t->tv_nsec <= now->tv_nsec);
+}
+
+static void memo_key(const uint8_t id[ID_SIZE], uint8_t key[OFL_CACHE_KEY_SIZE])
+{
+	struct ofl_cache_key m;
+	sha256_init(&m.ctx);
+	ofl_key_str(&m, "offlink-input-hash", "1"); /* never a device link's key */
+	item(&m, "identity", id, ID_SIZE);
+	ofl_key_final(&m, key);
+}
+
+void ofl_key_input(struct ofl_cache_key *k, struct ofl_cache *c, const char *tag,
+                   const struct ofl_file *f, const uint8_t *p, size_t n)
+{
+	uint8_t id[ID_SIZE], after[ID_SIZE], memo[MEMO_SIZE], key[OFL_CACHE_KEY_SIZE];
+	struct stat st;
+	struct timespec now;
+	bool tree;
+	int64_t off = n >= OFL_KEY_MEMO_MIN && c ? ofl_file_offset_of(f, p, n) : -1;
+	bool known = off >= 0 && identity(f, (uint64_t)off, n, id, &st);
+	if (known)
+		memo_key(id, key);
+	if (known && ofl_cache_memo_get(c, key, memo, sizeof(memo)) && !memcmp(memo, id, ID_SIZE) &&
+	    memo[MEMO_SIZE - 1] <= 1) {
+		add_digest(k, tag, memo + ID_SIZE, memo[MEMO_SIZE - 1]);
+		return;
+	}
+	clock_gettime(CLOCK_REALTIME, &now);
+	digest(p, n, memo + ID_SIZE, &tree);
+	add_digest(k, tag, memo + ID_SIZE, tree);
+	/* the bytes hashed are those the identity stands for: it held from
+	 * before to after the hashing, and no later change can keep it */
+	if (known && settled(&st.st_ctim, &now) && settled(&st.st_mtim, &now) &&
+	    identity(f, (uint64_t)off, n, after, &st) && !memcmp(id, after, ID_SIZE)) {
+		memcpy(memo, id, ID_SIZE);
+		memo[MEMO_SIZE - 1] = tree;
+		ofl_cache_memo_put(c, key, memo, sizeof(memo));
+	}
 }
 
 int ofl_key_content(struct ofl_cache_key *k, const char *path)

@@ -26,6 +26,15 @@ int ofl_remote_get(struct ofl_remote *r, const uint8_t key[OFL_CACHE_KEY_SIZE], 
 void ofl_remote_put(struct ofl_remote *r, const uint8_t key[OFL_CACHE_KEY_SIZE],
                     const uint8_t *data, size_t n, char *note, size_t notesz);
 
+/* Small records of the local store only, beside its entries (trimmed,
+ * cleared and counted with them), never sent to the remote nor counted as
+ * hits or misses: what the key learnt of a file (cache_key.c).  get: true
+ * when the record under key is n bytes, copied to out. */
+bool ofl_cache_memo_get(struct ofl_cache *c, const uint8_t key[OFL_CACHE_KEY_SIZE], uint8_t *out,
+                        size_t n);
+void ofl_cache_memo_put(struct ofl_cache *c, const uint8_t key[OFL_CACHE_KEY_SIZE],
+                        const uint8_t *data, size_t n);
+
 /* Bytes as lowercase hex (2n + 1 bytes with the NUL). */
 void ofl_hex(const uint8_t *p, size_t n, char *out);
 
@@ -38,6 +47,16 @@ void ofl_key_init(struct ofl_cache_key *k);
 void ofl_key_str(struct ofl_cache_key *k, const char *tag, const char *s);
 /* The SHA-256 of bytes (an input of the link not written yet) under tag. */
 void ofl_key_bytes(struct ofl_cache_key *k, const char *tag, const uint8_t *p, size_t n);
+/* Inputs from this size up are worth a memo (ofl_key_input). */
+#define OFL_KEY_MEMO_MIN ((size_t)1 << 20)
+/* The same for bytes of a mapped input file f (NULL: bytes made in
+ * memory), added as ofl_key_bytes adds them.  The SHA-256 of a large
+ * input is remembered in c by its file's identity, and taken from there
+ * while the file is unchanged (ccache's inode cache): on file systems
+ * where the kernel alone sets a file's change time, for a file that
+ * changed at least 2 s before it was hashed. */
+void ofl_key_input(struct ofl_cache_key *k, struct ofl_cache *c, const char *tag,
+                   const struct ofl_file *f, const uint8_t *p, size_t n);
 /* The SHA-256 of a regular file's bytes: an input of the link.  -1 when
  * it cannot be read (the link is then not cached). */
 int ofl_key_content(struct ofl_cache_key *k, const char *path);

@@ -535,7 +535,7 @@ static bool cancelled(struct ofl_link *l)
 }
 
 int ofl_devlink_exec(struct ofl_link *l, size_t gi, struct ofl_proc *cmd, const char *output,
-                     const char *what, struct ofl_buf *keep, struct ofl_error *err)
+                     const char *what, struct ofl_file *keep, struct ofl_error *err)
 {
 	char *log = ofl_link_log_command(l, cmd);
 	int rc = 0;

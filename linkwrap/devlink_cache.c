@@ -187,48 +187,53 @@ static int run(struct ofl_link *l, size_t gi, struct ofl_proc *cmd, const char *
 	return rc;
 }
 
-/* The output of a command that ran, into bytes when kept, and its entry,
- * under key (when not NULL), into the cache. */
+/* The output of a command that ran, as kept (when not NULL: empty), and
+ * its entry, under key (when not NULL), into the cache: the image (mapped,
+ * not copied) and its manifest. */
 static int take_output(struct ofl_link *l, const uint8_t *key, const char *output,
-                       const char *depfile, const struct ofl_ptrs *keyed, bool kept,
-                       struct ofl_buf *bytes, char *note, size_t notesz, struct ofl_error *err)
+                       const char *depfile, const struct ofl_ptrs *keyed, struct ofl_file *kept,
+                       char *note, size_t notesz, struct ofl_error *err)
 {
-	struct ofl_file f = OFL_FILE_INIT;
+	struct ofl_file own = OFL_FILE_INIT, *f = kept ? kept : &own;
+	struct ofl_buf m = OFL_BUF_INIT;
 	struct ofl_error ignored = OFL_ERROR_INIT;
-	size_t n = bytes->len;
 	if (!kept && !key)
 		return 0;
 	/* only a kept output is the link's: else a failure is the cache's miss */
-	int rc = ofl_file_open(&f, output, kept ? err : &ignored);
-	if (!rc && ofl_buf_append(bytes, f.data, f.size))
-		rc = kept ? OFL_NOMEM(err) : -1;
-	ofl_file_close(&f);
-	size_t image = bytes->len;
+	int rc = ofl_file_open(f, output, kept ? err : &ignored);
 	if (!rc && key &&
-	    !(depfile ? manifest_from_depfile(l, depfile, keyed, bytes) : empty_manifest(bytes)))
-		ofl_cache_put(l->cache, key, bytes->data + n, bytes->len - n, note, notesz);
-	bytes->len = image;
+	    !(depfile ? manifest_from_depfile(l, depfile, keyed, &m) : empty_manifest(&m)))
+		ofl_cache_put(l->cache, key,
+		              (const struct iovec[]){{(void *)f->data, f->size}, {m.data, m.len}}, 2,
+		              note, notesz);
+	ofl_buf_release(&m);
+	ofl_file_close(&own);
 	return kept ? rc : 0;
 }
 
-/* A hit's image, checked against its manifest, left in bytes (written to
- * output when a later command reads the file); false: a miss. */
-static bool use_hit(const char *output, bool file, struct ofl_buf *bytes, size_t start)
+/* A hit's entry, checked against its manifest: its image as keep (when
+ * not NULL), written to output when a later command reads the file;
+ * false: a miss. */
+static bool use_hit(const char *output, bool file, struct ofl_file *entry, struct ofl_file *keep)
 {
 	struct ofl_error ignored = OFL_ERROR_INIT;
-	int64_t image = check_entry(bytes->data + start, bytes->len - start);
-	bool ok = image >= 0 && (!file || !ofl_devlink_write_private(output, bytes->data + start,
+	int64_t image = check_entry(entry->data, entry->size);
+	bool ok = image >= 0 && (!file || !ofl_devlink_write_private(output, entry->data,
 	                                                             (uint64_t)image, &ignored));
-	bytes->len = ok ? start + (size_t)image : start;
+	if (ok && keep) {
+		ofl_file_truncate(entry, (size_t)image);
+		*keep = *entry;
+		*entry = (struct ofl_file)OFL_FILE_INIT;
+	}
 	return ok;
 }
 
 int ofl_devlink_cached_run(struct ofl_link *l, size_t gi, struct ofl_proc *cmd, const char *output,
-                           const char *what, struct ofl_buf *keep, struct ofl_error *err)
+                           const char *what, struct ofl_file *keep, struct ofl_error *err)
 {
 	uint8_t key[OFL_CACHE_KEY_SIZE];
 	char note[512] = "", *depfile = NULL;
-	struct ofl_buf own = OFL_BUF_INIT, *bytes = keep ? keep : &own;
+	struct ofl_file entry = OFL_FILE_INIT;
 	struct ofl_ptrs keyed = OFL_PTRS_INIT;
 	struct timespec t0, t1;
 	/* fatbinary reads NVPTX images by name, the link after LTO its input;
@@ -236,10 +241,9 @@ int ofl_devlink_cached_run(struct ofl_link *l, size_t gi, struct ofl_proc *cmd, 
 	bool file = !keep || ofl_devlink_nvptx(l->groups[gi].triple) || l->o.save_temps;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	bool cacheable = l->cache && !ofl_devlink_key(l, gi, cmd, key, &keyed);
-	size_t start = bytes->len;
 	enum ofl_cache_hit hit =
-	    cacheable ? ofl_cache_get(l->cache, key, bytes, note, sizeof(note)) : OFL_CACHE_MISS;
-	if (hit != OFL_CACHE_MISS && !use_hit(output, file, bytes, start))
+	    cacheable ? ofl_cache_get(l->cache, key, &entry, note, sizeof(note)) : OFL_CACHE_MISS;
+	if (hit != OFL_CACHE_MISS && !use_hit(output, file, &entry, keep))
 		hit = OFL_CACHE_MISS; /* run it, then */
 	if (hit == OFL_CACHE_MISS && cacheable && reports_reads(l, gi, cmd) &&
 	    asprintf(&depfile, "%s.d", output) < 0)
@@ -251,8 +255,8 @@ int ofl_devlink_cached_run(struct ofl_link *l, size_t gi, struct ofl_proc *cmd, 
 		rc = run(l, gi, cmd, depfile, err);
 		clock_gettime(CLOCK_MONOTONIC, &t1);
 		rc = rc ? rc
-		        : take_output(l, cacheable ? key : NULL, output, depfile, &keyed,
-		                      keep != NULL, bytes, note, sizeof(note), err);
+		        : take_output(l, cacheable ? key : NULL, output, depfile, &keyed, keep,
+		                      note, sizeof(note), err);
 		cache_s += ofl_devlink_elapsed(&t1);
 	}
 	if (*note)
@@ -270,6 +274,6 @@ int ofl_devlink_cached_run(struct ofl_link *l, size_t gi, struct ofl_proc *cmd, 
 		              cache_s * 1e3);
 	free(depfile);
 	ofl_ptrs_release(&keyed);
-	ofl_buf_release(&own);
+	ofl_file_close(&entry);
 	return rc;
 }

@@ -166,6 +166,19 @@ static void key_named(struct keyer *r, const char *w, unsigned depth)
 		key_file(r, path);
 }
 
+/* The input file whose mapping holds a large input's bytes (their
+ * identity can stand for them), or NULL. */
+static const struct ofl_file *holder(const struct ofl_link *l, const uint8_t *p, size_t n)
+{
+	for (size_t i = 0; n >= OFL_KEY_MEMO_MIN && i < l->nfiles; i++)
+		if (ofl_file_offset_of(&l->files[i].f, p, n) >= 0)
+			return &l->files[i].f;
+	for (size_t i = 0; n >= OFL_KEY_MEMO_MIN && i < l->nunits; i++)
+		if (l->units[i].thin && ofl_file_offset_of(l->units[i].thin, p, n) >= 0)
+			return l->units[i].thin;
+	return NULL;
+}
+
 /* Every word: its bytes, or for the link's own files their content (an
  * input, written or still to be written) or a placeholder (an output),
  * and what it names. */
@@ -180,7 +193,8 @@ static void key_words(struct keyer *r, size_t gi, const struct ofl_proc *cmd)
 		const struct pending_write *p =
 		    own ? ofl_devlink_pending(&l->groups[gi], w, &next) : NULL;
 		if (p) {
-			ofl_key_bytes(&r->k, "input", p->data, p->size);
+			ofl_key_input(&r->k, l->cache, "input", holder(l, p->data, p->size),
+			              p->data, p->size);
 		} else if (own && !stat(w, &st)) {
 			r->unknown |= ofl_key_content(&r->k, w) != 0;
 		} else if (own) {

@@ -111,7 +111,7 @@ void ofl_link_free(struct ofl_link *l)
 		free(l->images[i].owned);
 	}
 	for (size_t i = 0; i < l->ngroups; i++) {
-		ofl_buf_release(&l->groups[i].linked);
+		ofl_file_close(&l->groups[i].linked);
 		for (size_t k = 0; k < l->groups[i].npending; k++)
 			free(l->groups[i].pending[k].owned);
 		free(l->groups[i].pending);

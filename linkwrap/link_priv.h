@@ -89,7 +89,7 @@ struct link_group {
 	size_t first, nall;    /* all its images: ofl_link.members[first .. first + nall) */
 	char *output;          /* linked image path (a temporary) */
 	char *runtime_dir;     /* <root>/llvm-<N>/lib with libomptarget, or NULL */
-	struct ofl_buf linked; /* its bytes, once linked */
+	struct ofl_file linked; /* its bytes, once linked (mapped, or read) */
 	struct ofl_error err;
 	/* Inputs of its commands not written yet: written just before a
 	 * command runs, never for one the cache answers (creating files is
@@ -259,7 +259,7 @@ int ofl_devlink_write_private(const char *path, const uint8_t *p, uint64_t n,
  * keep as there), unless a dry run or cancelled; what names it in progress
  * lines and a failure's report. */
 int ofl_devlink_exec(struct ofl_link *l, size_t gi, struct ofl_proc *cmd, const char *output,
-                     const char *what, struct ofl_buf *keep, struct ofl_error *err);
+                     const char *what, struct ofl_file *keep, struct ofl_error *err);
 /* Seconds since t0 (CLOCK_MONOTONIC). */
 double ofl_devlink_elapsed(const struct timespec *t0);
 
@@ -278,7 +278,7 @@ void ofl_devlink_open_cache(struct ofl_link *l);
  * output; stores a new output.  what names it in progress lines; keep
  * (empty, or NULL) gets the output's bytes. */
 int ofl_devlink_cached_run(struct ofl_link *l, size_t gi, struct ofl_proc *cmd, const char *output,
-                           const char *what, struct ofl_buf *keep, struct ofl_error *err);
+                           const char *what, struct ofl_file *keep, struct ofl_error *err);
 
 /* devlink_lto.c: LLVM 19's LTO of group gi's bitcode (llvm-lto2 beside
  * clang), run, its output and the group's other images pushed as the

@@ -310,15 +310,15 @@ static int pack_openmp(struct ofl_link *l, const struct link_group *g, struct of
 	const char *k[2] = {"triple", "arch"};
 	bool cpu = !strcmp(g->arch, "generic") || !*g->arch;
 	const char *v[2] = {g->triple, cpu ? "" : g->arch};
-	bool elf = !g->linked.len || (g->linked.len >= 4 && !memcmp(g->linked.data, "\177ELF", 4));
-	bool bc = ofl_bitcode_is(g->linked.data, g->linked.len); /* --embed-bitcode's */
+	bool elf = !g->linked.size || (g->linked.size >= 4 && !memcmp(g->linked.data, "\177ELF", 4));
+	bool bc = ofl_bitcode_is(g->linked.data, g->linked.size); /* --embed-bitcode's */
 	struct ofl_obin_image oi = {elf  ? OFL_IMG_OBJECT
 	                            : bc ? OFL_IMG_BITCODE
 	                                 : OFL_IMG_NONE,
 	                            OFL_OFK_OPENMP,
 	                            0,
 	                            g->linked.data,
-	                            g->linked.len,
+	                            g->linked.size,
 	                            2,
 	                            k,
 	                            v};
@@ -381,7 +381,7 @@ static int build_fatbin(struct ofl_link *l, enum ofl_wrap_kind kind, bool hipv4,
 	for (size_t i = 0; i < n; i++) {
 		const struct link_group *g = &l->groups[order[i]];
 		fi[i] =
-		    (struct ofl_fatbin_image){g->linked.data, g->linked.len, g->output, g->arch};
+		    (struct ofl_fatbin_image){g->linked.data, g->linked.size, g->output, g->arch};
 	}
 	int rc = bundle(l, kind, hipv4, fi, n, llvm, out, err);
 	free(fi);
@@ -445,7 +445,7 @@ static void warn_unreadable(struct ofl_link *l, enum ofl_wrap_abi abi, const siz
 	for (size_t i = 0; release && i < n; i++) {
 		const struct link_group *g = &l->groups[order[i]];
 		struct ofl_gpu_image im;
-		ofl_gpu_image_read(g->linked.data, g->linked.len, &im);
+		ofl_gpu_image_read(g->linked.data, g->linked.size, &im);
 		if (im.code != OFL_GPU_CUBIN || ofl_cubin_first_runtime(&im) <= release)
 			continue;
 		ofl_link_logf(

@@ -17,6 +17,7 @@ static void usage(FILE *f)
 	      "The local cache of device-link outputs ($OFFLINK_CACHE_DIR, else\n"
 	      "$XDG_CACHE_HOME/offlink or ~/.cache/offlink):\n"
 	      "  stats    entries, size, hits and misses since it was made or cleared,\n"
+	      "           the hashes of large inputs it remembers by file identity,\n"
 	      "           and the temporaries of stores under way or interrupted\n"
 	      "  clear    remove every entry and the statistics\n"
 	      "  trim     remove the least recently used entries down to the size limit\n"
@@ -47,6 +48,7 @@ static int stats(const char *dir, uint64_t max)
 	uint64_t looked = s.hits + s.misses;
 	printf("%-12s %s\n", "directory", dir);
 	printf("%-12s %llu\n", "entries", (unsigned long long)s.entries);
+	printf("%-12s %llu\n", "input hashes", (unsigned long long)s.memos);
 	print_size("size", s.bytes);
 	print_size("limit", max);
 	printf("%-12s %llu (%llu from the remote)\n", "hits", (unsigned long long)s.hits,

@@ -4,12 +4,16 @@
  * misses; a store anyone may write is refused; temporaries are counted and
  * the stale ones swept. */
 #include <fcntl.h>
+#include <stdlib.h>
+#include <sys/uio.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "harness.h"
+#include "../../linkwrap/cache_priv.h"
 #include "offlink/cache.h"
+#include "offlink/io.h"
 
 static const uint8_t key_a[OFL_CACHE_KEY_SIZE] = {0xaa, 1}, key_b[OFL_CACHE_KEY_SIZE] = {0xaa, 2};
 
@@ -65,6 +69,11 @@ static struct ofl_cache *open_store(const char *dir)
 	return ofl_cache_open(&c, &o, NULL, &err) ? NULL : c;
 }
 
+static void put(struct ofl_cache *c, const uint8_t *key, const char *text, char *note, size_t n)
+{
+	ofl_cache_put(c, key, &(struct iovec){(void *)text, strlen(text)}, 1, note, n);
+}
+
 /* the path of key's entry in store "s" */
 static void entry_of(const uint8_t *key, char *path)
 {
@@ -80,26 +89,25 @@ OFL_TEST(store_round_trip_and_misfiled_entries)
 	struct ofl_cache *c = open_store("s");
 	umask(old);
 	CHECK(c);
-	struct ofl_buf b = OFL_BUF_INIT;
+	struct ofl_file b;
 	char note[256] = "", pa[128], pb[128];
-	ofl_cache_put(c, key_a, (const uint8_t *)"image a", 7, note, sizeof(note));
-	ofl_cache_put(c, key_b, (const uint8_t *)"image b", 7, note, sizeof(note));
+	put(c, key_a, "image a", note, sizeof(note));
+	put(c, key_b, "image b", note, sizeof(note));
 	CHECK(ofl_cache_get(c, key_a, &b, note, sizeof(note)) == OFL_CACHE_LOCAL);
-	CHECK(b.len == 7 && !memcmp(b.data, "image a", 7));
+	CHECK(b.size == 7 && !memcmp(b.data, "image a", 7));
+	ofl_file_close(&b);
 	entry_of(key_a, pa);
 	entry_of(key_b, pb);
 	struct stat st;
 	CHECK(!stat(pa, &st) && (st.st_mode & 07777) == 0600);
 	/* a's entry under b's name: a miss, removed */
 	CHECK(!rename(pa, pb));
-	b.len = 0;
-	CHECK(ofl_cache_get(c, key_b, &b, note, sizeof(note)) == OFL_CACHE_MISS && b.len == 0);
+	CHECK(ofl_cache_get(c, key_b, &b, note, sizeof(note)) == OFL_CACHE_MISS && b.size == 0);
 	CHECK(strstr(note, "corrupt entry"));
 	CHECK(access(pb, F_OK));
 	/* a FIFO under a's name: a miss at once */
 	CHECK(!mkfifo(pa, 0600));
 	CHECK(ofl_cache_get(c, key_a, &b, note, sizeof(note)) == OFL_CACHE_MISS);
-	ofl_buf_release(&b);
 	ofl_cache_close(c);
 }
 
@@ -119,7 +127,7 @@ OFL_TEST(temporaries_counted_and_swept)
 	struct ofl_cache *c = open_store("s");
 	CHECK(c);
 	char note[256], p[128], stale[160], fresh[160];
-	ofl_cache_put(c, key_a, (const uint8_t *)"x", 1, note, sizeof(note));
+	put(c, key_a, "x", note, sizeof(note));
 	ofl_cache_close(c);
 	entry_of(key_a, p);
 	char *slash = strrchr(p, '/');
@@ -135,4 +143,114 @@ OFL_TEST(temporaries_counted_and_swept)
 	CHECK(!ofl_cache_trim("s", 1 << 20, &err));
 	CHECK(access(stale, F_OK) && !access(fresh, F_OK));
 	CHECK(!ofl_cache_stats("s", &s, &err) && s.entries == 1 && s.temporaries == 1);
+}
+
+/* An entry stored in parts is read back whole, mapped from the store. */
+OFL_TEST(store_parts_mapped_back)
+{
+	struct ofl_cache *c = open_store("s");
+	CHECK(c);
+	static uint8_t image[3 * 4096 + 7];
+	for (size_t i = 0; i < sizeof(image); i++)
+		image[i] = (uint8_t)(i * 31);
+	char note[256] = "";
+	struct iovec parts[] = {{image, sizeof(image)}, {"manifest", 8}};
+	ofl_cache_put(c, key_a, parts, 2, note, sizeof(note));
+	struct ofl_file f;
+	CHECK(ofl_cache_get(c, key_a, &f, note, sizeof(note)) == OFL_CACHE_LOCAL);
+	CHECK(f.mapped == 1 && f.size == sizeof(image) + 8);
+	CHECK(!memcmp(f.data, image, sizeof(image)) && !memcmp(f.data + sizeof(image), "manifest", 8));
+	ofl_file_close(&f);
+	ofl_cache_close(c);
+}
+
+/* Memos: the local store's small records, apart from its entries: read
+ * back at their size only, counted apart, cleared with the rest; a hit or
+ * miss of theirs is none of the store's. */
+OFL_TEST(store_memos)
+{
+	struct ofl_cache *c = open_store("s");
+	CHECK(c);
+	uint8_t out[5] = {0};
+	char note[256] = "";
+	CHECK(!ofl_cache_memo_get(c, key_a, out, 5));
+	ofl_cache_memo_put(c, key_a, (const uint8_t *)"memo!", 5);
+	CHECK(ofl_cache_memo_get(c, key_a, out, 5) && !memcmp(out, "memo!", 5));
+	CHECK(!ofl_cache_memo_get(c, key_a, out, 4));
+	struct ofl_file f;
+	CHECK(ofl_cache_get(c, key_a, &f, note, sizeof(note)) == OFL_CACHE_MISS);
+	put(c, key_a, "entry", note, sizeof(note));
+	CHECK(ofl_cache_memo_get(c, key_a, out, 5) && !memcmp(out, "memo!", 5));
+	ofl_cache_close(c);
+	struct ofl_cache_stats st;
+	struct ofl_error err = OFL_ERROR_INIT;
+	CHECK(!ofl_cache_stats("s", &st, &err) && st.entries == 1 && st.memos == 1);
+	CHECK(st.hits == 0 && st.misses == 1);
+	CHECK(!ofl_cache_clear("s", &err));
+	CHECK(!ofl_cache_stats("s", &st, &err) && st.entries == 0 && st.memos == 0);
+}
+
+static void key_of(struct ofl_cache *c, const struct ofl_file *f, uint8_t key[OFL_CACHE_KEY_SIZE])
+{
+	struct ofl_cache_key k;
+	ofl_key_init(&k);
+	ofl_key_input(&k, c, "input", f, f->data, f->size);
+	ofl_key_final(&k, key);
+}
+
+static uint64_t memos(void)
+{
+	struct ofl_cache_stats st;
+	struct ofl_error err = OFL_ERROR_INIT;
+	return ofl_cache_stats("s", &st, &err) ? UINT64_MAX : st.memos;
+}
+
+/* A large input's digest is remembered by its file's identity once the
+ * file has not changed for 2 s, and is what hashing gives; bytes from
+ * memory and small inputs are hashed each time. */
+OFL_TEST(key_memo_of_large_inputs)
+{
+	struct ofl_error err = OFL_ERROR_INIT;
+	size_t n = 3 * OFL_KEY_MEMO_MIN / 2;
+	uint8_t *big = malloc(n), k1[OFL_CACHE_KEY_SIZE], k2[OFL_CACHE_KEY_SIZE],
+	        k3[OFL_CACHE_KEY_SIZE], plain[OFL_CACHE_KEY_SIZE];
+	for (size_t i = 0; i < n; i++)
+		big[i] = (uint8_t)(i * 17 + (i >> 12));
+	CHECK(big && !ofl_write_file("in", big, n, &err) && !ofl_write_file("small", big, 4096, &err));
+	struct ofl_cache *c = open_store("s");
+	struct ofl_file f, s;
+	CHECK(c && !ofl_file_open(&f, "in", &err) && f.mapped == 1);
+	struct ofl_cache_key k;
+	ofl_key_init(&k);
+	ofl_key_bytes(&k, "input", big, n);
+	ofl_key_final(&k, plain);
+	key_of(c, &f, k1); /* written just now: not remembered */
+	CHECK(!memcmp(k1, plain, sizeof(plain)) && memos() == 0);
+	nanosleep(&(struct timespec){2, 200000000}, NULL);
+	key_of(c, &f, k2);
+	CHECK(!memcmp(k2, plain, sizeof(plain)) && memos() == 1);
+	key_of(c, &f, k3); /* from the memo */
+	CHECK(!memcmp(k3, plain, sizeof(plain)) && memos() == 1);
+	ofl_file_close(&f);
+	CHECK(!ofl_file_open(&s, "small", &err));
+	key_of(c, &s, k3);
+	ofl_file_close(&s);
+	CHECK(memos() == 1);
+	/* rewritten in place, same size, modification time put back: a new
+	 * change time, a new identity, the new bytes' digest */
+	big[n / 2] ^= 1;
+	struct stat before;
+	CHECK(!stat("in", &before));
+	int fd = open("in", O_WRONLY);
+	CHECK(fd >= 0 && pwrite(fd, big + n / 2, 1, (off_t)(n / 2)) == 1 && !close(fd));
+	CHECK(!utimensat(AT_FDCWD, "in", (struct timespec[]){before.st_atim, before.st_mtim}, 0));
+	CHECK(!ofl_file_open(&f, "in", &err));
+	key_of(c, &f, k3);
+	ofl_key_init(&k);
+	ofl_key_bytes(&k, "input", big, n);
+	ofl_key_final(&k, plain);
+	CHECK(!memcmp(k3, plain, sizeof(plain)) && memcmp(k3, k2, sizeof(k2)));
+	ofl_file_close(&f);
+	ofl_cache_close(c);
+	free(big);
 }

@@ -1,8 +1,11 @@
+#include <errno.h>
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "harness.h"
+#include "offlink/buf.h"
 #include "offlink/io.h"
 
 /* A plugin is handed fd + offset + size (an archive member inside the
@@ -84,5 +87,51 @@ OFL_TEST(io_offset_of_bytes_in_a_file)
 	CHECK(ofl_file_offset_of(&f, f.data + 3, 8) == -1); /* runs past the end */
 	CHECK(ofl_file_offset_of(&f, (const uint8_t *)"0123", 4) == -1);
 	CHECK(ofl_file_offset_of(NULL, f.data, 1) == -1);
+	ofl_file_close(&f);
+}
+
+/* Keeping the head of a mapped file gives back the pages past it; the
+ * rest stays readable and closes cleanly. */
+OFL_TEST(io_truncate_unmaps_the_tail)
+{
+	struct ofl_error e = OFL_ERROR_INIT;
+	static uint8_t big[4 * 4096];
+	for (size_t i = 0; i < sizeof(big); i++)
+		big[i] = (uint8_t)(i * 13);
+	CHECK_EQ_U(ofl_write_file("t", big, sizeof(big), &e), 0);
+	int fd = open("t", O_RDONLY);
+	CHECK(fd >= 0);
+	struct ofl_file r;
+	CHECK_EQ_U(ofl_file_read_range(&r, fd, 32, sizeof(big) - 32, "t", &e), 0);
+	CHECK_EQ_U(r.mapped, 1);
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uint8_t *last = (uint8_t *)(((uintptr_t)r.data + r.size - 1) & ~(page - 1));
+	unsigned char in;
+	CHECK(!mincore(last, 1, &in));
+	ofl_file_truncate(&r, 100);
+	CHECK_EQ_U(r.size, 100);
+	CHECK_MEM(r.data, big + 32, 100);
+	CHECK(mincore(last, 1, &in) && errno == ENOMEM); /* unmapped */
+	ofl_file_truncate(&r, 200);                      /* never grows */
+	CHECK_EQ_U(r.size, 100);
+	ofl_file_close(&r);
+	close(fd);
+}
+
+/* Bytes made in memory become a file's own, freed when it closes. */
+OFL_TEST(io_adopt_takes_a_buffer)
+{
+	struct ofl_buf b = OFL_BUF_INIT;
+	struct ofl_file f;
+	CHECK_EQ_U(ofl_buf_append(&b, "made", 4), 0);
+	ofl_file_adopt(&f, &b);
+	CHECK(!b.data && !b.len);
+	CHECK_EQ_U(f.size, 4);
+	CHECK_MEM(f.data, "made", 4);
+	ofl_file_truncate(&f, 2);
+	CHECK_EQ_U(f.size, 2);
+	ofl_file_close(&f);
+	ofl_file_adopt(&f, &b); /* nothing: an empty file */
+	CHECK_EQ_U(f.size, 0);
 	ofl_file_close(&f);
 }

@@ -15,6 +15,8 @@
 #include "offlink/api.h"
 #include "offlink/error.h"
 
+struct ofl_buf;
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -45,6 +47,12 @@ void ofl_file_close(struct ofl_file *f);
 /* mkdir -p: each missing level of path made with mode (the kernel applies
  * the umask); an error names the level that could not be made. */
 int ofl_mkdirs(const char *path, unsigned mode, struct ofl_error *err);
+/* The bytes of b as f's own (b left empty): one type for bytes read,
+ * mapped or made. */
+void ofl_file_adopt(struct ofl_file *f, struct ofl_buf *b);
+/* Keeps the first n bytes of f (n <= its size): the pages of a mapping
+ * past them are given back. */
+void ofl_file_truncate(struct ofl_file *f, size_t n);
 /* The offset of p[0..n) in f's bytes, or -1 when f is NULL or the bytes
  * lie elsewhere (built in memory): where a copy from the file can start. */
 int64_t ofl_file_offset_of(const struct ofl_file *f, const uint8_t *p, uint64_t n);

@@ -30,10 +30,11 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/uio.h>
 
 #include "offlink/api.h"
-#include "offlink/buf.h"
 #include "offlink/error.h"
+#include "offlink/io.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -73,17 +74,18 @@ void ofl_cache_close(struct ofl_cache *c);
 
 enum ofl_cache_hit { OFL_CACHE_MISS, OFL_CACHE_LOCAL, OFL_CACHE_REMOTE };
 
-/* The bytes stored under key, appended to out: locally, else remotely (a
- * remote hit is kept locally too).  note (when not NULL) gets a line for
- * the log when something was wrong (a corrupt entry, a remote that failed).
- * Thread-safe. */
+/* The bytes stored under key, as out (a local entry's mapped, not
+ * copied; out is the caller's to close, and empty on a miss): locally,
+ * else remotely (a remote hit is kept locally too).  note (when not NULL)
+ * gets a line for the log when something was wrong (a corrupt entry, a
+ * remote that failed).  Thread-safe. */
 enum ofl_cache_hit ofl_cache_get(struct ofl_cache *c, const uint8_t key[OFL_CACHE_KEY_SIZE],
-                                 struct ofl_buf *out, char *note, size_t notesz);
+                                 struct ofl_file *out, char *note, size_t notesz);
 
-/* Stores data under key locally and, unless read-only, remotely.
- * Thread-safe; failures go to note only. */
-void ofl_cache_put(struct ofl_cache *c, const uint8_t key[OFL_CACHE_KEY_SIZE], const uint8_t *data,
-                   size_t n, char *note, size_t notesz);
+/* Stores the bytes of parts, one after another, under key locally and,
+ * unless read-only, remotely.  Thread-safe; failures go to note only. */
+void ofl_cache_put(struct ofl_cache *c, const uint8_t key[OFL_CACHE_KEY_SIZE],
+                   const struct iovec *parts, size_t nparts, char *note, size_t notesz);
 
 /* The cache as the environment configures it (front ends pass their
  * environment; the library reads none):
@@ -117,7 +119,9 @@ int ofl_cache_parse_size(const char *s, uint64_t *out, struct ofl_error *err);
 
 /* The local store, for `offlink cache`. */
 struct ofl_cache_stats {
-	uint64_t entries, bytes; /* what is stored now */
+	uint64_t entries, bytes; /* what is stored now (bytes: memos too) */
+	/* hashes of large inputs remembered by their files' identity */
+	uint64_t memos;
 	uint64_t hits, misses;   /* since the store was made or cleared */
 	uint64_t remote_hits;    /* of the hits, those from the remote */
 	/* entries being written, or left by interrupted stores not yet
