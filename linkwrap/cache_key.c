@@ -6,7 +6,6 @@
  * (0.85 ms to its first digest: it loads its configuration and registers
  * process-wide cleanup inside the user's linker), keeps no global state. */
 #include <limits.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <linux/magic.h>
@@ -48,46 +47,26 @@ void ofl_sha256(const void *p, size_t n, uint8_t sum[OFL_CACHE_KEY_SIZE])
 	sha256_digest(&c, OFL_CACHE_KEY_SIZE, sum);
 }
 
-/* Bytes from CHUNK up are hashed as a tree, chunk by chunk on up to
- * THREADS threads: the SHA-256 of the chunks' SHA-256s (a 200 MB image's
- * inputs take half the time on two cores).  The tree does not depend on
- * the number of threads. */
+/* Bytes from CHUNK up are hashed as a tree, chunk by chunk on several
+ * threads: the SHA-256 of the chunks' SHA-256s (a 200 MB image's inputs
+ * take half the time on two cores). */
 #define CHUNK ((size_t)16 << 20)
-#define THREADS 4
 
-struct tree {
-	const uint8_t *p;
-	size_t n, nchunks, next; /* next: the next chunk to hash (atomic) */
-	uint8_t (*sums)[OFL_CACHE_KEY_SIZE];
-};
-
-static void *hash_chunks(void *arg)
+static void sha256_chunk(const uint8_t *p, size_t n, uint8_t *sum)
 {
-	struct tree *t = arg;
-	for (size_t c; (c = __atomic_fetch_add(&t->next, 1, __ATOMIC_RELAXED)) < t->nchunks;) {
-		size_t off = c * CHUNK;
-		ofl_sha256(t->p + off, t->n - off < CHUNK ? t->n - off : CHUNK, t->sums[c]);
-	}
-	return NULL;
+	ofl_sha256(p, n, sum);
 }
 
 /* -1 when out of memory. */
 static int tree_sum(const uint8_t *p, size_t n, uint8_t sum[OFL_CACHE_KEY_SIZE])
 {
-	struct tree t = {p, n, (n + CHUNK - 1) / CHUNK, 0, NULL};
-	pthread_t th[THREADS - 1];
-	size_t started = 0;
-	if (!(t.sums = ofl_calloc(t.nchunks, sizeof(*t.sums))))
+	size_t count = ofl_chunk_count(n, CHUNK);
+	uint8_t *sums = ofl_calloc(count, OFL_CACHE_KEY_SIZE);
+	if (!sums)
 		return -1;
-	/* threads that cannot start leave their chunks to this one */
-	while (started < THREADS - 1 && started + 1 < t.nchunks &&
-	       !pthread_create(&th[started], NULL, hash_chunks, &t))
-		started++;
-	hash_chunks(&t);
-	while (started)
-		pthread_join(th[--started], NULL);
-	ofl_sha256(t.sums, t.nchunks * sizeof(*t.sums), sum);
-	free(t.sums);
+	ofl_hash_chunks(p, n, CHUNK, sha256_chunk, OFL_CACHE_KEY_SIZE, sums);
+	ofl_sha256(sums, count * OFL_CACHE_KEY_SIZE, sum);
+	free(sums);
 	return 0;
 }
 
@@ -151,10 +130,15 @@ static bool identity(const struct ofl_file *f, uint64_t off, size_t n, uint8_t i
 	if (f->mapped != 1 || f->fd < 0 || fstat(f->fd, st) || !S_ISREG(st->st_mode) ||
 	    fstatfs(f->fd, &fs) || !ctime_kept(&fs))
 		return false;
-	const uint64_t v[ID_SIZE / 8] = {
-	    (uint64_t)st->st_dev,          (uint64_t)st->st_ino,           (uint64_t)st->st_size,
-	    (uint64_t)st->st_mtim.tv_sec,  (uint64_t)st->st_mtim.tv_nsec, (uint64_t)st->st_ctim.tv_sec,
-	    (uint64_t)st->st_ctim.tv_nsec, off,                            n};
+	const uint64_t v[ID_SIZE / 8] = {(uint64_t)st->st_dev,
+	                                 (uint64_t)st->st_ino,
+	                                 (uint64_t)st->st_size,
+	                                 (uint64_t)st->st_mtim.tv_sec,
+	                                 (uint64_t)st->st_mtim.tv_nsec,
+	                                 (uint64_t)st->st_ctim.tv_sec,
+	                                 (uint64_t)st->st_ctim.tv_nsec,
+	                                 off,
+	                                 n};
 	for (size_t i = 0; i < ID_SIZE / 8; i++)
 		ofl_put_le64(id + 8 * i, v[i]);
 	return true;

@@ -74,6 +74,14 @@ struct ofl_link;
 struct ofl_proc;
 int ofl_devlink_key(const struct ofl_link *l, size_t gi, const struct ofl_proc *cmd,
                     uint8_t key[OFL_CACHE_KEY_SIZE], struct ofl_ptrs *keyed);
+/* hash_chunks.c: fn(chunk, its length, sums + i * size) for the i-th of
+ * the ofl_chunk_count(n, chunk) chunks of p[0..n) (one, empty, when n is
+ * 0), on up to 4 threads. */
+typedef void ofl_chunk_fn(const uint8_t *p, size_t n, uint8_t *sum);
+size_t ofl_chunk_count(size_t n, size_t chunk);
+void ofl_hash_chunks(const uint8_t *p, size_t n, size_t chunk, ofl_chunk_fn *fn, size_t size,
+                     uint8_t *sums);
+
 /* SHA-256 at the CPU's speed (nettle), for the remote's names too. */
 void ofl_sha256(const void *p, size_t n, uint8_t sum[OFL_CACHE_KEY_SIZE]);
 

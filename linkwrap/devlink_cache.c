@@ -204,8 +204,8 @@ static int take_output(struct ofl_link *l, const uint8_t *key, const char *outpu
 	if (!rc && key &&
 	    !(depfile ? manifest_from_depfile(l, depfile, keyed, &m) : empty_manifest(&m)))
 		ofl_cache_put(l->cache, key,
-		              (const struct iovec[]){{(void *)f->data, f->size}, {m.data, m.len}}, 2,
-		              note, notesz);
+		              (const struct iovec[]){{(void *)f->data, f->size}, {m.data, m.len}},
+		              2, note, notesz);
 	ofl_buf_release(&m);
 	ofl_file_close(&own);
 	return kept ? rc : 0;

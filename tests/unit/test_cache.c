@@ -1,8 +1,10 @@
 /* The device-link cache's configuration and local store (offlink/cache.h):
- * a bad size turns the cache off without an error; entries round-trip, an
+ * a bad size turns the cache off without an error; entries round-trip
+ * (stored in parts, read mapped, large ones checked chunk by chunk), an
  * entry under another key's name and a FIFO under an entry's name are
  * misses; a store anyone may write is refused; temporaries are counted and
- * the stale ones swept. */
+ * the stale ones swept; memos are kept apart, and the key remembers a
+ * large input's digest by its file's identity only while it holds. */
 #include <fcntl.h>
 #include <stdlib.h>
 #include <sys/uio.h>
@@ -159,7 +161,8 @@ OFL_TEST(store_parts_mapped_back)
 	struct ofl_file f;
 	CHECK(ofl_cache_get(c, key_a, &f, note, sizeof(note)) == OFL_CACHE_LOCAL);
 	CHECK(f.mapped == 1 && f.size == sizeof(image) + 8);
-	CHECK(!memcmp(f.data, image, sizeof(image)) && !memcmp(f.data + sizeof(image), "manifest", 8));
+	CHECK(!memcmp(f.data, image, sizeof(image)) &&
+	      !memcmp(f.data + sizeof(image), "manifest", 8));
 	ofl_file_close(&f);
 	ofl_cache_close(c);
 }
@@ -216,7 +219,8 @@ OFL_TEST(key_memo_of_large_inputs)
 	        k3[OFL_CACHE_KEY_SIZE], plain[OFL_CACHE_KEY_SIZE];
 	for (size_t i = 0; i < n; i++)
 		big[i] = (uint8_t)(i * 17 + (i >> 12));
-	CHECK(big && !ofl_write_file("in", big, n, &err) && !ofl_write_file("small", big, 4096, &err));
+	CHECK(big && !ofl_write_file("in", big, n, &err) &&
+	      !ofl_write_file("small", big, 4096, &err));
 	struct ofl_cache *c = open_store("s");
 	struct ofl_file f, s;
 	CHECK(c && !ofl_file_open(&f, "in", &err) && f.mapped == 1);
@@ -253,4 +257,37 @@ OFL_TEST(key_memo_of_large_inputs)
 	ofl_file_close(&f);
 	ofl_cache_close(c);
 	free(big);
+}
+
+/* Large entries are checked chunk by chunk when read: the checksum of an
+ * entry written in parts that straddle the chunks (16 MiB) is the one read
+ * back, whatever the split; a byte changed in any chunk is found. */
+OFL_TEST(store_large_entries_checked_in_chunks)
+{
+	struct ofl_cache *c = open_store("s");
+	CHECK(c);
+	size_t mib = (size_t)1 << 20, n = 33 * mib + 5;
+	uint8_t *p = malloc(n);
+	CHECK(p);
+	for (size_t i = 0; i < n; i++)
+		p[i] = (uint8_t)(i ^ (i >> 11));
+	char note[256] = "", path[128];
+	const size_t sizes[] = {16 * mib, 32 * mib, n}, splits[] = {16 * mib - 3, 7, 16 * mib};
+	for (size_t t = 0; t < 3; t++) {
+		size_t a = splits[t] < sizes[t] ? splits[t] : sizes[t] / 2;
+		struct iovec parts[] = {{p, a}, {p + a, sizes[t] - a}};
+		ofl_cache_put(c, key_a, parts, 2, note, sizeof(note));
+		struct ofl_file f;
+		CHECK(ofl_cache_get(c, key_a, &f, note, sizeof(note)) == OFL_CACHE_LOCAL);
+		CHECK(f.size == sizes[t] && !memcmp(f.data, p, sizes[t]));
+		ofl_file_close(&f);
+	}
+	entry_of(key_a, path);
+	int fd = open(path, O_WRONLY);
+	CHECK(fd >= 0 && pwrite(fd, "!", 1, (off_t)(32 + 17 * mib)) == 1 && !close(fd));
+	struct ofl_file f;
+	CHECK(ofl_cache_get(c, key_a, &f, note, sizeof(note)) == OFL_CACHE_MISS);
+	CHECK(strstr(note, "corrupt entry") && access(path, F_OK));
+	ofl_cache_close(c);
+	free(p);
 }

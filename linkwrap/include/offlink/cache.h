@@ -122,8 +122,8 @@ struct ofl_cache_stats {
 	uint64_t entries, bytes; /* what is stored now (bytes: memos too) */
 	/* hashes of large inputs remembered by their files' identity */
 	uint64_t memos;
-	uint64_t hits, misses;   /* since the store was made or cleared */
-	uint64_t remote_hits;    /* of the hits, those from the remote */
+	uint64_t hits, misses; /* since the store was made or cleared */
+	uint64_t remote_hits;  /* of the hits, those from the remote */
 	/* entries being written, or left by interrupted stores not yet
 	 * swept (trim, clear and links sweep those older than 5 minutes) */
 	uint64_t temporaries, temporary_bytes;
