@@ -10,6 +10,7 @@
  * bytes, 64, 64, 32 bits), their count and bytes (64 bits each) and the
  * magic "OFLMANI2". */
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -187,28 +188,80 @@ static int run(struct ofl_link *l, size_t gi, struct ofl_proc *cmd, const char *
 	return rc;
 }
 
-/* The output of a command that ran, as kept (when not NULL: empty), and
- * its entry, under key (when not NULL), into the cache: the image (mapped,
- * not copied) and its manifest. */
-static int take_output(struct ofl_link *l, const uint8_t *key, const char *output,
-                       const char *depfile, const struct ofl_ptrs *keyed, struct ofl_file *kept,
-                       char *note, size_t notesz, struct ofl_error *err)
+/* An entry being written while the link goes on (the wrapper, the host
+ * link): its output (the link's kept one, or read for the cache alone)
+ * and its manifest. */
+struct store {
+	struct ofl_cache *cache;
+	uint8_t key[OFL_CACHE_KEY_SIZE];
+	struct ofl_file own;
+	const struct ofl_file *image; /* own, or the link's */
+	struct ofl_buf manifest;
+	pthread_t thread;
+	char note[512];
+};
+
+static void *write_entry(void *arg)
 {
-	struct ofl_file own = OFL_FILE_INIT, *f = kept ? kept : &own;
-	struct ofl_buf m = OFL_BUF_INIT;
+	struct store *s = arg;
+	const struct iovec parts[] = {{(void *)s->image->data, s->image->size},
+	                              {s->manifest.data, s->manifest.len}};
+	ofl_cache_put(s->cache, s->key, parts, 2, s->note, sizeof(s->note));
+	return NULL;
+}
+
+/* A store's failure said, and its bytes let go. */
+static void end_store(struct ofl_link *l, struct store *s)
+{
+	if (*s->note)
+		ofl_link_logf(l, OFL_LOG_WARNING, "%s", s->note);
+	ofl_file_close(&s->own);
+	ofl_buf_release(&s->manifest);
+	free(s);
+}
+
+/* The entry of a command that ran into the cache under key: the image
+ * mapped, not copied, and the manifest made now (the dependency file goes
+ * with the link's directory); written on a thread of its own, so that the
+ * link does not wait for the store's disk or the remote. */
+static void store(struct ofl_link *l, const uint8_t *key, const char *output,
+                  const struct ofl_file *kept, const char *depfile, const struct ofl_ptrs *keyed)
+{
+	struct store *s = ofl_calloc(1, sizeof(*s));
 	struct ofl_error ignored = OFL_ERROR_INIT;
-	if (!kept && !key)
-		return 0;
-	/* only a kept output is the link's: else a failure is the cache's miss */
-	int rc = ofl_file_open(f, output, kept ? err : &ignored);
-	if (!rc && key &&
-	    !(depfile ? manifest_from_depfile(l, depfile, keyed, &m) : empty_manifest(&m)))
-		ofl_cache_put(l->cache, key,
-		              (const struct iovec[]){{(void *)f->data, f->size}, {m.data, m.len}},
-		              2, note, notesz);
-	ofl_buf_release(&m);
-	ofl_file_close(&own);
-	return kept ? rc : 0;
+	if (!s)
+		return;
+	*s =
+	    (struct store){.cache = l->cache, .own = OFL_FILE_INIT, .image = kept ? kept : &s->own};
+	memcpy(s->key, key, sizeof(s->key));
+	if ((kept || !ofl_file_open(&s->own, output, &ignored)) &&
+	    !(depfile ? manifest_from_depfile(l, depfile, keyed, &s->manifest)
+	              : empty_manifest(&s->manifest))) {
+		pthread_mutex_lock(&l->lock);
+		bool started = !ofl_ptrs_push(&l->stores, s);
+		if (started && pthread_create(&s->thread, NULL, write_entry, s)) {
+			l->stores.n--;
+			started = false;
+		}
+		pthread_mutex_unlock(&l->lock);
+		if (started)
+			return;
+		write_entry(s);
+	}
+	end_store(l, s);
+}
+
+void ofl_devlink_close_cache(struct ofl_link *l)
+{
+	for (size_t i = 0; i < l->stores.n; i++) {
+		struct store *s = l->stores.v[i];
+		pthread_join(s->thread, NULL);
+		end_store(l, s);
+	}
+	free(l->stores.v);
+	l->stores = (struct ofl_ptrs)OFL_PTRS_INIT;
+	ofl_cache_close(l->cache);
+	l->cache = NULL;
 }
 
 /* A hit's entry, checked against its manifest: its image as keep (when
@@ -253,10 +306,11 @@ int ofl_devlink_cached_run(struct ofl_link *l, size_t gi, struct ofl_proc *cmd, 
 	int rc = 0;
 	if (hit == OFL_CACHE_MISS) {
 		rc = run(l, gi, cmd, depfile, err);
+		/* a kept output is the link's, read cached or not */
+		rc = rc || !keep ? rc : ofl_file_open(keep, output, err);
 		clock_gettime(CLOCK_MONOTONIC, &t1);
-		rc = rc ? rc
-		        : take_output(l, cacheable ? key : NULL, output, depfile, &keyed, keep,
-		                      note, sizeof(note), err);
+		if (!rc && cacheable)
+			store(l, key, output, keep, depfile, &keyed);
 		cache_s += ofl_devlink_elapsed(&t1);
 	}
 	if (*note)

@@ -84,6 +84,7 @@ void ofl_link_free(struct ofl_link *l)
 {
 	if (!l)
 		return;
+	ofl_devlink_close_cache(l); /* before the images its stores read */
 	ofl_link_remove_temps(l);
 	if (l->wake >= 0)
 		close(l->wake);
@@ -122,7 +123,6 @@ void ofl_link_free(struct ofl_link *l)
 	free(l->images);
 	free(l->registered);
 	free(l->groups);
-	ofl_cache_close(l->cache);
 	ofl_argv_release(&l->libdirs);
 	ofl_argv_release(&l->cpu_args);
 	ofl_argv_release(&l->script_externs);

@@ -85,10 +85,10 @@ struct link_group {
 	bool legacy;   /* images from old-driver bundles */
 	const char *triple, *arch;
 	unsigned llvm;
-	size_t nimages;        /* of them taken */
-	size_t first, nall;    /* all its images: ofl_link.members[first .. first + nall) */
-	char *output;          /* linked image path (a temporary) */
-	char *runtime_dir;     /* <root>/llvm-<N>/lib with libomptarget, or NULL */
+	size_t nimages;         /* of them taken */
+	size_t first, nall;     /* all its images: ofl_link.members[first .. first + nall) */
+	char *output;           /* linked image path (a temporary) */
+	char *runtime_dir;      /* <root>/llvm-<N>/lib with libomptarget, or NULL */
 	struct ofl_file linked; /* its bytes, once linked (mapped, or read) */
 	struct ofl_error err;
 	/* Inputs of its commands not written yet: written just before a
@@ -126,6 +126,7 @@ struct ofl_link {
 	bool already_wrapped;      /* an input holds clang-linker-wrapper's object */
 	bool ran;                  /* ofl_link_run was called: the context is spent */
 	struct ofl_cache *cache;   /* or NULL */
+	struct ofl_ptrs stores;    /* entries being written (devlink_cache.c), under lock */
 	unsigned nlinked, ncached; /* device links done, and of those from the cache */
 	/* Images registered already by a relocatable link's object: they
 	 * need the runtime library only. */
@@ -273,6 +274,9 @@ void ofl_devlink_report(struct ofl_link *l, size_t gi, const char *what, const s
  * without device code makes no directory); one that cannot be opened is
  * a warning. */
 void ofl_devlink_open_cache(struct ofl_link *l);
+/* Waits for the entries being written (their failures said), and closes
+ * the cache. */
+void ofl_devlink_close_cache(struct ofl_link *l);
 /* Runs a device-link command (one of the link's hermetic commands) that
  * writes output, unless the cache has its output, which is then written to
  * output; stores a new output.  what names it in progress lines; keep
