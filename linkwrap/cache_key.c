@@ -145,11 +145,15 @@ static bool identity(const struct ofl_file *f, uint64_t off, size_t n, uint8_t i
 	return true;
 }
 
-/* t is SETTLED_S or more before now. */
 static bool settled(const struct timespec *t, const struct timespec *now)
 {
 	return t->tv_sec < now->tv_sec - SETTLED_S ||
 	       (t->tv_sec == now->tv_sec - SETTLED_S && t->tv_nsec <= now->tv_nsec);
+}
+
+bool ofl_key_settled(const struct stat *st, const struct timespec *now)
+{
+	return settled(&st->st_ctim, now) && settled(&st->st_mtim, now);
 }
 
 static void memo_key(const uint8_t id[ID_SIZE], uint8_t key[OFL_CACHE_KEY_SIZE])
@@ -182,8 +186,8 @@ void ofl_key_input(struct ofl_cache_key *k, struct ofl_cache *c, const char *tag
 	add_digest(k, tag, memo + ID_SIZE, tree);
 	/* the bytes hashed are those the identity stands for: it held from
 	 * before to after the hashing, and no later change can keep it */
-	if (known && settled(&st.st_ctim, &now) && settled(&st.st_mtim, &now) &&
-	    identity(f, (uint64_t)off, n, after, &st) && !memcmp(id, after, ID_SIZE)) {
+	if (known && ofl_key_settled(&st, &now) && identity(f, (uint64_t)off, n, after, &st) &&
+	    !memcmp(id, after, ID_SIZE)) {
 		memcpy(memo, id, ID_SIZE);
 		memo[MEMO_SIZE - 1] = tree;
 		ofl_cache_memo_put(c, key, memo, sizeof(memo));
@@ -201,17 +205,22 @@ int ofl_key_content(struct ofl_cache_key *k, const char *path)
 	return 0;
 }
 
-bool ofl_key_identity(struct ofl_cache_key *k, const char *path, char *real)
+int ofl_key_identity(struct ofl_cache_key *k, const char *path, char *real)
 {
-	char own[PATH_MAX], id[PATH_MAX + 96];
+	char own[PATH_MAX], id[PATH_MAX + 128];
 	struct stat st;
+	struct timespec now;
 	real = real ? real : own;
 	if (!realpath(path, real) || stat(real, &st) || !S_ISREG(st.st_mode))
-		return false;
-	snprintf(id, sizeof(id), "%s %lld %lld.%09ld", real, (long long)st.st_size,
-	         (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
+		return 0;
+	clock_gettime(CLOCK_REALTIME, &now);
+	if (!ofl_key_settled(&st, &now))
+		return -1;
+	snprintf(id, sizeof(id), "%s %lld %lld.%09ld %lld.%09ld", real, (long long)st.st_size,
+	         (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec, (long long)st.st_ctim.tv_sec,
+	         st.st_ctim.tv_nsec);
 	ofl_key_str(k, "identity", id);
-	return true;
+	return 1;
 }
 
 void ofl_key_final(struct ofl_cache_key *k, uint8_t key[OFL_CACHE_KEY_SIZE])

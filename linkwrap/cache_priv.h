@@ -57,14 +57,23 @@ void ofl_key_bytes(struct ofl_cache_key *k, const char *tag, const uint8_t *p, s
  * changed at least 2 s before it was hashed. */
 void ofl_key_input(struct ofl_cache_key *k, struct ofl_cache *c, const char *tag,
                    const struct ofl_file *f, const uint8_t *p, size_t n);
+/* The file st describes last changed long enough before now (realtime)
+ * that no later change can leave its times as they are (file systems keep
+ * them at a clock's tick: 1 s on some): its identity stands for the bytes
+ * it had then. */
+struct stat;
+struct timespec;
+bool ofl_key_settled(const struct stat *st, const struct timespec *now);
 /* The SHA-256 of a regular file's bytes: an input of the link.  -1 when
  * it cannot be read (the link is then not cached). */
 int ofl_key_content(struct ofl_cache_key *k, const char *path);
-/* Real path, size and modification time of a file the link may read (a
- * tool, a library): an upgrade changes the key.  false, and nothing
- * added, when path is no regular file; its real path goes to real
- * (PATH_MAX bytes) when not NULL. */
-bool ofl_key_identity(struct ofl_cache_key *k, const char *path, char *real);
+/* Real path, size, modification and change times of a file the link may
+ * read (a tool, a library): an upgrade changes the key.  1: added; 0,
+ * nothing added, when path is no regular file; -1, nothing added, when it
+ * changed too lately for them to stand for its bytes (ofl_key_settled:
+ * the link is not cached).  Its real path goes to real (PATH_MAX bytes)
+ * when not NULL. */
+int ofl_key_identity(struct ofl_cache_key *k, const char *path, char *real);
 void ofl_key_final(struct ofl_cache_key *k, uint8_t key[OFL_CACHE_KEY_SIZE]);
 /* devlink_key.c: the key of device-link command cmd of group gi, or -1
  * when what it reads cannot be resolved (not cached); the paths the key

@@ -5,10 +5,12 @@
  * is kept after the image as a manifest, the identity of each file, and a
  * lookup whose manifest no longer matches the files is a miss (ccache's
  * direct mode): a file the key did not foresee cannot give a stale image.
- * An entry is the image, then the manifest's entries (path length, path,
- * size, modification time in seconds and nanoseconds: little-endian 32,
- * bytes, 64, 64, 32 bits), their count and bytes (64 bits each) and the
- * magic "OFLMANI2". */
+ * A file that changed less than 2 s before the command ran is too new to
+ * be told by its identity: such a link is not stored.
+ * An entry is the image, then the manifest's entries (path length, real
+ * path, size, modification and change times in seconds and nanoseconds:
+ * little-endian 32, bytes, 64, 64, 32, 64, 32 bits), their count and bytes
+ * (64 bits each) and the magic "OFLMANI3". */
 #include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -23,7 +25,7 @@
 #include "offlink/io.h"
 #include "offlink/proc.h"
 
-#define MANIFEST_MAGIC "OFLMANI2"
+#define MANIFEST_MAGIC "OFLMANI3"
 #define TRAILER_SIZE 24
 
 void ofl_devlink_open_cache(struct ofl_link *l)
@@ -44,25 +46,43 @@ static bool is_keyed(const struct ofl_ptrs *keyed, const char *path)
 	return false;
 }
 
-/* One manifest entry for path: its identity now. */
-static int add_entry(struct ofl_buf *m, const char *named)
+enum { ID_SIZE = 32 };
+
+/* A file's identity as a manifest entry holds it. */
+static void put_identity(uint8_t b[ID_SIZE], const struct stat *st)
+{
+	ofl_put_le64(b, (uint64_t)st->st_size);
+	ofl_put_le64(b + 8, (uint64_t)st->st_mtim.tv_sec);
+	ofl_put_le32(b + 16, (uint32_t)st->st_mtim.tv_nsec);
+	ofl_put_le64(b + 20, (uint64_t)st->st_ctim.tv_sec);
+	ofl_put_le32(b + 28, (uint32_t)st->st_ctim.tv_nsec);
+}
+
+/* One manifest entry for the file a word names, unless the key covers it
+ * (keyed: real paths): 1 added, 0 not, -1 when it cannot stand for the
+ * file.  Its identity now must be older than the command (started:
+ * ccache's "file too new"), or a file that changed while it ran could be
+ * recorded with bytes it did not read. */
+static int add_entry(struct ofl_buf *m, const char *named, const struct ofl_ptrs *keyed,
+                     const struct timespec *started)
 {
 	struct stat st;
-	uint8_t b[20];
+	uint8_t b[ID_SIZE];
 	char path[PATH_MAX];
 	/* the real path: a relative one would be checked from another cwd */
 	if (!realpath(named, path))
 		return -1;
+	if (is_keyed(keyed, path))
+		return 0;
 	size_t n = strlen(path);
-	if (n > UINT32_MAX || stat(path, &st) || !S_ISREG(st.st_mode))
+	if (n > UINT32_MAX || stat(path, &st) || !S_ISREG(st.st_mode) ||
+	    !ofl_key_settled(&st, started))
 		return -1;
 	ofl_put_le32(b, (uint32_t)n);
 	if (ofl_buf_append(m, b, 4) || ofl_buf_append(m, path, n))
 		return -1;
-	ofl_put_le64(b, (uint64_t)st.st_size);
-	ofl_put_le64(b + 8, (uint64_t)st.st_mtim.tv_sec);
-	ofl_put_le32(b + 16, (uint32_t)st.st_mtim.tv_nsec);
-	return ofl_buf_append(m, b, 20);
+	put_identity(b, &st);
+	return ofl_buf_append(m, b, ID_SIZE) ? -1 : 1;
 }
 
 /* The manifest's end: its entry count, its length, the magic. */
@@ -79,7 +99,8 @@ static int put_trailer(struct ofl_buf *m, uint64_t count, uint64_t len)
  * and bfd write it) names, appended to m, without the link's own files and
  * those the key covers; -1 when it cannot be read. */
 static int manifest_from_depfile(const struct ofl_link *l, const char *depfile,
-                                 const struct ofl_ptrs *keyed, struct ofl_buf *m)
+                                 const struct ofl_ptrs *keyed, const struct timespec *started,
+                                 struct ofl_buf *m)
 {
 	struct ofl_file f = OFL_FILE_INIT;
 	struct ofl_error ignored = OFL_ERROR_INIT;
@@ -106,9 +127,11 @@ static int manifest_from_depfile(const struct ofl_link *l, const char *depfile,
 		if (word.len && !target && !rc) {
 			rc = ofl_buf_append(&word, "", 1);
 			const char *w = (const char *)word.data;
-			if (!rc && !(!strncmp(w, l->tmpdir, tl) && w[tl] == '/') &&
-			    !is_keyed(keyed, w))
-				rc = add_entry(m, w), count++;
+			int added = rc || (!strncmp(w, l->tmpdir, tl) && w[tl] == '/')
+			                ? 0
+			                : add_entry(m, w, keyed, started);
+			rc = added < 0 ? -1 : rc;
+			count += added > 0;
 		}
 		target &= !(word.len && word.data[word.len - 1] == ':');
 		word.len = 0;
@@ -139,18 +162,19 @@ static int64_t check_entry(const uint8_t *p, size_t n)
 	char path[PATH_MAX];
 	for (uint64_t i = 0; i < count; i++) {
 		struct stat st;
+		uint8_t now[ID_SIZE];
 		uint32_t len = (size_t)(end - e) >= 4 ? ofl_le32(e) : UINT32_MAX;
-		if (len >= sizeof(path) || (size_t)(end - e) < 4 + (size_t)len + 20)
+		if (len >= sizeof(path) || (size_t)(end - e) < 4 + (size_t)len + ID_SIZE)
 			return -1;
 		memcpy(path, e + 4, len);
 		path[len] = '\0';
 		e += 4 + len;
-		if (stat(path, &st) || !S_ISREG(st.st_mode) ||
-		    (uint64_t)st.st_size != ofl_le64(e) ||
-		    (uint64_t)st.st_mtim.tv_sec != ofl_le64(e + 8) ||
-		    (uint32_t)st.st_mtim.tv_nsec != ofl_le32(e + 16))
+		if (stat(path, &st) || !S_ISREG(st.st_mode))
 			return -1;
-		e += 20;
+		put_identity(now, &st);
+		if (memcmp(now, e, ID_SIZE))
+			return -1;
+		e += ID_SIZE;
 	}
 	return e == end ? (int64_t)(n - TRAILER_SIZE - mlen) : -1;
 }
@@ -225,7 +249,8 @@ static void end_store(struct ofl_link *l, struct store *s)
  * with the link's directory); written on a thread of its own, so that the
  * link does not wait for the store's disk or the remote. */
 static void store(struct ofl_link *l, const uint8_t *key, const char *output,
-                  const struct ofl_file *kept, const char *depfile, const struct ofl_ptrs *keyed)
+                  const struct ofl_file *kept, const char *depfile, const struct ofl_ptrs *keyed,
+                  const struct timespec *started)
 {
 	struct store *s = ofl_calloc(1, sizeof(*s));
 	struct ofl_error ignored = OFL_ERROR_INIT;
@@ -235,16 +260,16 @@ static void store(struct ofl_link *l, const uint8_t *key, const char *output,
 	    (struct store){.cache = l->cache, .own = OFL_FILE_INIT, .image = kept ? kept : &s->own};
 	memcpy(s->key, key, sizeof(s->key));
 	if ((kept || !ofl_file_open(&s->own, output, &ignored)) &&
-	    !(depfile ? manifest_from_depfile(l, depfile, keyed, &s->manifest)
+	    !(depfile ? manifest_from_depfile(l, depfile, keyed, started, &s->manifest)
 	              : empty_manifest(&s->manifest))) {
 		pthread_mutex_lock(&l->lock);
-		bool started = !ofl_ptrs_push(&l->stores, s);
-		if (started && pthread_create(&s->thread, NULL, write_entry, s)) {
+		bool apart = !ofl_ptrs_push(&l->stores, s);
+		if (apart && pthread_create(&s->thread, NULL, write_entry, s)) {
 			l->stores.n--;
-			started = false;
+			apart = false;
 		}
 		pthread_mutex_unlock(&l->lock);
-		if (started)
+		if (apart)
 			return;
 		write_entry(s);
 	}
@@ -305,12 +330,14 @@ int ofl_devlink_cached_run(struct ofl_link *l, size_t gi, struct ofl_proc *cmd, 
 	double cache_s = ofl_devlink_elapsed(&t0);
 	int rc = 0;
 	if (hit == OFL_CACHE_MISS) {
+		struct timespec started;
+		clock_gettime(CLOCK_REALTIME, &started);
 		rc = run(l, gi, cmd, depfile, err);
 		/* a kept output is the link's, read cached or not */
 		rc = rc || !keep ? rc : ofl_file_open(keep, output, err);
 		clock_gettime(CLOCK_MONOTONIC, &t1);
 		if (!rc && cacheable)
-			store(l, key, output, keep, depfile, &keyed);
+			store(l, key, output, keep, depfile, &keyed, &started);
 		cache_s += ofl_devlink_elapsed(&t1);
 	}
 	if (*note)

@@ -67,9 +67,11 @@ struct keyer {
 	bool nomem;
 };
 
+/* A file the key covers, by its real path: the manifest leaves it out. */
 static void remember(struct keyer *r, const char *path)
 {
-	char *p = ofl_strdup(path);
+	char real[PATH_MAX];
+	char *p = ofl_strdup(realpath(path, real) ? real : path);
 	r->nomem |= !p || ofl_ptrs_push(r->keyed, p);
 }
 
@@ -81,6 +83,15 @@ static char *own_str(struct keyer *r, const char *s, size_t n)
 		return NULL;
 	}
 	return p;
+}
+
+/* A file's identity keyed (ofl_key_identity); one that changed too lately
+ * makes the link uncached.  false: no regular file there. */
+static bool identity(struct keyer *r, const char *path, char *real)
+{
+	int rc = ofl_key_identity(&r->k, path, real);
+	r->unknown |= rc < 0;
+	return rc != 0;
 }
 
 /* -L dirs and -l names, in the command's order, for key_library. */
@@ -244,13 +255,13 @@ static void key_needed_lib(struct keyer *r, const char *name, const char *origin
 			    n >= 7 && !strncmp(d, "$ORIGIN", 7)
 			        ? snprintf(p, sizeof(p), "%s%.*s/%s", origin, n - 7, d + 7, name)
 			        : snprintf(p, sizeof(p), "%.*s/%s", n, d, name);
-			if ((size_t)len < sizeof(p) && ofl_key_identity(&r->k, p, NULL))
+			if ((size_t)len < sizeof(p) && identity(r, p, NULL))
 				return;
 		}
 	}
 	for (size_t i = 0; i < sizeof(loader_dirs) / sizeof(*loader_dirs); i++) {
 		snprintf(p, sizeof(p), "%s/%s", loader_dirs[i], name);
-		if (ofl_key_identity(&r->k, p, NULL))
+		if (identity(r, p, NULL))
 			return;
 	}
 	ofl_key_str(&r->k, "library absent", name);
@@ -313,7 +324,7 @@ static bool key_program(struct keyer *r, const char *name, const char *dir, char
 	                 ? ofl_strdup(name)
 	                 : ofl_proc_find(name, dirs, dir ? 1 : 0,
 	                                 ofl_proc_env_get(r->l->o.device_env, "PATH"));
-	bool found = path && ofl_key_identity(&r->k, path, real);
+	bool found = path && identity(r, path, real);
 	ofl_key_str(&r->k, found ? "program" : "program absent", name);
 	/* ld.lld and lld, ld and ld.bfd: one program, its libraries once */
 	bool seen = false;
@@ -427,7 +438,7 @@ static void key_library(struct keyer *r, const struct ofl_ptrs *implicit, const 
 		                                    : defaults->v[d];
 		rc = ofl_ldcmd_find_in_dir(dir, name, false, &found, &ignored);
 	}
-	if (rc == 1 && ofl_key_identity(&r->k, found, NULL))
+	if (rc == 1 && identity(r, found, NULL))
 		remember(r, found);
 	else if (!rc)
 		ofl_key_str(&r->k, "library not found", name);

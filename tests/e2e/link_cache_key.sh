@@ -5,7 +5,11 @@
 # must give the bytes of a link without the cache, by a miss whenever the
 # change reaches the image (each case checks that it does).  Items whose
 # change leaves the image alone (a library the tools load, an
-# environment variable) must still miss.  Real clang 22 (and 19) links.
+# environment variable) must still miss.  A file keyed by its identity
+# (a library, a tool) or recorded in the manifest must have settled (last
+# changed 2 s before): one rewritten in place with its size and
+# modification time put back misses by its change time, and a link right
+# after a change is not stored.  Real clang 22 (and 19) links.
 source "$OFL_SRC/tests/lib.sh"
 need "$LLVM22/clang" "$LLVM22/ld.lld" "$LLVM22/llvm-ar" "$LLVM19/clang" /usr/bin/ld.gold cc cmp
 SRC=$OFL_SRC/tests/e2e/wrap_openmp_src
@@ -31,6 +35,10 @@ cp libfoo1.so libbar.so
 printf 'INPUT(scr_impl.o)\n' >libscr.so
 cp extra1.o scr_impl.o
 printf -- '--soname=one.so\n' >dev.rsp
+# settle: files keyed by their identity, or recorded in the manifest, are
+# told by it only 2 s after their last change
+settle() { sleep 2.1; }
+settle
 
 # olink OUT ARGS...: a cached link (--no-device-cache in ARGS: not)
 olink() {
@@ -73,11 +81,31 @@ cp extra1.o extra.o
 # links take it): its SONAME reaches the image
 case_ hostlib image 'cp libfoo2.so libfoo.so' libfoo.so
 # a library found by -l in a -L folder
-case_ library image 'cp libfoo2.so libbar.so' -L. -lbar
+case_ library image 'cp libfoo2.so libbar.so; settle' -L. -lbar
+# the same, rewritten in place with its size and modification time kept:
+# its change time tells
+cmp -s libfoo1.so libfoo2.so && fail "libfoo1.so and libfoo2.so are the same"
+[ $(stat -c %s libfoo1.so) = $(stat -c %s libfoo2.so) ] || fail "libfoo1.so, libfoo2.so: sizes differ"
+touch -r libbar.so ref
+case_ ctime image 'cat libfoo1.so >libbar.so; touch -r ref libbar.so; settle' -L. -lbar
+# a link right after a change: not cached (an identity), or not stored
+# (the manifest's), and the image is a fresh link's
+cp libfoo2.so libbar.so
+olink new.1 -L. -lbar
+olink new.2 -L. -lbar -Wl,--no-device-cache
+cmp new.1 new.2 || fail "a library changed just now: stale image"
+grep -q 'device link for .*, not cached' new.1.explain || { cat new.1.explain; fail "a library changed just now: cached"; }
+cp extra2.o scr_impl.o
+olink newer.1 -Wl,--device-linker=-L"$PWD" -Wl,--device-linker=-lscr
+olink newer.2 -Wl,--device-linker=-L"$PWD" -Wl,--device-linker=-lscr
+grep -q 'device link for .*, cache miss' newer.2.explain ||
+	{ cat newer.2.explain; fail "a manifest's file changed just now: stored"; }
+cp extra1.o scr_impl.o
+settle
 # a response file: its content
 case_ rsp image "printf -- '--soname=two.so\n' >dev.rsp" -Wl,--device-linker=@"$PWD/dev.rsp"
 # a file only the linker saw (a linker script's INPUT): the manifest
-case_ manifest image 'cp extra2.o scr_impl.o' -Wl,--device-linker=-L"$PWD" \
+case_ manifest image 'cp extra2.o scr_impl.o; settle' -Wl,--device-linker=-L"$PWD" \
 	-Wl,--device-linker=-lscr
 # the environment the tools read
 case_ env key 'export LIBRARY_PATH=/nonexistent'
@@ -113,12 +141,13 @@ tree tree copy
 mkdir -p gold
 printf '#!/bin/sh\nexec /usr/bin/ld.gold --defsym=gold_marker=0x1 "$@"\n' >gold/ld.gold
 chmod +x gold/ld.gold
+settle
 export PATH=$PWD/gold:$PATH22
 TREE=-Wl,--device-compiler="$PWD/tree/bin/clang"
-case_ gold image "sed -i 's/0x1/0x2/' gold/ld.gold" "$TREE" $SONAME
+case_ gold image "sed -i 's/0x1/0x2/' gold/ld.gold; settle" "$TREE" $SONAME
 grep -q '"-fuse-ld=gold"' gold.1.explain || fail "the tree's link did not use gold"
-case_ libllvm key 'touch tree/lib/libLLVM.so.22.1' "$TREE" $SONAME
-case_ libclang key 'touch tree/lib/libclang-cpp.so.22.1' "$TREE" $SONAME
+case_ libllvm key 'touch tree/lib/libLLVM.so.22.1; settle' "$TREE" $SONAME
+case_ libclang key 'touch tree/lib/libclang-cpp.so.22.1; settle' "$TREE" $SONAME
 # the folders clang chooses from: another resource folder
 case_ resource key 'mkdir tree/lib/clang/99' "$TREE" $SONAME
 export PATH=$PATH22
@@ -141,6 +170,7 @@ cp libompdevice1.a llvm22/lib/amdgcn-amd-amdhsa/libompdevice.a
 "$LLVM22/clang" -fopenmp --offload-arch=gfx90a -nogpulib -fPIC -c "$STUB/omp.c" -o gpu.o ||
 	fail "compile for gfx90a"
 cc -O1 -fPIC -c "$STUB/stub.c" -o stub.o || fail "compile stub"
+settle
 # glink OUT ARGS...: a GPU link through gcc's route to ld.offlink
 glink() {
 	local out=$1
@@ -153,6 +183,7 @@ glink rt.0
 grep -q 'device link for .*, cache miss' rt.0.explain || fail "rt: not cached"
 grep -q '"-L[^"]*/llvm22/lib/amdgcn' rt.0.explain && fail "rt: clang was told where its runtime is"
 cp libompdevice2.a llvm22/lib/amdgcn-amd-amdhsa/libompdevice.a
+settle
 glink rt.1
 glink rt.2 -Wl,--no-device-cache
 cmp rt.1 rt.2 || fail "rt: a rebuilt libompdevice.a gave a stale image"
