@@ -62,7 +62,6 @@ void ofl_key_input(struct ofl_cache_key *k, struct ofl_cache *c, const char *tag
  * them at a clock's tick: 1 s on some): its identity stands for the bytes
  * it had then. */
 struct stat;
-struct timespec;
 bool ofl_key_settled(const struct stat *st, const struct timespec *now);
 /* The SHA-256 of a regular file's bytes: an input of the link.  -1 when
  * it cannot be read (the link is then not cached). */
@@ -83,6 +82,23 @@ struct ofl_link;
 struct ofl_proc;
 int ofl_devlink_key(const struct ofl_link *l, size_t gi, const struct ofl_proc *cmd,
                     uint8_t key[OFL_CACHE_KEY_SIZE], struct ofl_ptrs *keyed);
+/* cache_manifest.c: the manifest of the files a dependency file (make's
+ * syntax, as lld, gold and bfd write it) names, appended to m, without
+ * those under skip_dir (the link's own) and those the key covers (keyed:
+ * real paths); -1 when it cannot be read, or a file it names changed too
+ * lately before the command started (ofl_key_settled) to be told by its
+ * identity. */
+struct timespec;
+int ofl_manifest_from_depfile(const char *depfile, const char *skip_dir,
+                              const struct ofl_ptrs *keyed, const struct timespec *started,
+                              struct ofl_buf *m);
+/* The manifest of a command that reports nothing. */
+int ofl_manifest_empty(struct ofl_buf *m);
+/* The length of the image in an entry p[0..n) whose manifest still holds
+ * (every file it names as it was), or -1: a file changed, or no entry of
+ * this format. */
+int64_t ofl_manifest_check(const uint8_t *p, size_t n);
+
 /* hash_chunks.c: fn(chunk, its length, sums + i * size) for the i-th of
  * the ofl_chunk_count(n, chunk) chunks of p[0..n) (one, empty, when n is
  * 0), on up to 4 threads. */

@@ -1,0 +1,8 @@
+/tmp/x.img: \
+ /bin/sh \
+ /tmp/ofl-fuzz-skip/in.a \
+ /etc/hostname
+
+/bin/sh:
+
+/etc/hostname:
