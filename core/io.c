@@ -202,8 +202,8 @@ int64_t ofl_file_offset_of(const struct ofl_file *f, const uint8_t *p, uint64_t 
 void ofl_file_adopt(struct ofl_file *f, struct ofl_buf *b)
 {
 	*f = (struct ofl_file)OFL_FILE_INIT;
+	f->mapped = b->len ? 0 : -1; /* owned, or a borrowed "" */
 	f->data = b->len ? ofl_buf_detach(b, &f->size) : (const uint8_t *)"";
-	f->mapped = b->len ? 0 : -1;
 	ofl_buf_release(b);
 }
 

@@ -126,6 +126,7 @@ OFL_TEST(io_adopt_takes_a_buffer)
 	CHECK_EQ_U(ofl_buf_append(&b, "made", 4), 0);
 	ofl_file_adopt(&f, &b);
 	CHECK(!b.data && !b.len);
+	CHECK_EQ_U(f.mapped, 0); /* owned: freed on close */
 	CHECK_EQ_U(f.size, 4);
 	CHECK_MEM(f.data, "made", 4);
 	ofl_file_truncate(&f, 2);
