@@ -377,6 +377,7 @@ enum ofl_cache_hit ofl_cache_get(struct ofl_cache *c, const uint8_t key[OFL_CACH
 		local_put(c, key, "", &(struct iovec){got.data, got.len}, 1);
 	if (remote > 0)
 		ofl_file_adopt(out, &got);
+	ofl_buf_release(&got); /* what a failed answer left */
 	pthread_mutex_lock(&c->lock);
 	if (local > 0 || remote > 0)
 		c->hits++;
