@@ -250,19 +250,36 @@ static bool pread_all(int fd, uint8_t *p, size_t n, off_t off)
 	return true;
 }
 
-/* The payload of the entry open as fd, as out (mapped: no copy, and its
- * pages are the page cache's): 1; 0 another format; -1 corrupt. */
+/* n bytes at off of fd as out: mapped (no copy, the page cache's pages)
+ * on a local file system, else read (on NFS another machine's trim would
+ * fault the mapping); -1 when they cannot be had. */
+static int payload(int fd, const char *path, uint64_t off, uint64_t n, struct ofl_file *out)
+{
+	struct ofl_error ignored = OFL_ERROR_INIT;
+	struct ofl_buf b = OFL_BUF_INIT;
+	if (ofl_fs_local(fd))
+		return ofl_file_read_range(out, fd, off, n, path, &ignored) ? -1 : 0;
+	if (n > SIZE_MAX || ofl_buf_reserve(&b, (size_t)n) ||
+	    !pread_all(fd, b.data, (size_t)n, (off_t)off)) {
+		ofl_buf_release(&b);
+		return -1;
+	}
+	b.len = (size_t)n;
+	ofl_file_adopt(out, &b);
+	return 0;
+}
+
+/* The payload of the entry open as fd, as out: 1; 0 another format; -1
+ * corrupt. */
 static int read_entry(int fd, const char *path, const uint8_t *key, struct ofl_file *out)
 {
 	struct stat st;
-	struct ofl_error ignored = OFL_ERROR_INIT;
 	uint8_t head[HEAD], sum[SUM];
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size < HEAD ||
 	    !pread_all(fd, head, HEAD, 0) || memcmp(head, MAGIC, 8))
 		return 0; /* a FIFO, a device, an empty or old file: never read */
 	uint64_t n = ofl_le64(head + 8 + SUM);
-	if (n != (uint64_t)st.st_size - HEAD || !n ||
-	    ofl_file_read_range(out, fd, HEAD, n, path, &ignored))
+	if (n != (uint64_t)st.st_size - HEAD || !n || payload(fd, path, HEAD, n, out))
 		return -1;
 	int rc = checksum(key, out->data, out->size, sum) ? 0 : memcmp(sum, head + 8, SUM) ? -1 : 1;
 	if (rc < 1)
@@ -334,6 +351,8 @@ static bool local_put(struct ofl_cache *c, const uint8_t *key, const char *suffi
 	char path[4096], tmp[4096 + 16];
 	uint8_t head[HEAD];
 	size_t n = total(parts, nparts);
+	if (!n) /* never read back (read_entry): nothing is stored */
+		return errno = EINVAL, false;
 	if (!entry_path(c, key, suffix, path, sizeof(path)))
 		return errno = ENAMETOOLONG, false;
 	char *slash = strrchr(path, '/');
@@ -396,7 +415,7 @@ void ofl_cache_put(struct ofl_cache *c, const uint8_t key[OFL_CACHE_KEY_SIZE],
 	if (c->dir && !local_put(c, key, "", parts, nparts))
 		say(note, notesz, "cache: cannot store an entry in %s: %s", c->dir,
 		    strerror(errno));
-	if (!c->remote)
+	if (!c->remote || !ofl_remote_takes_puts(c->remote))
 		return;
 	/* the remote names the bytes by their SHA-256 and takes them as one */
 	for (size_t i = 0; joined && i < nparts; i++)

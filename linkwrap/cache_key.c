@@ -106,11 +106,12 @@ void ofl_key_bytes(struct ofl_cache_key *k, const char *tag, const uint8_t *p, s
 enum { ID_SIZE = 9 * 8, MEMO_SIZE = ID_SIZE + OFL_CACHE_KEY_SIZE + 1 };
 #define SETTLED_S 2
 
-/* File systems where the kernel alone sets a file's change time, to the
- * time of any change to it (ccache's inode cache trusts the same four). */
-static bool ctime_kept(const struct statfs *fs)
+bool ofl_fs_local(int fd)
 {
-	switch (fs->f_type) {
+	struct statfs fs;
+	if (fstatfs(fd, &fs))
+		return false;
+	switch (fs.f_type) {
 	case EXT4_SUPER_MAGIC: /* and ext2, ext3 */
 	case XFS_SUPER_MAGIC:
 	case BTRFS_SUPER_MAGIC:
@@ -127,9 +128,8 @@ static bool ctime_kept(const struct statfs *fs)
 static bool identity(const struct ofl_file *f, uint64_t off, size_t n, uint8_t id[ID_SIZE],
                      struct stat *st)
 {
-	struct statfs fs;
 	if (f->mapped != 1 || f->fd < 0 || fstat(f->fd, st) || !S_ISREG(st->st_mode) ||
-	    fstatfs(f->fd, &fs) || !ctime_kept(&fs))
+	    !ofl_fs_local(f->fd))
 		return false;
 	const uint64_t v[ID_SIZE / 8] = {(uint64_t)st->st_dev,
 	                                 (uint64_t)st->st_ino,
@@ -159,8 +159,12 @@ bool ofl_key_settled(const struct stat *st, const struct timespec *now)
 static void memo_key(const uint8_t id[ID_SIZE], uint8_t key[OFL_CACHE_KEY_SIZE])
 {
 	struct ofl_cache_key m;
+	char chunk[32];
+	snprintf(chunk, sizeof(chunk), "%zu", CHUNK);
 	sha256_init(&m.ctx);
-	ofl_key_str(&m, "offlink-input-hash", "1"); /* never a device link's key */
+	/* never a device link's key; another digest, another memo */
+	ofl_key_str(&m, "offlink-input-hash", "1");
+	ofl_key_str(&m, "tree chunk", chunk);
 	item(&m, "identity", id, ID_SIZE);
 	ofl_key_final(&m, key);
 }
@@ -216,9 +220,10 @@ int ofl_key_identity(struct ofl_cache_key *k, const char *path, char *real)
 	clock_gettime(CLOCK_REALTIME, &now);
 	if (!ofl_key_settled(&st, &now))
 		return -1;
-	snprintf(id, sizeof(id), "%s %lld %lld.%09ld %lld.%09ld", real, (long long)st.st_size,
-	         (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec, (long long)st.st_ctim.tv_sec,
-	         st.st_ctim.tv_nsec);
+	/* not the change time: it is when this machine installed the file,
+	 * and keys must match between machines sharing a remote */
+	snprintf(id, sizeof(id), "%s %lld %lld.%09ld", real, (long long)st.st_size,
+	         (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
 	ofl_key_str(k, "identity", id);
 	return 1;
 }

@@ -1,9 +1,10 @@
 /* The manifest of a device link's entry (devlink_cache.c, cache_priv.h):
  * the identity of every file the device linker said it read, after the
  * image, checked on every hit.  Its entries (path length, real path, size,
- * modification and change times in seconds and nanoseconds: little-endian
- * 32, bytes, 64, 64, 32, 64, 32 bits), their count and bytes (64 bits
- * each) and the magic "OFLMANI3". */
+ * modification time in seconds and nanoseconds: little-endian 32, bytes,
+ * 64, 64, 32 bits), their count and bytes (64 bits each) and the magic
+ * "OFLMANI3".  No change time: an entry from the remote is checked on
+ * another machine, where the same files were installed at another time. */
 #include <limits.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -24,7 +25,7 @@ static bool is_keyed(const struct ofl_ptrs *keyed, const char *path)
 	return false;
 }
 
-enum { ID_SIZE = 32 };
+enum { ID_SIZE = 20 };
 
 /* A file's identity as a manifest entry holds it. */
 static void put_identity(uint8_t b[ID_SIZE], const struct stat *st)
@@ -32,8 +33,6 @@ static void put_identity(uint8_t b[ID_SIZE], const struct stat *st)
 	ofl_put_le64(b, (uint64_t)st->st_size);
 	ofl_put_le64(b + 8, (uint64_t)st->st_mtim.tv_sec);
 	ofl_put_le32(b + 16, (uint32_t)st->st_mtim.tv_nsec);
-	ofl_put_le64(b + 20, (uint64_t)st->st_ctim.tv_sec);
-	ofl_put_le32(b + 28, (uint32_t)st->st_ctim.tv_nsec);
 }
 
 /* One manifest entry for the file a word names, unless the key covers it

@@ -25,6 +25,8 @@ int ofl_remote_get(struct ofl_remote *r, const uint8_t key[OFL_CACHE_KEY_SIZE], 
                    char *note, size_t notesz);
 void ofl_remote_put(struct ofl_remote *r, const uint8_t key[OFL_CACHE_KEY_SIZE],
                     const uint8_t *data, size_t n, char *note, size_t notesz);
+/* Whether an upload would be tried (not read-only, not turned off). */
+bool ofl_remote_takes_puts(struct ofl_remote *r);
 
 /* Small records of the local store only, beside its entries (trimmed,
  * cleared and counted with them), never sent to the remote nor counted as
@@ -66,8 +68,8 @@ bool ofl_key_settled(const struct stat *st, const struct timespec *now);
 /* The SHA-256 of a regular file's bytes: an input of the link.  -1 when
  * it cannot be read (the link is then not cached). */
 int ofl_key_content(struct ofl_cache_key *k, const char *path);
-/* Real path, size, modification and change times of a file the link may
- * read (a tool, a library): an upgrade changes the key.  1: added; 0,
+/* Real path, size and modification time of a file the link may read (a
+ * tool, a library): an upgrade changes the key.  1: added; 0,
  * nothing added, when path is no regular file; -1, nothing added, when it
  * changed too lately for them to stand for its bytes (ofl_key_settled:
  * the link is not cached).  Its real path goes to real (PATH_MAX bytes)
@@ -98,6 +100,13 @@ int ofl_manifest_empty(struct ofl_buf *m);
  * (every file it names as it was), or -1: a file changed, or no entry of
  * this format. */
 int64_t ofl_manifest_check(const uint8_t *p, size_t n);
+
+/* The file open as fd is on a local file system where the kernel alone
+ * sets a file's change time, to the time of any change, and a file
+ * removed while mapped stays readable: ext2/3/4, XFS, Btrfs, tmpfs (the
+ * four ccache's inode cache trusts).  Elsewhere (NFS: another client's
+ * removal faults a mapping) nothing is mapped or remembered by identity. */
+bool ofl_fs_local(int fd);
 
 /* hash_chunks.c: fn(chunk, its length, sums + i * size) for the i-th of
  * the ofl_chunk_count(n, chunk) chunks of p[0..n) (one, empty, when n is

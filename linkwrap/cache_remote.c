@@ -525,10 +525,15 @@ int ofl_remote_get(struct ofl_remote *r, const uint8_t key[OFL_CACHE_KEY_SIZE], 
 	return rc;
 }
 
+bool ofl_remote_takes_puts(struct ofl_remote *r)
+{
+	return !r->read_only && !is_off(r, OFF_PUT);
+}
+
 void ofl_remote_put(struct ofl_remote *r, const uint8_t key[OFL_CACHE_KEY_SIZE],
                     const uint8_t *data, size_t n, char *note, size_t notesz)
 {
-	if (r->read_only || is_off(r, OFF_PUT))
+	if (!ofl_remote_takes_puts(r))
 		return;
 	char hash[65], hex[65], *cas = NULL, *ac = NULL;
 	const char *why = "out of memory";

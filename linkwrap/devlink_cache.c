@@ -113,11 +113,11 @@ static void store(struct ofl_link *l, const uint8_t *key, const char *output,
 	    !(depfile ? ofl_manifest_from_depfile(depfile, l->tmpdir, keyed, started, &s->manifest)
 	              : ofl_manifest_empty(&s->manifest))) {
 		pthread_mutex_lock(&l->lock);
-		bool apart = !ofl_ptrs_push(&l->stores, s);
-		if (apart && pthread_create(&s->thread, NULL, write_entry, s)) {
-			l->stores.n--;
-			apart = false;
-		}
+		/* grown first: a push that fails frees what it was given */
+		bool apart = !OFL_GROW(l->stores.v, l->stores.cap, l->stores.n) &&
+		             !pthread_create(&s->thread, NULL, write_entry, s);
+		if (apart)
+			l->stores.v[l->stores.n++] = s;
 		pthread_mutex_unlock(&l->lock);
 		if (apart)
 			return;
@@ -126,7 +126,7 @@ static void store(struct ofl_link *l, const uint8_t *key, const char *output,
 	end_store(l, s);
 }
 
-void ofl_devlink_close_cache(struct ofl_link *l)
+void ofl_link_wait(struct ofl_link *l)
 {
 	for (size_t i = 0; i < l->stores.n; i++) {
 		struct store *s = l->stores.v[i];

@@ -419,6 +419,8 @@ int link_job_run(struct link_job *j)
 		rc = link_with_device_code(j, l, &plan.res, &t0);
 	if (l && ofl_link_kept_temps(l))
 		note("temporaries kept in %s", ofl_link_kept_temps(l));
+	if (l)
+		ofl_link_wait(l); /* a signal still cancels the stores */
 	active_link = NULL;
 	ofl_link_free(l);
 	die_if_caught();

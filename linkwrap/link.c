@@ -84,7 +84,7 @@ void ofl_link_free(struct ofl_link *l)
 {
 	if (!l)
 		return;
-	ofl_devlink_close_cache(l); /* before the images its stores read */
+	ofl_link_wait(l); /* before the images the stores read go */
 	ofl_link_remove_temps(l);
 	if (l->wake >= 0)
 		close(l->wake);

@@ -274,9 +274,6 @@ void ofl_devlink_report(struct ofl_link *l, size_t gi, const char *what, const s
  * without device code makes no directory); one that cannot be opened is
  * a warning. */
 void ofl_devlink_open_cache(struct ofl_link *l);
-/* Waits for the entries being written (their failures said), and closes
- * the cache. */
-void ofl_devlink_close_cache(struct ofl_link *l);
 /* Runs a device-link command (one of the link's hermetic commands) that
  * writes output, unless the cache has its output, which is then written to
  * output; stores a new output.  what names it in progress lines; keep

@@ -43,6 +43,7 @@ static int find_group(struct ofl_link *l, struct ofl_symset *index, struct ofl_b
 	if (OFL_GROW(l->groups, l->capgroups, l->ngroups))
 		return -1;
 	memset(&l->groups[*g], 0, sizeof(l->groups[*g]));
+	l->groups[*g].linked = (struct ofl_file)OFL_FILE_INIT; /* no descriptor 0 */
 	l->groups[*g].kind = im->b.offload_kind;
 	l->groups[*g].legacy = im->legacy;
 	l->groups[*g].triple = im->triple;
@@ -310,7 +311,8 @@ static int pack_openmp(struct ofl_link *l, const struct link_group *g, struct of
 	const char *k[2] = {"triple", "arch"};
 	bool cpu = !strcmp(g->arch, "generic") || !*g->arch;
 	const char *v[2] = {g->triple, cpu ? "" : g->arch};
-	bool elf = !g->linked.size || (g->linked.size >= 4 && !memcmp(g->linked.data, "\177ELF", 4));
+	bool elf =
+	    !g->linked.size || (g->linked.size >= 4 && !memcmp(g->linked.data, "\177ELF", 4));
 	bool bc = ofl_bitcode_is(g->linked.data, g->linked.size); /* --embed-bitcode's */
 	struct ofl_obin_image oi = {elf  ? OFL_IMG_OBJECT
 	                            : bc ? OFL_IMG_BITCODE

@@ -1,5 +1,6 @@
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -95,16 +96,18 @@ OFL_TEST(io_offset_of_bytes_in_a_file)
 OFL_TEST(io_truncate_unmaps_the_tail)
 {
 	struct ofl_error e = OFL_ERROR_INIT;
-	static uint8_t big[4 * 4096];
-	for (size_t i = 0; i < sizeof(big); i++)
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	size_t n = 4 * page;
+	uint8_t *big = malloc(n);
+	CHECK(big);
+	for (size_t i = 0; i < n; i++)
 		big[i] = (uint8_t)(i * 13);
-	CHECK_EQ_U(ofl_write_file("t", big, sizeof(big), &e), 0);
+	CHECK_EQ_U(ofl_write_file("t", big, n, &e), 0);
 	int fd = open("t", O_RDONLY);
 	CHECK(fd >= 0);
 	struct ofl_file r;
-	CHECK_EQ_U(ofl_file_read_range(&r, fd, 32, sizeof(big) - 32, "t", &e), 0);
+	CHECK_EQ_U(ofl_file_read_range(&r, fd, 32, n - 32, "t", &e), 0);
 	CHECK_EQ_U(r.mapped, 1);
-	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
 	uint8_t *last = (uint8_t *)(((uintptr_t)r.data + r.size - 1) & ~(page - 1));
 	unsigned char in;
 	CHECK(!mincore(last, 1, &in));
@@ -116,6 +119,7 @@ OFL_TEST(io_truncate_unmaps_the_tail)
 	CHECK_EQ_U(r.size, 100);
 	ofl_file_close(&r);
 	close(fd);
+	free(big);
 }
 
 /* Bytes made in memory become a file's own, freed when it closes. */

@@ -44,7 +44,11 @@ OFL_TEST(link_runs_once)
 	CHECK(strstr(e.msg, "ran already") != NULL);
 	ofl_error_clear(&e);
 	CHECK_EQ_U(ofl_link_add(l, &in, &e), OFL_EINVAL);
+	/* a group that never linked holds no descriptor: 0 is not closed */
+	int probe = open("/dev/null", O_RDONLY), zero = dup2(probe, 0);
 	ofl_link_free(l);
+	CHECK(zero == 0 && fcntl(0, F_GETFD) >= 0);
+	close(probe);
 }
 
 /* What the session logs, for the decisions' reasons. */

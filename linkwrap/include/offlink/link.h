@@ -166,6 +166,12 @@ struct ofl_link_opts {
 
 int ofl_link_new(struct ofl_link **l, const struct ofl_link_opts *o, struct ofl_error *err);
 
+/* Waits for what the link left running beside the host link: the
+ * device-link cache's stores, whose failures it logs.  ofl_link_cancel
+ * cuts their transfers short, so a front end calls it while its signal
+ * handler can still cancel the link; ofl_link_free does it otherwise. */
+void ofl_link_wait(struct ofl_link *l);
+
 /* Frees the context and removes its temporary directory with all in it
  * (kept with save_temps).  The first temporary of a link removes the
  * directories that killed links left in tmpdir (see linkwrap/link_tmp.c). */
