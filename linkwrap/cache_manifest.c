@@ -1,12 +1,17 @@
 /* The manifest of a device link's entry (devlink_cache.c, cache_priv.h):
  * the identity of every file the device linker said it read, after the
- * image, checked on every hit.  Its entries (path length, real path, size,
+ * image, checked on every hit.  Its entries (the path as the linker named
+ * it, made absolute, and the real path, each after its length; size and
  * modification time in seconds and nanoseconds: little-endian 32, bytes,
- * 64, 64, 32 bits), their count and bytes (64 bits each) and the magic
- * "OFLMANI3".  No change time: an entry from the remote is checked on
+ * 32, bytes, 64, 64, 32 bits), their count and bytes (64 bits each) and the
+ * magic "OFLMANI4".  The name is checked to lead to the same real path (a
+ * link such as libomp.so moved to another version while the old one stays
+ * is a miss).  No change time: an entry from the remote is checked on
  * another machine, where the same files were installed at another time. */
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include <sys/stat.h>
 #include <time.h>
 
@@ -14,7 +19,7 @@
 #include "internal.h"
 #include "offlink/io.h"
 
-#define MANIFEST_MAGIC "OFLMANI3"
+#define MANIFEST_MAGIC "OFLMANI4"
 #define TRAILER_SIZE 24
 
 static bool is_keyed(const struct ofl_ptrs *keyed, const char *path)
@@ -35,6 +40,26 @@ static void put_identity(uint8_t b[ID_SIZE], const struct stat *st)
 	ofl_put_le32(b + 16, (uint32_t)st->st_mtim.tv_nsec);
 }
 
+static int put_path(struct ofl_buf *m, const char *path)
+{
+	uint8_t b[4];
+	ofl_put_le32(b, (uint32_t)strlen(path));
+	return ofl_buf_append(m, b, 4) || ofl_buf_append(m, path, strlen(path)) ? -1 : 0;
+}
+
+/* A path put_path wrote, at *e before end, into out (PATH_MAX bytes);
+ * false when the bytes do not hold one. */
+static bool take_path(const uint8_t **e, const uint8_t *end, char *out)
+{
+	uint32_t len = (size_t)(end - *e) >= 4 ? ofl_le32(*e) : UINT32_MAX;
+	if (len >= PATH_MAX || (size_t)(end - *e) - 4 < len)
+		return false;
+	memcpy(out, *e + 4, len);
+	out[len] = '\0';
+	*e += 4 + (size_t)len;
+	return true;
+}
+
 /* One manifest entry for the file a word names, unless the key covers it
  * (keyed: real paths): 1 added, 0 not, -1 when it cannot stand for the
  * file.  Its identity now must be older than the command (started:
@@ -45,18 +70,18 @@ static int add_entry(struct ofl_buf *m, const char *named, const struct ofl_ptrs
 {
 	struct stat st;
 	uint8_t b[ID_SIZE];
-	char path[PATH_MAX];
-	/* the real path: a relative one would be checked from another cwd */
-	if (!realpath(named, path))
+	char path[PATH_MAX], cwd[PATH_MAX], name[2 * PATH_MAX + 2];
+	/* absolute: a relative one would be checked from another directory */
+	if (!realpath(named, path) || (named[0] != '/' && !getcwd(cwd, sizeof(cwd))))
 		return -1;
 	if (is_keyed(keyed, path))
 		return 0;
-	size_t n = strlen(path);
-	if (n > UINT32_MAX || stat(path, &st) || !S_ISREG(st.st_mode) ||
-	    !ofl_key_settled(&st, started))
-		return -1;
-	ofl_put_le32(b, (uint32_t)n);
-	if (ofl_buf_append(m, b, 4) || ofl_buf_append(m, path, n))
+	if (named[0] == '/')
+		snprintf(name, sizeof(name), "%s", named);
+	else
+		snprintf(name, sizeof(name), "%s/%s", cwd, named);
+	if (strlen(name) >= PATH_MAX || stat(path, &st) || !S_ISREG(st.st_mode) ||
+	    !ofl_key_settled(&st, started) || put_path(m, name) || put_path(m, path))
 		return -1;
 	put_identity(b, &st);
 	return ofl_buf_append(m, b, ID_SIZE) ? -1 : 1;
@@ -131,17 +156,16 @@ int64_t ofl_manifest_check(const uint8_t *p, size_t n)
 	if (mlen > n - TRAILER_SIZE)
 		return -1;
 	const uint8_t *e = p + n - TRAILER_SIZE - mlen, *end = p + n - TRAILER_SIZE;
-	char path[PATH_MAX];
+	char name[PATH_MAX], path[PATH_MAX], real[PATH_MAX];
 	for (uint64_t i = 0; i < count; i++) {
 		struct stat st;
 		uint8_t now[ID_SIZE];
-		uint32_t len = (size_t)(end - e) >= 4 ? ofl_le32(e) : UINT32_MAX;
-		if (len >= sizeof(path) || (size_t)(end - e) < 4 + (size_t)len + ID_SIZE)
+		if (!take_path(&e, end, name) || !take_path(&e, end, path) ||
+		    (size_t)(end - e) < ID_SIZE)
 			return -1;
-		memcpy(path, e + 4, len);
-		path[len] = '\0';
-		e += 4 + len;
-		if (stat(path, &st) || !S_ISREG(st.st_mode))
+		/* the name still leads to the file, which is as it was */
+		if (!realpath(name, real) || strcmp(real, path) || stat(path, &st) ||
+		    !S_ISREG(st.st_mode))
 			return -1;
 		put_identity(now, &st);
 		if (memcmp(now, e, ID_SIZE))

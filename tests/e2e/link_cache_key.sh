@@ -107,6 +107,15 @@ case_ rsp image "printf -- '--soname=two.so\n' >dev.rsp" -Wl,--device-linker=@"$
 # a file only the linker saw (a linker script's INPUT): the manifest
 case_ manifest image 'cp extra2.o scr_impl.o; settle' -Wl,--device-linker=-L"$PWD" \
 	-Wl,--device-linker=-lscr
+# the same file reached through a link that is moved to another file
+# while the first stays as it was (libfoo.so to a new version)
+rm scr_impl.o
+ln -s extra1.o scr_impl.o
+case_ symlink image 'ln -sfn extra2.o scr_impl.o' -Wl,--device-linker=-L"$PWD" \
+	-Wl,--device-linker=-lscr
+rm scr_impl.o
+cp extra1.o scr_impl.o
+settle
 # the environment the tools read
 case_ env key 'export LIBRARY_PATH=/nonexistent'
 unset LIBRARY_PATH
