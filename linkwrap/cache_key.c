@@ -94,6 +94,40 @@ void ofl_key_bytes(struct ofl_cache_key *k, const char *tag, const uint8_t *p, s
 	add_digest(k, tag, sum, tree);
 }
 
+/* Below this many bytes in all, threads would cost more than they save. */
+#define BATCH_MIN ((size_t)128 << 10)
+
+struct batch {
+	const uint8_t *const *p;
+	const size_t *n;
+	struct ofl_key_digest *out;
+};
+
+static void digest_one(void *arg, size_t i)
+{
+	struct batch *b = arg;
+	digest(b->p[i], b->n[i], b->out[i].sum, &b->out[i].tree);
+}
+
+void ofl_key_digests(const uint8_t *const *p, const size_t *n, size_t count,
+                     struct ofl_key_digest *out)
+{
+	struct batch b = {p, n, out};
+	size_t total = 0;
+	for (size_t i = 0; i < count; i++)
+		total += n[i];
+	if (total >= BATCH_MIN)
+		ofl_parallel_for(count, digest_one, &b);
+	else
+		for (size_t i = 0; i < count; i++)
+			digest_one(&b, i);
+}
+
+void ofl_key_add_digest(struct ofl_cache_key *k, const char *tag, const struct ofl_key_digest *d)
+{
+	add_digest(k, tag, d->sum, d->tree);
+}
+
 /* ---- remembered digests of large inputs ----------------------------------
  *
  * A memo is the identity of a file and the range of it hashed (device,

@@ -49,6 +49,16 @@ void ofl_key_init(struct ofl_cache_key *k);
 void ofl_key_str(struct ofl_cache_key *k, const char *tag, const char *s);
 /* The SHA-256 of bytes (an input of the link not written yet) under tag. */
 void ofl_key_bytes(struct ofl_cache_key *k, const char *tag, const uint8_t *p, size_t n);
+/* What ofl_key_bytes adds for bytes, computed apart: the digests of a
+ * command's many small inputs at once, on several threads when they are
+ * many bytes in all, each then added in the command's order. */
+struct ofl_key_digest {
+	uint8_t sum[OFL_CACHE_KEY_SIZE];
+	bool tree;
+};
+void ofl_key_digests(const uint8_t *const *p, const size_t *n, size_t count,
+                     struct ofl_key_digest *out);
+void ofl_key_add_digest(struct ofl_cache_key *k, const char *tag, const struct ofl_key_digest *d);
 /* Inputs from this size up are worth a memo (ofl_key_input). */
 #define OFL_KEY_MEMO_MIN ((size_t)1 << 20)
 /* The same for bytes of a mapped input file f (NULL: bytes made in
@@ -108,7 +118,10 @@ int64_t ofl_manifest_check(const uint8_t *p, size_t n);
  * removal faults a mapping) nothing is mapped or remembered by identity. */
 bool ofl_fs_local(int fd);
 
-/* hash_chunks.c: fn(chunk, its length, sums + i * size) for the i-th of
+/* hash_chunks.c: fn(arg, i) for every i < count, on up to 4 threads (the
+ * caller's among them). */
+void ofl_parallel_for(size_t count, void (*fn)(void *arg, size_t i), void *arg);
+/* fn(chunk, its length, sums + i * size) for the i-th of
  * the ofl_chunk_count(n, chunk) chunks of p[0..n) (one, empty, when n is
  * 0), on up to 4 threads. */
 typedef void ofl_chunk_fn(const uint8_t *p, size_t n, uint8_t *sum);

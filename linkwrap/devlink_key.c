@@ -63,7 +63,11 @@ struct keyer {
 	const char **dirs, **libs;
 	size_t ndirs, nlibs, capdirs, caplibs;
 	unsigned nrsp; /* response files read */
-	bool unknown;  /* something the command reads cannot be resolved */
+	/* the digests of the command's small inputs not written yet, in its
+	 * order (digest_inputs), and the next to take */
+	struct ofl_key_digest *digests;
+	size_t nextdigest;
+	bool unknown; /* something the command reads cannot be resolved */
 	bool nomem;
 };
 
@@ -190,6 +194,30 @@ static const struct ofl_file *holder(const struct ofl_link *l, const uint8_t *p,
 	return NULL;
 }
 
+/* The digests of the command's inputs not written yet and too small for a
+ * memo, computed together before key_words takes them in order. */
+static void digest_inputs(struct keyer *r, size_t gi, const struct ofl_proc *cmd)
+{
+	const struct ofl_link *l = r->l;
+	size_t tl = strlen(l->tmpdir), next = 0, n = 0;
+	const uint8_t **p = ofl_calloc(cmd->argc, sizeof(*p));
+	size_t *len = ofl_calloc(cmd->argc, sizeof(*len));
+	r->digests = ofl_calloc(cmd->argc, sizeof(*r->digests));
+	r->nomem |= !p || !len || !r->digests;
+	for (size_t i = l->o.nlauncher + 1; !r->nomem && i < cmd->argc; i++) {
+		const char *w = cmd->argv[i];
+		const struct pending_write *pw = !strncmp(w, l->tmpdir, tl) && w[tl] == '/'
+		                                     ? ofl_devlink_pending(&l->groups[gi], w, &next)
+		                                     : NULL;
+		if (pw && pw->size < OFL_KEY_MEMO_MIN)
+			p[n] = pw->data, len[n++] = pw->size;
+	}
+	if (!r->nomem)
+		ofl_key_digests(p, len, n, r->digests);
+	free(p);
+	free(len);
+}
+
 /* Every word: its bytes, or for the link's own files their content (an
  * input, written or still to be written) or a placeholder (an output),
  * and what it names. */
@@ -203,7 +231,9 @@ static void key_words(struct keyer *r, size_t gi, const struct ofl_proc *cmd)
 		bool own = !strncmp(w, l->tmpdir, tl) && w[tl] == '/';
 		const struct pending_write *p =
 		    own ? ofl_devlink_pending(&l->groups[gi], w, &next) : NULL;
-		if (p) {
+		if (p && p->size < OFL_KEY_MEMO_MIN) {
+			ofl_key_add_digest(&r->k, "input", &r->digests[r->nextdigest++]);
+		} else if (p) {
 			ofl_key_input(&r->k, l->cache, "input", holder(l, p->data, p->size),
 			              p->data, p->size);
 		} else if (own && !stat(w, &st)) {
@@ -491,6 +521,8 @@ int ofl_devlink_key(const struct ofl_link *l, size_t gi, const struct ofl_proc *
 	key_tools(&r, cmd, triple, named, clangdir);
 	ofl_key_str(&r.k, "triple", triple);
 	if (!r.unknown)
+		digest_inputs(&r, gi, cmd);
+	if (!r.unknown && !r.nomem)
 		key_words(&r, gi, cmd);
 	if (!r.unknown)
 		key_clang_dirs(&r, named, clangdir, triple, &implicit);
@@ -505,6 +537,7 @@ int ofl_devlink_key(const struct ofl_link *l, size_t gi, const struct ofl_proc *
 	ofl_ptrs_release(&implicit);
 	ofl_ptrs_release(&r.strs);
 	ofl_ptrs_release(&r.loaded);
+	free(r.digests);
 	free(r.dirs);
 	free(r.libs);
 	return rc;

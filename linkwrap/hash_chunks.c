@@ -1,7 +1,8 @@
-/* Large bytes hashed chunk by chunk on several threads (cache_priv.h):
- * the device-link key's SHA-256 of a large input and the store's checksum
- * of a large entry take a fraction of the time on more than one core.
- * What is computed never depends on the number of threads. */
+/* Hashing on several threads (cache_priv.h): the device-link key's
+ * SHA-256 of a large input or of a command's many small ones, and the
+ * store's checksum of a large entry, take a fraction of the time on more
+ * than one core.  What is computed never depends on the number of
+ * threads. */
 #include <pthread.h>
 #include <stdlib.h>
 
@@ -10,23 +11,47 @@
 
 #define THREADS 4
 
+struct work {
+	size_t count, next; /* next: the next item (atomic) */
+	void (*fn)(void *arg, size_t i);
+	void *arg;
+};
+
+static void *run_some(void *arg)
+{
+	struct work *w = arg;
+	for (size_t i; (i = __atomic_fetch_add(&w->next, 1, __ATOMIC_RELAXED)) < w->count;)
+		w->fn(w->arg, i);
+	return NULL;
+}
+
+void ofl_parallel_for(size_t count, void (*fn)(void *arg, size_t i), void *arg)
+{
+	struct work w = {count, 0, fn, arg};
+	pthread_t th[THREADS - 1];
+	size_t started = 0;
+	/* threads that cannot start leave their items to this one */
+	while (started < THREADS - 1 && started + 1 < count &&
+	       !pthread_create(&th[started], NULL, run_some, &w))
+		started++;
+	run_some(&w);
+	while (started)
+		pthread_join(th[--started], NULL);
+}
+
 struct chunks {
 	const uint8_t *p;
-	size_t n, chunk, count, next; /* next: the next chunk to hash (atomic) */
+	size_t n, chunk;
 	ofl_chunk_fn *fn;
 	size_t size;
 	uint8_t *sums;
 };
 
-static void *hash_some(void *arg)
+static void hash_chunk(void *arg, size_t i)
 {
 	struct chunks *c = arg;
-	for (size_t i; (i = __atomic_fetch_add(&c->next, 1, __ATOMIC_RELAXED)) < c->count;) {
-		size_t off = i * c->chunk;
-		c->fn(c->p + off, c->n - off < c->chunk ? c->n - off : c->chunk,
-		      c->sums + i * c->size);
-	}
-	return NULL;
+	size_t off = i * c->chunk;
+	c->fn(c->p + off, c->n - off < c->chunk ? c->n - off : c->chunk, c->sums + i * c->size);
 }
 
 size_t ofl_chunk_count(size_t n, size_t chunk)
@@ -37,14 +62,6 @@ size_t ofl_chunk_count(size_t n, size_t chunk)
 void ofl_hash_chunks(const uint8_t *p, size_t n, size_t chunk, ofl_chunk_fn *fn, size_t size,
                      uint8_t *sums)
 {
-	struct chunks c = {p, n, chunk, ofl_chunk_count(n, chunk), 0, fn, size, sums};
-	pthread_t th[THREADS - 1];
-	size_t started = 0;
-	/* threads that cannot start leave their chunks to this one */
-	while (started < THREADS - 1 && started + 1 < c.count &&
-	       !pthread_create(&th[started], NULL, hash_some, &c))
-		started++;
-	hash_some(&c);
-	while (started)
-		pthread_join(th[--started], NULL);
+	struct chunks c = {p, n, chunk, fn, size, sums};
+	ofl_parallel_for(ofl_chunk_count(n, chunk), hash_chunk, &c);
 }
