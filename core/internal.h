@@ -116,6 +116,10 @@ void ofl_strtab_fill(const struct ofl_strtab_ref *refs, size_t n, uint8_t *table
 /* Writes all n bytes (a write interrupted or short goes on): 0, or -1
  * with errno. */
 int ofl_fd_write_all(int fd, const void *p, size_t n);
+/* n bytes at off of fd into p, across short reads and EINTR: 0; -1 with
+ * errno set (0 when the file ends first) and the bytes read in *got when
+ * not NULL. */
+int ofl_fd_pread_all(int fd, void *p, size_t n, uint64_t off, size_t *got);
 
 /* Copies len bytes of in_fd from in_off to out_fd, at *out_off (advanced)
  * or, when out_off is NULL, at its file position: in the kernel where that

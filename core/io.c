@@ -55,16 +55,11 @@ static int pread_all(struct ofl_file *f, int fd, uint64_t off, uint64_t n, const
 	f->data = p;
 	f->size = (size_t)n;
 	f->mapped = 0;
-	for (uint64_t got = 0; got < n;) {
-		ssize_t r = pread(fd, p + got, (size_t)(n - got), (off_t)(off + got));
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return r < 0 ? ofl_error_errno(err, path, "cannot read")
-			             : ofl_error_set(err, OFL_EIO, path, got, "file ends early");
-		got += (uint64_t)r;
-	}
-	return 0;
+	size_t got;
+	if (!ofl_fd_pread_all(fd, p, (size_t)n, off, &got))
+		return 0;
+	return errno ? ofl_error_errno(err, path, "cannot read")
+	             : ofl_error_set(err, OFL_EIO, path, got, "file ends early");
 }
 
 static int read_small(struct ofl_file *f, const char *path, struct ofl_error *err)
@@ -103,18 +98,30 @@ static bool map_range(struct ofl_file *f, int fd, uint64_t off, uint64_t size)
 	return true;
 }
 
-int ofl_file_read_range(struct ofl_file *f, int fd, uint64_t off, uint64_t size, const char *path,
-                        struct ofl_error *err)
+static int range(struct ofl_file *f, int fd, uint64_t off, uint64_t size, bool map,
+                 const char *path, struct ofl_error *err)
 {
 	*f = (struct ofl_file)OFL_FILE_INIT;
 	if (!(f->path = ofl_strdup(path)))
 		return OFL_NOMEM(err);
-	if (map_range(f, fd, off, size))
+	if (map && map_range(f, fd, off, size))
 		return 0;
 	int rc = pread_all(f, fd, off, size, path, err);
 	if (rc)
 		ofl_file_close(f);
 	return rc;
+}
+
+int ofl_file_read_range(struct ofl_file *f, int fd, uint64_t off, uint64_t size, const char *path,
+                        struct ofl_error *err)
+{
+	return range(f, fd, off, size, true, path, err);
+}
+
+int ofl_file_copy_range(struct ofl_file *f, int fd, uint64_t off, uint64_t size, const char *path,
+                        struct ofl_error *err)
+{
+	return range(f, fd, off, size, false, path, err);
 }
 
 static int open_file(struct ofl_file *f, const char *path, bool regular, struct ofl_error *err)
@@ -331,6 +338,26 @@ int ofl_out_open(struct ofl_out *o, const char *path, struct ofl_error *err)
 		return rc;
 	}
 	return 0;
+}
+
+int ofl_fd_pread_all(int fd, void *p, size_t n, uint64_t off, size_t *got)
+{
+	size_t done = 0;
+	int rc = 0;
+	while (done < n) {
+		ssize_t r = pread(fd, (uint8_t *)p + done, n - done, (off_t)(off + done));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			errno = r < 0 ? errno : 0;
+			rc = -1;
+			break;
+		}
+		done += (size_t)r;
+	}
+	if (got)
+		*got = done;
+	return rc;
 }
 
 int ofl_fd_write_all(int fd, const void *p, size_t n)

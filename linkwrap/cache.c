@@ -235,38 +235,15 @@ static bool entry_path(const struct ofl_cache *c, const uint8_t *key, const char
 	return v1_path(path, n, c->dir, rest);
 }
 
-static bool pread_all(int fd, uint8_t *p, size_t n, off_t off)
-{
-	while (n) {
-		ssize_t k = pread(fd, p, n, off);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			return false;
-		p += k;
-		n -= (size_t)k;
-		off += k;
-	}
-	return true;
-}
-
 /* n bytes at off of fd as out: mapped (no copy, the page cache's pages)
  * on a local file system, else read (on NFS another machine's trim would
  * fault the mapping); -1 when they cannot be had. */
 static int payload(int fd, const char *path, uint64_t off, uint64_t n, struct ofl_file *out)
 {
 	struct ofl_error ignored = OFL_ERROR_INIT;
-	struct ofl_buf b = OFL_BUF_INIT;
-	if (ofl_fs_local(fd))
-		return ofl_file_read_range(out, fd, off, n, path, &ignored) ? -1 : 0;
-	if (n > SIZE_MAX || ofl_buf_reserve(&b, (size_t)n) ||
-	    !pread_all(fd, b.data, (size_t)n, (off_t)off)) {
-		ofl_buf_release(&b);
-		return -1;
-	}
-	b.len = (size_t)n;
-	ofl_file_adopt(out, &b);
-	return 0;
+	int rc = ofl_fs_local(fd) ? ofl_file_read_range(out, fd, off, n, path, &ignored)
+	                          : ofl_file_copy_range(out, fd, off, n, path, &ignored);
+	return rc ? -1 : 0;
 }
 
 /* The payload of the entry open as fd, as out: 1; 0 another format; -1
@@ -276,7 +253,7 @@ static int read_entry(int fd, const char *path, const uint8_t *key, struct ofl_f
 	struct stat st;
 	uint8_t head[HEAD], sum[SUM];
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size < HEAD ||
-	    !pread_all(fd, head, HEAD, 0) || memcmp(head, MAGIC, 8))
+	    ofl_fd_pread_all(fd, head, HEAD, 0, NULL) || memcmp(head, MAGIC, 8))
 		return 0; /* a FIFO, a device, an empty or old file: never read */
 	uint64_t n = ofl_le64(head + 8 + SUM);
 	if (n != (uint64_t)st.st_size - HEAD || !n || payload(fd, path, HEAD, n, out))

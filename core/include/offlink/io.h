@@ -69,6 +69,10 @@ void ofl_file_done_before(const struct ofl_file *f, uint64_t upto);
  * the caller's. */
 int ofl_file_read_range(struct ofl_file *f, int fd, uint64_t off, uint64_t size, const char *path,
                         struct ofl_error *err);
+/* The same, always read into memory: for a file that another machine may
+ * remove or shorten under a mapping (NFS), which would fault it. */
+int ofl_file_copy_range(struct ofl_file *f, int fd, uint64_t off, uint64_t size, const char *path,
+                        struct ofl_error *err);
 
 struct ofl_out {
 	int fd;
