@@ -111,6 +111,20 @@ installed_prefix() {
 	chmod +x launch host-ld
 }
 
+# cmake_consumer NAME TARGETS BODY: NAME/CMakeLists.txt, a C project that
+# finds the installed offlink (find_package(offlink 0.1 REQUIRED)), makes
+# prog as BODY (CMake) says and links it against TARGETS
+cmake_consumer() {
+	mkdir "$1"
+	cat >"$1/CMakeLists.txt" <<EOF
+cmake_minimum_required(VERSION 3.20)
+project($1 LANGUAGES C)
+find_package(offlink 0.1 REQUIRED)
+$3
+target_link_libraries(prog PRIVATE $2)
+EOF
+}
+
 # counted_omp_program: main.o and kern.o of the OpenMP example for the
 # x86_64 host device (clang 22; $SRC, $RT, the program's environment), a
 # device launcher ./launch counting the device links that run, and ran,

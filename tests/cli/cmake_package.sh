@@ -22,17 +22,10 @@ export OMP_TARGET_OFFLOAD=MANDATORY LD_LIBRARY_PATH=$RTLIB
 echo "vec_add: sum 1498500 on the device" >expected
 cp -r "$OFL_SRC/docs/examples/src" src
 
-# project NAME TARGET [LANGUAGE-SETUP]: a consumer linking prog against TARGET
+# project NAME TARGET PROG-SETUP: a consumer linking prog against TARGET
 project() {
-	mkdir "$1"
-	cat >"$1/CMakeLists.txt" <<EOF
-cmake_minimum_required(VERSION 3.20)
-project($1 LANGUAGES C)
-find_package(offlink 0.1 REQUIRED)
-$3
-target_link_options(prog PRIVATE -L$RTLIB)
-target_link_libraries(prog PRIVATE $2)
-EOF
+	cmake_consumer "$1" "$2" "$3
+target_link_options(prog PRIVATE -L$RTLIB)"
 }
 
 # build NAME CC: configure with only the prefix, build, run, inspect

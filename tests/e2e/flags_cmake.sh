@@ -23,17 +23,10 @@ cp -r "$OFL_SRC/docs/examples/src" src
 
 # project NAME TARGETS LINK-OPTIONS
 project() {
-	mkdir "$1"
-	cat >"$1/CMakeLists.txt" <<EOF
-cmake_minimum_required(VERSION 3.20)
-project($1 LANGUAGES C)
-find_package(offlink 0.1 REQUIRED)
-set(OFFLOAD -fopenmp -fopenmp-targets=x86_64-pc-linux-gnu)
+	cmake_consumer "$1" "$2" "set(OFFLOAD -fopenmp -fopenmp-targets=x86_64-pc-linux-gnu)
 add_executable(prog \${CMAKE_CURRENT_SOURCE_DIR}/../src/main.c \${CMAKE_CURRENT_SOURCE_DIR}/../src/kern.c)
 target_compile_options(prog PRIVATE \${OFFLOAD})
-target_link_options(prog PRIVATE $3 -L$RTLIB)
-target_link_libraries(prog PRIVATE $2)
-EOF
+target_link_options(prog PRIVATE $3 -L$RTLIB)"
 }
 
 # build NAME GENERATOR: configure with only the prefix, build, count the

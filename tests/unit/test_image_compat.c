@@ -7,16 +7,18 @@
 #include "offlink/buf.h"
 #include "offlink/image_compat.h"
 
-/* The old form of the same header: EI_OSABI 0x33, ABI 7, e_flags with the
- * SM in bits 0-7, its virtual SM in 16-23, 64-bit addressing (0x400) and
- * unified textures (0x100), as CUDA 12's ptxas writes for sm_90. */
-static void to_old_form(struct ofl_buf *b, unsigned sm)
+/* The old form of the same header, read back into im: EI_OSABI 0x33, ABI
+ * 7, e_flags with the SM in bits 0-7, its virtual SM in 16-23, 64-bit
+ * addressing (0x400) and unified textures (0x100), as CUDA 12's ptxas
+ * writes for sm_90. */
+static void to_old_form(struct ofl_buf *b, unsigned sm, struct ofl_gpu_image *im)
 {
 	b->data[7] = 0x33;
 	b->data[8] = 7;
 	uint32_t f = sm | 0x500 | sm << 16;
 	for (int i = 0; i < 4; i++)
 		b->data[0x30 + i] = (uint8_t)(f >> (8 * i));
+	ofl_gpu_image_read(b->data, b->len, im);
 }
 
 static enum ofl_load loads(const struct ofl_gpu_image *im, const char *arch, enum ofl_loader ld,
@@ -56,9 +58,8 @@ OFL_TEST(old_header_form)
 {
 	struct ofl_buf b = ofl_test_fixture("gpu/sm90-cuda13.cubin");
 	CHECK(b.len > 64);
-	to_old_form(&b, 90);
 	struct ofl_gpu_image im;
-	ofl_gpu_image_read(b.data, b.len, &im);
+	to_old_form(&b, 90, &im);
 	CHECK_EQ_U(im.abi_version, OFL_CUBIN_ABI_OLD);
 	CHECK_EQ_U(im.sm, 90);
 	CHECK(im.addr64);
@@ -71,12 +72,10 @@ OFL_TEST(old_header_form)
 	CHECK(!im.addr64);
 	CHECK_EQ_U(loads(&im, "sm_90", OFL_LOADER_LLVM, 19, "sm_90"), OFL_LOAD_NO);
 	/* LLVM 19 and 20 took sm_35 to sm_90 only */
-	to_old_form(&b, 100);
-	ofl_gpu_image_read(b.data, b.len, &im);
+	to_old_form(&b, 100, &im);
 	CHECK_EQ_U(loads(&im, "sm_100", OFL_LOADER_LLVM, 19, "sm_100"), OFL_LOAD_NO);
 	CHECK_EQ_U(loads(&im, "sm_100", OFL_LOADER_LLVM, 21, "sm_100"), OFL_LOAD_YES);
-	to_old_form(&b, 30);
-	ofl_gpu_image_read(b.data, b.len, &im);
+	to_old_form(&b, 30, &im);
 	CHECK_EQ_U(loads(&im, "sm_30", OFL_LOADER_LLVM, 22, "sm_30"), OFL_LOAD_NO);
 	/* an ABI version neither form has */
 	b.data[8] = 9;
@@ -93,16 +92,13 @@ OFL_TEST(sm_rule)
 	struct ofl_buf b = ofl_test_fixture("gpu/sm90-cuda13.cubin");
 	CHECK(b.len > 64);
 	struct ofl_gpu_image im;
-	to_old_form(&b, 80);
-	ofl_gpu_image_read(b.data, b.len, &im);
+	to_old_form(&b, 80, &im);
 	CHECK_EQ_U(loads(&im, "sm_80", OFL_LOADER_LLVM, 19, "sm_86"), OFL_LOAD_YES);
 	CHECK_EQ_U(loads(&im, "sm_80", OFL_LOADER_LLVM, 19, "sm_89"), OFL_LOAD_YES);
 	CHECK_EQ_U(loads(&im, "sm_80", OFL_LOADER_LLVM, 19, "sm_90"), OFL_LOAD_NO);
-	to_old_form(&b, 86);
-	ofl_gpu_image_read(b.data, b.len, &im);
+	to_old_form(&b, 86, &im);
 	CHECK_EQ_U(loads(&im, "sm_86", OFL_LOADER_CUDA, 0, "sm_80"), OFL_LOAD_NO);
-	to_old_form(&b, 90);
-	ofl_gpu_image_read(b.data, b.len, &im);
+	to_old_form(&b, 90, &im);
 	CHECK_EQ_U(loads(&im, "sm_90a", OFL_LOADER_CUDA, 0, "sm_90"), OFL_LOAD_YES);
 	CHECK_EQ_U(loads(&im, "sm_90", OFL_LOADER_CUDA, 0, "gfx90a"), OFL_LOAD_NO);
 	ofl_buf_release(&b);
