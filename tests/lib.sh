@@ -43,6 +43,17 @@ need() {
 	done
 }
 
+# need_libomp19: RTLIB, LLVM 19's OpenMP offload libraries with its NVPTX
+# device runtime (scripts/bootstrap unpacks them: libomp-19-dev conflicts
+# with 22's); missing, the test fails in CI and is skipped elsewhere
+need_libomp19() {
+	RTLIB=${OFL_LIBOMP19:-/opt/offlink-deps/libomp19/usr/lib/llvm-19/lib}
+	if [ ! -e "$RTLIB/libomptarget.devicertl.a" ]; then
+		[ -n "${CI:-}${OFL_REQUIRE_TOOLS:-}" ] && fail "$RTLIB/libomptarget.devicertl.a missing"
+		skip "$RTLIB/libomptarget.devicertl.a missing (run scripts/bootstrap)"
+	fi
+}
+
 # expect_fail CMD...: the command must exit non-zero; its stderr is kept in
 # $SCRATCH/err for inspection.
 expect_fail() {

@@ -4,10 +4,8 @@
 # one line, not listed one by one; the member it takes is named.  A dry
 # run (no CUDA tool runs).
 source "$OFL_SRC/tests/lib.sh"
-RTLIB=${OFL_LIBOMP19:-/opt/offlink-deps/libomp19/usr/lib/llvm-19/lib}
 need "$LLVM19/clang"
-[ -e "$RTLIB/libomptarget.devicertl.a" ] ||
-	{ [ -n "${CI:-}${OFL_REQUIRE_TOOLS:-}" ] && fail "$RTLIB/libomptarget.devicertl.a missing"; skip "libomp 19 missing (run scripts/bootstrap)"; }
+need_libomp19
 "$LLVM19/clang" -fopenmp --offload-arch=sm_90 -nogpulib -isystem "$RTLIB/clang/19/include" \
 	-c "$OFL_SRC/docs/examples/src/kern.c" -o kern.o || fail "compile"
 "$LLVM19/clang" -fopenmp --offload-arch=sm_90 -nogpulib -isystem "$RTLIB/clang/19/include" \

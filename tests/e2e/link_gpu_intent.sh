@@ -25,11 +25,7 @@ CUDA=${CUDA_PATH:-/usr/local/cuda}
 need cc "$LLVM19/clang" "$LLVM19/llvm-lto2" "$LLVM19/opt" "$LLVM22/clang" \
 	"$LLVM22/clang-linker-wrapper" "$LLVM22/llvm-offload-binary" "$LLVM22/ld.lld" \
 	"$CUDA/bin/nvlink" "$CUDA/bin/ptxas"
-RTLIB=${OFL_LIBOMP19:-/opt/offlink-deps/libomp19/usr/lib/llvm-19/lib}
-if [ ! -e "$RTLIB/libomptarget.devicertl.a" ]; then
-	[ -n "${CI:-}${OFL_REQUIRE_TOOLS:-}" ] && fail "$RTLIB/libomptarget.devicertl.a missing"
-	skip "$RTLIB/libomptarget.devicertl.a missing (run scripts/bootstrap)"
-fi
+need_libomp19
 # nvlink records a LIBRARY_PATH in the cubin
 unset LIBRARY_PATH
 GCCDIR=$OFL_BUILD/libexec/offlink/gcc

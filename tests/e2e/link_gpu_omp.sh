@@ -16,11 +16,7 @@ source "$OFL_SRC/tests/lib.sh"
 # device links must run (counted, signalled): no device-link cache
 export OFFLINK_CACHE=0
 need cc "$LLVM19/clang" "$LLVM19/llvm-lto2" "$LLVM22/clang" "$LLVM22/ld.lld" "$LLVM22/llvm-ar"
-RTLIB=${OFL_LIBOMP19:-/opt/offlink-deps/libomp19/usr/lib/llvm-19/lib}
-if [ ! -e "$RTLIB/libomptarget.devicertl.a" ]; then
-	[ -n "${CI:-}${OFL_REQUIRE_TOOLS:-}" ] && fail "$RTLIB/libomptarget.devicertl.a missing"
-	skip "$RTLIB/libomptarget.devicertl.a missing (run scripts/bootstrap)"
-fi
+need_libomp19
 
 # a LIBRARY_PATH reaches nvlink, which records it in the cubin
 unset LIBRARY_PATH

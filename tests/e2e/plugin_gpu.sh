@@ -27,11 +27,7 @@ export OFFLINK_CACHE=0
 need cc ld.bfd ld.gold "$LLVM19/clang" "$LLVM19/llvm-lto2" "$LLVM22/clang" ar
 PLUGIN=$OFL_BUILD/lib/offlink-plugin.so
 [ -f "$PLUGIN" ] || fail "$PLUGIN not built"
-RTLIB=${OFL_LIBOMP19:-/opt/offlink-deps/libomp19/usr/lib/llvm-19/lib}
-if [ ! -e "$RTLIB/libomptarget.devicertl.a" ]; then
-	[ -n "${CI:-}${OFL_REQUIRE_TOOLS:-}" ] && fail "$RTLIB/libomptarget.devicertl.a missing"
-	skip "$RTLIB/libomptarget.devicertl.a missing (run scripts/bootstrap)"
-fi
+need_libomp19
 # a LIBRARY_PATH reaches nvlink, which records it in the cubin
 unset LIBRARY_PATH
 SRC=$OFL_SRC/tests/e2e/plugin_src
