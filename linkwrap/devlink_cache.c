@@ -113,11 +113,10 @@ static void store(struct ofl_link *l, const uint8_t *key, const char *output,
 	    !(depfile ? ofl_manifest_from_depfile(depfile, l->tmpdir, keyed, started, &s->manifest)
 	              : ofl_manifest_empty(&s->manifest))) {
 		pthread_mutex_lock(&l->lock);
-		/* grown first: a push that fails frees what it was given */
-		bool apart = !OFL_GROW(l->stores.v, l->stores.cap, l->stores.n) &&
+		bool apart = !OFL_GROW(l->stores, l->capstores, l->nstores) &&
 		             !pthread_create(&s->thread, NULL, write_entry, s);
 		if (apart)
-			l->stores.v[l->stores.n++] = s;
+			l->stores[l->nstores++] = s;
 		pthread_mutex_unlock(&l->lock);
 		if (apart)
 			return;
@@ -128,13 +127,13 @@ static void store(struct ofl_link *l, const uint8_t *key, const char *output,
 
 void ofl_link_wait(struct ofl_link *l)
 {
-	for (size_t i = 0; i < l->stores.n; i++) {
-		struct store *s = l->stores.v[i];
-		pthread_join(s->thread, NULL);
-		end_store(l, s);
+	for (size_t i = 0; i < l->nstores; i++) {
+		pthread_join(l->stores[i]->thread, NULL);
+		end_store(l, l->stores[i]);
 	}
-	free(l->stores.v);
-	l->stores = (struct ofl_ptrs)OFL_PTRS_INIT;
+	free(l->stores);
+	l->stores = NULL;
+	l->nstores = l->capstores = 0;
 	ofl_cache_close(l->cache);
 	l->cache = NULL;
 }

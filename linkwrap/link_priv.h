@@ -123,10 +123,12 @@ struct ofl_link {
 	int wake;      /* eventfd, readable once no device link may start; or -1 */
 	int *running;  /* the running device links, one ofl_proc.running slot per worker */
 	size_t nrunning;
-	bool already_wrapped;      /* an input holds clang-linker-wrapper's object */
-	bool ran;                  /* ofl_link_run was called: the context is spent */
-	struct ofl_cache *cache;   /* or NULL */
-	struct ofl_ptrs stores;    /* entries being written (devlink_cache.c), under lock */
+	bool already_wrapped;    /* an input holds clang-linker-wrapper's object */
+	bool ran;                /* ofl_link_run was called: the context is spent */
+	struct ofl_cache *cache; /* or NULL */
+	/* entries being written (devlink_cache.c), added under lock */
+	struct store **stores;
+	size_t nstores, capstores;
 	unsigned nlinked, ncached; /* device links done, and of those from the cache */
 	/* Images registered already by a relocatable link's object: they
 	 * need the runtime library only. */
