@@ -115,6 +115,7 @@ struct ofl_cache {
 	struct ofl_remote *remote;
 	pthread_mutex_t lock;
 	uint64_t hits, misses, remote_hits, put_bytes;
+	const int *stop; /* the link's cancel flag, or NULL; read atomically */
 };
 
 void ofl_hex(const uint8_t *p, size_t n, char *out)
@@ -213,6 +214,7 @@ int ofl_cache_open(struct ofl_cache **out, const struct ofl_cache_opts *o, const
 		return OFL_NOMEM(err);
 	pthread_mutex_init(&c->lock, NULL);
 	c->max_size = o->max_size ? o->max_size : OFL_CACHE_DEFAULT_MAX_SIZE;
+	c->stop = stop;
 	int rc = o->dir && *o->dir ? open_store(c, o->dir, err) : 0;
 	if (!rc && o->remote && *o->remote)
 		rc = ofl_remote_open(&c->remote, o, stop, err);
@@ -611,11 +613,33 @@ static void read_counters(int fd, uint64_t v[NCOUNTERS])
 	}
 }
 
+/* How long a link waits for the stats file's lock before it leaves its
+ * counts out: another process may hold it for long (a link stopped with
+ * ^Z while trimming, `offlink cache trim` of a large store), and a link
+ * must never hang on it. */
+#define STATS_WAIT_MS 250
+
+/* The stats file's lock, tried every few milliseconds for STATS_WAIT_MS,
+ * or until the link is cancelled; false: not had. */
+static bool lock_stats(const struct ofl_cache *c, int fd)
+{
+	const struct timespec step = {0, 5 * 1000 * 1000};
+	for (int waited = 0; waited <= STATS_WAIT_MS; waited += 5) {
+		if (!flock(fd, LOCK_EX | LOCK_NB))
+			return true;
+		if (errno != EWOULDBLOCK || (c->stop && __atomic_load_n(c->stop, __ATOMIC_SEQ_CST)))
+			return false;
+		nanosleep(&step, NULL);
+	}
+	return false;
+}
+
 /* Adds this session's counters to the store's and, when the bytes stored
  * pass the limit or the last sweep is an hour old, lists the store (trims
  * it, sweeps it), all under one lock.  A count that is off (an entry
  * written twice, one removed as corrupt, a trim by `offlink cache trim`)
- * is too high, never too low, and is made exact by the next listing. */
+ * is too high, and is made exact by the next listing; one left out when
+ * the lock could not be had (lock_stats) is too low until then. */
 static void record(const struct ofl_cache *c)
 {
 	char path[4096], text[256];
@@ -627,7 +651,7 @@ static void record(const struct ofl_cache *c)
 	uint64_t v[NCOUNTERS];
 	struct stat st;
 	struct ofl_error ignored = OFL_ERROR_INIT;
-	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && !flock(fd, LOCK_EX)) {
+	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && lock_stats(c, fd)) {
 		read_counters(fd, v);
 		v[HITS] += c->hits;
 		v[MISSES] += c->misses;

@@ -11,6 +11,7 @@
 #    link: ld.offlink, the clang-linker-wrapper personality and the plugin
 #    warn once and link uncached; a host-only link and OFFLINK_CACHE=0 say
 #    nothing;
+#  - a stats file another process keeps locked never holds a link up;
 #  - the temporaries an interrupted store leaves are counted by `offlink
 #    cache stats` and swept (older than 5 minutes, not locked) by trim,
 #    clear and, at most once an hour, by a link.
@@ -61,6 +62,23 @@ rm -f "$entry" && mkfifo "$entry"
 olink fifo
 [ "$(ran)" = 1 ] && cmp cold fifo || fail "the link with a FIFO under the entry's name"
 [ -f "$entry" ] || fail "the FIFO was not replaced by the entry"
+
+# ---- a stats file another process holds locked: the link does not wait ------
+# (a link stopped with ^Z while it trimmed once hung every other link, and
+# SIGTERM did not end them: they waited for the lock at exit)
+python3 -c '
+import fcntl, sys, time
+f = open(sys.argv[1], "a")
+fcntl.flock(f, fcntl.LOCK_EX)
+open("stats.locked", "w").close()
+time.sleep(600)' own/v1/stats &
+HOLDER=$!
+for _ in $(seq 100); do [ -e stats.locked ] && break; sleep 0.1; done
+[ -e stats.locked ] || fail "the stats file was not locked"
+timeout -k 2 20 "$LLVM22/clang" -fopenmp -fuse-ld=offlink -B"$OFL_BUILD/bin" main.o kern.o -L$RT \
+	-Wl,--device-linker=-O3 -o held 2>held.err || { cat held.err; fail "a link waited for the stats lock"; }
+kill $HOLDER
+wait $HOLDER 2>/dev/null || true
 
 # ---- stores that are not to be trusted --------------------------------------
 if [ "$(id -u)" = 0 ]; then
