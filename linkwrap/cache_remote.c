@@ -6,18 +6,25 @@
  * { path = 1, digest = 2 { hash = 1, size_bytes = 2 } }), so that
  * bazel-remote accepts and validates our entries as it does Bazel's.  The
  * bytes are checked against their hash, and read up to the size the
- * action names.  The first failure (timed out, an answer that is not the
- * protocol's) turns the remote off for the rest of the link; a refused
- * upload turns off uploads only.  Credentials (the URL's user:password, a
- * netrc file, a header) go to libcurl and into no message.  Transfers run
- * on a multi handle polled every POLL_MS, so a cancelled link (the flag
- * stop) ends them at once rather than at the remote's timeout. */
+ * action names.  A read that fails (no connection, a transfer stalled,
+ * an answer that is not the protocol's) turns the remote off for the rest
+ * of the link; an upload that fails turns off uploads only.  The timeout
+ * bounds connecting and any time without a byte moving, never a whole
+ * transfer, so a large image uploads over a slow link.  Credentials (the
+ * URL's user:password, a netrc file, a header) and its query (a token) go
+ * to libcurl and into no message.  Transfers run on a multi handle polled
+ * every POLL_MS, so a cancelled link (the flag stop) ends them at once
+ * rather than at the remote's timeout. */
 #include <curl/curl.h>
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/ioctl.h>
+#include <sys/select.h>
+#include <time.h>
+#include <linux/sockios.h>
 
 #include "cache_priv.h"
 #include "internal.h"
@@ -47,6 +54,7 @@ struct curl_api {
 	CURLMcode (*multi_remove_handle)(CURLM *, CURL *);
 	CURLMcode (*multi_perform)(CURLM *, int *);
 	CURLMcode (*multi_poll)(CURLM *, struct curl_waitfd[], unsigned, int, int *);
+	CURLMcode (*multi_fdset)(CURLM *, fd_set *, fd_set *, fd_set *, int *);
 	CURLMsg *(*multi_info_read)(CURLM *, int *);
 	CURLMcode (*multi_cleanup)(CURLM *);
 	struct curl_slist *(*slist_append)(struct curl_slist *, const char *);
@@ -76,6 +84,7 @@ static int load_curl(struct curl_api *c, struct ofl_error *err)
 	    {"curl_multi_remove_handle", offsetof(struct curl_api, multi_remove_handle)},
 	    {"curl_multi_perform", offsetof(struct curl_api, multi_perform)},
 	    {"curl_multi_poll", offsetof(struct curl_api, multi_poll)},
+	    {"curl_multi_fdset", offsetof(struct curl_api, multi_fdset)},
 	    {"curl_multi_info_read", offsetof(struct curl_api, multi_info_read)},
 	    {"curl_multi_cleanup", offsetof(struct curl_api, multi_cleanup)},
 	    {"curl_slist_append", offsetof(struct curl_api, slist_append)},
@@ -101,7 +110,8 @@ enum { OFF_PUT = 1, OFF_GET = 2, OFF_ALL = OFF_PUT | OFF_GET };
 
 struct ofl_remote {
 	struct curl_api curl;
-	char *base;  /* without a trailing '/' */
+	char *base;  /* without a trailing '/' nor the query */
+	char *query; /* "?..." after each request's path, or "" */
 	char *shown; /* base without its credentials: what messages show */
 	char *netrc; /* or NULL */
 	struct curl_slist *headers;
@@ -128,7 +138,8 @@ static void unlock(CURL *h, curl_lock_data d, void *r)
 	pthread_mutex_unlock(&((struct ofl_remote *)r)->locks[d]);
 }
 
-/* url without the "user:password@" of its authority. */
+/* url without the "user:password@" of its authority (base has no query:
+ * a token there is left out too). */
 static char *without_userinfo(const char *url)
 {
 	const char *scheme = strstr(url, "://");
@@ -140,13 +151,26 @@ static char *without_userinfo(const char *url)
 	return asprintf(&s, "%.*s%s", (int)(host - url), url, at ? at + 1 : host) < 0 ? NULL : s;
 }
 
+/* The remote's URL split: base (no fragment, no query, no trailing '/'),
+ * and its query, which every request's URL ends with. */
+static int split_url(struct ofl_remote *r, const char *url, struct ofl_error *err)
+{
+	size_t n = strcspn(url, "?#");
+	const char *q = url[n] == '?' ? url + n : "";
+	r->base = ofl_strndup(url, n);
+	r->query = ofl_strndup(q, strcspn(q, "#"));
+	if (!r->base || !r->query)
+		return OFL_NOMEM(err);
+	for (n = strlen(r->base); n && r->base[n - 1] == '/'; n--)
+		r->base[n - 1] = '\0';
+	return 0;
+}
+
 static int remote_setup(struct ofl_remote *r, const struct ofl_cache_opts *o, struct ofl_error *err)
 {
 	const char *h = o->remote_header;
-	if (!(r->base = ofl_strdup(o->remote)))
-		return OFL_NOMEM(err);
-	for (size_t n = strlen(r->base); n && r->base[n - 1] == '/'; n--)
-		r->base[n - 1] = '\0';
+	if (split_url(r, o->remote, err))
+		return OFL_ENOMEM;
 	if (!(r->shown = without_userinfo(r->base)) ||
 	    (o->remote_netrc && !(r->netrc = ofl_strdup(o->remote_netrc))))
 		return OFL_NOMEM(err);
@@ -179,6 +203,7 @@ int ofl_remote_open(struct ofl_remote **out, const struct ofl_cache_opts *o, con
 	int rc = remote_setup(r, o, err);
 	if (rc) {
 		free(r->base);
+		free(r->query);
 		free(r->shown);
 		free(r->netrc);
 		free(r);
@@ -213,6 +238,7 @@ void ofl_remote_close(struct ofl_remote *r)
 	r->curl.global_cleanup();
 	dlclose(r->curl.so);
 	free(r->base);
+	free(r->query);
 	free(r->shown);
 	free(r->netrc);
 	free(r);
@@ -265,7 +291,7 @@ static CURL *request(const struct ofl_remote *r, const char *url)
 		return NULL;
 	r->curl.easy_setopt(h, CURLOPT_URL, url);
 	r->curl.easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-	r->curl.easy_setopt(h, CURLOPT_TIMEOUT_MS, r->timeout_ms);
+	/* no CURLOPT_TIMEOUT: perform ends a transfer that stalls */
 	r->curl.easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, r->timeout_ms);
 	r->curl.easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
 	r->curl.easy_setopt(h, CURLOPT_SHARE, r->share);
@@ -278,24 +304,68 @@ static CURL *request(const struct ofl_remote *r, const char *url)
 	return h;
 }
 
+static int64_t now_ms(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+/* True while bytes move: the bytes that left for the remote (libcurl's
+ * count of those sent less what the kernel still holds unacknowledged, so
+ * that an upload into a large socket buffer is not done before the
+ * network carried it) or came from it changed within the timeout.
+ * Waiting for an answer counts as a stall too. */
+static bool moving(const struct ofl_remote *r, CURLM *m, CURL *h, curl_off_t *seen, int64_t *since)
+{
+	curl_off_t up = 0, down = 0;
+	r->curl.easy_getinfo(h, CURLINFO_SIZE_UPLOAD_T, &up);
+	r->curl.easy_getinfo(h, CURLINFO_SIZE_DOWNLOAD_T, &down);
+	/* the transfer's sockets: those its multi handle waits on */
+	fd_set rd, wr, ex;
+	int max = -1;
+	FD_ZERO(&rd);
+	FD_ZERO(&wr);
+	FD_ZERO(&ex);
+	r->curl.multi_fdset(m, &rd, &wr, &ex, &max);
+	for (int fd = 0; fd <= max; fd++) {
+		int queued = 0;
+		if ((FD_ISSET(fd, &rd) || FD_ISSET(fd, &wr)) && !ioctl(fd, SIOCOUTQ, &queued))
+			up -= queued;
+	}
+	int64_t t = now_ms();
+	if (up + down != *seen) {
+		*seen = up + down;
+		*since = t;
+	}
+	return t - *since < r->timeout_ms;
+}
+
 /* curl_easy_perform, ended at once when the link is cancelled (libcurl's
  * own loop looks at a progress callback once a second when the remote is
- * silent). */
+ * silent) or when no byte moved for the timeout. */
 static CURLcode perform(const struct ofl_remote *r, CURL *h)
 {
 	CURLM *m = r->curl.multi_init();
 	CURLcode rc = CURLE_OUT_OF_MEMORY;
 	int running = 1, left;
+	curl_off_t seen = 0;
+	int64_t since = now_ms();
 	if (!m || r->curl.multi_add_handle(m, h) != CURLM_OK) {
 		if (m)
 			r->curl.multi_cleanup(m);
 		return rc;
 	}
-	while (running && !stopped(r) && r->curl.multi_perform(m, &running) == CURLM_OK &&
+	bool stalled = false;
+	while (running && !stopped(r) && !(stalled = !moving(r, m, h, &seen, &since)) &&
+	       r->curl.multi_perform(m, &running) == CURLM_OK &&
 	       (!running || r->curl.multi_poll(m, NULL, 0, POLL_MS, NULL) == CURLM_OK))
 		;
-	/* still running: cancelled, or libcurl out of memory */
-	rc = !running ? CURLE_OK : stopped(r) ? CURLE_ABORTED_BY_CALLBACK : CURLE_OUT_OF_MEMORY;
+	/* still running: cancelled, stalled, or libcurl out of memory */
+	rc = !running     ? CURLE_OK
+	     : stalled    ? CURLE_OPERATION_TIMEDOUT
+	     : stopped(r) ? CURLE_ABORTED_BY_CALLBACK
+	                  : CURLE_OUT_OF_MEMORY;
 	for (CURLMsg *msg; !running && (msg = r->curl.multi_info_read(m, &left));)
 		if (msg->msg == CURLMSG_DONE)
 			rc = msg->data.result;
@@ -342,14 +412,14 @@ static size_t on_read(char *p, size_t size, size_t n, void *ctx)
 	return k;
 }
 
-/* PUT p to url: 0; OFF_PUT refused (an HTTP status); OFF_ALL failed
- * (why in *why). */
+/* PUT p to url: 0; OFF_PUT refused or failed (why in *why): an upload
+ * that fails says nothing of reads. */
 static int put(struct ofl_remote *r, const char *url, const uint8_t *p, size_t n, const char **why)
 {
 	struct source s = {p, n};
 	CURL *h = request(r, url);
 	if (!h)
-		return *why = "libcurl cannot start a request", OFF_ALL;
+		return *why = "libcurl cannot start a request", OFF_PUT;
 	r->curl.easy_setopt(h, CURLOPT_UPLOAD, 1L);
 	r->curl.easy_setopt(h, CURLOPT_READFUNCTION, on_read);
 	r->curl.easy_setopt(h, CURLOPT_READDATA, &s);
@@ -359,7 +429,7 @@ static int put(struct ofl_remote *r, const char *url, const uint8_t *p, size_t n
 	r->curl.easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
 	r->curl.easy_cleanup(h);
 	if (rc != CURLE_OK)
-		return *why = r->curl.easy_strerror(rc), OFF_ALL;
+		return *why = r->curl.easy_strerror(rc), OFF_PUT;
 	return status >= 200 && status < 300 ? 0 : (*why = "the upload was refused", OFF_PUT);
 }
 
@@ -487,7 +557,7 @@ static int get_blob(struct ofl_remote *r, const char *hash, uint64_t size, struc
 {
 	char *url = NULL;
 	size_t start = out->len;
-	if (size > MAX_BLOB || asprintf(&url, "%s/cas/%s", r->base, hash) < 0)
+	if (size > MAX_BLOB || asprintf(&url, "%s/cas/%s%s", r->base, hash, r->query) < 0)
 		return *why = "an entry larger than an image can be", -1;
 	/* absent (0): an action naming bytes the store lost, a miss */
 	int rc = get(r, url, out, size, why);
@@ -511,7 +581,7 @@ int ofl_remote_get(struct ofl_remote *r, const uint8_t key[OFL_CACHE_KEY_SIZE], 
 	struct ofl_buf ac = OFL_BUF_INIT;
 	uint64_t size = 0;
 	ofl_hex(key, OFL_CACHE_KEY_SIZE, hex);
-	if (asprintf(&url, "%s/ac/%s", r->base, hex) < 0)
+	if (asprintf(&url, "%s/ac/%s%s", r->base, hex, r->query) < 0)
 		return 0;
 	int rc = get(r, url, &ac, MAX_ACTION, &why);
 	free(url);
@@ -541,12 +611,12 @@ void ofl_remote_put(struct ofl_remote *r, const uint8_t key[OFL_CACHE_KEY_SIZE],
 	sha256_hex(data, n, hash);
 	ofl_hex(key, OFL_CACHE_KEY_SIZE, hex);
 	/* the bytes first: an action never names bytes the store lacks */
-	if (asprintf(&cas, "%s/cas/%s", r->base, hash) < 0)
+	if (asprintf(&cas, "%s/cas/%s%s", r->base, hash, r->query) < 0)
 		cas = NULL;
-	if (asprintf(&ac, "%s/ac/%s", r->base, hex) < 0)
+	if (asprintf(&ac, "%s/ac/%s%s", r->base, hex, r->query) < 0)
 		ac = NULL;
 	int rc =
-	    !cas || !ac || action_result(hash, n, &action) ? OFF_ALL : put(r, cas, data, n, &why);
+	    !cas || !ac || action_result(hash, n, &action) ? OFF_PUT : put(r, cas, data, n, &why);
 	if (!rc)
 		rc = put(r, ac, action.data, action.len, &why);
 	if (rc)

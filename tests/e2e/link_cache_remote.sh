@@ -9,7 +9,10 @@
 #    nginx's auth_basic, and the password is in no message nor --explain;
 #  - SIGTERM ends ld.offlink at once while the remote is silent, whatever
 #    its timeout, and it dies of the signal;
-#  - a remote that refuses uploads is still read for the rest of the link.
+#  - a remote that refuses uploads is still read for the rest of the link;
+#  - a slow network uploads a 4 MB image (the timeout is for connecting and
+#    stalls, not whole transfers); the URL's query (a token) is kept on
+#    every request and shown in no message.
 source "$OFL_SRC/tests/lib.sh"
 need "$LLVM22/clang" nginx openssl python3 curl cmp base64
 counted_omp_program
@@ -167,6 +170,100 @@ else
 fi
 kill $NGINX
 wait $NGINX 2>/dev/null || true
+
+# ---- a slow network: a 4 MB image uploads at 1 MB/s --------------------------
+# The timeout bounds connecting and stalls, not a whole transfer (once, a
+# 2 s limit on each request kept a 4 MB image from ever uploading, each
+# miss waited 2 s, and the failed upload turned reads off too).
+cat >slow.py <<'EOF'
+# A remote cache behind a slow network: it reads uploads at 1 MB/s from a
+# small socket buffer (so that the sender's bytes wait on its side, as on
+# a slow link) and keeps them in memory.
+import http.server, socket, sys, time
+store = {}
+class H(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    def log_message(self, *a):
+        pass
+    def do_GET(self):
+        body = store.get(self.path)
+        self.send_response(200 if body is not None else 404)
+        self.send_header("Content-Length", str(len(body or b"")))
+        self.end_headers()
+        self.wfile.write(body or b"")
+    def do_PUT(self):
+        left, parts = int(self.headers["Content-Length"]), []
+        while left:
+            b = self.rfile.read(min(left, 100000))
+            parts.append(b)
+            left -= len(b)
+            time.sleep(0.1)
+        store[self.path] = b"".join(parts)
+        with open("slow.log", "a") as f:
+            print("PUT", self.path, len(store[self.path]), file=f)
+        self.send_response(200)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+class S(http.server.ThreadingHTTPServer):
+    def server_bind(self):
+        self.socket.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 65536)
+        super().server_bind()
+s = S(("127.0.0.1", int(sys.argv[1])), H)
+open("slow.ready", "w").close()
+s.serve_forever()
+EOF
+# a 4 MB device image: a table the device code keeps
+cat >big.c <<'EOF'
+#pragma omp declare target
+__attribute__((used)) static const unsigned char big[4 << 20] = {[0 ...(4 << 20) - 1] = 7};
+#pragma omp end declare target
+int main(void)
+{
+	int s = 0;
+#pragma omp target map(from : s)
+	s = 1;
+	return !s;
+}
+EOF
+"$LLVM22/clang" -fopenmp -fopenmp-targets=x86_64-pc-linux-gnu -c big.c -o big.o || fail "compile big.c"
+port=$(free_port)
+python3 slow.py "$port" &
+SLOW=$!
+wait_file slow.ready
+# blink OUT: big.o linked with the remote, its URL carrying a token
+blink() {
+	rm -f ran
+	OFFLINK_CACHE_DIR=$PWD/local-$1 OFFLINK_CACHE_REMOTE="http://127.0.0.1:$port/c?token=tok-$$" \
+		"$LLVM22/clang" -fopenmp -fuse-ld=offlink -B"$OFL_BUILD/bin" big.o -L$RT \
+		-Wl,--device-launcher="$PWD/launch" -Wl,--explain="$PWD/$1.explain" -o "$1" 2>"$1.err" ||
+		{ cat "$1.err"; fail "link $1"; }
+}
+blink slow1
+[ "$(ran)" = 1 ] && [ ! -s slow1.err ] || { cat slow1.err; fail "the slow upload was given up"; }
+grep -Eq "^PUT /c/cas/[0-9a-f]{64}\?token=tok-$$ [0-9]{7}" slow.log ||
+	{ cat slow.log; fail "the image was not uploaded, or not with the URL's query"; }
+blink slow2
+[ "$(ran)" = 0 ] && grep -q 'cache hit (remote)' slow2.explain || { cat slow2.err; fail "no remote hit"; }
+cmp slow1 slow2 || fail "the program linked from the remote differs"
+kill $SLOW
+wait $SLOW 2>/dev/null || true
+# a stall when read: said once, without the URL's query
+python3 -c '
+import socket, sys, time
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(8)
+open("stall.ready", "w").close()
+kept = [s.accept()[0] for _ in range(4)]
+time.sleep(60)
+' "$port" &
+STALL=$!
+wait_file stall.ready
+OFFLINK_CACHE_REMOTE_TIMEOUT_MS=300 blink stall
+grep -q "remote cache http://127.0.0.1:$port/c: GET: Timeout was reached; not used" stall.err ||
+	{ cat stall.err; fail "a stalled read"; }
+! grep -q "tok-$$" stall.err stall.explain || fail "the URL's query was shown"
+kill $STALL
+wait $STALL 2>/dev/null || true
 
 # ---- SIGTERM while the remote is silent: ld.offlink ends at once -------------
 port=$(free_port)
