@@ -130,18 +130,29 @@ static char *fuse_ld_of(const char *path)
 	return value;
 }
 
+/* The config file among files[0..n) and then extra (NULL: none) whose
+ * -fuse-ld= clang takes (the last), its value in *value; NULL when none
+ * has one. */
+static const char *last_fuse_ld(const struct ofl_argv *files, const char *extra, char **value)
+{
+	const char *from = NULL;
+	for (size_t i = 0; i <= files->n; i++) {
+		const char *f = i < files->n ? files->v[i] : extra;
+		char *v = f ? fuse_ld_of(f) : NULL;
+		if (v) {
+			free(*value);
+			*value = v;
+			from = f;
+		}
+	}
+	return from;
+}
+
 /* files[0..n) hold -fuse-ld=offlink last. */
 static bool links_through_offlink(const struct ofl_argv *files)
 {
 	char *last = NULL;
-	for (size_t i = 0; i < files->n; i++) {
-		char *v = fuse_ld_of(files->v[i]);
-		if (v) {
-			free(last);
-			last = v;
-		}
-	}
-	bool yes = last && !strcmp(last, "offlink");
+	bool yes = last_fuse_ld(files, NULL, &last) && !strcmp(last, "offlink");
 	free(last);
 	return yes;
 }
@@ -266,16 +277,15 @@ static enum step plan(const struct clang *c, const char *mode, const char *path,
 {
 	struct ofl_argv files = OFL_ARGV_INIT;
 	enum step s = REFUSED;
-	if (reads(c, mode, &files))
-		s = REFUSED;
-	else if (!files.n)
+	int rc = reads(c, mode, &files); /* an error: said */
+	if (!rc && !files.n)
 		s = WRITE;
-	else if (!strcmp(files.v[0], path) && first_line_is(path, mark))
+	else if (!rc && !strcmp(files.v[0], path) && first_line_is(path, mark))
 		s = holds(path, text) ? SAME : WRITE;
-	else if (!strcmp(files.v[0], path))
+	else if (!rc && !strcmp(files.v[0], path))
 		error("%s is not offlink's, and %s reads it alone: add these lines to it", path,
 		      mode);
-	else
+	else if (!rc)
 		error("%s reads %s%s%s: with offlink's %s it would read that one alone; add these "
 		      "lines to %s instead",
 		      mode, files.v[0], files.n > 1 ? " and " : "", files.n > 1 ? files.v[1] : "",
@@ -539,16 +549,7 @@ int cmd_config_file(int argc, char **argv)
 static const char *fuse_ld_source(const struct ofl_driver *d, const struct ofl_argv *files,
                                   const char *config, char **value)
 {
-	const char *from = NULL;
-	for (size_t i = 0; i <= files->n; i++) {
-		const char *f = i < files->n ? files->v[i] : config;
-		char *v = f ? fuse_ld_of(f) : NULL;
-		if (v) {
-			free(*value);
-			*value = v;
-			from = f;
-		}
-	}
+	const char *from = last_fuse_ld(files, config, value);
 	for (size_t i = 1; i < d->argv.n; i++)
 		if (!strncmp(d->argv.v[i], "-fuse-ld=", 9)) {
 			free(*value);
