@@ -22,6 +22,7 @@
 #include "diag.h"
 #include "offlink/driver.h"
 #include "offlink/proc.h"
+#include "opts.h"
 
 extern char **environ;
 
@@ -474,6 +475,10 @@ static int each_clang(int argc, char **argv, int (*fn)(const struct clang *, voi
 {
 	if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")))
 		return usage(argv[0], stdout);
+	if (argc > 1 && !strcmp(argv[1], "--version")) {
+		print_version(NULL);
+		return 0;
+	}
 	struct clang *v;
 	size_t n;
 	int rc = clangs(argc, argv, &v, &n), failed = 0;
