@@ -372,6 +372,8 @@ int link_job_run(struct link_job *j)
 {
 	struct ofl_error err = OFL_ERROR_INIT;
 	struct ofl_link *l = NULL;
+	if (j->explain)
+		explain_flag_origin(j->explain);
 	double t0 = now_ms();
 	if (linker_chain(j))
 		return 1;

@@ -92,6 +92,21 @@ static int unknown_argument(const char *arg)
 	             arg);
 }
 
+int offlink_home(char *bin, char *prefix)
+{
+	if (!realpath("/proc/self/exe", bin))
+		return error("cannot find where offlink is installed: %s", strerror(errno));
+	*strrchr(bin, '/') = '\0';
+	/* the build tree has the installed layout */
+	snprintf(prefix, PATH_MAX, "%.*s", (int)(strrchr(bin, '/') - bin), bin);
+	return 0;
+}
+
+void print_clang_flags(FILE *f, const char *bin, const char *prefix, const char *sep)
+{
+	fprintf(f, "-B%s%s-B%s/libexec/offlink/compat%s-fuse-ld=offlink\n", bin, sep, prefix, sep);
+}
+
 int cmd_ldflags(int argc, char **argv)
 {
 	const char *cc = "clang", *linker = "bfd";
@@ -108,12 +123,9 @@ int cmd_ldflags(int argc, char **argv)
 		else if (strcmp(argv[i], "--ldflags"))
 			return unknown_argument(argv[i]);
 	}
-	char bin[PATH_MAX];
-	if (!realpath("/proc/self/exe", bin))
-		return error("cannot find where offlink is installed: %s", strerror(errno));
-	*strrchr(bin, '/') = '\0';
-	char prefix[PATH_MAX];
-	snprintf(prefix, sizeof(prefix), "%.*s", (int)(strrchr(bin, '/') - bin), bin);
+	char bin[PATH_MAX], prefix[PATH_MAX];
+	if (offlink_home(bin, prefix))
+		return 1;
 	if (plugin && compat)
 		return error("--ldflags: --plugin and --compat are two ways to link; choose one");
 	if (plugin)
@@ -126,12 +138,11 @@ int cmd_ldflags(int argc, char **argv)
 		return error("--ldflags --compat: only clang runs clang-linker-wrapper; gcc links "
 		             "through ld.offlink (offlink --ldflags --cc=%s)",
 		             cc);
-	/* the build tree has the installed layout */
 	if (compat)
 		printf("-B%s/libexec/offlink/compat\n", prefix);
 	else if (k == CC_GCC)
 		printf("-B%s/libexec/offlink/gcc/\n", prefix);
 	else
-		printf("-B%s -B%s/libexec/offlink/compat -fuse-ld=offlink\n", bin, prefix);
+		print_clang_flags(stdout, bin, prefix, " ");
 	return 0;
 }

@@ -1,13 +1,17 @@
 /* offlink package, and the clang-offload-packager / llvm-offload-binary
  * personalities (docs/formats.md §5.8).  The LLVM version whose behaviour a
  * personality follows: a "-19"/"-22" suffix of the name it is invoked under,
- * else $OFFLINK_LLVM_VERSION, else 22. */
+ * else $OFFLINK_LLVM_VERSION, else that of the clang that runs it (clang 19
+ * to 21 compiles through -B<compat> run clang-offload-packager, which LLVM 22
+ * deprecates with a warning those releases never print), else 22. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "commands.h"
 #include "diag.h"
+#include "offlink/driver.h"
 #include "offlink/io.h"
 #include "offlink/packager.h"
 #include "opts.h"
@@ -264,7 +268,13 @@ static enum ofl_llvm_version version_of_name(const char *argv0)
 		return OFL_LLVM_19;
 	if (dash && !strcmp(dash, "-22"))
 		return OFL_LLVM_22;
-	return env && !strcmp(env, "19") ? OFL_LLVM_19 : OFL_LLVM_22;
+	if (env && *env)
+		return !strcmp(env, "19") ? OFL_LLVM_19 : OFL_LLVM_22;
+	struct ofl_driver d;
+	struct ofl_error err = OFL_ERROR_INIT;
+	unsigned llvm = ofl_driver_read(getppid(), &d, &err) ? 0 : d.llvm;
+	ofl_driver_release(&d);
+	return llvm && llvm < 22 ? OFL_LLVM_19 : OFL_LLVM_22;
 }
 
 int cmd_llvm_packager(int argc, char **argv)

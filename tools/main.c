@@ -26,6 +26,9 @@ static const struct subcommand subcommands[] = {
     {"wrap", cmd_wrap, "write a host object that registers device images"},
     {"link", cmd_ld_offlink, "link like the system linker, device code included (ld.offlink)"},
     {"cache", cmd_cache, "show, trim or clear the cache of device-link outputs"},
+    {"enable", cmd_enable, "make a clang's links go through offlink (a config file beside it)"},
+    {"disable", cmd_disable, "undo offlink enable (remove the config files it wrote)"},
+    {"status", cmd_status, "the config files each clang reads; does it link through offlink"},
     {NULL, NULL, NULL},
 };
 
@@ -75,22 +78,27 @@ static void usage(FILE *f)
 	    f,
 	    "usage: offlink <command> [options] [args]\n"
 	    "       offlink --ldflags [--cc=COMPILER] [--compat | --plugin [--linker=bfd|gold]]\n"
+	    "       offlink --config-file\n"
 	    "       offlink --help | --version\n\n"
 	    "Link-time offloading toolkit: bundles, OffloadBinaries, wrapped images, and\n"
 	    "links that carry device code.\n\n"
 	    "Commands:\n");
 	for (const struct subcommand *c = subcommands; c->name; c++)
 		fprintf(f, "  %-10s %s\n", c->name, c->summary);
-	fprintf(f, "\nRun 'offlink <command> --help' for the options of a command.\n\n"
-	           "--ldflags prints what to add to a link line to link through offlink, with or\n"
-	           "without offload flags on it (ld.offlink, or offlink's clang-linker-wrapper):\n"
-	           "  --cc=COMPILER  clang (default) or gcc, by name or path (clang-22, g++, "
-	           "/usr/bin/cc)\n"
-	           "  --compat       only offlink's clang-linker-wrapper, for a clang build that\n"
-	           "                 picks its own -fuse-ld and keeps offload flags on every link\n"
-	           "  --plugin       the GNU linker plugin inside ld.bfd (--linker=gold: gold)\n\n"
-	           "Under these names (bin/ld.offlink, links in libexec/offlink/compat/) offlink\n"
-	           "takes that tool's command line:\n");
+	fprintf(f,
+	        "\nRun 'offlink <command> --help' for the options of a command.\n\n"
+	        "--ldflags prints what to add to a link line to link through offlink, with or\n"
+	        "without offload flags on it (ld.offlink, or offlink's clang-linker-wrapper):\n"
+	        "  --cc=COMPILER  clang (default) or gcc, by name or path (clang-22, g++, "
+	        "/usr/bin/cc)\n"
+	        "  --compat       only offlink's clang-linker-wrapper, for a clang build that\n"
+	        "                 picks its own -fuse-ld and keeps offload flags on every link\n"
+	        "  --plugin       the GNU linker plugin inside ld.bfd (--linker=gold: gold)\n"
+	        "--config-file prints the path of a clang config file holding those flags:\n"
+	        "  make CC=\"clang-22 --config=$(offlink --config-file)\" links through offlink\n"
+	        "  with no change to the Makefile, its own LDFLAGS kept\n\n"
+	        "Under these names (bin/ld.offlink, links in libexec/offlink/compat/) offlink\n"
+	        "takes that tool's command line:\n");
 	for (const struct personality *p = personalities; p->name; p++)
 		if (p->summary)
 			fprintf(f, "  %-23s %s\n", p->name, p->summary);
@@ -125,6 +133,8 @@ static int run(const struct personality *p, int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "--ldflags"))
 		return cmd_ldflags(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "--config-file"))
+		return cmd_config_file(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "--version")) {
 		print_version(NULL);
 		return 0;

@@ -29,7 +29,7 @@ V='[0-9]+\.[0-9]+\.[0-9]+'
 for a in --help --version; do
 	[ $a = --help ] && first='^(usage|USAGE|OVERVIEW)' || first="^offlink $V\$"
 	check "offlink $a" "$first" "$OFFLINK" $a
-	for c in bundle unbundle list package inspect wrap cache; do
+	for c in bundle unbundle list package inspect wrap cache enable disable status; do
 		check "offlink $c $a" "$first" "$OFFLINK" $c $a
 	done
 	for p in clang-offload-bundler clang-offload-packager llvm-offload-binary clang-offload-wrapper \

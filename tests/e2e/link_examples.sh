@@ -1,8 +1,11 @@
 # The example projects of docs/examples, built as a user would against the
-# build tree: the Makefile through `offlink --ldflags`, the CMake project
-# through offlink's CMake package (build/lib/cmake/offlink); the pkg-config
-# module (build/lib/pkgconfig) gives the same flags.  Each program must run
-# its kernels on the device and print the expected line.
+# build tree: the Makefile, which has nothing of offlink, through `make
+# CC="clang --config=$(offlink --config-file)"`, the plugin's through its
+# `offlink --ldflags --plugin`, both also with clang-19 and LLVM 19's OpenMP
+# named by OMP_ROOT; the CMake project through offlink's CMake package
+# (build/lib/cmake/offlink); the pkg-config module (build/lib/pkgconfig)
+# gives the same flags.  Each program must run its kernels on the device and
+# print the expected line.
 . "$OFL_SRC/tests/lib.sh"
 : "${OFL_BUILD:?OFL_BUILD must point at the build tree}"
 
@@ -31,13 +34,29 @@ run_check() {
 [ "$(pkg-config --variable=ldflags_gcc offlink)" = "$("$OFFLINK" --ldflags --cc=gcc)" ] ||
 	fail "ldflags_gcc: $(pkg-config --variable=ldflags_gcc offlink)"
 
-# Make: compile and link with -fopenmp-targets and offlink's flags.
+# Make: compile and link with -fopenmp-targets, offlink's flags from its
+# config file.
 cp -r "$EX/make" make
 cp -r "$EX/src" src
-make -C make -s CC="$CLANG" OFFLINK="$OFFLINK" >make.log 2>&1 || { cat make.log; fail "make"; }
+cfg=$("$OFFLINK" --config-file) || fail "offlink --config-file"
+make -C make -s CC="$CLANG --config=$cfg" >make.log 2>&1 || { cat make.log; fail "make"; }
 # offlink's clang-linker-wrapper did the device link: no bypass warning
 [ ! -s make.log ] || { cat make.log; fail "make printed messages"; }
 run_check make/vecadd
+"$OFFLINK" inspect make/vecadd | grep -q 'triple = "x86_64-pc-linux-gnu"' || fail "no image in make/vecadd"
+
+# clang-19, with LLVM 19's OpenMP where scripts/bootstrap unpacks it
+# (OMP_ROOT, as the Makefiles say); the plugin's Makefile too
+need "$LLVM19/clang"
+rt22=$RTLIB
+need_libomp19
+rt19=$RTLIB RTLIB=$rt22
+omp19=${rt19%/lib}
+make -C make -s clean
+make -C make -s CC="$LLVM19/clang --config=$cfg" OMP_ROOT="$omp19" >make.log 2>&1 ||
+	{ cat make.log; fail "make CC=clang-19"; }
+[ ! -s make.log ] || { cat make.log; fail "make CC=clang-19 printed messages"; }
+LD_LIBRARY_PATH=$rt19 run_check make/vecadd
 
 # The plugin: the same Makefile with one LDFLAGS line, ld.bfd loading
 # offlink-plugin.so instead of ld.offlink.
@@ -50,6 +69,10 @@ if [[ "$(ldd "$OFL_BUILD/lib/offlink-plugin.so")" != *libasan* ]]; then
 	run_check plugin/vecadd
 	"$OFFLINK" inspect plugin/vecadd | grep 'triple = "x86_64-pc-linux-gnu"' >/dev/null ||
 		fail "no image from the plugin"
+	make -C plugin -s clean
+	make -C plugin -s CC="$LLVM19/clang" OMP_ROOT="$omp19" OFFLINK="$OFFLINK" >plugin.log 2>&1 ||
+		{ cat plugin.log; fail "make CC=clang-19 (plugin)"; }
+	LD_LIBRARY_PATH=$rt19 run_check plugin/vecadd
 fi
 
 # CMake: the same sources, linked through offlink::link, the build tree as

@@ -112,3 +112,110 @@ OFL_TEST(driver_collect2)
 	CHECK(d.kind == OFL_DRIVER_GCC && d.llvm == 0);
 	ofl_driver_release(&d);
 }
+
+/* clang's default config files, as clang 19 and 22 were seen to read them
+ * (tests/cli/config_enable.sh checks the rule against their own
+ * "Configuration file:" lines): <triple>-<mode>.cfg alone, else <mode>.cfg
+ * then <triple>.cfg; each name from the first folder that has it. */
+static size_t configs(const char *const *dirs, size_t n, const char *mode, struct ofl_argv *v)
+{
+	struct ofl_error err = OFL_ERROR_INIT;
+	ofl_argv_release(v);
+	if (ofl_clang_default_configs(dirs, n, mode, "x86_64-pc-linux-gnu", v, &err))
+		return 99;
+	return v->n;
+}
+
+OFL_TEST(driver_default_config_rule)
+{
+	struct ofl_argv v = OFL_ARGV_INIT;
+	const char *bin[] = {"bin"}, *three[] = {"user", NULL, "bin"};
+	CHECK(!system("mkdir -p bin user"));
+	CHECK_EQ_U(configs(bin, 1, "clang", &v), 0);
+	CHECK(!system("touch bin/x86_64-pc-linux-gnu.cfg bin/clang.cfg"));
+	CHECK_EQ_U(configs(bin, 1, "clang", &v), 2);
+	CHECK_STR(v.v[0], "bin/clang.cfg");
+	CHECK_STR(v.v[1], "bin/x86_64-pc-linux-gnu.cfg");
+	CHECK_EQ_U(configs(bin, 1, "clang++", &v), 1);
+	CHECK_STR(v.v[0], "bin/x86_64-pc-linux-gnu.cfg");
+	/* <triple>-<mode>.cfg: that one alone */
+	CHECK(!system("touch bin/x86_64-pc-linux-gnu-clang++.cfg"));
+	CHECK_EQ_U(configs(bin, 1, "clang++", &v), 1);
+	CHECK_STR(v.v[0], "bin/x86_64-pc-linux-gnu-clang++.cfg");
+	CHECK_EQ_U(configs(bin, 1, "clang", &v), 2);
+	/* the user folder first, name by name; a folder is no config */
+	CHECK(!system("touch user/clang.cfg && mkdir bin/x86_64-pc-linux-gnu-clang.cfg"));
+	CHECK_EQ_U(configs(three, 3, "clang", &v), 2);
+	CHECK_STR(v.v[0], "user/clang.cfg");
+	CHECK_STR(v.v[1], "bin/x86_64-pc-linux-gnu.cfg");
+	ofl_argv_release(&v);
+}
+
+OFL_TEST(driver_mode_and_target)
+{
+	struct ofl_driver d;
+	struct ofl_error err = OFL_ERROR_INIT;
+	struct ofl_argv t = OFL_ARGV_INIT;
+	const char *w[] = {"-m32", "-target", "aarch64-linux-gnu", "-c", NULL};
+	CHECK(!read_as_driver("opt/bin/clang++-22", w, &d));
+	CHECK_STR(ofl_driver_mode(&d), "clang++");
+	CHECK(!ofl_driver_target_args(&d, &t, &err));
+	CHECK_EQ_U(t.n, 2);
+	CHECK_STR(t.v[0], "-m32");
+	CHECK_STR(t.v[1], "--target=aarch64-linux-gnu");
+	ofl_driver_release(&d);
+	ofl_argv_release(&t);
+	/* a target prefix in the name (a link to clang, as installs have
+	 * them); --driver-mode= over the name */
+	const char *g[] = {"--driver-mode=g++", NULL};
+	CHECK(!system("ln -s clang++-22 opt/bin/x86_64-linux-gnu-clang"));
+	CHECK(!read_as_driver("opt/bin/x86_64-linux-gnu-clang", g, &d));
+	CHECK(d.kind == OFL_DRIVER_CLANG);
+	CHECK_STR(ofl_driver_mode(&d), "clang++");
+	CHECK(!ofl_driver_target_args(&d, &t, &err));
+	CHECK_EQ_U(t.n, 1);
+	CHECK_STR(t.v[0], "--target=x86_64-linux-gnu");
+	ofl_driver_release(&d);
+	ofl_argv_release(&t);
+	CHECK(!read_as_driver("opt/bin/clang-cpp-19", NULL, &d));
+	CHECK_STR(ofl_driver_mode(&d), "clang-cpp");
+	CHECK(!ofl_driver_target_args(&d, &t, &err) && t.n == 0);
+	ofl_driver_release(&d);
+	CHECK(!read_as_driver("bin/make", NULL, &d));
+	CHECK(ofl_driver_mode(&d) == NULL);
+	ofl_driver_release(&d);
+}
+
+OFL_TEST(driver_default_configs_read)
+{
+	struct ofl_driver d;
+	struct ofl_error err = OFL_ERROR_INIT;
+	struct ofl_argv v = OFL_ARGV_INIT;
+	const char *none[] = {"--no-default-config", NULL};
+	const char *user[] = {"--config-user-dir=u", NULL};
+	CHECK(!system("mkdir -p usr/lib/llvm-22/bin u && touch usr/lib/llvm-22/bin/clang.cfg "
+	              "u/clang.cfg usr/lib/llvm-22/bin/i386-pc-linux-gnu.cfg"));
+	CHECK(!read_as_driver("usr/lib/llvm-22/bin/clang", NULL, &d));
+	CHECK(!ofl_driver_default_configs(&d, "i386-pc-linux-gnu", false, &v, &err));
+	CHECK_EQ_U(v.n, 2);
+	CHECK(strstr(v.v[0], "/usr/lib/llvm-22/bin/clang.cfg"));
+	CHECK(strstr(v.v[1], "/usr/lib/llvm-22/bin/i386-pc-linux-gnu.cfg"));
+	ofl_argv_release(&v);
+	/* CLANG_NO_DEFAULT_CONFIG, as the front end read it */
+	CHECK(!ofl_driver_default_configs(&d, "i386-pc-linux-gnu", true, &v, &err) && !v.n);
+	ofl_driver_release(&d);
+	CHECK(!read_as_driver("usr/lib/llvm-22/bin/clang", none, &d));
+	CHECK(!ofl_driver_default_configs(&d, "i386-pc-linux-gnu", false, &v, &err) && !v.n);
+	ofl_driver_release(&d);
+	CHECK(!read_as_driver("usr/lib/llvm-22/bin/clang", user, &d));
+	CHECK(!ofl_driver_default_configs(&d, "x86_64-pc-linux-gnu", false, &v, &err));
+	CHECK_EQ_U(v.n, 1);
+	CHECK_STR(v.v[0], "u/clang.cfg");
+	ofl_driver_release(&d);
+	ofl_argv_release(&v);
+	/* clang 15 and older read none */
+	CHECK(!system("mkdir -p usr/lib/llvm-15/bin && touch usr/lib/llvm-15/bin/clang.cfg"));
+	CHECK(!read_as_driver("usr/lib/llvm-15/bin/clang", NULL, &d));
+	CHECK(!ofl_driver_default_configs(&d, "x86_64-pc-linux-gnu", false, &v, &err) && !v.n);
+	ofl_driver_release(&d);
+}

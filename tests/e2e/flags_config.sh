@@ -1,0 +1,152 @@
+#!/usr/bin/env bash
+# Builds that change nothing but the compiler, from an installed prefix:
+# a Makefile with its own LDFLAGS (-lm, for ceil), as real HPC Makefiles
+# have, built with make CC="clang-N --config=$(offlink --config-file)"
+# alone (clang 22 and 19: its link line keeps the offload flags, so
+# offlink's clang-linker-wrapper links), and with plain make CC=clang-N
+# where N is a copy of clang that offlink enable was run on (a link line
+# with -fopenmp only: ld.offlink links, and the device links, given that
+# enabled clang, read no config: --no-default-config).  Each: offlink did
+# the one device link (the launcher's log), one host link with the
+# Makefile's -lm, -Werror compiles and the link print nothing, the program
+# runs its kernels on the device.  make LDFLAGS="$(offlink --ldflags)"
+# loses the Makefile's -lm: that way fails.  CMake: CC="clang-22
+# --config=...", CMAKE_C_FLAGS, and a toolchain file setting
+# CMAKE_C_FLAGS_INIT, as docs/integration.md says.
+source "$OFL_SRC/tests/lib.sh"
+: "${OFL_BUILD:?}"
+need make cmake ninja "$LLVM22/clang" "$LLVM19/clang"
+[ -e /usr/lib/llvm-22/lib/libomptarget.so ] ||
+	{ [ -n "${CI:-}${OFL_REQUIRE_TOOLS:-}" ] && fail "libomptarget 22 missing"; skip "libomptarget 22 missing (run scripts/bootstrap)"; }
+need_libomp19
+
+installed_prefix
+cfg=$("$P/bin/offlink" --config-file) || fail "offlink --config-file"
+[ "$cfg" = "$P/share/offlink/offlink.cfg" ] || fail "--config-file: $cfg"
+[ "$(grep -v '^#' "$cfg" | tr '\n' ' ' | sed 's/ $//')" = "$("$P/bin/offlink" --ldflags)" ] ||
+	{ cat "$cfg"; fail "offlink.cfg does not hold offlink --ldflags's flags"; }
+
+cp "$OFL_SRC/docs/examples/src/kern.c" .
+cat >main.c <<'EOF'
+#include <math.h>
+#include <stdio.h>
+
+void vec_add(int n, const int *a, const int *b, int *c);
+int runs_on_device(void);
+
+int main(int argc, char **argv)
+{
+	enum { N = 1000 };
+	static int a[N], b[N], c[N];
+	(void)argv;
+	for (int i = 0; i < N; i++) {
+		a[i] = i;
+		b[i] = 2 * i;
+	}
+	vec_add(N, a, b, c);
+	long sum = 0;
+	for (int i = 0; i < N; i++)
+		sum += c[i];
+	printf("vec_add: sum %ld on the %s, ceil %g\n", sum, runs_on_device() ? "device" : "host",
+	       ceil(argc + 0.5));
+	return 0;
+}
+EOF
+echo "vec_add: sum 1498500 on the device, ceil 2" >expected
+cat >Makefile <<'EOF'
+# a Makefile of its own, nothing of offlink in it
+CFLAGS = -O2 -Wall -Werror -fopenmp -fopenmp-targets=x86_64-pc-linux-gnu $(OMP_CFLAGS)
+LDFLAGS = -lm -L$(RTLIB)
+LINKFLAGS = $(CFLAGS)
+
+prog: main.o kern.o
+	$(CC) $(LINKFLAGS) $(LDFLAGS) $^ -o $@
+EOF
+
+# counts WHAT: one device link and one host link (the program's, with the
+# Makefile's -lm) since the logs were cleared, and the program runs
+counts() {
+	[ "$(wc -l <device-links)" -eq 1 ] || { cat device-links; fail "$1: not one device link by offlink"; }
+	[ "$(wc -l <host-links)" -eq 1 ] || { cat host-links; fail "$1: not one host link"; }
+	grep -q -- "-lm .*-o prog \|-o prog .*-lm " host-links || { cat host-links; fail "$1: the Makefile's -lm is lost"; }
+	LD_LIBRARY_PATH=$RTLIB ./prog >run.out 2>run.err || { cat run.err; fail "$1: prog exited with $?"; }
+	diff -u expected run.out || fail "$1: prog printed the wrong line"
+}
+
+# build WHAT MAKE-ARGS...: a clean make, quiet, then counts
+build() {
+	local what=$1
+	shift
+	rm -f ./*.o prog device-links host-links
+	make "$@" RTLIB="$RTLIB" OMP_CFLAGS="$OMP_CFLAGS" >make.out 2>make.err ||
+		{ cat make.out make.err; fail "$what: make"; }
+	[ ! -s make.err ] || { cat make.err; fail "$what: the build printed messages"; }
+	counts "$what"
+}
+
+for v in 22 19; do
+	RTLIB=/usr/lib/llvm-22/lib OMP_CFLAGS=
+	if [ $v = 19 ]; then
+		RTLIB=${OFL_LIBOMP19:-/opt/offlink-deps/libomp19/usr/lib/llvm-19/lib}
+		OMP_CFLAGS="-isystem $RTLIB/clang/19/include"
+	fi
+	clang=$(eval echo "\$LLVM$v")/clang
+	build "$v CC=--config" CC="$clang --config=$cfg"
+	grep -q -- "--config=$cfg .*-fopenmp-targets=.* -lm .*-o prog" make.out || { cat make.out; fail "$v: the link line"; }
+
+	# a copy of clang with offlink enable run on it: the Makefile as it is
+	mkdir -p "c$v/bin"
+	cp -L "$clang" "c$v/bin/clang"
+	ln -sf "$(dirname "$(dirname "$clang")")/lib" "c$v/lib"
+	ln -sf clang "c$v/bin/clang-$v"
+	"$P/bin/offlink" enable "$PWD/c$v/bin/clang" >enable.out || fail "$v: enable"
+	build "$v enabled" CC="$PWD/c$v/bin/clang-$v" LINKFLAGS="-O2 -fopenmp -Wl,--device-compiler=$PWD/c$v/bin/clang"
+	grep -q "^$PWD/c$v/bin/clang --no-default-config " device-links ||
+		{ cat device-links; fail "$v enabled: the device link did not run the enabled clang with --no-default-config"; }
+	"$P/bin/offlink" disable "$PWD/c$v/bin/clang" >/dev/null || fail "$v: disable"
+done
+
+# the way the docs gave before: the Makefile's LDFLAGS replaced, ceil lost
+RTLIB=/usr/lib/llvm-22/lib OMP_CFLAGS=
+rm -f ./*.o prog
+make CC="$LLVM22/clang" LDFLAGS="$("$P/bin/offlink" --ldflags)" >make.out 2>make.err &&
+	fail "make LDFLAGS=... kept the Makefile's -lm?"
+grep -q "undefined reference to .*ceil" make.err || { cat make.err; fail "make LDFLAGS=...: not the ceil error"; }
+
+# CMake: a project of its own, its link options with -lm
+mkdir cm
+cp main.c kern.c cm/
+cat >cm/CMakeLists.txt <<EOF
+cmake_minimum_required(VERSION 3.20)
+project(p C)
+add_executable(prog main.c kern.c)
+target_compile_options(prog PRIVATE -Wall -Werror -fopenmp -fopenmp-targets=x86_64-pc-linux-gnu)
+target_link_options(prog PRIVATE -fopenmp -fopenmp-targets=x86_64-pc-linux-gnu -L$RTLIB)
+target_link_libraries(prog PRIVATE m)
+EOF
+cat >toolchain.cmake <<'EOF'
+execute_process(COMMAND offlink --config-file OUTPUT_VARIABLE OFFLINK_CONFIG
+                OUTPUT_STRIP_TRAILING_WHITESPACE COMMAND_ERROR_IS_FATAL ANY)
+set(CMAKE_C_COMPILER clang-22)
+set(CMAKE_C_FLAGS_INIT "--config=${OFFLINK_CONFIG}")
+set(CMAKE_CXX_FLAGS_INIT "--config=${OFFLINK_CONFIG}")
+EOF
+# cmake_build WHAT GENERATOR [CMAKE-ARGS...]: configure, build, counts (the
+# build's links only)
+cmake_build() {
+	local what=$1 g=$2 b=cm/build
+	shift 2
+	rm -rf "$b" prog
+	cmake -S cm -B "$b" -G "$g" "$@" >cmake.log 2>&1 || { cat cmake.log; fail "$what: configure"; }
+	# (CMake's compiler checks linked through ld.offlink too)
+	rm -f device-links host-links
+	cmake --build "$b" --verbose >build.out 2>build.err || { cat build.out build.err; fail "$what: build"; }
+	[ ! -s build.err ] || { cat build.err; fail "$what: the build printed messages"; }
+	cp "$b/prog" prog
+	counts "$what"
+}
+CC="$LLVM22/clang --config=$cfg" cmake_build "CC=--config, Ninja" Ninja
+CC="$LLVM22/clang --config=$cfg" cmake_build "CC=--config, Make" "Unix Makefiles"
+cmake_build "CMAKE_C_FLAGS" Ninja -DCMAKE_C_COMPILER="$LLVM22/clang" -DCMAKE_C_FLAGS="--config=$cfg"
+PATH=$P/bin:$PATH cmake_build "toolchain file" Ninja -DCMAKE_TOOLCHAIN_FILE="$PWD/toolchain.cmake"
+echo ok
