@@ -304,9 +304,10 @@ static size_t kind_groups(struct ofl_link *l, enum ofl_wrap_kind kind, bool lega
 /* OpenMP: each linked image re-packed as an OffloadBinary (triple, arch;
  * the arch is empty for CPU targets, as the linker wrapper writes it; an
  * object, also the empty image of a dry run, or bitcode, as LLVM marks
- * it). */
-static int pack_openmp(struct ofl_link *l, const struct link_group *g, struct ofl_buf *out,
-                       struct ofl_wrap_image *img, struct ofl_error *err)
+ * it), of the version the LLVM that made the code writes (23: 2); the
+ * descriptor points at its entry 0's image. */
+static int pack_openmp(const struct link_group *g, struct ofl_buf *out, struct ofl_wrap_image *img,
+                       struct ofl_error *err)
 {
 	const char *k[2] = {"triple", "arch"};
 	bool cpu = !strcmp(g->arch, "generic") || !*g->arch;
@@ -319,23 +320,23 @@ static int pack_openmp(struct ofl_link *l, const struct link_group *g, struct of
 	                                 : OFL_IMG_NONE,
 	                            OFL_OFK_OPENMP,
 	                            0,
-	                            g->linked.data,
+	                            g->linked.data ? g->linked.data : (const uint8_t *)"",
 	                            g->linked.size,
 	                            2,
 	                            k,
 	                            v};
-	struct ofl_obin b = OFL_OBIN_INIT;
-	int rc = ofl_obin_write(&oi, out, err);
+	struct ofl_obin_set b = OFL_OBIN_SET_INIT;
+	uint64_t total;
+	int rc = g->llvm >= 23 ? ofl_obin_write_v2(&oi, 1, out, &total, err)
+	                       : ofl_obin_write(&oi, out, err);
 	if (!rc)
-		rc = ofl_obin_parse(out->data, out->len, &b, err);
-	if (!rc)
-		*img = (struct ofl_wrap_image){out->data,
-		                               out->len,
-		                               (uint64_t)(b.image - out->data),
-		                               (uint64_t)(b.image - out->data) + b.image_size,
-		                               g->arch,
-		                               NULL};
-	ofl_obin_release(&b);
+		rc = ofl_obin_parse_set(out->data, out->len, &b, err);
+	if (!rc) {
+		uint64_t at = (uint64_t)(b.entries[0].image - out->data);
+		*img = (struct ofl_wrap_image){
+		    out->data, out->len, at, at + b.entries[0].image_size, g->arch, NULL};
+	}
+	ofl_obin_set_release(&b);
 	return rc;
 }
 
@@ -413,7 +414,7 @@ static int prepare_images(struct ofl_link *l, enum ofl_wrap_kind kind, const siz
 	int rc = 0;
 	*nimgs = kind == OFL_WRAP_OPENMP ? n : 1;
 	for (size_t i = 0; !rc && kind == OFL_WRAP_OPENMP && i < n; i++)
-		rc = pack_openmp(l, &l->groups[order[i]], &packed[i], &imgs[i], err);
+		rc = pack_openmp(&l->groups[order[i]], &packed[i], &imgs[i], err);
 	if (!rc && kind != OFL_WRAP_OPENMP &&
 	    !(rc = build_fatbin(l, kind, false, order, n, llvm, &packed[0], err)))
 		imgs[0] = (struct ofl_wrap_image){packed[0].data, packed[0].len, 0,

@@ -27,6 +27,7 @@ struct input {
 	char *spec;            /* owned copy of --image's value that the strings point into */
 	struct ofl_buf packed; /* --pack: the OffloadBinary made for it */
 	uint16_t image_kind;   /* an OffloadBinary's image kind, else OFL_IMG_NONE */
+	struct ofl_obin bin;   /* an OffloadBinary's first entry; arch points into it */
 };
 
 /* How `offlink wrap` makes a CUDA/HIP fat binary from device images. */
@@ -121,7 +122,8 @@ static int split_image_spec(char *s, struct input *out)
 /* --image=file=PATH[,triple=T][,arch=A]: a raw image with its metadata. */
 static int parse_image_spec(struct wrap_job *j, const char *spec)
 {
-	struct input tmp = {OFL_FILE_INIT, NULL, NULL, NULL, strdup(spec), OFL_BUF_INIT, 0};
+	struct input tmp = {OFL_FILE_INIT, NULL,         NULL, NULL,
+	                    strdup(spec),  OFL_BUF_INIT, 0,    OFL_OBIN_INIT};
 	if (!tmp.spec)
 		return error("out of memory");
 	struct input *in = split_image_spec(tmp.spec, &tmp) ? NULL : add_input(j, tmp.path);
@@ -135,22 +137,33 @@ static int parse_image_spec(struct wrap_job *j, const char *spec)
 	return 0;
 }
 
-/* An OffloadBinary input: embedded whole, ImageStart past its header (as
- * llvm-offload-wrapper does); its arch string serves the AMD flavour. */
+/* An OffloadBinary input (version 1, or 2 as LLVM 23 writes it): embedded
+ * whole, ImageStart at the image of its first entry, found from the
+ * header's entries offset (as llvm-offload-wrapper does); its arch string
+ * serves the AMD flavour. */
 static int obin_input(struct input *in, struct ofl_wrap_image *img)
 {
 	struct ofl_error err = OFL_ERROR_INIT;
-	struct ofl_obin b = OFL_OBIN_INIT;
-	if (ofl_obin_parse(in->file.data, in->file.size, &b, &err)) {
+	struct ofl_obin_set s;
+	struct ofl_obin *b = &in->bin;
+	if (ofl_obin_parse_set(in->file.data, in->file.size, &s, &err) == 0) {
+		if (s.inflated || !s.nentries)
+			ofl_error_set(&err, OFL_EUNSUPPORTED, NULL, 0,
+			              "offload binary: %s: no image to register in place",
+			              s.inflated ? "compressed" : "no entry");
+		else
+			ofl_obin_set_entry(&s, 0, b, &err);
+		ofl_obin_set_release(&s);
+	}
+	if (err.code) {
 		ofl_error_locate(&err, in->path, 0);
 		return error_lib(&err);
 	}
-	img->start = (uint64_t)(b.image - in->file.data);
-	img->end = img->start + b.image_size;
-	in->image_kind = b.image_kind;
-	if (!img->arch && ofl_obin_get(&b, "arch"))
-		img->arch = in->arch = ofl_obin_get(&b, "arch");
-	ofl_obin_release(&b);
+	img->start = (uint64_t)(b->image - in->file.data);
+	img->end = img->start + b->image_size;
+	in->image_kind = b->image_kind;
+	if (!img->arch && ofl_obin_get(b, "arch"))
+		img->arch = in->arch = ofl_obin_get(b, "arch");
 	return 0;
 }
 
@@ -550,6 +563,7 @@ static int finish(struct wrap_job *j, int rc)
 		ofl_file_close(&j->in[i].file);
 		free(j->in[i].spec);
 		ofl_buf_release(&j->in[i].packed);
+		ofl_obin_release(&j->in[i].bin);
 	}
 	free(j->in);
 	ofl_buf_release(&j->fb.bytes);
