@@ -769,21 +769,36 @@ int cmd_clang_offload_wrapper(int argc, char **argv)
 	return rc;
 }
 
-/* llvm-offload-wrapper --kind=openmp|cuda|hip [--triple=<t>] -o <out> <file>... */
+/* llvm-offload-wrapper --kind=openmp|cuda|hip [--triple=<t>] -o <out> <file>...;
+ * as LLVM 23's (personality_release) also --relocatable, OpenMP images in
+ * .llvm.offloading.relocatable.  23's --kind=sycl is refused: offlink does
+ * not write its SYCL registration. */
 int cmd_llvm_offload_wrapper(int argc, char **argv)
 {
 	struct wrap_job j = new_job(OFL_WRAP_LLVM20, false);
 	const char *kind = NULL;
 	struct strlist pos = {NULL, 0};
+	unsigned long long asked = 0;
+	char about[64];
+	for (int i = 1; i < argc; i++) /* the release decides the table */
+		if (!strncmp(argv[i], "--llvm-version=", 15))
+			asked = strtoull(argv[i] + 15, NULL, 10);
+	unsigned v = asked ? llvm_release_option(asked) : personality_release(argv[0], 0);
+	if (!v)
+		return 1;
+	snprintf(about, sizeof about, "compatible with llvm-offload-wrapper %u", v);
 	const struct opt table[] = {
 	    {"kind", OPT_STR, &kind, NULL, "<kind>", "The offloading language of the images"},
 	    {"triple", OPT_STR, &j.host_triple, NULL, "<triple>", "The host target triple"},
 	    {"o", OPT_STR, &j.output, NULL, "<file>", "Write output to <file>"},
 	    {"emit", OPT_STR, &j.emit, NULL, "obj|ll|bc|c",
 	     "output format (default: from -o's name)"},
+	    {"llvm-version", OPT_UINT, &asked, NULL, NULL, NULL},
 	    {"help", OPT_HELP, NULL, NULL, NULL, "Display available options"},
-	    {"version", OPT_VERSION, "compatible with llvm-offload-wrapper 22", NULL, NULL,
-	     "Display the version of this program"},
+	    {"version", OPT_VERSION, about, NULL, NULL, "Display the version of this program"},
+	    /* 23's option; before 23 the table ends here */
+	    {v >= 23 ? "relocatable" : NULL, OPT_FLAG, &j.opts.relocatable, NULL, NULL,
+	     "Wrap for a relocatable offloading application (OpenMP only)"},
 	    {NULL, 0, NULL, NULL, NULL, NULL},
 	};
 	int rc = opts_parse(table, argc, argv, &pos, "llvm-offload-wrapper [options] <input files>",
@@ -799,8 +814,12 @@ int cmd_llvm_offload_wrapper(int argc, char **argv)
 		        ofl_prog);
 		rc = 1;
 	}
+	if (!rc && v >= 23 && !strcmp(kind, "sycl"))
+		rc = error("--kind=sycl: offlink does not write LLVM 23's SYCL registration");
 	if (!rc)
 		rc = parse_kind(kind, &j.opts.kind);
+	/* 23 wraps CUDA and HIP as ever: --relocatable is OpenMP's */
+	j.opts.relocatable = j.opts.relocatable && j.opts.kind == OFL_WRAP_OPENMP;
 	for (size_t i = 0; i < pos.n && !rc; i++)
 		rc = !add_input(&j, pos.v[i]);
 	rc = finish(&j, rc);
