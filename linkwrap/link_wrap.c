@@ -483,6 +483,8 @@ static int write_wrapper(struct ofl_link *l, enum ofl_wrap_kind kind, const size
 		rc = log_module(l, &o, imgs, nimgs, err);
 	rc = rc ? rc : ofl_wrap_write_buf(&obj, &o, imgs, nimgs, err);
 	char *path = rc ? NULL : kind_file(l, kind, false, err);
+	if (!rc && path && ofl_llvm_steps(l))
+		rc = ofl_llvm_log_wrap(l, kind, order, n, path, err);
 	rc = rc ? rc : !path ? err->code : ofl_write_file(path, obj.data, obj.len, err);
 	if (!rc) {
 		l->res.objects[l->res.nobjects++] = path;
@@ -663,7 +665,8 @@ int ofl_link_run(struct ofl_link *l, struct ofl_link_result *res, struct ofl_err
 	rc = rc ? rc : check_abis(l, err);
 	if (!rc) {
 		count_taken(l);
-		rc = ofl_devlink_run(l, err);
+		rc = ofl_llvm_steps(l) ? ofl_llvm_log_extract(l, err) : 0;
+		rc = rc ? rc : ofl_devlink_run(l, err);
 	}
 	if (!rc && !(l->res.objects = ofl_calloc(4, sizeof(char *))))
 		rc = OFL_NOMEM(err);
