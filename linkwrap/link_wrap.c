@@ -357,6 +357,8 @@ static int bundle(struct ofl_link *l, enum ofl_wrap_kind kind, bool hipv4,
 	ho.hipv4 = hipv4; /* the old driver's entry IDs */
 	ho.compress = l->o.compress;
 	ho.ccob.level = l->o.compression_level;
+	if (llvm >= 23 || l->o.llvm_release >= 23)
+		ho.host_triple = l->o.host_triple;
 	if (ofl_llvm_form(l))
 		return ofl_llvm_log_fatbin(l, kind == OFL_WRAP_HIP, fi, n, &ho, llvm, err);
 	if (kind == OFL_WRAP_HIP)
