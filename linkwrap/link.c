@@ -180,9 +180,10 @@ static unsigned release_of_version(uint32_t v)
 }
 
 /* Entry k of set as an image of unit: its strings its own, its image a
- * view into the unit (a copy, owned, of an inflated one). */
+ * view into the unit (a copy, owned, of an inflated one); made by LLVM
+ * `floor` at least (what the binaries holding it say). */
 static int add_entry(struct ofl_link *l, size_t unit, const struct ofl_obin_set *set, size_t k,
-                     uint64_t at, struct ofl_error *err)
+                     uint64_t at, unsigned floor, struct ofl_error *err)
 {
 	struct link_image im = {unit,  OFL_OBIN_INIT,      NULL, NULL, 0, 0,
 	                        false, OFL_BUNDLE_ID_INIT, NULL};
@@ -205,9 +206,8 @@ static int add_entry(struct ofl_link *l, size_t unit, const struct ofl_obin_set 
 	if (!im.arch)
 		im.arch = "";
 	im.llvm = image_llvm(&im.b);
-	/* a binary's version names the oldest release that writes it */
-	if (im.llvm < release_of_version(set->version))
-		im.llvm = release_of_version(set->version);
+	if (im.llvm < floor)
+		im.llvm = floor;
 	if (check_target(im.triple, im.arch, at, err)) {
 		ofl_obin_release(&im.b);
 		free(im.owned);
@@ -219,23 +219,42 @@ static int add_entry(struct ofl_link *l, size_t unit, const struct ofl_obin_set 
 }
 
 /* Every entry of the binary at p (a multi-entry one from LLVM 23 gives
- * several images), but metadata-only entries; what no release offlink
- * knows writes is an error, never a guess.  at: where the binary is in
- * the unit, for messages (bitcode: the initializer holding it is a copy). */
-static int add_image(struct ofl_link *l, size_t unit, const uint8_t *p, uint64_t size, uint64_t at,
-                     struct ofl_error *err)
+ * several images), but metadata-only entries; an image that is an
+ * OffloadBinary itself (23's nested containers) gives its own images, as
+ * 23's tools look inside; what no release offlink knows writes is an
+ * error, never a guess.  at: where the binary is in the unit, for
+ * messages (bitcode: the initializer holding it is a copy). */
+static int add_binary(struct ofl_link *l, size_t unit, const uint8_t *p, uint64_t size, uint64_t at,
+                      unsigned depth, unsigned floor, struct ofl_error *err)
 {
 	struct ofl_obin_set set;
 	int rc = ofl_obin_parse_set(p, size, &set, err);
+	/* a binary's version names the oldest release that writes it */
+	if (!rc && floor < release_of_version(set.version))
+		floor = release_of_version(set.version);
 	for (size_t k = 0; !rc && k < set.nentries; k++) {
 		const struct ofl_obin *e = &set.entries[k];
+		bool nested = ofl_obin_is(e->image, (size_t)e->image_size);
 		if ((rc = ofl_obin_check_known(e, err)))
 			err->offset = at; /* the binary's: it names no field */
+		else if (nested && (set.inflated || depth >= OFL_MAX_NESTING))
+			rc = ofl_error_set(err, OFL_EUNSUPPORTED, NULL, at, "offload binary: %s",
+			                   set.inflated ? "a compressed binary holds another"
+			                                : "binaries nested too deep");
+		else if (nested)
+			rc =
+			    add_binary(l, unit, e->image, e->image_size, at, depth + 1, floor, err);
 		else if (!(e->flags & OFL_OBIN_FLAG_METADATA))
-			rc = add_entry(l, unit, &set, k, at, err);
+			rc = add_entry(l, unit, &set, k, at, floor, err);
 	}
 	ofl_obin_set_release(&set);
 	return rc;
+}
+
+static int add_image(struct ofl_link *l, size_t unit, const uint8_t *p, uint64_t size, uint64_t at,
+                     struct ofl_error *err)
+{
+	return add_binary(l, unit, p, size, at, 0, 0, err);
 }
 
 /* An old-driver bundle entry: kind, triple and target ID from its ID. */

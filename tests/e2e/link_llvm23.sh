@@ -104,6 +104,19 @@ run_check p_mixed_plug
 	fail "link of the relocatable object"
 run_check p_reloc
 
+# a nested binary (an image that is itself an OffloadBinary, which 23's
+# tools make and look inside): its images are the ones linked
+"$OFL_COMPAT/llvm-offload-binary" --llvm-version=23 -o nested.bin \
+	--image=file=main.o.bin,triple=x86_64-pc-linux-gnu,arch=generic,kind=openmp
+"$LLVM22/llvm-objcopy" --update-section .llvm.offloading=nested.bin main.o main_nested.o
+"$OFFLINK" inspect main_nested.o | grep -c "OffloadBinary v2" | grep -qx 3 ||
+	{ "$OFFLINK" inspect main_nested.o; fail "the inspector does not show the inner images"; }
+"$LLVM22/clang" -fopenmp -fuse-ld=offlink -B"$(dirname "$OFFLINK")" main_nested.o kern23.o \
+	-L$RTLIB -o p_nested -Wl,--explain=nested.log || fail "link through a nested binary"
+run_check p_nested
+grep -q "device link 1: x86_64-unknown-linux-gnu generic, 2 image(s)" nested.log ||
+	{ cat nested.log; fail "the inner images were not linked"; }
+
 # a binary of a release newer than offlink knows: one line naming the file
 python3 - main.o.bin v4.bin k16.bin <<'EOF'
 import struct, sys
