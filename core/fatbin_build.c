@@ -1,4 +1,5 @@
 /* Fat binaries for CUDA and HIP registration (docs/abi.md, "Fat binaries for CUDA and HIP"). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -22,13 +23,15 @@ void ofl_hipfb_targets_free(char **targets, size_t n)
 int ofl_hipfb_targets(const struct ofl_fatbin_image *imgs, size_t n,
                       const struct ofl_hipfb_options *o, char ***targets, struct ofl_error *err)
 {
-	/* the host triple is fixed text in both wrappers, whatever the host */
-	const char *host = o->dialect == OFL_LLVM19 ? "host-x86_64-unknown-linux"
-	                                            : "host-x86_64-unknown-linux-gnu";
+	/* the host triple is fixed text in 19's and 22's wrappers, whatever
+	 * the host; 23's is the host triple it was given */
+	const char *host = o->dialect == OFL_LLVM19 ? "x86_64-unknown-linux"
+	                   : o->host_triple         ? o->host_triple
+	                                            : "x86_64-unknown-linux-gnu";
 	char **t = ofl_calloc(n + 1, sizeof(*t));
 	if (!t)
 		return OFL_NOMEM(err);
-	int rc = (t[0] = ofl_strdup(host)) ? 0 : OFL_NOMEM(err);
+	int rc = asprintf(&t[0], "host-%s", host) < 0 ? (t[0] = NULL, OFL_NOMEM(err)) : 0;
 	for (size_t i = 0; i < n && !rc; i++) {
 		if (!imgs[i].arch || !imgs[i].arch[0]) {
 			rc = ofl_error_set(err, OFL_EINVAL, imgs[i].path, OFL_NO_OFFSET,

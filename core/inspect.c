@@ -690,8 +690,8 @@ bool ofl_node_is_code(const struct ofl_node *n)
 
 static const char *node_suffix(const struct ofl_node *n)
 {
-	if (n->kind == OFL_NODE_IMAGE && *ofl_image_kind_suffix(n->image_kind))
-		return ofl_image_kind_suffix(n->image_kind);
+	if (n->kind == OFL_NODE_IMAGE && *ofl_image_kind_suffix(n->image_kind, OFL_LLVM_23))
+		return ofl_image_kind_suffix(n->image_kind, OFL_LLVM_23);
 	if (n->kind == OFL_NODE_FATBIN_ENTRY)
 		return n->fatbin_kind == OFL_FATBIN_PTX ? "ptx" : "cubin";
 	switch (n->format) {

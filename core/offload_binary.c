@@ -1,6 +1,7 @@
 /* OffloadBinary reading and writing (docs/formats.md §5). */
 #include <stdlib.h>
 #include <string.h>
+#include <xxhash.h>
 #include <zlib.h>
 #include <zstd.h>
 
@@ -14,6 +15,11 @@
 bool ofl_obin_is(const uint8_t *data, size_t size)
 {
 	return size >= 4 && memcmp(data, OFL_OBIN_MAGIC, 4) == 0;
+}
+
+uint32_t ofl_obin_max_version(enum ofl_llvm_version v)
+{
+	return v >= OFL_LLVM_23 ? 2 : 1;
 }
 
 /* ---- reading ----------------------------------------------------------- */
@@ -200,9 +206,13 @@ void ofl_obin_release(struct ofl_obin *b)
 	*b = (struct ofl_obin)OFL_OBIN_INIT;
 }
 
-enum ofl_obin_llvm_diag ofl_obin_llvm_diag(const uint8_t *data, size_t size)
+enum ofl_obin_llvm_diag ofl_obin_llvm_diag(const uint8_t *data, size_t size,
+                                           enum ofl_llvm_version v)
 {
-	if (size < OFL_OBIN_MIN_SIZE || !ofl_obin_is(data, size) || ofl_le32(data + 4) != 1)
+	if (size < OFL_OBIN_MIN_SIZE || !ofl_obin_is(data, size))
+		return OFL_OBIN_INVALID_DATA;
+	uint32_t ver = ofl_le32(data + 4);
+	if (ver < 1 || ver > ofl_obin_max_version(v))
 		return OFL_OBIN_INVALID_DATA;
 	return OFL_OBIN_UNEXPECTED_EOF;
 }
@@ -262,8 +272,10 @@ static int check_any_header(const uint8_t *data, size_t size, struct ofl_obin_se
 	uint32_t v = ofl_le32(data + 4);
 	uint64_t hdr = v >= 3 ? HEADER_V3 : OFL_OBIN_HEADER_SIZE;
 	if (v < 1 || v > 3)
-		return ofl_error_set(err, OFL_EUNSUPPORTED, NULL, 4,
-		                     "offload binary: unknown version %u", v);
+		return ofl_error_set(
+		    err, OFL_EUNSUPPORTED, NULL, 4,
+		    "offload binary: version %u is not one offlink knows (1 to 3)%s", v,
+		    v ? ": a newer LLVM wrote it" : "");
 	if (size < hdr)
 		return ofl_error_set(err, OFL_EFORMAT, NULL, 0, "offload binary: truncated header");
 	set->version = v;
@@ -339,6 +351,48 @@ fail:
 	return rc;
 }
 
+int ofl_obin_set_entry(const struct ofl_obin_set *s, size_t i, struct ofl_obin *b,
+                       struct ofl_error *err)
+{
+	const struct ofl_obin *e = &s->entries[i];
+	size_t need = e->nstrings * sizeof(*e->strings);
+	for (size_t k = 0; k < e->nstrings; k++)
+		need += strlen(e->strings[k].key) + 1 + (size_t)e->strings[k].value_size + 1;
+	*b = *e;
+	b->strings = ofl_malloc(need ? need : 1);
+	if (!b->strings) {
+		*b = (struct ofl_obin)OFL_OBIN_INIT;
+		return OFL_NOMEM(err);
+	}
+	char *text = (char *)(b->strings + e->nstrings);
+	for (size_t k = 0; k < e->nstrings; k++) {
+		size_t kl = strlen(e->strings[k].key) + 1, vl = (size_t)e->strings[k].value_size;
+		b->strings[k].key = memcpy(text, e->strings[k].key, kl);
+		text += kl;
+		b->strings[k].value = memcpy(text, e->strings[k].value, vl);
+		text[vl] = '\0';
+		text += vl + 1;
+		b->strings[k].value_size = vl;
+	}
+	return 0;
+}
+
+int ofl_obin_check_known(const struct ofl_obin *b, struct ofl_error *err)
+{
+	static const char newer[] = ": a newer LLVM wrote it, which offlink does not know";
+	uint16_t ok = b->offload_kind;
+	if (b->image_kind > OFL_IMG_SPIRV)
+		return ofl_error_set(err, OFL_EUNSUPPORTED, NULL, OFL_NO_OFFSET,
+		                     "offload binary: image kind %u%s", b->image_kind, newer);
+	if (ok > OFL_OFK_HIP && ok != OFL_OFK_SYCL)
+		return ofl_error_set(err, OFL_EUNSUPPORTED, NULL, OFL_NO_OFFSET,
+		                     "offload binary: offload kind %u%s", ok, newer);
+	if (b->flags & ~(b->version >= 2 ? OFL_OBIN_FLAG_METADATA : 0u))
+		return ofl_error_set(err, OFL_EUNSUPPORTED, NULL, OFL_NO_OFFSET,
+		                     "offload binary: entry flags %#x%s", b->flags, newer);
+	return 0;
+}
+
 void ofl_obin_set_release(struct ofl_obin_set *s)
 {
 	free(s->inflated);
@@ -357,24 +411,30 @@ const char *ofl_obin_get(const struct ofl_obin *b, const char *key)
 
 /* ---- enumerations ------------------------------------------------------ */
 
-const char *ofl_image_kind_objdump_name(uint16_t kind)
+/* The image kinds a release names: SPIR-V from 23 on. */
+static uint16_t named_kinds(enum ofl_llvm_version v)
 {
-	static const char *const names[] = {"<none>", "elf",       "llvm ir",
-	                                    "cubin",  "fatbinary", "ptx"};
-	return kind < sizeof names / sizeof *names ? names[kind] : "<none>";
+	return v >= OFL_LLVM_23 ? OFL_IMG_SPIRV + 1 : OFL_IMG_SPIRV;
 }
 
-const char *ofl_image_kind_suffix(uint16_t kind)
+const char *ofl_image_kind_objdump_name(uint16_t kind, enum ofl_llvm_version v)
 {
-	static const char *const sfx[] = {"", "o", "bc", "cubin", "fatbin", "s"};
-	return kind < sizeof sfx / sizeof *sfx ? sfx[kind] : "";
+	static const char *const names[] = {"<none>",    "elf", "llvm ir", "cubin",
+	                                    "fatbinary", "ptx", "spir-v"};
+	return kind < named_kinds(v) ? names[kind] : "<none>";
 }
 
-uint16_t ofl_image_kind_from_ext(const char *ext)
+static const char *const suffixes[] = {"", "o", "bc", "cubin", "fatbin", "s", "spv"};
+
+const char *ofl_image_kind_suffix(uint16_t kind, enum ofl_llvm_version v)
 {
-	static const char *const ext_of[] = {NULL, "o", "bc", "cubin", "fatbin", "s"};
-	for (uint16_t k = 1; k < sizeof ext_of / sizeof *ext_of; k++)
-		if (!strcmp(ext, ext_of[k]))
+	return kind < named_kinds(v) ? suffixes[kind] : "";
+}
+
+uint16_t ofl_image_kind_from_ext(const char *ext, enum ofl_llvm_version v)
+{
+	for (uint16_t k = 1; k < named_kinds(v); k++)
+		if (!strcmp(ext, suffixes[k]))
 			return k;
 	return OFL_IMG_NONE;
 }
@@ -470,6 +530,93 @@ int ofl_obin_write(const struct ofl_obin_image *img, struct ofl_buf *out, struct
 		memcpy(p + ioff, img->image, (size_t)img->image_size);
 	out->len += emit;
 out:
+	free(refs);
+	return rc;
+}
+
+/* Every image's keys and values in one table refs[2 * total strings]; the
+ * table's size in *tabsize. */
+static int v2_strings(const struct ofl_obin_image *imgs, size_t n, struct ofl_strtab_ref **refs,
+                      uint64_t *nstr, uint64_t *tabsize)
+{
+	*nstr = 0;
+	for (size_t i = 0; i < n; i++)
+		*nstr += imgs[i].nstrings;
+	*refs = ofl_calloc(*nstr ? 2 * (size_t)*nstr : 1, sizeof(**refs));
+	if (!*refs)
+		return OFL_ENOMEM;
+	struct ofl_strtab_ref *r = *refs;
+	for (size_t i = 0; i < n; i++)
+		for (size_t k = 0; k < imgs[i].nstrings; k++) {
+			const char *key = imgs[i].keys[k], *val = imgs[i].values[k];
+			*r++ = (struct ofl_strtab_ref){key, strlen(key), 0};
+			*r++ = (struct ofl_strtab_ref){val, strlen(val), 0};
+		}
+	return ofl_strtab_layout(*refs, 2 * (size_t)*nstr, 1, tabsize) ? OFL_ENOMEM : 0;
+}
+
+/* Header, entries and string entries of a v2 binary whose string table
+ * starts at stab and first image at ioff. */
+static void v2_head(uint8_t *p, const struct ofl_obin_image *imgs, size_t n,
+                    const struct ofl_strtab_ref *refs, uint64_t stab, uint64_t ioff, uint64_t total)
+{
+	uint64_t se = OFL_OBIN_HEADER_SIZE + (uint64_t)n * OFL_OBIN_ENTRY_SIZE;
+	memcpy(p, OFL_OBIN_MAGIC, 4);
+	ofl_put_le32(p + 4, 2);
+	ofl_put_le64(p + 8, total);
+	ofl_put_le64(p + 16, OFL_OBIN_HEADER_SIZE);
+	ofl_put_le64(p + 24, n);
+	for (size_t i = 0; i < n; i++) {
+		uint8_t *e = p + OFL_OBIN_HEADER_SIZE + i * OFL_OBIN_ENTRY_SIZE;
+		ofl_put_le16(e, imgs[i].image_kind);
+		ofl_put_le16(e + 2, imgs[i].offload_kind);
+		ofl_put_le32(e + 4, imgs[i].flags);
+		ofl_put_le64(e + 8, se);
+		ofl_put_le64(e + 16, imgs[i].nstrings);
+		ofl_put_le64(e + 24, ioff);
+		ofl_put_le64(e + 32, imgs[i].image_size);
+		for (size_t k = 0; k < imgs[i].nstrings; k++, refs += 2, se += STR_ENTRY_V2) {
+			ofl_put_le64(p + se, stab + refs[0].off);
+			ofl_put_le64(p + se + 8, stab + refs[1].off);
+			ofl_put_le64(p + se + 16, refs[1].len);
+		}
+		ioff += imgs[i].image_size;
+	}
+}
+
+int ofl_obin_write_v2(const struct ofl_obin_image *imgs, size_t n, struct ofl_buf *out,
+                      uint64_t *total, struct ofl_error *err)
+{
+	struct ofl_strtab_ref *refs = NULL;
+	uint64_t nstr = 0, tabsize = 0, stab, ioff, sum = 0;
+	bool with_images = n && imgs[0].image;
+	int rc = v2_strings(imgs, n, &refs, &nstr, &tabsize);
+	if (rc) {
+		free(refs);
+		return OFL_NOMEM(err);
+	}
+	stab = OFL_OBIN_HEADER_SIZE + (uint64_t)n * OFL_OBIN_ENTRY_SIZE + nstr * STR_ENTRY_V2;
+	bool ok = ofl_align_up(stab + tabsize, 8, &ioff);
+	for (size_t i = 0; ok && i < n; i++)
+		ok = !ofl_add_overflow(sum, imgs[i].image_size, &sum);
+	ok = ok && !ofl_add_overflow(ioff, sum, total) && ofl_align_up(*total, 8, total) &&
+	     *total <= SIZE_MAX - out->len;
+	size_t base = out->len, emit = (size_t)(with_images ? *total : ioff);
+	if (!ok)
+		rc = ofl_error_set(err, OFL_EINVAL, NULL, OFL_NO_OFFSET,
+		                   "offload binary: images too large");
+	else if (ofl_buf_reserve(out, emit))
+		rc = OFL_NOMEM(err);
+	if (!rc) {
+		uint8_t *p = out->data + base;
+		memset(p, 0, emit);
+		v2_head(p, imgs, n, refs, stab, ioff, *total);
+		ofl_strtab_fill(refs, 2 * (size_t)nstr, p + stab);
+		for (size_t i = 0; with_images && i < n; ioff += imgs[i++].image_size)
+			if (imgs[i].image_size)
+				memcpy(p + ioff, imgs[i].image, (size_t)imgs[i].image_size);
+		out->len += emit;
+	}
 	free(refs);
 	return rc;
 }
@@ -587,9 +734,12 @@ static uint64_t hash_long(const uint8_t *s, size_t len)
 	           h16(h.h4, h.h6) + sm((uint64_t)len) * K1 + h.h0);
 }
 
-uint64_t ofl_llvm_string_hash(const char *str, size_t len)
+uint64_t ofl_llvm_string_hash(const char *str, size_t len, enum ofl_llvm_version v)
 {
 	const uint8_t *s = (const uint8_t *)str;
+	/* 23's combine_bytes: xxh3 with the seed XORed in after it */
+	if (v >= OFL_LLVM_23)
+		return XXH3_64bits(str, len) ^ SEED;
 	if (len == 0)
 		return K2 ^ SEED;
 	if (len <= 3)
@@ -615,14 +765,15 @@ static void dm_insert(size_t *buckets, size_t nb, uint32_t hash, size_t idx)
 	buckets[b] = idx;
 }
 
-int ofl_obin_llvm_key_order(const char *const *keys, size_t n, size_t *order)
+int ofl_obin_llvm_key_order(const char *const *keys, size_t n, enum ofl_llvm_version v,
+                            size_t *order)
 {
 	size_t nb = 0, *buckets = NULL;
 	uint32_t *hash = ofl_calloc(n ? n : 1, sizeof *hash);
 	if (!hash)
 		return OFL_ENOMEM;
 	for (size_t i = 0; i < n; i++)
-		hash[i] = (uint32_t)ofl_llvm_string_hash(keys[i], strlen(keys[i]));
+		hash[i] = (uint32_t)ofl_llvm_string_hash(keys[i], strlen(keys[i]), v);
 	for (size_t m = 1; m <= n; m++) {
 		if ((uint64_t)m * 4 >= (uint64_t)nb * 3) {
 			size_t nnb = nb ? nb * 2 : 64;

@@ -105,72 +105,142 @@ static const char *path_ext(const char *path)
 	return dot ? dot + 1 : "";
 }
 
-static uint16_t image_kind_of(const char *path, const uint8_t *data, size_t size)
+static uint16_t image_kind_of(const char *path, const uint8_t *data, size_t size,
+                              enum ofl_llvm_version v)
 {
 	if (ofl_format_of(data, size) == OFL_FMT_BITCODE)
 		return OFL_IMG_BITCODE;
-	return ofl_image_kind_from_ext(path_ext(path));
+	return ofl_image_kind_from_ext(path_ext(path), v);
 }
 
-/* One binary from one file; keys in the order LLVM's DenseMap gives them.
- * The head is built in memory, the image copied from its file. */
-static int pack_one(const struct ofl_pkg_args *a, const char *path, uint16_t okind,
-                    const size_t *order, const char **k, const char **v, struct ofl_out *out,
-                    struct ofl_error *err)
+/* One image to pack: its file, open, and its strings in the order LLVM's
+ * DenseMap gives them ("file" and "kind" left out). */
+struct pack_item {
+	struct ofl_file f;
+	struct ofl_obin_image img;
+	const char **keys, **values;
+};
+
+/* The strings of an --image, in the packager's order. */
+static int item_strings(const struct ofl_pkg_args *a, enum ofl_llvm_version v, struct pack_item *it,
+                        struct ofl_error *err)
 {
-	struct ofl_file f = OFL_FILE_INIT;
-	int rc = ofl_file_open(&f, path, err);
-	if (rc)
-		return rc;
-	size_t m = 0;
+	size_t *order = ofl_calloc(a->n ? a->n : 1, sizeof *order), m = 0;
+	it->keys = ofl_calloc(a->n ? a->n : 1, sizeof *it->keys);
+	it->values = ofl_calloc(a->n ? a->n : 1, sizeof *it->values);
+	if (!order || !it->keys || !it->values ||
+	    ofl_obin_llvm_key_order((const char *const *)a->keys, a->n, v, order) < 0) {
+		free(order);
+		return OFL_NOMEM(err);
+	}
 	for (size_t i = 0; i < a->n; i++) {
 		const char *key = a->keys[order[i]];
 		if (!strcmp(key, "file") || !strcmp(key, "kind"))
 			continue;
-		k[m] = key;
-		v[m++] = a->values[order[i]];
+		it->keys[m] = key;
+		it->values[m++] = a->values[order[i]];
 	}
-	struct ofl_obin_image img = {
-	    image_kind_of(path, f.data, f.size), okind, 0, NULL, f.size, m, k, v};
-	struct ofl_buf head = OFL_BUF_INIT;
-	rc = ofl_obin_write(&img, &head, err);
-	rc = rc ? rc : ofl_out_write(out, head.data, head.len, err);
-	rc = rc ? rc : ofl_out_copy(out, &f, 0, f.size, err);
-	rc = rc ? rc : ofl_out_zeros(out, (8 - f.size % 8) % 8, err);
-	ofl_buf_release(&head);
-	ofl_file_close(&f);
+	free(order);
+	it->img.nstrings = m;
+	it->img.keys = it->keys;
+	it->img.values = it->values;
+	return 0;
+}
+
+/* Opens the files of every --image, in order (one item per piece of each
+ * file=), as LLVM reads them all before it writes. */
+struct pack_list {
+	struct pack_item *v;
+	size_t n, cap;
+};
+
+static int open_items(const struct ofl_pkg_args *a, enum ofl_llvm_version v, struct pack_list *l,
+                      struct ofl_error *err)
+{
+	int rc = ofl_pkg_args_check(a, v, err);
+	const char *kind = ofl_pkg_args_get(a, "kind");
+	char *files = rc ? NULL : ofl_strdup(ofl_pkg_args_get(a, "file"));
+	if (!rc && !files)
+		rc = OFL_NOMEM(err);
+	for (char *p = files, *c = NULL; !rc; p = c + 1) {
+		if ((c = strchr(p, ',')))
+			*c = '\0';
+		if (OFL_GROW(l->v, l->cap, l->n)) {
+			rc = OFL_NOMEM(err);
+			break;
+		}
+		struct pack_item *it = &l->v[l->n++];
+		*it = (struct pack_item){OFL_FILE_INIT, {0}, NULL, NULL};
+		rc = ofl_file_open(&it->f, p, err);
+		rc = rc ? rc : item_strings(a, v, it, err);
+		if (!rc) {
+			it->img.image_kind = image_kind_of(p, it->f.data, it->f.size, v);
+			it->img.offload_kind =
+			    kind ? ofl_offload_kind_parse(kind, v) : OFL_OFK_NONE;
+			it->img.image_size = it->f.size;
+		}
+		if (!c)
+			break;
+	}
+	free(files);
 	return rc;
 }
 
-int ofl_pkg_pack_image(const struct ofl_pkg_args *a, enum ofl_llvm_version v, struct ofl_out *out,
-                       struct ofl_error *err)
+static void release_items(struct pack_list *l)
 {
-	int rc = ofl_pkg_args_check(a, v, err);
-	if (rc)
-		return rc;
-	const char *kind = ofl_pkg_args_get(a, "kind");
-	uint16_t okind = kind ? ofl_offload_kind_parse(kind, v) : OFL_OFK_NONE;
-	size_t *order = ofl_calloc(a->n, sizeof *order);
-	const char **k = ofl_calloc(a->n, sizeof *k), **vals = ofl_calloc(a->n, sizeof *vals);
-	char *files = ofl_strdup(ofl_pkg_args_get(a, "file"));
-	if (!order || !k || !vals || !files ||
-	    ofl_obin_llvm_key_order((const char *const *)a->keys, a->n, order) < 0) {
-		rc = OFL_NOMEM(err);
-		goto out;
+	for (size_t i = 0; i < l->n; i++) {
+		ofl_file_close(&l->v[i].f);
+		free(l->v[i].keys);
+		free(l->v[i].values);
 	}
-	for (char *p = files, *c;; p = c + 1) {
-		c = strchr(p, ',');
-		if (c)
-			*c = '\0';
-		rc = pack_one(a, p, okind, order, k, vals, out, err);
-		if (rc || !c)
-			break;
+	free(l->v);
+}
+
+/* The head built in memory, the images copied from their files. */
+static int write_v1(const struct pack_item *it, struct ofl_out *out, struct ofl_error *err)
+{
+	struct ofl_buf head = OFL_BUF_INIT;
+	int rc = ofl_obin_write(&it->img, &head, err);
+	rc = rc ? rc : ofl_out_write(out, head.data, head.len, err);
+	rc = rc ? rc : ofl_out_copy(out, &it->f, 0, it->f.size, err);
+	rc = rc ? rc : ofl_out_zeros(out, (8 - it->f.size % 8) % 8, err);
+	ofl_buf_release(&head);
+	return rc;
+}
+
+static int write_v2(const struct pack_list *l, struct ofl_out *out, struct ofl_error *err)
+{
+	struct ofl_obin_image *imgs = ofl_calloc(l->n ? l->n : 1, sizeof *imgs);
+	struct ofl_buf head = OFL_BUF_INIT;
+	uint64_t total = 0, written;
+	int rc = imgs ? 0 : OFL_NOMEM(err);
+	for (size_t i = 0; !rc && i < l->n; i++)
+		imgs[i] = l->v[i].img;
+	rc = rc ? rc : ofl_obin_write_v2(imgs, l->n, &head, &total, err);
+	rc = rc ? rc : ofl_out_write(out, head.data, head.len, err);
+	written = head.len;
+	for (size_t i = 0; !rc && i < l->n; i++) {
+		rc = ofl_out_copy(out, &l->v[i].f, 0, l->v[i].f.size, err);
+		written += l->v[i].f.size;
 	}
-out:
-	free(order);
-	free(k);
-	free(vals);
-	free(files);
+	rc = rc ? rc : ofl_out_zeros(out, (size_t)(total - written), err);
+	ofl_buf_release(&head);
+	free(imgs);
+	return rc;
+}
+
+int ofl_pkg_pack(const struct ofl_pkg_args *args, size_t n, enum ofl_llvm_version v,
+                 struct ofl_out *out, struct ofl_error *err)
+{
+	struct pack_list l = {NULL, 0, 0};
+	int rc = 0;
+	for (size_t i = 0; !rc && i < n; i++)
+		rc = open_items(&args[i], v, &l, err);
+	if (!rc && ofl_obin_max_version(v) >= 2)
+		rc = write_v2(&l, out, err);
+	for (size_t i = 0; !rc && ofl_obin_max_version(v) < 2 && i < l.n; i++)
+		rc = write_v1(&l.v[i], out, err);
+	release_items(&l);
 	return rc;
 }
 
@@ -190,14 +260,15 @@ static int add_entry(struct ofl_pkg_inputs *in, const char *ident, uint64_t off,
 	return 0;
 }
 
-/* The bytes of one binary at p: v1 exactly as LLVM 19/22 read it, or any
- * version with OFL_PKG_ANY_VERSION.  Sets *len to the bytes consumed. */
+/* The bytes of one binary at p: v1 exactly as LLVM 19/22 read it, v1 or
+ * v2 as 23 does (OFL_PKG_V2), or any version (OFL_PKG_ANY_VERSION).  Sets
+ * *len to the bytes consumed. */
 static int take_binary(const uint8_t *p, size_t left, uint64_t off, const char *ident,
                        unsigned flags, struct ofl_pkg_inputs *in, uint64_t *len,
                        struct ofl_error *err)
 {
 	int rc;
-	if (!(flags & OFL_PKG_ANY_VERSION)) {
+	if (!(flags & (OFL_PKG_ANY_VERSION | OFL_PKG_V2))) {
 		struct ofl_obin b;
 		rc = ofl_obin_parse(p, left, &b, err);
 		if (rc)
@@ -210,8 +281,16 @@ static int take_binary(const uint8_t *p, size_t left, uint64_t off, const char *
 	rc = ofl_obin_parse_set(p, left, &s, err);
 	if (rc)
 		return rc;
+	if (!(flags & OFL_PKG_ANY_VERSION) && s.version > 2) {
+		ofl_obin_set_release(&s);
+		return ofl_error_set(err, OFL_EFORMAT, NULL, 4,
+		                     "offload binary: version %u is not read by LLVM 23",
+		                     s.version);
+	}
 	*len = s.span;
-	if (*len < left && !ofl_align_up(*len, 8, len))
+	/* 23 reads the next binary right after this one; main at the next
+	 * multiple of 8 */
+	if ((flags & OFL_PKG_ANY_VERSION) && *len < left && !ofl_align_up(*len, 8, len))
 		*len = left;
 	for (size_t i = 0; i < s.nentries && !rc; i++)
 		rc = add_entry(in, ident, off, &s.entries[i], err);
@@ -234,7 +313,8 @@ static int take_one(void *ctx, const uint8_t *p, size_t left, uint64_t off, uint
 	struct walk *w = ctx;
 	int rc = take_binary(p, left, off, w->ident, w->flags, w->in, span, err);
 	if (rc && w->diag)
-		*w->diag = ofl_obin_llvm_diag(p, left);
+		*w->diag = ofl_obin_llvm_diag(p, left,
+		                              (w->flags & OFL_PKG_V2) ? OFL_LLVM_23 : OFL_LLVM_22);
 	return rc;
 }
 
@@ -366,7 +446,8 @@ bool ofl_pkg_match(const struct ofl_pkg_args *a, const struct ofl_obin *b, enum 
 	return true;
 }
 
-char *ofl_pkg_extract_name(const char *input, const struct ofl_obin *b, size_t i)
+char *ofl_pkg_extract_name(const char *input, const struct ofl_obin *b, size_t i,
+                           enum ofl_llvm_version v)
 {
 	/* llvm::sys::path::stem: the file name up to its last dot */
 	const char *base = strrchr(input, '/');
@@ -374,9 +455,12 @@ char *ofl_pkg_extract_name(const char *input, const struct ofl_obin *b, size_t i
 	const char *dot = strrchr(base, '.');
 	size_t stem = (!dot || !strcmp(base, ".") || !strcmp(base, "..")) ? strlen(base)
 	                                                                  : (size_t)(dot - base);
+	/* 23 leaves out the dash of an empty arch */
+	const char *arch = str_or_empty(b, "arch");
+	const char *dash = *arch || v < OFL_LLVM_23 ? "-" : "";
 	struct ofl_buf n = OFL_BUF_INIT;
-	if (ofl_buf_printf(&n, "%.*s-%s-%s.%zu.%s", (int)stem, base, str_or_empty(b, "triple"),
-	                   str_or_empty(b, "arch"), i, ofl_image_kind_suffix(b->image_kind)) ||
+	if (ofl_buf_printf(&n, "%.*s-%s%s%s.%zu.%s", (int)stem, base, str_or_empty(b, "triple"),
+	                   dash, arch, i, ofl_image_kind_suffix(b->image_kind, v)) ||
 	    ofl_buf_append(&n, "", 1)) {
 		ofl_buf_release(&n);
 		return NULL;

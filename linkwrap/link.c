@@ -172,20 +172,33 @@ static int check_target(const char *triple, const char *arch, uint64_t offset,
 	                     "invalid target in an offload binary: triple '%s', arch '%s'", t, a);
 }
 
-/* at: where the binary is in the unit, for messages (bitcode: the
- * initializer holding it is a copy). */
-static int add_image(struct ofl_link *l, size_t unit, const uint8_t *p, uint64_t size, uint64_t at,
-                     struct ofl_error *err)
+/* The release that wrote a binary of version v at least: 23 writes
+ * version 2, older releases 1. */
+static unsigned release_of_version(uint32_t v)
+{
+	return v >= 2 ? 23 : 0;
+}
+
+/* Entry k of set as an image of unit: its strings its own, its image a
+ * view into the unit (a copy, owned, of an inflated one); made by LLVM
+ * `floor` at least (what the binaries holding it say). */
+static int add_entry(struct ofl_link *l, size_t unit, const struct ofl_obin_set *set, size_t k,
+                     uint64_t at, unsigned floor, struct ofl_error *err)
 {
 	struct link_image im = {unit,  OFL_OBIN_INIT,      NULL, NULL, 0, 0,
 	                        false, OFL_BUNDLE_ID_INIT, NULL};
-	int rc = ofl_obin_parse(p, size, &im.b, err);
-	if (rc)
-		return rc;
-	if (OFL_GROW(l->images, l->capimages, l->nimages)) {
+	int rc = ofl_obin_set_entry(set, k, &im.b, err);
+	if (!rc && set->inflated && !(im.owned = ofl_malloc(im.b.image_size ? im.b.image_size : 1)))
+		rc = OFL_NOMEM(err);
+	if (!rc && OFL_GROW(l->images, l->capimages, l->nimages))
+		rc = OFL_NOMEM(err);
+	if (rc) {
 		ofl_obin_release(&im.b);
-		return OFL_NOMEM(err);
+		free(im.owned);
+		return rc;
 	}
+	if (im.owned)
+		im.b.image = memcpy(im.owned, im.b.image, (size_t)im.b.image_size);
 	im.triple = ofl_obin_get(&im.b, "triple");
 	im.arch = ofl_obin_get(&im.b, "arch");
 	if (!im.triple)
@@ -193,13 +206,55 @@ static int add_image(struct ofl_link *l, size_t unit, const uint8_t *p, uint64_t
 	if (!im.arch)
 		im.arch = "";
 	im.llvm = image_llvm(&im.b);
+	if (im.llvm < floor)
+		im.llvm = floor;
 	if (check_target(im.triple, im.arch, at, err)) {
 		ofl_obin_release(&im.b);
+		free(im.owned);
 		return err->code;
 	}
 	l->images[l->nimages++] = im;
 	l->units[unit].nimages++;
 	return 0;
+}
+
+/* Every entry of the binary at p (a multi-entry one from LLVM 23 gives
+ * several images), but metadata-only entries; an image that is an
+ * OffloadBinary itself (23's nested containers) gives its own images, as
+ * 23's tools look inside; what no release offlink knows writes is an
+ * error, never a guess.  at: where the binary is in the unit, for
+ * messages (bitcode: the initializer holding it is a copy). */
+static int add_binary(struct ofl_link *l, size_t unit, const uint8_t *p, uint64_t size, uint64_t at,
+                      unsigned depth, unsigned floor, struct ofl_error *err)
+{
+	struct ofl_obin_set set;
+	int rc = ofl_obin_parse_set(p, size, &set, err);
+	/* a binary's version names the oldest release that writes it */
+	if (!rc && floor < release_of_version(set.version))
+		floor = release_of_version(set.version);
+	for (size_t k = 0; !rc && k < set.nentries; k++) {
+		const struct ofl_obin *e = &set.entries[k];
+		bool nested = ofl_obin_is(e->image, (size_t)e->image_size);
+		if ((rc = ofl_obin_check_known(e, err)))
+			err->offset = at; /* the binary's: it names no field */
+		else if (nested && (set.inflated || depth >= OFL_MAX_NESTING))
+			rc = ofl_error_set(err, OFL_EUNSUPPORTED, NULL, at, "offload binary: %s",
+			                   set.inflated ? "a compressed binary holds another"
+			                                : "binaries nested too deep");
+		else if (nested)
+			rc =
+			    add_binary(l, unit, e->image, e->image_size, at, depth + 1, floor, err);
+		else if (!(e->flags & OFL_OBIN_FLAG_METADATA))
+			rc = add_entry(l, unit, &set, k, at, floor, err);
+	}
+	ofl_obin_set_release(&set);
+	return rc;
+}
+
+static int add_image(struct ofl_link *l, size_t unit, const uint8_t *p, uint64_t size, uint64_t at,
+                     struct ofl_error *err)
+{
+	return add_binary(l, unit, p, size, at, 0, 0, err);
 }
 
 /* An old-driver bundle entry: kind, triple and target ID from its ID. */
@@ -293,15 +348,23 @@ static int note_registered(struct ofl_link *l, size_t u, const struct ofl_elf_se
 	ofl_scan_walk(un->data + s->offset, s->size, s->offset, s->index, 0, &found, &ignored);
 	int rc = 0;
 	for (size_t i = 0; !rc && i < found.n; i++) {
-		struct ofl_obin b = OFL_OBIN_INIT;
-		if (ofl_obin_parse(un->data + found.v[i].offset, found.v[i].size, &b, &ignored))
+		struct ofl_obin_set set;
+		if (ofl_obin_parse_set(un->data + found.v[i].offset, found.v[i].size, &set,
+		                       &ignored))
 			continue;
-		if (OFL_GROW(l->registered, l->capregistered, l->nregistered))
-			rc = -1;
-		else
-			l->registered[l->nregistered++] =
-			    (struct link_registered){u, b.offload_kind, image_llvm(&b)};
-		ofl_obin_release(&b);
+		for (size_t k = 0; !rc && k < set.nentries; k++) {
+			const struct ofl_obin *b = &set.entries[k];
+			unsigned v = image_llvm(b);
+			if (OFL_GROW(l->registered, l->capregistered, l->nregistered))
+				rc = -1;
+			else
+				l->registered[l->nregistered++] =
+				    (struct link_registered){u, b->offload_kind,
+				                             v < release_of_version(set.version)
+				                                 ? release_of_version(set.version)
+				                                 : v};
+		}
+		ofl_obin_set_release(&set);
 	}
 	ofl_found_list_release(&found);
 	return rc;

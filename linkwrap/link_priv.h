@@ -146,7 +146,8 @@ struct ofl_link {
 	struct ofl_argv script_externs; /* EXTERN(...)s of scripts: undefined, as -u */
 	struct ofl_link_result res;
 	struct ofl_argv runtime_libs, runtime_dirs; /* res's libraries and libdirs */
-	unsigned nllvm_names; /* LLVM-form temporary names made (llvm_form.c) */
+	unsigned nllvm_names;    /* LLVM-form temporary names made (llvm_form.c) */
+	const char *llvm_bundle; /* the last fat binary's LLVM-form name (a temporary) */
 	/* The CUDA toolkit NVPTX device links get as --cuda-path ("": none),
 	 * set before they start (devlink_cuda.c). */
 	char cuda[PATH_MAX];
@@ -334,8 +335,21 @@ char *ofl_llvm_input_name(struct ofl_link *l, const struct link_image *im, struc
 char *ofl_llvm_bundle_name(struct ofl_link *l, const char *ext, struct ofl_error *err);
 char *ofl_llvm_wrapper_name(struct ofl_link *l, const char *kind, struct ofl_error *err);
 /* Logs the clang-offload-bundler (hip) or fatbinary command LLVM runs to
- * bundle the images fi (their paths) of release llvm. */
+ * bundle the images fi (their paths) of release llvm; the bundle's name
+ * is kept in l->llvm_bundle. */
 int ofl_llvm_log_fatbin(struct ofl_link *l, bool hip, const struct ofl_fatbin_image *fi, size_t n,
                         const struct ofl_hipfb_options *o, unsigned llvm, struct ofl_error *err);
+/* A verbose dry run of the personality acting as LLVM 23 (it prints the
+ * steps 23 runs as tools). */
+bool ofl_llvm_steps(const struct ofl_link *l);
+/* 23's first step: per input with taken images, the llvm-offload-binary
+ * command that writes them to the device links' input names. */
+int ofl_llvm_log_extract(struct ofl_link *l, struct ofl_error *err);
+/* 23's last steps for kind's wrapper object `object` (the n groups in
+ * order): OpenMP images packed by llvm-offload-binary, llvm-offload-wrapper
+ * over them (or over the fat binary, l->llvm_bundle), clang compiling its
+ * bitcode into object. */
+int ofl_llvm_log_wrap(struct ofl_link *l, enum ofl_wrap_kind kind, const size_t *order, size_t n,
+                      const char *object, struct ofl_error *err);
 
 #endif

@@ -304,9 +304,10 @@ static size_t kind_groups(struct ofl_link *l, enum ofl_wrap_kind kind, bool lega
 /* OpenMP: each linked image re-packed as an OffloadBinary (triple, arch;
  * the arch is empty for CPU targets, as the linker wrapper writes it; an
  * object, also the empty image of a dry run, or bitcode, as LLVM marks
- * it). */
-static int pack_openmp(struct ofl_link *l, const struct link_group *g, struct ofl_buf *out,
-                       struct ofl_wrap_image *img, struct ofl_error *err)
+ * it), of the version the LLVM that made the code writes (23: 2); the
+ * descriptor points at its entry 0's image. */
+static int pack_openmp(const struct link_group *g, struct ofl_buf *out, struct ofl_wrap_image *img,
+                       struct ofl_error *err)
 {
 	const char *k[2] = {"triple", "arch"};
 	bool cpu = !strcmp(g->arch, "generic") || !*g->arch;
@@ -319,23 +320,23 @@ static int pack_openmp(struct ofl_link *l, const struct link_group *g, struct of
 	                                 : OFL_IMG_NONE,
 	                            OFL_OFK_OPENMP,
 	                            0,
-	                            g->linked.data,
+	                            g->linked.data ? g->linked.data : (const uint8_t *)"",
 	                            g->linked.size,
 	                            2,
 	                            k,
 	                            v};
-	struct ofl_obin b = OFL_OBIN_INIT;
-	int rc = ofl_obin_write(&oi, out, err);
+	struct ofl_obin_set b = OFL_OBIN_SET_INIT;
+	uint64_t total;
+	int rc = g->llvm >= 23 ? ofl_obin_write_v2(&oi, 1, out, &total, err)
+	                       : ofl_obin_write(&oi, out, err);
 	if (!rc)
-		rc = ofl_obin_parse(out->data, out->len, &b, err);
-	if (!rc)
-		*img = (struct ofl_wrap_image){out->data,
-		                               out->len,
-		                               (uint64_t)(b.image - out->data),
-		                               (uint64_t)(b.image - out->data) + b.image_size,
-		                               g->arch,
-		                               NULL};
-	ofl_obin_release(&b);
+		rc = ofl_obin_parse_set(out->data, out->len, &b, err);
+	if (!rc) {
+		uint64_t at = (uint64_t)(b.entries[0].image - out->data);
+		*img = (struct ofl_wrap_image){
+		    out->data, out->len, at, at + b.entries[0].image_size, g->arch, NULL};
+	}
+	ofl_obin_set_release(&b);
 	return rc;
 }
 
@@ -356,6 +357,8 @@ static int bundle(struct ofl_link *l, enum ofl_wrap_kind kind, bool hipv4,
 	ho.hipv4 = hipv4; /* the old driver's entry IDs */
 	ho.compress = l->o.compress;
 	ho.ccob.level = l->o.compression_level;
+	if (llvm >= 23 || l->o.llvm_release >= 23)
+		ho.host_triple = l->o.host_triple;
 	if (ofl_llvm_form(l))
 		return ofl_llvm_log_fatbin(l, kind == OFL_WRAP_HIP, fi, n, &ho, llvm, err);
 	if (kind == OFL_WRAP_HIP)
@@ -413,7 +416,7 @@ static int prepare_images(struct ofl_link *l, enum ofl_wrap_kind kind, const siz
 	int rc = 0;
 	*nimgs = kind == OFL_WRAP_OPENMP ? n : 1;
 	for (size_t i = 0; !rc && kind == OFL_WRAP_OPENMP && i < n; i++)
-		rc = pack_openmp(l, &l->groups[order[i]], &packed[i], &imgs[i], err);
+		rc = pack_openmp(&l->groups[order[i]], &packed[i], &imgs[i], err);
 	if (!rc && kind != OFL_WRAP_OPENMP &&
 	    !(rc = build_fatbin(l, kind, false, order, n, llvm, &packed[0], err)))
 		imgs[0] = (struct ofl_wrap_image){packed[0].data, packed[0].len, 0,
@@ -482,6 +485,8 @@ static int write_wrapper(struct ofl_link *l, enum ofl_wrap_kind kind, const size
 		rc = log_module(l, &o, imgs, nimgs, err);
 	rc = rc ? rc : ofl_wrap_write_buf(&obj, &o, imgs, nimgs, err);
 	char *path = rc ? NULL : kind_file(l, kind, false, err);
+	if (!rc && path && ofl_llvm_steps(l))
+		rc = ofl_llvm_log_wrap(l, kind, order, n, path, err);
 	rc = rc ? rc : !path ? err->code : ofl_write_file(path, obj.data, obj.len, err);
 	if (!rc) {
 		l->res.objects[l->res.nobjects++] = path;
@@ -662,7 +667,8 @@ int ofl_link_run(struct ofl_link *l, struct ofl_link_result *res, struct ofl_err
 	rc = rc ? rc : check_abis(l, err);
 	if (!rc) {
 		count_taken(l);
-		rc = ofl_devlink_run(l, err);
+		rc = ofl_llvm_steps(l) ? ofl_llvm_log_extract(l, err) : 0;
+		rc = rc ? rc : ofl_devlink_run(l, err);
 	}
 	if (!rc && !(l->res.objects = ofl_calloc(4, sizeof(char *))))
 		rc = OFL_NOMEM(err);

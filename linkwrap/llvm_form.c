@@ -40,16 +40,23 @@ static const char *output_name(const struct ofl_link *l)
 	return slash ? slash + 1 : o;
 }
 
-char *ofl_llvm_temp(struct ofl_link *l, const char *prefix, const char *ext, struct ofl_error *err)
+/* <prefix>-XXXXXX.<ext>, the digits from the prefix and seed. */
+static char *llvm_temp(struct ofl_link *l, const char *prefix, const char *ext, uint64_t seed,
+                       struct ofl_error *err)
 {
 	char name[512];
-	unsigned n = __atomic_fetch_add(&l->nllvm_names, 1, __ATOMIC_SEQ_CST);
-	unsigned digits = (unsigned)(XXH3_64bits_withSeed(prefix, strlen(prefix), n) & 0xffffff);
+	unsigned digits = (unsigned)(XXH3_64bits_withSeed(prefix, strlen(prefix), seed) & 0xffffff);
 	if (snprintf(name, sizeof(name), "%s-%06x.%s", prefix, digits, ext) >= (int)sizeof(name)) {
 		ofl_error_set(err, OFL_EINVAL, NULL, OFL_NO_OFFSET, "name too long: %s", prefix);
 		return NULL;
 	}
 	return ofl_link_temp(l, name, err);
+}
+
+char *ofl_llvm_temp(struct ofl_link *l, const char *prefix, const char *ext, struct ofl_error *err)
+{
+	unsigned n = __atomic_fetch_add(&l->nllvm_names, 1, __ATOMIC_SEQ_CST);
+	return llvm_temp(l, prefix, ext, n, err);
 }
 
 /* A triple's architecture ("x86_64", "amdgcn", "nvptx64"). */
@@ -114,7 +121,9 @@ char *ofl_llvm_input_name(struct ofl_link *l, const struct link_image *im, struc
 	char s[256], prefix[512];
 	stem(l->units[im->unit].name, s, sizeof(s));
 	snprintf(prefix, sizeof(prefix), "%s-%s-%s", s, im->triple, im->arch);
-	return ofl_llvm_temp(l, prefix, "o", err);
+	/* one name per image: 23's extraction step and the device link that
+	 * reads the file name it alike */
+	return llvm_temp(l, prefix, "o", (uint64_t)(im - l->images), err);
 }
 
 char *ofl_llvm_bundle_name(struct ofl_link *l, const char *ext, struct ofl_error *err)
@@ -209,8 +218,152 @@ int ofl_llvm_log_fatbin(struct ofl_link *l, bool hip, const struct ofl_fatbin_im
 	char *output = ofl_llvm_bundle_name(l, hip ? "hipfb" : "fatbin", err);
 	if (!output)
 		return err->code;
+	l->llvm_bundle = output;
 	return hip ? log_bundler(l, fi, n, o, llvm, output, err)
 	           : log_fatbinary(l, fi, n, llvm, output, err);
+}
+
+/* ---- LLVM 23's discrete steps (its verbose mode runs them as tools) ---- */
+
+bool ofl_llvm_steps(const struct ofl_link *l)
+{
+	return ofl_llvm_form(l) && l->o.verbose && l->o.llvm_release >= 23;
+}
+
+/* The release whose tools the steps name: the newest a group's code is
+ * of, else the newest installed. */
+static unsigned steps_llvm(const struct ofl_link *l)
+{
+	unsigned llvm = 0;
+	for (size_t g = 0; g < l->ngroups; g++)
+		if (l->groups[g].nimages && l->groups[g].llvm > llvm)
+			llvm = l->groups[g].llvm;
+	return llvm ? llvm : l->o.llvm_roots[0] ? ofl_llvm_newest(l->o.llvm_roots[0]) : 0;
+}
+
+static int log_argv(struct ofl_link *l, struct ofl_proc *cmd, int rc)
+{
+	if (!rc)
+		free(ofl_link_log_command(l, cmd));
+	ofl_proc_release(cmd);
+	return rc;
+}
+
+/* Marks in taken[] the images some group links. */
+static void taken_images(const struct ofl_link *l, bool *taken)
+{
+	for (size_t g = 0; g < l->ngroups; g++)
+		for (size_t k = 0; k < l->groups[g].nall; k++) {
+			const struct link_image *im = ofl_group_image(l, g, k);
+			if (im)
+				taken[im - l->images] = true;
+		}
+}
+
+/* "lib.a(m.o)": m.o; NULL for a unit that is a file of its own. */
+static const char *member_of(const struct ofl_link *l, const struct link_unit *u, size_t *len)
+{
+	const char *open = strchr(u->name + strlen(l->files[u->file].in.path), '(');
+	if (!l->files[u->file].nunits || l->files[u->file].kind != FILE_ARCHIVE || !open)
+		return NULL;
+	*len = strlen(open + 1) - 1;
+	return open + 1;
+}
+
+/* One unit's taken images, as llvm-offload-binary extracts them. */
+static int log_unit_extract(struct ofl_link *l, const char *tool, size_t u, const bool *taken,
+                            struct ofl_error *err)
+{
+	const struct link_unit *un = &l->units[u];
+	struct ofl_proc cmd = OFL_PROC_INIT;
+	size_t mlen = 0, n = 0;
+	const char *member = member_of(l, un, &mlen);
+	int rc =
+	    ofl_proc_push(&cmd, tool, err) || ofl_proc_push(&cmd, l->files[un->file].in.path, err);
+	for (size_t i = un->first_image; !rc && i < un->first_image + un->nimages; i++) {
+		const struct link_image *im = &l->images[i];
+		if (!taken[i] || im->legacy)
+			continue;
+		char *file = ofl_llvm_input_name(l, im, err);
+		rc = !file ||
+		     ofl_proc_pushf(&cmd, err, "--image=kind=%s,triple=%s,arch=%s%s%.*s,file=%s",
+		                    ofl_offload_kind_name(im->b.offload_kind, OFL_LLVM_23),
+		                    im->triple, im->arch, member ? ",member=" : "", (int)mlen,
+		                    member ? member : "", file);
+		n++;
+	}
+	if (!rc && !n) {
+		ofl_proc_release(&cmd);
+		return 0;
+	}
+	return log_argv(l, &cmd, rc ? (err->code ? err->code : OFL_NOMEM(err)) : 0);
+}
+
+int ofl_llvm_log_extract(struct ofl_link *l, struct ofl_error *err)
+{
+	bool *taken = ofl_calloc(l->nimages + 1, sizeof(*taken));
+	char *tool = taken ? llvm_tool(l, steps_llvm(l), "llvm-offload-binary") : NULL;
+	int rc = tool ? 0 : OFL_NOMEM(err);
+	if (!rc)
+		taken_images(l, taken);
+	for (size_t u = 0; !rc && u < l->nunits; u++)
+		rc = log_unit_extract(l, tool, u, taken, err);
+	free(tool);
+	free(taken);
+	return rc;
+}
+
+/* OpenMP: each linked image packed into <image>.offload, as 23 does. */
+static int log_pack(struct ofl_link *l, const char *tool, const struct link_group *g,
+                    struct ofl_proc *wrap, struct ofl_error *err)
+{
+	struct ofl_proc cmd = OFL_PROC_INIT;
+	char prefix[512];
+	bool cpu = !strcmp(g->arch, "generic") || !*g->arch;
+	snprintf(prefix, sizeof(prefix), "%s.%.*s.%s", output_name(l), arch_name_len(g->triple),
+	         g->triple, arch_in_name(g->arch));
+	char *out = ofl_llvm_temp(l, prefix, "offload", err);
+	int rc = !out || ofl_proc_push(&cmd, tool, err) || ofl_proc_push(&cmd, "-o", err) ||
+	         ofl_proc_push(&cmd, out, err) ||
+	         ofl_proc_pushf(&cmd, err, "--image=file=%s,kind=openmp,triple=%s,arch=%s",
+	                        g->output ? g->output : "", g->triple, cpu ? "" : g->arch) ||
+	         ofl_proc_push(wrap, out, err);
+	return log_argv(l, &cmd, rc ? (err->code ? err->code : OFL_NOMEM(err)) : 0);
+}
+
+int ofl_llvm_log_wrap(struct ofl_link *l, enum ofl_wrap_kind kind, const size_t *order, size_t n,
+                      const char *object, struct ofl_error *err)
+{
+	static const char *const kinds[] = {"openmp", "cuda", "hip"};
+	unsigned llvm = steps_llvm(l);
+	char *binary = llvm_tool(l, llvm, "llvm-offload-binary"),
+	     *wrapper = llvm_tool(l, llvm, "llvm-offload-wrapper"),
+	     *clang = ofl_devlink_clang(l, llvm), prefix[512];
+	snprintf(prefix, sizeof(prefix), "%s.%s.image.wrapper", output_name(l), kinds[kind]);
+	char *bc = ofl_llvm_temp(l, prefix, "bc", err);
+	struct ofl_proc wrap = OFL_PROC_INIT, cc = OFL_PROC_INIT;
+	int rc = !binary || !wrapper || !bc || ofl_proc_push(&wrap, wrapper, err) ||
+	         ofl_proc_pushf(&wrap, err, "--kind=%s", kinds[kind]) ||
+	         ofl_proc_pushf(&wrap, err, "--triple=%s", l->o.host_triple) ||
+	         ofl_proc_push(&wrap, "-o", err) || ofl_proc_push(&wrap, bc, err) ||
+	         (kind == OFL_WRAP_OPENMP && l->o.relocatable &&
+	          ofl_proc_push(&wrap, "--relocatable", err));
+	for (size_t i = 0; !rc && kind == OFL_WRAP_OPENMP && i < n; i++)
+		rc = log_pack(l, binary, &l->groups[order[i]], &wrap, err);
+	if (!rc && kind != OFL_WRAP_OPENMP)
+		rc = ofl_proc_push(&wrap, l->llvm_bundle ? l->llvm_bundle : "", err);
+	rc = log_argv(l, &wrap, rc ? (err->code ? err->code : OFL_NOMEM(err)) : 0);
+	rc = rc || ofl_proc_push(&cc, clang ? clang : "clang", err) ||
+	     ofl_proc_push(&cc, "--no-default-config", err) ||
+	     ofl_proc_pushf(&cc, err, "--target=%s", l->o.host_triple) ||
+	     ofl_proc_push(&cc, "-c", err) || ofl_proc_push(&cc, "-fPIC", err) ||
+	     ofl_proc_push(&cc, "-o", err) || ofl_proc_push(&cc, object, err) ||
+	     ofl_proc_push(&cc, bc, err);
+	rc = log_argv(l, &cc, rc ? (err->code ? err->code : OFL_NOMEM(err)) : 0);
+	free(binary);
+	free(wrapper);
+	free(clang);
+	return rc;
 }
 
 /* ---- the host link, re-rendered as LLVM's option table prints it ---- */

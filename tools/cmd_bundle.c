@@ -315,10 +315,10 @@ static void llvm_env(struct bundle_args *a, struct ofl_bundler_options *o)
 	}
 }
 
+/* The release picked as for every personality (23's bundler is 22's). */
 static enum ofl_llvm_dialect dialect_from_name(const char *argv0)
 {
-	size_t n = strlen(argv0);
-	return n > 3 && !strcmp(argv0 + n - 3, "-19") ? OFL_LLVM19 : OFL_LLVM22;
+	return personality_release(argv0, 0) == 19 ? OFL_LLVM19 : OFL_LLVM22;
 }
 
 /* One argument as LLVM prints a command under -###: after a space, in

@@ -87,6 +87,47 @@ static int objdump_bundles(const char *path, const char *fname, const uint8_t *d
 	return write_bundles(fname, &b);
 }
 
+/* One image as llvm-objdump of release in->llvm prints it: 23 adds its
+ * size and, for an image that is an OffloadBinary itself, its images, one
+ * level deeper each (numbered <outer>.<i>); a nested binary that does not
+ * read is a warning naming the file that holds it (its own name for the
+ * outermost, LLVM's "inner-offload-binary" further in). */
+static void objdump_binary(const struct insp *in, const struct ofl_obin *b, const char *file,
+                           const char *prefix, size_t idx, unsigned level)
+{
+	const char *arch = ofl_obin_get(b, "arch"), *triple = ofl_obin_get(b, "triple");
+	int ind = 2 * (int)level;
+	printf("\n%*sOFFLOADING IMAGE [%s%zu]:\n", ind, "", prefix, idx);
+	printf("%*s%-16s%s\n%*s%-16s%s\n%*s%-16s%s\n%*s%-16s%s\n", ind, "", "kind",
+	       ofl_image_kind_objdump_name(b->image_kind, in->llvm), ind, "", "arch",
+	       arch ? arch : "", ind, "", "triple", triple ? triple : "", ind, "", "producer",
+	       ofl_offload_kind_name(b->offload_kind, in->llvm));
+	if (in->llvm < OFL_LLVM_23)
+		return;
+	printf("%*s%-16s%llu bytes\n", ind, "", "image size", (unsigned long long)b->image_size);
+	if (!ofl_obin_is(b->image, (size_t)b->image_size))
+		return;
+	struct ofl_pkg_inputs inner;
+	struct ofl_error err = OFL_ERROR_INIT;
+	enum ofl_obin_llvm_diag diag = OFL_OBIN_INVALID_DATA;
+	if (level >= OFL_MAX_NESTING || ofl_pkg_collect(b->image, (size_t)b->image_size, file,
+	                                                OFL_PKG_V2, &inner, &diag, &err)) {
+		fflush(stdout);
+		warning("'%s': failed to extract nested OffloadBinary: %s", file,
+		        level >= OFL_MAX_NESTING ? "nested too deep"
+		                                 : ofl_obin_llvm_diag_text(diag));
+		return;
+	}
+	printf("%*s%-16s%zu\n", ind, "", "nested images", inner.n);
+	char *sub = NULL;
+	if (asprintf(&sub, "%s%zu.", prefix, idx) < 0)
+		sub = NULL;
+	for (size_t i = 0; sub && i < inner.n; i++)
+		objdump_binary(in, &inner.v[i].bin, "inner-offload-binary", sub, i, level + 1);
+	free(sub);
+	ofl_pkg_inputs_release(&inner);
+}
+
 /* One object of the walk (ofl_objdump_walk): archives are opened there. */
 static int objdump_object(void *ctx, const struct ofl_objdump_object *o)
 {
@@ -100,34 +141,32 @@ static int objdump_object(void *ctx, const struct ofl_objdump_object *o)
 		             o->archive);
 	bool elf = f == OFL_FMT_ELF, raw = f == OFL_FMT_OFFLOAD;
 	struct ofl_error err = OFL_ERROR_INIT;
+	unsigned flags = in->llvm >= OFL_LLVM_23 ? OFL_PKG_V2 : 0;
 	if (!elf && !raw)
 		return objdump_other(in, path, fname, d, n);
 	if (raw) {
 		/* The first binary is parsed on opening the file, so its errors
 		 * carry no "while extracting" context. */
-		struct ofl_obin first;
-		if (ofl_obin_parse(d, n, &first, &err))
-			return objdump_error(path, false, ofl_obin_llvm_diag(d, n));
-		ofl_obin_release(&first);
+		struct ofl_obin_set first;
+		if (ofl_obin_parse_set(d, n, &first, &err) == 0 &&
+		    first.version > ofl_obin_max_version(in->llvm))
+			err.code = OFL_EFORMAT;
+		if (err.code)
+			return objdump_error(path, false, ofl_obin_llvm_diag(d, n, in->llvm));
+		ofl_obin_set_release(&first);
 	} else {
 		printf("\n%s:\tfile format %s\n", path, ofl_elf_format_name(d));
 	}
 	struct ofl_pkg_inputs all;
 	enum ofl_obin_llvm_diag diag = OFL_OBIN_INVALID_DATA;
-	if (ofl_pkg_collect(d, n, path, 0, &all, &diag, &err)) {
+	if (ofl_pkg_collect(d, n, path, flags, &all, &diag, &err)) {
 		fflush(stdout);
 		return objdump_error(path, true, diag);
 	}
-	for (size_t i = 0; i < all.n; i++) {
-		const struct ofl_obin *b = &all.v[i].bin;
-		const char *arch = ofl_obin_get(b, "arch"), *triple = ofl_obin_get(b, "triple");
-		printf("\nOFFLOADING IMAGE [%zu]:\n%-16s%s\n%-16s%s\n%-16s%s\n%-16s%s\n", i, "kind",
-		       ofl_image_kind_objdump_name(b->image_kind), "arch", arch ? arch : "",
-		       "triple", triple ? triple : "", "producer",
-		       ofl_offload_kind_name(b->offload_kind, in->llvm));
-	}
+	for (size_t i = 0; i < all.n; i++)
+		objdump_binary(in, &all.v[i].bin, path, "", i, 0);
 	ofl_pkg_inputs_release(&all);
-	return elf && in->llvm == OFL_LLVM_22 ? objdump_bundles(path, fname, d, n) : 0;
+	return elf && in->llvm >= OFL_LLVM_22 ? objdump_bundles(path, fname, d, n) : 0;
 }
 
 static int inspect_objdump(const struct insp *in, const char *path, const uint8_t *d, size_t n)
@@ -149,8 +188,11 @@ static void objdump_image(const struct insp *in, const struct ofl_node *n, size_
 			triple = n->strings[j].value;
 	}
 	printf("\nOFFLOADING IMAGE [%zu]:\n%-16s%s\n%-16s%s\n%-16s%s\n%-16s%s\n", (*k)++, "kind",
-	       ofl_image_kind_objdump_name(n->image_kind), "arch", arch ? arch : "", "triple",
-	       triple ? triple : "", "producer", ofl_offload_kind_name(n->offload_kind, in->llvm));
+	       ofl_image_kind_objdump_name(n->image_kind, in->llvm), "arch", arch ? arch : "",
+	       "triple", triple ? triple : "", "producer",
+	       ofl_offload_kind_name(n->offload_kind, in->llvm));
+	if (in->llvm >= OFL_LLVM_23)
+		printf("%-16s%llu bytes\n", "image size", (unsigned long long)n->size);
 }
 
 /* llvm-objdump's lower-cased Mach-O format names, or NULL for no Mach-O
@@ -230,7 +272,7 @@ static int objdump_other(const struct insp *in, const char *path, const char *fn
 		for (size_t i = 0; i < root->nchildren; i++)
 			for (size_t j = 0; j < root->children[i]->nchildren; j++)
 				objdump_image(in, root->children[i]->children[j], &k);
-		int rc = in->llvm == OFL_LLVM_22 ? coff_bundles(path, fname, d, n, root) : 0;
+		int rc = in->llvm >= OFL_LLVM_22 ? coff_bundles(path, fname, d, n, root) : 0;
 		ofl_node_free(root);
 		return rc;
 	}
@@ -296,7 +338,7 @@ static void tree_image(const struct insp *in, const struct ofl_node *n)
 {
 	printf("image %s, producer %s, %llu bytes at %#llx%s; OffloadBinary v%u at %#llx, %llu "
 	       "bytes",
-	       ofl_image_kind_objdump_name(n->image_kind),
+	       ofl_image_kind_objdump_name(n->image_kind, in->llvm),
 	       ofl_offload_kind_name(n->offload_kind, in->llvm), (unsigned long long)n->size,
 	       (unsigned long long)n->offset, n->inflated ? " (inflated)" : "", n->version,
 	       (unsigned long long)n->binary_offset, (unsigned long long)n->binary_size);
@@ -376,7 +418,7 @@ static void json_node(const struct insp *in, const struct ofl_node *n, int depth
 		       2 * depth, "", n->version, (unsigned long long)n->binary_offset,
 		       (unsigned long long)n->binary_size, compression_names[n->compression],
 		       (unsigned long long)n->inflated_size, n->image_kind,
-		       ofl_image_kind_objdump_name(n->image_kind), n->offload_kind,
+		       ofl_image_kind_objdump_name(n->image_kind, in->llvm), n->offload_kind,
 		       ofl_offload_kind_name(n->offload_kind, in->llvm), n->flags);
 		for (size_t j = 0; j < n->nstrings; j++) {
 			printf("%s", j ? ", " : "");
@@ -722,8 +764,9 @@ int cmd_inspect(int argc, char **argv)
 	    {"format", OPT_STR, &format, NULL, "tree|json|llvm-objdump",
 	     "output format; llvm-objdump prints what llvm-objdump --offloading prints"},
 	    {"json", OPT_FLAG, &json, NULL, NULL, "same as --format=json"},
-	    {"llvm-version", OPT_UINT, &llvm, NULL, "19|22",
-	     "name offload kinds with LLVM 19's or 22's numbering (default 22)"},
+	    {"llvm-version", OPT_UINT, &llvm, NULL, "19|22|23",
+	     "name offload kinds with that LLVM's numbering, print as its llvm-objdump "
+	     "(default 22)"},
 	    {"extract", OPT_STR, &in.extract, NULL, "SELECTOR",
 	     "write the bytes of one layer, e.g. 'lib.a(m.o)/.llvm.offloading[1]'"},
 	    {"o", OPT_STR, &in.output, NULL, "FILE",
@@ -749,7 +792,7 @@ int cmd_inspect(int argc, char **argv)
 	                    "show every layer inside objects, archives, executables and bundles");
 	if (rc)
 		return rc == 2 ? 0 : rc;
-	in.llvm = llvm == 19 ? OFL_LLVM_19 : OFL_LLVM_22;
+	in.llvm = (enum ofl_llvm_version)llvm_release_option(llvm);
 	in.tolerant = tolerant;
 	if (json || !strcmp(format, "json"))
 		in.fmt = FMT_JSON;
@@ -757,8 +800,8 @@ int cmd_inspect(int argc, char **argv)
 		in.fmt = FMT_OBJDUMP;
 	else if (strcmp(format, "tree"))
 		rc = error("unknown --format '%s': use tree, json or llvm-objdump", format);
-	if (!rc && llvm != 19 && llvm != 22)
-		rc = error("--llvm-version must be 19 or 22, not %llu", llvm);
+	if (!rc && !in.llvm)
+		rc = 1;
 	if (!rc && files.n == 0 && !in.extract)
 		rc = error("no input files; see 'offlink inspect --help'");
 	if (!rc && in.output && !in.extract)
@@ -812,20 +855,22 @@ static void objdump_answer(const char *opt)
 }
 
 /* The llvm-objdump personality: --offloading only, read by the inspector's
- * objdump format (LLVM 19's numbering when invoked as llvm-objdump-19);
- * every other option belongs to the real llvm-objdump. */
+ * objdump format as the release personality_release picks prints it (19's
+ * numbering for llvm-objdump-19, 23's image sizes and nested binaries for
+ * llvm-objdump-23 or --llvm-version=23); every other option belongs to the
+ * real llvm-objdump. */
 int cmd_llvm_objdump(int argc, char **argv)
 {
-	size_t n = strlen(argv[0]);
-	bool v19 = n > 3 && !strcmp(argv[0] + n - 3, "-19"), offloading = false, only_files = false;
+	bool offloading = false, only_files = false;
 	const char *query = NULL; /* --help or --version: answered, nothing else done */
-	char **v = calloc((size_t)argc + 4, sizeof *v);
+	char **v = calloc((size_t)argc + 4, sizeof *v), release[32];
+	unsigned asked = 0;
 	if (!v)
 		return error("out of memory");
 	int k = 0, rc = 0;
 	v[k++] = "inspect";
 	v[k++] = "--format=llvm-objdump";
-	v[k++] = v19 ? "--llvm-version=19" : "--llvm-version=22";
+	v[k++] = release;
 	v[k++] = "--";
 	for (int i = 1; i < argc && !rc && !query; i++) {
 		const char *a = argv[i];
@@ -833,6 +878,8 @@ int cmd_llvm_objdump(int argc, char **argv)
 			v[k++] = argv[i];
 		else if (!strcmp(a, "--"))
 			only_files = true;
+		else if (!strncmp(a, "--llvm-version=", 15))
+			rc = !(asked = llvm_release_option(strtoull(a + 15, NULL, 10)));
 		else if (!strcmp(a, "--offloading") || !strcmp(a, "-offloading"))
 			offloading = true;
 		else if (!strcmp(a, "--help") || !strcmp(a, "-help") || !strcmp(a, "--version"))
@@ -842,6 +889,7 @@ int cmd_llvm_objdump(int argc, char **argv)
 			           "only does --offloading; run LLVM's llvm-objdump for it",
 			           a);
 	}
+	snprintf(release, sizeof release, "--llvm-version=%u", personality_release(argv[0], asked));
 	if (!rc && query)
 		objdump_answer(query);
 	else if (!rc && !offloading)

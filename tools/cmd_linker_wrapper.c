@@ -1,4 +1,4 @@
-/* The clang-linker-wrapper personality: LLVM 19's and 22's command line
+/* The clang-linker-wrapper personality: LLVM 19's, 22's and 23's command line
  * (docs/integration.md, "As clang-linker-wrapper"), so `clang -B<compat dir>
  * -fopenmp -fopenmp-targets=...` links through offlink.  The wrapper's own
  * options are taken out; everything else is the host link, run by the same
@@ -11,6 +11,7 @@
 #include "commands.h"
 #include "diag.h"
 #include "link_cli.h"
+#include "opts.h"
 #include "offlink/target_id.h"
 
 enum wopt {
@@ -32,9 +33,10 @@ enum wopt {
 	W_PRINT_MODULE,
 	W_OPT_LEVEL,
 	W_EMBED_BITCODE,
-	W_IGNORED,     /* accepted; no effect on what offlink produces */
-	W_IGNORED_ARG, /* same, with a value */
-	W_UNSUPPORTED, /* a mode offlink does not have */
+	W_LLVM_VERSION, /* offlink's: the release to act as */
+	W_IGNORED,      /* accepted; no effect on what offlink produces */
+	W_IGNORED_ARG,  /* same, with a value */
+	W_UNSUPPORTED,  /* a mode offlink does not have */
 	W_HELP,
 	W_VERSION,
 };
@@ -83,6 +85,7 @@ static const struct wspec wrapper_opts[] = {
     {"clang-backend", W_IGNORED, FLAG},
     {"override-image", W_UNSUPPORTED, EITHER},
     {"embed-bitcode", W_EMBED_BITCODE, FLAG},
+    {"llvm-version", W_LLVM_VERSION, JOINED},
     {"help", W_HELP, FLAG},
     {"help-hidden", W_HELP, FLAG},
     {"version", W_VERSION, FLAG},
@@ -149,7 +152,7 @@ static bool answered(const struct wspec *w)
 	if (w->id == W_HELP)
 		fputs(help, stdout);
 	else if (w->id == W_VERSION)
-		print_version("compatible with clang-linker-wrapper 19 and 22");
+		print_version("compatible with clang-linker-wrapper 19, 22 and 23");
 	return w->id == W_HELP || w->id == W_VERSION;
 }
 
@@ -223,6 +226,8 @@ static int take(struct link_job *j, const struct wspec *w, const char *v)
 	case W_EMBED_BITCODE:
 		j->c.o.embed_bitcode = true;
 		break;
+	case W_LLVM_VERSION:
+		return (j->c.o.llvm_release = llvm_release_option(strtoull(v, NULL, 10))) ? 0 : 1;
 	case W_UNSUPPORTED:
 		return error("--%s is not supported by offlink's clang-linker-wrapper", w->name);
 	default:
@@ -270,6 +275,8 @@ int cmd_clang_linker_wrapper(int argc, char **argv)
 		free(host);
 		return 0;
 	}
+	if (!rc && !j.c.o.llvm_release)
+		j.c.o.llvm_release = personality_release(argv[0], 0);
 	if (!rc && !j.linker_path)
 		rc = error("linker path missing, must pass 'linker-path'");
 	if (!rc && ofl_ldcmd_parse(&j.cmd, host_style(j.c.o.host_triple), nhost, host, &err))

@@ -1,17 +1,13 @@
 /* offlink package, and the clang-offload-packager / llvm-offload-binary
- * personalities (docs/formats.md §5.8).  The LLVM version whose behaviour a
- * personality follows: a "-19"/"-22" suffix of the name it is invoked under,
- * else $OFFLINK_LLVM_VERSION, else that of the clang that runs it (clang 19
- * to 21 compiles through -B<compat> run clang-offload-packager, which LLVM 22
- * deprecates with a warning those releases never print), else 22. */
+ * personalities (docs/formats.md §5.8).  The LLVM release whose behaviour a
+ * personality follows: personality_release (tools/opts.h). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "commands.h"
 #include "diag.h"
-#include "offlink/driver.h"
+#include "offlink/archive.h"
 #include "offlink/io.h"
 #include "offlink/packager.h"
 #include "opts.h"
@@ -116,20 +112,23 @@ static int do_pack(const struct pkg_cmd *c)
 {
 	struct ofl_out out = OFL_OUT_INIT;
 	struct ofl_error err = OFL_ERROR_INIT;
-	int rc = 0;
-	if (replaces_input(c, c->output) || ofl_out_open(&out, c->output, &err))
+	struct ofl_pkg_args *a = calloc(c->images.n ? c->images.n : 1, sizeof *a);
+	size_t n = 0;
+	int rc = a ? 0 : error("out of memory");
+	if (!rc && (replaces_input(c, c->output) || ofl_out_open(&out, c->output, &err)))
 		rc = err.code ? error_lib(&err) : 1;
-	for (size_t i = 0; i < c->images.n && !rc; i++) {
-		struct ofl_pkg_args a;
-		if (ofl_pkg_args_parse(c->images.v[i], &a, &err) ||
-		    ofl_pkg_pack_image(&a, c->llvm, &out, &err))
+	for (; !rc && n < c->images.n; n++)
+		if (ofl_pkg_args_parse(c->images.v[n], &a[n], &err))
 			rc = lib_error(c, &err);
-		ofl_pkg_args_release(&a);
-	}
+	if (!rc && ofl_pkg_pack(a, n, c->llvm, &out, &err))
+		rc = lib_error(c, &err);
 	if (!rc && ofl_out_commit(&out, &err))
 		rc = error_lib(&err);
 	if (rc)
 		ofl_out_abort(&out);
+	for (size_t i = 0; i < n; i++)
+		ofl_pkg_args_release(&a[i]);
+	free(a);
 	return rc;
 }
 
@@ -141,6 +140,42 @@ static int extract_archive(const struct pkg_cmd *c, const struct ofl_pkg_entry *
 	int rc = ofl_pkg_write_archive(m, n, &ar, &err) ? lib_error(c, &err)
 	                                                : write_out(c, file, ar.data, ar.len);
 	ofl_buf_release(&ar);
+	return rc;
+}
+
+/* Writes b's image to the name release c->llvm gives it. */
+static int extract_named(const struct pkg_cmd *c, const struct ofl_obin *b, size_t i)
+{
+	char *name = ofl_pkg_extract_name(c->positional.v[0], b, i, c->llvm);
+	if (!name)
+		return error("out of memory");
+	int rc = write_out(c, name, b->image, (size_t)b->image_size);
+	if (!rc && c->llvm >= OFL_LLVM_23)
+		printf("Extracted: %s\n", name);
+	free(name);
+	return rc;
+}
+
+/* 23: an image that is an OffloadBinary itself is not written: its own
+ * images are, recursively, numbered on from *idx. */
+static int extract_nested(const struct pkg_cmd *c, const struct ofl_obin *b, size_t *idx,
+                          unsigned depth)
+{
+	if (!ofl_obin_is(b->image, (size_t)b->image_size))
+		return extract_named(c, b, (*idx)++);
+	struct ofl_pkg_inputs in;
+	struct ofl_error err = OFL_ERROR_INIT;
+	enum ofl_obin_llvm_diag diag = OFL_OBIN_INVALID_DATA;
+	if (depth >= OFL_MAX_NESTING)
+		return error("%s: offload binaries nested more than %d deep", c->positional.v[0],
+		             OFL_MAX_NESTING);
+	if (ofl_pkg_collect(b->image, (size_t)b->image_size, c->positional.v[0], c->collect_flags,
+	                    &in, &diag, &err))
+		return c->compat ? error("%s", ofl_obin_llvm_diag_text(diag)) : error_lib(&err);
+	int rc = 0;
+	for (size_t i = 0; i < in.n && !rc; i++)
+		rc = extract_nested(c, &in.v[i].bin, idx, depth + 1);
+	ofl_pkg_inputs_release(&in);
 	return rc;
 }
 
@@ -160,12 +195,10 @@ static int extract_matches(const struct pkg_cmd *c, const struct ofl_pkg_args *a
 			warning("Multiple inputs match to a single file, '%s'", file);
 		return write_out(c, file, m[n - 1]->bin.image, (size_t)m[n - 1]->bin.image_size);
 	}
+	size_t idx = 0;
 	for (size_t i = 0; i < n; i++) {
-		char *name = ofl_pkg_extract_name(c->positional.v[0], &m[i]->bin, i);
-		if (!name)
-			return error("out of memory");
-		int rc = write_out(c, name, m[i]->bin.image, (size_t)m[i]->bin.image_size);
-		free(name);
+		int rc = c->llvm >= OFL_LLVM_23 ? extract_nested(c, &m[i]->bin, &idx, 0)
+		                                : extract_named(c, &m[i]->bin, i);
 		if (rc)
 			return rc;
 	}
@@ -205,6 +238,9 @@ static int do_extract(struct pkg_cmd *c)
 	}
 	struct ofl_pkg_inputs in;
 	enum ofl_obin_llvm_diag diag = OFL_OBIN_INVALID_DATA;
+	/* ours reads every version; a personality what its release reads */
+	if (c->compat)
+		c->collect_flags = c->llvm >= OFL_LLVM_23 ? OFL_PKG_V2 : 0;
 	int rc = ofl_pkg_collect(f.data, f.size, path, c->collect_flags, &in, &diag, &err);
 	if (rc) {
 		rc = c->compat && err.code == OFL_EFORMAT
@@ -218,7 +254,8 @@ static int do_extract(struct pkg_cmd *c)
 	struct staging st;
 	staging_begin(&st);
 	c->staged = c->compat ? NULL : &st.set;
-	if (!c->compat && c->images.n == 0)
+	/* no --image: ours and 23 extract everything, 19 and 22 nothing */
+	if ((!c->compat || c->llvm >= OFL_LLVM_23) && c->images.n == 0)
 		rc = extract_image(c, &in, "");
 	for (size_t i = 0; i < c->images.n && !rc; i++)
 		rc = extract_image(c, &in, c->images.v[i]);
@@ -239,7 +276,7 @@ static int run(struct pkg_cmd *c)
 		return 1;
 	}
 	const char *input = c->positional.n ? c->positional.v[0] : NULL;
-	if (c->compat && c->llvm == OFL_LLVM_22) {
+	if (c->compat && c->llvm != OFL_LLVM_19) {
 		const char *b = base_name(ofl_prog);
 		size_t bl = strlen(b), pl = strlen("clang-offload-packager");
 		if (bl >= pl && !strcmp(b + bl - pl, "clang-offload-packager"))
@@ -253,37 +290,28 @@ static int run(struct pkg_cmd *c)
 		return do_pack(c);
 	if (input)
 		return do_extract(c);
-	if (c->compat && c->llvm == OFL_LLVM_22)
+	if (c->compat && c->llvm != OFL_LLVM_19)
 		llvm_help(c, true);
 	else if (!c->compat)
 		return error("nothing to do: give -o OUT to package or an input to extract");
 	return 0;
 }
 
-static enum ofl_llvm_version version_of_name(const char *argv0)
+/* LLVM 19 to 21 ship clang-offload-packager (22 renamed it
+ * llvm-offload-binary and deprecated the old name with a warning that
+ * clang 20 and 21's compiles through -B<compat> must not print). */
+static unsigned packager_release(const char *argv0)
 {
-	const char *b = base_name(argv0), *dash = strrchr(b, '-');
-	const char *env = getenv("OFFLINK_LLVM_VERSION");
-	if (dash && !strcmp(dash, "-19"))
-		return OFL_LLVM_19;
-	if (dash && !strcmp(dash, "-22"))
-		return OFL_LLVM_22;
-	if (env && *env)
-		return !strcmp(env, "19") ? OFL_LLVM_19 : OFL_LLVM_22;
-	struct ofl_driver d;
-	struct ofl_error err = OFL_ERROR_INIT;
-	unsigned llvm = ofl_driver_read(getppid(), &d, &err) ? 0 : d.llvm;
-	ofl_driver_release(&d);
-	return llvm && llvm < 22 ? OFL_LLVM_19 : OFL_LLVM_22;
+	unsigned n = personality_release_raw(argv0, 0);
+	return n >= 23 ? 23 : n >= 22 ? 22 : 19;
 }
 
 int cmd_llvm_packager(int argc, char **argv)
 {
-	struct pkg_cmd c = {.compat = true, .llvm = version_of_name(argv[0])};
-	bool help = false, help_list = false;
-	char about[80];
-	snprintf(about, sizeof(about), "compatible with %s %d",
-	         c.llvm == OFL_LLVM_19 ? "clang-offload-packager" : "llvm-offload-binary", c.llvm);
+	struct pkg_cmd c = {.compat = true};
+	unsigned long long asked = 0;
+	bool help = false, help_list = false, version = false;
+	char about[80] = "";
 	const struct opt table[] = {
 	    {"o", OPT_STR, &c.output, NULL, "file", NULL},
 	    {"image", OPT_LIST, &c.images, NULL, NULL, NULL},
@@ -292,12 +320,18 @@ int cmd_llvm_packager(int argc, char **argv)
 	    {"help-hidden", OPT_FLAG, &help, NULL, NULL, NULL},
 	    {"help-list", OPT_FLAG, &help_list, NULL, NULL, NULL},
 	    {"help-list-hidden", OPT_FLAG, &help_list, NULL, NULL, NULL},
-	    {"version", OPT_VERSION, about, NULL, NULL, NULL},
+	    {"version", OPT_FLAG, &version, NULL, NULL, NULL},
+	    {"llvm-version", OPT_UINT, &asked, NULL, NULL, NULL},
 	    {NULL, 0, NULL, NULL, NULL, NULL},
 	};
 	int rc = opts_parse(table, argc, argv, &c.positional, NULL, NULL);
-	if (rc == 2) /* --version answered */
-		rc = 0;
+	unsigned v = rc ? 0 : asked ? llvm_release_option(asked) : packager_release(argv[0]);
+	rc = rc ? rc : !v;
+	c.llvm = (enum ofl_llvm_version)v;
+	snprintf(about, sizeof(about), "compatible with %s %u",
+	         v == 19 ? "clang-offload-packager" : "llvm-offload-binary", v);
+	if (!rc && version)
+		print_version(about);
 	else if (rc == 0 && (help || help_list))
 		llvm_help(&c, help_list);
 	else if (rc == 0)
@@ -317,8 +351,9 @@ int cmd_package(int argc, char **argv)
 	     "an image to package (file= required) or a filter for extraction"},
 	    {"archive", OPT_FLAG, &c.archive, NULL, NULL,
 	     "write the extracted images of each --image to a static archive (its file=)"},
-	    {"llvm-version", OPT_UINT, &llvm, NULL, "19|22",
-	     "follow LLVM 19's or 22's rules (kind numbering, required keys); default 22"},
+	    {"llvm-version", OPT_UINT, &llvm, NULL, "19|22|23",
+	     "follow that LLVM's rules (kind numbering, required keys; 23: one version-2 "
+	     "binary for all images, SPIR-V names); default 22"},
 	    {"help", OPT_HELP, NULL, NULL, NULL, "show this help"},
 	    {"version", OPT_VERSION, NULL, NULL, NULL, "show the version"},
 	    {NULL, 0, NULL, NULL, NULL, NULL},
@@ -329,11 +364,11 @@ int cmd_package(int argc, char **argv)
 	                    "create OffloadBinaries, or extract the images of one");
 	if (rc)
 		return rc == 2 ? 0 : rc;
-	if (llvm != 19 && llvm != 22)
-		rc = error("--llvm-version must be 19 or 22, not %llu", llvm);
-	c.llvm = llvm == 19 ? OFL_LLVM_19 : OFL_LLVM_22;
-	if (!rc)
+	c.llvm = (enum ofl_llvm_version)llvm_release_option(llvm);
+	if (c.llvm)
 		rc = run(&c);
+	else
+		rc = 1;
 	strlist_release(&c.images);
 	strlist_release(&c.positional);
 	return rc;

@@ -27,6 +27,7 @@ struct input {
 	char *spec;            /* owned copy of --image's value that the strings point into */
 	struct ofl_buf packed; /* --pack: the OffloadBinary made for it */
 	uint16_t image_kind;   /* an OffloadBinary's image kind, else OFL_IMG_NONE */
+	struct ofl_obin bin;   /* an OffloadBinary's first entry; arch points into it */
 };
 
 /* How `offlink wrap` makes a CUDA/HIP fat binary from device images. */
@@ -121,7 +122,8 @@ static int split_image_spec(char *s, struct input *out)
 /* --image=file=PATH[,triple=T][,arch=A]: a raw image with its metadata. */
 static int parse_image_spec(struct wrap_job *j, const char *spec)
 {
-	struct input tmp = {OFL_FILE_INIT, NULL, NULL, NULL, strdup(spec), OFL_BUF_INIT, 0};
+	struct input tmp = {OFL_FILE_INIT, NULL,         NULL, NULL,
+	                    strdup(spec),  OFL_BUF_INIT, 0,    OFL_OBIN_INIT};
 	if (!tmp.spec)
 		return error("out of memory");
 	struct input *in = split_image_spec(tmp.spec, &tmp) ? NULL : add_input(j, tmp.path);
@@ -135,22 +137,33 @@ static int parse_image_spec(struct wrap_job *j, const char *spec)
 	return 0;
 }
 
-/* An OffloadBinary input: embedded whole, ImageStart past its header (as
- * llvm-offload-wrapper does); its arch string serves the AMD flavour. */
+/* An OffloadBinary input (version 1, or 2 as LLVM 23 writes it): embedded
+ * whole, ImageStart at the image of its first entry, found from the
+ * header's entries offset (as llvm-offload-wrapper does); its arch string
+ * serves the AMD flavour. */
 static int obin_input(struct input *in, struct ofl_wrap_image *img)
 {
 	struct ofl_error err = OFL_ERROR_INIT;
-	struct ofl_obin b = OFL_OBIN_INIT;
-	if (ofl_obin_parse(in->file.data, in->file.size, &b, &err)) {
+	struct ofl_obin_set s;
+	struct ofl_obin *b = &in->bin;
+	if (ofl_obin_parse_set(in->file.data, in->file.size, &s, &err) == 0) {
+		if (s.inflated || !s.nentries)
+			ofl_error_set(&err, OFL_EUNSUPPORTED, NULL, 0,
+			              "offload binary: %s: no image to register in place",
+			              s.inflated ? "compressed" : "no entry");
+		else
+			ofl_obin_set_entry(&s, 0, b, &err);
+		ofl_obin_set_release(&s);
+	}
+	if (err.code) {
 		ofl_error_locate(&err, in->path, 0);
 		return error_lib(&err);
 	}
-	img->start = (uint64_t)(b.image - in->file.data);
-	img->end = img->start + b.image_size;
-	in->image_kind = b.image_kind;
-	if (!img->arch && ofl_obin_get(&b, "arch"))
-		img->arch = in->arch = ofl_obin_get(&b, "arch");
-	ofl_obin_release(&b);
+	img->start = (uint64_t)(b->image - in->file.data);
+	img->end = img->start + b->image_size;
+	in->image_kind = b->image_kind;
+	if (!img->arch && ofl_obin_get(b, "arch"))
+		img->arch = in->arch = ofl_obin_get(b, "arch");
 	return 0;
 }
 
@@ -550,6 +563,7 @@ static int finish(struct wrap_job *j, int rc)
 		ofl_file_close(&j->in[i].file);
 		free(j->in[i].spec);
 		ofl_buf_release(&j->in[i].packed);
+		ofl_obin_release(&j->in[i].bin);
 	}
 	free(j->in);
 	ofl_buf_release(&j->fb.bytes);
@@ -755,21 +769,36 @@ int cmd_clang_offload_wrapper(int argc, char **argv)
 	return rc;
 }
 
-/* llvm-offload-wrapper --kind=openmp|cuda|hip [--triple=<t>] -o <out> <file>... */
+/* llvm-offload-wrapper --kind=openmp|cuda|hip [--triple=<t>] -o <out> <file>...;
+ * as LLVM 23's (personality_release) also --relocatable, OpenMP images in
+ * .llvm.offloading.relocatable.  23's --kind=sycl is refused: offlink does
+ * not write its SYCL registration. */
 int cmd_llvm_offload_wrapper(int argc, char **argv)
 {
 	struct wrap_job j = new_job(OFL_WRAP_LLVM20, false);
 	const char *kind = NULL;
 	struct strlist pos = {NULL, 0};
+	unsigned long long asked = 0;
+	char about[64];
+	for (int i = 1; i < argc; i++) /* the release decides the table */
+		if (!strncmp(argv[i], "--llvm-version=", 15))
+			asked = strtoull(argv[i] + 15, NULL, 10);
+	unsigned v = asked ? llvm_release_option(asked) : personality_release(argv[0], 0);
+	if (!v)
+		return 1;
+	snprintf(about, sizeof about, "compatible with llvm-offload-wrapper %u", v);
 	const struct opt table[] = {
 	    {"kind", OPT_STR, &kind, NULL, "<kind>", "The offloading language of the images"},
 	    {"triple", OPT_STR, &j.host_triple, NULL, "<triple>", "The host target triple"},
 	    {"o", OPT_STR, &j.output, NULL, "<file>", "Write output to <file>"},
 	    {"emit", OPT_STR, &j.emit, NULL, "obj|ll|bc|c",
 	     "output format (default: from -o's name)"},
+	    {"llvm-version", OPT_UINT, &asked, NULL, NULL, NULL},
 	    {"help", OPT_HELP, NULL, NULL, NULL, "Display available options"},
-	    {"version", OPT_VERSION, "compatible with llvm-offload-wrapper 22", NULL, NULL,
-	     "Display the version of this program"},
+	    {"version", OPT_VERSION, about, NULL, NULL, "Display the version of this program"},
+	    /* 23's option; before 23 the table ends here */
+	    {v >= 23 ? "relocatable" : NULL, OPT_FLAG, &j.opts.relocatable, NULL, NULL,
+	     "Wrap for a relocatable offloading application (OpenMP only)"},
 	    {NULL, 0, NULL, NULL, NULL, NULL},
 	};
 	int rc = opts_parse(table, argc, argv, &pos, "llvm-offload-wrapper [options] <input files>",
@@ -785,8 +814,12 @@ int cmd_llvm_offload_wrapper(int argc, char **argv)
 		        ofl_prog);
 		rc = 1;
 	}
+	if (!rc && v >= 23 && !strcmp(kind, "sycl"))
+		rc = error("--kind=sycl: offlink does not write LLVM 23's SYCL registration");
 	if (!rc)
 		rc = parse_kind(kind, &j.opts.kind);
+	/* 23 wraps CUDA and HIP as ever: --relocatable is OpenMP's */
+	j.opts.relocatable = j.opts.relocatable && j.opts.kind == OFL_WRAP_OPENMP;
 	for (size_t i = 0; i < pos.n && !rc; i++)
 		rc = !add_input(&j, pos.v[i]);
 	rc = finish(&j, rc);

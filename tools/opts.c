@@ -1,8 +1,10 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "diag.h"
+#include "offlink/driver.h"
 #include "offlink/nearest.h"
 #include "opts.h"
 
@@ -236,4 +238,51 @@ void print_version(const char *about)
 		printf("%s (offlink %s)\n", base, OFL_VERSION);
 	if (about)
 		printf("  %s\n", about);
+}
+
+/* The release offlink acts as for LLVM release n. */
+static unsigned known_release(unsigned n)
+{
+	return n >= 23 ? 23 : n >= 20 ? 22 : 19;
+}
+
+/* N of a "-N" suffix of the file name, 0 when none. */
+static unsigned name_suffix(const char *argv0)
+{
+	const char *base = strrchr(argv0, '/'), *dash;
+	base = base ? base + 1 : argv0;
+	dash = strrchr(base, '-');
+	if (!dash || !dash[1] || strspn(dash + 1, "0123456789") != strlen(dash + 1))
+		return 0;
+	unsigned long n = strtoul(dash + 1, NULL, 10);
+	return n >= 10 && n < 1000 ? (unsigned)n : 0;
+}
+
+unsigned personality_release(const char *argv0, unsigned asked)
+{
+	return known_release(personality_release_raw(argv0, asked));
+}
+
+unsigned personality_release_raw(const char *argv0, unsigned asked)
+{
+	const char *env = getenv("OFFLINK_LLVM_VERSION");
+	unsigned n = asked ? asked : env ? (unsigned)strtoul(env, NULL, 10) : 0;
+	if (!n)
+		n = name_suffix(argv0);
+	if (!n) {
+		struct ofl_driver d;
+		struct ofl_error err = OFL_ERROR_INIT;
+		if (ofl_driver_read(getppid(), &d, &err) == 0)
+			n = d.llvm;
+		ofl_driver_release(&d);
+	}
+	return n ? n : 22;
+}
+
+unsigned llvm_release_option(unsigned long long n)
+{
+	if (n == 19 || n == 22 || n == 23)
+		return (unsigned)n;
+	error("--llvm-version must be 19, 22 or 23, not %llu", n);
+	return 0;
 }

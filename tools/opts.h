@@ -48,6 +48,22 @@ int opts_parse(const struct opt *table, int argc, char **argv, struct strlist *p
                const char *usage, const char *overview);
 void opts_print_help(const struct opt *table, FILE *f, const char *usage, const char *overview);
 
+/* The LLVM release a personality acts as (docs/llvm-releases.md), one rule
+ * for all: given, the release asked for (--llvm-version=N or
+ * $OFFLINK_LLVM_VERSION; 0 when neither); else a "-N" suffix of argv0's
+ * file name (llvm-offload-binary-23); else the release of the clang that
+ * runs it, its parent process (offlink/driver.h); else 22.  A release
+ * offlink has no behaviour of its own for acts as the nearest below it
+ * that it has (20 and 21 as 22, 24 and later as 23), older ones as 19. */
+unsigned personality_release(const char *argv0, unsigned asked);
+/* The release personality_release starts from, before that mapping (the
+ * default 22 included), for a tool whose history differs: the packager
+ * was renamed in 22, so clang 20 and 21 run LLVM 19's. */
+unsigned personality_release_raw(const char *argv0, unsigned asked);
+/* The release --llvm-version=N names (19, 22 or 23), or 0 after printing
+ * the error for any other N. */
+unsigned llvm_release_option(unsigned long long n);
+
 /* --version of every front end, on stdout: "offlink X.Y.Z", or "<name>
  * (offlink X.Y.Z)" under another name (ld.offlink, a personality: ofl_prog's
  * file name), then about, when given, on a line of its own. */

@@ -44,7 +44,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct ofl_pkg_inputs in;
 	enum ofl_obin_llvm_diag diag;
 	ofl_error_clear(&err);
-	for (unsigned flags = 0; flags <= OFL_PKG_ANY_VERSION; flags++)
+	for (unsigned flags = 0; flags <= OFL_PKG_V2; flags++)
 		if (ofl_pkg_collect(data, size, "fuzz", flags, &in, &diag, &err) == 0)
 			ofl_pkg_inputs_release(&in);
 	return 0;

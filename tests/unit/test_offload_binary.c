@@ -25,7 +25,7 @@ static int pack(const char *const *keys, const char *const *vals, size_t n, stru
 	size_t order[64];
 	const char *k[64], *v[64];
 	size_t m = 0;
-	int got = ofl_obin_llvm_key_order(keys, n, order);
+	int got = ofl_obin_llvm_key_order(keys, n, OFL_LLVM_22, order);
 	if (got != (int)n)
 		return -1;
 	for (size_t i = 0; i < n; i++) {
@@ -73,19 +73,19 @@ OFL_TEST(hash_vectors)
 {
 	char x100[100];
 	memset(x100, 'x', sizeof x100);
-	CHECK_EQ_U(ofl_llvm_string_hash("", 0), 0x65b0c5ecc2c5cc82ULL);
-	CHECK_EQ_U(ofl_llvm_string_hash("a", 1), 0xaeb6f9d5517c61f8ULL);
-	CHECK_EQ_U(ofl_llvm_string_hash("arch", 4), 0x1499ea7cf386c709ULL);
-	CHECK_EQ_U(ofl_llvm_string_hash("triple", 6), 0x45f9d3270819b0d8ULL);
-	CHECK_EQ_U(ofl_llvm_string_hash("file", 4), 0x7d2d536ed4e6b353ULL);
-	CHECK_EQ_U(ofl_llvm_string_hash("kind", 4), 0xe421e5cbc8207aa5ULL);
-	CHECK_EQ_U(ofl_llvm_string_hash(x100, 100), 0x89cbb2263eab4e46ULL);
+	CHECK_EQ_U(ofl_llvm_string_hash("", 0, OFL_LLVM_22), 0x65b0c5ecc2c5cc82ULL);
+	CHECK_EQ_U(ofl_llvm_string_hash("a", 1, OFL_LLVM_22), 0xaeb6f9d5517c61f8ULL);
+	CHECK_EQ_U(ofl_llvm_string_hash("arch", 4, OFL_LLVM_22), 0x1499ea7cf386c709ULL);
+	CHECK_EQ_U(ofl_llvm_string_hash("triple", 6, OFL_LLVM_22), 0x45f9d3270819b0d8ULL);
+	CHECK_EQ_U(ofl_llvm_string_hash("file", 4, OFL_LLVM_22), 0x7d2d536ed4e6b353ULL);
+	CHECK_EQ_U(ofl_llvm_string_hash("kind", 4, OFL_LLVM_22), 0xe421e5cbc8207aa5ULL);
+	CHECK_EQ_U(ofl_llvm_string_hash(x100, 100, OFL_LLVM_22), 0x89cbb2263eab4e46ULL);
 }
 
 static int order_is(const char *const *keys, size_t n, const char *const *want, size_t nwant)
 {
 	size_t order[16], m = 0;
-	if (ofl_obin_llvm_key_order(keys, n, order) != (int)n)
+	if (ofl_obin_llvm_key_order(keys, n, OFL_LLVM_22, order) != (int)n)
 		return 0;
 	for (size_t i = 0; i < n; i++) {
 		const char *k = keys[order[i]];
@@ -120,7 +120,7 @@ OFL_TEST(key_order_grows)
 		snprintf(names[i], sizeof names[i], "k%d", i);
 		keys[i] = names[i];
 	}
-	CHECK_EQ_U(ofl_obin_llvm_key_order(keys, 70, order), 70);
+	CHECK_EQ_U(ofl_obin_llvm_key_order(keys, 70, OFL_LLVM_22, order), 70);
 	for (int i = 0; i < 70; i++)
 		seen[order[i]]++;
 	for (int i = 0; i < 70; i++)
@@ -178,10 +178,10 @@ OFL_TEST(reader_rejects)
 	unsigned char *c = copy_example();
 	CHECK(parse_err(c, 71, &err) == OFL_EFORMAT);
 	CHECK_EQ_U(err.offset, 0);
-	CHECK(ofl_obin_llvm_diag(c, 71) == OFL_OBIN_INVALID_DATA);
+	CHECK(ofl_obin_llvm_diag(c, 71, OFL_LLVM_22) == OFL_OBIN_INVALID_DATA);
 	CHECK(parse_err(c, 159, &err) == OFL_EFORMAT); /* size past end */
 	CHECK_EQ_U(err.offset, 8);
-	CHECK(ofl_obin_llvm_diag(c, 159) == OFL_OBIN_UNEXPECTED_EOF);
+	CHECK(ofl_obin_llvm_diag(c, 159, OFL_LLVM_22) == OFL_OBIN_UNEXPECTED_EOF);
 	c = copy_example();
 	put64(c + 0x58, 0x1000); /* key offset of "triple" past the end */
 	CHECK(parse_err(c, 160, &err) == OFL_EFORMAT);
@@ -299,8 +299,147 @@ OFL_TEST(enumerations)
 	CHECK_EQ_U(ofl_offload_kind_parse("sycl", OFL_LLVM_22), 8);
 	CHECK_STR(ofl_offload_kind_name(3, OFL_LLVM_22), "none");
 	CHECK_STR(ofl_offload_kind_name(3, OFL_LLVM_19), "hip");
-	CHECK_STR(ofl_image_kind_objdump_name(7), "<none>");
-	CHECK_STR(ofl_image_kind_objdump_name(2), "llvm ir");
-	CHECK_EQ_U(ofl_image_kind_from_ext("fatbin"), OFL_IMG_FATBINARY);
-	CHECK_EQ_U(ofl_image_kind_from_ext("spv"), OFL_IMG_NONE);
+	CHECK_STR(ofl_image_kind_objdump_name(7, OFL_LLVM_22), "<none>");
+	CHECK_STR(ofl_image_kind_objdump_name(2, OFL_LLVM_22), "llvm ir");
+	CHECK_EQ_U(ofl_image_kind_from_ext("fatbin", OFL_LLVM_22), OFL_IMG_FATBINARY);
+	CHECK_EQ_U(ofl_image_kind_from_ext("spv", OFL_LLVM_22), OFL_IMG_NONE);
+}
+
+OFL_TEST(enumerations_23)
+{
+	CHECK_STR(ofl_image_kind_objdump_name(OFL_IMG_SPIRV, OFL_LLVM_22), "<none>");
+	CHECK_STR(ofl_image_kind_objdump_name(OFL_IMG_SPIRV, OFL_LLVM_23), "spir-v");
+	CHECK_STR(ofl_image_kind_objdump_name(7, OFL_LLVM_23), "<none>");
+	CHECK_STR(ofl_image_kind_suffix(OFL_IMG_SPIRV, OFL_LLVM_22), "");
+	CHECK_STR(ofl_image_kind_suffix(OFL_IMG_SPIRV, OFL_LLVM_23), "spv");
+	CHECK_EQ_U(ofl_image_kind_from_ext("spv", OFL_LLVM_23), OFL_IMG_SPIRV);
+	CHECK_EQ_U(ofl_obin_max_version(OFL_LLVM_22), 1);
+	CHECK_EQ_U(ofl_obin_max_version(OFL_LLVM_23), 2);
+}
+
+/* 23's hash_value(StringRef): XXH3-64 of the bytes, the execution seed
+ * XORed in after (XXH3-64 of no bytes is 0x2d06800538d394c2). */
+OFL_TEST(hash_23)
+{
+	CHECK_EQ_U(ofl_llvm_string_hash("", 0, OFL_LLVM_23), 0xd2572fd2d586180fULL);
+	CHECK(ofl_llvm_string_hash("arch", 4, OFL_LLVM_23) !=
+	      ofl_llvm_string_hash("arch", 4, OFL_LLVM_22));
+}
+
+/* Two images, strings in one table, images back to back: every offset of
+ * docs/formats.md §5.6 worked out by hand. */
+OFL_TEST(version2_written)
+{
+	const char *k[] = {"arch", "triple"};
+	const char *va[] = {"sm_70", "nvptx64-nvidia-cuda"},
+	           *vb[] = {"sm_80", "nvptx64-nvidia-cuda"};
+	struct ofl_obin_image img[2] = {
+	    {OFL_IMG_OBJECT, OFL_OFK_OPENMP, 0, (const uint8_t *)"ABCDEFGHIJ", 10, 2, k, va},
+	    {OFL_IMG_OBJECT, OFL_OFK_OPENMP, 0, (const uint8_t *)"xyz", 3, 2, k, vb}};
+	struct ofl_buf b = OFL_BUF_INIT;
+	struct ofl_error err = OFL_ERROR_INIT;
+	uint64_t total = 0;
+	CHECK(ofl_obin_write_v2(img, 2, &b, &total, &err) == 0);
+	CHECK_EQ_U(total, 272);
+	CHECK_EQ_U(b.len, 272);
+	unsigned char want[112];
+	memset(want, 0, sizeof want);
+	memcpy(want, "\x10\xff\x10\xad\x02\0\0\0", 8);
+	put64(want + 8, 272);
+	put64(want + 16, 32);
+	put64(want + 24, 2);
+	/* entry 0 at 32, entry 1 at 72 */
+	for (int e = 0; e < 2; e++) {
+		unsigned char *en = want + 32 + 40 * e;
+		en[0] = 1;
+		en[2] = 1;
+		put64(en + 8, e ? 160 : 112);
+		put64(en + 16, 2);
+		put64(en + 24, e ? 266 : 256);
+		put64(en + 32, e ? 3 : 10);
+	}
+	CHECK_MEM(b.data, want, 112);
+	/* the table at 208: arch, triple, nvptx64-nvidia-cuda, sm_80, sm_70 */
+	const uint64_t se[12] = {209, 247, 5, 214, 221, 19, 209, 241, 5, 214, 221, 19};
+	for (int i = 0; i < 12; i++)
+		CHECK_EQ_U(b.data[112 + 8 * i] | b.data[113 + 8 * i] << 8, se[i]);
+	CHECK_MEM(b.data + 208, "\0arch\0triple\0nvptx64-nvidia-cuda\0sm_80\0sm_70\0", 45);
+	CHECK_MEM(b.data + 256, "ABCDEFGHIJxyz\0\0\0", 16);
+	struct ofl_obin_set s;
+	CHECK(ofl_obin_parse_set(b.data, b.len, &s, &err) == 0);
+	CHECK_STR(ofl_obin_get(&s.entries[1], "arch"), "sm_80");
+	ofl_obin_set_release(&s);
+	/* without image bytes: everything before the first image */
+	ofl_buf_reset(&b);
+	img[0].image = img[1].image = NULL;
+	CHECK(ofl_obin_write_v2(img, 2, &b, &total, &err) == 0);
+	CHECK_EQ_U(b.len, 256);
+	CHECK_EQ_U(total, 272);
+	/* no image: the 40 bytes 23's release build writes */
+	ofl_buf_reset(&b);
+	CHECK(ofl_obin_write_v2(NULL, 0, &b, &total, &err) == 0);
+	CHECK_EQ_U(b.len, 40);
+	CHECK_EQ_U(b.data[8], 40);
+	CHECK_EQ_U(b.data[16], 32);
+	CHECK_EQ_U(b.data[24], 0);
+	ofl_buf_release(&b);
+}
+
+/* An entry kept on its own owns its strings, NULs inside values kept. */
+OFL_TEST(set_entry_owns_strings)
+{
+	unsigned char p[256];
+	size_t n = make_v2(p);
+	struct ofl_obin_set s;
+	struct ofl_obin e;
+	struct ofl_error err = OFL_ERROR_INIT;
+	CHECK(ofl_obin_parse_set(p, n, &s, &err) == 0);
+	CHECK(ofl_obin_set_entry(&s, 0, &e, &err) == 0);
+	ofl_obin_set_release(&s);
+	memset(p + 160, 'Z', 13);
+	CHECK_STR(ofl_obin_get(&e, "arch"), "g");
+	CHECK_EQ_U(e.strings[0].value_size, 2);
+	CHECK_MEM(e.strings[0].value, "g\0\0", 3);
+	CHECK_EQ_U(e.version, 2);
+	ofl_obin_release(&e);
+}
+
+OFL_TEST(newer_than_known)
+{
+	struct ofl_obin b = OFL_OBIN_INIT;
+	struct ofl_error err = OFL_ERROR_INIT;
+	b.version = 2;
+	b.image_kind = OFL_IMG_SPIRV;
+	b.offload_kind = OFL_OFK_SYCL;
+	b.flags = OFL_OBIN_FLAG_METADATA;
+	CHECK(ofl_obin_check_known(&b, &err) == 0);
+	b.offload_kind = 16; /* a kind proposed after 23 */
+	CHECK(ofl_obin_check_known(&b, &err) == OFL_EUNSUPPORTED);
+	CHECK(strstr(err.msg, "offload kind 16") != NULL);
+	ofl_error_clear(&err);
+	b.offload_kind = 5;
+	CHECK(ofl_obin_check_known(&b, &err) == OFL_EUNSUPPORTED);
+	ofl_error_clear(&err);
+	b.offload_kind = OFL_OFK_HIP19;
+	b.image_kind = 7;
+	CHECK(ofl_obin_check_known(&b, &err) == OFL_EUNSUPPORTED);
+	ofl_error_clear(&err);
+	b.image_kind = 1;
+	b.flags = 2;
+	CHECK(ofl_obin_check_known(&b, &err) == OFL_EUNSUPPORTED);
+	ofl_error_clear(&err);
+	b.flags = OFL_OBIN_FLAG_METADATA;
+	b.version = 1; /* 19 and 22 wrote no flag */
+	CHECK(ofl_obin_check_known(&b, &err) == OFL_EUNSUPPORTED);
+	unsigned char p[256];
+	size_t n = make_v2(p);
+	p[4] = 4;
+	struct ofl_obin_set s;
+	ofl_error_clear(&err);
+	CHECK(ofl_obin_parse_set(p, n, &s, &err) == OFL_EUNSUPPORTED);
+	CHECK(strstr(err.msg, "version 4 is not one offlink knows") != NULL);
+	CHECK(ofl_obin_llvm_diag(p, n, OFL_LLVM_23) == OFL_OBIN_INVALID_DATA);
+	p[4] = 2;
+	CHECK(ofl_obin_llvm_diag(p, n, OFL_LLVM_22) == OFL_OBIN_INVALID_DATA);
+	CHECK(ofl_obin_llvm_diag(p, n - 8, OFL_LLVM_23) == OFL_OBIN_UNEXPECTED_EOF);
 }

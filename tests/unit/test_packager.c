@@ -34,11 +34,11 @@ OFL_TEST(match_and_names)
 	CHECK(ofl_pkg_args_parse("feature=", &a, &err) == 0);
 	CHECK(ofl_pkg_match(&a, &b, OFL_LLVM_22)); /* absent means "" */
 	ofl_pkg_args_release(&a);
-	char *n = ofl_pkg_extract_name("dir.x/multi.tar.bin", &b, 3);
+	char *n = ofl_pkg_extract_name("dir.x/multi.tar.bin", &b, 3, OFL_LLVM_22);
 	CHECK_STR(n, "multi.tar-t1-.3.bc");
 	free(n);
 	b.image_kind = 9;
-	n = ofl_pkg_extract_name(".bin", &b, 0);
+	n = ofl_pkg_extract_name(".bin", &b, 0, OFL_LLVM_22);
 	CHECK_STR(n, "-t1-.0.");
 	free(n);
 }

@@ -45,11 +45,15 @@ struct ofl_hipfb_options {
 	bool hipv4; /* "hipv4-" entries, as the old driver's non-RDC bundles */
 	bool compress;
 	struct ofl_ccob_options ccob; /* with compress */
+	/* LLVM 23's wrapper names the host entry after the host triple it was
+	 * given ("host-aarch64-unknown-linux-gnu"), 19 and 22 x86_64 whatever
+	 * the host: that triple, or NULL for the fixed text. */
+	const char *host_triple;
 };
 
 #define OFL_HIPFB_OPTIONS_INIT                                                                     \
 	{                                                                                          \
-		OFL_LLVM22, false, false, OFL_CCOB_OPTIONS_INIT                                    \
+		OFL_LLVM22, false, false, OFL_CCOB_OPTIONS_INIT, NULL                              \
 	}
 
 /* The -targets strings the linker wrapper passes for these images, host

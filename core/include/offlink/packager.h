@@ -44,13 +44,15 @@ const char *ofl_pkg_args_get(const struct ofl_pkg_args *a, const char *key);
 int ofl_pkg_args_check(const struct ofl_pkg_args *a, enum ofl_llvm_version v,
                        struct ofl_error *err);
 
-/* Writes the binaries of one --image to out: one per comma-separated piece
- * of file= (read from disk, "-" for stdin), the other keys copied in LLVM's
- * hash-map order, kind= giving the offload kind, the image kind from the
- * bitcode magic or the file's extension.  A file that cannot be read is
- * OFL_EIO with sys_errno set and the file's path. */
-int ofl_pkg_pack_image(const struct ofl_pkg_args *a, enum ofl_llvm_version v, struct ofl_out *out,
-                       struct ofl_error *err);
+/* Packs the n --image values as release v does: an image per
+ * comma-separated piece of file= (read from disk, "-" for stdin), the
+ * other keys copied in v's hash-map order, kind= giving the offload kind,
+ * the image kind from the bitcode magic or the file's extension.  19 and
+ * 22 write one version-1 binary per image, back to back; 23 one version-2
+ * binary holding them all.  A file that cannot be read is OFL_EIO with
+ * sys_errno set and the file's path. */
+int ofl_pkg_pack(const struct ofl_pkg_args *args, size_t n, enum ofl_llvm_version v,
+                 struct ofl_out *out, struct ofl_error *err);
 
 /* One binary found in an input, for extraction. */
 struct ofl_pkg_entry {
@@ -76,6 +78,9 @@ enum {
 	/* Also read versions 2 and 3 and continue at the next multiple of 8
 	 * (as LLVM's main branch does); default: exactly LLVM 19/22. */
 	OFL_PKG_ANY_VERSION = 1,
+	/* Versions 1 and 2, the next binary right after each, as LLVM 23
+	 * reads them. */
+	OFL_PKG_V2 = 2,
 };
 
 /* Finds the binaries in an input the way LLVM 19/22 do: a raw stream of
@@ -92,10 +97,11 @@ void ofl_pkg_inputs_release(struct ofl_pkg_inputs *in);
  * offload kind, any other key equal to the stored string ("" if absent). */
 bool ofl_pkg_match(const struct ofl_pkg_args *a, const struct ofl_obin *b, enum ofl_llvm_version v);
 
-/* "<stem(input)>-<triple>-<arch>.<i>.<suffix>", the name LLVM 19/22 give an
- * extracted image without file=.  Owned by the caller; NULL when out of
- * memory. */
-char *ofl_pkg_extract_name(const char *input, const struct ofl_obin *b, size_t i);
+/* "<stem(input)>-<triple>-<arch>.<i>.<suffix>", the name release v gives
+ * an extracted image without file= (23: no "-<arch>" when the arch is
+ * empty).  Owned by the caller; NULL when out of memory. */
+char *ofl_pkg_extract_name(const char *input, const struct ofl_obin *b, size_t i,
+                           enum ofl_llvm_version v);
 
 /* Writes the images of the given entries as a GNU archive, each member named
  * by its entry's ident (llvm-offload-binary --archive). */

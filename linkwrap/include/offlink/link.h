@@ -113,6 +113,12 @@ struct ofl_link_opts {
 	 * own input, no offlink-only words, the clang-offload-bundler,
 	 * fatbinary and llvm-objcopy steps done in process or not at all. */
 	bool llvm_wrapper;
+	/* The release of clang-linker-wrapper the personality acts as: from
+	 * 23 its verbose dry run also names the steps 23 runs as tools (the
+	 * images taken out of each input by llvm-offload-binary, OpenMP
+	 * images packed by it, llvm-offload-wrapper, clang compiling the
+	 * registration); 0 or older: 22's lines. */
+	unsigned llvm_release;
 	/* Stop once the device code is bundled (clang-linker-wrapper's
 	 * --emit-fatbin-only): no wrapper object, the result's fatbin is the
 	 * one bundle (OpenMP: the linked image as an OffloadBinary; CUDA: a
