@@ -195,8 +195,8 @@ static int add_file(struct resolver *r, size_t i, struct ofl_error *err)
 	return rc ? rc : drain(r, err);
 }
 
-/* Symbols the command line (-u) and its scripts (EXTERN) make undefined: archive members are
- * pulled for them as for an object's references. */
+/* Symbols the command line (-u, the entry point's -e) and its scripts (EXTERN) make
+ * undefined: archive members are pulled for them as for an object's references. */
 static int command_line_symbols(struct resolver *r, struct ofl_error *err)
 {
 	const struct ofl_ldcmd *c = r->l->o.host_cmd;
