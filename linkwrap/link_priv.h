@@ -162,8 +162,10 @@ char *ofl_link_log_command(struct ofl_link *l, const struct ofl_proc *cmd);
 /* link_syms.c: symbols of ELF objects and archive indexes. */
 typedef int (*ofl_sym_fn)(void *ctx, const char *name, bool defined);
 /* Global and weak symbols of a relocatable object (.symtab) or shared
- * object (.dynsym, defined ones only); weak undefined symbols are skipped
- * since they never pull an archive member. */
+ * object (.dynsym: what it defines, and what it leaves to the program,
+ * which pulls archive members as an object's references do, in GNU ld,
+ * gold and lld alike); weak undefined symbols are skipped since they never
+ * pull an archive member. */
 int ofl_elf_global_symbols(const uint8_t *data, size_t size, ofl_sym_fn fn, void *ctx,
                            struct ofl_error *err);
 /* The same for a device image or object: ELF, or LLVM bitcode by its

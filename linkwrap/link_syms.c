@@ -13,7 +13,7 @@
 /* Every entry is read, not only those from sh_info on: CUDA 13's ptxas
  * puts local section symbols after the globals of an sm_90 cubin and sets
  * sh_info past all of them, so the globals sit below it. */
-static int symbols_of(Elf *e, Elf_Scn *s, const GElf_Shdr *sh, bool dyn, ofl_sym_fn fn, void *ctx)
+static int symbols_of(Elf *e, Elf_Scn *s, const GElf_Shdr *sh, ofl_sym_fn fn, void *ctx)
 {
 	Elf_Data *d = elf_getdata(s, NULL);
 	GElf_Sym sym;
@@ -21,7 +21,7 @@ static int symbols_of(Elf *e, Elf_Scn *s, const GElf_Shdr *sh, bool dyn, ofl_sym
 		unsigned bind = GELF_ST_BIND(sym.st_info);
 		bool def = sym.st_shndx != SHN_UNDEF;
 		if ((bind != STB_GLOBAL && bind != STB_WEAK && bind != STB_GNU_UNIQUE) ||
-		    (!def && (bind == STB_WEAK || dyn)))
+		    (!def && bind == STB_WEAK))
 			continue;
 		const char *name = elf_strptr(e, sh->sh_link, sym.st_name);
 		int rc = name && *name ? fn(ctx, name, def) : 0;
@@ -45,7 +45,7 @@ int ofl_elf_global_symbols(const uint8_t *data, size_t size, ofl_sym_fn fn, void
 	for (Elf_Scn *s = NULL; !rc && (s = elf_nextscn(e, s));) {
 		GElf_Shdr sh;
 		if (gelf_getshdr(s, &sh) && sh.sh_type == (dyn ? SHT_DYNSYM : SHT_SYMTAB))
-			rc = symbols_of(e, s, &sh, dyn, fn, ctx);
+			rc = symbols_of(e, s, &sh, fn, ctx);
 	}
 	elf_end(e);
 	return rc < 0 ? rc : 0;

@@ -215,3 +215,27 @@ OFL_TEST(link_select_entry_symbol)
 		ofl_buf_release(&log);
 	}
 }
+
+/* A shared object's undefined symbol pulls the archive member defining it,
+ * as in GNU ld, gold and lld: libuse.so calls k(), which only libk.a
+ * defines, so k.o's device code is taken; a weak reference pulls nothing. */
+OFL_TEST(link_select_shared_object_references)
+{
+	char *line[] = {"main.o", "libuse.so", "libk.a", "-o", "out"};
+	CHECK(make_kernel_archive() == 0);
+	CHECK(system("printf 'int use(void);\\nint main(void) { return use(); }\\n' >main.c && "
+	             "printf 'int k(void);\\nint use(void) { return k(); }\\n' >use.c && "
+	             "printf '__attribute__((weak)) int k(void);\\n"
+	             "int use(void) { return k ? k() : 0; }\\n' >weak.c && "
+	             "cc -c main.c && cc -shared -fPIC use.c -o libuse.so && "
+	             "cc -shared -fPIC weak.c -o libweak.so") == 0);
+	struct ofl_buf log = OFL_BUF_INIT;
+	CHECK_EQ_U(plan_log(5, line, &log), 0);
+	CHECK(strstr((const char *)log.data,
+	             "libk.a(k.o): device code taken: the host link pulls it for 'k'"));
+	ofl_buf_release(&log);
+	line[1] = "libweak.so";
+	CHECK_EQ_U(plan_log(5, line, &log), 0);
+	CHECK(strstr((const char *)log.data, "libk.a(k.o): device code left out"));
+	ofl_buf_release(&log);
+}
