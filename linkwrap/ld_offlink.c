@@ -121,6 +121,7 @@ static int resolve_linker(struct link_job *j, unsigned llvm)
 	char exe[64], driver[PATH_MAX];
 	snprintf(exe, sizeof(exe), "/proc/%d/exe", (int)getppid());
 	const char *choice = j->linker_choice ? j->linker_choice : getenv("OFFLINK_LINKER");
+	choice = choice ? choice : j->linker_named;
 	struct ofl_host_linker_query q = {choice,
 	                                  j->linker_path,
 	                                  realpath(exe, driver) ? driver : NULL,
@@ -285,7 +286,7 @@ static int print_own_help(struct link_job *j)
 	       "options as -Wl,OPTION. More: man ld.offlink.\n\n"
 	       "ld.offlink's options:\n"
 	       "  --offlink-linker=bfd|gold|lld|mold|PATH  host linker (or OFFLINK_LINKER; default "
-	       "ld)\n"
+	       "X run as ld.X, else ld)\n"
 	       "  --device-compiler=PATH       clang for the device links\n"
 	       "  --device-linker=[TRIPLE=]ARG  argument for the device links\n"
 	       "  --device-launcher=CMD        prefix of every device link (or "
@@ -493,10 +494,23 @@ static int own_options(struct link_job *j)
 	return 0;
 }
 
+/* The host linker the name we run as asks for: gcc -B<dir> -fuse-ld=X runs
+ * <dir>/ld.X (libexec/offlink/gcc/ld.gold...), meaning that linker. */
+static const char *linker_of_name(const char *argv0)
+{
+	static const char *const flavours[] = {"bfd", "gold", "lld", "mold"};
+	const char *base = strrchr(argv0, '/') ? strrchr(argv0, '/') + 1 : argv0;
+	for (size_t i = 0; !strncmp(base, "ld.", 3) && i < 4; i++)
+		if (!strcmp(base + 3, flavours[i]))
+			return flavours[i];
+	return NULL;
+}
+
 int cmd_ld_offlink(int argc, char **argv)
 {
 	ofl_prog = "ld.offlink"; /* also when reached as gcc's `ld` */
 	struct link_job j = {.cmd = OFL_LDCMD_INIT};
+	j.linker_named = linker_of_name(argv[0]);
 	struct ofl_error err = OFL_ERROR_INIT;
 	int rc = ofl_ldcmd_parse(&j.cmd, OFL_LDCMD_GNU, argc - 1, argv + 1, &err) ? error_lib(&err)
 	                                                                          : own_options(&j);
