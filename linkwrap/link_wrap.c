@@ -360,10 +360,11 @@ static int bundle(struct ofl_link *l, enum ofl_wrap_kind kind, bool hipv4,
 		return ofl_llvm_log_fatbin(l, kind == OFL_WRAP_HIP, fi, n, &ho, llvm, err);
 	if (kind == OFL_WRAP_HIP)
 		return ofl_hipfb_build(fi, n, &ho, out, err);
-	/* its temporaries in the link's directory: removed with it */
+	/* its temporaries in the link's directory: removed with it; fatbinary
+	 * from the toolkit whose ptxas and nvlink made the images */
 	struct ofl_cuda_fatbin_options o = OFL_CUDA_FATBIN_OPTIONS_INIT;
 	o.dir = l->o.dry_run ? NULL : ofl_link_tmpdir(l, err);
-	o.cuda_path = l->o.cuda_path;
+	o.cuda_path = *l->cuda ? l->cuda : l->o.cuda_path;
 	o.search_path = l->o.search_path;
 	o.running = l->running; /* the calling thread's slot */
 	o.stop = &l->cancelled;
