@@ -264,7 +264,7 @@ static int finish_options(struct link_job *j)
 	j->c.o.verbose = j->verbose;
 	j->c.o.log_ctx = j;
 	j->started = now_ms();
-	return ofl_link_config_env(&j->c, environ, &err) ? error_lib(&err) : 0;
+	return ofl_link_config_env(&j->c, environ, getppid(), &err) ? error_lib(&err) : 0;
 }
 
 static bool has_option(const struct ofl_ldcmd *c, enum ofl_ldopt opt)
