@@ -266,9 +266,15 @@ bool ofl_devlink_llvm19(const struct link_group *g)
 	return g->llvm && g->llvm <= 19;
 }
 
+/* LLVM 19's driver maps clang's O group to its wrapper's --opt-level as
+ * clang does for LTO (observed with clang-19 -###): -O4 and up and -Ofast
+ * O3, -Os and -Oz O2, -Og O1; none: O2. */
 char ofl_devlink_opt_level(const struct ofl_link *l)
 {
-	return l->o.opt_level ? l->o.opt_level : '2';
+	const char *x = l->o.opt_level;
+	if (x[0] >= '0' && x[0] <= '9')
+		return x[0] > '3' ? '3' : x[0];
+	return !strcmp(x, "fast") ? '3' : !strcmp(x, "g") ? '1' : '2';
 }
 
 /* The "-Xlinker <flag>X" words of each value in v (n of them). */
@@ -460,8 +466,8 @@ static int push_compiler_args(struct ofl_link *l, const struct link_group *g, st
 	enum target_family fam = family(g->triple);
 	bool driver = !l->o.llvm_wrapper, v20 = !ofl_devlink_llvm19(g) && !g->legacy;
 	int rc = 0;
-	if (driver && v20 && l->o.opt_level)
-		rc = ofl_proc_pushf(cmd, err, "-O%c", l->o.opt_level);
+	if (driver && v20 && *l->o.opt_level)
+		rc = ofl_proc_pushf(cmd, err, "-O%s", l->o.opt_level);
 	if (!rc && driver && fam == FAM_AMDGPU && g->kind == OFL_OFK_HIP && v20)
 		rc = ofl_proc_push(cmd, "-flto-partitions=8", err);
 	rc = rc ? rc
@@ -758,6 +764,8 @@ int ofl_devlink_run(struct ofl_link *l, struct ofl_error *err)
 	for (size_t g = 0; s.todo && g < l->ngroups; g++)
 		if (l->groups[g].nimages)
 			s.todo[s.ntodo++] = g;
+	if (s.ntodo && l->o.opt_level_why)
+		ofl_link_logf(l, OFL_LOG_DECISION, "%s", l->o.opt_level_why);
 	struct timespec t0;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	size_t n = l->o.dry_run || !s.ntodo ? 1 : l->o.jobs < s.ntodo ? l->o.jobs : s.ntodo;

@@ -36,20 +36,20 @@ int ofl_link_config_option(struct ofl_link_config *c, const struct ofl_ldarg *a,
 {
 	const char *v = a->value;
 	/* the level clang's driver gives the LTO plugin (-flto -O3) is the
-	 * device code's too, as clang gives it the device links; the host
-	 * linker still gets it; --device-opt-level, wherever it stands, wins */
+	 * device code's too, where the driver's own -O cannot be read
+	 * (choose_opt_level); the host linker still gets it */
 	if (a->opt == OFL_LD_PLUGIN_OPT && opt_level(v)) {
-		if (!c->opt_level_given)
-			c->o.opt_level = opt_level(v);
+		c->plugin_level = opt_level(v);
 		return 1;
 	}
 	switch (ofl_ldarg_is_own(a) ? a->opt : OFL_LD_UNKNOWN) {
 	case OFL_LD_OWN_DEVICE_OPT_LEVEL:
 		c->opt_level_given = true;
-		if (!(c->o.opt_level = opt_level(v)))
+		if (!opt_level(v))
 			return ofl_error_set(
 			    err, OFL_EINVAL, NULL, OFL_NO_OFFSET,
 			    "--device-opt-level: expected O0, O1, O2 or O3, got '%s'", v);
+		snprintf(c->o.opt_level, sizeof(c->o.opt_level), "%c", opt_level(v));
 		return 0;
 	case OFL_LD_OWN_DEVICE_COMPILER:
 		free(c->device_compiler);
@@ -87,6 +87,65 @@ int ofl_link_config_option(struct ofl_link_config *c, const struct ofl_ldarg *a,
 	default:
 		return 1;
 	}
+}
+
+/* The level clang's driver hands the device side for its -O<x> (as it is;
+ * a bare -O as -O1), or NULL when x is no level clang takes. */
+static const char *driver_level(const char *x)
+{
+	static const char *const named[] = {"s", "z", "g", "fast"};
+	if (!*x)
+		return "1";
+	if (x[0] >= '0' && x[0] <= '9' && !x[1])
+		return x;
+	for (size_t i = 0; i < sizeof(named) / sizeof(named[0]); i++)
+		if (!strcmp(x, named[i]))
+			return x;
+	return NULL;
+}
+
+/* The device code's optimisation level, in this order: --device-opt-level
+ * (the personality: its --opt-level, as clang hands it); the last -O of the
+ * compiler driver's command line, which clang hands its device links but
+ * not its linker (the personality: the driver passed it); -plugin-opt=O<n>
+ * on the link line (clang's under -flto); else the default, and where the
+ * driver is not clang, the log says that the level is not known. */
+static void choose_opt_level(struct ofl_link_config *c, const struct ofl_driver *d)
+{
+	struct ofl_link_opts *o = &c->o;
+	const char *x = o->llvm_wrapper ? NULL : ofl_driver_opt_level(d);
+	const char *level = x ? driver_level(x) : NULL;
+	const char *exe = d->exe ? d->exe : "unknown";
+	char *why = c->opt_level_why;
+	size_t n = sizeof(c->opt_level_why);
+	o->opt_level_why = why;
+	if (c->opt_level_given)
+		snprintf(why, n, "device code optimisation: O%s, as %s gives it", o->opt_level,
+		         o->llvm_wrapper ? "--opt-level" : "--device-opt-level");
+	else if (level) {
+		snprintf(o->opt_level, sizeof(o->opt_level), "%s", level);
+		snprintf(why, n,
+		         "device code optimisation: -O%s, the -O%s of the compiler driver (%s)",
+		         level, x, exe);
+	} else if (c->plugin_level) {
+		snprintf(o->opt_level, sizeof(o->opt_level), "%c", c->plugin_level);
+		snprintf(why, n, "device code optimisation: O%c, as -plugin-opt=O%c gives it",
+		         c->plugin_level, c->plugin_level);
+	} else if (o->llvm_wrapper)
+		o->opt_level_why = NULL; /* the driver passes it, or none */
+	else if (d->kind == OFL_DRIVER_CLANG)
+		snprintf(why, n,
+		         "device code optimisation: the default, as the compiler driver (%s) was "
+		         "given no -O",
+		         exe);
+	else
+		snprintf(
+		    why, n,
+		    "device code optimisation: not known, as what started the link (%s) is not "
+		    "clang, which hands its -O to the device links but not to its linker: the "
+		    "default (LLVM 19: O2; LLVM 20+: the device clang's own); "
+		    "--device-opt-level=O<n> gives it",
+		    exe);
 }
 
 /* The bytes of /proc/<pid>/<what>, at most 1 MiB (an environment's most is
@@ -183,6 +242,7 @@ int ofl_link_config_env(struct ofl_link_config *c, char *const *env, pid_t drive
 	struct ofl_driver d = OFL_DRIVER_INIT;
 	int rc = ofl_driver_read(driver, &d, err);
 	rc = rc ? rc : device_env(c, env, &d, driver, err);
+	choose_opt_level(c, &d);
 	ofl_driver_release(&d);
 	/* a descriptor opened here lives until ofl_link_config_release */
 	ofl_jobserver_open(&c->js, ofl_proc_env_get(env, "MAKEFLAGS"), o->jobs);

@@ -141,12 +141,18 @@ struct ofl_link_opts {
 	/* Run by an offlink (OFFLINK_LINKER_CHAIN): wrapper objects among the
 	 * inputs are offlink's own, no bypass. */
 	bool chained;
-	/* The device code's optimisation level, '0' to '3' ('\0': the
-	 * default).  LLVM 19 groups: its linker wrapper's --opt-level, for its
-	 * LTO and the device clang (else O2); LLVM 20+ groups: the -O<n> the
-	 * driver hands the device clang (--device-compiler=<triple>=-O<n>),
-	 * added unless llvm_wrapper (then that driver passed it itself). */
-	char opt_level;
+	/* The device code's optimisation level, the value of clang's -O<x>
+	 * as its driver hands it to the device side: "0" to "9", "s", "z",
+	 * "g", "fast" ("": the default).  LLVM 19 groups: its linker wrapper's
+	 * --opt-level, O0 to O3 (-Os and -Oz as O2, -Og O1, -Ofast and -O4 up
+	 * O3), for its LTO and the device clang (else O2); LLVM 20+ groups:
+	 * the -O<x> the driver hands the device clang
+	 * (--device-compiler=<triple>=-O<x>), added unless llvm_wrapper (then
+	 * that driver passed it itself). */
+	char opt_level[8];
+	/* Where opt_level came from, or why it is not known, for the log
+	 * (OFL_LOG_DECISION when device links run); NULL: nothing to say. */
+	const char *opt_level_why;
 	/* Each group's code linked and optimised into one LLVM module that is
 	 * embedded as the image, for the offload runtime to compile when the
 	 * program runs (clang-linker-wrapper's --embed-bitcode, from

@@ -7,6 +7,7 @@
 #ifndef OFFLINK_LINK_CONFIG_H
 #define OFFLINK_LINK_CONFIG_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <sys/types.h>
 
@@ -33,8 +34,10 @@ struct ofl_link_config {
 	struct ofl_argv device_linker_args, device_compiler_args, launcher, extract;
 	struct ofl_argv lto_opts, mllvm;
 	char *device_compiler;
-	bool no_device_cache;     /* --no-device-cache: o.cache stays NULL */
-	bool opt_level_given;     /* --device-opt-level: not another plugin's O<n> */
+	bool no_device_cache; /* --no-device-cache: o.cache stays NULL */
+	bool opt_level_given; /* --device-opt-level: not the driver's, nor a plugin's O<n> */
+	char plugin_level;    /* -plugin-opt=O<n>'s n (clang -flto's), '\0': none */
+	char opt_level_why[PATH_MAX + 256]; /* o.opt_level_why's text */
 	char **device_env;        /* the environment without the compiler driver's variables */
 	struct ofl_argv user_env; /* under gcc, what the user gave gcc of them */
 	struct ofl_cache_config cache;
