@@ -352,21 +352,17 @@ static int link_with_device_code(struct link_job *j, struct ofl_link *l,
 	return rc;
 }
 
-/* Why the host link runs unchanged: a warning when LLVM's
- * clang-linker-wrapper linked the device code (the plan's), said with -v
- * in any case. */
+/* Why the host link runs unchanged: a warning when LLVM linked the device
+ * code (the plan's), said with -v in any case. */
 static void nothing_to_do(const struct link_job *j, const struct ofl_link_plan *plan)
 {
-	static const char llvm[] =
-	    "device code was linked by LLVM's clang-linker-wrapper already: nothing to do";
-	bool by_llvm = plan->action == OFL_PLAN_LINKED_BY_LLVM;
 	if (plan->warning)
 		warning("%s", plan->warning);
-	if (by_llvm && j->verbose)
-		note("%s", llvm);
+	if (plan->note && j->verbose)
+		note("%s", plan->note);
 	if (j->explain)
 		fprintf(j->explain, "%s\n",
-		        by_llvm ? llvm : "no device code: the host link runs unchanged");
+		        plan->note ? plan->note : "no device code: the host link runs unchanged");
 }
 
 int link_job_run(struct link_job *j)
@@ -401,7 +397,8 @@ int link_job_run(struct link_job *j)
 	/* --emit-fatbin-only names a linker (the driver's bundler) it never runs */
 	if (!rc && !j->c.o.emit_fatbin)
 		rc = resolve_linker(j, ofl_link_bitcode_release(l));
-	struct ofl_link_plan plan = {OFL_PLAN_UNCHANGED, {NULL, 0, NULL, 0, NULL, 0, NULL}, NULL};
+	struct ofl_link_plan plan = {
+	    OFL_PLAN_UNCHANGED, {NULL, 0, NULL, 0, NULL, 0, NULL}, NULL, NULL};
 	if (!rc) {
 		rc = ofl_link_plan(l, &plan, &err);
 		if (rc || plan.action == OFL_PLAN_ADD)

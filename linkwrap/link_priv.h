@@ -123,7 +123,15 @@ struct ofl_link {
 	int wake;      /* eventfd, readable once no device link may start; or -1 */
 	int *running;  /* the running device links, one ofl_proc.running slot per worker */
 	size_t nrunning;
-	bool already_wrapped;    /* an input holds clang-linker-wrapper's object */
+	/* Who linked the device code before this link, by the registration
+	 * an input holds (link.c, note_linked): the strongest one found. */
+	enum linked_by {
+		LINKED_NOT,     /* nobody: the device code is this link's to link */
+		LINKED_OFFLINK, /* offlink's OpenMP wrapper object (offlink wrap): the runtime only
+		                 */
+		LINKED_LLVM,    /* LLVM's clang-linker-wrapper: its wrapper object */
+	} linked_by;
+	const char *linked_unit; /* the input that says so (a unit's name) */
 	bool ran;                /* ofl_link_run was called: the context is spent */
 	struct ofl_cache *cache; /* or NULL */
 	/* entries being written (devlink_cache.c), added under lock */
@@ -182,6 +190,9 @@ int ofl_archive_index(const uint8_t *data, size_t size, ofl_arsym_fn fn, void *c
 /* The LLVM major version in an ELF object's .comment ("clang version 22."),
  * 0 when none. */
 unsigned ofl_elf_clang_version(const uint8_t *data, size_t size);
+/* Whether offlink's wrapper writer made (or was merged into) an ELF
+ * object: its .comment (OFL_WRAP_COMMENT). */
+bool ofl_elf_by_offlink(const uint8_t *data, size_t size);
 
 /* hostlink.c */
 /* What the link needs from the host link from the start: the host
@@ -208,6 +219,10 @@ void ofl_link_remove_temps(struct ofl_link *l);
 /* link_wrap.c */
 /* The wrapper registration an offload kind as stored asks for. */
 enum ofl_wrap_kind ofl_link_wrap_kind(uint16_t offload_kind);
+/* The link when offlink's own wrapper objects registered its device code
+ * (LINKED_OFFLINK): nothing is linked; OpenMP's runtime library is added,
+ * as ofl_link_run adds it.  The context is spent, as by ofl_link_run. */
+int ofl_link_run_registered(struct ofl_link *l, struct ofl_link_result *res, struct ofl_error *err);
 
 /* link_select.c */
 int ofl_link_select(struct ofl_link *l, struct ofl_error *err);

@@ -8,6 +8,7 @@
 #include "internal.h"
 #include "offlink/bitcode.h"
 #include "offlink/elf.h"
+#include "offlink/wrapper_obj.h"
 #include "link_priv.h"
 
 /* Every entry is read, not only those from sh_info on: CUDA 13's ptxas
@@ -66,30 +67,56 @@ int ofl_archive_index(const uint8_t *data, size_t size, ofl_arsym_fn fn, void *c
 	return rc;
 }
 
+/* The section named name (its header in *sh), or NULL. */
+static Elf_Scn *section_named(Elf *e, const char *name, GElf_Shdr *sh)
+{
+	size_t shstrndx;
+	if (elf_getshdrstrndx(e, &shstrndx))
+		return NULL;
+	for (Elf_Scn *s = NULL; (s = elf_nextscn(e, s));) {
+		const char *n = gelf_getshdr(s, sh) ? elf_strptr(e, shstrndx, sh->sh_name) : NULL;
+		if (n && !strcmp(n, name))
+			return s;
+	}
+	return NULL;
+}
+
+/* The bytes of the .comment section, *end past them; NULL when none. */
+static const char *comment(Elf *e, const char **end)
+{
+	GElf_Shdr sh;
+	Elf_Scn *s = e ? section_named(e, ".comment", &sh) : NULL;
+	Elf_Data *d = s ? elf_rawdata(s, NULL) : NULL;
+	if (!d || !d->d_buf)
+		return NULL;
+	*end = (const char *)d->d_buf + d->d_size;
+	return d->d_buf;
+}
+
 unsigned ofl_elf_clang_version(const uint8_t *data, size_t size)
 {
 	static const char tag[] = "clang version ";
 	Elf *e = ofl_elf_memory(data, size, ELF_K_ELF);
-	size_t shstrndx;
+	const char *end = NULL, *c = comment(e, &end);
+	const char *p = c ? memmem(c, (size_t)(end - c), tag, sizeof(tag) - 1) : NULL;
 	unsigned v = 0;
-	if (!e || elf_getshdrstrndx(e, &shstrndx))
-		goto out;
-	for (Elf_Scn *s = NULL; !v && (s = elf_nextscn(e, s));) {
-		GElf_Shdr sh;
-		const char *name;
-		Elf_Data *d;
-		if (!gelf_getshdr(s, &sh) || !(name = elf_strptr(e, shstrndx, sh.sh_name)) ||
-		    strcmp(name, ".comment") || !(d = elf_rawdata(s, NULL)) || !d->d_buf)
-			continue;
-		const char *p = memmem(d->d_buf, d->d_size, tag, sizeof(tag) - 1);
-		const char *end = (const char *)d->d_buf + d->d_size;
-		for (p = p ? p + sizeof(tag) - 1 : end;
-		     p < end && *p >= '0' && *p <= '9' && v < 1000; p++)
-			v = v * 10 + (unsigned)(*p - '0');
-	}
-out:
+	for (p = p ? p + sizeof(tag) - 1 : end; p < end && *p >= '0' && *p <= '9' && v < 1000; p++)
+		v = v * 10 + (unsigned)(*p - '0');
 	elf_end(e);
 	return v;
+}
+
+bool ofl_elf_by_offlink(const uint8_t *data, size_t size)
+{
+	Elf *e = ofl_elf_memory(data, size, ELF_K_ELF);
+	const char *end = NULL, *p = comment(e, &end);
+	size_t n = strlen(OFL_WRAP_COMMENT);
+	bool ours = false;
+	/* a string of its own, as compilers and linkers write them */
+	for (; p && p < end && !ours; p += strnlen(p, (size_t)(end - p)) + 1)
+		ours = (size_t)(end - p) >= n && !memcmp(p, OFL_WRAP_COMMENT, n);
+	elf_end(e);
+	return ours;
 }
 
 /* Bitcode's global symbols, as the ELF reader gives them. */

@@ -273,9 +273,11 @@ int ofl_link_hint(struct ofl_link *l, const struct ofl_link_input *in, struct of
 
 /* What a front end does to the host link. */
 enum ofl_plan_action {
-	OFL_PLAN_UNCHANGED,      /* no device code: the host link as it is */
-	OFL_PLAN_LINKED_BY_LLVM, /* clang-linker-wrapper did the device work already */
-	OFL_PLAN_ADD,            /* res's objects, library dirs and libraries added */
+	OFL_PLAN_UNCHANGED, /* no device code: the host link as it is */
+	/* LLVM linked the device code already: clang-linker-wrapper (its
+	 * wrapper object) */
+	OFL_PLAN_LINKED_BY_LLVM,
+	OFL_PLAN_ADD, /* res's objects, library dirs and libraries added */
 };
 
 struct ofl_link_plan {
@@ -284,12 +286,17 @@ struct ofl_link_plan {
 	/* A line for the front end to print as a warning, or NULL: device
 	 * code that bypassed offlink (OFL_PLAN_LINKED_BY_LLVM, not bypass_ok). */
 	const char *warning;
+	/* OFL_PLAN_LINKED_BY_LLVM: who linked the device code, for -v and
+	 * --explain ("device code was linked by ... already: nothing to do"). */
+	const char *note;
 };
 
 /* Every decision of the link, once the inputs are known: whether there is
- * device work, relocatable mode's output (not an input), emit_fatbin
- * without device code (an error), then ofl_link_run.  A front end only
- * applies the plan. */
+ * device work (none in a host linker that an offlink runs: OFFLINK_LINKER_CHAIN),
+ * whether it was done before this link (LLVM's wrapper object; offlink's
+ * own OpenMP wrapper object, whose runtime library is added), relocatable mode's output (not an
+ * input), emit_fatbin without device code (an error), then ofl_link_run.  A front end only applies
+ * the plan. */
 int ofl_link_plan(struct ofl_link *l, struct ofl_link_plan *p, struct ofl_error *err);
 
 /* The host linker's argv for command line c: linker first, ld.offlink's own
