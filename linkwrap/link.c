@@ -428,6 +428,14 @@ static int scan_unit(struct ofl_link *l, size_t u, struct ofl_error *err)
 		if (rc)
 			ofl_error_prefix(err, "section %s", s->name);
 	}
+	/* a CUDA or HIP fat binary registered already by LLVM's wrapper
+	 * object; offlink's own (offlink wrap, relocatable mode) registers its
+	 * images alone, and needs no runtime */
+	enum ofl_fatbin_reg fb = !rc && f == OFL_FMT_ELF
+	                             ? ofl_elf_fatbin_registration(un->data, un->size)
+	                             : OFL_FATBIN_NONE;
+	if (fb == OFL_FATBIN_WRAPPER && !ofl_elf_by_offlink(un->data, un->size))
+		note_linked(l, u, LINKED_LLVM);
 	l->units[u].first_image = l->nimages;
 	for (size_t i = 0; !rc && i < found.n; i++)
 		rc = add_image(l, u, un->data + found.v[i].offset, found.v[i].size,

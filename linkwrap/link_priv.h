@@ -193,6 +193,12 @@ unsigned ofl_elf_clang_version(const uint8_t *data, size_t size);
 /* Whether offlink's wrapper writer made (or was merged into) an ELF
  * object: its .comment (OFL_WRAP_COMMENT). */
 bool ofl_elf_by_offlink(const uint8_t *data, size_t size);
+/* A CUDA or HIP fat binary an ELF object registers (an allocated
+ * .nv_fatbin or .hip_fatbin), and whose: a wrapper object's (its
+ * .cuda.fatbin_reg/.hip.fatbin_reg), or none (an object compiled without
+ * -fgpu-rdc registers its own). */
+enum ofl_fatbin_reg { OFL_FATBIN_NONE, OFL_FATBIN_WRAPPER };
+enum ofl_fatbin_reg ofl_elf_fatbin_registration(const uint8_t *data, size_t size);
 
 /* hostlink.c */
 /* What the link needs from the host link from the start: the host

@@ -119,6 +119,43 @@ bool ofl_elf_by_offlink(const uint8_t *data, size_t size)
 	return ours;
 }
 
+/* A registration function of LLVM's (and offlink's) wrapper objects among
+ * the symbols of symtab. */
+static enum ofl_fatbin_reg fatbin_symbols(Elf *e, Elf_Scn *symtab, const GElf_Shdr *sh,
+                                          size_t fatbin)
+{
+	Elf_Data *d = elf_getdata(symtab, NULL);
+	enum ofl_fatbin_reg r = OFL_FATBIN_NONE;
+	GElf_Sym sym;
+	for (size_t k = 1; d && r != OFL_FATBIN_WRAPPER && gelf_getsym(d, (int)k, &sym); k++) {
+		const char *n = elf_strptr(e, sh->sh_link, sym.st_name);
+		if (!n)
+			continue;
+		if (GELF_ST_TYPE(sym.st_info) == STT_FUNC &&
+		    (!strcmp(n, ".hip.fatbin_reg") || !strcmp(n, ".cuda.fatbin_reg")))
+			r = OFL_FATBIN_WRAPPER;
+	}
+	return r;
+}
+
+enum ofl_fatbin_reg ofl_elf_fatbin_registration(const uint8_t *data, size_t size)
+{
+	Elf *e = ofl_elf_memory(data, size, ELF_K_ELF);
+	GElf_Shdr sh, symsh;
+	Elf_Scn *fb = e ? section_named(e, ".hip_fatbin", &sh) : NULL;
+	if (e && !fb)
+		fb = section_named(e, ".nv_fatbin", &sh);
+	Elf_Scn *symtab = NULL;
+	for (Elf_Scn *s = NULL;
+	     fb && (sh.sh_flags & SHF_ALLOC) && !symtab && (s = elf_nextscn(e, s));)
+		if (gelf_getshdr(s, &symsh) && symsh.sh_type == SHT_SYMTAB)
+			symtab = s;
+	enum ofl_fatbin_reg r =
+	    symtab ? fatbin_symbols(e, symtab, &symsh, elf_ndxscn(fb)) : OFL_FATBIN_NONE;
+	elf_end(e);
+	return r;
+}
+
 /* Bitcode's global symbols, as the ELF reader gives them. */
 static int bitcode_symbols(const struct ofl_bcsymtab *t, ofl_sym_fn fn, void *ctx)
 {

@@ -275,7 +275,7 @@ int ofl_link_hint(struct ofl_link *l, const struct ofl_link_input *in, struct of
 enum ofl_plan_action {
 	OFL_PLAN_UNCHANGED, /* no device code: the host link as it is */
 	/* LLVM linked the device code already: clang-linker-wrapper (its
-	 * wrapper object) */
+	 * wrapper object for OpenMP, CUDA or HIP) */
 	OFL_PLAN_LINKED_BY_LLVM,
 	OFL_PLAN_ADD, /* res's objects, library dirs and libraries added */
 };
