@@ -428,14 +428,16 @@ static int scan_unit(struct ofl_link *l, size_t u, struct ofl_error *err)
 		if (rc)
 			ofl_error_prefix(err, "section %s", s->name);
 	}
-	/* a CUDA or HIP fat binary registered already by LLVM's wrapper
-	 * object; offlink's own (offlink wrap, relocatable mode) registers its
-	 * images alone, and needs no runtime */
+	/* a CUDA or HIP fat binary registered already: by LLVM's wrapper
+	 * object, or the old HIP driver's link; offlink's own (offlink wrap,
+	 * relocatable mode) registers its images alone, and needs no runtime */
 	enum ofl_fatbin_reg fb = !rc && f == OFL_FMT_ELF
 	                             ? ofl_elf_fatbin_registration(un->data, un->size)
 	                             : OFL_FATBIN_NONE;
 	if (fb == OFL_FATBIN_WRAPPER && !ofl_elf_by_offlink(un->data, un->size))
 		note_linked(l, u, LINKED_LLVM);
+	else if (fb == OFL_FATBIN_HIP_LINKED)
+		note_linked(l, u, LINKED_CLANG);
 	l->units[u].first_image = l->nimages;
 	for (size_t i = 0; !rc && i < found.n; i++)
 		rc = add_image(l, u, un->data + found.v[i].offset, found.v[i].size,
@@ -595,7 +597,7 @@ bool ofl_link_has_device_code(const struct ofl_link *l)
 
 bool ofl_link_linked_by_llvm(const struct ofl_link *l)
 {
-	return l->linked_by == LINKED_LLVM;
+	return l->linked_by >= LINKED_CLANG;
 }
 
 const char *ofl_link_kept_temps(const struct ofl_link *l)

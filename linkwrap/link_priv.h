@@ -129,6 +129,7 @@ struct ofl_link {
 		LINKED_NOT,     /* nobody: the device code is this link's to link */
 		LINKED_OFFLINK, /* offlink's OpenMP wrapper object (offlink wrap): the runtime only
 		                 */
+		LINKED_CLANG,   /* clang's old HIP driver (--hip-link): its fat binary's object */
 		LINKED_LLVM,    /* LLVM's clang-linker-wrapper: its wrapper object */
 	} linked_by;
 	const char *linked_unit; /* the input that says so (a unit's name) */
@@ -195,9 +196,11 @@ unsigned ofl_elf_clang_version(const uint8_t *data, size_t size);
 bool ofl_elf_by_offlink(const uint8_t *data, size_t size);
 /* A CUDA or HIP fat binary an ELF object registers (an allocated
  * .nv_fatbin or .hip_fatbin), and whose: a wrapper object's (its
- * .cuda.fatbin_reg/.hip.fatbin_reg), or none (an object compiled without
+ * .cuda.fatbin_reg/.hip.fatbin_reg), the object clang's old HIP driver
+ * makes when it links the device code (--hip-link: __hip_fatbin_<cuid>
+ * defined in the section), or none of these (an object compiled without
  * -fgpu-rdc registers its own). */
-enum ofl_fatbin_reg { OFL_FATBIN_NONE, OFL_FATBIN_WRAPPER };
+enum ofl_fatbin_reg { OFL_FATBIN_NONE, OFL_FATBIN_WRAPPER, OFL_FATBIN_HIP_LINKED };
 enum ofl_fatbin_reg ofl_elf_fatbin_registration(const uint8_t *data, size_t size);
 
 /* hostlink.c */

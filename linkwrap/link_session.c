@@ -117,10 +117,17 @@ static int linked_before(struct ofl_link *l, struct ofl_link_plan *p, struct ofl
 	    [LINKED_LLVM] = "the device code was linked by LLVM's clang-linker-wrapper, not by "
 	                    "offlink (the link line has offload flags): add $(offlink --ldflags) "
 	                    "to the link flags; --no-bypass-warning or "
-	                    "OFFLINK_NO_BYPASS_WARNING=1 silences this"};
+	                    "OFFLINK_NO_BYPASS_WARNING=1 silences this",
+	    [LINKED_CLANG] = "the device code was linked by clang, not by offlink (HIP's old "
+	                     "offload driver links it for --hip-link): link without --hip-link, "
+	                     "and ld.offlink links the fat objects' device code, or use "
+	                     "--offload-new-driver; --no-bypass-warning or "
+	                     "OFFLINK_NO_BYPASS_WARNING=1 silences this"};
 	static const char *const notes[] = {
 	    [LINKED_LLVM] = "device code was linked by LLVM's clang-linker-wrapper already: "
-	                    "nothing to do"};
+	                    "nothing to do",
+	    [LINKED_CLANG] = "device code was linked by clang's old HIP offload driver already "
+	                     "(--hip-link): nothing to do"};
 	if (l->linked_by == LINKED_OFFLINK) {
 		ofl_link_logf(l, OFL_LOG_DECISION,
 		              "device code was linked by offlink already (%s registers it): "

@@ -119,8 +119,9 @@ bool ofl_elf_by_offlink(const uint8_t *data, size_t size)
 	return ours;
 }
 
-/* A registration function of LLVM's (and offlink's) wrapper objects among
- * the symbols of symtab. */
+/* A registration function of LLVM's (and offlink's) wrapper objects, or a
+ * __hip_fatbin_<cuid> that the old HIP driver's link defines in the fat
+ * binary's section, among the symbols of symtab. */
 static enum ofl_fatbin_reg fatbin_symbols(Elf *e, Elf_Scn *symtab, const GElf_Shdr *sh,
                                           size_t fatbin)
 {
@@ -134,6 +135,9 @@ static enum ofl_fatbin_reg fatbin_symbols(Elf *e, Elf_Scn *symtab, const GElf_Sh
 		if (GELF_ST_TYPE(sym.st_info) == STT_FUNC &&
 		    (!strcmp(n, ".hip.fatbin_reg") || !strcmp(n, ".cuda.fatbin_reg")))
 			r = OFL_FATBIN_WRAPPER;
+		else if (GELF_ST_BIND(sym.st_info) != STB_LOCAL && sym.st_shndx == fatbin &&
+		         !strncmp(n, "__hip_fatbin_", 13))
+			r = OFL_FATBIN_HIP_LINKED;
 	}
 	return r;
 }

@@ -5,10 +5,13 @@
 # (new driver, -fgpu-rdc, sm_90) link line that keeps its offload flags
 # with -B<prefix>/bin -fuse-ld=offlink runs LLVM's clang-linker-wrapper,
 # whose wrapper object (.hip_fatbin/.nv_fatbin, .hip.fatbin_reg/
-# .cuda.fatbin_reg) registers the device code.  Before, ld.offlink and the
-# plugin linked it again (a stub runtime counted every registration
-# twice).  clang 22, installed prefix, a stub runtime counting
-# registrations.
+# .cuda.fatbin_reg) registers the device code; HIP's old offload driver
+# (--hip-link -fgpu-rdc) links it itself and adds an object defining
+# __hip_fatbin_<cuid> in .hip_fatbin.  Before, ld.offlink and the plugin
+# linked the new driver's device code again (a stub runtime counted every
+# registration twice) and said nothing of the old driver's.  Without
+# --hip-link, ld.offlink links the old driver's fat objects itself.  clang
+# 22, installed prefix, a stub runtime counting registrations.
 source "$OFL_SRC/tests/lib.sh"
 need "$LLVM22/clang" "$LLVM22/clang-linker-wrapper" "$LLVM22/clang-offload-bundler" cc ld.bfd
 installed_prefix
@@ -21,6 +24,7 @@ GPU=$OFL_SRC/tests/interop/wrap_stub_src/gpu.cu
 PLUGIN=$P/lib/offlink/offlink-plugin.so
 hip() { "$LLVM22/clang" -x hip -fgpu-rdc --offload-arch=gfx90a -nogpulib -nogpuinc -fPIC "$@"; }
 hip --offload-new-driver -c "$GPU" -o hip.o || fail "compile HIP (new driver)"
+hip -c "$GPU" -o hipold.o || fail "compile HIP (old driver)"
 CUDA=/usr/local/cuda
 if [ -x $CUDA/bin/ptxas ] && [ -x $CUDA/bin/nvlink ] && [ -x $CUDA/bin/fatbinary ]; then
 	"$LLVM22/clang" -x cuda --offload-new-driver -fgpu-rdc --offload-arch=sm_90 -nocudainc \
@@ -70,4 +74,10 @@ bypassed hip "LLVM's clang-linker-wrapper" --offload-new-driver -fgpu-rdc --hip-
 	--offload-arch=gfx90a -nogpulib hip.o
 [ -f cuda.o ] && bypassed cuda "LLVM's clang-linker-wrapper" --offload-new-driver -fgpu-rdc \
 	--offload-arch=sm_90 --cuda-path=$CUDA cuda.o -lcudart
+bypassed hipold "clang" --hip-link -fgpu-rdc --offload-arch=gfx90a hipold.o
+grep -q "link without --hip-link" hipold_ld.err || fail "hipold: the warning names no way through offlink"
+# the old driver's fat objects without --hip-link: ld.offlink links them
+glink hipold_offlink -B"$P/bin" -fuse-ld=offlink hipold.o -lamdhip64
+diff -u hipold_ref.count hipold_offlink.count || fail "hipold without --hip-link: registered otherwise"
+[ "$links" -eq 1 ] || fail "hipold without --hip-link: offlink did not link the device code"
 echo "device code clang linked before offlink: left as it is, and said once"

@@ -275,7 +275,8 @@ int ofl_link_hint(struct ofl_link *l, const struct ofl_link_input *in, struct of
 enum ofl_plan_action {
 	OFL_PLAN_UNCHANGED, /* no device code: the host link as it is */
 	/* LLVM linked the device code already: clang-linker-wrapper (its
-	 * wrapper object for OpenMP, CUDA or HIP) */
+	 * wrapper object for OpenMP, CUDA or HIP), or clang's old HIP offload
+	 * driver (the object of its --hip-link's fat binary) */
 	OFL_PLAN_LINKED_BY_LLVM,
 	OFL_PLAN_ADD, /* res's objects, library dirs and libraries added */
 };
@@ -293,10 +294,11 @@ struct ofl_link_plan {
 
 /* Every decision of the link, once the inputs are known: whether there is
  * device work (none in a host linker that an offlink runs: OFFLINK_LINKER_CHAIN),
- * whether it was done before this link (LLVM's wrapper object; offlink's
- * own OpenMP wrapper object, whose runtime library is added), relocatable mode's output (not an
- * input), emit_fatbin without device code (an error), then ofl_link_run.  A front end only applies
- * the plan. */
+ * whether it was done before this link (LLVM's wrapper object; clang's old
+ * HIP driver; offlink's own OpenMP wrapper object, whose runtime library
+ * is added), relocatable mode's output (not an input), emit_fatbin
+ * without device code (an error), then ofl_link_run.  A front end only
+ * applies the plan. */
 int ofl_link_plan(struct ofl_link *l, struct ofl_link_plan *p, struct ofl_error *err);
 
 /* The host linker's argv for command line c: linker first, ld.offlink's own
