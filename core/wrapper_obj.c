@@ -411,11 +411,17 @@ static int array_slot(struct gen *g, const char *name, uint32_t type, uint64_t f
 }
 
 /* The sections every flavour ends with: .note.GNU-stack (no executable
- * stack) and the unwind tables of the functions. */
+ * stack), offlink's .comment (OFL_WRAP_COMMENT, after a NUL as compilers
+ * start theirs) and the unwind tables of the functions. */
 static int finish_sections(struct gen *g)
 {
-	if (ofl_ew_section(&g->o, ".note.GNU-stack", SHT_PROGBITS, 0, 1) < 0)
+	static const char comment[] = "\0" OFL_WRAP_COMMENT OFL_VERSION;
+	int c;
+	if (ofl_ew_section(&g->o, ".note.GNU-stack", SHT_PROGBITS, 0, 1) < 0 ||
+	    (c = ofl_ew_section(&g->o, ".comment", SHT_PROGBITS, 0, 1)) < 0)
 		return g->o.err->code;
+	if (ofl_buf_append(&g->o.secs[c].data, comment, sizeof(comment)))
+		return OFL_NOMEM(g->o.err);
 	return eh_section(g);
 }
 

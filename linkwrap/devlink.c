@@ -114,6 +114,11 @@ bool ofl_devlink_nvptx(const char *triple)
 
 char *ofl_devlink_beside(const char *clang, const char *tool)
 {
+	/* clang runs the programs of its real directory (Debian's
+	 * /usr/bin/clang-22 those of /usr/lib/llvm-22/bin) */
+	char real[PATH_MAX];
+	if (realpath(clang, real))
+		clang = real;
 	const char *slash = strrchr(clang, '/');
 	char *dir = slash ? ofl_strndup(clang, (size_t)(slash - clang)) : NULL;
 	const char *dirs[1] = {dir};
@@ -122,15 +127,29 @@ char *ofl_devlink_beside(const char *clang, const char *tool)
 	return p;
 }
 
-/* The fastest linker next to clang, for CPU device links: a bfd link of an
- * OpenMP image spends ~0.5 s in libLLVM's symbol table, lld milliseconds. */
-static const char *fast_linker(const char *clang)
+static const char gold[] = "-fuse-ld=gold";
+
+/* The fastest linker next to clang (a bare name: the one PATH finds), for
+ * CPU device links: a bfd link of an OpenMP image spends ~0.5 s in
+ * libLLVM's symbol table, lld milliseconds. */
+static const char *fast_linker(const struct ofl_link *l, const char *clang)
 {
-	char *lld = ofl_devlink_beside(clang, "ld.lld");
+	char *found = strchr(clang, '/') ? NULL : ofl_proc_find(clang, NULL, 0, l->o.search_path);
+	char *lld = ofl_devlink_beside(found ? found : clang, "ld.lld");
+	free(found);
 	free(lld);
 	if (lld)
 		return "-fuse-ld=lld";
-	return is_exec("/usr/bin/ld.gold") ? "-fuse-ld=gold" : NULL;
+	return is_exec("/usr/bin/ld.gold") ? gold : NULL;
+}
+
+/* gold names a shared object's base version after its output, as given
+ * (the link's temporary directory) unless it has a soname: the image's
+ * own name, so two links of the same inputs write the same bytes. */
+static int push_gold_soname(const struct link_group *g, struct ofl_proc *cmd, struct ofl_error *err)
+{
+	const char *slash = strrchr(g->output, '/');
+	return ofl_proc_pushf(cmd, err, "-Wl,-soname,%s", slash ? slash + 1 : g->output);
 }
 
 int ofl_devlink_write_private(const char *path, const uint8_t *p, uint64_t n, struct ofl_error *err)
@@ -247,9 +266,15 @@ bool ofl_devlink_llvm19(const struct link_group *g)
 	return g->llvm && g->llvm <= 19;
 }
 
+/* LLVM 19's driver maps clang's O group to its wrapper's --opt-level as
+ * clang does for LTO (observed with clang-19 -###): -O4 and up and -Ofast
+ * O3, -Os and -Oz O2, -Og O1; none: O2. */
 char ofl_devlink_opt_level(const struct ofl_link *l)
 {
-	return l->o.opt_level ? l->o.opt_level : '2';
+	const char *x = l->o.opt_level;
+	if (x[0] >= '0' && x[0] <= '9')
+		return x[0] > '3' ? '3' : x[0];
+	return !strcmp(x, "fast") ? '3' : !strcmp(x, "g") ? '1' : '2';
 }
 
 /* The "-Xlinker <flag>X" words of each value in v (n of them). */
@@ -270,7 +295,7 @@ static int push_xlinker(const char *flag, const char *const *v, size_t n, struct
  * LLVM 20+ leaves AMDGPU bitcode to lld's LTO (-flto), with the LTO
  * options given (--plugin-opt).  Old-driver HIP links as clang --hip-link
  * runs lld. */
-static int push_target(struct ofl_link *l, const struct link_group *g, const char *clang,
+static int push_target(struct ofl_link *l, const struct link_group *g, const char *fast,
                        struct ofl_proc *cmd, struct ofl_error *err)
 {
 	enum target_family fam = family(g->triple);
@@ -296,7 +321,6 @@ static int push_target(struct ofl_link *l, const struct link_group *g, const cha
 		     ofl_proc_push(cmd, "-Wl,--lto-partitions=8", err);
 	if (!rc && !v19 && !g->legacy)
 		rc = push_xlinker("--plugin-opt=", l->o.lto_opts, l->o.nlto_opts, cmd, err);
-	const char *fast = fam == FAM_CPU && !ofl_llvm_form(l) ? fast_linker(clang) : NULL;
 	if (!rc && fast)
 		rc = ofl_proc_push(cmd, fast, err);
 	if (!rc && (fam == FAM_CPU || fam == FAM_AMDGPU))
@@ -442,8 +466,8 @@ static int push_compiler_args(struct ofl_link *l, const struct link_group *g, st
 	enum target_family fam = family(g->triple);
 	bool driver = !l->o.llvm_wrapper, v20 = !ofl_devlink_llvm19(g) && !g->legacy;
 	int rc = 0;
-	if (driver && v20 && l->o.opt_level)
-		rc = ofl_proc_pushf(cmd, err, "-O%c", l->o.opt_level);
+	if (driver && v20 && *l->o.opt_level)
+		rc = ofl_proc_pushf(cmd, err, "-O%s", l->o.opt_level);
 	if (!rc && driver && fam == FAM_AMDGPU && g->kind == OFL_OFK_HIP && v20)
 		rc = ofl_proc_push(cmd, "-flto-partitions=8", err);
 	rc = rc ? rc
@@ -517,14 +541,17 @@ static int build_command(struct ofl_link *l, size_t gi, struct ofl_proc *cmd, st
 	size_t slot = 0;
 	uint64_t h =
 	    XXH3_64bits(g->triple, strlen(g->triple)) ^ XXH3_64bits(g->arch, strlen(g->arch));
+	const char *fast =
+	    family(g->triple) == FAM_CPU && !ofl_llvm_form(l) ? fast_linker(l, clang) : NULL;
 	int rc = push_head(l, g, clang, cmd, &slot, err);
-	rc = rc ? rc : push_target(l, g, clang, cmd, err);
+	rc = rc ? rc : push_target(l, g, fast, cmd, err);
 	rc = rc ? rc : push_inputs(l, gi, clang, cmd, &h, err);
 	rc = rc ? rc : push_cpu_libs(l, g, cmd, err);
 	rc = rc ? rc : ofl_devrt_push(l, g, clang, cmd, err);
 	rc = rc ? rc : push_linker_args(l, g, cmd, err);
 	rc = rc ? rc : push_compiler_args(l, g, cmd, err);
 	rc = rc ? rc : name_output(l, g, h, cmd, slot, err);
+	rc = rc || fast != gold ? rc : push_gold_soname(g, cmd, err);
 	free(clang);
 	return rc;
 }
@@ -737,6 +764,8 @@ int ofl_devlink_run(struct ofl_link *l, struct ofl_error *err)
 	for (size_t g = 0; s.todo && g < l->ngroups; g++)
 		if (l->groups[g].nimages)
 			s.todo[s.ntodo++] = g;
+	if (s.ntodo && l->o.opt_level_why)
+		ofl_link_logf(l, OFL_LOG_DECISION, "%s", l->o.opt_level_why);
 	struct timespec t0;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	size_t n = l->o.dry_run || !s.ntodo ? 1 : l->o.jobs < s.ntodo ? l->o.jobs : s.ntodo;

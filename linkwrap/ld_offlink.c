@@ -121,6 +121,7 @@ static int resolve_linker(struct link_job *j, unsigned llvm)
 	char exe[64], driver[PATH_MAX];
 	snprintf(exe, sizeof(exe), "/proc/%d/exe", (int)getppid());
 	const char *choice = j->linker_choice ? j->linker_choice : getenv("OFFLINK_LINKER");
+	choice = choice ? choice : j->linker_named;
 	struct ofl_host_linker_query q = {choice,
 	                                  j->linker_path,
 	                                  realpath(exe, driver) ? driver : NULL,
@@ -263,7 +264,7 @@ static int finish_options(struct link_job *j)
 	j->c.o.verbose = j->verbose;
 	j->c.o.log_ctx = j;
 	j->started = now_ms();
-	return ofl_link_config_env(&j->c, environ, &err) ? error_lib(&err) : 0;
+	return ofl_link_config_env(&j->c, environ, getppid(), &err) ? error_lib(&err) : 0;
 }
 
 static bool has_option(const struct ofl_ldcmd *c, enum ofl_ldopt opt)
@@ -285,7 +286,7 @@ static int print_own_help(struct link_job *j)
 	       "options as -Wl,OPTION. More: man ld.offlink.\n\n"
 	       "ld.offlink's options:\n"
 	       "  --offlink-linker=bfd|gold|lld|mold|PATH  host linker (or OFFLINK_LINKER; default "
-	       "ld)\n"
+	       "X run as ld.X, else ld)\n"
 	       "  --device-compiler=PATH       clang for the device links\n"
 	       "  --device-linker=[TRIPLE=]ARG  argument for the device links\n"
 	       "  --device-launcher=CMD        prefix of every device link (or "
@@ -351,21 +352,17 @@ static int link_with_device_code(struct link_job *j, struct ofl_link *l,
 	return rc;
 }
 
-/* Why the host link runs unchanged: a warning when LLVM's
- * clang-linker-wrapper linked the device code (the plan's), said with -v
- * in any case. */
+/* Why the host link runs unchanged: a warning when LLVM linked the device
+ * code (the plan's), said with -v in any case. */
 static void nothing_to_do(const struct link_job *j, const struct ofl_link_plan *plan)
 {
-	static const char llvm[] =
-	    "device code was linked by LLVM's clang-linker-wrapper already: nothing to do";
-	bool by_llvm = plan->action == OFL_PLAN_LINKED_BY_LLVM;
 	if (plan->warning)
 		warning("%s", plan->warning);
-	if (by_llvm && j->verbose)
-		note("%s", llvm);
+	if (plan->note && j->verbose)
+		note("%s", plan->note);
 	if (j->explain)
 		fprintf(j->explain, "%s\n",
-		        by_llvm ? llvm : "no device code: the host link runs unchanged");
+		        plan->note ? plan->note : "no device code: the host link runs unchanged");
 }
 
 int link_job_run(struct link_job *j)
@@ -402,7 +399,8 @@ int link_job_run(struct link_job *j)
 	/* --emit-fatbin-only names a linker (the driver's bundler) it never runs */
 	if (!rc && !j->c.o.emit_fatbin)
 		rc = resolve_linker(j, ofl_link_bitcode_release(l));
-	struct ofl_link_plan plan = {OFL_PLAN_UNCHANGED, {NULL, 0, NULL, 0, NULL, 0, NULL}, NULL};
+	struct ofl_link_plan plan = {
+	    OFL_PLAN_UNCHANGED, {NULL, 0, NULL, 0, NULL, 0, NULL}, NULL, NULL};
 	if (!rc) {
 		rc = ofl_link_plan(l, &plan, &err);
 		if (rc || plan.action == OFL_PLAN_ADD)
@@ -495,10 +493,23 @@ static int own_options(struct link_job *j)
 	return 0;
 }
 
+/* The host linker the name we run as asks for: gcc -B<dir> -fuse-ld=X runs
+ * <dir>/ld.X (libexec/offlink/gcc/ld.gold...), meaning that linker. */
+static const char *linker_of_name(const char *argv0)
+{
+	static const char *const flavours[] = {"bfd", "gold", "lld", "mold"};
+	const char *base = strrchr(argv0, '/') ? strrchr(argv0, '/') + 1 : argv0;
+	for (size_t i = 0; !strncmp(base, "ld.", 3) && i < 4; i++)
+		if (!strcmp(base + 3, flavours[i]))
+			return flavours[i];
+	return NULL;
+}
+
 int cmd_ld_offlink(int argc, char **argv)
 {
 	ofl_prog = "ld.offlink"; /* also when reached as gcc's `ld` */
 	struct link_job j = {.cmd = OFL_LDCMD_INIT};
+	j.linker_named = linker_of_name(argv[0]);
 	struct ofl_error err = OFL_ERROR_INIT;
 	int rc = ofl_ldcmd_parse(&j.cmd, OFL_LDCMD_GNU, argc - 1, argv + 1, &err) ? error_lib(&err)
 	                                                                          : own_options(&j);

@@ -68,7 +68,8 @@ static const struct optdef opts[] = {
 	/* carried options with a value */
 	{"a", ARG, V_SEP}, {"A", ARG, V_SEP}, {"architecture", ARG, V_SEP},
 	{"b", ARG, V_SEP}, {"format", ARG, V_SEP}, {"c", ARG, V_SEP}, {"mri-script", ARG, V_SEP},
-	{"e", ARG, V_SEP}, {"entry", ARG, V_SEP}, {"f", ARG, V_SEP}, {"auxiliary", ARG, V_SEP},
+	{"e", OFL_LD_UNDEFINED, V_SEP}, {"entry", OFL_LD_UNDEFINED, V_SEP},
+	{"f", ARG, V_SEP}, {"auxiliary", ARG, V_SEP},
 	{"F", ARG, V_SEP}, {"filter", ARG, V_SEP}, {"G", ARG, V_SEP}, {"gpsize", ARG, V_SEP},
 	{"h", ARG, V_SEP}, {"soname", ARG, V_SEP}, {"O", ARG, V_SEP},
 	{"u", OFL_LD_UNDEFINED, V_SEP}, {"undefined", OFL_LD_UNDEFINED, V_SEP},

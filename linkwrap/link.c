@@ -330,10 +330,21 @@ static int scan_bundles(struct ofl_link *l, size_t u, struct ofl_error *err)
 	return rc;
 }
 
+/* Unit u registers device code linked before this link, by who. */
+static void note_linked(struct ofl_link *l, size_t u, enum linked_by by)
+{
+	if (by <= l->linked_by)
+		return;
+	l->linked_by = by;
+	l->linked_unit = l->units[u].name;
+}
+
 /* An offloading section the host link loads: a wrapper object's images,
  * registered already.  clang-linker-wrapper's own object (.llvm.offloading)
- * means LLVM did the device work; a relocatable link's
- * (.llvm.offloading.relocatable) leaves the runtime library to add. */
+ * means LLVM did the device work; offlink's (its .comment says so: offlink
+ * wrap's) that offlink did, and a relocatable link's
+ * (.llvm.offloading.relocatable) that it did for that object: both leave
+ * the runtime library to add. */
 static int note_registered(struct ofl_link *l, size_t u, const struct ofl_elf_section *s)
 {
 	const struct link_unit *un = &l->units[u];
@@ -342,8 +353,10 @@ static int note_registered(struct ofl_link *l, size_t u, const struct ofl_elf_se
 	ofl_link_logf(l, OFL_LOG_DECISION, "%s: %s left out: registered already", un->name,
 	              s->name);
 	if (!strcmp(s->name, OFL_OFFLOADING_SECTION)) {
-		l->already_wrapped = true;
-		return 0;
+		bool ours = ofl_elf_by_offlink(un->data, un->size);
+		note_linked(l, u, ours ? LINKED_OFFLINK : LINKED_LLVM);
+		if (!ours)
+			return 0;
 	}
 	ofl_scan_walk(un->data + s->offset, s->size, s->offset, s->index, 0, &found, &ignored);
 	int rc = 0;
@@ -434,7 +447,7 @@ static int coff_images(struct ofl_link *l, size_t u, struct ofl_found_list *foun
 		if (!(s->characteristics & OFL_COFF_SCN_LNK_REMOVE)) {
 			ofl_link_logf(l, OFL_LOG_DECISION, "%s: %.*s left out: registered already",
 			              un->name, (int)s->name_len, s->name);
-			l->already_wrapped = true;
+			note_linked(l, u, LINKED_LLVM);
 			continue;
 		}
 		rc = ofl_scan_walk(un->data + s->offset, s->size, s->offset, s->index,
@@ -478,6 +491,16 @@ static int scan_unit(struct ofl_link *l, size_t u, struct ofl_error *err)
 		if (rc)
 			ofl_error_prefix(err, "section %s", s->name);
 	}
+	/* a CUDA or HIP fat binary registered already: by LLVM's wrapper
+	 * object, or the old HIP driver's link; offlink's own (offlink wrap,
+	 * relocatable mode) registers its images alone, and needs no runtime */
+	enum ofl_fatbin_reg fb = !rc && f == OFL_FMT_ELF
+	                             ? ofl_elf_fatbin_registration(un->data, un->size)
+	                             : OFL_FATBIN_NONE;
+	if (fb == OFL_FATBIN_WRAPPER && !ofl_elf_by_offlink(un->data, un->size))
+		note_linked(l, u, LINKED_LLVM);
+	else if (fb == OFL_FATBIN_HIP_LINKED)
+		note_linked(l, u, LINKED_CLANG);
 	l->units[u].first_image = l->nimages;
 	for (size_t i = 0; !rc && i < found.n; i++)
 		rc = add_image(l, u, un->data + found.v[i].offset, found.v[i].size,
@@ -632,12 +655,12 @@ int ofl_link_add(struct ofl_link *l, const struct ofl_link_input *in, struct ofl
 
 bool ofl_link_has_device_code(const struct ofl_link *l)
 {
-	return (l->nimages > 0 || l->nregistered > 0) && !l->already_wrapped;
+	return (l->nimages > 0 || l->nregistered > 0) && l->linked_by == LINKED_NOT;
 }
 
 bool ofl_link_linked_by_llvm(const struct ofl_link *l)
 {
-	return l->already_wrapped;
+	return l->linked_by >= LINKED_CLANG;
 }
 
 const char *ofl_link_kept_temps(const struct ofl_link *l)

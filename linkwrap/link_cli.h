@@ -13,6 +13,8 @@
 struct link_job {
 	struct ofl_ldcmd cmd;      /* the host link's command line */
 	const char *linker_choice; /* --offlink-linker; NULL: OFFLINK_LINKER */
+	const char *linker_named;  /* the host linker the name we run as asks for (gcc's
+	                            * -fuse-ld=gold runs ld.gold: gold); NULL: ld */
 	const char *linker_path;   /* the personality's --linker-path (the driver's choice) */
 	char *linker;              /* the host linker, resolved once the inputs are known */
 	struct strlist skip;       /* copies of ld.offlink never chosen as the host linker */

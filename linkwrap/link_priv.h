@@ -123,7 +123,16 @@ struct ofl_link {
 	int wake;      /* eventfd, readable once no device link may start; or -1 */
 	int *running;  /* the running device links, one ofl_proc.running slot per worker */
 	size_t nrunning;
-	bool already_wrapped;    /* an input holds clang-linker-wrapper's object */
+	/* Who linked the device code before this link, by the registration
+	 * an input holds (link.c, note_linked): the strongest one found. */
+	enum linked_by {
+		LINKED_NOT,     /* nobody: the device code is this link's to link */
+		LINKED_OFFLINK, /* offlink's OpenMP wrapper object (offlink wrap): the runtime only
+		                 */
+		LINKED_CLANG,   /* clang's old HIP driver (--hip-link): its fat binary's object */
+		LINKED_LLVM,    /* LLVM's clang-linker-wrapper: its wrapper object */
+	} linked_by;
+	const char *linked_unit; /* the input that says so (a unit's name) */
 	bool ran;                /* ofl_link_run was called: the context is spent */
 	struct ofl_cache *cache; /* or NULL */
 	/* entries being written (devlink_cache.c), added under lock */
@@ -163,8 +172,10 @@ char *ofl_link_log_command(struct ofl_link *l, const struct ofl_proc *cmd);
 /* link_syms.c: symbols of ELF objects and archive indexes. */
 typedef int (*ofl_sym_fn)(void *ctx, const char *name, bool defined);
 /* Global and weak symbols of a relocatable object (.symtab) or shared
- * object (.dynsym, defined ones only); weak undefined symbols are skipped
- * since they never pull an archive member. */
+ * object (.dynsym: what it defines, and what it leaves to the program,
+ * which pulls archive members as an object's references do, in GNU ld,
+ * gold and lld alike); weak undefined symbols are skipped since they never
+ * pull an archive member. */
 int ofl_elf_global_symbols(const uint8_t *data, size_t size, ofl_sym_fn fn, void *ctx,
                            struct ofl_error *err);
 /* The same for a device image or object: ELF, or LLVM bitcode by its
@@ -181,6 +192,17 @@ int ofl_archive_index(const uint8_t *data, size_t size, ofl_arsym_fn fn, void *c
 /* The LLVM major version in an ELF object's .comment ("clang version 22."),
  * 0 when none. */
 unsigned ofl_elf_clang_version(const uint8_t *data, size_t size);
+/* Whether offlink's wrapper writer made (or was merged into) an ELF
+ * object: its .comment (OFL_WRAP_COMMENT). */
+bool ofl_elf_by_offlink(const uint8_t *data, size_t size);
+/* A CUDA or HIP fat binary an ELF object registers (an allocated
+ * .nv_fatbin or .hip_fatbin), and whose: a wrapper object's (its
+ * .cuda.fatbin_reg/.hip.fatbin_reg), the object clang's old HIP driver
+ * makes when it links the device code (--hip-link: __hip_fatbin_<cuid>
+ * defined in the section), or none of these (an object compiled without
+ * -fgpu-rdc registers its own). */
+enum ofl_fatbin_reg { OFL_FATBIN_NONE, OFL_FATBIN_WRAPPER, OFL_FATBIN_HIP_LINKED };
+enum ofl_fatbin_reg ofl_elf_fatbin_registration(const uint8_t *data, size_t size);
 
 /* hostlink.c */
 /* What the link needs from the host link from the start: the host
@@ -207,6 +229,10 @@ void ofl_link_remove_temps(struct ofl_link *l);
 /* link_wrap.c */
 /* The wrapper registration an offload kind as stored asks for. */
 enum ofl_wrap_kind ofl_link_wrap_kind(uint16_t offload_kind);
+/* The link when offlink's own wrapper objects registered its device code
+ * (LINKED_OFFLINK): nothing is linked; OpenMP's runtime library is added,
+ * as ofl_link_run adds it.  The context is spent, as by ofl_link_run. */
+int ofl_link_run_registered(struct ofl_link *l, struct ofl_link_result *res, struct ofl_error *err);
 
 /* link_select.c */
 int ofl_link_select(struct ofl_link *l, struct ofl_error *err);

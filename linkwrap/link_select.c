@@ -170,19 +170,16 @@ static int resolve_archives(struct resolver *r, size_t from, size_t to, struct o
 	return rc;
 }
 
-static int note_definition(void *ctx, const char *name, bool defined)
-{
-	return defined ? note_symbol(ctx, name, true) : 0;
-}
-
 /* One file outside the archive scans: objects, shared objects,
  * --whole-archive archives, and inputs the host linker already chose. */
 static int add_file(struct resolver *r, size_t i, struct ofl_error *err)
 {
 	struct link_file *f = &r->l->files[i];
 	int rc = 0;
+	/* a shared object's undefined symbols are references: the member
+	 * defining one is pulled, as for an object */
 	if (f->kind == FILE_SHARED) {
-		rc = ofl_elf_global_symbols(f->f.data, f->f.size, note_definition, r, err);
+		rc = ofl_elf_global_symbols(f->f.data, f->f.size, note_symbol, r, err);
 		return rc == -1 ? OFL_NOMEM(err) : 0; /* an unreadable .so: ld's to judge */
 	}
 	if (f->kind == FILE_ARCHIVE && !f->in.whole_archive && !f->in.pulled)
@@ -195,8 +192,8 @@ static int add_file(struct resolver *r, size_t i, struct ofl_error *err)
 	return rc ? rc : drain(r, err);
 }
 
-/* Symbols the command line (-u) and its scripts (EXTERN) make undefined: archive members are
- * pulled for them as for an object's references. */
+/* Symbols the command line (-u, the entry point's -e) and its scripts (EXTERN) make
+ * undefined: archive members are pulled for them as for an object's references. */
 static int command_line_symbols(struct resolver *r, struct ofl_error *err)
 {
 	const struct ofl_ldcmd *c = r->l->o.host_cmd;

@@ -108,28 +108,61 @@ int ofl_link_hint(struct ofl_link *l, const struct ofl_link_input *in, struct of
 	return rc;
 }
 
+/* Device code linked before this link: by LLVM (said, as a bypass of
+ * offlink, unless meant or the personality's, offlink's device link), or
+ * by offlink wrap (its runtime library added, as for any OpenMP link). */
+static int linked_before(struct ofl_link *l, struct ofl_link_plan *p, struct ofl_error *err)
+{
+	static const char *const warnings[] = {
+	    [LINKED_LLVM] = "the device code was linked by LLVM's clang-linker-wrapper, not by "
+	                    "offlink (the link line has offload flags): add $(offlink --ldflags) "
+	                    "to the link flags; --no-bypass-warning or "
+	                    "OFFLINK_NO_BYPASS_WARNING=1 silences this",
+	    [LINKED_CLANG] = "the device code was linked by clang, not by offlink (HIP's old "
+	                     "offload driver links it for --hip-link): link without --hip-link, "
+	                     "and ld.offlink links the fat objects' device code, or use "
+	                     "--offload-new-driver; --no-bypass-warning or "
+	                     "OFFLINK_NO_BYPASS_WARNING=1 silences this"};
+	static const char *const notes[] = {
+	    [LINKED_LLVM] = "device code was linked by LLVM's clang-linker-wrapper already: "
+	                    "nothing to do",
+	    [LINKED_CLANG] = "device code was linked by clang's old HIP offload driver already "
+	                     "(--hip-link): nothing to do"};
+	if (l->linked_by == LINKED_OFFLINK) {
+		ofl_link_logf(l, OFL_LOG_DECISION,
+		              "device code was linked by offlink already (%s registers it): "
+		              "nothing is linked again, the runtime library is added",
+		              l->linked_unit);
+		int rc = ofl_link_run_registered(l, &p->res, err);
+		p->action = !rc && p->res.nlibraries ? OFL_PLAN_ADD : OFL_PLAN_UNCHANGED;
+		return rc;
+	}
+	p->action = OFL_PLAN_LINKED_BY_LLVM;
+	p->note = notes[l->linked_by];
+	ofl_link_logf(l, OFL_LOG_DECISION, "%s: registers device code linked before this link",
+	              l->linked_unit);
+	if (!l->o.bypass_ok && !l->o.llvm_wrapper)
+		p->warning = warnings[l->linked_by];
+	return 0;
+}
+
 int ofl_link_plan(struct ofl_link *l, struct ofl_link_plan *p, struct ofl_error *err)
 {
-	*p = (struct ofl_link_plan){OFL_PLAN_UNCHANGED, {NULL, 0, NULL, 0, NULL, 0, NULL}, NULL};
+	*p = (struct ofl_link_plan){
+	    OFL_PLAN_UNCHANGED, {NULL, 0, NULL, 0, NULL, 0, NULL}, NULL, NULL};
 	/* the bundle is the output: no host link to fall back on */
 	bool device_code = ofl_link_has_device_code(l);
 	if (l->o.emit_fatbin && !device_code)
 		return ofl_error_set(
 		    err, OFL_EINVAL, NULL, OFL_NO_OFFSET,
 		    "Expected a single bundled image for direct fat binary output");
-	if (!device_code) {
-		p->action =
-		    ofl_link_linked_by_llvm(l) ? OFL_PLAN_LINKED_BY_LLVM : OFL_PLAN_UNCHANGED;
-		/* the personality is offlink's device link: nothing bypassed it */
-		if (p->action == OFL_PLAN_LINKED_BY_LLVM && !l->o.bypass_ok && !l->o.llvm_wrapper &&
-		    !l->o.chained)
-			p->warning =
-			    "the device code was linked by LLVM's clang-linker-wrapper, not "
-			    "by offlink (the link line has offload flags): add $(offlink "
-			    "--ldflags) to the link flags; --no-bypass-warning or "
-			    "OFFLINK_NO_BYPASS_WARNING=1 silences this";
+	/* the host linker of an offlink (ld.offlink, the personality): the
+	 * device code was seen to, its wrapper objects are among the inputs;
+	 * the personality's work is the device link, always */
+	if (l->o.chained && !l->o.llvm_wrapper)
 		return 0;
-	}
+	if (!device_code)
+		return l->linked_by == LINKED_NOT ? 0 : linked_before(l, p, err);
 	/* relocatable mode writes -o itself (ld's a.out by default), which
 	 * must not be an input: checked before any work */
 	const char *out = l->o.output ? l->o.output : "a.out";

@@ -363,10 +363,11 @@ static int bundle(struct ofl_link *l, enum ofl_wrap_kind kind, bool hipv4,
 		return ofl_llvm_log_fatbin(l, kind == OFL_WRAP_HIP, fi, n, &ho, llvm, err);
 	if (kind == OFL_WRAP_HIP)
 		return ofl_hipfb_build(fi, n, &ho, out, err);
-	/* its temporaries in the link's directory: removed with it */
+	/* its temporaries in the link's directory: removed with it; fatbinary
+	 * from the toolkit whose ptxas and nvlink made the images */
 	struct ofl_cuda_fatbin_options o = OFL_CUDA_FATBIN_OPTIONS_INIT;
 	o.dir = l->o.dry_run ? NULL : ofl_link_tmpdir(l, err);
-	o.cuda_path = l->o.cuda_path;
+	o.cuda_path = *l->cuda ? l->cuda : l->o.cuda_path;
 	o.search_path = l->o.search_path;
 	o.running = l->running; /* the calling thread's slot */
 	o.stop = &l->cancelled;
@@ -639,12 +640,36 @@ static int runtime_libs(struct ofl_link *l, struct ofl_error *err)
 	}
 	for (size_t i = 0; !rc && i < l->nregistered; i++) {
 		const struct link_registered *r = &l->registered[i];
-		if (!l->units[r->unit].taken || r->kind != OFL_OFK_OPENMP)
+		/* offlink wrap's objects: no member choice is made */
+		bool used = l->units[r->unit].taken || l->linked_by == LINKED_OFFLINK;
+		if (!used || r->kind != OFL_OFK_OPENMP)
 			continue;
 		char *dir = runtime_dir(l, r->llvm);
 		rc = add_runtime(l, dir, err);
 		free(dir);
 	}
+	return rc;
+}
+
+/* res: the runtime libraries and their dirs. */
+static void result(struct ofl_link *l, struct ofl_link_result *res)
+{
+	l->res.libraries = l->runtime_libs.v;
+	l->res.nlibraries = l->runtime_libs.n;
+	l->res.libdirs = l->runtime_dirs.v;
+	l->res.nlibdirs = l->runtime_dirs.n;
+	*res = l->res;
+}
+
+int ofl_link_run_registered(struct ofl_link *l, struct ofl_link_result *res, struct ofl_error *err)
+{
+	if (l->ran)
+		return ofl_error_set(err, OFL_EINVAL, NULL, OFL_NO_OFFSET,
+		                     "the link ran already: a context links once");
+	l->ran = true;
+	int rc = runtime_libs(l, err);
+	if (!rc)
+		result(l, res);
 	return rc;
 }
 
@@ -684,11 +709,7 @@ int ofl_link_run(struct ofl_link *l, struct ofl_link_result *res, struct ofl_err
 		rc = write_gpubin(l, order, nlegacy, err);
 	rc = rc || l->o.emit_fatbin || l->o.llvm_wrapper ? rc : runtime_libs(l, err);
 	free(order);
-	l->res.libraries = l->runtime_libs.v;
-	l->res.nlibraries = l->runtime_libs.n;
-	l->res.libdirs = l->runtime_dirs.v;
-	l->res.nlibdirs = l->runtime_dirs.n;
 	if (!rc)
-		*res = l->res;
+		result(l, res);
 	return rc;
 }

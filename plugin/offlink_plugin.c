@@ -292,7 +292,8 @@ out:
 static void environment(void)
 {
 	struct ofl_error err = OFL_ERROR_INIT;
-	if (ofl_link_config_env(&P.c, environ, &err) && !P.setup.code)
+	/* the linker's parent: the compiler driver that started the link */
+	if (ofl_link_config_env(&P.c, environ, getppid(), &err) && !P.setup.code)
 		P.setup = err;
 	clock_gettime(CLOCK_MONOTONIC, &P.started);
 }

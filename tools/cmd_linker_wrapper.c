@@ -221,7 +221,8 @@ static int take(struct link_job *j, const struct wspec *w, const char *v)
 	case W_OPT_LEVEL:
 		if (v[0] != 'O' || v[1] < '0' || v[1] > '3' || v[2])
 			return error("--opt-level=%s: expected O0, O1, O2 or O3", v);
-		j->c.o.opt_level = v[1];
+		snprintf(j->c.o.opt_level, sizeof(j->c.o.opt_level), "%c", v[1]);
+		j->c.opt_level_given = true;
 		break;
 	case W_EMBED_BITCODE:
 		j->c.o.embed_bitcode = true;

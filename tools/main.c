@@ -48,6 +48,11 @@ static const struct personality personalities[] = {
     {"llvm-objdump", cmd_llvm_objdump, "--offloading only"},
     {"ld.offlink", cmd_ld_offlink, "the system linker, device code included (man ld.offlink)"},
     {"ld", cmd_ld_offlink, NULL}, /* libexec/offlink/gcc/ld, for gcc -B */
+    /* libexec/offlink/gcc/ld.<X>, for gcc -B with -fuse-ld=<X>: that host linker */
+    {"ld.bfd", cmd_ld_offlink, NULL},
+    {"ld.gold", cmd_ld_offlink, NULL},
+    {"ld.lld", cmd_ld_offlink, NULL},
+    {"ld.mold", cmd_ld_offlink, NULL},
     {NULL, NULL, NULL},
 };
 

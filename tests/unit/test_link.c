@@ -163,3 +163,79 @@ OFL_TEST(link_wanted)
 		ofl_ldcmd_release(&c);
 	}
 }
+
+/* libk.a(k.o): k() and an OffloadBinary in a non-allocated
+ * .llvm.offloading section, as clang leaves device code in a host object. */
+static int make_kernel_archive(void)
+{
+	write_obin("k.obin");
+	return system("printf 'int k(void) { return 1; }\\n' >k.c && cc -fPIC -c k.c && "
+	              "objcopy --add-section .llvm.offloading=k.obin k.o && ar rcs libk.a k.o");
+}
+
+/* The decisions a session over the command line argv logs (a dry run). */
+static int plan_log(int argc, char **argv, struct ofl_buf *log)
+{
+	struct ofl_ldcmd c = OFL_LDCMD_INIT;
+	struct ofl_error e = OFL_ERROR_INIT;
+	struct ofl_link_opts o = session_opts(&c, log);
+	struct ofl_link *l = NULL;
+	struct ofl_link_plan p;
+	int rc = ofl_ldcmd_parse(&c, OFL_LDCMD_GNU, argc, argv, &e);
+	rc = rc ? rc : ofl_link_open(&l, &o, &e);
+	rc = rc ? rc : ofl_link_plan(l, &p, &e);
+	if (rc)
+		fprintf(stderr, "%s\n", e.msg);
+	ofl_buf_append(log, "", 1);
+	ofl_link_free(l);
+	ofl_ldcmd_release(&c);
+	return rc;
+}
+
+/* The entry point is undefined from the start, as -u's symbol: ld pulls
+ * the member defining it, so its device code is taken, in every spelling
+ * of -e that ld accepts. */
+OFL_TEST(link_select_entry_symbol)
+{
+	static char *lines[][4] = {{"-e", "k", "libk.a", NULL},
+	                           {"-ek", "libk.a", NULL},
+	                           {"--entry=k", "libk.a", NULL},
+	                           {"--entry", "k", "libk.a", NULL}};
+	CHECK(make_kernel_archive() == 0);
+	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
+		struct ofl_buf log = OFL_BUF_INIT;
+		int n = 0;
+		while (lines[i][n])
+			n++;
+		CHECK_EQ_U(plan_log(n, lines[i], &log), 0);
+		if (!strstr((const char *)log.data,
+		            "libk.a(k.o): device code taken: the host link pulls it for 'k'"))
+			fprintf(stderr, "%s: %s", lines[i][0], (const char *)log.data);
+		CHECK(strstr((const char *)log.data, "pulls it for 'k'"));
+		ofl_buf_release(&log);
+	}
+}
+
+/* A shared object's undefined symbol pulls the archive member defining it,
+ * as in GNU ld, gold and lld: libuse.so calls k(), which only libk.a
+ * defines, so k.o's device code is taken; a weak reference pulls nothing. */
+OFL_TEST(link_select_shared_object_references)
+{
+	char *line[] = {"main.o", "libuse.so", "libk.a", "-o", "out"};
+	CHECK(make_kernel_archive() == 0);
+	CHECK(system("printf 'int use(void);\\nint main(void) { return use(); }\\n' >main.c && "
+	             "printf 'int k(void);\\nint use(void) { return k(); }\\n' >use.c && "
+	             "printf '__attribute__((weak)) int k(void);\\n"
+	             "int use(void) { return k ? k() : 0; }\\n' >weak.c && "
+	             "cc -c main.c && cc -shared -fPIC use.c -o libuse.so && "
+	             "cc -shared -fPIC weak.c -o libweak.so") == 0);
+	struct ofl_buf log = OFL_BUF_INIT;
+	CHECK_EQ_U(plan_log(5, line, &log), 0);
+	CHECK(strstr((const char *)log.data,
+	             "libk.a(k.o): device code taken: the host link pulls it for 'k'"));
+	ofl_buf_release(&log);
+	line[1] = "libweak.so";
+	CHECK_EQ_U(plan_log(5, line, &log), 0);
+	CHECK(strstr((const char *)log.data, "libk.a(k.o): device code left out"));
+	ofl_buf_release(&log);
+}

@@ -76,6 +76,12 @@ int ofl_wrap_check(const struct ofl_wrap_opts *o, size_t nimages, struct ofl_err
 int ofl_wrap_machine_from_triple(const char *triple, enum ofl_wrap_machine *m,
                                  struct ofl_error *err);
 
+/* Every ELF object ofl_wrap_write_fd writes carries a .comment string
+ * "offlink <version>" (LLVM's wrapper objects have no .comment; a linker
+ * keeps it as any compiler's): how a link tells offlink's registration of
+ * device code from LLVM's.  This is its start. */
+#define OFL_WRAP_COMMENT "offlink "
+
 /* Writes the object to fd, which must be an empty regular file opened for
  * writing. */
 int ofl_wrap_write_fd(int fd, const struct ofl_wrap_opts *o, const struct ofl_wrap_image *imgs,

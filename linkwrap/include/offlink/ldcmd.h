@@ -63,10 +63,11 @@ enum ofl_ldopt {
 	OFL_LD_DEPFILE,        /* --dependency-file FILE: make rules naming the inputs */
 	OFL_LD_REPORT,         /* -Map, --why-extract, --print-archive-stats FILE:
 	                        * reports that name inputs */
-	OFL_LD_UNDEFINED,      /* -u, --undefined, --require-defined SYM: a symbol
-	                        * undefined from the start, which pulls members */
+	OFL_LD_UNDEFINED,      /* -u, --undefined, --require-defined, -e, --entry SYM:
+	                        * a symbol undefined from the start, which pulls
+	                        * members (the entry point too, as ld pulls it) */
 	OFL_LD_OTHER_WITH_ARG, /* a known option whose value we only carry
-	                        * (-z, -e, -m, --defsym, -soname, ...) */
+	                        * (-z, -m, --defsym, -soname, ...) */
 	OFL_LD_OTHER_FLAG,     /* a known option without a value we only carry */
 	/* ld.offlink's own options: never given to the host linker */
 	OFL_LD_OWN_LINKER,              /* --offlink-linker=bfd|gold|lld|mold|PATH */

@@ -147,12 +147,18 @@ struct ofl_link_opts {
 	/* Run by an offlink (OFFLINK_LINKER_CHAIN): wrapper objects among the
 	 * inputs are offlink's own, no bypass. */
 	bool chained;
-	/* The device code's optimisation level, '0' to '3' ('\0': the
-	 * default).  LLVM 19 groups: its linker wrapper's --opt-level, for its
-	 * LTO and the device clang (else O2); LLVM 20+ groups: the -O<n> the
-	 * driver hands the device clang (--device-compiler=<triple>=-O<n>),
-	 * added unless llvm_wrapper (then that driver passed it itself). */
-	char opt_level;
+	/* The device code's optimisation level, the value of clang's -O<x>
+	 * as its driver hands it to the device side: "0" to "9", "s", "z",
+	 * "g", "fast" ("": the default).  LLVM 19 groups: its linker wrapper's
+	 * --opt-level, O0 to O3 (-Os and -Oz as O2, -Og O1, -Ofast and -O4 up
+	 * O3), for its LTO and the device clang (else O2); LLVM 20+ groups:
+	 * the -O<x> the driver hands the device clang
+	 * (--device-compiler=<triple>=-O<x>), added unless llvm_wrapper (then
+	 * that driver passed it itself). */
+	char opt_level[8];
+	/* Where opt_level came from, or why it is not known, for the log
+	 * (OFL_LOG_DECISION when device links run); NULL: nothing to say. */
+	const char *opt_level_why;
 	/* Each group's code linked and optimised into one LLVM module that is
 	 * embedded as the image, for the offload runtime to compile when the
 	 * program runs (clang-linker-wrapper's --embed-bitcode, from
@@ -273,9 +279,12 @@ int ofl_link_hint(struct ofl_link *l, const struct ofl_link_input *in, struct of
 
 /* What a front end does to the host link. */
 enum ofl_plan_action {
-	OFL_PLAN_UNCHANGED,      /* no device code: the host link as it is */
-	OFL_PLAN_LINKED_BY_LLVM, /* clang-linker-wrapper did the device work already */
-	OFL_PLAN_ADD,            /* res's objects, library dirs and libraries added */
+	OFL_PLAN_UNCHANGED, /* no device code: the host link as it is */
+	/* LLVM linked the device code already: clang-linker-wrapper (its
+	 * wrapper object for OpenMP, CUDA or HIP), or clang's old HIP offload
+	 * driver (the object of its --hip-link's fat binary) */
+	OFL_PLAN_LINKED_BY_LLVM,
+	OFL_PLAN_ADD, /* res's objects, library dirs and libraries added */
 };
 
 struct ofl_link_plan {
@@ -284,10 +293,16 @@ struct ofl_link_plan {
 	/* A line for the front end to print as a warning, or NULL: device
 	 * code that bypassed offlink (OFL_PLAN_LINKED_BY_LLVM, not bypass_ok). */
 	const char *warning;
+	/* OFL_PLAN_LINKED_BY_LLVM: who linked the device code, for -v and
+	 * --explain ("device code was linked by ... already: nothing to do"). */
+	const char *note;
 };
 
 /* Every decision of the link, once the inputs are known: whether there is
- * device work, relocatable mode's output (not an input), emit_fatbin
+ * device work (none in a host linker that an offlink runs: OFFLINK_LINKER_CHAIN),
+ * whether it was done before this link (LLVM's wrapper object; clang's old
+ * HIP driver; offlink's own OpenMP wrapper object, whose runtime library
+ * is added), relocatable mode's output (not an input), emit_fatbin
  * without device code (an error), then ofl_link_run.  A front end only
  * applies the plan. */
 int ofl_link_plan(struct ofl_link *l, struct ofl_link_plan *p, struct ofl_error *err);

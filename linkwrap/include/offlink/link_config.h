@@ -7,7 +7,9 @@
 #ifndef OFFLINK_LINK_CONFIG_H
 #define OFFLINK_LINK_CONFIG_H
 
+#include <limits.h>
 #include <stdbool.h>
+#include <sys/types.h>
 
 #include "offlink/api.h"
 #include "offlink/argv.h"
@@ -33,8 +35,11 @@ struct ofl_link_config {
 	struct ofl_argv lto_opts, mllvm;
 	char *device_compiler;
 	bool no_device_cache; /* --no-device-cache: o.cache stays NULL */
-	bool opt_level_given; /* --device-opt-level: not another plugin's O<n> */
-	char **device_env;    /* the environment without the compiler driver's variables */
+	bool opt_level_given; /* --device-opt-level: not the driver's, nor a plugin's O<n> */
+	char plugin_level;    /* -plugin-opt=O<n>'s n (clang -flto's), '\0': none */
+	char opt_level_why[PATH_MAX + 256]; /* o.opt_level_why's text */
+	char **device_env;        /* the environment without the compiler driver's variables */
+	struct ofl_argv user_env; /* under gcc, what the user gave gcc of them */
 	struct ofl_cache_config cache;
 	struct ofl_jobserver js; /* opened by ofl_link_config_env */
 	bool env_read;
@@ -49,17 +54,22 @@ int ofl_link_config_option(struct ofl_link_config *c, const struct ofl_ldarg *a,
                            struct ofl_error *err);
 
 /* Once every option is taken: what o takes from env (NAME=value strings,
- * the front end's environment): tmpdir ($TMPDIR), search_path ($PATH),
+ * the front end's environment) and from the compiler driver that started
+ * the link (driver: the process, getppid() of the linker, as
+ * offlink/driver.h reads it): tmpdir ($TMPDIR), search_path ($PATH),
  * cuda_path unless set ($CUDA_PATH; with llvm_wrapper none, as LLVM's
  * wrapper reads none: PATH alone), the launcher unless an option gave one
- * ($OFFLINK_DEVICE_LAUNCHER, words split on blanks), device_env, jobs and
+ * ($OFFLINK_DEVICE_LAUNCHER, words split on blanks), device_env (under
+ * gcc, the variables gcc rewrites for its linker as the user gave them to
+ * gcc, so that the device links see what a link clang drives sees), jobs and
  * the jobserver ($MAKEFLAGS, with o.jobs as the front end's -j) and the
  * cache (the OFFLINK_CACHE* variables) unless no_device_cache.  o then
  * points into c and env.  A cache setting that makes no sense is no
  * error: the cache is then off, and the link says why, once, where it
  * would have used it (ofl_cache_open's o->unusable), whichever front end
  * runs it.  An error (no memory) leaves all but the cache set. */
-int ofl_link_config_env(struct ofl_link_config *c, char *const *env, struct ofl_error *err);
+int ofl_link_config_env(struct ofl_link_config *c, char *const *env, pid_t driver,
+                        struct ofl_error *err);
 
 /* Frees what c holds and closes the jobserver descriptor it opened. */
 void ofl_link_config_release(struct ofl_link_config *c);
