@@ -99,8 +99,9 @@ static bool is_space(char ch)
 }
 
 /* Splits the next word off *pp, unquoting it in place (the unquoted word is
- * never longer than its spelling); NULL at the end.  Quotes group, a
- * backslash escapes the next character except inside single quotes. */
+ * never longer than its spelling); NULL at the end.  Quotes group; a
+ * backslash escapes the next character everywhere, inside single quotes
+ * too, and one that ends the text stays, as LLVM's GNU tokenizer has it. */
 char *ofl_argv_next_word(char **pp)
 {
 	char *r = *pp, quote = 0;
@@ -110,9 +111,8 @@ char *ofl_argv_next_word(char **pp)
 		return NULL;
 	char *start = r, *w = r;
 	for (; *r && (quote || !is_space(*r)); r++) {
-		if (*r == '\\' && quote != '\'') {
-			if (r[1])
-				*w++ = *++r;
+		if (*r == '\\' && r[1]) {
+			*w++ = *++r;
 		} else if (quote ? *r == quote : (*r == '\'' || *r == '"')) {
 			quote = quote ? 0 : *r;
 		} else {

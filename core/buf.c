@@ -7,7 +7,9 @@
 
 int ofl_buf_reserve(struct ofl_buf *b, size_t extra)
 {
-	if (extra <= b->cap - b->len)
+	/* storage even for 0 bytes: data + len is then always a pointer, never
+	 * NULL + 0 (undefined, and what a sanitizer stops on) */
+	if (b->data && extra <= b->cap - b->len)
 		return 0;
 	size_t need;
 	if (__builtin_add_overflow(b->len, extra, &need))

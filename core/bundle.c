@@ -209,7 +209,8 @@ static int parse_binary_one(struct ofl_bundle *b, const uint8_t *d, uint64_t hav
 		if (e->offset + e->size > *end)
 			*end = e->offset + e->size;
 	}
-	return check_pairs(b->entries + first, b->n - first, err);
+	/* a bundle of no entries may leave entries NULL: no NULL + 0 */
+	return b->n > first ? check_pairs(b->entries + first, b->n - first, err) : 0;
 }
 
 static uint64_t skip_zeros(const uint8_t *d, uint64_t pos, uint64_t size)

@@ -125,9 +125,8 @@ int ofl_ccob_decompress(const uint8_t *data, size_t size, struct ofl_buf *out, s
 	size_t raw = (size_t)h.raw_size;
 	if (ofl_buf_reserve(out, raw) < 0)
 		return OFL_NOMEM(err);
-	uint8_t *dst = out->data ? out->data + out->len : NULL;
-	if (dst)
-		hint_huge_pages(dst, raw);
+	uint8_t *dst = out->data + out->len;
+	hint_huge_pages(dst, raw);
 	const uint8_t *src = data + h.header_size;
 	size_t n = (size_t)(h.total_size - h.header_size);
 	struct ofl_decomp_at at = {h.header_size, raw_size_offset(h.version)};

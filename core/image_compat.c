@@ -132,11 +132,25 @@ void ofl_gpu_image_read(const uint8_t *d, size_t size, struct ofl_gpu_image *im)
 	read_ptx(d, size, im);
 }
 
+/* The new form is read from LLVM 22 (llvm-project#159354) and by the 21.1
+ * point releases that carry its backport (#159451, September 2025); which
+ * 21.1.x was the first is not known here, and a 21 build before it (21.0
+ * development builds, 21.1.0) does not read it, so 21 counts as not
+ * reading it: a warning too many for a fixed 21.1 rather than a program
+ * that stops at its first target region without one. */
+#define NEW_FORM_FIRST_RELEASE 22
+
 unsigned ofl_cubin_first_runtime(const struct ofl_gpu_image *im)
 {
 	return im->abi_version == OFL_CUBIN_ABI_OLD   ? 1
-	       : im->abi_version == OFL_CUBIN_ABI_NEW ? 22
+	       : im->abi_version == OFL_CUBIN_ABI_NEW ? NEW_FORM_FIRST_RELEASE
 	                                              : 0;
+}
+
+bool ofl_llvm_reads_cubin(const struct ofl_gpu_image *im, unsigned release)
+{
+	unsigned first = ofl_cubin_first_runtime(im);
+	return first && release >= first;
 }
 
 /* NVIDIA's rule for a cubin, which LLVM's plugin applies too: same major,
@@ -184,11 +198,15 @@ static enum ofl_load nvidia(const struct ofl_gpu_image *im, char suffix, enum of
 	}
 	if (ld == OFL_LOADER_LLVM) {
 		unsigned first = ofl_cubin_first_runtime(im);
-		if (!first || release < first)
+		if (!ofl_llvm_reads_cubin(im, release))
 			return WHY("LLVM %u's offload runtime does not read the %s cubin header "
-			           "(EI_OSABI %#x, ABI version %u%s%s); LLVM %u and later do",
+			           "(EI_OSABI %#x, ABI version %u%s%s)%s",
 			           release, first ? "new" : "unknown", im->osabi, im->abi_version,
-			           *im->toolkit ? ", CUDA " : "", im->toolkit, first ? first : 22),
+			           *im->toolkit ? ", CUDA " : "", im->toolkit,
+			           first
+			               ? "; LLVM 22 and later do, and 21.1 from the point release "
+			                 "with llvm-project#159451"
+			               : ""),
 			       OFL_LOAD_NO;
 		if (!im->addr64)
 			return WHY("32-bit cubin: the runtime wants 64-bit addressing"),

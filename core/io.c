@@ -10,6 +10,9 @@
 #include "internal.h"
 #include "offlink/io.h"
 
+/* Reads a stream (pipe, FIFO, character device, standard input) to its
+ * end: its size is not known before, and a device may never end
+ * (/dev/zero), so it stops at OFL_STREAM_MAX. */
 static int read_all_fd(int fd, struct ofl_file *f, const char *path, struct ofl_error *err)
 {
 	size_t cap = 1 << 16, len = 0;
@@ -18,13 +21,20 @@ static int read_all_fd(int fd, struct ofl_file *f, const char *path, struct ofl_
 		return OFL_NOMEM(err);
 	for (;;) {
 		if (len == cap) {
-			uint8_t *q = ofl_realloc(p, cap * 2);
+			if (cap > OFL_STREAM_MAX) {
+				free(p);
+				return ofl_error_set(err, OFL_EIO, path, OFL_STREAM_MAX,
+				                     "stream larger than 1 GiB");
+			}
+			/* one byte past the bound tells that the stream goes on */
+			size_t grown = cap < OFL_STREAM_MAX / 2 ? cap * 2 : OFL_STREAM_MAX + 1;
+			uint8_t *q = ofl_realloc(p, grown);
 			if (!q) {
 				free(p);
 				return OFL_NOMEM(err);
 			}
 			p = q;
-			cap *= 2;
+			cap = grown;
 		}
 		ssize_t r = read(fd, p + len, cap - len);
 		if (r < 0 && errno == EINTR)
@@ -154,7 +164,7 @@ static int open_file(struct ofl_file *f, const char *path, bool regular, struct 
 		ofl_file_close(f);
 		return ofl_error_set(err, OFL_EIO, path, OFL_NO_OFFSET, "is a directory");
 	}
-	if (!S_ISREG(st.st_mode) && (regular || S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode))) {
+	if (!S_ISREG(st.st_mode) && (regular || S_ISBLK(st.st_mode))) {
 		close(fd);
 		ofl_file_close(f);
 		return ofl_error_set(err, OFL_EIO, path, OFL_NO_OFFSET, "not a regular file");
@@ -318,6 +328,12 @@ int ofl_out_open(struct ofl_out *o, const char *path, struct ofl_error *err)
 		o->to_stdout = 1;
 		return 0;
 	}
+	/* renamed over, a device or FIFO would become a file (root's
+	 * -output=/dev/null would replace the device) */
+	struct stat st;
+	if (!stat(path, &st) && !S_ISREG(st.st_mode))
+		return ofl_error_set(err, OFL_EIO, path, OFL_NO_OFFSET,
+		                     "cannot create output: not a regular file");
 	const char *slash = strrchr(path, '/');
 	size_t dirlen = slash ? (size_t)(slash - path) + 1 : 0;
 	const char *base = slash ? slash + 1 : path;

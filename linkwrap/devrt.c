@@ -56,6 +56,8 @@ static bool exists(const char *dir, const char *file)
 static bool listed(const struct ofl_buf *looked, const char *dir)
 {
 	size_t n = strlen(dir);
+	if (!looked->len) /* data may be NULL: no NULL + 0 */
+		return false;
 	const char *s = (const char *)looked->data, *end = s + looked->len;
 	for (const char *p = s; p && p + n <= end;) {
 		if (!memcmp(p, dir, n) && (p + n == end || p[n] == ','))

@@ -440,30 +440,37 @@ static char *kind_file(struct ofl_link *l, enum ofl_wrap_kind k, bool fatbin, st
 	              : ofl_llvm_wrapper_name(l, kind_names[k], err);
 }
 
-/* A program registered for LLVM 19 or older loads its images with that
- * release's offload runtime, which reads only the old cubin header: the
- * program would stop at its first target region, so the link says so once
- * (docs/gpu-check.md). */
+/* The offload runtime that loads a program's images: LLVM 19's for one
+ * registered for LLVM 19, 18 or older for LLVM 14's registration, and for
+ * LLVM 20's (shared by 20 to 22) the group's LLVM, whose libomptarget the
+ * link adds (20 when it is not known).  One that does not read a cubin's
+ * header stops the program at its first target region, so the link says
+ * so once (docs/gpu-check.md). */
 static void warn_unreadable(struct ofl_link *l, enum ofl_wrap_abi abi, const size_t *order,
                             size_t n)
 {
-	unsigned release = abi == OFL_WRAP_LLVM19 ? 19 : abi == OFL_WRAP_LLVM14 ? 18 : 0;
-	for (size_t i = 0; release && i < n; i++) {
+	unsigned floor = abi == OFL_WRAP_LLVM20   ? 20
+	                 : abi == OFL_WRAP_LLVM19 ? 19
+	                 : abi == OFL_WRAP_LLVM14 ? 18
+	                                          : 0;
+	for (size_t i = 0; floor && i < n; i++) {
 		const struct link_group *g = &l->groups[order[i]];
+		unsigned release = abi == OFL_WRAP_LLVM20 && g->llvm > floor ? g->llvm : floor;
 		struct ofl_gpu_image im;
 		ofl_gpu_image_read(g->linked.data, g->linked.size, &im);
-		if (im.code != OFL_GPU_CUBIN || ofl_cubin_first_runtime(&im) <= release)
+		if (im.code != OFL_GPU_CUBIN || !ofl_cubin_first_runtime(&im) ||
+		    ofl_llvm_reads_cubin(&im, release))
 			continue;
 		ofl_link_logf(
 		    l, OFL_LOG_WARNING,
 		    "%s %s image: CUDA %s's tools wrote its cubin with the new ELF header "
 		    "(ABI version %u), which LLVM %u's offload runtime, the one this program "
-		    "registers with, does not read (LLVM 22's does, and 21.1 releases "
+		    "%s, does not read (LLVM 22's does, and the 21.1 point releases from the one "
 		    "with llvm-project#159451): it will stop with 'No images found "
 		    "compatible with the installed hardware'; build and link it with LLVM "
 		    "22, or link its device code with CUDA 12's ptxas and nvlink",
 		    g->triple, g->arch, *im.toolkit ? im.toolkit : "12.8 or later", im.abi_version,
-		    release);
+		    release, abi == OFL_WRAP_LLVM20 ? "is linked with" : "registers with");
 		return;
 	}
 }

@@ -631,6 +631,39 @@ static void loads_json(const struct ofl_node *n, const struct ofl_gpu_image *im,
 	printf("}");
 }
 
+/* One image judged for loader ld: its line (or JSON object); true when it
+ * loads.  how names the loader for a bare file's two lines, else NULL. */
+static bool judge(const struct insp *in, const struct ofl_node *n, const struct ofl_gpu_image *im,
+                  enum ofl_loader ld, const char *how, bool first)
+{
+	char why[320];
+	enum ofl_load r = ofl_image_loads(im, n->arch, ld, in->runtime, in->gpu, why, sizeof why);
+	if (in->fmt == FMT_JSON) {
+		loads_json(n, im, ld, r, why, first);
+		return r != OFL_LOAD_NO;
+	}
+	char *sel = ofl_node_path(n);
+	if (how)
+		printf("  %-4s %s (%s, %s): %s\n", load_names[r], sel ? sel : "?",
+		       code_names[im->code], how, why);
+	else
+		printf("  %-4s %s (%s %s): %s\n", load_names[r], sel ? sel : "?",
+		       n->triple ? n->triple : "", n->arch ? n->arch : "", why);
+	free(sel);
+	return r != OFL_LOAD_NO;
+}
+
+/* A file that is a cubin or PTX itself (what ptxas writes, what the
+ * driver's cuModuleLoad and LLVM's runtime take): judged for both loaders,
+ * one image that loads when either loads it. */
+static bool bare_image(const struct ofl_node *root, struct ofl_gpu_image *im)
+{
+	if (root->nchildren)
+		return false;
+	ofl_gpu_image_read(root->data, (size_t)root->size, im);
+	return im->code == OFL_GPU_CUBIN || im->code == OFL_GPU_PTX;
+}
+
 /* Every image the file holds for a GPU, with whether it loads there: exit
  * 0 when one does. */
 static int gpu_loads(const struct insp *in, const struct ofl_node *root)
@@ -649,24 +682,20 @@ static int gpu_loads(const struct insp *in, const struct ofl_node *root)
 		       "(CUDA):\n",
 		       root->name, in->gpu, in->runtime);
 	}
+	struct ofl_gpu_image im;
+	if (bare_image(root, &im)) {
+		char llvm[48];
+		snprintf(llvm, sizeof llvm, "LLVM %u's offload runtime", in->runtime);
+		bool any = judge(in, root, &im, OFL_LOADER_LLVM, llvm, true);
+		any |= judge(in, root, &im, OFL_LOADER_CUDA, "the CUDA driver", false);
+		loading += any;
+		judged++;
+	}
 	for (size_t i = 0; i < c.n; i++) {
-		struct ofl_gpu_image im;
 		enum ofl_loader ld;
 		if (!gpu_image_of(c.v[i], &im, &ld))
 			continue;
-		char why[320];
-		enum ofl_load r =
-		    ofl_image_loads(&im, c.v[i]->arch, ld, in->runtime, in->gpu, why, sizeof why);
-		loading += r != OFL_LOAD_NO;
-		if (in->fmt == FMT_JSON) {
-			loads_json(c.v[i], &im, ld, r, why, !judged);
-		} else {
-			char *sel = ofl_node_path(c.v[i]);
-			printf("  %-4s %s (%s %s): %s\n", load_names[r], sel ? sel : "?",
-			       c.v[i]->triple ? c.v[i]->triple : "",
-			       c.v[i]->arch ? c.v[i]->arch : "", why);
-			free(sel);
-		}
+		loading += judge(in, c.v[i], &im, ld, NULL, !judged);
 		judged++;
 	}
 	free(c.v);

@@ -46,6 +46,10 @@ OFL_TEST(cuda13_cubin_header)
 	CHECK(strstr(why, "LLVM 19's offload runtime does not read the new cubin header"));
 	CHECK(strstr(why, "CUDA 13.0"));
 	CHECK_EQ_U(loads(&im, "sm_90", OFL_LOADER_LLVM, 20, "sm_90"), OFL_LOAD_NO);
+	CHECK_EQ_U(ofl_image_loads(&im, "sm_90", OFL_LOADER_LLVM, 21, "sm_90", why, sizeof why),
+	           OFL_LOAD_NO);
+	CHECK(strstr(why, "LLVM 22 and later do, and 21.1 from the point release with "
+	                  "llvm-project#159451"));
 	CHECK_EQ_U(loads(&im, "sm_90", OFL_LOADER_LLVM, 22, "sm_90"), OFL_LOAD_YES);
 	CHECK_EQ_U(loads(&im, "sm_90", OFL_LOADER_CUDA, 0, "sm_90"), OFL_LOAD_YES);
 	/* the driver reads the new header; the SM rule still holds */
@@ -206,4 +210,28 @@ OFL_TEST(other_bytes)
 	CHECK(ofl_sm_parse("sm_90", &sm, &a) && sm == 90 && !a);
 	CHECK(!ofl_sm_parse("sm_", &sm, &a) && !ofl_sm_parse("sm_9x", &sm, &a) &&
 	      !ofl_sm_parse("gfx90a", &sm, &a) && !ofl_sm_parse("sm_0", &sm, &a));
+}
+
+/* Which LLVM releases' offload runtime read which header: the old form
+ * all, the new one 22 and later; 20 and 21 (21.0 builds, 21.1 before the
+ * backport, whose first point release is not known) do not. */
+OFL_TEST(runtime_releases_read_headers)
+{
+	struct ofl_buf b = ofl_test_fixture("gpu/sm90-cuda13.cubin");
+	CHECK(b.len > 64);
+	struct ofl_gpu_image im;
+	ofl_gpu_image_read(b.data, b.len, &im);
+	static const struct {
+		unsigned release;
+		bool reads;
+	} rows[] = {{14, false}, {19, false}, {20, false}, {21, false}, {22, true}, {23, true}};
+	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+		CHECK_EQ_U(ofl_llvm_reads_cubin(&im, rows[i].release), rows[i].reads);
+	to_old_form(&b, 90, &im);
+	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+		CHECK(ofl_llvm_reads_cubin(&im, rows[i].release));
+	b.data[8] = 9; /* a form no release reads */
+	ofl_gpu_image_read(b.data, b.len, &im);
+	CHECK(!ofl_llvm_reads_cubin(&im, 22));
+	ofl_buf_release(&b);
 }

@@ -140,3 +140,23 @@ OFL_TEST(io_adopt_takes_a_buffer)
 	CHECK_EQ_U(f.size, 0);
 	ofl_file_close(&f);
 }
+
+/* A character device is read as a stream: /dev/null is clang's host
+ * input of every HIP fat binary; /dev/zero never ends and stops at the
+ * bound, with the bytes read given back. */
+OFL_TEST(io_character_devices_are_streams)
+{
+	struct ofl_error e = OFL_ERROR_INIT;
+	struct ofl_file f;
+	CHECK_EQ_U(ofl_file_open(&f, "/dev/null", &e), 0);
+	CHECK_EQ_U(f.size, 0);
+	ofl_file_close(&f);
+	CHECK_EQ_U(ofl_file_open(&f, "/dev/zero", &e), OFL_EIO);
+	CHECK_STR(e.msg, "stream larger than 1 GiB");
+	CHECK_EQ_U(e.offset, OFL_STREAM_MAX);
+	CHECK(f.data == NULL && f.path == NULL);
+	/* a thin member, whose size is read first, must be a regular file */
+	struct ofl_error e2 = OFL_ERROR_INIT;
+	CHECK_EQ_U(ofl_file_open_regular(&f, "/dev/null", &e2), OFL_EIO);
+	CHECK_STR(e2.msg, "not a regular file");
+}

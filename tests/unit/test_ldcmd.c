@@ -294,7 +294,7 @@ OFL_TEST(ldcmd_response_files)
 	check_opt(&c, 1, OFL_LD_OUTPUT, "-o", "out file", "out file");
 	check_file(&c, 2, "say \"hi\"");
 	check_file(&c, 3, "b c.o");
-	check_file(&c, 4, "no\\escape");
+	check_file(&c, 4, "noescape"); /* escaped inside '...' too */
 	check_opt(&c, 5, OFL_LD_WHOLE_ARCHIVE, "--whole-archive", NULL, NULL);
 	check_file(&c, 6, "x.a");
 	CHECK(c.args[6].state.whole_archive);

@@ -2,8 +2,8 @@
  * LLVM's tools (GNU tokenizer) do: each @FILE word that names a readable
  * file is replaced by the words of that file, recursively; words split at
  * white space, quotes ('...' or "...") group, a backslash escapes the next
- * character except inside single quotes.  An @word naming no readable file
- * stays as it is. */
+ * character (bare and inside either quotes; one that ends the file stays).
+ * An @word naming no readable file stays as it is. */
 #ifndef OFFLINK_ARGV_H
 #define OFFLINK_ARGV_H
 

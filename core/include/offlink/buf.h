@@ -43,6 +43,8 @@ struct ofl_ptrs {
 		0, 0, NULL                                                                         \
 	}
 
+/* Room for extra more bytes at data + len; afterwards data is never NULL,
+ * even for extra 0.  OFL_ENOMEM or 0. */
 int ofl_buf_reserve(struct ofl_buf *b, size_t extra);
 int ofl_buf_append(struct ofl_buf *b, const void *p, size_t n);
 int ofl_buf_append_str(struct ofl_buf *b, const char *s);

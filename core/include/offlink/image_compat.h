@@ -16,7 +16,8 @@
  * Cubin headers come in two forms: the old (EI_OSABI 0x33, EI_ABIVERSION 7,
  * the SM in e_flags bits 0-7) and the new one ptxas writes from CUDA 13 for
  * every SM, from 12.8 for sm_100 and newer (EI_OSABI 0x41, EI_ABIVERSION 8,
- * the SM in bits 8-15).  LLVM 19 and 20 read only the old one.
+ * the SM in bits 8-15).  LLVM 19, 20 and 21.0 (and 21.1 before the
+ * backport of llvm-project#159354) read only the old one.
  */
 #ifndef OFFLINK_IMAGE_COMPAT_H
 #define OFFLINK_IMAGE_COMPAT_H
@@ -62,9 +63,14 @@ void ofl_gpu_image_read(const uint8_t *data, size_t size, struct ofl_gpu_image *
 
 /* The first release of LLVM's offload runtime that reads the cubin's
  * header form: 1 for the old form, 22 for the new (21.1 reads it only from
- * the point releases that carry llvm-project#159451, Sept 2025); 0 for a
- * form no release reads. */
+ * the point release that carries llvm-project#159451, Sept 2025, which is
+ * not known here); 0 for a form no release reads. */
 unsigned ofl_cubin_first_runtime(const struct ofl_gpu_image *im);
+/* Whether LLVM's offload runtime of major release `release` (19, 21, 22)
+ * reads the cubin's header: the old form in every release, the new one
+ * from the first above (so not in 20, nor in any 21: 21.0 builds and the
+ * 21.1 point releases before the backport do not read it). */
+bool ofl_llvm_reads_cubin(const struct ofl_gpu_image *im, unsigned release);
 
 enum ofl_loader {
 	OFL_LOADER_LLVM, /* LLVM's offload runtime of a given release (OpenMP images) */

@@ -1,10 +1,10 @@
 /* Input mapping and atomic output.
  *
- * Inputs are mapped read-only (or read into memory for pipes and "-"), so
- * parsers work on views without copying.  Outputs go to a temporary file in
- * the destination directory and are renamed into place by ofl_out_commit;
- * ofl_out_abort (or a failed commit) removes the temporary, so no output is
- * ever left half-written.
+ * Inputs are mapped read-only (or read into memory for streams: pipes,
+ * character devices and "-"), so parsers work on views without copying.
+ * Outputs go to a temporary file in the destination directory and are
+ * renamed into place by ofl_out_commit; ofl_out_abort (or a failed commit)
+ * removes the temporary, so no output is ever left half-written.
  */
 #ifndef OFFLINK_IO_H
 #define OFFLINK_IO_H
@@ -37,8 +37,12 @@ struct ofl_file {
 		NULL, 0, -1, 0, 0, 0, NULL                                                         \
 	}
 
-/* Opens and maps path ("-" reads standard input; a pipe is read to its
- * end; a device, which may never end, is refused). */
+/* The most a stream gives: more is an error (a device may never end). */
+#define OFL_STREAM_MAX ((size_t)1 << 30)
+
+/* Opens and maps path.  "-" (standard input), a pipe and a character
+ * device (/dev/null, clang's host input of a HIP fat binary) are read to
+ * their end, up to OFL_STREAM_MAX; a block device is refused. */
 int ofl_file_open(struct ofl_file *f, const char *path, struct ofl_error *err);
 /* The same for a file named by an input (a thin archive member): only a
  * regular file, whose size is known before reading, is opened. */
@@ -87,7 +91,8 @@ struct ofl_out {
 		-1, 0, NULL, NULL, 0                                                               \
 	}
 
-/* Starts an output ("-" is standard output, written directly). */
+/* Starts an output ("-" is standard output, written directly); an
+ * existing output must be a regular file (it is renamed over). */
 int ofl_out_open(struct ofl_out *o, const char *path, struct ofl_error *err);
 int ofl_out_write(struct ofl_out *o, const void *p, size_t n, struct ofl_error *err);
 int ofl_out_zeros(struct ofl_out *o, uint64_t n, struct ofl_error *err);
