@@ -7,7 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../../linkwrap/cache_priv.h"
+#include "../../linkwrap/cache/cache_priv.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "harness.h"
-#include "../../linkwrap/cache_priv.h"
+#include "../../linkwrap/cache/cache_priv.h"
 #include "offlink/cache.h"
 #include "offlink/io.h"
 
