@@ -26,23 +26,7 @@
 static bool needs_runtime(const struct ofl_link *l, const struct link_group *g)
 {
 	return !l->o.no_device_runtime && !l->o.llvm_wrapper && g->kind == OFL_OFK_OPENMP &&
-	       !g->legacy && ofl_devlink_gpu(g->triple);
-}
-
-/* The lib dir of the LLVM of a clang (a path): beside the directory clang
- * is in (clang's InstalledDir/../lib). */
-static char *llvm_lib(const char *clang)
-{
-	const char *bin = clang ? strrchr(clang, '/') : NULL;
-	if (!bin)
-		return NULL;
-	size_t n = (size_t)(bin - clang), up = n; /* clang's directory; its parent's */
-	while (up && clang[up - 1] != '/')
-		up--;
-	char *p = NULL;
-	int rc = up ? asprintf(&p, "%.*slib", (int)up, clang)
-	            : asprintf(&p, "%.*s/../lib", (int)n, clang);
-	return rc < 0 ? NULL : p;
+	       !g->legacy && ofl_target_gpu(g->triple);
 }
 
 static bool exists(const char *dir, const char *file)
@@ -89,7 +73,8 @@ static bool try_dir(const char *dir, struct ofl_buf *looked, char **p)
 static char *find_devicertl(const struct ofl_link *l, const struct link_group *g,
                             struct ofl_buf *looked)
 {
-	char *clang = ofl_devlink_clang(l, g->llvm), *lib = llvm_lib(clang), *p = NULL;
+	char *clang = ofl_toolchain_clang(&l->tools, g->llvm), *lib = ofl_toolchain_lib_dir(clang),
+	     *p = NULL;
 	free(clang);
 	bool found = false;
 	for (size_t i = 0; !found && i < l->cpu_args.n; i++)
@@ -119,7 +104,8 @@ int ofl_devrt_gather(struct ofl_link *l, struct ofl_error *err)
 	size_t ngroups = l->ngroups;
 	int rc = 0;
 	for (size_t g = 0; !rc && g < ngroups; g++) {
-		if (!needs_runtime(l, &l->groups[g]) || !ofl_devlink_llvm19(&l->groups[g]))
+		if (!needs_runtime(l, &l->groups[g]) ||
+		    !ofl_llvm_old_wrapper((&l->groups[g])->llvm))
 			continue;
 		struct ofl_buf looked = OFL_BUF_INIT;
 		char *path = find_devicertl(l, &l->groups[g], &looked);
@@ -178,12 +164,12 @@ int ofl_devrt_push(struct ofl_link *l, const struct link_group *g, const char *c
 {
 	if (!needs_runtime(l, g))
 		return 0;
-	if (ofl_devlink_llvm19(g))
+	if (ofl_llvm_old_wrapper(g->llvm))
 		return check_devicertl(l, g, err);
 	/* a --device-compiler given by name is found on PATH */
 	char *path = strchr(clang, '/') ? ofl_strdup(clang)
 	                                : ofl_proc_find(clang, NULL, 0, l->o.search_path);
-	char *lib = llvm_lib(path), *dir = NULL;
+	char *lib = ofl_toolchain_lib_dir(path), *dir = NULL;
 	if (lib && asprintf(&dir, "%s/%s", lib, g->triple) < 0)
 		dir = NULL;
 	free(lib);

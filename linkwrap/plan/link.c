@@ -69,6 +69,8 @@ int ofl_link_new(struct ofl_link **out, const struct ofl_link_opts *o, struct of
 		l->o.llvm_roots = default_roots;
 		l->o.nllvm_roots = 1;
 	}
+	l->tools = (struct ofl_toolchain){l->o.llvm_roots, l->o.nllvm_roots, l->o.device_compiler,
+	                                  l->o.search_path};
 	pthread_mutex_init(&l->lock, NULL);
 	l->wake = -1;
 	*out = l;
@@ -111,6 +113,9 @@ void ofl_link_free(struct ofl_link *l)
 		ofl_bundle_id_release(&l->images[i].id);
 		free(l->images[i].owned);
 	}
+	for (size_t i = 0; i < l->nactions; i++)
+		ofl_proc_release(&l->actions[i].cmd);
+	free(l->actions);
 	for (size_t i = 0; i < l->ngroups; i++) {
 		ofl_file_close(&l->groups[i].linked);
 		for (size_t k = 0; k < l->groups[i].npending; k++)

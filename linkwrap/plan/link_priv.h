@@ -18,6 +18,8 @@
 #include "offlink/offload_binary.h"
 #include "offlink/proc.h"
 #include "symset.h"
+#include "target.h"
+#include "toolchain.h"
 
 enum file_kind { FILE_OTHER, FILE_OBJECT, FILE_ARCHIVE, FILE_SHARED, FILE_OBIN, FILE_BITCODE };
 
@@ -79,6 +81,20 @@ struct link_member {
 	bool taken;
 };
 
+/* A device action of the plan: one process, whose command is known before
+ * any runs (docs/design.md, "Device links"): a group's device link, and
+ * before it LLVM 19's LTO step. */
+struct link_action {
+	size_t group;
+	bool lto;            /* LLVM 19's LTO step (llvm-lto2) */
+	bool image;          /* its output is the group's image */
+	bool file;           /* its output is read as a file after it (the link after
+	                      * LTO, fatbinary, kept temporaries): a hit writes it */
+	char what[256];      /* "device link for <triple> <arch>", for messages */
+	struct ofl_proc cmd; /* the launcher first; envp the device environment */
+	const char *output;  /* the file it writes (the link's) */
+};
+
 /* Images that are linked together: one kind, triple and target ID. */
 struct link_group {
 	uint16_t kind; /* offload kind as stored (HIP: 3 in 19, 4 in 22) */
@@ -91,6 +107,7 @@ struct link_group {
 	char *runtime_dir;      /* <root>/llvm-<N>/lib with libomptarget, or NULL */
 	struct ofl_file linked; /* its bytes, once linked (mapped, or read) */
 	struct ofl_error err;
+	size_t first_action, nactions; /* its actions in ofl_link.actions */
 	/* Inputs of its commands not written yet: written just before a
 	 * command runs, never for one the cache answers (creating files is
 	 * most of a cached link's time) */
@@ -114,8 +131,11 @@ struct ofl_link {
 	struct link_group *groups;
 	size_t ngroups, capgroups;
 	struct link_member *members; /* by group */
-	char *tmpdir;                /* made on first use */
-	struct ofl_ptrs temps;       /* the paths handed out */
+	struct link_action *actions; /* by group, in order */
+	size_t nactions, capactions;
+	struct ofl_toolchain tools; /* where the link's tools are (from o) */
+	char *tmpdir;               /* made on first use */
+	struct ofl_ptrs temps;      /* the paths handed out */
 	pthread_mutex_t lock;
 	/* Read and written atomically, also by ofl_link_cancel in a signal
 	 * handler: */
@@ -241,26 +261,17 @@ int ofl_link_select(struct ofl_link *l, struct ofl_error *err);
 const struct link_image *ofl_group_image(const struct ofl_link *l, size_t gi, size_t k);
 
 /* devlink.c */
-/* The highest N of <root>/llvm-<N>, 0 when none. */
-unsigned ofl_llvm_newest(const char *root);
+/* plan/devcmd.c: the device actions of every group with images taken
+ * (their commands, outputs and inputs to write), after members are
+ * chosen. */
+int ofl_devlink_plan(struct ofl_link *l, struct ofl_error *err);
+/* A new action of group gi (an LTO step: lto), its command empty but for
+ * the device environment; NULL when out of memory. */
+struct link_action *ofl_devlink_new_action(struct ofl_link *l, size_t gi, bool lto,
+                                           struct ofl_error *err);
+/* run/devlink.c: the plan's device actions, run (in parallel, the cache
+ * asked first). */
 int ofl_devlink_run(struct ofl_link *l, struct ofl_error *err);
-/* devlink_cuda.c: l->cuda, given or found as clang finds it; the next
- * step when CUDA's tools were not found or failed (a failure report's
- * line). */
-int ofl_devlink_find_cuda(struct ofl_link *l, struct ofl_error *err);
-void ofl_devlink_cuda_hint(const struct ofl_link *l, struct ofl_buf *b);
-/* The path of the clang that links code of LLVM llvm (owned), or NULL. */
-char *ofl_devlink_clang(const struct ofl_link *l, unsigned llvm);
-/* An AMDGPU or NVPTX triple. */
-bool ofl_devlink_gpu(const char *triple);
-bool ofl_devlink_nvptx(const char *triple);
-/* tool in clang's directory when an executable file is there (owned), else
- * NULL: the tools of clang's LLVM install. */
-char *ofl_devlink_beside(const char *clang, const char *tool);
-/* An arch that names a processor (not "", generic or native). */
-bool ofl_devlink_arch_given(const char *arch);
-/* Device code made by LLVM 19 or older, linked as its linker wrapper did. */
-bool ofl_devlink_llvm19(const struct link_group *g);
 /* The optimisation level of LLVM 19's device LTO and link: '0' to '3'. */
 char ofl_devlink_opt_level(const struct ofl_link *l);
 /* The value of a "[<triple>=]arg" device argument when it applies to

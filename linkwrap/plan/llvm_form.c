@@ -143,9 +143,7 @@ char *ofl_llvm_wrapper_name(struct ofl_link *l, const char *kind, struct ofl_err
  * (LLVM's dry run prints missing tools so). */
 static char *llvm_tool(const struct ofl_link *l, unsigned llvm, const char *tool)
 {
-	char *clang = ofl_devlink_clang(l, llvm),
-	     *p = clang ? ofl_devlink_beside(clang, tool) : NULL;
-	free(clang);
+	char *p = ofl_toolchain_llvm_tool(&l->tools, llvm, tool);
 	return p ? p : ofl_strdup(tool);
 }
 
@@ -195,7 +193,7 @@ static int log_fatbinary(struct ofl_link *l, const struct ofl_fatbin_image *fi, 
 	int rc = order && sorted ? 0 : OFL_NOMEM(err);
 	if (!rc && ofl_fatbinary_find(l->o.cuda_path, l->o.search_path, &tool, &ignored))
 		tool = ofl_strdup("fatbinary");
-	o.syntax = llvm && llvm <= 19 ? OFL_FATBINARY_IMAGE : OFL_FATBINARY_IMAGE3;
+	o.syntax = ofl_llvm_old_wrapper(llvm) ? OFL_FATBINARY_IMAGE : OFL_FATBINARY_IMAGE3;
 	if (!rc)
 		ofl_fatbin_image_order(fi, n, order);
 	for (size_t i = 0; !rc && i < n; i++)
@@ -338,7 +336,7 @@ int ofl_llvm_log_wrap(struct ofl_link *l, enum ofl_wrap_kind kind, const size_t 
 	unsigned llvm = steps_llvm(l);
 	char *binary = llvm_tool(l, llvm, "llvm-offload-binary"),
 	     *wrapper = llvm_tool(l, llvm, "llvm-offload-wrapper"),
-	     *clang = ofl_devlink_clang(l, llvm), prefix[512];
+	     *clang = ofl_toolchain_clang(&l->tools, llvm), prefix[512];
 	snprintf(prefix, sizeof(prefix), "%s.%s.image.wrapper", output_name(l), kinds[kind]);
 	char *bc = ofl_llvm_temp(l, prefix, "bc", err);
 	struct ofl_proc wrap = OFL_PROC_INIT, cc = OFL_PROC_INIT;
@@ -400,7 +398,7 @@ int ofl_link_llvm_objcopy(const struct ofl_link *l, const char *output, struct o
 	for (size_t g = 0; g < l->ngroups; g++)
 		if (l->groups[g].nimages && l->groups[g].llvm)
 			llvm = l->groups[g].llvm;
-	bool old = llvm && llvm <= 19;
+	bool old = ofl_llvm_old_wrapper(llvm);
 	/* a dry run has no output: LLVM hashes nothing then */
 	char hash[17];
 	ofl_entry_hash(NULL, 0, hash);

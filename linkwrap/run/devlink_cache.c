@@ -38,7 +38,7 @@ static bool reports_reads(const struct ofl_link *l, size_t gi, const struct ofl_
 	if (t >= cmd->argc || strcmp(cmd->argv[t], "--no-default-config"))
 		return false;
 	const char *triple = l->groups[gi].triple;
-	if (ofl_devlink_gpu(triple) && !ofl_devlink_nvptx(triple))
+	if (ofl_target_gpu(triple) && !ofl_target_nvptx(triple))
 		return true; /* AMDGPU: ld.lld always */
 	for (size_t i = t; i < cmd->argc; i++)
 		if (!strcmp(cmd->argv[i], "-fuse-ld=lld"))
@@ -165,7 +165,7 @@ int ofl_devlink_cached_run(struct ofl_link *l, size_t gi, struct ofl_proc *cmd, 
 	struct timespec t0, t1;
 	/* fatbinary reads NVPTX images by name, the link after LTO its input;
 	 * else the wrapper takes the bytes and nobody reads the file */
-	bool file = !keep || ofl_devlink_nvptx(l->groups[gi].triple) || l->o.save_temps;
+	bool file = !keep || ofl_target_nvptx(l->groups[gi].triple) || l->o.save_temps;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	bool cacheable = l->cache && !ofl_devlink_key(l, gi, cmd, key, &keyed);
 	enum ofl_cache_hit hit =

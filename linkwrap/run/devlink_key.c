@@ -422,13 +422,13 @@ static void key_tools(struct keyer *r, const struct ofl_proc *cmd, const char *t
 {
 	const struct ofl_link *l = r->l;
 	const char *tool = cmd->argv[l->o.nlauncher];
-	bool nvptx = ofl_devlink_nvptx(triple);
+	bool nvptx = ofl_target_nvptx(triple);
 	char buf[PATH_MAX];
 	const char *linker[2] = {cpu_linker(cmd, l->o.nlauncher + 1, buf, sizeof(buf)), NULL};
-	const char *const *programs = nvptx                     ? nvptx_programs
-	                              : ofl_devlink_gpu(triple) ? amdgpu_programs
-	                              : linker[0]               ? linker
-	                                                        : cpu_programs;
+	const char *const *programs = nvptx                    ? nvptx_programs
+	                              : ofl_target_gpu(triple) ? amdgpu_programs
+	                              : linker[0]              ? linker
+	                                                       : cpu_programs;
 	ofl_key_str(&r->k, "search path", l->o.search_path ? l->o.search_path : "");
 	char *path =
 	    strchr(tool, '/') ? ofl_strdup(tool) : ofl_proc_find(tool, NULL, 0, l->o.search_path);

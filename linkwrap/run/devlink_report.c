@@ -10,6 +10,25 @@
 #include "internal.h"
 #include "link_priv.h"
 
+/* The next step when CUDA's tools were not found or failed. */
+static void cuda_hint(const struct ofl_link *l, struct ofl_buf *b)
+{
+	/* where the user names another toolkit: clang's option when clang's
+	 * driver runs the personality, else offlink's variable */
+	const char *name = l->o.llvm_wrapper ? "clang's --cuda-path" : "CUDA_PATH";
+	if (*l->cuda)
+		ofl_buf_printf(b,
+		               "  next: CUDA's tools (ptxas, nvlink) failed or are not in %s/bin, "
+		               "the CUDA toolkit of this link (%s); name another with %s\n",
+		               l->cuda, l->o.cuda_path ? "given" : "found as clang finds it", name);
+	else
+		ofl_buf_printf(b,
+		               "  next: no CUDA toolkit %s (ptxas on PATH, /usr/local/cuda, "
+		               "/usr/local/cuda-8.0, -7.5, -7.0, /usr/lib/cuda): put its bin/ on "
+		               "PATH or name it with %s\n",
+		               l->o.llvm_wrapper ? "given" : "found", name);
+}
+
 enum { SHOWN_LINES = 12, SHOWN_INPUTS = 8 };
 
 /* "main.o, libk.a(kern.o) and 3 more" */
@@ -104,7 +123,7 @@ static void hint(const struct ofl_link *l, const struct link_group *g, const str
 		    "the host link's -L directories; add the one holding it with -L, or "
 		    "give it to device links only with --device-linker=-L<dir>\n",
 		    n, lib);
-	} else if ((find(e, "__kmpc_") || find(e, "__omp_rtl_")) && ofl_devlink_gpu(g->triple)) {
+	} else if ((find(e, "__kmpc_") || find(e, "__omp_rtl_")) && ofl_target_gpu(g->triple)) {
 		ofl_buf_printf(b, "  next: the OpenMP device runtime is missing from this link%s\n",
 		               l->o.no_device_runtime ? " (--nogpulib)" : "");
 	} else if (find(e, "Undefined reference to") || find(e, "undefined symbol:")) {
@@ -114,7 +133,7 @@ static void hint(const struct ofl_link *l, const struct link_group *g, const str
 		               "link defines: add the object or archive defining it to the link "
 		               "(archive members are taken for the device symbols they define)\n");
 	} else if (find(e, "nvlink") || find(e, "ptxas") || find(e, "CUDA installation")) {
-		ofl_devlink_cuda_hint(l, b);
+		cuda_hint(l, b);
 	} else if (find(e, "unknown argument") || find(e, "unsupported option")) {
 		ofl_buf_printf(b, "  next: an argument given with --device-linker or "
 		                  "--device-compiler is not one the device clang takes\n");

@@ -181,24 +181,6 @@ static int group_images(struct ofl_link *l, struct ofl_error *err)
 	return rc;
 }
 
-/* <root>/llvm-<N>/lib when libomptarget is there. */
-static char *runtime_dir(const struct ofl_link *l, unsigned v)
-{
-	const char *const *roots = l->o.llvm_roots;
-	size_t n = l->o.nllvm_roots;
-	for (size_t i = 0; v && i < n; i++) {
-		char *p = NULL;
-		if (!roots[i] || asprintf(&p, "%s/llvm-%u/lib/libomptarget.so", roots[i], v) < 0)
-			continue;
-		if (!access(p, R_OK)) {
-			*strrchr(p, '/') = '\0';
-			return p;
-		}
-		free(p);
-	}
-	return NULL;
-}
-
 static void count_taken(struct ofl_link *l)
 {
 	for (size_t g = 0; g < l->ngroups; g++)
@@ -214,7 +196,7 @@ static void count_taken(struct ofl_link *l)
 			newest = ofl_llvm_newest(root);
 		if (!l->groups[g].llvm)
 			l->groups[g].llvm = newest;
-		l->groups[g].runtime_dir = runtime_dir(l, l->groups[g].llvm);
+		l->groups[g].runtime_dir = ofl_toolchain_runtime_dir(&l->tools, l->groups[g].llvm);
 		ofl_link_logf(l, OFL_LOG_DECISION, "device link %zu: %s %s, %zu image(s), LLVM %u",
 		              g, l->groups[g].triple,
 		              *l->groups[g].arch ? l->groups[g].arch : "(no arch)",
@@ -241,9 +223,9 @@ static enum ofl_wrap_abi choose_abi(const struct ofl_link *l, enum ofl_wrap_kind
 		if (l->units[u].device && l->units[u].nimages &&
 		    (l->units[u].needs.kinds & (1u << kind)))
 			abis |= l->units[u].needs.abis;
-	return abis                 ? (enum ofl_wrap_abi)__builtin_ctz(abis)
-	       : llvm && llvm <= 19 ? OFL_WRAP_LLVM19
-	                            : OFL_WRAP_LLVM20;
+	return abis                         ? (enum ofl_wrap_abi)__builtin_ctz(abis)
+	       : ofl_llvm_old_wrapper(llvm) ? OFL_WRAP_LLVM19
+	                                    : OFL_WRAP_LLVM20;
 }
 
 /* One program cannot register the device code of objects whose entry
@@ -353,7 +335,7 @@ static int bundle(struct ofl_link *l, enum ofl_wrap_kind kind, bool hipv4,
                   struct ofl_error *err)
 {
 	struct ofl_hipfb_options ho = OFL_HIPFB_OPTIONS_INIT;
-	ho.dialect = llvm && llvm <= 19 ? OFL_LLVM19 : OFL_LLVM22;
+	ho.dialect = ofl_llvm_old_wrapper(llvm) ? OFL_LLVM19 : OFL_LLVM22;
 	ho.hipv4 = hipv4; /* the old driver's entry IDs */
 	ho.compress = l->o.compress;
 	ho.ccob.level = l->o.compression_level;
@@ -651,7 +633,7 @@ static int runtime_libs(struct ofl_link *l, struct ofl_error *err)
 		bool used = l->units[r->unit].taken || l->linked_by == LINKED_OFFLINK;
 		if (!used || r->kind != OFL_OFK_OPENMP)
 			continue;
-		char *dir = runtime_dir(l, r->llvm);
+		char *dir = ofl_toolchain_runtime_dir(&l->tools, r->llvm);
 		rc = add_runtime(l, dir, err);
 		free(dir);
 	}
@@ -700,6 +682,7 @@ int ofl_link_run(struct ofl_link *l, struct ofl_link_result *res, struct ofl_err
 	if (!rc) {
 		count_taken(l);
 		rc = ofl_llvm_steps(l) ? ofl_llvm_log_extract(l, err) : 0;
+		rc = rc ? rc : ofl_devlink_plan(l, err);
 		rc = rc ? rc : ofl_devlink_run(l, err);
 	}
 	if (!rc && !(l->res.objects = ofl_calloc(4, sizeof(char *))))

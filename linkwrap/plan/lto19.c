@@ -42,6 +42,7 @@
 #include "link_priv.h"
 #include "offlink/bitcode.h"
 #include "offlink/proc.h"
+#include "toolchain.h"
 
 struct lto {
 	struct ofl_link *l;
@@ -130,7 +131,7 @@ static int push_features(struct lto *t, struct ofl_error *err)
 static int push_tool(struct lto *t, const char *clang, struct ofl_error *err)
 {
 	const struct link_group *g = t->g;
-	char *tool = ofl_devlink_beside(clang, "llvm-lto2");
+	char *tool = ofl_toolchain_beside(clang, "llvm-lto2");
 	if (!tool)
 		return ofl_error_set(err, OFL_ENOTFOUND, NULL, OFL_NO_OFFSET,
 		                     "LLVM %u links device bitcode itself (in-process LTO) before "
@@ -148,10 +149,10 @@ static int push_tool(struct lto *t, const char *clang, struct ofl_error *err)
 	     ofl_proc_push(&t->cmd, "--relocation-model=pic", err) ||
 	     /* the processor of an AMD target ID; its features come from the
 	      * images (push_features), as the wrapper's */
-	     (ofl_devlink_arch_given(g->arch) &&
+	     (ofl_arch_given(g->arch) &&
 	      ofl_proc_pushf(&t->cmd, err, "-mcpu=%.*s", (int)strcspn(g->arch, ":"), g->arch)) ||
 	     push_features(t, err) ||
-	     (ofl_devlink_nvptx(g->triple) && ofl_proc_push(&t->cmd, "--filetype=asm", err)) ||
+	     (ofl_target_nvptx(g->triple) && ofl_proc_push(&t->cmd, "--filetype=asm", err)) ||
 	     ofl_proc_push(&t->cmd, "-o", err) || ofl_proc_push(&t->cmd, "", err);
 	free(tool);
 	return rc ? err->code : 0;
@@ -232,7 +233,7 @@ static const char *build(struct lto *t, const char *clang, struct ofl_error *err
 static int push_link_inputs(struct lto *t, const char *obj, struct ofl_proc *link, uint64_t *h,
                             struct ofl_error *err)
 {
-	bool as = ofl_devlink_nvptx(t->g->triple);
+	bool as = ofl_target_nvptx(t->g->triple);
 	int rc =
 	    (as && (ofl_proc_push(link, "-x", err) || ofl_proc_push(link, "assembler", err))) ||
 	    ofl_proc_push(link, obj, err) ||
@@ -254,10 +255,6 @@ int ofl_devlink_lto19(struct ofl_link *l, size_t gi, const char *clang, struct o
                       uint64_t *h, struct ofl_error *err)
 {
 	struct lto t = {l, &l->groups[gi], gi, OFL_SYMSET_INIT, OFL_SYMSET_INIT, OFL_PROC_INIT, 0};
-	t.cmd.envp = l->o.device_env;
-	/* killed with the device link it feeds (ofl_link_cancel) */
-	t.cmd.running = link->running;
-	t.cmd.stop = link->stop;
 	size_t nbc = scan_inputs(&t, err);
 	struct link_group *g = &l->groups[gi];
 	bool embed = l->o.embed_bitcode;
@@ -269,14 +266,25 @@ int ofl_devlink_lto19(struct ofl_link *l, size_t gi, const char *clang, struct o
 		                   "clang-linker-wrapper does; %zu of %zu are",
 		                   g->triple, g->arch, g->llvm, nbc, g->nimages);
 	const char *obj = rc ? NULL : build(&t, clang, err);
-	char what[256];
-	snprintf(what, sizeof(what), "LTO for %s %s", t.g->triple, t.g->arch);
-	rc = rc     ? rc
-	     : !obj ? err->code
-	            : ofl_devlink_exec(l, gi, &t.cmd, obj, what, embed ? &g->linked : NULL, err);
-	if (!rc && embed)
-		g->output = (char *)obj;
-	rc = rc ? rc : embed ? OFL_DEVLINK_EMBEDDED : push_link_inputs(&t, obj, link, h, err);
+	struct link_action *a = obj ? ofl_devlink_new_action(l, gi, true, err) : NULL;
+	if (a) {
+		a->cmd.argv = t.cmd.argv;
+		a->cmd.argc = t.cmd.argc;
+		a->cmd.cap = t.cmd.cap;
+		a->cmd.search_path = t.cmd.search_path;
+		t.cmd = (struct ofl_proc)OFL_PROC_INIT;
+		a->output = (char *)obj;
+		/* with --embed-bitcode the optimised module is the image; else
+		 * the device link reads it */
+		a->image = embed;
+		a->file = !embed || l->o.save_temps;
+		if (embed)
+			g->output = (char *)obj;
+	}
+	rc = rc      ? rc
+	     : !a    ? err->code
+	     : embed ? OFL_DEVLINK_EMBEDDED
+	             : push_link_inputs(&t, obj, link, h, err);
 	ofl_proc_release(&t.cmd);
 	ofl_symset_release(&t.regular);
 	ofl_symset_release(&t.prevailing);
