@@ -403,6 +403,8 @@ int link_job_run(struct link_job *j)
 	    OFL_PLAN_UNCHANGED, {NULL, 0, NULL, 0, NULL, 0, NULL}, NULL, NULL};
 	if (!rc) {
 		rc = ofl_link_plan(l, &plan, &err);
+		phase(j, "plan", &t0);
+		rc = rc ? rc : ofl_link_execute(l, &plan, &err);
 		if (rc || plan.action == OFL_PLAN_ADD)
 			phase(j, "device link and wrap", &t0);
 		/* cancelled by a signal: no message, we die of it */

@@ -152,9 +152,11 @@ struct ofl_link {
 		LINKED_CLANG,   /* clang's old HIP driver (--hip-link): its fat binary's object */
 		LINKED_LLVM,    /* LLVM's clang-linker-wrapper: its wrapper object */
 	} linked_by;
-	const char *linked_unit; /* the input that says so (a unit's name) */
-	bool ran;                /* ofl_link_run was called: the context is spent */
-	struct ofl_cache *cache; /* or NULL */
+	const char *linked_unit;        /* the input that says so (a unit's name) */
+	bool ran;                       /* ofl_link_plan planned it: the context takes no more */
+	bool executed;                  /* ofl_link_execute ran the plan */
+	enum ofl_wrap_kind fatbin_kind; /* --emit-fatbin-only: the kind whose bundle is it */
+	struct ofl_cache *cache;        /* or NULL */
 	/* entries being written (devlink_cache.c), added under lock */
 	struct store **stores;
 	size_t nstores, capstores;
@@ -246,13 +248,35 @@ const char *ofl_link_tmpdir(struct ofl_link *l, struct ofl_error *err);
 /* Removes the directory and all in it, or with save_temps marks it kept. */
 void ofl_link_remove_temps(struct ofl_link *l);
 
-/* link_wrap.c */
+/* group.c: images in groups (again after the device runtime added
+ * images: made anew, nothing hangs off them yet); each taken group's
+ * image count, LLVM release and runtime dir, once members are chosen. */
+int ofl_group_images(struct ofl_link *l, struct ofl_error *err);
+void ofl_group_count_taken(struct ofl_link *l);
 /* The wrapper registration an offload kind as stored asks for. */
 enum ofl_wrap_kind ofl_link_wrap_kind(uint16_t offload_kind);
-/* The link when offlink's own wrapper objects registered its device code
- * (LINKED_OFFLINK): nothing is linked; OpenMP's runtime library is added,
- * as ofl_link_run adds it.  The context is spent, as by ofl_link_run. */
-int ofl_link_run_registered(struct ofl_link *l, struct ofl_link_result *res, struct ofl_error *err);
+/* The names of enum ofl_wrap_abi, for messages. */
+extern const char *const ofl_abi_names[];
+/* The ABI of kind's taken host objects' entry tables; with none, the one
+ * of LLVM release llvm, which made the device code. */
+enum ofl_wrap_abi ofl_group_abi(const struct ofl_link *l, enum ofl_wrap_kind kind, unsigned llvm);
+/* OFL_EINVAL, naming one object of each, when the taken objects' entry
+ * tables ask for different registrations of one kind. */
+int ofl_group_check_abis(const struct ofl_link *l, struct ofl_error *err);
+/* The taken groups of a kind (HIP: old driver's or not) in the order the
+ * linker wrapper bundles them (triple, then arch, descending), into
+ * order; how many. */
+size_t ofl_group_kind_order(struct ofl_link *l, enum ofl_wrap_kind kind, bool legacy_hip,
+                            size_t *order);
+/* --emit-fatbin-only: the one kind whose bundle is the output
+ * (l->fatbin_kind), or LLVM's error when there is not one (which LLVM
+ * gives after the device links, so the plan's run does too). */
+int ofl_group_fatbin(struct ofl_link *l, struct ofl_error *err);
+/* The runtime libraries the host link gets (l->runtime_libs, _dirs):
+ * OpenMP's libomptarget and libomp, from the directory of the LLVM that
+ * made the device code, unless the host line names them or is a -r link;
+ * also for images a relocatable link or offlink wrap registered. */
+int ofl_group_runtime_libs(struct ofl_link *l, struct ofl_error *err);
 
 /* link_select.c */
 int ofl_link_select(struct ofl_link *l, struct ofl_error *err);

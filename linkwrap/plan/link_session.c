@@ -133,8 +133,8 @@ static int linked_before(struct ofl_link *l, struct ofl_link_plan *p, struct ofl
 		              "device code was linked by offlink already (%s registers it): "
 		              "nothing is linked again, the runtime library is added",
 		              l->linked_unit);
-		int rc = ofl_link_run_registered(l, &p->res, err);
-		p->action = !rc && p->res.nlibraries ? OFL_PLAN_ADD : OFL_PLAN_UNCHANGED;
+		int rc = ofl_group_runtime_libs(l, err);
+		p->action = !rc && l->runtime_libs.n ? OFL_PLAN_ADD : OFL_PLAN_UNCHANGED;
 		return rc;
 	}
 	p->action = OFL_PLAN_LINKED_BY_LLVM;
@@ -146,10 +146,37 @@ static int linked_before(struct ofl_link *l, struct ofl_link_plan *p, struct ofl
 	return 0;
 }
 
+/* The device work: which images each group links (the host link replayed,
+ * then the device symbols), each group's actions, what the wraps register
+ * with, the runtime libraries. */
+static int plan_device_work(struct ofl_link *l, struct ofl_error *err)
+{
+	int rc = ofl_hostlink_cpu_args(l, err);
+	rc = rc ? rc : ofl_group_images(l, err);
+	/* LLVM 19's device runtime is an archive of images: an input of this
+	 * link, added before the context takes no more, and grouped too */
+	rc = rc ? rc : ofl_devrt_gather(l, err);
+	l->ran = true;
+	rc = rc ? rc : ofl_group_images(l, err);
+	rc = rc ? rc : ofl_link_select(l, err);
+	rc = rc ? rc : ofl_group_check_abis(l, err);
+	if (rc)
+		return rc;
+	ofl_group_count_taken(l);
+	rc = ofl_llvm_steps(l) ? ofl_llvm_log_extract(l, err) : 0;
+	rc = rc ? rc : ofl_devlink_plan(l, err);
+	return rc || l->o.emit_fatbin || l->o.llvm_wrapper ? rc : ofl_group_runtime_libs(l, err);
+}
+
 int ofl_link_plan(struct ofl_link *l, struct ofl_link_plan *p, struct ofl_error *err)
 {
 	*p = (struct ofl_link_plan){
 	    OFL_PLAN_UNCHANGED, {NULL, 0, NULL, 0, NULL, 0, NULL}, NULL, NULL};
+	/* its groups, images and actions are made once (a linker that loads
+	 * the plugin twice would otherwise plan twice over the same state) */
+	if (l->ran)
+		return ofl_error_set(err, OFL_EINVAL, NULL, OFL_NO_OFFSET,
+		                     "the link was planned already: a context links once");
 	/* the bundle is the output: no host link to fall back on */
 	bool device_code = ofl_link_has_device_code(l);
 	if (l->o.emit_fatbin && !device_code)
@@ -161,13 +188,16 @@ int ofl_link_plan(struct ofl_link *l, struct ofl_link_plan *p, struct ofl_error 
 	 * the personality's work is the device link, always */
 	if (l->o.chained && !l->o.llvm_wrapper)
 		return 0;
-	if (!device_code)
-		return l->linked_by == LINKED_NOT ? 0 : linked_before(l, p, err);
+	if (!device_code) {
+		int rc = l->linked_by == LINKED_NOT ? 0 : linked_before(l, p, err);
+		l->ran = true;
+		return rc;
+	}
 	/* relocatable mode writes -o itself (ld's a.out by default), which
 	 * must not be an input: checked before any work */
 	const char *out = l->o.output ? l->o.output : "a.out";
 	int rc = l->o.relocatable ? ofl_link_check_output(l, out, err) : 0;
-	rc = rc ? rc : ofl_link_run(l, &p->res, err);
+	rc = rc ? rc : plan_device_work(l, err);
 	if (!rc)
 		p->action = OFL_PLAN_ADD;
 	return rc;

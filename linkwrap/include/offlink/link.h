@@ -195,7 +195,7 @@ char *ofl_link_temp(struct ofl_link *l, const char *name, struct ofl_error *err)
 
 /* Async-signal-safe, for a front end's signal handler: the device links
  * still running are killed (their process groups, SIGKILL), none starts,
- * and ofl_link_run soon fails with "link cancelled".  It removes nothing:
+ * and ofl_link_execute soon fails with "link cancelled".  It removes nothing:
  * ofl_link_free does, once the pipeline has returned and no child writes
  * in the link's directory any more. */
 void ofl_link_cancel(struct ofl_link *l);
@@ -224,7 +224,7 @@ int ofl_link_add(struct ofl_link *l, const struct ofl_link_input *in, struct ofl
 /* True when some input carries device code (after all inputs are added)
  * and no input is clang-linker-wrapper's wrapper object (then LLVM did the
  * device work and drives this link as its host linker).  Without device
- * code a front end skips ofl_link_run entirely. */
+ * code the plan has nothing to run. */
 bool ofl_link_has_device_code(const struct ofl_link *l);
 
 /* True when an input is clang-linker-wrapper's wrapper object: LLVM's
@@ -247,12 +247,6 @@ struct ofl_link_result {
 	size_t nlibdirs;
 	const char *fatbin; /* emit_fatbin: the bundle's file, else NULL */
 };
-
-/* Chooses archive members, groups the images, runs the device links and
- * writes the wrapper objects.  The result's strings belong to the context.
- * A context links once: a second call (or an ofl_link_add after it) is
- * OFL_EINVAL. */
-int ofl_link_run(struct ofl_link *l, struct ofl_link_result *res, struct ofl_error *err);
 
 /* Whether a link of command line c is one for the pipeline: it has inputs
  * and is not a plain ld -r (with offload_relocatable, LLVM's relocatable
@@ -298,14 +292,25 @@ struct ofl_link_plan {
 	const char *note;
 };
 
-/* Every decision of the link, once the inputs are known: whether there is
- * device work (none in a host linker that an offlink runs: OFFLINK_LINKER_CHAIN),
- * whether it was done before this link (LLVM's wrapper object; clang's old
- * HIP driver; offlink's own OpenMP wrapper object, whose runtime library
- * is added), relocatable mode's output (not an input), emit_fatbin
- * without device code (an error), then ofl_link_run.  A front end only
- * applies the plan. */
+/* Every decision of the link, once the inputs are known, made before any
+ * process starts: whether there is device work (none in a host linker
+ * that an offlink runs: OFFLINK_LINKER_CHAIN), whether it was done before
+ * this link (LLVM's wrapper object; clang's old HIP driver; offlink's own
+ * OpenMP wrapper object, whose runtime library is added), relocatable
+ * mode's output (not an input), emit_fatbin without device code (an
+ * error); then which members and images are taken, the device actions of
+ * each group (their commands), the registration of each offload kind, the
+ * runtime libraries.  A front end prints what it says, then runs it with
+ * ofl_link_execute.  A context is planned once: a second call (or an
+ * ofl_link_add after it) is OFL_EINVAL. */
 int ofl_link_plan(struct ofl_link *l, struct ofl_link_plan *p, struct ofl_error *err);
+
+/* Runs the plan (OFL_PLAN_ADD; nothing else runs anything): the device
+ * actions (in parallel, the device-link cache asked first), then the
+ * wrapper objects; p->res then lists what the host link gets (its
+ * strings the context's).  It decides nothing: a failure is a device
+ * tool's, the system's or the cache's.  Once per context. */
+int ofl_link_execute(struct ofl_link *l, struct ofl_link_plan *p, struct ofl_error *err);
 
 /* The host linker's argv for command line c: linker first, ld.offlink's own
  * options left out, -o's value replaced by output when given, res's
