@@ -521,3 +521,44 @@ void ofl_ldcmd_release(struct ofl_ldcmd *c)
 	free(c->args);
 	*c = (struct ofl_ldcmd)OFL_LDCMD_INIT;
 }
+
+/* Debian's multiarch name of a host triple's architecture, or NULL. */
+static const char *multiarch(const char *triple)
+{
+	static const char *const arch[][2] = {{"x86_64-", "x86_64-linux-gnu"},
+	                                      {"aarch64-", "aarch64-linux-gnu"},
+	                                      {"i386-", "i386-linux-gnu"},
+	                                      {"i686-", "i386-linux-gnu"},
+	                                      {"powerpc64le-", "powerpc64le-linux-gnu"},
+	                                      {"riscv64-", "riscv64-linux-gnu"},
+	                                      {"s390x-", "s390x-linux-gnu"},
+	                                      {"loongarch64-", "loongarch64-linux-gnu"}};
+	for (size_t i = 0; i < sizeof(arch) / sizeof(arch[0]); i++)
+		if (!strncmp(triple, arch[i][0], strlen(arch[i][0])))
+			return arch[i][1];
+	return NULL;
+}
+
+/* GNU ld's built-in search directories on Debian for the host triple: the
+ * multiarch ones, the lib64 ones of a 64-bit host, then the generic ones
+ * (ld --verbose's SEARCH_DIR). */
+int ofl_ld_default_dirs(const char *triple, struct ofl_argv *dirs, struct ofl_error *err)
+{
+	static const char *const roots[] = {"/usr/local/lib", "/lib", "/usr/lib"};
+	const char *ma = multiarch(triple);
+	int rc = 0;
+	static const char *const lib64[] = {"/usr/local/lib64", "/lib64", "/usr/lib64"};
+	for (size_t i = 0; ma && !rc && i < 3; i++) {
+		char *d = NULL;
+		if (asprintf(&d, "%s/%s", roots[i], ma) < 0)
+			return OFL_NOMEM(err);
+		rc = ofl_argv_push(dirs, d, err);
+		free(d);
+	}
+	/* a 64-bit host's ld searches the lib64 folders next */
+	for (size_t i = 0; ma && strncmp(ma, "i386", 4) && !rc && i < 3; i++)
+		rc = ofl_argv_push(dirs, lib64[i], err);
+	for (size_t i = 0; !rc && i < 3; i++)
+		rc = ofl_argv_push(dirs, roots[i], err);
+	return rc;
+}

@@ -3,6 +3,8 @@
 
 #include <string.h>
 
+#include "offlink/offload_binary.h"
+
 enum ofl_family ofl_family(const char *triple)
 {
 	static const char *const cpus[] = {"x86_64-",  "aarch64-", "powerpc64le-", "powerpc64-",
@@ -44,4 +46,19 @@ bool ofl_arch_given(const char *arch)
 bool ofl_llvm_old_wrapper(unsigned llvm)
 {
 	return llvm && llvm <= 19;
+}
+
+const char *ofl_scoped_arg(const char *arg, const char *triple)
+{
+	const char *eq = strchr(arg, '=');
+	if (!eq || arg[0] == '-' || !memchr(arg, '-', (size_t)(eq - arg)))
+		return arg;
+	return strncmp(arg, triple, (size_t)(eq - arg)) || triple[eq - arg] ? NULL : eq + 1;
+}
+
+enum ofl_wrap_kind ofl_wrap_kind_of(uint16_t offload_kind)
+{
+	return offload_kind == OFL_OFK_CUDA                                   ? OFL_WRAP_CUDA
+	       : offload_kind == OFL_OFK_HIP || offload_kind == OFL_OFK_HIP19 ? OFL_WRAP_HIP
+	                                                                      : OFL_WRAP_OPENMP;
 }

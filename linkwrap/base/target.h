@@ -5,6 +5,9 @@
 #define OFL_TARGET_H
 
 #include <stdbool.h>
+#include <stdint.h>
+
+#include "offlink/wrapper_obj.h"
 
 enum ofl_family { OFL_FAM_CPU, OFL_FAM_AMDGPU, OFL_FAM_NVPTX, OFL_FAM_SPIRV, OFL_FAM_UNKNOWN };
 
@@ -22,5 +25,13 @@ bool ofl_arch_given(const char *arch);
  * the old bundler dialect and fatbinary's --image; 20 and later work as
  * 22 does. */
 bool ofl_llvm_old_wrapper(unsigned llvm);
+
+/* The value of a "[<triple>=]arg" device argument (--device-linker,
+ * --device-compiler) when it applies to triple, else NULL. */
+const char *ofl_scoped_arg(const char *arg, const char *triple);
+
+/* The wrapper registration an offload kind as stored asks for (HIP: 3
+ * until LLVM 19, 4 after). */
+enum ofl_wrap_kind ofl_wrap_kind_of(uint16_t offload_kind);
 
 #endif

@@ -118,16 +118,6 @@ struct ofl_cache {
 	const int *stop; /* the link's cancel flag, or NULL; read atomically */
 };
 
-void ofl_hex(const uint8_t *p, size_t n, char *out)
-{
-	static const char digits[] = "0123456789abcdef";
-	for (size_t i = 0; i < n; i++) {
-		out[2 * i] = digits[p[i] >> 4];
-		out[2 * i + 1] = digits[p[i] & 15];
-	}
-	out[2 * n] = '\0';
-}
-
 static void say(char *note, size_t notesz, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 static void say(char *note, size_t notesz, const char *fmt, ...)
@@ -243,8 +233,8 @@ static bool entry_path(const struct ofl_cache *c, const uint8_t *key, const char
 static int payload(int fd, const char *path, uint64_t off, uint64_t n, struct ofl_file *out)
 {
 	struct ofl_error ignored = OFL_ERROR_INIT;
-	int rc = ofl_fs_local(fd) ? ofl_file_read_range(out, fd, off, n, path, &ignored)
-	                          : ofl_file_copy_range(out, fd, off, n, path, &ignored);
+	int rc = ofl_fs_kernel_ctime(fd) ? ofl_file_read_range(out, fd, off, n, path, &ignored)
+	                                 : ofl_file_copy_range(out, fd, off, n, path, &ignored);
 	return rc ? -1 : 0;
 }
 

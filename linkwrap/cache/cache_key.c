@@ -39,14 +39,6 @@ void ofl_key_str(struct ofl_cache_key *k, const char *tag, const char *s)
 	item(k, tag, s, strlen(s));
 }
 
-void ofl_sha256(const void *p, size_t n, uint8_t sum[OFL_CACHE_KEY_SIZE])
-{
-	struct sha256_ctx c;
-	sha256_init(&c);
-	sha256_update(&c, n, p);
-	sha256_digest(&c, OFL_CACHE_KEY_SIZE, sum);
-}
-
 /* Bytes longer than CHUNK are hashed as a tree, chunk by chunk on several
  * threads: the SHA-256 of the chunks' SHA-256s (the inputs of a device
  * link, a 200-object archive or a 200 MB image, take half the time on two
@@ -140,22 +132,6 @@ void ofl_key_add_digest(struct ofl_cache_key *k, const char *tag, const struct o
 enum { ID_SIZE = 9 * 8, MEMO_SIZE = ID_SIZE + OFL_CACHE_KEY_SIZE + 1 };
 #define SETTLED_S 2
 
-bool ofl_fs_local(int fd)
-{
-	struct statfs fs;
-	if (fstatfs(fd, &fs))
-		return false;
-	switch (fs.f_type) {
-	case EXT4_SUPER_MAGIC: /* and ext2, ext3 */
-	case XFS_SUPER_MAGIC:
-	case BTRFS_SUPER_MAGIC:
-	case TMPFS_MAGIC:
-		return true;
-	default:
-		return false;
-	}
-}
-
 /* The identity of n bytes at off of the mapped file f, into id and st;
  * false where it does not tell the bytes (bytes copied when the file was
  * opened, another file system). */
@@ -163,7 +139,7 @@ static bool identity(const struct ofl_file *f, uint64_t off, size_t n, uint8_t i
                      struct stat *st)
 {
 	if (f->mapped != 1 || f->fd < 0 || fstat(f->fd, st) || !S_ISREG(st->st_mode) ||
-	    !ofl_fs_local(f->fd))
+	    !ofl_fs_kernel_ctime(f->fd))
 		return false;
 	const uint64_t v[ID_SIZE / 8] = {(uint64_t)st->st_dev,
 	                                 (uint64_t)st->st_ino,

@@ -37,7 +37,7 @@ bool ofl_cache_memo_get(struct ofl_cache *c, const uint8_t key[OFL_CACHE_KEY_SIZ
 void ofl_cache_memo_put(struct ofl_cache *c, const uint8_t key[OFL_CACHE_KEY_SIZE],
                         const uint8_t *data, size_t n);
 
-/* Bytes as lowercase hex (2n + 1 bytes with the NUL). */
+/* hash.c: bytes as lowercase hex (2n + 1 bytes with the NUL). */
 void ofl_hex(const uint8_t *p, size_t n, char *out);
 
 /* cache_key.c: what decides a device link's output, hashed.  Every item
@@ -111,14 +111,7 @@ int ofl_manifest_empty(struct ofl_buf *m);
  * this format. */
 int64_t ofl_manifest_check(const uint8_t *p, size_t n);
 
-/* The file open as fd is on a local file system where the kernel alone
- * sets a file's change time, to the time of any change, and a file
- * removed while mapped stays readable: ext2/3/4, XFS, Btrfs, tmpfs (the
- * four ccache's inode cache trusts).  Elsewhere (NFS: another client's
- * removal faults a mapping) nothing is mapped or remembered by identity. */
-bool ofl_fs_local(int fd);
-
-/* hash_chunks.c: fn(arg, i) for every i < count, on up to 4 threads (the
+/* hash.c: fn(arg, i) for every i < count, on up to 4 threads (the
  * caller's among them). */
 void ofl_parallel_for(size_t count, void (*fn)(void *arg, size_t i), void *arg);
 /* fn(chunk, its length, sums + i * size) for the i-th of
@@ -129,7 +122,7 @@ size_t ofl_chunk_count(size_t n, size_t chunk);
 void ofl_hash_chunks(const uint8_t *p, size_t n, size_t chunk, ofl_chunk_fn *fn, size_t size,
                      uint8_t *sums);
 
-/* SHA-256 at the CPU's speed (nettle), for the remote's names too. */
+/* hash.c: SHA-256 at the CPU's speed (nettle), for the remote's names too. */
 void ofl_sha256(const void *p, size_t n, uint8_t sum[OFL_CACHE_KEY_SIZE]);
 
 #endif

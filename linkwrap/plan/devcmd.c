@@ -24,58 +24,6 @@ static int push_gold_soname(const struct link_group *g, struct ofl_proc *cmd, st
 	return ofl_proc_pushf(cmd, err, "-Wl,-soname,%s", slash ? slash + 1 : g->output);
 }
 
-/* The bytes of a file of group gi's commands, to write before they run. */
-static int defer_write(struct ofl_link *l, size_t gi, const char *path, const uint8_t *data,
-                       size_t size, uint8_t *owned, struct ofl_error *err)
-{
-	struct link_group *g = &l->groups[gi];
-	if (l->o.dry_run) {
-		free(owned);
-		return 0;
-	}
-	if (OFL_GROW(g->pending, g->cappending, g->npending)) {
-		free(owned);
-		return OFL_NOMEM(err);
-	}
-	g->pending[g->npending++] = (struct pending_write){path, data, size, owned};
-	return 0;
-}
-
-struct pending_write *ofl_devlink_pending(const struct link_group *g, const char *path,
-                                          size_t *next)
-{
-	for (size_t n = 0; n < g->npending; n++) {
-		size_t i = (*next + n) % g->npending;
-		if (g->pending[i].path && !strcmp(g->pending[i].path, path)) {
-			*next = i + 1;
-			return &g->pending[i];
-		}
-	}
-	return NULL;
-}
-
-char *ofl_devlink_input(struct ofl_link *l, size_t gi, const struct link_image *im, uint64_t *hash,
-                        struct ofl_error *err)
-{
-	char name[64];
-	*hash = XXH3_64bits(im->b.image, im->b.image_size);
-	/* ".o" for every kind: clang links .o inputs (bitcode by LTO) where
-	 * it would compile a .bc */
-	snprintf(name, sizeof(name), "%016llx.o", (unsigned long long)*hash);
-	char *path = ofl_link_temp(l, name, err);
-	if (path && defer_write(l, gi, path, im->b.image, im->b.image_size, NULL, err))
-		path = NULL;
-	return path;
-}
-
-const char *ofl_devlink_scoped(const char *arg, const char *triple)
-{
-	const char *eq = strchr(arg, '=');
-	if (!eq || arg[0] == '-' || !memchr(arg, '-', (size_t)(eq - arg)))
-		return arg;
-	return strncmp(arg, triple, (size_t)(eq - arg)) || triple[eq - arg] ? NULL : eq + 1;
-}
-
 /* The "[<triple>=]arg" values that apply to triple, each after -Xlinker
  * when xlinker. */
 static int push_scoped(const char *const *args, size_t n, const char *triple, bool xlinker,
@@ -83,23 +31,12 @@ static int push_scoped(const char *const *args, size_t n, const char *triple, bo
 {
 	int rc = 0;
 	for (size_t i = 0; !rc && i < n; i++) {
-		const char *v = ofl_devlink_scoped(args[i], triple);
+		const char *v = ofl_scoped_arg(args[i], triple);
 		if (!v)
 			continue;
 		rc = (xlinker && ofl_proc_push(cmd, "-Xlinker", err)) || ofl_proc_push(cmd, v, err);
 	}
 	return rc ? err->code : 0;
-}
-
-/* LLVM 19's driver maps clang's O group to its wrapper's --opt-level as
- * clang does for LTO (observed with clang-19 -###): -O4 and up and -Ofast
- * O3, -Os and -Oz O2, -Og O1; none: O2. */
-char ofl_devlink_opt_level(const struct ofl_link *l)
-{
-	const char *x = l->o.opt_level;
-	if (x[0] >= '0' && x[0] <= '9')
-		return x[0] > '3' ? '3' : x[0];
-	return !strcmp(x, "fast") ? '3' : !strcmp(x, "g") ? '1' : '2';
 }
 
 /* The "-Xlinker <flag>X" words of each value in v (n of them). */
@@ -223,7 +160,7 @@ static int push_archive(struct ofl_link *l, size_t gi, struct ofl_proc *cmd, uin
 	size_t len = 0;
 	uint8_t *bytes = rc ? NULL : ofl_buf_detach(&ar, &len);
 	if (!rc)
-		rc = defer_write(l, gi, path, bytes, len, bytes, err);
+		rc = ofl_devlink_defer(l, gi, path, bytes, len, bytes, err);
 	if (!rc &&
 	    (ofl_proc_push(cmd, "-Wl,--whole-archive", err) || ofl_proc_push(cmd, path, err) ||
 	     ofl_proc_push(cmd, "-Wl,--no-whole-archive", err)))
@@ -354,34 +291,6 @@ static int name_output(struct ofl_link *l, struct link_group *g, uint64_t h, str
 	return 0;
 }
 
-/* A new action of group gi, its command started with the link's device
- * environment. */
-static struct link_action *new_action(struct ofl_link *l, size_t gi, bool lto,
-                                      struct ofl_error *err)
-{
-	if (OFL_GROW(l->actions, l->capactions, l->nactions)) {
-		OFL_NOMEM(err);
-		return NULL;
-	}
-	struct link_group *g = &l->groups[gi];
-	struct link_action *a = &l->actions[l->nactions];
-	*a = (struct link_action){.group = gi, .lto = lto, .cmd = OFL_PROC_INIT};
-	a->cmd.envp = l->o.device_env;
-	snprintf(a->what, sizeof(a->what), "%s for %s%s%s", lto ? "LTO" : "device link", g->triple,
-	         *g->arch ? " " : "", g->arch);
-	if (!g->nactions)
-		g->first_action = l->nactions;
-	g->nactions++;
-	l->nactions++;
-	return a;
-}
-
-struct link_action *ofl_devlink_new_action(struct ofl_link *l, size_t gi, bool lto,
-                                           struct ofl_error *err)
-{
-	return new_action(l, gi, lto, err);
-}
-
 /* Group gi's device link (after its LTO step, for LLVM 19's bitcode); its
  * output path goes to g->output. */
 static int plan_group(struct ofl_link *l, size_t gi, struct ofl_error *err)
@@ -415,7 +324,7 @@ static int plan_group(struct ofl_link *l, size_t gi, struct ofl_error *err)
 	rc = rc ? rc : push_compiler_args(l, g, &cmd, err);
 	rc = rc ? rc : name_output(l, g, h, &cmd, slot, err);
 	rc = rc || !fast || strcmp(fast, "gold") ? rc : push_gold_soname(g, &cmd, err);
-	struct link_action *a = rc ? NULL : new_action(l, gi, false, err);
+	struct link_action *a = rc ? NULL : ofl_devlink_new_action(l, gi, false, err);
 	if (a) {
 		a->cmd.argv = cmd.argv;
 		a->cmd.argc = cmd.argc;

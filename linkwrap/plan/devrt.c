@@ -81,7 +81,7 @@ static char *find_devicertl(const struct ofl_link *l, const struct link_group *g
 		if (!strncmp(l->cpu_args.v[i], "-L", 2))
 			found = try_dir(l->cpu_args.v[i] + 2, looked, &p);
 	for (size_t i = 0; !found && i < l->o.ndevice_linker_args; i++) {
-		const char *v = ofl_devlink_scoped(l->o.device_linker_args[i], g->triple);
+		const char *v = ofl_scoped_arg(l->o.device_linker_args[i], g->triple);
 		if (v && !strncmp(v, "-L", 2))
 			found = try_dir(v + 2, looked, &p);
 	}

@@ -201,13 +201,6 @@ void ofl_group_count_taken(struct ofl_link *l)
 	}
 }
 
-enum ofl_wrap_kind ofl_link_wrap_kind(uint16_t offload_kind)
-{
-	return offload_kind == OFL_OFK_CUDA                                   ? OFL_WRAP_CUDA
-	       : offload_kind == OFL_OFK_HIP || offload_kind == OFL_OFK_HIP19 ? OFL_WRAP_HIP
-	                                                                      : OFL_WRAP_OPENMP;
-}
-
 /* The ABI of the taken host objects' entry tables; with none, the one of
  * the LLVM that made the device code. */
 const char *const ofl_abi_names[] = {"LLVM 14", "AMD", "LLVM 19", "LLVM 20-22"};
@@ -271,7 +264,7 @@ size_t ofl_group_kind_order(struct ofl_link *l, enum ofl_wrap_kind kind, bool le
 	size_t n = 0;
 	for (size_t g = 0; g < l->ngroups; g++) {
 		const struct link_group *gr = &l->groups[g];
-		if (gr->nimages && ofl_link_wrap_kind(gr->kind) == kind &&
+		if (gr->nimages && ofl_wrap_kind_of(gr->kind) == kind &&
 		    (kind != OFL_WRAP_HIP || gr->legacy == legacy_hip))
 			order[n++] = g;
 	}
@@ -314,7 +307,7 @@ int ofl_group_runtime_libs(struct ofl_link *l, struct ofl_error *err)
 	int rc = 0;
 	for (size_t g = 0; !rc && g < l->ngroups; g++) {
 		const struct link_group *gr = &l->groups[g];
-		if (gr->nimages && ofl_link_wrap_kind(gr->kind) == OFL_WRAP_OPENMP)
+		if (gr->nimages && ofl_wrap_kind_of(gr->kind) == OFL_WRAP_OPENMP)
 			rc = add_runtime(l, gr->runtime_dir, err);
 	}
 	for (size_t i = 0; !rc && i < l->nregistered; i++) {

@@ -27,51 +27,10 @@ static int pushf(struct ofl_argv *v, struct ofl_error *err, const char *a, const
 	return rc;
 }
 
-/* Debian's multiarch name of a host triple's architecture, or NULL. */
-static const char *multiarch(const char *triple)
-{
-	static const char *const arch[][2] = {{"x86_64-", "x86_64-linux-gnu"},
-	                                      {"aarch64-", "aarch64-linux-gnu"},
-	                                      {"i386-", "i386-linux-gnu"},
-	                                      {"i686-", "i386-linux-gnu"},
-	                                      {"powerpc64le-", "powerpc64le-linux-gnu"},
-	                                      {"riscv64-", "riscv64-linux-gnu"},
-	                                      {"s390x-", "s390x-linux-gnu"},
-	                                      {"loongarch64-", "loongarch64-linux-gnu"}};
-	for (size_t i = 0; i < sizeof(arch) / sizeof(arch[0]); i++)
-		if (!strncmp(triple, arch[i][0], strlen(arch[i][0])))
-			return arch[i][1];
-	return NULL;
-}
-
-/* GNU ld's built-in search directories on Debian for the host triple: the
- * multiarch ones, the lib64 ones of a 64-bit host, then the generic ones
- * (ld --verbose's SEARCH_DIR). */
-static int default_libdirs(struct ofl_link *l, struct ofl_error *err)
-{
-	static const char *const roots[] = {"/usr/local/lib", "/lib", "/usr/lib"};
-	const char *ma = multiarch(l->o.host_triple);
-	int rc = 0;
-	static const char *const lib64[] = {"/usr/local/lib64", "/lib64", "/usr/lib64"};
-	for (size_t i = 0; ma && !rc && i < 3; i++) {
-		char *d = NULL;
-		if (asprintf(&d, "%s/%s", roots[i], ma) < 0)
-			return OFL_NOMEM(err);
-		rc = ofl_argv_push(&l->libdirs, d, err);
-		free(d);
-	}
-	/* a 64-bit host's ld searches the lib64 folders next */
-	for (size_t i = 0; ma && strncmp(ma, "i386", 4) && !rc && i < 3; i++)
-		rc = ofl_argv_push(&l->libdirs, lib64[i], err);
-	for (size_t i = 0; !rc && i < 3; i++)
-		rc = ofl_argv_push(&l->libdirs, roots[i], err);
-	return rc;
-}
-
 /* The library an -l argument names, or NULL.  clang-linker-wrapper looks
  * in the -L directories only (and requires every library there). */
-static char *find_library(const struct ofl_link *l, const struct ofl_ldarg *a,
-                          struct ofl_error *err)
+char *ofl_hostlink_find_library(const struct ofl_link *l, const struct ofl_ldarg *a,
+                                struct ofl_error *err)
 {
 	return ofl_ldcmd_find_library(l->o.host_cmd, a, (const char *const *)l->libdirs.v,
 	                              l->o.llvm_wrapper ? 0 : l->libdirs.n, err);
@@ -107,7 +66,7 @@ static int cpu_arg(struct ofl_link *l, const struct ofl_ldarg *a, const struct l
 	}
 	if (a->kind == OFL_LDARG_LIBRARY) {
 		/* what the inputs' search did not find, it finds no better */
-		char *found = in || l->host_inputs ? NULL : find_library(l, a, err);
+		char *found = in || l->host_inputs ? NULL : ofl_hostlink_find_library(l, a, err);
 		if (!in && !found)
 			return err->code;
 		free(found);
@@ -118,89 +77,6 @@ static int cpu_arg(struct ofl_link *l, const struct ofl_ldarg *a, const struct l
 	if (a->opt == OFL_LD_RPATH)
 		return pushf(&l->cpu_args, err, "-Wl,-rpath,", a->value);
 	return 0;
-}
-
-/* Scripts inside scripts, as deep as ld takes them in practice. */
-#define MAX_SCRIPT_DEPTH 16
-/* A script larger than this is no input script (libc.so's is 300 bytes). */
-#define MAX_SCRIPT_SIZE (1u << 20)
-
-struct script {
-	struct ofl_link *l;
-	struct ofl_link_input parent;
-	unsigned group; /* this script's GROUP number, 0 until one is met */
-	struct ofl_error *err;
-};
-
-/* Where ld finds a script's name: -lNAME as -l, a path as it is when it
- * exists (relative to the working directory), else in the library search
- * path (as -l:NAME).  Owned, or NULL when it is nowhere. */
-static char *script_file(struct script *s, const char *name)
-{
-	struct ofl_ldarg a = {0};
-	a.kind = OFL_LDARG_LIBRARY;
-	if (!strncmp(name, "-l", 2))
-		return a.value = name + 2, find_library(s->l, &a, s->err);
-	if (name[0] == '/' || !access(name, F_OK))
-		return ofl_strdup(name);
-	char *colon = NULL;
-	if (asprintf(&colon, ":%s", name) < 0)
-		return NULL;
-	a.value = colon;
-	char *found = find_library(s->l, &a, s->err);
-	free(colon);
-	return found;
-}
-
-static int script_name(void *ctx, enum ofl_ldscript_kind kind, const char *name, size_t len)
-{
-	struct script *s = ctx;
-	char *word = ofl_strndup(name, len);
-	if (!word)
-		return OFL_NOMEM(s->err);
-	if (kind == OFL_LDSCRIPT_EXTERN) {
-		int rc = ofl_argv_push(&s->l->script_externs, word, s->err);
-		free(word);
-		return rc;
-	}
-	bool group = kind == OFL_LDSCRIPT_GROUP;
-	char *path = script_file(s, word);
-	free(word);
-	if (s->err->code)
-		return s->err->code;
-	if (group && !s->group)
-		s->group = (1u << 30) + ++s->l->script_groups; /* past --start-group's */
-	struct ofl_link_input in = {
-	    path, -1, 0, 0, s->parent.whole_archive, group ? s->group : s->parent.group, false};
-	/* a name it cannot find is the host linker's to report */
-	int rc = path ? ofl_link_add(s->l, &in, s->err) : 0;
-	free(path);
-	return rc;
-}
-
-int ofl_hostlink_script(struct ofl_link *l, size_t fi, struct ofl_error *err)
-{
-	struct link_file *f = &l->files[fi];
-	const uint8_t *d = f->f.data;
-	size_t n = f->f.size;
-	struct ofl_error ignored = OFL_ERROR_INIT;
-	/* the bytes and the input stay valid; f does not (files grow) */
-	struct script s = {l, f->in, 0, err};
-	if (!n || n > MAX_SCRIPT_SIZE || memchr(d, 0, n))
-		return 0;
-	if (l->script_depth >= MAX_SCRIPT_DEPTH)
-		return ofl_error_set(err, OFL_EUNSUPPORTED, s.parent.path, OFL_NO_OFFSET,
-		                     "linker scripts nested more than %d deep", MAX_SCRIPT_DEPTH);
-	l->script_depth++;
-	int rc = ofl_ldscript_inputs(d, n, script_name, &s, &ignored);
-	l->script_depth--;
-	/* not a script after all (text of another kind): the host linker's */
-	return err->code ? err->code : rc == OFL_EINVAL ? 0 : rc;
-}
-
-int ofl_hostlink_init(struct ofl_link *l, struct ofl_error *err)
-{
-	return default_libdirs(l, err);
 }
 
 int ofl_hostlink_cpu_args(struct ofl_link *l, struct ofl_error *err)
@@ -224,34 +100,6 @@ bool ofl_hostlink_names_library(const struct ofl_link *l, const char *name)
 		if (c->args[i].kind == OFL_LDARG_LIBRARY && !strcmp(c->args[i].value, name))
 			return true;
 	return false;
-}
-
-int ofl_link_add_host_inputs(struct ofl_link *l, struct ofl_error *err)
-{
-	const struct ofl_ldcmd *c = l->o.host_cmd;
-	int rc = 0;
-	l->host_inputs = true;
-	for (size_t i = 0; c && !rc && i < c->nargs; i++) {
-		const struct ofl_ldarg *a = &c->args[i];
-		char *path = a->kind == OFL_LDARG_FILE      ? ofl_ldcmd_input_path(c, a)
-		             : a->kind == OFL_LDARG_LIBRARY ? find_library(l, a, err)
-		                                            : NULL;
-		if (err->code)
-			rc = err->code;
-		else if (a->kind == OFL_LDARG_FILE && !path)
-			rc = OFL_NOMEM(err);
-		else if (a->kind == OFL_LDARG_LIBRARY && !path && l->o.llvm_wrapper)
-			rc = ofl_error_set(err, OFL_ENOTFOUND, NULL, OFL_NO_OFFSET,
-			                   "unable to find library -l%s", a->value);
-		struct ofl_link_input in = {path,           -1,   0, 0, a->state.whole_archive,
-		                            a->state.group, false};
-		size_t at = l->nfiles; /* a script's files come after it, of its argument */
-		if (!rc && path && !(rc = ofl_link_add(l, &in, err)))
-			for (size_t k = at; k < l->nfiles; k++)
-				l->files[k].host_arg = i + 1;
-		free(path);
-	}
-	return rc;
 }
 
 static int push_objects(struct ofl_argv *v, const struct ofl_link_result *r, struct ofl_error *err)

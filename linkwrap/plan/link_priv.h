@@ -18,6 +18,8 @@
 #include "offlink/offload_binary.h"
 #include "offlink/proc.h"
 #include "symset.h"
+#include "syms.h"
+#include "entries.h"
 #include "target.h"
 #include "toolchain.h"
 
@@ -184,77 +186,45 @@ struct ofl_link {
 	char cuda[PATH_MAX];
 };
 
-/* link.c */
+/* context.c: the context, its log and temporaries. */
 void ofl_link_logf(struct ofl_link *l, enum ofl_link_log what, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* Logs cmd (OFL_LOG_COMMAND) quoted as the front end prints commands;
  * returns that line (the caller's to free), NULL when out of memory. */
 char *ofl_link_log_command(struct ofl_link *l, const struct ofl_proc *cmd);
+/* The link's temporary directory, made on first use; NULL on error. */
+const char *ofl_link_tmpdir(struct ofl_link *l, struct ofl_error *err);
+/* Frees what the context holds and removes its temporaries (kept with
+ * save_temps); ofl_link_free first waits for what runs. */
+void ofl_link_destroy(struct ofl_link *l);
 
-/* link_syms.c: symbols of ELF objects and archive indexes. */
-typedef int (*ofl_sym_fn)(void *ctx, const char *name, bool defined);
-/* Global and weak symbols of a relocatable object (.symtab) or shared
- * object (.dynsym: what it defines, and what it leaves to the program,
- * which pulls archive members as an object's references do, in GNU ld,
- * gold and lld alike); weak undefined symbols are skipped since they never
- * pull an archive member. */
-int ofl_elf_global_symbols(const uint8_t *data, size_t size, ofl_sym_fn fn, void *ctx,
-                           struct ofl_error *err);
-/* The same for a device image or object: ELF, or LLVM bitcode by its
- * irsymtab.  1 when the bytes are neither, or hold no symbol table. */
-int ofl_image_symbols(const uint8_t *data, size_t size, ofl_sym_fn fn, void *ctx,
-                      struct ofl_error *err);
-/* The LLVM major version of bitcode's producer, 0 when unknown. */
-unsigned ofl_bitcode_producer(const uint8_t *data, size_t size);
-/* Calls fn(ctx, name, member header offset) for each archive index entry;
- * returns 1 when the archive has no index. */
-typedef int (*ofl_arsym_fn)(void *ctx, const char *name, uint64_t member_offset);
-int ofl_archive_index(const uint8_t *data, size_t size, ofl_arsym_fn fn, void *ctx,
-                      struct ofl_error *err);
-/* The LLVM major version in an ELF object's .comment ("clang version 22."),
- * 0 when none. */
-unsigned ofl_elf_clang_version(const uint8_t *data, size_t size);
-/* Whether offlink's wrapper writer made (or was merged into) an ELF
- * object: its .comment (OFL_WRAP_COMMENT). */
-bool ofl_elf_by_offlink(const uint8_t *data, size_t size);
-/* A CUDA or HIP fat binary an ELF object registers (an allocated
- * .nv_fatbin or .hip_fatbin), and whose: a wrapper object's (its
- * .cuda.fatbin_reg/.hip.fatbin_reg), the object clang's old HIP driver
- * makes when it links the device code (--hip-link: __hip_fatbin_<cuid>
- * defined in the section), or none of these (an object compiled without
- * -fgpu-rdc registers its own). */
-enum ofl_fatbin_reg { OFL_FATBIN_NONE, OFL_FATBIN_WRAPPER, OFL_FATBIN_HIP_LINKED };
-enum ofl_fatbin_reg ofl_elf_fatbin_registration(const uint8_t *data, size_t size);
-
-/* hostlink.c */
-/* What the link needs from the host link from the start: the host
- * linker's built-in library dirs. */
-int ofl_hostlink_init(struct ofl_link *l, struct ofl_error *err);
-/* The files a linker script among the inputs (files[fi], read by path)
- * names, added after it as the host linker adds them: INPUT's to the
- * script's group, GROUP's scanned together.  A file that is no script is
- * left to the host linker. */
-int ofl_hostlink_script(struct ofl_link *l, size_t fi, struct ofl_error *err);
+/* hostlink.c: the host link's command line as the plan knows it. */
+/* The library an -l argument names as the host linker finds it (as
+ * clang-linker-wrapper, in the -L dirs only), or NULL. */
+char *ofl_hostlink_find_library(const struct ofl_link *l, const struct ofl_ldarg *a,
+                                struct ofl_error *err);
 /* What CPU device links take from the host link (l->cpu_args), once there
- * is device code: from what ofl_link_add_host_inputs found where it ran. */
+ * is device code: from what the inputs' gathering found where it ran. */
 int ofl_hostlink_cpu_args(struct ofl_link *l, struct ofl_error *err);
 bool ofl_hostlink_names_library(const struct ofl_link *l, const char *name);
+
+/* gather.c: the inputs. */
 /* Adds every input of the host command line (o.host_cmd) in order, for
  * ofl_link_open. */
 int ofl_link_add_host_inputs(struct ofl_link *l, struct ofl_error *err);
-/* link_tmp.c */
-/* The link's temporary directory, made on first use; NULL on error. */
-const char *ofl_link_tmpdir(struct ofl_link *l, struct ofl_error *err);
-/* Removes the directory and all in it, or with save_temps marks it kept. */
-void ofl_link_remove_temps(struct ofl_link *l);
+
+/* select.c: which members and images are taken (docs/design.md,
+ * "Archive members"). */
+int ofl_link_select(struct ofl_link *l, struct ofl_error *err);
+/* The k-th image of group gi when its device code is taken there, else
+ * NULL. */
+const struct link_image *ofl_group_image(const struct ofl_link *l, size_t gi, size_t k);
 
 /* group.c: images in groups (again after the device runtime added
  * images: made anew, nothing hangs off them yet); each taken group's
  * image count, LLVM release and runtime dir, once members are chosen. */
 int ofl_group_images(struct ofl_link *l, struct ofl_error *err);
 void ofl_group_count_taken(struct ofl_link *l);
-/* The wrapper registration an offload kind as stored asks for. */
-enum ofl_wrap_kind ofl_link_wrap_kind(uint16_t offload_kind);
 /* The names of enum ofl_wrap_abi, for messages. */
 extern const char *const ofl_abi_names[];
 /* The ABI of kind's taken host objects' entry tables; with none, the one
@@ -278,81 +248,26 @@ int ofl_group_fatbin(struct ofl_link *l, struct ofl_error *err);
  * also for images a relocatable link or offlink wrap registered. */
 int ofl_group_runtime_libs(struct ofl_link *l, struct ofl_error *err);
 
-/* link_select.c */
-int ofl_link_select(struct ofl_link *l, struct ofl_error *err);
-/* The k-th image of group gi when its device code is taken there, else
- * NULL. */
-const struct link_image *ofl_group_image(const struct ofl_link *l, size_t gi, size_t k);
-
-/* devlink.c */
-/* plan/devcmd.c: the device actions of every group with images taken
- * (their commands, outputs and inputs to write), after members are
- * chosen. */
-int ofl_devlink_plan(struct ofl_link *l, struct ofl_error *err);
+/* actions.c: the device actions and the files they read. */
 /* A new action of group gi (an LTO step: lto), its command empty but for
  * the device environment; NULL when out of memory. */
 struct link_action *ofl_devlink_new_action(struct ofl_link *l, size_t gi, bool lto,
                                            struct ofl_error *err);
-/* run/devlink.c: the plan's device actions, run (in parallel, the cache
- * asked first). */
-int ofl_devlink_run(struct ofl_link *l, struct ofl_error *err);
-/* The optimisation level of LLVM 19's device LTO and link: '0' to '3'. */
-char ofl_devlink_opt_level(const struct ofl_link *l);
-/* The value of a "[<triple>=]arg" device argument when it applies to
- * triple, else NULL. */
-const char *ofl_devlink_scoped(const char *arg, const char *triple);
-/* The path of the file of group gi's commands that holds the image's
- * bytes, named by their hash (the link's; NULL on error).  Written when a
- * command of the group runs (ofl_devlink_flush), not before. */
-char *ofl_devlink_input(struct ofl_link *l, size_t gi, const struct link_image *im, uint64_t *hash,
-                        struct ofl_error *err);
+/* The bytes of a file of group gi's commands, to write before they run
+ * (owned: freed once written, or with the group). */
+int ofl_devlink_defer(struct ofl_link *l, size_t gi, const char *path, const uint8_t *data,
+                      size_t size, uint8_t *owned, struct ofl_error *err);
 /* The pending write of path among group g's, looked for from *next on
  * (they come in the command's order), or NULL. */
 struct pending_write *ofl_devlink_pending(const struct link_group *g, const char *path,
                                           size_t *next);
-/* Writes the pending inputs of group gi that cmd names (no other command
- * may read them). */
-int ofl_devlink_flush(struct ofl_link *l, size_t gi, const struct ofl_proc *cmd,
-                      struct ofl_error *err);
-/* A file in the link's own directory: written in place, no temporary and
- * rename (nobody else looks there, and the directory goes on failure).
- * Already there: the same bytes, from an identical image. */
-int ofl_devlink_write_private(const char *path, const uint8_t *p, uint64_t n,
-                              struct ofl_error *err);
-/* Logs a device-link command (one of the link's hermetic commands) that
- * writes output and runs it through the cache (ofl_devlink_cached_run;
- * keep as there), unless a dry run or cancelled; what names it in progress
- * lines and a failure's report. */
-int ofl_devlink_exec(struct ofl_link *l, size_t gi, struct ofl_proc *cmd, const char *output,
-                     const char *what, struct ofl_file *keep, struct ofl_error *err);
-/* Seconds since t0 (CLOCK_MONOTONIC). */
-double ofl_devlink_elapsed(const struct timespec *t0);
-
-/* devlink_report.c: what a failed command of group gi says (log: the
- * command as printed). */
-void ofl_devlink_report(struct ofl_link *l, size_t gi, const char *what, const struct ofl_proc *cmd,
-                        const char *log);
-
-/* devlink_cache.c */
-/* Opens the cache the options name, once device links are to run (a link
- * without device code makes no directory); one that cannot be opened is
- * a warning. */
-void ofl_devlink_open_cache(struct ofl_link *l);
-/* Runs a device-link command (one of the link's hermetic commands) that
- * writes output, unless the cache has its output, which is then written to
- * output; stores a new output.  what names it in progress lines; keep
- * (empty, or NULL) gets the output's bytes. */
-int ofl_devlink_cached_run(struct ofl_link *l, size_t gi, struct ofl_proc *cmd, const char *output,
-                           const char *what, struct ofl_file *keep, struct ofl_error *err);
-
-/* devlink_lto.c: LLVM 19's LTO of group gi's bitcode (llvm-lto2 beside
- * clang), run, its output and the group's other images pushed as the
- * device link's inputs; 1 (nothing done) when the group has no bitcode;
- * OFL_DEVLINK_EMBEDDED when, with embed_bitcode, the optimised module is
- * the group's image (in g->linked) and no device link follows. */
-#define OFL_DEVLINK_EMBEDDED 2
-int ofl_devlink_lto19(struct ofl_link *l, size_t gi, const char *clang, struct ofl_proc *link,
-                      uint64_t *h, struct ofl_error *err);
+/* The path of the file of group gi's commands that holds the image's
+ * bytes, named by their hash (the link's; NULL on error).  Written when a
+ * command of the group runs, not before. */
+char *ofl_devlink_input(struct ofl_link *l, size_t gi, const struct link_image *im, uint64_t *hash,
+                        struct ofl_error *err);
+/* The optimisation level of LLVM 19's device LTO and link: '0' to '3'. */
+char ofl_devlink_opt_level(const struct ofl_link *l);
 
 /* devrt.c: LLVM's OpenMP device runtime for GPU device links. */
 /* LLVM 19's libomptarget.devicertl.a added as an input for the groups
@@ -363,14 +278,19 @@ int ofl_devrt_gather(struct ofl_link *l, struct ofl_error *err);
 int ofl_devrt_push(struct ofl_link *l, const struct link_group *g, const char *clang,
                    struct ofl_proc *cmd, struct ofl_error *err);
 
-/* link_reloc.c: relocatable mode's private entry tables. */
-/* The four entry sections: LLVM 20's, then LLVM 19's (OpenMP, CUDA,
- * HIP). */
-const char *const *ofl_entry_sections(void);
-/* The suffix of the sections made private in an object of these bytes:
- * the low half of its MD5 in hex without leading zeros (LLVM's
- * utohexstr). */
-void ofl_entry_hash(const uint8_t *data, size_t size, char out[17]);
+/* lto19.c: LLVM 19's LTO of group gi's bitcode (llvm-lto2 beside
+ * clang), planned as an action, its output and the group's other images pushed as the
+ * device link's inputs; 1 (nothing done) when the group has no bitcode;
+ * OFL_DEVLINK_EMBEDDED when, with embed_bitcode, the optimised module is
+ * the group's image (in g->linked) and no device link follows. */
+#define OFL_DEVLINK_EMBEDDED 2
+int ofl_devlink_lto19(struct ofl_link *l, size_t gi, const char *clang, struct ofl_proc *link,
+                      uint64_t *h, struct ofl_error *err);
+
+/* devcmd.c: the device actions of every group with images taken
+ * (their commands, outputs and inputs to write), after members are
+ * chosen; the CUDA toolkit NVPTX links get. */
+int ofl_devlink_plan(struct ofl_link *l, struct ofl_error *err);
 
 /* llvm_form.c: clang-linker-wrapper 22's names and commands, for the
  * personality's dry run. */

@@ -35,76 +35,9 @@ int ofl_link_open(struct ofl_link **l, const struct ofl_link_opts *o, struct ofl
 	int rc = ofl_link_new(l, o, err);
 	rc = rc ? rc : ofl_link_add_host_inputs(*l, err);
 	if (rc) {
-		ofl_link_free(*l);
+		ofl_link_destroy(*l);
 		*l = NULL;
 	}
-	return rc;
-}
-
-/* The unit of archive f whose bytes start at offset in it (the linker names
- * a member by its archive and where its data is), or SIZE_MAX. */
-static size_t member_at(const struct ofl_link *l, const struct link_file *f, uint64_t offset)
-{
-	size_t lo = 0, hi = f->ar.nmembers;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		const uint8_t *d = f->ar.members[mid].data;
-		if (!d)
-			return SIZE_MAX; /* a thin archive: its members are files of their own */
-		uint64_t at = (uint64_t)(d - f->f.data);
-		if (at < offset)
-			lo = mid + 1;
-		else if (at > offset)
-			hi = mid;
-		else
-			return f->first_unit + mid < l->nunits ? f->first_unit + mid : SIZE_MAX;
-	}
-	return SIZE_MAX;
-}
-
-static bool same_file(const struct ofl_file *f, const struct stat *st)
-{
-	return f->data && f->dev == (uint64_t)st->st_dev && f->ino == (uint64_t)st->st_ino;
-}
-
-/* Marks what the hint names among the inputs of the command line: a member
- * by its archive and offset, a thin archive's member by its own file.
- * False when the hint names none of them. */
-static bool mark_known(struct ofl_link *l, const struct ofl_link_input *in, const struct stat *st)
-{
-	for (size_t i = 0; i < l->nfiles; i++) {
-		const struct link_file *f = &l->files[i];
-		if (!f->host_arg || !same_file(&f->f, st))
-			continue;
-		size_t u = f->kind == FILE_ARCHIVE ? member_at(l, f, in->offset) : SIZE_MAX;
-		if (u != SIZE_MAX)
-			l->units[u].chosen = true;
-		return true;
-	}
-	for (size_t u = 0; !in->offset && u < l->nunits; u++)
-		if (l->units[u].thin && l->files[l->units[u].file].host_arg &&
-		    same_file(l->units[u].thin, st)) {
-			l->units[u].chosen = true;
-			return true;
-		}
-	return false;
-}
-
-int ofl_link_hint(struct ofl_link *l, const struct ofl_link_input *in, struct ofl_error *err)
-{
-	struct stat st;
-	if (!stat(in->path, &st) && mark_known(l, in, &st))
-		return 0;
-	/* a member of an archive the command line does not name: "lib.a@0x<offset>" */
-	struct ofl_link_input pulled = *in;
-	char *name = NULL;
-	if (in->offset &&
-	    asprintf(&name, "%s@0x%llx", in->path, (unsigned long long)in->offset) < 0)
-		return OFL_NOMEM(err);
-	pulled.path = name ? name : in->path;
-	pulled.pulled = true;
-	int rc = ofl_link_add(l, &pulled, err);
-	free(name);
 	return rc;
 }
 

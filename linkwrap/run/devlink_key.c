@@ -14,7 +14,7 @@
 
 #include "cache_priv.h"
 #include "internal.h"
-#include "link_priv.h"
+#include "run_priv.h"
 #include "offlink/io.h"
 #include "offlink/ldcmd.h"
 #include "offlink/proc.h"

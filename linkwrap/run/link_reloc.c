@@ -11,19 +11,11 @@
 #include "elf_edit.h"
 #include "internal.h"
 #include "offlink/ccob.h"
+#include "entries.h"
 #include "link_priv.h"
 #include "offlink/io.h"
 #include "offlink/link.h"
 #include "offlink/offload_scan.h"
-
-static const char *const entry_sections[] = {"llvm_offload_entries", "omp_offloading_entries",
-                                             "cuda_offloading_entries", "hip_offloading_entries"};
-#define NSEC (sizeof(entry_sections) / sizeof(*entry_sections))
-
-const char *const *ofl_entry_sections(void)
-{
-	return entry_sections;
-}
 
 /* The input images: offloading sections the host link does not load. */
 static bool is_input_image(void *ctx, const char *name, const GElf_Shdr *sh)
@@ -31,27 +23,22 @@ static bool is_input_image(void *ctx, const char *name, const GElf_Shdr *sh)
 	return sh->sh_type == OFL_SHT_LLVM_OFFLOADING && !(sh->sh_flags & SHF_ALLOC);
 }
 
-void ofl_entry_hash(const uint8_t *data, size_t size, char out[17])
-{
-	/* LLVM's MD5 low() of the bytes, as a CCOB's hash */
-	snprintf(out, 17, "%llx", (unsigned long long)ofl_ccob_hash(data, size));
-}
-
 /* Each entry section and its relocation section get "_<hash>", and so do
  * the __start_/__stop_ symbols of each. */
 enum { NAMES = 4 }; /* <sec>, .rela<sec>, __start_<sec>, __stop_<sec> */
 struct renames {
-	char from[NSEC][NAMES][96], to[NSEC][NAMES][128];
-	struct ofl_elf_rename secs[2 * NSEC], syms[2 * NSEC];
+	char from[OFL_NENTRY_SECTIONS][NAMES][96], to[OFL_NENTRY_SECTIONS][NAMES][128];
+	struct ofl_elf_rename secs[2 * OFL_NENTRY_SECTIONS], syms[2 * OFL_NENTRY_SECTIONS];
 };
 
 static void make_renames(struct renames *r, const char *hash)
 {
 	static const char *const prefix[NAMES] = {"", ".rela", "__start_", "__stop_"};
-	for (size_t i = 0; i < NSEC; i++) {
+	for (size_t i = 0; i < OFL_NENTRY_SECTIONS; i++) {
 		for (int k = 0; k < NAMES; k++) {
-			snprintf(r->from[i][k], 96, "%s%s", prefix[k], entry_sections[i]);
-			snprintf(r->to[i][k], 128, "%s%s_%s", prefix[k], entry_sections[i], hash);
+			snprintf(r->from[i][k], 96, "%s%s", prefix[k], ofl_entry_sections()[i]);
+			snprintf(r->to[i][k], 128, "%s%s_%s", prefix[k], ofl_entry_sections()[i],
+			         hash);
 		}
 		for (int k = 0; k < 2; k++) {
 			r->secs[2 * i + k] = (struct ofl_elf_rename){r->from[i][k], r->to[i][k]};
@@ -72,8 +59,9 @@ int ofl_link_finish_relocatable(const char *merged, const char *output, struct o
 		ofl_entry_hash(f.data, f.size, hash);
 		make_renames(r, hash);
 	}
-	struct ofl_elf_edit ed = {is_input_image,     NULL,    r ? r->secs : NULL, 2 * NSEC,
-	                          r ? r->syms : NULL, 2 * NSEC};
+	struct ofl_elf_edit ed = {is_input_image,     NULL,
+	                          r ? r->secs : NULL, 2 * OFL_NENTRY_SECTIONS,
+	                          r ? r->syms : NULL, 2 * OFL_NENTRY_SECTIONS};
 	rc = rc ? rc : ofl_out_open(&out, output, err);
 	rc = rc ? rc : ofl_elf_edit_copy(out.fd, f.data, f.size, &ed, err);
 	rc = rc ? rc : ofl_out_commit(&out, err);

@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "internal.h"
-#include "link_priv.h"
+#include "run_priv.h"
 #include "offlink/image_compat.h"
 #include "offlink/elf.h"
 #include "offlink/fatbin_build.h"
@@ -312,20 +312,9 @@ static int write_gpubin(struct ofl_link *l, const size_t *order, size_t n, struc
 	return rc;
 }
 
-/* The result: the wrapper objects written, the runtime libraries and
- * their dirs the plan chose. */
-static void result(struct ofl_link *l, struct ofl_link_result *res)
-{
-	l->res.libraries = l->runtime_libs.v;
-	l->res.nlibraries = l->runtime_libs.n;
-	l->res.libdirs = l->runtime_dirs.v;
-	l->res.nlibdirs = l->runtime_dirs.n;
-	*res = l->res;
-}
-
 /* Each offload kind's wrapper object (or the one bundle), and the old HIP
  * driver's object. */
-static int write_wraps(struct ofl_link *l, struct ofl_error *err)
+int ofl_wrap_all(struct ofl_link *l, struct ofl_error *err)
 {
 	size_t *order = ofl_calloc(l->ngroups + 1, sizeof(*order));
 	int rc = order ? 0 : OFL_NOMEM(err);
@@ -344,20 +333,5 @@ static int write_wraps(struct ofl_link *l, struct ofl_error *err)
 	if (nlegacy)
 		rc = write_gpubin(l, order, nlegacy, err);
 	free(order);
-	return rc;
-}
-
-int ofl_link_execute(struct ofl_link *l, struct ofl_link_plan *p, struct ofl_error *err)
-{
-	if (p->action != OFL_PLAN_ADD)
-		return 0;
-	if (l->executed)
-		return ofl_error_set(err, OFL_EINVAL, NULL, OFL_NO_OFFSET,
-		                     "the plan ran already: a context links once");
-	l->executed = true;
-	int rc = l->nactions || l->ngroups ? ofl_devlink_run(l, err) : 0;
-	rc = rc || !l->ngroups ? rc : write_wraps(l, err);
-	if (!rc)
-		result(l, &p->res);
 	return rc;
 }

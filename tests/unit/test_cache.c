@@ -249,7 +249,7 @@ OFL_TEST(key_memo_of_large_inputs)
 	ofl_key_final(&k, plain);
 	key_of(c, &f, k1); /* written just now: not remembered */
 	CHECK(!memcmp(k1, plain, sizeof(plain)) && memos() == 0);
-	if (!ofl_fs_local(f.fd)) {
+	if (!ofl_fs_kernel_ctime(f.fd)) {
 		ofl_file_close(&f);
 		ofl_cache_close(c);
 		free(big);

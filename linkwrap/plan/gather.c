@@ -1,10 +1,12 @@
-/* The link pipeline's context: inputs in, device code gathered, temporaries
- * owned; the phases live in link_select.c (which members and images are
- * taken), devlink.c (device links) and link_wrap.c (wrapper objects). */
+/* The inputs of a link gathered (docs/design.md, "The link pipeline", 1):
+ * each file of the host command line in its order, archives' members, the
+ * files linker scripts name, a plugin's hints; every OffloadBinary of their
+ * offloading sections (several per section after ld -r) and old-driver
+ * bundles are images; wrapper objects say who linked device code before
+ * this link. */
 #include <ctype.h>
 #include <elf.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -15,129 +17,10 @@
 #include "offlink/coff.h"
 #include "offlink/elf.h"
 #include "offlink/format.h"
+#include "offlink/ldscript.h"
 #include "offlink/offload_scan.h"
 
-void ofl_link_logf(struct ofl_link *l, enum ofl_link_log what, const char *fmt, ...)
-{
-	if (!l->o.log)
-		return;
-	char *msg = NULL;
-	va_list ap;
-	va_start(ap, fmt);
-	int n = vasprintf(&msg, fmt, ap);
-	va_end(ap);
-	/* out of memory: the line is lost, the link goes on */
-	size_t size = n >= 0 ? 4 * (size_t)n + 1 : 0;
-	char *text = size ? ofl_malloc(size) : NULL;
-	/* names and triples come from inputs: printable, and a tool's output
-	 * keeps its lines */
-	if (text) {
-		ofl_printable(msg, text, size,
-		              what == OFL_LOG_FAILURE || what == OFL_LOG_DETAIL ||
-		                  what == OFL_LOG_MODULE || what == OFL_LOG_OUTPUT);
-		l->o.log(l->o.log_ctx, what, text);
-	}
-	free(text);
-	free(msg);
-}
-
-char *ofl_link_log_command(struct ofl_link *l, const struct ofl_proc *cmd)
-{
-	struct ofl_buf b = OFL_BUF_INIT;
-	if (ofl_proc_format(cmd->argv, cmd->argc, l->o.llvm_wrapper, &b)) {
-		ofl_buf_release(&b);
-		return NULL;
-	}
-	ofl_link_logf(l, OFL_LOG_COMMAND, "%s", (const char *)b.data);
-	return (char *)b.data;
-}
-
-int ofl_link_new(struct ofl_link **out, const struct ofl_link_opts *o, struct ofl_error *err)
-{
-	struct ofl_link *l = ofl_calloc(1, sizeof(*l));
-	if (!l)
-		return OFL_NOMEM(err);
-	l->o = *o;
-	if (!l->o.host_triple)
-		l->o.host_triple = "x86_64-pc-linux-gnu";
-	if (!l->o.tmpdir)
-		l->o.tmpdir = "/tmp";
-	if (!l->o.jobs)
-		l->o.jobs = 1;
-	static const char *const default_roots[] = {"/usr/lib"};
-	if (!l->o.nllvm_roots) {
-		l->o.llvm_roots = default_roots;
-		l->o.nllvm_roots = 1;
-	}
-	l->tools = (struct ofl_toolchain){l->o.llvm_roots, l->o.nllvm_roots, l->o.device_compiler,
-	                                  l->o.search_path};
-	pthread_mutex_init(&l->lock, NULL);
-	l->wake = -1;
-	*out = l;
-	int rc = ofl_hostlink_init(l, err);
-	if (rc) {
-		ofl_link_free(l);
-		*out = NULL;
-	}
-	return rc;
-}
-
-void ofl_link_free(struct ofl_link *l)
-{
-	if (!l)
-		return;
-	ofl_link_wait(l); /* before the images the stores read go */
-	ofl_link_remove_temps(l);
-	if (l->wake >= 0)
-		close(l->wake);
-	free(l->running);
-	ofl_ptrs_release(&l->temps);
-	free(l->tmpdir);
-	for (size_t i = 0; i < l->nfiles; i++) {
-		struct link_file *f = &l->files[i];
-		ofl_archive_release(&f->ar);
-		ofl_file_close(&f->f);
-		free((char *)f->in.path);
-	}
-	for (size_t i = 0; i < l->nunits; i++) {
-		free(l->units[i].name);
-		if (l->units[i].thin)
-			ofl_file_close(l->units[i].thin);
-		free(l->units[i].thin);
-		if (l->units[i].bc)
-			ofl_bcglobals_release(l->units[i].bc);
-		free(l->units[i].bc);
-	}
-	for (size_t i = 0; i < l->nimages; i++) {
-		ofl_obin_release(&l->images[i].b);
-		ofl_bundle_id_release(&l->images[i].id);
-		free(l->images[i].owned);
-	}
-	for (size_t i = 0; i < l->nactions; i++)
-		ofl_proc_release(&l->actions[i].cmd);
-	free(l->actions);
-	for (size_t i = 0; i < l->ngroups; i++) {
-		ofl_file_close(&l->groups[i].linked);
-		for (size_t k = 0; k < l->groups[i].npending; k++)
-			free(l->groups[i].pending[k].owned);
-		free(l->groups[i].pending);
-		free(l->groups[i].runtime_dir);
-	}
-	free(l->files);
-	free(l->units);
-	free(l->images);
-	free(l->registered);
-	free(l->groups);
-	ofl_argv_release(&l->libdirs);
-	ofl_argv_release(&l->cpu_args);
-	ofl_argv_release(&l->script_externs);
-	free(l->members);
-	free(l->res.objects);
-	ofl_argv_release(&l->runtime_libs);
-	ofl_argv_release(&l->runtime_dirs);
-	pthread_mutex_destroy(&l->lock);
-	free(l);
-}
+static int add_script(struct ofl_link *l, size_t fi, struct ofl_error *err);
 
 /* Producer of an image: clang's .comment in a device ELF object, the
  * irsymtab's producer in bitcode, or the HIP offload kind's numbering (3
@@ -397,7 +280,7 @@ static struct ofl_wrap_needs bitcode_needs(const struct ofl_link *l, const struc
 	                                     "hip_offloading_entries"};
 	struct ofl_wrap_needs n = {0, 0};
 	for (size_t i = un->first_image; i < un->first_image + un->nimages; i++)
-		n.kinds |= 1u << ofl_link_wrap_kind(l->images[i].b.offload_kind);
+		n.kinds |= 1u << ofl_wrap_kind_of(l->images[i].b.offload_kind);
 	if (ofl_bcglobals_has_section(un->bc, "llvm_offload_entries"))
 		n.abis |= 1u << OFL_WRAP_LLVM20;
 	for (size_t i = 0; i < 3; i++)
@@ -654,21 +537,179 @@ int ofl_link_add(struct ofl_link *l, const struct ofl_link_input *in, struct ofl
 		return add_unit(l, fi, NULL, f->f.data, f->f.size, NULL, err);
 	/* a plugin is offered what a script names by its linker */
 	if (f->kind == FILE_OTHER && f->in.fd < 0 && !f->in.pulled)
-		return ofl_hostlink_script(l, fi, err);
+		return add_script(l, fi, err);
 	return 0;
 }
 
-bool ofl_link_has_device_code(const struct ofl_link *l)
+/* Scripts inside scripts, as deep as ld takes them in practice. */
+#define MAX_SCRIPT_DEPTH 16
+/* A script larger than this is no input script (libc.so's is 300 bytes). */
+#define MAX_SCRIPT_SIZE (1u << 20)
+
+struct script {
+	struct ofl_link *l;
+	struct ofl_link_input parent;
+	unsigned group; /* this script's GROUP number, 0 until one is met */
+	struct ofl_error *err;
+};
+
+/* Where ld finds a script's name: -lNAME as -l, a path as it is when it
+ * exists (relative to the working directory), else in the library search
+ * path (as -l:NAME).  Owned, or NULL when it is nowhere. */
+static char *script_file(struct script *s, const char *name)
 {
-	return (l->nimages > 0 || l->nregistered > 0) && l->linked_by == LINKED_NOT;
+	struct ofl_ldarg a = {0};
+	a.kind = OFL_LDARG_LIBRARY;
+	if (!strncmp(name, "-l", 2))
+		return a.value = name + 2, ofl_hostlink_find_library(s->l, &a, s->err);
+	if (name[0] == '/' || !access(name, F_OK))
+		return ofl_strdup(name);
+	char *colon = NULL;
+	if (asprintf(&colon, ":%s", name) < 0)
+		return NULL;
+	a.value = colon;
+	char *found = ofl_hostlink_find_library(s->l, &a, s->err);
+	free(colon);
+	return found;
 }
 
-bool ofl_link_linked_by_llvm(const struct ofl_link *l)
+static int script_name(void *ctx, enum ofl_ldscript_kind kind, const char *name, size_t len)
 {
-	return l->linked_by >= LINKED_CLANG;
+	struct script *s = ctx;
+	char *word = ofl_strndup(name, len);
+	if (!word)
+		return OFL_NOMEM(s->err);
+	if (kind == OFL_LDSCRIPT_EXTERN) {
+		int rc = ofl_argv_push(&s->l->script_externs, word, s->err);
+		free(word);
+		return rc;
+	}
+	bool group = kind == OFL_LDSCRIPT_GROUP;
+	char *path = script_file(s, word);
+	free(word);
+	if (s->err->code)
+		return s->err->code;
+	if (group && !s->group)
+		s->group = (1u << 30) + ++s->l->script_groups; /* past --start-group's */
+	struct ofl_link_input in = {
+	    path, -1, 0, 0, s->parent.whole_archive, group ? s->group : s->parent.group, false};
+	/* a name it cannot find is the host linker's to report */
+	int rc = path ? ofl_link_add(s->l, &in, s->err) : 0;
+	free(path);
+	return rc;
 }
 
-const char *ofl_link_kept_temps(const struct ofl_link *l)
+static int add_script(struct ofl_link *l, size_t fi, struct ofl_error *err)
 {
-	return l->o.save_temps ? l->tmpdir : NULL;
+	struct link_file *f = &l->files[fi];
+	const uint8_t *d = f->f.data;
+	size_t n = f->f.size;
+	struct ofl_error ignored = OFL_ERROR_INIT;
+	/* the bytes and the input stay valid; f does not (files grow) */
+	struct script s = {l, f->in, 0, err};
+	if (!n || n > MAX_SCRIPT_SIZE || memchr(d, 0, n))
+		return 0;
+	if (l->script_depth >= MAX_SCRIPT_DEPTH)
+		return ofl_error_set(err, OFL_EUNSUPPORTED, s.parent.path, OFL_NO_OFFSET,
+		                     "linker scripts nested more than %d deep", MAX_SCRIPT_DEPTH);
+	l->script_depth++;
+	int rc = ofl_ldscript_inputs(d, n, script_name, &s, &ignored);
+	l->script_depth--;
+	/* not a script after all (text of another kind): the host linker's */
+	return err->code ? err->code : rc == OFL_EINVAL ? 0 : rc;
+}
+
+int ofl_link_add_host_inputs(struct ofl_link *l, struct ofl_error *err)
+{
+	const struct ofl_ldcmd *c = l->o.host_cmd;
+	int rc = 0;
+	l->host_inputs = true;
+	for (size_t i = 0; c && !rc && i < c->nargs; i++) {
+		const struct ofl_ldarg *a = &c->args[i];
+		char *path = a->kind == OFL_LDARG_FILE      ? ofl_ldcmd_input_path(c, a)
+		             : a->kind == OFL_LDARG_LIBRARY ? ofl_hostlink_find_library(l, a, err)
+		                                            : NULL;
+		if (err->code)
+			rc = err->code;
+		else if (a->kind == OFL_LDARG_FILE && !path)
+			rc = OFL_NOMEM(err);
+		else if (a->kind == OFL_LDARG_LIBRARY && !path && l->o.llvm_wrapper)
+			rc = ofl_error_set(err, OFL_ENOTFOUND, NULL, OFL_NO_OFFSET,
+			                   "unable to find library -l%s", a->value);
+		struct ofl_link_input in = {path,           -1,   0, 0, a->state.whole_archive,
+		                            a->state.group, false};
+		size_t at = l->nfiles; /* a script's files come after it, of its argument */
+		if (!rc && path && !(rc = ofl_link_add(l, &in, err)))
+			for (size_t k = at; k < l->nfiles; k++)
+				l->files[k].host_arg = i + 1;
+		free(path);
+	}
+	return rc;
+}
+
+/* The unit of archive f whose bytes start at offset in it (the linker names
+ * a member by its archive and where its data is), or SIZE_MAX. */
+static size_t member_at(const struct ofl_link *l, const struct link_file *f, uint64_t offset)
+{
+	size_t lo = 0, hi = f->ar.nmembers;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const uint8_t *d = f->ar.members[mid].data;
+		if (!d)
+			return SIZE_MAX; /* a thin archive: its members are files of their own */
+		uint64_t at = (uint64_t)(d - f->f.data);
+		if (at < offset)
+			lo = mid + 1;
+		else if (at > offset)
+			hi = mid;
+		else
+			return f->first_unit + mid < l->nunits ? f->first_unit + mid : SIZE_MAX;
+	}
+	return SIZE_MAX;
+}
+
+static bool same_file(const struct ofl_file *f, const struct stat *st)
+{
+	return f->data && f->dev == (uint64_t)st->st_dev && f->ino == (uint64_t)st->st_ino;
+}
+
+/* Marks what the hint names among the inputs of the command line: a member
+ * by its archive and offset, a thin archive's member by its own file.
+ * False when the hint names none of them. */
+static bool mark_known(struct ofl_link *l, const struct ofl_link_input *in, const struct stat *st)
+{
+	for (size_t i = 0; i < l->nfiles; i++) {
+		const struct link_file *f = &l->files[i];
+		if (!f->host_arg || !same_file(&f->f, st))
+			continue;
+		size_t u = f->kind == FILE_ARCHIVE ? member_at(l, f, in->offset) : SIZE_MAX;
+		if (u != SIZE_MAX)
+			l->units[u].chosen = true;
+		return true;
+	}
+	for (size_t u = 0; !in->offset && u < l->nunits; u++)
+		if (l->units[u].thin && l->files[l->units[u].file].host_arg &&
+		    same_file(l->units[u].thin, st)) {
+			l->units[u].chosen = true;
+			return true;
+		}
+	return false;
+}
+
+int ofl_link_hint(struct ofl_link *l, const struct ofl_link_input *in, struct ofl_error *err)
+{
+	struct stat st;
+	if (!stat(in->path, &st) && mark_known(l, in, &st))
+		return 0;
+	/* a member of an archive the command line does not name: "lib.a@0x<offset>" */
+	struct ofl_link_input pulled = *in;
+	char *name = NULL;
+	if (in->offset &&
+	    asprintf(&name, "%s@0x%llx", in->path, (unsigned long long)in->offset) < 0)
+		return OFL_NOMEM(err);
+	pulled.path = name ? name : in->path;
+	pulled.pulled = true;
+	int rc = ofl_link_add(l, &pulled, err);
+	free(name);
+	return rc;
 }

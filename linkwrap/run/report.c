@@ -8,7 +8,7 @@
 #include <xxhash.h>
 
 #include "internal.h"
-#include "link_priv.h"
+#include "run_priv.h"
 
 /* The next step when CUDA's tools were not found or failed. */
 static void cuda_hint(const struct ofl_link *l, struct ofl_buf *b)

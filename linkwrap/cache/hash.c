@@ -1,7 +1,8 @@
-/* Hashing on several threads (cache_priv.h): the device-link key's
- * SHA-256 of a large input or of a command's many small ones, and the
- * store's checksum of a large entry, take a fraction of the time on more
- * than one core.  What is computed never depends on the number of
+/* The cache's hashing primitives (cache_priv.h): SHA-256 at the CPU's speed
+ * (nettle), hex names, and hashing on several threads: the device-link
+ * key's SHA-256 of a large input or of a command's many small ones, and
+ * the store's checksum of a large entry, take a fraction of the time on
+ * more than one core.  What is computed never depends on the number of
  * threads. */
 #include <pthread.h>
 #include <stdlib.h>
@@ -64,4 +65,22 @@ void ofl_hash_chunks(const uint8_t *p, size_t n, size_t chunk, ofl_chunk_fn *fn,
 {
 	struct chunks c = {p, n, chunk, fn, size, sums};
 	ofl_parallel_for(ofl_chunk_count(n, chunk), hash_chunk, &c);
+}
+
+void ofl_sha256(const void *p, size_t n, uint8_t sum[OFL_CACHE_KEY_SIZE])
+{
+	struct sha256_ctx c;
+	sha256_init(&c);
+	sha256_update(&c, n, p);
+	sha256_digest(&c, OFL_CACHE_KEY_SIZE, sum);
+}
+
+void ofl_hex(const uint8_t *p, size_t n, char *out)
+{
+	static const char digits[] = "0123456789abcdef";
+	for (size_t i = 0; i < n; i++) {
+		out[2 * i] = digits[p[i] >> 4];
+		out[2 * i + 1] = digits[p[i] & 15];
+	}
+	out[2 * n] = '\0';
 }

@@ -1,10 +1,13 @@
-/* A device link's command, cached (offlink/cache.h, docs/design.md
- * "Device-link cache").  The key (devlink_key.c) covers what the command
+/* One device action run (docs/design.md, "Device links", "Device-link
+ * cache"): its inputs written, the cache asked, the command run, its
+ * output stored.  The key (devlink_key.c) covers what the command
  * is known to read before it runs.  What the device linker reports it
  * read (--dependency-file: clang's crt files, libc, libgcc, its runtime)
  * is kept after the image as a manifest (cache_manifest.c), and a lookup
  * whose manifest no longer matches the files is a miss (ccache's direct
  * mode): a file the key did not foresee cannot give a stale image. */
+#include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -15,9 +18,53 @@
 
 #include "cache_priv.h"
 #include "internal.h"
-#include "link_priv.h"
+#include "run_priv.h"
 #include "offlink/io.h"
 #include "offlink/proc.h"
+
+static int write_private(const char *path, const uint8_t *p, uint64_t n, struct ofl_error *err)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return errno == EEXIST ? 0 : ofl_error_errno(err, path, "cannot create");
+	if (ofl_fd_write_all(fd, p, (size_t)n)) {
+		int rc = ofl_error_errno(err, path, "cannot write");
+		close(fd);
+		return rc;
+	}
+	return close(fd) ? ofl_error_errno(err, path, "cannot write") : 0;
+}
+
+static int flush_inputs(struct ofl_link *l, size_t gi, const struct ofl_proc *cmd,
+                        struct ofl_error *err)
+{
+	struct link_group *g = &l->groups[gi];
+	size_t next = 0, left = 0;
+	int rc = 0;
+	/* under the lock: another group's worker may write the same bytes */
+	pthread_mutex_lock(&l->lock);
+	for (size_t i = 0; !rc && i < cmd->argc; i++) {
+		struct pending_write *w = ofl_devlink_pending(g, cmd->argv[i], &next);
+		if (w) {
+			rc = write_private(w->path, w->data, w->size, err);
+			free(w->owned);
+			w->path = NULL; /* written */
+		}
+	}
+	pthread_mutex_unlock(&l->lock);
+	for (size_t i = 0; i < g->npending; i++)
+		if (g->pending[i].path)
+			g->pending[left++] = g->pending[i];
+	g->npending = left;
+	return rc;
+}
+
+double ofl_devlink_elapsed(const struct timespec *t0)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)(t.tv_sec - t0->tv_sec) + (double)(t.tv_nsec - t0->tv_nsec) / 1e9;
+}
 
 void ofl_devlink_open_cache(struct ofl_link *l)
 {
@@ -50,7 +97,7 @@ static bool reports_reads(const struct ofl_link *l, size_t gi, const struct ofl_
 static int run(struct ofl_link *l, size_t gi, struct ofl_proc *cmd, const char *depfile,
                struct ofl_error *err)
 {
-	int rc = ofl_devlink_flush(l, gi, cmd, err);
+	int rc = flush_inputs(l, gi, cmd, err);
 	if (rc || !depfile)
 		return rc ? rc : ofl_proc_run(cmd, err);
 	/* written beside the image, it changes none of its bytes */
@@ -145,8 +192,8 @@ static bool use_hit(const char *output, bool file, struct ofl_file *entry, struc
 {
 	struct ofl_error ignored = OFL_ERROR_INIT;
 	int64_t image = ofl_manifest_check(entry->data, entry->size);
-	bool ok = image >= 0 && (!file || !ofl_devlink_write_private(output, entry->data,
-	                                                             (uint64_t)image, &ignored));
+	bool ok =
+	    image >= 0 && (!file || !write_private(output, entry->data, (uint64_t)image, &ignored));
 	if (ok && keep) {
 		ofl_file_truncate(entry, (size_t)image);
 		*keep = *entry;
@@ -155,8 +202,8 @@ static bool use_hit(const char *output, bool file, struct ofl_file *entry, struc
 	return ok;
 }
 
-int ofl_devlink_cached_run(struct ofl_link *l, size_t gi, struct ofl_proc *cmd, const char *output,
-                           const char *what, struct ofl_file *keep, struct ofl_error *err)
+static int cached_run(struct ofl_link *l, size_t gi, struct ofl_proc *cmd, const char *output,
+                      const char *what, struct ofl_file *keep, struct ofl_error *err)
 {
 	uint8_t key[OFL_CACHE_KEY_SIZE];
 	char note[512] = "", *depfile = NULL;
@@ -205,5 +252,29 @@ int ofl_devlink_cached_run(struct ofl_link *l, size_t gi, struct ofl_proc *cmd, 
 	free(depfile);
 	ofl_ptrs_release(&keyed);
 	ofl_file_close(&entry);
+	return rc;
+}
+
+static bool cancelled(struct ofl_link *l)
+{
+	return __atomic_load_n(&l->cancelled, __ATOMIC_SEQ_CST);
+}
+
+int ofl_devlink_exec(struct ofl_link *l, size_t gi, struct ofl_proc *cmd, const char *output,
+                     const char *what, struct ofl_file *keep, struct ofl_error *err)
+{
+	char *log = ofl_link_log_command(l, cmd);
+	int rc = 0;
+	if (!l->o.dry_run && !cancelled(l))
+		rc = cached_run(l, gi, cmd, output, what, keep, err);
+	/* the tool's own lines under the command, as they would show had it
+	 * written to the terminal */
+	if (!rc && l->o.verbose && cmd->err.len)
+		ofl_link_logf(l, OFL_LOG_OUTPUT, "%.*s", (int)cmd->err.len,
+		              (const char *)cmd->err.data);
+	/* killed by ofl_link_cancel: no failure to report */
+	if (rc && !cancelled(l))
+		ofl_devlink_report(l, gi, what, cmd, log);
+	free(log);
 	return rc;
 }

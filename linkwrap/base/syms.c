@@ -9,7 +9,7 @@
 #include "offlink/bitcode.h"
 #include "offlink/elf.h"
 #include "offlink/wrapper_obj.h"
-#include "link_priv.h"
+#include "syms.h"
 
 /* Every entry is read, not only those from sh_info on: CUDA 13's ptxas
  * puts local section symbols after the globals of an sm_90 cubin and sets

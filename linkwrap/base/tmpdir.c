@@ -1,6 +1,6 @@
-/* A link's temporaries: one directory, $TMPDIR/offlink-XXXXXX, made on first
- * use and removed whole by ofl_link_free, files the device links made in it
- * included.  Its `owner` file names the process that made it (pid, start
+/* A link's temporaries (tmpdir.h): one directory, $TMPDIR/offlink-XXXXXX,
+ * made on first use and removed whole when the link ends, files the device
+ * links made in it included.  Its `owner` file names the process that made it (pid, start
  * time, boot, pid namespace), so that a later link can tell the directory
  * of a link that was killed (SIGKILL, or any signal in the plugin, which
  * installs no handler) from one in use, and remove it: leftovers cannot
@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "internal.h"
-#include "link_priv.h"
+#include "tmpdir.h"
 
 #define OWNER "owner"
 #define KEPT "kept\n"            /* the owner of a directory save_temps keeps */
@@ -165,56 +165,31 @@ static void sweep(const char *tmpdir, const char *where)
 	closedir(d);
 }
 
-static int make_tmpdir(struct ofl_link *l, struct ofl_error *err)
+int ofl_tmpdir_make(const char *parent, char **dir, struct ofl_error *err)
 {
-	if (l->tmpdir)
-		return 0;
 	char *d = NULL;
-	if (asprintf(&d, "%s/offlink-XXXXXX", l->o.tmpdir) < 0)
+	if (asprintf(&d, "%s/offlink-XXXXXX", parent) < 0)
 		return OFL_NOMEM(err);
 	char where[160];
 	bool known = here(where, sizeof(where));
 	if (known)
-		sweep(l->o.tmpdir, where);
+		sweep(parent, where);
 	if (!mkdtemp(d)) {
-		int rc = ofl_error_errno(err, l->o.tmpdir, "cannot make a temporary directory");
+		int rc = ofl_error_errno(err, parent, "cannot make a temporary directory");
 		free(d);
 		return rc;
 	}
 	if (known)
 		write_owner(d, where);
-	l->tmpdir = d;
+	*dir = d;
 	return 0;
 }
 
-char *ofl_link_temp(struct ofl_link *l, const char *name, struct ofl_error *err)
+void ofl_tmpdir_remove(const char *parent, const char *dir, bool keep)
 {
-	char *p = NULL;
-	pthread_mutex_lock(&l->lock);
-	if (!make_tmpdir(l, err) &&
-	    (asprintf(&p, "%s/%s", l->tmpdir, name) < 0 || ofl_ptrs_push(&l->temps, p))) {
-		p = NULL; /* a failed push frees it */
-		OFL_NOMEM(err);
-	}
-	pthread_mutex_unlock(&l->lock);
-	return p;
-}
-
-const char *ofl_link_tmpdir(struct ofl_link *l, struct ofl_error *err)
-{
-	pthread_mutex_lock(&l->lock);
-	int rc = make_tmpdir(l, err);
-	pthread_mutex_unlock(&l->lock);
-	return rc ? NULL : l->tmpdir;
-}
-
-void ofl_link_remove_temps(struct ofl_link *l)
-{
-	if (!l->tmpdir)
-		return;
-	if (l->o.save_temps) {
+	if (keep) {
 		char path[4096];
-		snprintf(path, sizeof(path), "%s/" OWNER, l->tmpdir);
+		snprintf(path, sizeof(path), "%s/" OWNER, dir);
 		int fd = open(path, O_WRONLY | O_TRUNC | O_NOFOLLOW | O_CLOEXEC);
 		if (fd >= 0) {
 			(void)!write(fd, KEPT, strlen(KEPT));
@@ -222,9 +197,9 @@ void ofl_link_remove_temps(struct ofl_link *l)
 		}
 		return;
 	}
-	int fd = open(l->o.tmpdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int fd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd >= 0) {
-		remove_tree(fd, strrchr(l->tmpdir, '/') + 1, 0);
+		remove_tree(fd, strrchr(dir, '/') + 1, 0);
 		close(fd);
 	}
 }

@@ -16,69 +16,13 @@
 #include <xxhash.h>
 
 #include "internal.h"
-#include "link_priv.h"
+#include "run_priv.h"
 #include "offlink/archive.h"
 #include "offlink/proc.h"
-
-int ofl_devlink_write_private(const char *path, const uint8_t *p, uint64_t n, struct ofl_error *err)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-	if (fd < 0)
-		return errno == EEXIST ? 0 : ofl_error_errno(err, path, "cannot create");
-	if (ofl_fd_write_all(fd, p, (size_t)n)) {
-		int rc = ofl_error_errno(err, path, "cannot write");
-		close(fd);
-		return rc;
-	}
-	return close(fd) ? ofl_error_errno(err, path, "cannot write") : 0;
-}
-
-int ofl_devlink_flush(struct ofl_link *l, size_t gi, const struct ofl_proc *cmd,
-                      struct ofl_error *err)
-{
-	struct link_group *g = &l->groups[gi];
-	size_t next = 0, left = 0;
-	int rc = 0;
-	/* under the lock: another group's worker may write the same bytes */
-	pthread_mutex_lock(&l->lock);
-	for (size_t i = 0; !rc && i < cmd->argc; i++) {
-		struct pending_write *w = ofl_devlink_pending(g, cmd->argv[i], &next);
-		if (w) {
-			rc = ofl_devlink_write_private(w->path, w->data, w->size, err);
-			free(w->owned);
-			w->path = NULL; /* written */
-		}
-	}
-	pthread_mutex_unlock(&l->lock);
-	for (size_t i = 0; i < g->npending; i++)
-		if (g->pending[i].path)
-			g->pending[left++] = g->pending[i];
-	g->npending = left;
-	return rc;
-}
 
 static bool cancelled(struct ofl_link *l)
 {
 	return __atomic_load_n(&l->cancelled, __ATOMIC_SEQ_CST);
-}
-
-int ofl_devlink_exec(struct ofl_link *l, size_t gi, struct ofl_proc *cmd, const char *output,
-                     const char *what, struct ofl_file *keep, struct ofl_error *err)
-{
-	char *log = ofl_link_log_command(l, cmd);
-	int rc = 0;
-	if (!l->o.dry_run && !cancelled(l))
-		rc = ofl_devlink_cached_run(l, gi, cmd, output, what, keep, err);
-	/* the tool's own lines under the command, as they would show had it
-	 * written to the terminal */
-	if (!rc && l->o.verbose && cmd->err.len)
-		ofl_link_logf(l, OFL_LOG_OUTPUT, "%.*s", (int)cmd->err.len,
-		              (const char *)cmd->err.data);
-	/* killed by ofl_link_cancel: no failure to report */
-	if (rc && !cancelled(l))
-		ofl_devlink_report(l, gi, what, cmd, log);
-	free(log);
-	return rc;
 }
 
 /* Runs group gi's actions in order (LLVM 19's LTO step, then its device
@@ -236,13 +180,6 @@ static int first_error(struct ofl_link *l, struct ofl_error *err)
 			return ofl_error_set(err, l->groups[i].err.code, l->groups[i].err.path,
 			                     l->groups[i].err.offset, "%s", l->groups[i].err.msg);
 	return 0;
-}
-
-double ofl_devlink_elapsed(const struct timespec *t0)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)(t.tv_sec - t0->tv_sec) + (double)(t.tv_nsec - t0->tv_nsec) / 1e9;
 }
 
 int ofl_devlink_run(struct ofl_link *l, struct ofl_error *err)
