@@ -148,6 +148,17 @@ for f in "$PWD/script.sh" "$sh" "$loader"; do
 done
 grep -q "opened, not keyed: .*/libc\.so\.6$" "$SCRATCH/out" || { cat "$SCRATCH/out"; fail "check: the shell's libc not named"; }
 
+# SIGTERM to the launcher (a link cancelled) ends the command, and the
+# launcher ends as the command did (strace itself would exit 0)
+"$AUDIT" trace logs4 sleep 100 &
+pid=$!
+for _ in $(seq 100); do grep -q execve logs4/1.trace 2>/dev/null && break; sleep 0.1; done
+kill -TERM $pid
+rc=0
+wait $pid || rc=$?
+[ $rc = 143 ] || fail "trace: SIGTERM: exit $rc, not 143"
+grep -q '"status": -15' logs4/1.json || fail "trace: SIGTERM: the command's end not recorded"
+
 # numbered in order: a second action in the same folder
 audit logs in/a.txt in/b.txt
 [ -s logs/2.json ] || fail "trace: the second action is not 2"
