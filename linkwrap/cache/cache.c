@@ -394,15 +394,13 @@ void ofl_cache_put(struct ofl_cache *c, const uint8_t key[OFL_CACHE_KEY_SIZE],
 	ofl_buf_release(&whole);
 }
 
-bool ofl_cache_memo_get(struct ofl_cache *c, const uint8_t key[OFL_CACHE_KEY_SIZE], uint8_t *out,
-                        size_t n)
+bool ofl_cache_memo_get(struct ofl_cache *c, const uint8_t key[OFL_CACHE_KEY_SIZE],
+                        struct ofl_file *out)
 {
-	struct ofl_file f = OFL_FILE_INIT;
-	bool ok = c->dir && local_get(c, key, MEMO_SUFFIX, &f) > 0 && f.size == n;
-	if (ok)
-		memcpy(out, f.data, n);
-	ofl_file_close(&f);
-	return ok;
+	if (c->dir && local_get(c, key, MEMO_SUFFIX, out) > 0)
+		return true;
+	ofl_file_close(out);
+	return false;
 }
 
 void ofl_cache_memo_put(struct ofl_cache *c, const uint8_t key[OFL_CACHE_KEY_SIZE],

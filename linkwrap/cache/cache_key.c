@@ -190,11 +190,14 @@ void ofl_key_input(struct ofl_cache_key *k, struct ofl_cache *c, const char *tag
 	bool known = off >= 0 && identity(f, (uint64_t)off, n, id, &st);
 	if (known)
 		memo_key(id, key);
-	if (known && ofl_cache_memo_get(c, key, memo, sizeof(memo)) && !memcmp(memo, id, ID_SIZE) &&
-	    memo[MEMO_SIZE - 1] <= 1) {
-		add_digest(k, tag, memo + ID_SIZE, memo[MEMO_SIZE - 1]);
+	struct ofl_file had = OFL_FILE_INIT;
+	bool hit = known && ofl_cache_memo_get(c, key, &had) && had.size == MEMO_SIZE &&
+	           !memcmp(had.data, id, ID_SIZE) && had.data[MEMO_SIZE - 1] <= 1;
+	if (hit)
+		add_digest(k, tag, had.data + ID_SIZE, had.data[MEMO_SIZE - 1]);
+	ofl_file_close(&had);
+	if (hit)
 		return;
-	}
 	clock_gettime(CLOCK_REALTIME, &now);
 	digest(p, n, memo + ID_SIZE, &tree);
 	add_digest(k, tag, memo + ID_SIZE, tree);

@@ -11,6 +11,7 @@
 #include "offlink/buf.h"
 #include "offlink/cache.h"
 #include "offlink/error.h"
+#include "offlink/io.h"
 
 /* cache_remote.c: Bazel's HTTP remote-cache protocol over libcurl. */
 struct ofl_remote;
@@ -30,10 +31,11 @@ bool ofl_remote_takes_puts(struct ofl_remote *r);
 
 /* Small records of the local store only, beside its entries (trimmed,
  * cleared and counted with them), never sent to the remote nor counted as
- * hits or misses: what the key learnt of a file (cache_key.c).  get: true
- * when the record under key is n bytes, copied to out. */
-bool ofl_cache_memo_get(struct ofl_cache *c, const uint8_t key[OFL_CACHE_KEY_SIZE], uint8_t *out,
-                        size_t n);
+ * hits or misses: what a link learnt of a file (cache_key.c) or of clang's
+ * driver (the plan's expand.c).  get: true, and the record's bytes in out,
+ * when there is one under key. */
+bool ofl_cache_memo_get(struct ofl_cache *c, const uint8_t key[OFL_CACHE_KEY_SIZE],
+                        struct ofl_file *out);
 void ofl_cache_memo_put(struct ofl_cache *c, const uint8_t key[OFL_CACHE_KEY_SIZE],
                         const uint8_t *data, size_t n);
 
@@ -86,30 +88,6 @@ int ofl_key_content(struct ofl_cache_key *k, const char *path);
  * when not NULL. */
 int ofl_key_identity(struct ofl_cache_key *k, const char *path, char *real);
 void ofl_key_final(struct ofl_cache_key *k, uint8_t key[OFL_CACHE_KEY_SIZE]);
-/* devlink_key.c: the key of device-link command cmd of group gi, or -1
- * when what it reads cannot be resolved (not cached); the paths the key
- * covers by content or identity are pushed to keyed (owned strings), for
- * the manifest to skip. */
-struct ofl_link;
-struct ofl_proc;
-int ofl_devlink_key(const struct ofl_link *l, size_t gi, const struct ofl_proc *cmd,
-                    uint8_t key[OFL_CACHE_KEY_SIZE], struct ofl_ptrs *keyed);
-/* cache_manifest.c: the manifest of the files a dependency file (make's
- * syntax, as lld, gold and bfd write it) names, appended to m, without
- * those under skip_dir (the link's own) and those the key covers (keyed:
- * real paths); -1 when it cannot be read, or a file it names changed too
- * lately before the command started (ofl_key_settled) to be told by its
- * identity. */
-struct timespec;
-int ofl_manifest_from_depfile(const char *depfile, const char *skip_dir,
-                              const struct ofl_ptrs *keyed, const struct timespec *started,
-                              struct ofl_buf *m);
-/* The manifest of a command that reports nothing. */
-int ofl_manifest_empty(struct ofl_buf *m);
-/* The length of the image in an entry p[0..n) whose manifest still holds
- * (every file it names as it was), or -1: a file changed, or no entry of
- * this format. */
-int64_t ofl_manifest_check(const uint8_t *p, size_t n);
 
 /* hash.c: fn(arg, i) for every i < count, on up to 4 threads (the
  * caller's among them). */

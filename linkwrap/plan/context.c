@@ -135,8 +135,20 @@ void ofl_link_destroy(struct ofl_link *l)
 		ofl_bundle_id_release(&l->images[i].id);
 		free(l->images[i].owned);
 	}
-	for (size_t i = 0; i < l->nactions; i++)
-		ofl_proc_release(&l->actions[i].cmd);
+	for (size_t i = 0; i < l->nactions; i++) {
+		struct link_action *a = &l->actions[i];
+		ofl_proc_release(&a->cmd);
+		for (size_t j = 0; j < a->njobs; j++)
+			ofl_argv_release(&a->jobs[j]);
+		free(a->jobs);
+		for (char **e = a->env; e && *e; e++)
+			free(*e);
+		free(a->env);
+		for (size_t j = 0; j < a->nfiles; j++)
+			free(a->files[j].path);
+		free(a->files);
+		free(a->uncached);
+	}
 	free(l->actions);
 	for (size_t i = 0; i < l->ngroups; i++) {
 		ofl_file_close(&l->groups[i].linked);

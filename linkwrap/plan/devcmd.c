@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <xxhash.h>
 
+#include "cache_priv.h"
 #include "internal.h"
 #include "link_priv.h"
 #include "offlink/archive.h"
@@ -362,11 +363,43 @@ static int find_cuda(struct ofl_link *l, struct ofl_error *err)
 	return rc;
 }
 
+/* The cache the options name, opened once device links are planned (a
+ * link without device code makes no directory; the plan keeps what
+ * clang's driver said there); one that cannot be opened is a warning. */
+static void open_cache(struct ofl_link *l)
+{
+	struct ofl_error err = OFL_ERROR_INIT;
+	char msg[OFL_ERROR_MSG_MAX + OFL_ERROR_PATH_MAX + 64];
+	if (l->cache || !l->o.cache || l->o.dry_run ||
+	    !ofl_cache_open(&l->cache, l->o.cache, &l->cancelled, &err))
+		return;
+	ofl_error_format(&err, msg, sizeof(msg));
+	ofl_link_logf(l, OFL_LOG_WARNING, "no device-link cache: %s", msg);
+}
+
+/* Each action hermetic: its environment, what it runs, what it reads. */
+static int seal(struct ofl_link *l, struct ofl_error *err)
+{
+	int rc = 0;
+	for (size_t i = 0; !rc && i < l->nactions; i++) {
+		struct link_action *a = &l->actions[i];
+		rc = ofl_action_env(l, a, err);
+		rc = rc ? rc : ofl_expand(l, a, err);
+		rc = rc ? rc : ofl_declare(l, a, err);
+	}
+	return rc;
+}
+
 int ofl_devlink_plan(struct ofl_link *l, struct ofl_error *err)
 {
+	bool any = false;
+	for (size_t g = 0; g < l->ngroups; g++)
+		any = any || l->groups[g].nimages;
+	if (any)
+		open_cache(l);
 	int rc = find_cuda(l, err);
 	for (size_t g = 0; !rc && g < l->ngroups; g++)
 		if (l->groups[g].nimages)
 			rc = plan_group(l, g, err);
-	return rc;
+	return rc ? rc : seal(l, err);
 }

@@ -83,9 +83,23 @@ struct link_member {
 	bool taken;
 };
 
-/* A device action of the plan: one process, whose command is known before
- * any runs (docs/design.md, "Device links"): a group's device link, and
- * before it LLVM 19's LTO step. */
+/* A file a device action may read, as its key holds it (declare.c). */
+enum act_how {
+	ACT_CONTENT,  /* its bytes: the link's own input, a file a word names */
+	ACT_IDENTITY, /* real path, size, modification time: an installed tool,
+	               * library, crt file (its bytes when it changed in the
+	               * last 2 s: ofl_key_settled) */
+	ACT_ABSENT,   /* looked for, and not there: a library's earlier folders */
+};
+struct act_file {
+	char *path; /* owned */
+	enum act_how how;
+};
+
+/* A device action of the plan: what a device link (or before it LLVM 19's
+ * LTO step) runs, known before any runs (docs/design.md, "Device links"),
+ * and hermetic: its commands, its whole environment, every file it may
+ * read declared, its output; the cache's key is made of nothing else. */
 struct link_action {
 	size_t group;
 	bool lto;            /* LLVM 19's LTO step (llvm-lto2) */
@@ -93,8 +107,19 @@ struct link_action {
 	bool file;           /* its output is read as a file after it (the link after
 	                      * LTO, fatbinary, kept temporaries): a hit writes it */
 	char what[256];      /* "device link for <triple> <arch>", for messages */
-	struct ofl_proc cmd; /* the launcher first; envp the device environment */
+	struct ofl_proc cmd; /* as printed (LLVM's form of it): clang's, or
+	                      * llvm-lto2's; the launcher first */
 	const char *output;  /* the file it writes (the link's) */
+	/* What runs (expand.c): the commands clang's driver runs for cmd
+	 * (ld.lld; clang-nvlink-wrapper, after ptxas for assembly), without
+	 * the launcher; cmd's own words when it is not clang's or the driver
+	 * did not say. */
+	struct ofl_argv *jobs;
+	size_t njobs;
+	char **env;             /* the whole environment: NAME=value, owned, NULL-ended */
+	struct act_file *files; /* declared, in the order the key holds them */
+	size_t nfiles, capfiles;
+	char *uncached; /* why it is not cached (owned), or NULL */
 };
 
 /* Images that are linked together: one kind, triple and target ID. */
@@ -286,6 +311,23 @@ int ofl_devrt_push(struct ofl_link *l, const struct link_group *g, const char *c
 #define OFL_DEVLINK_EMBEDDED 2
 int ofl_devlink_lto19(struct ofl_link *l, size_t gi, const char *clang, struct ofl_proc *link,
                       uint64_t *h, struct ofl_error *err);
+
+/* expand.c: what action a runs: the jobs clang's driver says it would run
+ * for a->cmd (`clang -###`, whose answer the cache's directory keeps), so
+ * that the device link runs them and the key knows every word; cmd itself
+ * otherwise, and why not (a->uncached).  OFL_ENOMEM only. */
+int ofl_expand(struct ofl_link *l, struct link_action *a, struct ofl_error *err);
+
+/* declare.c: action a's whole environment (a->env): the variables of the
+ * link's device environment the device tools read, TMPDIR the link's
+ * directory, LC_ALL=C; a launcher's own variables. */
+int ofl_action_env(struct ofl_link *l, struct link_action *a, struct ofl_error *err);
+/* declare.c: action a's environment and every file its jobs may read (its
+ * tools and what they load, its inputs, the libraries it searches, the
+ * scripts and response files it reads), or why it cannot be told
+ * (a->uncached: a word the plan does not model, a side output, a file that
+ * is no regular one).  Logs the key's files (--explain). */
+int ofl_declare(struct ofl_link *l, struct link_action *a, struct ofl_error *err);
 
 /* devcmd.c: the device actions of every group with images taken
  * (their commands, outputs and inputs to write), after members are

@@ -33,10 +33,7 @@ static int link_group(struct ofl_link *l, size_t gi, int *slot)
 	int rc = 0;
 	for (size_t i = 0; !rc && i < g->nactions; i++) {
 		struct link_action *a = &l->actions[g->first_action + i];
-		a->cmd.running = slot;
-		a->cmd.stop = &l->cancelled;
-		rc = ofl_devlink_exec(l, gi, &a->cmd, a->output, a->what,
-		                      a->image ? &g->linked : NULL, &g->err);
+		rc = ofl_devlink_exec(l, a, a->image ? &g->linked : NULL, slot, &g->err);
 		if (rc)
 			ofl_error_prefix(&g->err, "%s", a->what);
 	}
@@ -198,8 +195,6 @@ int ofl_devlink_run(struct ofl_link *l, struct ofl_error *err)
 	pthread_t *t = ofl_calloc(n, sizeof(*t));
 	int *running = ofl_calloc(n, sizeof(*running));
 	int rc = s.todo && w && t && running ? 0 : OFL_NOMEM(err);
-	if (!rc && s.ntodo && !l->o.dry_run)
-		ofl_devlink_open_cache(l);
 	/* made (and stale ones swept) before the workers start, not by the
 	 * first of them under the link's lock while the others wait */
 	if (!rc && s.ntodo && !ofl_link_tmpdir(l, err))
