@@ -193,3 +193,9 @@ NGX
 		sleep 0.1
 	done
 }
+
+# cache_entries DIR / cache_memos DIR: a device-link cache's entries (the
+# images), and its memos (<key>.i: what clang's driver runs, large inputs'
+# hashes), oldest first
+cache_entries() { ls -tr "$1"/v1/??/* 2>/dev/null | grep -v '\.i$' || true; }
+cache_memos() { ls -tr "$1"/v1/??/*.i 2>/dev/null || true; }

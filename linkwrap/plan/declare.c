@@ -18,6 +18,7 @@
 #include "internal.h"
 #include "link_priv.h"
 #include "loads.h"
+#include "rsp.h"
 #include "offlink/archive.h"
 #include "offlink/ldscript.h"
 
@@ -90,19 +91,38 @@ static const char *const passed[] = {
     "CUDA_HOME",   "COMPILER_PATH",     "GCC_EXEC_PREFIX",     "LLD_VERSION",
     "LD_RUN_PATH", "SOURCE_DATE_EPOCH", "CCC_OVERRIDE_OPTIONS"};
 
-/* A launcher's own variables (RECC_, DISTCC_, SCCACHE_... after its
- * program's name): it reads them, the device tools do not. */
+/* Whether var (NAME=value) is named in list (comma-separated names). */
+static bool listed(const char *list, const char *var)
+{
+	size_t n = strcspn(var, "=");
+	for (const char *p = list; p && *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] == ',')) {
+		size_t len = strcspn(p, ",");
+		if (len == n && !strncmp(p, var, n))
+			return true;
+	}
+	return false;
+}
+
+/* A launcher's variables: those OFFLINK_DEVICE_LAUNCHER_ENV names, and
+ * those named after one of its programs (RECC_... for recc): it reads
+ * them; the device tools under it get them too, keyed as all the others. */
 static bool launcher_var(const struct ofl_link *l, const char *var)
 {
-	if (!l->o.nlauncher)
-		return false;
-	const char *prog = l->o.launcher[0], *base = strrchr(prog, '/');
-	base = base ? base + 1 : prog;
-	size_t n = strlen(base);
-	for (size_t i = 0; i < n; i++)
-		if (toupper((unsigned char)base[i]) != var[i])
-			return false;
-	return n && var[n] == '_';
+	if (listed(l->o.launcher_env, var))
+		return true;
+	for (size_t w = 0; w < l->o.nlauncher; w++) {
+		const char *prog = l->o.launcher[w], *base = strrchr(prog, '/');
+		base = base ? base + 1 : prog;
+		size_t n = strlen(base), i = 0;
+		if (strchr(base, '='))
+			continue; /* env's VAR=value */
+		while (i < n && (toupper((unsigned char)base[i]) == var[i] ||
+		                 (base[i] == '-' && var[i] == '_')))
+			i++;
+		if (n && i == n && var[n] == '_')
+			return true;
+	}
+	return false;
 }
 
 int ofl_action_env(struct ofl_link *l, struct link_action *a, struct ofl_error *err)
@@ -419,27 +439,20 @@ static int ld_option(struct decl *d, const struct ofl_ldcmd *c, const struct ofl
 	}
 }
 
-/* Response files among words (@file, nested): each read, by its bytes. */
-static int responses(struct decl *d, char *const *w, size_t n, unsigned depth)
+static int declare_rsp(void *ctx, const char *path, const uint8_t *bytes, size_t n)
 {
-	int rc = 0;
-	for (size_t i = 0; !rc && i < n; i++) {
-		if (w[i][0] != '@')
-			continue;
-		const char *path = w[i] + 1;
-		struct stat st;
-		if (depth >= MAX_NESTED || stat(path, &st) || !S_ISREG(st.st_mode))
-			return uncached(d, "the response file %s is no regular file", path);
-		rc = declare(d, path, own(d, path) ? ACT_CONTENT : ACT_IDENTITY);
-		char *text = rc ? NULL : text_of(d, path), *p = text;
-		struct ofl_argv inner = OFL_ARGV_INIT;
-		for (char *word; !rc && p && (word = ofl_argv_next_word(&p));)
-			rc = *word ? ofl_argv_push(&inner, word, d->err) : 0;
-		rc = rc ? rc : responses(d, inner.v, inner.n, depth + 1);
-		ofl_argv_release(&inner);
-		free(text);
-	}
-	return rc;
+	struct decl *d = ctx;
+	(void)bytes;
+	(void)n;
+	return declare(d, path, own(d, path) ? ACT_CONTENT : ACT_IDENTITY);
+}
+
+/* Response files among a job's words (nested): each read, declared. */
+static int responses(struct decl *d, char *const *w, size_t n)
+{
+	int rc = ofl_rsp_files(w, n, declare_rsp, d, d->err);
+	return rc == 1 ? uncached(d, "a response file that is no regular file, or nested too deep")
+	               : rc;
 }
 
 /* An ld job: its response files, inputs, libraries (the folders looked in
@@ -448,7 +461,7 @@ static int ld_job(struct decl *d, const struct ofl_argv *job, bool bfd)
 {
 	struct ofl_ldcmd c = OFL_LDCMD_INIT;
 	struct ofl_argv dirs = OFL_ARGV_INIT;
-	int rc = responses(d, job->v + 1, job->n - 1, 0);
+	int rc = responses(d, job->v + 1, job->n - 1);
 	if (rc || d->a->uncached)
 		return rc;
 	struct ofl_error bad = OFL_ERROR_INIT;
@@ -631,6 +644,12 @@ static void log_key(struct ofl_link *l, const struct link_action *a)
 {
 	static const char *const how[] = {"file", "file", "absent"};
 	ofl_link_logf(l, OFL_LOG_DECISION, "device action: %s -> %s", a->what, a->output);
+	for (size_t j = 0; j < a->njobs; j++) {
+		struct ofl_buf b = OFL_BUF_INIT;
+		if (!ofl_proc_format(a->jobs[j].v, a->jobs[j].n, false, &b))
+			ofl_link_logf(l, OFL_LOG_DECISION, "  runs: %s", (const char *)b.data);
+		ofl_buf_release(&b);
+	}
 	if (a->uncached) {
 		ofl_link_logf(l, OFL_LOG_DECISION, "  not cached: %s", a->uncached);
 		return;

@@ -20,6 +20,7 @@
 #include "internal.h"
 #include "link_priv.h"
 #include "loads.h"
+#include "rsp.h"
 
 /* Words of a memo: a job ends with END, an own file of the link's is
  * OWN and its index, a temporary the driver makes is TEMP and its
@@ -172,10 +173,20 @@ static void key_programs(struct ofl_cache_key *k, const char *clangdir, const ch
 		}
 }
 
+/* A response file clang reads for itself (it expands them before it reads
+ * its options: a -Xlinker @FILE's words reach the job inlined). */
+static int key_rsp(void *ctx, const char *path, const uint8_t *bytes, size_t n)
+{
+	ofl_key_str(ctx, "response file", path);
+	ofl_key_bytes(ctx, "content", bytes, n);
+	return 0;
+}
+
 /* The memo's key: the clang (what it loads), the command's shape, its
- * environment, and what the driver reads to decide: the distribution's
- * release files (its linker defaults), the GCC installations (crt files,
- * library folders), the programs it looks for, the CUDA toolkits. */
+ * environment, and what the driver reads to decide: its response files,
+ * the distribution's release files (its linker defaults), the GCC
+ * installations (crt files, library folders), the programs it looks for,
+ * the CUDA toolkits.  1 when a response file is none it can read. */
 static int driver_key(const struct ofl_link *l, const struct link_action *a,
                       const struct ofl_argv *shape, const char *clang, const char *triple,
                       uint8_t key[OFL_CACHE_KEY_SIZE], struct ofl_error *err)
@@ -197,6 +208,7 @@ static int driver_key(const struct ofl_link *l, const struct link_action *a,
 	                           err);
 	for (size_t i = 0; i < shape->n; i++)
 		ofl_key_str(&k, "word", shape->v[i]);
+	rc = rc ? rc : ofl_rsp_files(shape->v, shape->n, key_rsp, &k, err);
 	/* TMPDIR, the link's directory: the driver's temporaries, mapped to
 	 * the link's names (TEMP) */
 	for (char *const *e = a->env; *e; e++)
@@ -208,6 +220,13 @@ static int driver_key(const struct ofl_link *l, const struct link_action *a,
 	snprintf(dir, sizeof(dir), "%s", realpath(clang, real) ? real : clang);
 	*strrchr(dir, '/') = '\0';
 	key_programs(&k, dir, triple, a->env);
+	/* its resource folders, and its lib/<triple> (LLVM 20+'s device
+	 * runtime, which it adds to the link's folders when there) */
+	char sub[PATH_MAX + 32];
+	snprintf(sub, sizeof(sub), "%s/../lib/clang", dir);
+	key_listing(&k, sub, true);
+	if (snprintf(sub, sizeof(sub), "%s/../lib/%s", dir, triple) < (int)sizeof(sub))
+		key_listing(&k, sub, false);
 	for (size_t i = 0; i < sizeof(cuda) / sizeof(*cuda); i++) {
 		char p[PATH_MAX];
 		snprintf(p, sizeof(p), "%s/include/cuda.h", cuda[i]);
@@ -263,10 +282,32 @@ static char *unquote(const char **s)
 	return (char *)b.data;
 }
 
+/* The index k of the placeholder word names in the probe's folder, or -1:
+ * exactly <probe>/p<k><ext> of a shape word OWN k:p<ext> (the driver's own
+ * temporaries there, <input stem>-XXXXXX.o, may start alike). */
+static long placeholder_index(const char *word, const char *probe, const struct ofl_argv *shape)
+{
+	size_t plen = strlen(probe);
+	if (strncmp(word, probe, plen) || word[plen] != '/' || word[plen + 1] != 'p')
+		return -1;
+	for (size_t i = 0; i < shape->n; i++) {
+		const char *w = shape->v[i];
+		char want[64];
+		if (w[0] != OWN)
+			continue;
+		snprintf(want, sizeof(want), "p%ld%s", atol(w + 1), strchr(w, ':') + 2);
+		if (!strcmp(word + plen + 1, want))
+			return atol(w + 1);
+	}
+	return -1;
+}
+
 /* The memo of the driver's jobs (-### on stderr): their words, own files
- * as OWN i, the driver's temporaries as TEMP ext; -1 when the output is
- * not jobs of absolute programs. */
-static int memo_of(const char *text, const char *probe, struct ofl_buf *m)
+ * as OWN k, the driver's temporaries as TEMP t:ext (t numbering them,
+ * temps their words); -1 when the output is not jobs of absolute
+ * programs. */
+static int memo_of(const char *text, const char *probe, const struct ofl_argv *shape,
+                   struct ofl_argv *temps, struct ofl_buf *m)
 {
 	size_t plen = strlen(probe), njobs = 0;
 	for (const char *line = text; *line;
@@ -281,11 +322,20 @@ static int memo_of(const char *text, const char *probe, struct ofl_buf *m)
 				return -1;
 			}
 			char *at = strstr(word, probe);
-			if (at && at[plen] == '/' && at[plen + 1] == 'p' && at == word) {
-				ofl_buf_printf(m, "%c%s", OWN, word + plen + 2);
+			long k = placeholder_index(word, probe, shape);
+			if (k >= 0) {
+				ofl_buf_printf(m, "%c%ld", OWN, k);
 			} else if (at && at == word) {
+				/* the same temporary, the same name in every job */
+				size_t t = 0;
+				while (t < temps->n && strcmp(temps->v[t], word))
+					t++;
+				if (t == temps->n && ofl_argv_push(temps, word, NULL)) {
+					free(word);
+					return -1;
+				}
 				const char *dot = strrchr(word + plen, '.');
-				ofl_buf_printf(m, "%c%s", TEMP, dot ? dot : "");
+				ofl_buf_printf(m, "%c%zu:%s", TEMP, t, dot ? dot : "");
 			} else if (at) {
 				free(word);
 				return -1; /* a temporary inside a word */
@@ -340,8 +390,11 @@ static int probe(struct ofl_link *l, struct link_action *a, const struct ofl_arg
 	struct ofl_error failed = OFL_ERROR_INIT;
 	if (!rc && ofl_proc_run(&p, &failed))
 		rc = 1;
-	if (!rc && (ofl_buf_append(&p.err, "", 1) || memo_of((const char *)p.err.data, dir, m)))
+	struct ofl_argv temps = OFL_ARGV_INIT;
+	if (!rc && (ofl_buf_append(&p.err, "", 1) ||
+	            memo_of((const char *)p.err.data, dir, shape, &temps, m)))
 		rc = 1;
+	ofl_argv_release(&temps);
 	ofl_proc_release(&p);
 	free(tmpdir);
 	free(env);
@@ -353,7 +406,7 @@ static int probe(struct ofl_link *l, struct link_action *a, const struct ofl_arg
 static int jobs_of(struct link_action *a, const uint8_t *m, size_t n, char *const *own, size_t nown,
                    struct ofl_error *err)
 {
-	size_t njobs = 0, ntemps = 0;
+	size_t njobs = 0;
 	for (size_t i = 0; i + 1 < n; i += strlen((const char *)m + i) + 1)
 		njobs += m[i] == END;
 	if (!njobs || m[n - 1] || !(a->jobs = ofl_calloc(njobs, sizeof(*a->jobs))))
@@ -372,10 +425,13 @@ static int jobs_of(struct link_action *a, const uint8_t *m, size_t n, char *cons
 			if (k >= nown)
 				return 1;
 			rc = ofl_argv_push(job, own[k], err);
+		} else if (w[0] == TEMP && !strchr(w, ':')) {
+			return 1; /* no memo of ours */
 		} else if (w[0] == TEMP) {
-			rc = asprintf(&s, "%s.%zu%s", a->output, ntemps++, w + 1) < 0
-			         ? OFL_NOMEM(err)
-			         : ofl_argv_push(job, s, err);
+			rc =
+			    asprintf(&s, "%s.%ld%s", a->output, atol(w + 1), strchr(w, ':') + 1) < 0
+			        ? OFL_NOMEM(err)
+			        : ofl_argv_push(job, s, err);
 			free(s);
 		} else {
 			rc = ofl_argv_push(job, w, err);
@@ -432,6 +488,14 @@ int ofl_expand(struct ofl_link *l, struct link_action *a, struct ofl_error *err)
 	uint8_t key[OFL_CACHE_KEY_SIZE];
 	int rc = shape_of(l, a, &shape, err);
 	rc = rc ? rc : driver_key(l, a, &shape, clang, triple, key, err);
+	if (rc == 1) {
+		/* clang would read a FIFO or a device, or nest too deep */
+		ofl_argv_release(&shape);
+		return set_uncached(a, err,
+		                    "a response file that is no regular file, or nested "
+		                    "too deep") ||
+		       own_job(l, a, err);
+	}
 	bool known = !rc && ofl_cache_memo_get(l->cache, key, &memo);
 	int asked = rc || known ? 0 : probe(l, a, &shape, &fresh, err);
 	if (asked == 0 && !rc && !known)

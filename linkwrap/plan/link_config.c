@@ -231,6 +231,7 @@ int ofl_link_config_env(struct ofl_link_config *c, char *const *env, pid_t drive
 	struct ofl_link_opts *o = &c->o;
 	const char *tmp = ofl_proc_env_get(env, "TMPDIR");
 	const char *launcher = ofl_proc_env_get(env, "OFFLINK_DEVICE_LAUNCHER");
+	o->launcher_env = ofl_proc_env_get(env, "OFFLINK_DEVICE_LAUNCHER_ENV");
 	const char *quiet = ofl_proc_env_get(env, "OFFLINK_NO_BYPASS_WARNING");
 	o->bypass_ok |= quiet && !strcmp(quiet, "1");
 	const char *chain = ofl_proc_env_get(env, "OFFLINK_LINKER_CHAIN");

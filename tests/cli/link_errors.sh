@@ -55,9 +55,9 @@ expect_fail ld.offlink --offlink-linker="$BIN/ld.offlink" -o out5 main.o
 grep -q "is ld.offlink itself" err || { cat err; fail "recursion not refused"; }
 
 # SIGTERM while a device link runs: ld.offlink dies, its temporaries go
-cat >slow.sh <<'SH'
+cat >slow.sh <<SH
 #!/bin/sh
-touch "$TMPDIR/../slow.started"
+touch "$PWD/slow.started"
 exec sleep 30
 SH
 chmod +x slow.sh

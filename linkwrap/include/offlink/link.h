@@ -75,6 +75,11 @@ struct ofl_link_opts {
 	/* Prefix of every device link command (ccache, distcc, recc...). */
 	const char *const *launcher;
 	size_t nlauncher;
+	/* Variables of device_env a launcher reads (comma-separated names,
+	 * OFFLINK_DEVICE_LAUNCHER_ENV), given to the device actions beside
+	 * those the plan lists, with those named after a launcher's program
+	 * (RECC_... for recc); NULL: none. */
+	const char *launcher_env;
 	/* Archive members whose images have these archs are always taken. */
 	const char *const *extract_archs;
 	size_t nextract_archs;
