@@ -399,8 +399,7 @@ int link_job_run(struct link_job *j)
 	/* --emit-fatbin-only names a linker (the driver's bundler) it never runs */
 	if (!rc && !j->c.o.emit_fatbin)
 		rc = resolve_linker(j, ofl_link_bitcode_release(l));
-	struct ofl_link_plan plan = {
-	    OFL_PLAN_UNCHANGED, {NULL, 0, NULL, 0, NULL, 0, NULL}, NULL, NULL};
+	struct ofl_link_plan plan = {.action = OFL_PLAN_UNCHANGED};
 	if (!rc) {
 		rc = ofl_link_plan(l, &plan, &err);
 		phase(j, "plan", &t0);

@@ -150,12 +150,17 @@ void ofl_link_destroy(struct ofl_link *l)
 		free(a->uncached);
 	}
 	free(l->actions);
+	free(l->pub_units);
+	free(l->pub_groups);
+	free(l->pub_actions);
+	free(l->pub_files);
 	for (size_t i = 0; i < l->ngroups; i++) {
 		ofl_file_close(&l->groups[i].linked);
 		for (size_t k = 0; k < l->groups[i].npending; k++)
 			free(l->groups[i].pending[k].owned);
 		free(l->groups[i].pending);
 		free(l->groups[i].runtime_dir);
+		free(l->groups[i].runtime_path);
 	}
 	free(l->files);
 	free(l->units);

@@ -123,11 +123,13 @@ int ofl_devrt_gather(struct ofl_link *l, struct ofl_error *err)
 
 /* LLVM 19: the archive must have been found; its members are inputs.
  * (The groups are made anew after ofl_devrt_gather: looked for again.) */
-static int check_devicertl(const struct ofl_link *l, const struct link_group *g,
-                           struct ofl_error *err)
+static int check_devicertl(const struct ofl_link *l, struct link_group *g, struct ofl_error *err)
 {
 	struct ofl_buf looked = OFL_BUF_INIT;
 	char *path = find_devicertl(l, g, &looked);
+	g->runtime = OFL_RUNTIME_ARCHIVE;
+	free(g->runtime_path);
+	g->runtime_path = path ? ofl_strdup(path) : NULL;
 	int rc = path ? 0
 	              : ofl_error_set(err, OFL_ENOTFOUND, NULL, OFL_NO_OFFSET,
 	                              "LLVM %u's OpenMP device runtime libomptarget.devicertl.a "
@@ -159,11 +161,23 @@ static bool clangs_own(const char *clang, const struct link_group *g, const char
  * not the one clang searches by itself (a --device-compiler reached
  * through a link), as a device linker argument of its own.  Given twice,
  * nvlink would record it twice in the image. */
-int ofl_devrt_push(struct ofl_link *l, const struct link_group *g, const char *clang,
+/* What a group that needs no runtime of ours gets: the driver's (the
+ * personality), none (--nogpulib), or none needed. */
+static enum ofl_plan_runtime no_runtime(const struct ofl_link *l, const struct link_group *g)
+{
+	bool omp_gpu = g->kind == OFL_OFK_OPENMP && !g->legacy && ofl_target_gpu(g->triple);
+	return !omp_gpu                 ? OFL_RUNTIME_NONE
+	       : l->o.no_device_runtime ? OFL_RUNTIME_OFF
+	                                : OFL_RUNTIME_DRIVER;
+}
+
+int ofl_devrt_push(struct ofl_link *l, struct link_group *g, const char *clang,
                    struct ofl_proc *cmd, struct ofl_error *err)
 {
-	if (!needs_runtime(l, g))
+	if (!needs_runtime(l, g)) {
+		g->runtime = no_runtime(l, g);
 		return 0;
+	}
 	if (ofl_llvm_old_wrapper(g->llvm))
 		return check_devicertl(l, g, err);
 	/* a --device-compiler given by name is found on PATH */
@@ -188,7 +202,9 @@ int ofl_devrt_push(struct ofl_link *l, const struct link_group *g, const char *c
 	         (!clangs_own(path, g, dir) &&
 	          (ofl_proc_push(cmd, "-Xlinker", err) || ofl_proc_pushf(cmd, err, "-L%s", dir))))
 		rc = err->code;
-	free(dir);
+	g->runtime = OFL_RUNTIME_LIBRARY;
+	free(g->runtime_path);
+	g->runtime_path = dir; /* the group's */
 	free(path);
 	return rc;
 }

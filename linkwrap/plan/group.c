@@ -168,8 +168,11 @@ int ofl_group_images(struct ofl_link *l, struct ofl_error *err)
 			break;
 		}
 		unsigned v = im->llvm ? im->llvm : llvm_of_needs(l->units[im->unit].needs.abis);
-		if (v > l->groups[g].llvm)
+		if (v > l->groups[g].llvm) {
 			l->groups[g].llvm = v;
+			l->groups[g].llvm_why =
+			    im->llvm ? "the images' producer" : "the objects' entry tables";
+		}
 		im->group = g;
 	}
 	rc = rc ? rc : list_members(l, &index, &key, err);
@@ -191,8 +194,10 @@ void ofl_group_count_taken(struct ofl_link *l)
 		/* bitcode does not say who made it: the newest LLVM reads it */
 		if (!l->groups[g].llvm && root && !newest)
 			newest = ofl_llvm_newest(root);
-		if (!l->groups[g].llvm)
+		if (!l->groups[g].llvm) {
 			l->groups[g].llvm = newest;
+			l->groups[g].llvm_why = "the newest installed";
+		}
 		l->groups[g].runtime_dir = ofl_toolchain_runtime_dir(&l->tools, l->groups[g].llvm);
 		ofl_link_logf(l, OFL_LOG_DECISION, "device link %zu: %s %s, %zu image(s), LLVM %u",
 		              g, l->groups[g].triple,
@@ -203,7 +208,11 @@ void ofl_group_count_taken(struct ofl_link *l)
 
 /* The ABI of the taken host objects' entry tables; with none, the one of
  * the LLVM that made the device code. */
-const char *const ofl_abi_names[] = {"LLVM 14", "AMD", "LLVM 19", "LLVM 20-22"};
+const char *ofl_abi_name(enum ofl_wrap_abi abi)
+{
+	static const char *const names[] = {"LLVM 14", "AMD", "LLVM 19", "LLVM 20-22"};
+	return names[abi];
+}
 
 enum ofl_wrap_abi ofl_group_abi(const struct ofl_link *l, enum ofl_wrap_kind kind, unsigned llvm)
 {
@@ -242,7 +251,8 @@ int ofl_group_check_abis(const struct ofl_link *l, struct ofl_error *err)
 		                     "objects made by different LLVM releases need different "
 		                     "registrations: %s (%s) and %s (%s); rebuild them with one "
 		                     "release",
-		                     first[lo], ofl_abi_names[lo], first[hi], ofl_abi_names[hi]);
+		                     first[lo], ofl_abi_name((enum ofl_wrap_abi)lo), first[hi],
+		                     ofl_abi_name((enum ofl_wrap_abi)hi));
 	}
 	return 0;
 }

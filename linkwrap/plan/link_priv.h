@@ -135,6 +135,9 @@ struct link_group {
 	struct ofl_file linked; /* its bytes, once linked (mapped, or read) */
 	struct ofl_error err;
 	size_t first_action, nactions; /* its actions in ofl_link.actions */
+	const char *llvm_why;          /* where llvm came from (ofl_plan_group) */
+	enum ofl_plan_runtime runtime; /* its OpenMP device runtime (devrt.c) */
+	char *runtime_path;            /* the runtime's archive or folder, owned */
 	/* Inputs of its commands not written yet: written just before a
 	 * command runs, never for one the cache answers (creating files is
 	 * most of a cached link's time) */
@@ -159,6 +162,11 @@ struct ofl_link {
 	size_t ngroups, capgroups;
 	struct link_member *members; /* by group */
 	struct link_action *actions; /* by group, in order */
+	/* the plan as data, for the front ends (ofl_link_plan's) */
+	struct ofl_plan_unit *pub_units;
+	struct ofl_plan_group *pub_groups;
+	struct ofl_device_action *pub_actions;
+	struct ofl_plan_file *pub_files;
 	size_t nactions, capactions;
 	struct ofl_toolchain tools; /* where the link's tools are (from o) */
 	char *tmpdir;               /* made on first use */
@@ -250,8 +258,8 @@ const struct link_image *ofl_group_image(const struct ofl_link *l, size_t gi, si
  * image count, LLVM release and runtime dir, once members are chosen. */
 int ofl_group_images(struct ofl_link *l, struct ofl_error *err);
 void ofl_group_count_taken(struct ofl_link *l);
-/* The names of enum ofl_wrap_abi, for messages. */
-extern const char *const ofl_abi_names[];
+/* The name of an ABI, for messages. */
+const char *ofl_abi_name(enum ofl_wrap_abi abi);
 /* The ABI of kind's taken host objects' entry tables; with none, the one
  * of LLVM release llvm, which made the device code. */
 enum ofl_wrap_abi ofl_group_abi(const struct ofl_link *l, enum ofl_wrap_kind kind, unsigned llvm);
@@ -300,7 +308,7 @@ char ofl_devlink_opt_level(const struct ofl_link *l);
 int ofl_devrt_gather(struct ofl_link *l, struct ofl_error *err);
 /* Group g's runtime arguments (LLVM 20+), or the error naming the runtime
  * that is missing and where it was looked for. */
-int ofl_devrt_push(struct ofl_link *l, const struct link_group *g, const char *clang,
+int ofl_devrt_push(struct ofl_link *l, struct link_group *g, const char *clang,
                    struct ofl_proc *cmd, struct ofl_error *err);
 
 /* lto19.c: LLVM 19's LTO of group gi's bitcode (llvm-lto2 beside

@@ -101,10 +101,96 @@ static int plan_device_work(struct ofl_link *l, struct ofl_error *err)
 	return rc || l->o.emit_fatbin || l->o.llvm_wrapper ? rc : ofl_group_runtime_libs(l, err);
 }
 
+static enum ofl_plan_lto lto_of(const struct ofl_link *l, size_t g)
+{
+	const struct link_group *gr = &l->groups[g];
+	if (gr->nactions > 1 || (gr->nactions && l->actions[gr->first_action].lto))
+		return OFL_LTO_STEP;
+	for (size_t k = 0; k < gr->nall; k++) {
+		const struct link_image *im = ofl_group_image(l, g, k);
+		if (im && ofl_bitcode_is(im->b.image, im->b.image_size))
+			return OFL_LTO_LINKER;
+	}
+	return OFL_LTO_NONE;
+}
+
+static void publish_groups(struct ofl_link *l, struct ofl_link_plan *p)
+{
+	for (size_t g = 0; g < l->ngroups; g++) {
+		const struct link_group *gr = &l->groups[g];
+		enum ofl_plan_form form = gr->legacy                       ? OFL_FORM_OLD_HIP
+		                          : ofl_llvm_old_wrapper(gr->llvm) ? OFL_FORM_LLVM19
+		                                                           : OFL_FORM_LLVM20;
+		l->pub_groups[g] = (struct ofl_plan_group){
+		    gr->kind,         gr->triple,  gr->arch,         gr->llvm,
+		    gr->llvm_why,     form,        lto_of(l, g),     gr->runtime,
+		    gr->runtime_path, gr->nimages, gr->first_action, gr->nactions};
+	}
+	p->groups = l->pub_groups;
+	p->ngroups = l->ngroups;
+}
+
+static void publish_actions(struct ofl_link *l, struct ofl_link_plan *p)
+{
+	size_t f = 0;
+	for (size_t i = 0; i < l->nactions; i++) {
+		const struct link_action *a = &l->actions[i];
+		for (size_t k = 0; k < a->nfiles; k++)
+			l->pub_files[f + k] = (struct ofl_plan_file){
+			    a->files[k].path, (enum ofl_plan_how)a->files[k].how};
+		l->pub_actions[i] = (struct ofl_device_action){
+		    a->group, a->lto,   a->what, a->output,        a->cmd.argv, a->cmd.argc,
+		    a->jobs,  a->njobs, a->env,  l->pub_files + f, a->nfiles,   a->uncached};
+		f += a->nfiles;
+	}
+	p->actions = l->pub_actions;
+	p->nactions = l->nactions;
+}
+
+static void publish_wraps(struct ofl_link *l, struct ofl_link_plan *p)
+{
+	size_t *order = ofl_calloc(l->ngroups + 1, sizeof(*order));
+	for (int k = OFL_WRAP_OPENMP; order && k <= OFL_WRAP_HIP; k++)
+		for (int old = 0; old <= (k == OFL_WRAP_HIP); old++) {
+			size_t n = ofl_group_kind_order(l, (enum ofl_wrap_kind)k, old, order);
+			if (n && p->nwraps < 4)
+				p->wraps[p->nwraps++] = (struct ofl_plan_wrap){
+				    k,
+				    (int)ofl_group_abi(l, (enum ofl_wrap_kind)k,
+				                       l->groups[order[0]].llvm),
+				    old, n};
+		}
+	free(order);
+}
+
+/* The decisions as data, for the front ends and tests (offlink/link.h). */
+static int publish(struct ofl_link *l, struct ofl_link_plan *p, struct ofl_error *err)
+{
+	size_t nfiles = 0;
+	for (size_t i = 0; i < l->nactions; i++)
+		nfiles += l->actions[i].nfiles;
+	l->pub_units = ofl_calloc(l->nunits + 1, sizeof(*l->pub_units));
+	l->pub_groups = ofl_calloc(l->ngroups + 1, sizeof(*l->pub_groups));
+	l->pub_actions = ofl_calloc(l->nactions + 1, sizeof(*l->pub_actions));
+	l->pub_files = ofl_calloc(nfiles + 1, sizeof(*l->pub_files));
+	if (!l->pub_units || !l->pub_groups || !l->pub_actions || !l->pub_files)
+		return OFL_NOMEM(err);
+	for (size_t u = 0; u < l->nunits; u++) {
+		const struct link_unit *un = &l->units[u];
+		l->pub_units[u] =
+		    (struct ofl_plan_unit){un->name, un->taken, un->why, un->device, un->nimages};
+	}
+	p->units = l->pub_units;
+	p->nunits = l->nunits;
+	publish_groups(l, p);
+	publish_actions(l, p);
+	publish_wraps(l, p);
+	return 0;
+}
+
 int ofl_link_plan(struct ofl_link *l, struct ofl_link_plan *p, struct ofl_error *err)
 {
-	*p = (struct ofl_link_plan){
-	    OFL_PLAN_UNCHANGED, {NULL, 0, NULL, 0, NULL, 0, NULL}, NULL, NULL};
+	*p = (struct ofl_link_plan){.action = OFL_PLAN_UNCHANGED};
 	/* its groups, images and actions are made once (a linker that loads
 	 * the plugin twice would otherwise plan twice over the same state) */
 	if (l->ran)
@@ -131,6 +217,7 @@ int ofl_link_plan(struct ofl_link *l, struct ofl_link_plan *p, struct ofl_error 
 	const char *out = l->o.output ? l->o.output : "a.out";
 	int rc = l->o.relocatable ? ofl_link_check_output(l, out, err) : 0;
 	rc = rc ? rc : plan_device_work(l, err);
+	rc = rc ? rc : publish(l, p, err);
 	if (!rc)
 		p->action = OFL_PLAN_ADD;
 	return rc;

@@ -213,7 +213,7 @@ static int write_wrapper(struct ofl_link *l, enum ofl_wrap_kind kind, const size
 	if (!rc) {
 		l->res.objects[l->res.nobjects++] = path;
 		ofl_link_logf(l, OFL_LOG_DECISION, "%s wrapper: %zu image(s), %s registration",
-		              kind_names[kind], n, ofl_abi_names[o.abi]);
+		              kind_names[kind], n, ofl_abi_name(o.abi));
 	}
 	for (size_t i = 0; packed && i < n; i++)
 		ofl_buf_release(&packed[i]);
