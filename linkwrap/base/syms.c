@@ -11,6 +11,12 @@
 #include "offlink/wrapper_obj.h"
 #include "syms.h"
 
+/* A callback's failure (0 or OFL_ENOMEM) as the walkers return it. */
+static int failed(int rc, struct ofl_error *err)
+{
+	return rc == OFL_ENOMEM ? OFL_NOMEM(err) : rc;
+}
+
 /* Every entry is read, not only those from sh_info on: CUDA 13's ptxas
  * puts local section symbols after the globals of an sm_90 cubin and sets
  * sh_info past all of them, so the globals sit below it. */
@@ -49,7 +55,7 @@ int ofl_elf_global_symbols(const uint8_t *data, size_t size, ofl_sym_fn fn, void
 			rc = symbols_of(e, s, &sh, fn, ctx);
 	}
 	elf_end(e);
-	return rc < 0 ? rc : 0;
+	return failed(rc, err);
 }
 
 int ofl_archive_index(const uint8_t *data, size_t size, ofl_arsym_fn fn, void *ctx,
@@ -64,7 +70,7 @@ int ofl_archive_index(const uint8_t *data, size_t size, ofl_arsym_fn fn, void *c
 		if (syms[i].as_name)
 			rc = fn(ctx, syms[i].as_name, (uint64_t)syms[i].as_off);
 	elf_end(e);
-	return rc;
+	return failed(rc, err);
 }
 
 /* The section named name (its header in *sh), or NULL. */
@@ -173,7 +179,7 @@ static int bitcode_symbols(const struct ofl_bcsymtab *t, ofl_sym_fn fn, void *ct
 			continue;
 		char *name = s->len < sizeof(small) ? small : ofl_malloc(s->len + 1);
 		if (!name)
-			return -1;
+			return OFL_ENOMEM;
 		memcpy(name, s->name, s->len);
 		name[s->len] = '\0';
 		rc = fn(ctx, name, !undef);
@@ -194,7 +200,7 @@ int ofl_image_symbols(const uint8_t *data, size_t size, ofl_sym_fn fn, void *ctx
 		return ignored.code == OFL_ENOMEM ? OFL_NOMEM(err) : 1;
 	int rc = bitcode_symbols(&t, fn, ctx);
 	ofl_bitcode_symtab_release(&t);
-	return rc;
+	return failed(rc, err);
 }
 
 /* Only the symbol table's header: the link asks this of every unit and

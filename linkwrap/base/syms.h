@@ -9,6 +9,8 @@
 
 #include "offlink/error.h"
 
+/* The walkers' callbacks return 0 to go on or OFL_ENOMEM; the walkers
+ * return an OFL_E code with err filled, for the caller to name the file. */
 typedef int (*ofl_sym_fn)(void *ctx, const char *name, bool defined);
 /* Global and weak symbols of a relocatable object (.symtab) or shared
  * object (.dynsym: what it defines, and what it leaves to the program,

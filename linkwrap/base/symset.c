@@ -29,7 +29,7 @@ static int grow(struct ofl_symset *s)
 	struct ofl_symslot *old = s->slots;
 	struct ofl_symset t = {s->n, ncap, ofl_calloc(ncap, sizeof(*old))};
 	if (!t.slots)
-		return -1;
+		return OFL_ENOMEM;
 	for (size_t i = 0; i < s->cap; i++)
 		if (old[i].name)
 			*probe(&t, old[i].name, old[i].hash) = old[i];
@@ -42,13 +42,13 @@ int ofl_symset_add(struct ofl_symset *s, const char *name, uint32_t value,
                    struct ofl_symslot **slot, bool *added)
 {
 	if (2 * (s->n + 1) > s->cap && grow(s))
-		return -1;
+		return OFL_ENOMEM;
 	uint64_t h = XXH3_64bits(name, strlen(name));
 	struct ofl_symslot *e = probe(s, name, h);
 	*added = !e->name;
 	if (*added) {
 		if (!(e->name = ofl_strdup(name)))
-			return -1;
+			return OFL_ENOMEM;
 		e->hash = h;
 		e->value = value;
 		s->n++;

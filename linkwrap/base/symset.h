@@ -27,7 +27,7 @@ struct ofl_symset {
 struct ofl_symslot *ofl_symset_find(const struct ofl_symset *s, const char *name);
 
 /* Inserts name with value unless present; *slot is the (new or old) slot,
- * *added tells which.  -1 when out of memory. */
+ * *added tells which.  OFL_ENOMEM when out of memory. */
 int ofl_symset_add(struct ofl_symset *s, const char *name, uint32_t value,
                    struct ofl_symslot **slot, bool *added);
 

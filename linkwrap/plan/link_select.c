@@ -35,9 +35,9 @@ struct resolver {
 static int enqueue(struct resolver *r, size_t unit, const char *sym)
 {
 	if (OFL_GROW(r->queue, r->capqueue, r->nqueue))
-		return -1;
+		return OFL_ENOMEM;
 	r->queue[r->nqueue] = (struct pending){unit, ofl_strdup(sym)};
-	return r->queue[r->nqueue++].sym ? 0 : -1;
+	return r->queue[r->nqueue++].sym ? 0 : OFL_ENOMEM;
 }
 
 static int note_symbol(void *ctx, const char *name, bool defined)
@@ -46,7 +46,7 @@ static int note_symbol(void *ctx, const char *name, bool defined)
 	struct ofl_symslot *s, *ix;
 	bool added;
 	if (ofl_symset_add(&r->syms, name, defined, &s, &added))
-		return -1;
+		return OFL_ENOMEM;
 	if (defined) {
 		s->value = 1;
 		return 0;
@@ -61,8 +61,6 @@ static int read_symbols(struct resolver *r, const uint8_t *d, size_t n, const ch
                         struct ofl_error *err)
 {
 	int rc = ofl_image_symbols(d, n, note_symbol, r, err);
-	if (rc == -1)
-		return OFL_NOMEM(err);
 	if (rc < 0)
 		ofl_error_locate(err, name, 0);
 	return rc;
@@ -130,10 +128,13 @@ static int index_archive(struct resolver *r, const struct link_file *f, struct o
 	for (size_t u = f->first_unit; rc == 1 && u < f->first_unit + f->nunits; u++) {
 		struct member_ctx m = {r, u};
 		const struct link_unit *un = &r->l->units[u];
-		if (ofl_image_symbols(un->data, un->size, note_member_symbol, &m, err) == -1)
-			return OFL_NOMEM(err);
+		int mrc = ofl_image_symbols(un->data, un->size, note_member_symbol, &m, err);
+		if (mrc < 0) {
+			ofl_error_locate(err, un->name, 0);
+			return mrc;
+		}
 	}
-	return rc < 0 ? OFL_NOMEM(err) : 0;
+	return rc < 0 ? rc : 0;
 }
 
 static int drain(struct resolver *r, struct ofl_error *err)
@@ -180,7 +181,9 @@ static int add_file(struct resolver *r, size_t i, struct ofl_error *err)
 	 * defining one is pulled, as for an object */
 	if (f->kind == FILE_SHARED) {
 		rc = ofl_elf_global_symbols(f->f.data, f->f.size, note_symbol, r, err);
-		return rc == -1 ? OFL_NOMEM(err) : 0; /* an unreadable .so: ld's to judge */
+		if (rc < 0)
+			ofl_error_locate(err, f->in.path, 0);
+		return rc;
 	}
 	if (f->kind == FILE_ARCHIVE && !f->in.whole_archive && !f->in.pulled)
 		return 0;
@@ -281,7 +284,9 @@ static int device_rules(struct ofl_link *l, size_t g, struct ofl_error *err)
 		                  : ofl_image_symbols(im->b.image, im->b.image_size,
 		                                      note_member_symbol, &m, err);
 		known = known && rc != 1;
-		rc = rc == -1 ? OFL_NOMEM(err) : rc == 1 ? 0 : rc;
+		if (rc < 0)
+			ofl_error_locate(err, l->units[im->unit].name, 0);
+		rc = rc == 1 ? 0 : rc;
 	}
 	for (size_t k = 0; !rc && used && !known && k < n; k++)
 		if (!mem[k].taken)

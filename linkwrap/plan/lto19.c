@@ -79,8 +79,8 @@ static size_t scan_inputs(struct lto *t, struct ofl_error *err)
 		if (is_bitcode(im))
 			nbc++;
 		else if (ofl_image_symbols(im->b.image, im->b.image_size, note_regular, &t->regular,
-		                           err) == -1)
-			OFL_NOMEM(err);
+		                           err) < 0)
+			ofl_error_locate(err, l->units[im->unit].name, 0);
 	}
 	return nbc;
 }

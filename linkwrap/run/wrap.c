@@ -267,8 +267,8 @@ static int collect_cuids(struct ofl_link *l, struct ofl_symset *set, const char 
 	for (size_t i = 0; !rc && i < l->nimages; i++) {
 		const struct link_unit *u = &l->units[l->images[i].unit];
 		if (l->images[i].legacy && u->device && ofl_is_elf(u->data, u->size) &&
-		    ofl_elf_global_symbols(u->data, u->size, note_cuid, set, err) == -1)
-			rc = OFL_NOMEM(err);
+		    (rc = ofl_elf_global_symbols(u->data, u->size, note_cuid, set, err)) < 0)
+			ofl_error_locate(err, u->name, 0);
 	}
 	*v = rc ? NULL : ofl_calloc(set->n, sizeof(**v));
 	if (!rc && !*v)
