@@ -29,9 +29,9 @@ static void item(struct ofl_cache_key *k, const char *tag, const void *p, size_t
 void ofl_key_init(struct ofl_cache_key *k)
 {
 	sha256_init(&k->ctx);
-	/* a new format of keys or entries starts over: 2, the key of
-	 * docs/design.md's list and a manifest after the image */
-	ofl_key_str(k, "offlink-device-link", "2");
+	/* a new format of keys or entries starts over: 3, the planned
+	 * action's key (docs/design.md, "Device-link cache"), the image alone */
+	ofl_key_str(k, "offlink-device-link", "3");
 }
 
 void ofl_key_str(struct ofl_cache_key *k, const char *tag, const char *s)

@@ -187,16 +187,14 @@ static int key_rsp(void *ctx, const char *path, const uint8_t *bytes, size_t n)
  * the distribution's release files (its linker defaults), the GCC
  * installations (crt files, library folders), the programs it looks for,
  * the CUDA toolkits.  1 when a response file is none it can read. */
-static int driver_key(const struct ofl_link *l, const struct link_action *a,
-                      const struct ofl_argv *shape, const char *clang, const char *triple,
-                      uint8_t key[OFL_CACHE_KEY_SIZE], struct ofl_error *err)
+static int driver_key(const struct link_action *a, const struct ofl_argv *shape, const char *clang,
+                      const char *triple, uint8_t key[OFL_CACHE_KEY_SIZE], struct ofl_error *err)
 {
 	static const char *const distro[] = {
 	    "/etc/os-release",     "/usr/lib/os-release", "/etc/lsb-release",
 	    "/etc/debian_version", "/etc/redhat-release", "/etc/SuSE-release",
 	    "/etc/alpine-release", "/etc/gentoo-release", "/etc/arch-release"};
-	static const char *const gcc[] = {"/usr/lib/gcc", "/usr/lib64/gcc", "/usr/lib/gcc-cross",
-	                                  "/usr/lib/gcc-cross"};
+	static const char *const gcc[] = {"/usr/lib/gcc", "/usr/lib64/gcc", "/usr/lib/gcc-cross"};
 	static const char *const cuda[] = {"/usr/local/cuda", "/usr/local/cuda-8.0",
 	                                   "/usr/local/cuda-7.5", "/usr/local/cuda-7.0",
 	                                   "/usr/lib/cuda"};
@@ -234,7 +232,6 @@ static int driver_key(const struct ofl_link *l, const struct link_action *a,
 		snprintf(p, sizeof(p), "%s/bin/ptxas", cuda[i]);
 		key_path(&k, p);
 	}
-	(void)l;
 	ofl_key_final(&k, key);
 	return rc;
 }
@@ -487,7 +484,7 @@ int ofl_expand(struct ofl_link *l, struct link_action *a, struct ofl_error *err)
 	struct ofl_buf fresh = OFL_BUF_INIT;
 	uint8_t key[OFL_CACHE_KEY_SIZE];
 	int rc = shape_of(l, a, &shape, err);
-	rc = rc ? rc : driver_key(l, a, &shape, clang, triple, key, err);
+	rc = rc ? rc : driver_key(a, &shape, clang, triple, key, err);
 	if (rc == 1) {
 		/* clang would read a FIFO or a device, or nest too deep */
 		ofl_argv_release(&shape);
