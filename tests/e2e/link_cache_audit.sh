@@ -119,12 +119,7 @@ cpu_objs c19 "$LLVM19/clang" -isystem "${RTLIB%/lib}/lib/clang/19/include"
 # gold, the CPU linker wherever clang-N has no lld-N beside it: a clang
 # 22 of its own without ld.lld beside it, a copy of the binary (RUNPATH
 # $ORIGIN/../lib)
-mkdir -p tree/bin tree/lib
-cp "$(readlink -f "$LLVM22/clang")" tree/bin/clang
-ln -s "$RT22/clang" tree/lib/clang
-for l in $(ldd "$LLVM22/clang" | awk '$1 ~ /^lib(LLVM|clang-cpp)/ { print $3 }'); do
-	ln -s "$l" tree/lib/
-done
+clang_without_lld tree
 # (files keyed by identity must have settled, else a link is not stored)
 sleep 2.1
 CPURUN='LD_LIBRARY_PATH=$LIBS ./$PROG >out && diff -u ../cpu.expected out'

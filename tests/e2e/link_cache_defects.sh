@@ -133,12 +133,7 @@ rm -r la lb
 # what it read (a linker script's INPUT, crt files) the same way, or key
 # it; here the script's member is rebuilt.  A clang of its own without
 # ld.lld beside it: a copy of clang 22's (RUNPATH $ORIGIN/../lib).
-mkdir -p tree/bin tree/lib
-cp "$(readlink -f "$LLVM22/clang")" tree/bin/clang
-ln -s "$RT/clang" tree/lib/clang
-for l in $(ldd "$LLVM22/clang" | awk '$1 ~ /^lib(LLVM|clang-cpp)/ { print $3 }'); do
-	ln -s "$l" tree/lib/
-done
+clang_without_lld tree
 TREE=-Wl,--device-compiler="$PWD/tree/bin/clang"
 # (gold names the image's base version after its output, a temporary: a
 # soname keeps the image the same from link to link)
