@@ -222,9 +222,19 @@ int ofl_key_content(struct ofl_cache_key *k, const char *path)
 	return 0;
 }
 
+/* Not the change time: it is when this machine installed the file, and
+ * keys must match between machines sharing a remote. */
+static void add_identity(struct ofl_cache_key *k, const char *real, const struct stat *st)
+{
+	char id[PATH_MAX + 128];
+	snprintf(id, sizeof(id), "%s %lld %lld.%09ld", real, (long long)st->st_size,
+	         (long long)st->st_mtim.tv_sec, st->st_mtim.tv_nsec);
+	ofl_key_str(k, "identity", id);
+}
+
 int ofl_key_identity(struct ofl_cache_key *k, const char *path, char *real)
 {
-	char own[PATH_MAX], id[PATH_MAX + 128];
+	char own[PATH_MAX];
 	struct stat st;
 	struct timespec now;
 	real = real ? real : own;
@@ -233,12 +243,111 @@ int ofl_key_identity(struct ofl_cache_key *k, const char *path, char *real)
 	clock_gettime(CLOCK_REALTIME, &now);
 	if (!ofl_key_settled(&st, &now))
 		return -1;
-	/* not the change time: it is when this machine installed the file,
-	 * and keys must match between machines sharing a remote */
-	snprintf(id, sizeof(id), "%s %lld %lld.%09ld", real, (long long)st.st_size,
-	         (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
-	ofl_key_str(k, "identity", id);
+	add_identity(k, real, &st);
 	return 1;
+}
+
+/* ---- pinned digests of files that changed lately ------------------------
+ *
+ * A file that has not settled is keyed by its bytes, and by its identity
+ * once it has: another key, so the entry a link stored right after a
+ * library's rebuild would miss on the links after it.  A pin keeps that
+ * digest under the file's identity (device, inode, size, modification and
+ * change times); once the file has settled, the first link to find the
+ * pin hashes the file again and, the bytes the same, marks the pin
+ * checked: from then on the identity stands for those bytes, and the key
+ * holds their digest as it did before the file settled. */
+enum { PIN_ID = 7 * 8, PIN_SIZE = PIN_ID + OFL_CACHE_KEY_SIZE + 2 };
+
+static void pin_of(const struct stat *st, uint8_t id[PIN_ID], uint8_t key[OFL_CACHE_KEY_SIZE])
+{
+	const uint64_t v[PIN_ID / 8] = {(uint64_t)st->st_dev,          (uint64_t)st->st_ino,
+	                                (uint64_t)st->st_size,         (uint64_t)st->st_mtim.tv_sec,
+	                                (uint64_t)st->st_mtim.tv_nsec, (uint64_t)st->st_ctim.tv_sec,
+	                                (uint64_t)st->st_ctim.tv_nsec};
+	for (size_t i = 0; i < PIN_ID / 8; i++)
+		ofl_put_le64(id + 8 * i, v[i]);
+	struct ofl_cache_key m;
+	sha256_init(&m.ctx);
+	ofl_key_str(&m, "offlink-pinned-file", "1");
+	item(&m, "identity", id, PIN_ID);
+	ofl_key_final(&m, key);
+}
+
+/* The file's bytes hashed into pin (after its id), its identity the same
+ * before and after (in *same); false when it cannot be read. */
+static bool hash_file(const char *path, const uint8_t id[PIN_ID], uint8_t pin[PIN_SIZE], bool *same,
+                      bool *kernel_ctime)
+{
+	struct ofl_file f = OFL_FILE_INIT;
+	struct ofl_error ignored = OFL_ERROR_INIT;
+	struct stat st;
+	uint8_t after[PIN_ID], key[OFL_CACHE_KEY_SIZE];
+	bool tree;
+	if (ofl_file_open_regular(&f, path, &ignored))
+		return false;
+	digest(f.data, f.size, pin + PIN_ID, &tree);
+	pin[PIN_SIZE - 2] = tree;
+	*same = f.fd >= 0 && !fstat(f.fd, &st);
+	if (*same)
+		pin_of(&st, after, key);
+	*same = *same && !memcmp(id, after, PIN_ID);
+	*kernel_ctime = f.fd >= 0 && ofl_fs_kernel_ctime(f.fd);
+	ofl_file_close(&f);
+	return true;
+}
+
+/* A settled file's pinned digest into k: 1 when added. */
+static int pinned(struct ofl_cache_key *k, struct ofl_cache *c, const char *real,
+                  const uint8_t id[PIN_ID], const uint8_t key[OFL_CACHE_KEY_SIZE])
+{
+	struct ofl_file had = OFL_FILE_INIT;
+	uint8_t pin[PIN_SIZE];
+	bool found = ofl_cache_memo_get(c, key, &had) && had.size == PIN_SIZE &&
+	             !memcmp(had.data, id, PIN_ID);
+	if (found)
+		memcpy(pin, had.data, PIN_SIZE);
+	ofl_file_close(&had);
+	if (!found)
+		return 0;
+	if (!pin[PIN_SIZE - 1]) {
+		uint8_t now[PIN_SIZE];
+		bool same, kernel_ctime;
+		if (!hash_file(real, id, now, &same, &kernel_ctime) || !same ||
+		    memcmp(now + PIN_ID, pin + PIN_ID, OFL_CACHE_KEY_SIZE + 1))
+			return 0;
+		pin[PIN_SIZE - 1] = 1;
+		ofl_cache_memo_put(c, key, pin, sizeof(pin));
+	}
+	add_digest(k, "content", pin + PIN_ID, pin[PIN_SIZE - 2]);
+	return 1;
+}
+
+int ofl_key_file(struct ofl_cache_key *k, struct ofl_cache *c, const char *path)
+{
+	char real[PATH_MAX];
+	struct stat st;
+	struct timespec now;
+	uint8_t id[PIN_ID], key[OFL_CACHE_KEY_SIZE], pin[PIN_SIZE];
+	if (!realpath(path, real) || stat(real, &st) || !S_ISREG(st.st_mode))
+		return 0;
+	clock_gettime(CLOCK_REALTIME, &now);
+	pin_of(&st, id, key);
+	if (ofl_key_settled(&st, &now)) {
+		if (!c || !pinned(k, c, real, id, key))
+			add_identity(k, real, &st);
+		return 0;
+	}
+	bool same, kernel_ctime;
+	if (!hash_file(real, id, pin, &same, &kernel_ctime))
+		return -1;
+	add_digest(k, "content", pin + PIN_ID, pin[PIN_SIZE - 2]);
+	if (c && same && kernel_ctime) {
+		memcpy(pin, id, PIN_ID);
+		pin[PIN_SIZE - 1] = 0; /* checked once settled */
+		ofl_cache_memo_put(c, key, pin, sizeof(pin));
+	}
+	return 0;
 }
 
 void ofl_key_final(struct ofl_cache_key *k, uint8_t key[OFL_CACHE_KEY_SIZE])

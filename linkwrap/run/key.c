@@ -75,8 +75,10 @@ static int key_own(struct ofl_cache_key *k, const struct ofl_link *l, const stru
 }
 
 /* Another file: its identity, or its bytes while it may still change
- * unseen; absent; what the key saw into s. */
-static int key_other(struct ofl_cache_key *k, const struct act_file *f, struct seen *s)
+ * unseen (pinned: the same key once it has settled); absent; what the key
+ * saw into s. */
+static int key_other(struct ofl_cache_key *k, struct ofl_cache *c, const struct act_file *f,
+                     struct seen *s)
 {
 	if (stat(f->path, &s->st)) {
 		s->st.st_ino = 0;
@@ -85,10 +87,7 @@ static int key_other(struct ofl_cache_key *k, const struct act_file *f, struct s
 	}
 	if (f->how == ACT_ABSENT)
 		ofl_key_str(k, "present", f->path); /* made since the plan */
-	int rc = ofl_key_identity(k, f->path, NULL);
-	if (rc < 0) /* not settled: its bytes, read now */
-		rc = ofl_key_content(k, f->path) ? -1 : 1;
-	return rc < 0 ? -1 : 0;
+	return ofl_key_file(k, c, f->path);
 }
 
 int ofl_action_key(const struct ofl_link *l, const struct link_action *a,
@@ -111,7 +110,8 @@ int ofl_action_key(const struct ofl_link *l, const struct link_action *a,
 	for (size_t i = 0; !rc && i < a->nfiles; i++) {
 		const struct act_file *f = &a->files[i];
 		ofl_key_str(&k, "file", own(l, f->path) ? strrchr(f->path, '/') : f->path);
-		rc = own(l, f->path) ? key_own(&k, l, g, f->path) : key_other(&k, f, &s[i]);
+		rc = own(l, f->path) ? key_own(&k, l, g, f->path)
+		                     : key_other(&k, l->cache, f, &s[i]);
 	}
 	ofl_key_final(&k, key);
 	if (rc) {
