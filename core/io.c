@@ -2,9 +2,11 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <linux/magic.h>
 #include <sys/mman.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -618,4 +620,20 @@ void ofl_outset_abort(struct ofl_outset *set)
 		ofl_out_abort(&set->v[i]);
 	free(set->v);
 	*set = (struct ofl_outset)OFL_OUTSET_INIT;
+}
+
+bool ofl_fs_kernel_ctime(int fd)
+{
+	struct statfs fs;
+	if (fstatfs(fd, &fs))
+		return false;
+	switch (fs.f_type) {
+	case EXT4_SUPER_MAGIC: /* and ext2, ext3 */
+	case XFS_SUPER_MAGIC:
+	case BTRFS_SUPER_MAGIC:
+	case TMPFS_MAGIC:
+		return true;
+	default:
+		return false;
+	}
 }

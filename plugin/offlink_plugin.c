@@ -198,6 +198,8 @@ static enum ld_plugin_status all_symbols_read(void)
 		SAY(LDPL_WARNING, "offlink: %s", plan.warning);
 	if (plan.action != OFL_PLAN_ADD)
 		return LDPS_OK; /* nothing written, nothing run */
+	if (ofl_link_execute(P.link, &plan, &err))
+		return fail(&err);
 	const struct ofl_link_result res = plan.res;
 	/* no plugin hook stops the linker writing its output: say so */
 	if (P.c.o.dry_run)

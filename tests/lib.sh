@@ -193,3 +193,23 @@ NGX
 		sleep 0.1
 	done
 }
+
+# cache_entries DIR / cache_memos DIR: a device-link cache's entries (the
+# images), and its memos (<key>.i: what clang's driver runs, large inputs'
+# hashes), oldest first
+cache_entries() { ls -tr "$1"/v1/??/* 2>/dev/null | grep -v '\.i$' || true; }
+cache_memos() { ls -tr "$1"/v1/??/*.i 2>/dev/null || true; }
+
+# clang_without_lld DIR: a clang 22 of its own at DIR/bin/clang with no
+# ld.lld beside it (a copy of the binary, RUNPATH $ORIGIN/../lib), so its
+# CPU device links use gold.
+clang_without_lld() {
+	local real l
+	real=$(readlink -f "$LLVM22/clang")
+	mkdir -p "$1/bin" "$1/lib"
+	cp "$real" "$1/bin/clang"
+	ln -s "$(dirname "$real")/../lib/clang" "$1/lib/clang"
+	for l in $(ldd "$LLVM22/clang" | awk '$1 ~ /^lib(LLVM|clang-cpp)/ { print $3 }'); do
+		ln -s "$l" "$1/lib/"
+	done
+}

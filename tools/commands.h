@@ -24,7 +24,7 @@ int cmd_wrap(int argc, char **argv);
 int cmd_clang_offload_wrapper(int argc, char **argv);
 int cmd_llvm_offload_wrapper(int argc, char **argv);
 
-/* linkwrap/ld_offlink.c: ld.offlink and offlink link */
+/* ld_offlink.c: ld.offlink and offlink link */
 int cmd_ld_offlink(int argc, char **argv);
 
 /* cmd_ldflags.c: offlink --ldflags */

@@ -61,9 +61,9 @@ INT=$OFL_SRC/docs/integration.md
 # (and the OFFLINK_ variables the library reads from the environment the
 # front ends pass it)
 {
-	grep -ohE '(getenv|env_is)\("[A-Z_]+"' "$OFL_SRC"/tools/*.c "$OFL_SRC"/linkwrap/ld_offlink.c \
+	grep -ohE '(getenv|env_is)\("[A-Z_]+"' "$OFL_SRC"/tools/*.c \
 		"$OFL_SRC"/plugin/*.c
-	grep -ohE '"OFFLINK_[A-Z_]+"' "$OFL_SRC"/linkwrap/*.c "$OFL_SRC"/core/*.c || :
+	grep -ohE '"OFFLINK_[A-Z_]+"' "$OFL_SRC"/linkwrap/*/*.c "$OFL_SRC"/core/*.c || :
 } | sed -E 's/.*\("//; s/^"//; s/"$//' | sort -u >vars
 [ "$(wc -l <vars)" -ge 8 ] || fail "getenv calls not found"
 while read -r v; do

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # ld.offlink when things go wrong: a missing device toolchain, an image for a
 # target no linker exists for, a library nobody can find, a host linker
-# that would be ld.offlink itself, and SIGTERM in the middle of a device
+# that would be ld.offlink itself, a truncated shared object, and SIGTERM in the middle of a device
 # link.  Every failure is a clear message, a non-zero exit, no output file
 # and no temporaries left.
 source "$OFL_SRC/tests/lib.sh"
@@ -45,6 +45,13 @@ grep -q "cannot find -lnosuchlibrary_ofl" err || { cat err; fail "missing librar
 ! grep -q "ld.offlink: error" err || { cat err; fail "ld.offlink failed early on a library"; }
 no_temps "missing library"
 
+# a shared object that is not one: an error naming it, before any device link
+head -c 56 /usr/lib/x86_64-linux-gnu/libc.so.6 >libbad.so
+expect_fail olink -o out6 ./libbad.so
+grep -q "^ld.offlink: error: ./libbad.so: .* at offset 0" err || { cat err; fail "bad shared object"; }
+[ ! -e out6 ] || fail "output written with a bad shared object"
+no_temps "bad shared object"
+
 # an `ld` on PATH that is ld.offlink itself is skipped
 mkdir fake
 ln -s "$OFFLINK" fake/ld
@@ -55,9 +62,9 @@ expect_fail ld.offlink --offlink-linker="$BIN/ld.offlink" -o out5 main.o
 grep -q "is ld.offlink itself" err || { cat err; fail "recursion not refused"; }
 
 # SIGTERM while a device link runs: ld.offlink dies, its temporaries go
-cat >slow.sh <<'SH'
+cat >slow.sh <<SH
 #!/bin/sh
-touch "$TMPDIR/../slow.started"
+touch "$PWD/slow.started"
 exec sleep 30
 SH
 chmod +x slow.sh

@@ -40,7 +40,7 @@ umask 022
 # ---- a private store: 0600 entries in 0700 folders --------------------------
 olink cold
 [ "$(ran)" = 1 ] || fail "cold link"
-entry=$(echo own/v1/*/*)
+entry=$(cache_entries own)
 [ -f "$entry" ] || fail "no entry stored"
 [ "$(stat -c %a "$entry")" = 600 ] && [ "$(stat -c %a "$(dirname "$entry")")" = 700 ] &&
 	[ "$(stat -c %a own/v1)" = 700 ] || { ls -lR own; fail "a private store's modes"; }
@@ -50,7 +50,7 @@ olink warm
 # ---- an entry under another key's name: a miss ------------------------------
 olink other -Wl,--device-linker=-O1
 [ "$(ran)" = 1 ] || fail "another key hit"
-other=$(ls -t own/v1/*/* | head -1)
+other=$(cache_entries own | tail -1)
 [ "$other" != "$entry" ] || fail "no second entry"
 cp "$entry" "$other"
 olink moved -Wl,--device-linker=-O1
@@ -104,11 +104,11 @@ if [ "$(id -u)" = 0 ]; then
 	mkdir s-team && chown $stranger:0 s-team && chmod 2770 s-team
 	(umask 002 && OFFLINK_CACHE_DIR=$PWD/s-team olink team1)
 	[ "$(ran)" = 1 ] && [ ! -s team1.err ] || { cat team1.err; fail "the shared store"; }
-	shared=$(echo s-team/v1/*/*)
+	shared=$(cache_entries s-team)
 	[ "$(stat -c %a "$shared")" = 660 ] && [ "$(stat -c %a "$(dirname "$shared")")" = 2770 ] &&
 		[ "$(stat -c %a s-team/v1)" = 2770 ] || { ls -lR s-team; fail "a shared store's modes"; }
 	(umask 027 && OFFLINK_CACHE_DIR=$PWD/s-team olink team2 -Wl,--device-linker=-O1)
-	newest=$(ls -t s-team/v1/*/* | head -1)
+	newest=$(cache_entries s-team | tail -1)
 	[ "$(stat -c %a "$newest")" = 640 ] || { ls -lR s-team; fail "the umask was not applied"; }
 	OFFLINK_CACHE_DIR=$PWD/s-team olink team3
 	[ "$(ran)" = 0 ] && cmp cold team3 || fail "no hit from the shared store"
@@ -150,8 +150,8 @@ warned_once plugin "no device-link cache: OFFLINK_CACHE_MAX_SIZE: '5GB'"
 # ---- temporaries of interrupted stores --------------------------------------
 rm -rf own
 olink fresh
-dir=$(dirname "$(echo own/v1/*/*)")
-key=$(basename "$(echo own/v1/*/*)")
+dir=$(dirname "$(cache_entries own)")
+key=$(basename "$(cache_entries own)")
 rm own/v1/stats # a store that was never swept
 for t in stale1 locked recent; do head -c 1000 /dev/urandom >"$dir/.$key.ofl-$t"; done
 touch -d '1 hour ago' "$dir/.$key.ofl-stale1" "$dir/.$key.ofl-locked"

@@ -202,7 +202,10 @@ exec "$@"
 SH
 chmod +x launch.sh
 # (no cache: a hit would run no device link for the launcher to prefix)
-OFFLINK_CACHE=0 LAUNCH_LOG=$PWD/launch.log OFFLINK_DEVICE_LAUNCHER=$PWD/launch.sh olink prog_launch main.o kern.o
+# (device links get only the variables the plan lists: the launcher's own
+# are named in OFFLINK_DEVICE_LAUNCHER_ENV)
+OFFLINK_CACHE=0 LAUNCH_LOG=$PWD/launch.log OFFLINK_DEVICE_LAUNCHER=$PWD/launch.sh \
+	OFFLINK_DEVICE_LAUNCHER_ENV=LAUNCH_LOG olink prog_launch main.o kern.o
 run_check prog_launch "$SRC/expected.txt"
 [ "$(wc -l <launch.log)" = 1 ] && grep -q -- "--target=$T" launch.log ||
 	{ cat launch.log; fail "the launcher did not run exactly the device link"; }
@@ -214,7 +217,7 @@ if TMPDIR=$PWD/tmp "$CLANG" -fopenmp -fuse-ld=offlink main.o kern.o -L"$RTLIB" \
 	-Wl,--device-linker=--no-such-flag -o bad 2>bad.err; then
 	fail "a failing device link succeeded"
 fi
-grep -q 'device link for x86_64-pc-linux-gnu.*: clang failed' bad.err &&
+grep -Eq 'device link for x86_64-pc-linux-gnu.*: (clang|ld\.lld) failed' bad.err &&
 	grep -q -- '--no-such-flag' bad.err && grep -q '^  device code of: main.o, kern.o$' bad.err ||
 	{ cat bad.err; fail "the device link failure is not explained"; }
 [ ! -e bad ] || fail "output written although the link failed"

@@ -203,7 +203,7 @@ no_temps "corrupt blob"
 # A failing device link: fatal with the reason, no output, no temps.
 expect_fail plink gcc main22.o kern22.o -L/usr/lib/llvm-22/lib -lomp -Wl,-plugin,"$PLUGIN" \
 	-Wl,-plugin-opt,device-linker=--no-such-flag -o failp
-grep -q 'offlink: device link for x86_64-pc-linux-gnu generic: clang failed' err && grep -q -- '--no-such-flag' err &&
+grep -Eq 'offlink: device link for x86_64-pc-linux-gnu generic: (clang|ld\.lld) failed' err && grep -q -- '--no-such-flag' err &&
 	grep -q '^  device code of: main22.o, kern22.o$' err || { cat err; fail "device link failure"; }
 [ ! -e failp ] || fail "output written after a failed device link"
 no_temps "failed device link"

@@ -29,11 +29,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct ofl_link *l = NULL;
 	struct ofl_error err = OFL_ERROR_INIT;
 	struct ofl_link_input in = {"input", fd, 0, size - 1, data[0] & 1, 0, (data[0] & 2) != 0};
-	struct ofl_link_result res;
+	struct ofl_link_plan plan;
 	if (ofl_link_new(&l, &o, &err))
 		abort();
 	if (!ofl_link_add(l, &in, &err) && ofl_link_has_device_code(l))
-		(void)ofl_link_run(l, &res, &err);
+		(void)(ofl_link_plan(l, &plan, &err) || ofl_link_execute(l, &plan, &err));
 	ofl_link_free(l);
 	close(fd);
 	return 0;

@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "harness.h"
-#include "../../linkwrap/cache_priv.h"
+#include "../../linkwrap/cache/cache_priv.h"
 #include "offlink/cache.h"
 #include "offlink/io.h"
 
@@ -169,22 +169,25 @@ OFL_TEST(store_parts_mapped_back)
 }
 
 /* Memos: the local store's small records, apart from its entries: read
- * back at their size only, counted apart, cleared with the rest; a hit or
- * miss of theirs is none of the store's. */
+ * back whole, counted apart, cleared with the rest; a hit or miss of
+ * theirs is none of the store's. */
 OFL_TEST(store_memos)
 {
 	struct ofl_cache *c = open_store("s");
 	CHECK(c);
-	uint8_t out[5] = {0};
+	struct ofl_file out = OFL_FILE_INIT;
 	char note[256] = "";
-	CHECK(!ofl_cache_memo_get(c, key_a, out, 5));
+	CHECK(!ofl_cache_memo_get(c, key_a, &out));
 	ofl_cache_memo_put(c, key_a, (const uint8_t *)"memo!", 5);
-	CHECK(ofl_cache_memo_get(c, key_a, out, 5) && !memcmp(out, "memo!", 5));
-	CHECK(!ofl_cache_memo_get(c, key_a, out, 4));
+	CHECK(ofl_cache_memo_get(c, key_a, &out) && out.size == 5 &&
+	      !memcmp(out.data, "memo!", 5));
+	ofl_file_close(&out);
 	struct ofl_file f;
 	CHECK(ofl_cache_get(c, key_a, &f, note, sizeof(note)) == OFL_CACHE_MISS);
 	put(c, key_a, "entry", note, sizeof(note));
-	CHECK(ofl_cache_memo_get(c, key_a, out, 5) && !memcmp(out, "memo!", 5));
+	CHECK(ofl_cache_memo_get(c, key_a, &out) && out.size == 5 &&
+	      !memcmp(out.data, "memo!", 5));
+	ofl_file_close(&out);
 	ofl_cache_close(c);
 	struct ofl_cache_stats st;
 	struct ofl_error err = OFL_ERROR_INIT;
@@ -249,7 +252,7 @@ OFL_TEST(key_memo_of_large_inputs)
 	ofl_key_final(&k, plain);
 	key_of(c, &f, k1); /* written just now: not remembered */
 	CHECK(!memcmp(k1, plain, sizeof(plain)) && memos() == 0);
-	if (!ofl_fs_local(f.fd)) {
+	if (!ofl_fs_kernel_ctime(f.fd)) {
 		ofl_file_close(&f);
 		ofl_cache_close(c);
 		free(big);
@@ -260,7 +263,10 @@ OFL_TEST(key_memo_of_large_inputs)
 	CHECK(!memcmp(k2, plain, sizeof(plain)) && memos() == 1);
 	/* the key takes the memo's digest: one planted wrong shows */
 	uint8_t mk[OFL_CACHE_KEY_SIZE], memo[105], wrong[105];
-	CHECK(the_memo(mk) && ofl_cache_memo_get(c, mk, memo, sizeof(memo)));
+	struct ofl_file got = OFL_FILE_INIT;
+	CHECK(the_memo(mk) && ofl_cache_memo_get(c, mk, &got) && got.size == sizeof(memo));
+	memcpy(memo, got.data, sizeof(memo));
+	ofl_file_close(&got);
 	memcpy(wrong, memo, sizeof(memo));
 	wrong[80] ^= 1; /* in the digest, after the 72-byte identity */
 	ofl_cache_memo_put(c, mk, wrong, sizeof(wrong));

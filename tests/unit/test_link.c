@@ -32,16 +32,20 @@ OFL_TEST(link_runs_once)
 	o.tmpdir = ".";
 	struct ofl_link *l = NULL;
 	struct ofl_error e = OFL_ERROR_INIT;
-	struct ofl_link_result r;
+	struct ofl_link_plan p;
 	write_obin("a.obin");
 	CHECK_EQ_U(ofl_link_new(&l, &o, &e), 0);
 	struct ofl_link_input in = {"a.obin", -1, 0, 0, false, 0, false};
 	CHECK_EQ_U(ofl_link_add(l, &in, &e), 0);
 	CHECK(ofl_link_has_device_code(l));
-	CHECK_EQ_U(ofl_link_run(l, &r, &e), 0);
-	CHECK_EQ_U(r.nobjects, 1);
-	CHECK_EQ_U(ofl_link_run(l, &r, &e), OFL_EINVAL);
+	CHECK_EQ_U(ofl_link_plan(l, &p, &e), 0);
+	CHECK_EQ_U(ofl_link_execute(l, &p, &e), 0);
+	CHECK_EQ_U(p.res.nobjects, 1);
+	CHECK_EQ_U(ofl_link_execute(l, &p, &e), OFL_EINVAL);
 	CHECK(strstr(e.msg, "ran already") != NULL);
+	ofl_error_clear(&e);
+	CHECK_EQ_U(ofl_link_plan(l, &p, &e), OFL_EINVAL);
+	CHECK(strstr(e.msg, "planned already") != NULL);
 	ofl_error_clear(&e);
 	CHECK_EQ_U(ofl_link_add(l, &in, &e), OFL_EINVAL);
 	/* a group that never linked holds no descriptor: 0 is not closed */
@@ -110,6 +114,7 @@ OFL_TEST(link_session_hints_and_plan)
 	struct ofl_link_plan p;
 	CHECK_EQ_U(ofl_link_plan(l, &p, &e), 0);
 	CHECK_EQ_U(p.action, OFL_PLAN_ADD);
+	CHECK_EQ_U(ofl_link_execute(l, &p, &e), 0);
 	CHECK_EQ_U(p.res.nobjects, 1);
 	const char *text = (const char *)log.data;
 	CHECK(text && strstr(text, "a.obin: device code taken: an object of the link"));

@@ -18,6 +18,7 @@
 #include <stddef.h>
 
 #include "offlink/api.h"
+#include "offlink/argv.h"
 #include "offlink/error.h"
 
 #ifdef __cplusplus
@@ -178,6 +179,11 @@ bool ofl_ldarg_is_own_typo(const struct ofl_ldarg *a, const char **meant);
  * front ends' jobs options) names: a decimal number from 1 to 4096; 0 for
  * any other value. */
 unsigned ofl_ld_jobs(const char *value);
+
+/* GNU ld's built-in search directories on Debian for a host triple (ld
+ * --verbose's SEARCH_DIR): the multiarch ones, the lib64 ones of a 64-bit
+ * host, then the generic ones; appended to dirs. */
+int ofl_ld_default_dirs(const char *triple, struct ofl_argv *dirs, struct ofl_error *err);
 
 void ofl_ldcmd_release(struct ofl_ldcmd *c);
 

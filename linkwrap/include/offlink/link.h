@@ -75,6 +75,11 @@ struct ofl_link_opts {
 	/* Prefix of every device link command (ccache, distcc, recc...). */
 	const char *const *launcher;
 	size_t nlauncher;
+	/* Variables of device_env a launcher reads (comma-separated names,
+	 * OFFLINK_DEVICE_LAUNCHER_ENV), given to the device actions beside
+	 * those the plan lists, with those named after a launcher's program
+	 * (RECC_... for recc); NULL: none. */
+	const char *launcher_env;
 	/* Archive members whose images have these archs are always taken. */
 	const char *const *extract_archs;
 	size_t nextract_archs;
@@ -195,7 +200,7 @@ char *ofl_link_temp(struct ofl_link *l, const char *name, struct ofl_error *err)
 
 /* Async-signal-safe, for a front end's signal handler: the device links
  * still running are killed (their process groups, SIGKILL), none starts,
- * and ofl_link_run soon fails with "link cancelled".  It removes nothing:
+ * and ofl_link_execute soon fails with "link cancelled".  It removes nothing:
  * ofl_link_free does, once the pipeline has returned and no child writes
  * in the link's directory any more. */
 void ofl_link_cancel(struct ofl_link *l);
@@ -224,7 +229,7 @@ int ofl_link_add(struct ofl_link *l, const struct ofl_link_input *in, struct ofl
 /* True when some input carries device code (after all inputs are added)
  * and no input is clang-linker-wrapper's wrapper object (then LLVM did the
  * device work and drives this link as its host linker).  Without device
- * code a front end skips ofl_link_run entirely. */
+ * code the plan has nothing to run. */
 bool ofl_link_has_device_code(const struct ofl_link *l);
 
 /* True when an input is clang-linker-wrapper's wrapper object: LLVM's
@@ -247,12 +252,6 @@ struct ofl_link_result {
 	size_t nlibdirs;
 	const char *fatbin; /* emit_fatbin: the bundle's file, else NULL */
 };
-
-/* Chooses archive members, groups the images, runs the device links and
- * writes the wrapper objects.  The result's strings belong to the context.
- * A context links once: a second call (or an ofl_link_add after it) is
- * OFL_EINVAL. */
-int ofl_link_run(struct ofl_link *l, struct ofl_link_result *res, struct ofl_error *err);
 
 /* Whether a link of command line c is one for the pipeline: it has inputs
  * and is not a plain ld -r (with offload_relocatable, LLVM's relocatable
@@ -287,6 +286,84 @@ enum ofl_plan_action {
 	OFL_PLAN_ADD, /* res's objects, library dirs and libraries added */
 };
 
+/* The plan as data (ofl_link_plan), for the front ends to print and tests
+ * to assert on; every string and array is the context's, valid until
+ * ofl_link_free. */
+
+/* An object of the link (a file, an archive member). */
+struct ofl_plan_unit {
+	const char *name; /* "lib.a(m.o)" */
+	bool taken;       /* the host link uses it */
+	const char *why;  /* why (the rule that took it), or NULL */
+	bool device;      /* some of its device code is linked */
+	size_t nimages;   /* the device images it holds */
+};
+
+/* How a group's device code is linked: as LLVM 19's linker wrapper did
+ * (its in-process LTO first, its device link's words), as LLVM 20 and
+ * later do, or as clang's old HIP driver links code objects. */
+enum ofl_plan_form { OFL_FORM_LLVM19, OFL_FORM_LLVM20, OFL_FORM_OLD_HIP };
+/* Who links the group's bitcode: nobody (objects only), LLVM 19's LTO
+ * step (llvm-lto2, an action of its own), the device linker's LTO. */
+enum ofl_plan_lto { OFL_LTO_NONE, OFL_LTO_STEP, OFL_LTO_LINKER };
+/* The OpenMP device runtime of a GPU group: none needed (not OpenMP, not
+ * a GPU), LLVM 19's libomptarget.devicertl.a (an input, its members taken
+ * by device symbols), LLVM 20+'s libompdevice.a (-lompdevice), passed by
+ * the driver that runs the personality, left out (--nogpulib). */
+enum ofl_plan_runtime {
+	OFL_RUNTIME_NONE,
+	OFL_RUNTIME_ARCHIVE,
+	OFL_RUNTIME_LIBRARY,
+	OFL_RUNTIME_DRIVER,
+	OFL_RUNTIME_OFF,
+};
+
+/* Images linked together: one offload kind, triple and target ID. */
+struct ofl_plan_group {
+	uint16_t kind; /* as stored (HIP: 3 in 19, 4 after) */
+	const char *triple, *arch;
+	unsigned llvm;        /* the release that links it */
+	const char *llvm_why; /* "the images' producer", "the objects' entry tables", "the newest installed" */
+	enum ofl_plan_form form;
+	enum ofl_plan_lto lto;
+	enum ofl_plan_runtime runtime;
+	const char *runtime_path; /* the archive, or libompdevice.a's folder; or NULL */
+	size_t nimages;           /* taken */
+	size_t first_action, nactions;
+};
+
+/* A file a device action may read, as its key holds it. */
+enum ofl_plan_how { OFL_KEY_CONTENT, OFL_KEY_IDENTITY, OFL_KEY_ABSENT };
+struct ofl_plan_file {
+	const char *path;
+	enum ofl_plan_how how;
+};
+
+/* A device action: one device link (or LLVM 19's LTO step before it). */
+struct ofl_device_action {
+	size_t group;
+	bool lto;
+	const char *what;   /* "device link for <triple> <arch>" */
+	const char *output; /* the file it writes */
+	char *const *argv;  /* its command as printed (clang's), argc words */
+	size_t argc;
+	const struct ofl_argv *jobs; /* what runs (clang's driver's commands) */
+	size_t njobs;
+	char *const *env; /* its whole environment, NULL-terminated */
+	const struct ofl_plan_file *files;
+	size_t nfiles;
+	const char *uncached; /* why the cache does not keep it, or NULL */
+};
+
+/* The wrapper object of an offload kind, in the registration ABI the
+ * taken objects' entry tables ask for. */
+struct ofl_plan_wrap {
+	int kind; /* enum ofl_wrap_kind */
+	int abi;  /* enum ofl_wrap_abi */
+	bool old_hip;
+	size_t ngroups;
+};
+
 struct ofl_link_plan {
 	enum ofl_plan_action action;
 	struct ofl_link_result res; /* OFL_PLAN_ADD; its strings are the context's */
@@ -296,16 +373,36 @@ struct ofl_link_plan {
 	/* OFL_PLAN_LINKED_BY_LLVM: who linked the device code, for -v and
 	 * --explain ("device code was linked by ... already: nothing to do"). */
 	const char *note;
+	/* OFL_PLAN_ADD: the decisions */
+	const struct ofl_plan_unit *units;
+	size_t nunits;
+	const struct ofl_plan_group *groups;
+	size_t ngroups;
+	const struct ofl_device_action *actions;
+	size_t nactions;
+	struct ofl_plan_wrap wraps[4];
+	size_t nwraps;
 };
 
-/* Every decision of the link, once the inputs are known: whether there is
- * device work (none in a host linker that an offlink runs: OFFLINK_LINKER_CHAIN),
- * whether it was done before this link (LLVM's wrapper object; clang's old
- * HIP driver; offlink's own OpenMP wrapper object, whose runtime library
- * is added), relocatable mode's output (not an input), emit_fatbin
- * without device code (an error), then ofl_link_run.  A front end only
- * applies the plan. */
+/* Every decision of the link, once the inputs are known, made before any
+ * process starts: whether there is device work (none in a host linker
+ * that an offlink runs: OFFLINK_LINKER_CHAIN), whether it was done before
+ * this link (LLVM's wrapper object; clang's old HIP driver; offlink's own
+ * OpenMP wrapper object, whose runtime library is added), relocatable
+ * mode's output (not an input), emit_fatbin without device code (an
+ * error); then which members and images are taken, the device actions of
+ * each group (their commands), the registration of each offload kind, the
+ * runtime libraries.  A front end prints what it says, then runs it with
+ * ofl_link_execute.  A context is planned once: a second call (or an
+ * ofl_link_add after it) is OFL_EINVAL. */
 int ofl_link_plan(struct ofl_link *l, struct ofl_link_plan *p, struct ofl_error *err);
+
+/* Runs the plan (OFL_PLAN_ADD; nothing else runs anything): the device
+ * actions (in parallel, the device-link cache asked first), then the
+ * wrapper objects; p->res then lists what the host link gets (its
+ * strings the context's).  It decides nothing: a failure is a device
+ * tool's, the system's or the cache's.  Once per context. */
+int ofl_link_execute(struct ofl_link *l, struct ofl_link_plan *p, struct ofl_error *err);
 
 /* The host linker's argv for command line c: linker first, ld.offlink's own
  * options left out, -o's value replaced by output when given, res's

@@ -1,0 +1,678 @@
+/* What a device action may read (link_priv.h, ofl_declare): its whole
+ * environment, and every file its jobs may open, found as they find them,
+ * by a grammar of each tool's words (ld.lld, gold and bfd; clang's
+ * clang-nvlink-wrapper; ptxas; llvm-lto2).  A word a grammar does not know,
+ * a side output, a file that is no regular one: the action is not cached,
+ * and says why.  The key (run/key.c) is made of this and the words alone,
+ * so a file the action reads that is not declared here is a stale hit
+ * waiting to happen: scripts/cache-audit checks the list against what the
+ * jobs open. */
+#include <ctype.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "link_priv.h"
+#include "loads.h"
+#include "rsp.h"
+#include "offlink/archive.h"
+#include "offlink/ldscript.h"
+
+/* Response files and scripts one action may read, nested and in all. */
+#define MAX_NESTED 16
+#define MAX_READ 64
+/* A script larger than this is no linker script (libc.so's is 300 bytes). */
+#define MAX_SCRIPT (1u << 20)
+
+struct decl {
+	struct ofl_link *l;
+	struct link_action *a;
+	struct ofl_error *err;
+	struct ofl_symset seen;  /* paths declared */
+	unsigned nread;          /* response files and scripts read */
+	const char *const *dirs; /* an ld job's library folders */
+	size_t ndirs;
+};
+
+/* Why the action is not cached: the first reason stands. */
+static int uncached(struct decl *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int uncached(struct decl *d, const char *fmt, ...)
+{
+	if (d->a->uncached)
+		return 0;
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vasprintf(&d->a->uncached, fmt, ap);
+	va_end(ap);
+	if (n < 0) {
+		d->a->uncached = NULL;
+		return OFL_NOMEM(d->err);
+	}
+	return 0;
+}
+
+static bool own(const struct decl *d, const char *path)
+{
+	size_t n = strlen(d->l->tmpdir);
+	return !strncmp(path, d->l->tmpdir, n) && path[n] == '/';
+}
+
+/* path declared as how, once. */
+static int declare(struct decl *d, const char *path, enum act_how how)
+{
+	struct ofl_symslot *s;
+	bool added;
+	if (ofl_symset_add(&d->seen, path, how, &s, &added))
+		return OFL_NOMEM(d->err);
+	if (!added)
+		return 0;
+	struct link_action *a = d->a;
+	if (OFL_GROW(a->files, a->capfiles, a->nfiles))
+		return OFL_NOMEM(d->err);
+	if (!(a->files[a->nfiles].path = ofl_strdup(path)))
+		return OFL_NOMEM(d->err);
+	a->files[a->nfiles++].how = how;
+	return 0;
+}
+
+/* ---- the environment ----------------------------------------------------- */
+
+/* What the device tools get of the link's environment: where programs and
+ * libraries are found, the CUDA toolkit, gcc's driver variables clang
+ * reads, what lld and bfd write into an image; CCC_OVERRIDE_OPTIONS, which
+ * the plan does not model (the action is then not cached).  Nothing else
+ * is inherited: the key holds all of it. */
+static const char *const passed[] = {
+    "PATH",        "LD_LIBRARY_PATH",   "LIBRARY_PATH",        "CUDA_PATH",
+    "CUDA_HOME",   "COMPILER_PATH",     "GCC_EXEC_PREFIX",     "LLD_VERSION",
+    "LD_RUN_PATH", "SOURCE_DATE_EPOCH", "CCC_OVERRIDE_OPTIONS"};
+
+/* Whether var (NAME=value) is named in list (comma-separated names). */
+static bool listed(const char *list, const char *var)
+{
+	size_t n = strcspn(var, "=");
+	for (const char *p = list; p && *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] == ',')) {
+		size_t len = strcspn(p, ",");
+		if (len == n && !strncmp(p, var, n))
+			return true;
+	}
+	return false;
+}
+
+/* A launcher's variables: those OFFLINK_DEVICE_LAUNCHER_ENV names, and
+ * those named after one of its programs (RECC_... for recc): it reads
+ * them; the device tools under it get them too, keyed as all the others. */
+static bool launcher_var(const struct ofl_link *l, const char *var)
+{
+	if (listed(l->o.launcher_env, var))
+		return true;
+	for (size_t w = 0; w < l->o.nlauncher; w++) {
+		const char *prog = l->o.launcher[w], *base = strrchr(prog, '/');
+		base = base ? base + 1 : prog;
+		size_t n = strlen(base), i = 0;
+		if (strchr(base, '='))
+			continue; /* env's VAR=value */
+		while (i < n && (toupper((unsigned char)base[i]) == var[i] ||
+		                 (base[i] == '-' && var[i] == '_')))
+			i++;
+		if (n && i == n && var[n] == '_')
+			return true;
+	}
+	return false;
+}
+
+int ofl_action_env(struct ofl_link *l, struct link_action *a, struct ofl_error *err)
+{
+	char *const *env = l->o.device_env;
+	size_t n = 0;
+	while (env && env[n])
+		n++;
+	if (!(a->env = ofl_calloc(n + sizeof(passed) / sizeof(*passed) + 3, sizeof(*a->env))))
+		return OFL_NOMEM(err);
+	size_t k = 0;
+	for (size_t i = 0; i < sizeof(passed) / sizeof(*passed); i++) {
+		const char *v = ofl_proc_env_get(env, passed[i]);
+		if (v && asprintf(&a->env[k], "%s=%s", passed[i], v) < 0) {
+			a->env[k] = NULL;
+			return OFL_NOMEM(err);
+		}
+		k += v != NULL;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (launcher_var(l, env[i]) && !(a->env[k++] = ofl_strdup(env[i])))
+			return OFL_NOMEM(err);
+	/* temporaries of the tools (clang-nvlink-wrapper's cubins) go with the
+	 * link's; messages in one language, whatever the user's */
+	const char *tmp = ofl_link_tmpdir(l, err);
+	if (!tmp)
+		return err->code;
+	if (asprintf(&a->env[k], "TMPDIR=%s", tmp) < 0) {
+		a->env[k] = NULL;
+		return OFL_NOMEM(err);
+	}
+	return (a->env[k + 1] = ofl_strdup("LC_ALL=C")) ? 0 : OFL_NOMEM(err);
+}
+
+/* ---- files ------------------------------------------------------------- */
+
+/* A file a job reads: the link's own by its bytes, any other by identity;
+ * one that is no regular file makes the action uncached (a FIFO would
+ * block the key, a device has no identity). */
+static int read_file(struct decl *d, const char *path)
+{
+	struct stat st;
+	if (own(d, path))
+		return declare(d, path, ACT_CONTENT);
+	if (stat(path, &st))
+		return declare(d, path, ACT_ABSENT);
+	if (!S_ISREG(st.st_mode))
+		return uncached(d, "%s is no regular file", path);
+	char real[PATH_MAX];
+	return declare(d, realpath(path, real) ? real : path, ACT_IDENTITY);
+}
+
+static int load(void *ctx, const char *path, bool found)
+{
+	struct decl *d = ctx;
+	if (!found && strchr(path, '/'))
+		return declare(d, path, ACT_ABSENT);
+	return found ? declare(d, path, ACT_IDENTITY)
+	             : uncached(d, "a library the device tools load, %s, is missing", path);
+}
+
+/* A program a job runs: it, and what the loader reads to start it. */
+static int program(struct decl *d, const char *path)
+{
+	struct stat st;
+	if (stat(path, &st) || !S_ISREG(st.st_mode))
+		return uncached(d, "the device tool %s is not there", path);
+	return ofl_program_loads(path, ofl_proc_env_get(d->a->env, "LD_LIBRARY_PATH"), load, d,
+	                         d->err);
+}
+
+/* The contents of a small text file a job reads as words or a script, or
+ * NULL (then the action is uncached). */
+static char *text_of(struct decl *d, const char *path)
+{
+	struct ofl_file f = OFL_FILE_INIT;
+	struct ofl_error ignored = OFL_ERROR_INIT;
+	char *s = NULL;
+	if (++d->nread > MAX_READ || ofl_file_open_regular(&f, path, &ignored) ||
+	    f.size > MAX_SCRIPT || memchr(f.data, 0, f.size) ||
+	    !(s = ofl_strndup((const char *)f.data, f.size)))
+		uncached(d, "%s cannot be read as text (or too many files are)", path);
+	ofl_file_close(&f);
+	return s;
+}
+
+/* ---- ld.lld, gold, bfd --------------------------------------------------- */
+
+static int ld_file(struct decl *d, const char *path, unsigned depth);
+
+/* The file a name leads to in the job's library folders, as ld finds it:
+ * "-lNAME" lib<NAME>.so (unless static_only) then lib<NAME>.a in each
+ * folder in turn, "-l:NAME" NAME, a plain name itself; each candidate that
+ * is not there declared absent (a library made there later must miss).
+ * Owned, or NULL. */
+static char *search(struct decl *d, const char *name, bool static_only, int *rc)
+{
+	const char *lib = !strncmp(name, "-l", 2) ? name + 2 : NULL;
+	for (size_t i = 0; !*rc && i < d->ndirs; i++) {
+		char c[2][PATH_MAX];
+		size_t n = 0;
+		if (lib && lib[0] == ':')
+			snprintf(c[n++], PATH_MAX, "%s/%s", d->dirs[i], lib + 1);
+		else if (lib && !static_only)
+			snprintf(c[n++], PATH_MAX, "%s/lib%s.so", d->dirs[i], lib);
+		if (lib && lib[0] != ':')
+			snprintf(c[n++], PATH_MAX, "%s/lib%s.a", d->dirs[i], lib);
+		if (!lib)
+			snprintf(c[n++], PATH_MAX, "%s/%s", d->dirs[i], name);
+		for (size_t k = 0; !*rc && k < n; k++) {
+			if (!access(c[k], F_OK))
+				return ofl_strdup(c[k]);
+			*rc = declare(d, c[k], ACT_ABSENT);
+		}
+	}
+	return NULL;
+}
+
+struct script {
+	struct decl *d;
+	const char *dir; /* the script's folder: a relative name is first looked for there */
+	unsigned depth;
+};
+
+static int script_name(void *ctx, enum ofl_ldscript_kind kind, const char *name, size_t len)
+{
+	struct script *s = ctx;
+	char *w = ofl_strndup(name, len), *path = NULL;
+	int rc = w ? 0 : OFL_NOMEM(s->d->err);
+	if (rc || kind == OFL_LDSCRIPT_EXTERN) {
+		free(w);
+		return rc;
+	}
+	if (w[0] == '/' || (w[0] != '-' && !access(w, F_OK)))
+		path = ofl_strdup(w);
+	else if (w[0] != '-' && asprintf(&path, "%s/%s", s->dir, w) >= 0 && access(path, F_OK)) {
+		rc = declare(s->d, path, ACT_ABSENT);
+		free(path);
+		path = NULL;
+	}
+	if (!path && !rc && w[0] != '/') {
+		char *colon = NULL;
+		bool lib = w[0] == '-';
+		if (!lib && asprintf(&colon, "-l:%s", w) < 0)
+			rc = OFL_NOMEM(s->d->err);
+		path = rc ? NULL : search(s->d, lib ? w : colon, false, &rc);
+		free(colon);
+	}
+	rc = rc ? rc : path ? ld_file(s->d, path, s->depth + 1) : declare(s->d, w, ACT_ABSENT);
+	free(path);
+	free(w);
+	return rc;
+}
+
+/* A linker script's names, each found and declared. */
+static int script(struct decl *d, const char *path, const char *text, unsigned depth)
+{
+	char *dir = ofl_strdup(path);
+	if (!dir)
+		return OFL_NOMEM(d->err);
+	char *slash = strrchr(dir, '/');
+	if (slash)
+		*slash = '\0';
+	struct script s = {d, slash ? dir : ".", depth};
+	struct ofl_error ignored = OFL_ERROR_INIT;
+	int rc =
+	    ofl_ldscript_inputs((const uint8_t *)text, strlen(text), script_name, &s, &ignored);
+	free(dir);
+	return rc == OFL_EINVAL ? uncached(d, "%s is not a linker script offlink reads", path) : rc;
+}
+
+/* A thin archive's members, files of their own beside it. */
+static int thin_members(struct decl *d, const char *path, const struct ofl_file *f)
+{
+	struct ofl_archive ar = OFL_ARCHIVE_INIT;
+	struct ofl_error ignored = OFL_ERROR_INIT;
+	if (ofl_archive_parse(f->data, f->size, &ar, &ignored))
+		return uncached(d, "%s is a thin archive offlink cannot read", path);
+	const char *slash = strrchr(path, '/');
+	int dir = slash ? (int)(slash - path + 1) : 0, rc = 0;
+	for (size_t i = 0; !rc && i < ar.nmembers; i++) {
+		const char *m = ar.members[i].name;
+		char p[PATH_MAX];
+		snprintf(p, sizeof(p), "%.*s%s", m[0] == '/' ? 0 : dir, path, m);
+		rc = read_file(d, p);
+	}
+	ofl_archive_release(&ar);
+	return rc;
+}
+
+/* An input of an ld job: the file, and what it leads to (a script's
+ * names, a thin archive's members). */
+static int ld_file(struct decl *d, const char *path, unsigned depth)
+{
+	if (depth > MAX_NESTED)
+		return uncached(d, "linker scripts nested deeper than %d", MAX_NESTED);
+	int rc = read_file(d, path);
+	struct ofl_file f = OFL_FILE_INIT;
+	struct ofl_error ignored = OFL_ERROR_INIT;
+	if (rc || d->a->uncached || ofl_file_open_regular(&f, path, &ignored))
+		return rc;
+	bool text = f.size && f.size <= MAX_SCRIPT && !memchr(f.data, 0, f.size) &&
+	            !ofl_archive_is(f.data, f.size);
+	if (ofl_archive_is_thin(f.data, f.size))
+		rc = thin_members(d, path, &f);
+	ofl_file_close(&f);
+	char *t = !rc && text ? text_of(d, path) : NULL;
+	if (t)
+		rc = script(d, path, t, depth);
+	free(t);
+	return rc;
+}
+
+/* ld options that read no file and write none but the output: what
+ * clang's driver and offlink give a device link, and common users'. */
+static bool quiet_option(const char *w)
+{
+	static const char *const names[] = {"no-undefined",
+	                                    "Bsymbolic",
+	                                    "Bsymbolic-functions",
+	                                    "gc-sections",
+	                                    "no-gc-sections",
+	                                    "lto-emit-llvm",
+	                                    "lto-emit-asm",
+	                                    "strip-all",
+	                                    "strip-debug",
+	                                    "s",
+	                                    "S",
+	                                    "X",
+	                                    "x",
+	                                    "nostdlib",
+	                                    "no-dependent-libraries",
+	                                    "warn-common",
+	                                    "no-warn-mismatch",
+	                                    "lto-whole-program-visibility",
+	                                    "disable-verify",
+	                                    "no-rosegment"};
+	static const char *const prefixes[] = {"lto-O", "lto-CGO", "lto-partitions", "O"};
+	const char *n = w + 1 + (w[1] == '-');
+	for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++)
+		if (!strcmp(n, names[i]))
+			return true;
+	for (size_t i = 0; i < sizeof(prefixes) / sizeof(*prefixes); i++)
+		if (!strncmp(n, prefixes[i], strlen(prefixes[i])))
+			return true;
+	return false;
+}
+
+/* The value of a carried option that names a file the linker reads. */
+static bool reads_file(const char *w)
+{
+	static const char *const names[] = {"version-script",
+	                                    "dynamic-list",
+	                                    "retain-symbols-file",
+	                                    "just-symbols",
+	                                    "export-dynamic-symbol-list",
+	                                    "default-script",
+	                                    "dT",
+	                                    "c",
+	                                    "mri-script"};
+	const char *n = w + 1 + (w[1] == '-');
+	size_t len = strcspn(n, "=");
+	for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++)
+		if (strlen(names[i]) == len && !strncmp(n, names[i], len))
+			return true;
+	return false;
+}
+
+/* Carried options that write a file beside the output, or run one: not
+ * cached (a hit would not write it). */
+static bool side_effect(const char *w)
+{
+	static const char *const names[] = {
+	    "out-implib", "error-handling-script", "audit", "depaudit", "P", "chroot"};
+	const char *n = w + 1 + (w[1] == '-');
+	size_t len = strcspn(n, "=");
+	for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++)
+		if (strlen(names[i]) == len && !strncmp(n, names[i], len))
+			return true;
+	return false;
+}
+
+static int ld_option(struct decl *d, const struct ofl_ldcmd *c, const struct ofl_ldarg *a)
+{
+	const char *w = a->word[0];
+	if (ofl_ldarg_is_own(a))
+		return uncached(d, "'%s' is no linker's option", w);
+	switch (a->opt) {
+	case OFL_LD_OUTPUT:
+		return own(d, a->value) ? 0 : uncached(d, "it writes %s", a->value);
+	case OFL_LD_SCRIPT: {
+		char *p = ofl_ldcmd_input_path(c, a);
+		int rc = p ? ld_file(d, p, 0) : OFL_NOMEM(d->err);
+		free(p);
+		return rc;
+	}
+	case OFL_LD_PLUGIN:
+		return program(d, a->value);
+	case OFL_LD_DEPFILE:
+	case OFL_LD_REPORT:
+		return uncached(d, "it writes a report beside the image (%s)", w);
+	case OFL_LD_OTHER_WITH_ARG:
+		if (side_effect(w))
+			return uncached(d, "the linker option %s writes or runs a file", w);
+		return reads_file(w) ? read_file(d, a->value) : 0;
+	case OFL_LD_UNKNOWN:
+		return quiet_option(w) ? 0
+		                       : uncached(d,
+		                                  "the linker option '%s' is not one offlink "
+		                                  "models",
+		                                  w);
+	default:
+		return 0;
+	}
+}
+
+static int declare_rsp(void *ctx, const char *path, const uint8_t *bytes, size_t n)
+{
+	struct decl *d = ctx;
+	(void)bytes;
+	(void)n;
+	return declare(d, path, own(d, path) ? ACT_CONTENT : ACT_IDENTITY);
+}
+
+/* Response files among a job's words (nested): each read, declared. */
+static int responses(struct decl *d, char *const *w, size_t n)
+{
+	int rc = ofl_rsp_files(w, n, declare_rsp, d, d->err);
+	return rc == 1 ? uncached(d, "a response file that is no regular file, or nested too deep")
+	               : rc;
+}
+
+/* An ld job: its response files, inputs, libraries (the folders looked in
+ * before the one that has it, and what it leads to) and options. */
+static int ld_job(struct decl *d, const struct ofl_argv *job, bool bfd)
+{
+	struct ofl_ldcmd c = OFL_LDCMD_INIT;
+	struct ofl_argv dirs = OFL_ARGV_INIT;
+	int rc = responses(d, job->v + 1, job->n - 1);
+	if (rc || d->a->uncached)
+		return rc;
+	struct ofl_error bad = OFL_ERROR_INIT;
+	if (ofl_ldcmd_parse(&c, OFL_LDCMD_GNU, (int)job->n - 1, job->v + 1, &bad))
+		return bad.code == OFL_ENOMEM ? OFL_NOMEM(d->err)
+		                              : uncached(d, "its linker command: %s", bad.msg);
+	for (size_t i = 0; !rc && i < c.nargs; i++)
+		if (c.args[i].opt == OFL_LD_LIBPATH) {
+			char *p = ofl_ldcmd_input_path(&c, &c.args[i]);
+			rc = p ? ofl_argv_push(&dirs, p, d->err) : OFL_NOMEM(d->err);
+			free(p);
+		}
+	/* bfd's own search folders after the command's */
+	if (!rc && bfd)
+		rc = ofl_ld_default_dirs(d->l->o.host_triple, &dirs, d->err);
+	d->dirs = (const char *const *)dirs.v;
+	d->ndirs = dirs.n;
+	for (size_t i = 0; !rc && !d->a->uncached && i < c.nargs; i++) {
+		const struct ofl_ldarg *a = &c.args[i];
+		char *p = NULL;
+		if (a->kind == OFL_LDARG_FILE) {
+			p = ofl_ldcmd_input_path(&c, a);
+			rc = p ? ld_file(d, p, 0) : OFL_NOMEM(d->err);
+		} else if (a->kind == OFL_LDARG_LIBRARY) {
+			char lib[PATH_MAX];
+			snprintf(lib, sizeof(lib), "-l%s", a->value);
+			p = search(d, lib, a->state.static_only, &rc);
+			rc = rc ? rc : p ? ld_file(d, p, 0) : 0;
+		} else {
+			rc = ld_option(d, &c, a);
+		}
+		free(p);
+	}
+	d->dirs = NULL;
+	d->ndirs = 0;
+	ofl_argv_release(&dirs);
+	ofl_ldcmd_release(&c);
+	return rc;
+}
+
+/* ---- clang-nvlink-wrapper, ptxas, llvm-lto2 -------------------------- */
+
+/* A word of a job whose grammar is a list: value-taking options and the
+ * file each value names (NULL: a value, no file), options without a value,
+ * prefixes of options with a joined value. */
+struct grammar {
+	const char *const *with_value;
+	const char *const *flags;
+	const char *const *joined;
+	bool inputs; /* plain words are input files */
+};
+
+static bool in(const char *const *list, const char *w)
+{
+	for (; list && *list; list++)
+		if (!strcmp(*list, w))
+			return true;
+	return false;
+}
+
+static bool prefixed(const char *const *list, const char *w)
+{
+	for (; list && *list; list++)
+		if (!strncmp(w, *list, strlen(*list)))
+			return true;
+	return false;
+}
+
+/* --cuda-path=DIR of clang-nvlink-wrapper: the toolkit's programs it
+ * runs (ptxas, nvlink), there or on PATH. */
+static int cuda_tools(struct decl *d, const char *dir)
+{
+	static const char *const tools[] = {"ptxas", "nvlink"};
+	int rc = 0;
+	for (size_t i = 0; !rc && i < 2; i++) {
+		char p[PATH_MAX];
+		snprintf(p, sizeof(p), "%s/bin/%s", dir, tools[i]);
+		if (!access(p, X_OK)) {
+			rc = program(d, p);
+			continue;
+		}
+		rc = declare(d, p, ACT_ABSENT);
+		char *on_path =
+		    rc ? NULL
+		       : ofl_proc_find(tools[i], NULL, 0, ofl_proc_env_get(d->a->env, "PATH"));
+		rc = rc ? rc : on_path ? program(d, on_path) : 0;
+		free(on_path);
+	}
+	return rc;
+}
+
+/* A job of the list grammar g: its files (inputs, option values naming
+ * one), its -L folders' -l libraries, a toolkit. */
+static int list_job(struct decl *d, const struct ofl_argv *job, const struct grammar *g)
+{
+	struct ofl_argv dirs = OFL_ARGV_INIT;
+	int rc = 0;
+	for (size_t i = 1; !rc && i < job->n; i++)
+		if (!strncmp(job->v[i], "-L", 2))
+			rc = ofl_argv_push(&dirs, job->v[i] + 2, d->err);
+	d->dirs = (const char *const *)dirs.v;
+	d->ndirs = dirs.n;
+	for (size_t i = 1; !rc && !d->a->uncached && i < job->n; i++) {
+		const char *w = job->v[i];
+		if (in(g->with_value, w) && i + 1 < job->n) {
+			const char *v = job->v[++i];
+			if (!strcmp(w, "-o") || !strcmp(w, "--output-file"))
+				rc = own(d, v) ? 0 : uncached(d, "it writes %s", v);
+			else if (!strcmp(w, "-r"))
+				rc = 0; /* llvm-lto2's resolution of an input's symbol */
+		} else if (!strncmp(w, "--cuda-path=", 12)) {
+			rc = cuda_tools(d, w + 12);
+		} else if (!strncmp(w, "-l", 2) && w[2]) {
+			char *p = search(d, w, true, &rc);
+			rc = rc ? rc : p ? read_file(d, p) : 0;
+			free(p);
+		} else if (!strncmp(w, "-L", 2) || in(g->flags, w) || prefixed(g->joined, w)) {
+			rc = 0;
+		} else if (w[0] != '-' && g->inputs) {
+			rc = read_file(d, w);
+		} else {
+			rc = uncached(d, "the word '%s' of %s is not one offlink models", w,
+			              job->v[0]);
+		}
+	}
+	d->dirs = NULL;
+	d->ndirs = 0;
+	ofl_argv_release(&dirs);
+	return rc;
+}
+
+static const char *const nvlink_values[] = {"-o", "-arch", NULL};
+static const char *const nvlink_flags[] = {"-v", "-g", "--dry-run", NULL};
+static const char *const nvlink_joined[] = {
+    "--plugin-opt=", "-O", "--lto-", "-mllvm=", "--feature=", "-arch=", NULL};
+static const struct grammar nvlink = {nvlink_values, nvlink_flags, nvlink_joined, true};
+static const char *const ptxas_values[] = {"--gpu-name", "--output-file", "-arch", NULL};
+static const char *const ptxas_flags[] = {"-m64", "-c", "-g", "-v", "--verbose", NULL};
+static const char *const ptxas_joined[] = {"-O", "--opt-level", NULL};
+static const struct grammar ptxas = {ptxas_values, ptxas_flags, ptxas_joined, true};
+static const char *const lto_values[] = {"-o", "-r", NULL};
+static const char *const lto_flags[] = {"run", NULL};
+static const char *const lto_joined[] = {
+    "-O",     "--cg-opt-level=", "--select-save-temps=", "--relocation-model=",
+    "-mcpu=", "-mattr=",         "--filetype=",          NULL};
+static const struct grammar lto2 = {lto_values, lto_flags, lto_joined, true};
+
+/* ---- the action ---------------------------------------------------------- */
+
+static const char *base_name(const char *p)
+{
+	return strrchr(p, '/') ? strrchr(p, '/') + 1 : p;
+}
+
+static int job_files(struct decl *d, const struct ofl_argv *job)
+{
+	const char *b = base_name(job->v[0]);
+	char *prog = strchr(job->v[0], '/')
+	                 ? ofl_strdup(job->v[0])
+	                 : ofl_proc_find(job->v[0], NULL, 0, ofl_proc_env_get(d->a->env, "PATH"));
+	int rc = prog ? program(d, prog) : uncached(d, "the device tool %s is not there", b);
+	free(prog);
+	if (rc || d->a->uncached)
+		return rc;
+	if (!strcmp(b, "ld.lld") || !strcmp(b, "ld.gold") || !strcmp(b, "lld"))
+		return ld_job(d, job, false);
+	if (!strcmp(b, "ld.bfd") || !strcmp(b, "ld"))
+		return ld_job(d, job, true);
+	if (!strcmp(b, "clang-nvlink-wrapper"))
+		return list_job(d, job, &nvlink);
+	if (!strcmp(b, "ptxas"))
+		return list_job(d, job, &ptxas);
+	if (!strcmp(b, "llvm-lto2"))
+		return list_job(d, job, &lto2);
+	return uncached(d, "what %s reads is not known to offlink", b);
+}
+
+/* The key's contents, for --explain and the audit (scripts/cache-audit). */
+static void log_key(struct ofl_link *l, const struct link_action *a)
+{
+	static const char *const how[] = {"file", "file", "absent"};
+	ofl_link_logf(l, OFL_LOG_DECISION, "device action: %s -> %s", a->what, a->output);
+	for (size_t j = 0; j < a->njobs; j++) {
+		struct ofl_buf b = OFL_BUF_INIT;
+		if (!ofl_proc_format(a->jobs[j].v, a->jobs[j].n, false, &b))
+			ofl_link_logf(l, OFL_LOG_DECISION, "  runs: %s", (const char *)b.data);
+		ofl_buf_release(&b);
+	}
+	if (a->uncached) {
+		ofl_link_logf(l, OFL_LOG_DECISION, "  not cached: %s", a->uncached);
+		return;
+	}
+	for (size_t i = 0; i < a->nfiles; i++)
+		ofl_link_logf(l, OFL_LOG_DECISION, "  key %s: %s", how[a->files[i].how],
+		              a->files[i].path);
+	for (char *const *e = a->env; *e; e++)
+		ofl_link_logf(l, OFL_LOG_DECISION, "  key env: %.*s", (int)strcspn(*e, "="), *e);
+}
+
+int ofl_declare(struct ofl_link *l, struct link_action *a, struct ofl_error *err)
+{
+	struct decl d = {l, a, err, OFL_SYMSET_INIT, 0, NULL, 0};
+	int rc = 0;
+	if (!l->cache && !a->uncached)
+		rc = uncached(&d, "no device-link cache");
+	for (size_t i = 0; !rc && !a->uncached && i < a->njobs; i++)
+		rc = a->jobs[i].n ? job_files(&d, &a->jobs[i]) : uncached(&d, "an empty job");
+	if (!rc && !a->uncached && ofl_proc_env_get(a->env, "CCC_OVERRIDE_OPTIONS"))
+		rc = uncached(&d, "CCC_OVERRIDE_OPTIONS changes clang's command line");
+	ofl_symset_release(&d.seen);
+	if (!rc && l->cache)
+		log_key(l, a);
+	return rc;
+}

@@ -1,0 +1,520 @@
+/* What a device action runs (link_priv.h, ofl_expand).  clang's driver
+ * only picks the commands a device link runs (ld.lld with the crt files,
+ * library folders and LTO options it adds; clang-nvlink-wrapper, after
+ * ptxas for LLVM 19's assembly); running them ourselves spares the
+ * driver's start-up on every device link and lets the key see every word
+ * and file.  The driver says what it would run (`clang -###`, which runs
+ * nothing); its answer depends on the command's shape, not on the link's
+ * temporary names, so it is asked once per shape, with placeholders for
+ * them, and the answer is kept in the cache's directory under a key of
+ * everything the driver reads to decide (the driver model below). */
+#include <dirent.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cache_priv.h"
+#include "internal.h"
+#include "link_priv.h"
+#include "loads.h"
+#include "rsp.h"
+
+/* Words of a memo: a job ends with END, an own file of the link's is
+ * OWN and its index, a temporary the driver makes is TEMP and its
+ * extension. */
+enum { END = 1, OWN = 2, TEMP = 3 };
+#define MEMO_MAX (256u << 10)
+
+/* The clang words the plan models: what offlink's own device links are
+ * made of, and the usual options a user gives with --device-compiler.
+ * Anything else (-B, --config, --sysroot, --gcc-toolchain, a response
+ * file, a profile or list file) changes what the driver reads in ways the
+ * driver model does not see. */
+static bool modeled_word(const char *w, const char *prev)
+{
+	static const char *const with_value[] = {"-o", "-dumpdir", "-Xlinker", "-x", "-mllvm"};
+	static const char *const flags[] = {"--no-default-config", "-shared", "-flto", "-v",
+	                                    "-nogpulib"};
+	static const char *const prefixes[] = {
+	    "--target=",    "-march=",           "-mcpu=", "-O", "-Wl,", "-L", "-l",
+	    "--cuda-path=", "-flto-partitions=", "-g"};
+	for (size_t i = 0; prev && i < sizeof(with_value) / sizeof(*with_value); i++)
+		if (!strcmp(prev, with_value[i]))
+			return true;
+	if (w[0] != '-')
+		return true; /* an input, forwarded to the job */
+	for (size_t i = 0; i < sizeof(with_value) / sizeof(*with_value); i++)
+		if (!strcmp(w, with_value[i]))
+			return true;
+	for (size_t i = 0; i < sizeof(flags) / sizeof(*flags); i++)
+		if (!strcmp(w, flags[i]))
+			return true;
+	if (!strncmp(w, "-fuse-ld=", 9))
+		return !strchr(w, '/');
+	for (size_t i = 0; i < sizeof(prefixes) / sizeof(*prefixes); i++)
+		if (!strncmp(w, prefixes[i], strlen(prefixes[i])))
+			return true;
+	return false;
+}
+
+/* The first word of a's clang command the plan does not model, or NULL. */
+static const char *unmodeled(const struct ofl_link *l, const struct link_action *a)
+{
+	for (size_t i = l->o.nlauncher + 1; i < a->cmd.argc; i++)
+		if (!modeled_word(a->cmd.argv[i],
+		                  i > l->o.nlauncher + 1 ? a->cmd.argv[i - 1] : NULL))
+			return a->cmd.argv[i];
+	return NULL;
+}
+
+static bool is_clang(const char *prog)
+{
+	const char *base = strrchr(prog, '/') ? strrchr(prog, '/') + 1 : prog;
+	return !strncmp(base, "clang", 5);
+}
+
+static int set_uncached(struct link_action *a, struct ofl_error *err, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int set_uncached(struct link_action *a, struct ofl_error *err, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	free(a->uncached);
+	int n = vasprintf(&a->uncached, fmt, ap);
+	va_end(ap);
+	if (n < 0) {
+		a->uncached = NULL;
+		return OFL_NOMEM(err);
+	}
+	return 0;
+}
+
+/* The command's own words, as the one job (no launcher). */
+static int own_job(const struct ofl_link *l, struct link_action *a, struct ofl_error *err)
+{
+	if (!(a->jobs = ofl_calloc(1, sizeof(*a->jobs))))
+		return OFL_NOMEM(err);
+	a->njobs = 1;
+	int rc = 0;
+	for (size_t i = l->o.nlauncher; !rc && i < a->cmd.argc; i++)
+		rc = ofl_argv_push(&a->jobs[0], a->cmd.argv[i], err);
+	return rc;
+}
+
+/* ---- the driver model: what clang reads to choose its jobs ------------ */
+
+static void key_path(struct ofl_cache_key *k, const char *path)
+{
+	struct stat st;
+	char id[PATH_MAX + 64];
+	if (stat(path, &st)) {
+		ofl_key_str(k, "absent", path);
+		return;
+	}
+	snprintf(id, sizeof(id), "%s %o %lld %lld.%09ld", path, (unsigned)st.st_mode,
+	         (long long)st.st_size, (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
+	ofl_key_str(k, "present", id);
+}
+
+/* The sorted names in dir, and in each folder of it with sub. */
+static void key_listing(struct ofl_cache_key *k, const char *dir, bool sub)
+{
+	struct dirent **ents = NULL;
+	int n = scandir(dir, &ents, NULL, alphasort);
+	ofl_key_str(k, "listing", dir);
+	for (int i = 0; i < n; i++) {
+		const char *e = ents[i]->d_name;
+		char p[PATH_MAX];
+		if (strcmp(e, ".") && strcmp(e, "..")) {
+			ofl_key_str(k, "entry", e);
+			if (sub && snprintf(p, sizeof(p), "%s/%s", dir, e) < (int)sizeof(p))
+				key_listing(k, p, false);
+		}
+		free(ents[i]);
+	}
+	free(ents);
+}
+
+static int key_load(void *ctx, const char *path, bool found)
+{
+	if (found)
+		key_path(ctx, path);
+	else
+		ofl_key_str(ctx, "not loaded", path);
+	return 0;
+}
+
+/* The programs the driver may run, looked for (<triple>-<name>, then
+ * <name>) in its own folder, COMPILER_PATH and PATH: present or absent in
+ * each. */
+static void key_programs(struct ofl_cache_key *k, const char *clangdir, const char *triple,
+                         char *const *env)
+{
+	static const char *const progs[] = {"ld.lld", "ld.gold",   "ld.bfd",
+	                                    "ld",     "lld",       "ptxas",
+	                                    "nvlink", "fatbinary", "clang-nvlink-wrapper"};
+	const char *lists[] = {clangdir, ofl_proc_env_get(env, "COMPILER_PATH"),
+	                       ofl_proc_env_get(env, "PATH")};
+	for (size_t l = 0; l < 3; l++)
+		for (const char *d = lists[l], *e; d && *d; d = *e ? e + 1 : e) {
+			e = strchr(d, ':');
+			e = e ? e : d + strlen(d);
+			for (size_t i = 0; i < sizeof(progs) / sizeof(*progs); i++) {
+				char p[PATH_MAX];
+				snprintf(p, sizeof(p), "%.*s/%s-%s", (int)(e - d), d, triple,
+				         progs[i]);
+				key_path(k, p);
+				snprintf(p, sizeof(p), "%.*s/%s", (int)(e - d), d, progs[i]);
+				key_path(k, p);
+			}
+		}
+}
+
+/* A response file clang reads for itself (it expands them before it reads
+ * its options: a -Xlinker @FILE's words reach the job inlined). */
+static int key_rsp(void *ctx, const char *path, const uint8_t *bytes, size_t n)
+{
+	ofl_key_str(ctx, "response file", path);
+	ofl_key_bytes(ctx, "content", bytes, n);
+	return 0;
+}
+
+/* The memo's key: the clang (what it loads), the command's shape, its
+ * environment, and what the driver reads to decide: its response files,
+ * the distribution's release files (its linker defaults), the GCC
+ * installations (crt files, library folders), the programs it looks for,
+ * the CUDA toolkits.  1 when a response file is none it can read. */
+static int driver_key(const struct link_action *a, const struct ofl_argv *shape, const char *clang,
+                      const char *triple, uint8_t key[OFL_CACHE_KEY_SIZE], struct ofl_error *err)
+{
+	static const char *const distro[] = {
+	    "/etc/os-release",     "/usr/lib/os-release", "/etc/lsb-release",
+	    "/etc/debian_version", "/etc/redhat-release", "/etc/SuSE-release",
+	    "/etc/alpine-release", "/etc/gentoo-release", "/etc/arch-release"};
+	static const char *const gcc[] = {"/usr/lib/gcc", "/usr/lib64/gcc", "/usr/lib/gcc-cross"};
+	static const char *const cuda[] = {"/usr/local/cuda", "/usr/local/cuda-8.0",
+	                                   "/usr/local/cuda-7.5", "/usr/local/cuda-7.0",
+	                                   "/usr/lib/cuda"};
+	struct ofl_cache_key k;
+	char real[PATH_MAX], dir[PATH_MAX];
+	ofl_key_init(&k);
+	ofl_key_str(&k, "clang driver", "1");
+	int rc = ofl_program_loads(clang, ofl_proc_env_get(a->env, "LD_LIBRARY_PATH"), key_load, &k,
+	                           err);
+	for (size_t i = 0; i < shape->n; i++)
+		ofl_key_str(&k, "word", shape->v[i]);
+	rc = rc ? rc : ofl_rsp_files(shape->v, shape->n, key_rsp, &k, err);
+	/* TMPDIR, the link's directory: the driver's temporaries, mapped to
+	 * the link's names (TEMP) */
+	for (char *const *e = a->env; *e; e++)
+		ofl_key_str(&k, "env", strncmp(*e, "TMPDIR=", 7) ? *e : "TMPDIR");
+	for (size_t i = 0; i < sizeof(distro) / sizeof(*distro); i++)
+		key_path(&k, distro[i]);
+	for (size_t i = 0; i < sizeof(gcc) / sizeof(*gcc); i++)
+		key_listing(&k, gcc[i], true);
+	snprintf(dir, sizeof(dir), "%s", realpath(clang, real) ? real : clang);
+	*strrchr(dir, '/') = '\0';
+	key_programs(&k, dir, triple, a->env);
+	/* its resource folders, and its lib/<triple> (LLVM 20+'s device
+	 * runtime, which it adds to the link's folders when there) */
+	char sub[PATH_MAX + 32];
+	snprintf(sub, sizeof(sub), "%s/../lib/clang", dir);
+	key_listing(&k, sub, true);
+	if (snprintf(sub, sizeof(sub), "%s/../lib/%s", dir, triple) < (int)sizeof(sub))
+		key_listing(&k, sub, false);
+	for (size_t i = 0; i < sizeof(cuda) / sizeof(*cuda); i++) {
+		char p[PATH_MAX];
+		snprintf(p, sizeof(p), "%s/include/cuda.h", cuda[i]);
+		key_path(&k, p);
+		snprintf(p, sizeof(p), "%s/bin/ptxas", cuda[i]);
+		key_path(&k, p);
+	}
+	ofl_key_final(&k, key);
+	return rc;
+}
+
+/* ---- the driver asked -------------------------------------------------- */
+
+/* The index of the link's own file w names (a word of the command that
+ * lies in the link's directory), or -1. */
+static long own_index(const struct link_action *a, size_t from, const char *w, const char *tmp)
+{
+	size_t n = strlen(tmp);
+	if (strncmp(w, tmp, n) || w[n] != '/')
+		return -1;
+	for (size_t i = from; i < a->cmd.argc; i++)
+		if (!strcmp(a->cmd.argv[i], w))
+			return (long)(i - from);
+	return -1;
+}
+
+/* The placeholder of own file i (base its name) in the probe's folder: a
+ * name of the same extension (the driver reads inputs by theirs). */
+static char *placeholder(const char *probe, size_t i, const char *base)
+{
+	const char *dot = strchr(base, '.');
+	char *p = NULL;
+	return asprintf(&p, "%s/p%zu%s", probe, i, dot ? dot : "") < 0 ? NULL : p;
+}
+
+/* One word of clang's -### output, unquoted ("...", \-escapes). */
+static char *unquote(const char **s)
+{
+	struct ofl_buf b = OFL_BUF_INIT;
+	const char *p = *s + 1;
+	for (; *p && *p != '"'; p++) {
+		if (*p == '\\' && p[1])
+			p++;
+		if (ofl_buf_append(&b, p, 1))
+			break;
+	}
+	*s = *p ? p + 1 : p;
+	if (ofl_buf_append(&b, "", 1)) {
+		ofl_buf_release(&b);
+		return NULL;
+	}
+	return (char *)b.data;
+}
+
+/* The index k of the placeholder word names in the probe's folder, or -1:
+ * exactly <probe>/p<k><ext> of a shape word OWN k:p<ext> (the driver's own
+ * temporaries there, <input stem>-XXXXXX.o, may start alike). */
+static long placeholder_index(const char *word, const char *probe, const struct ofl_argv *shape)
+{
+	size_t plen = strlen(probe);
+	if (strncmp(word, probe, plen) || word[plen] != '/' || word[plen + 1] != 'p')
+		return -1;
+	for (size_t i = 0; i < shape->n; i++) {
+		const char *w = shape->v[i];
+		char want[64];
+		if (w[0] != OWN)
+			continue;
+		snprintf(want, sizeof(want), "p%ld%s", atol(w + 1), strchr(w, ':') + 2);
+		if (!strcmp(word + plen + 1, want))
+			return atol(w + 1);
+	}
+	return -1;
+}
+
+/* The memo of the driver's jobs (-### on stderr): their words, own files
+ * as OWN k, the driver's temporaries as TEMP t:ext (t numbering them,
+ * temps their words); -1 when the output is not jobs of absolute
+ * programs. */
+static int memo_of(const char *text, const char *probe, const struct ofl_argv *shape,
+                   struct ofl_argv *temps, struct ofl_buf *m)
+{
+	size_t plen = strlen(probe), njobs = 0;
+	for (const char *line = text; *line;
+	     line = strchr(line, '\n') ? strchr(line, '\n') + 1 : "") {
+		if (strncmp(line, " \"", 2))
+			continue;
+		const char *p = line + 1;
+		for (size_t w = 0; *p == '"'; w++) {
+			char *word = unquote(&p);
+			if (!word || (!w && word[0] != '/')) {
+				free(word);
+				return -1;
+			}
+			char *at = strstr(word, probe);
+			long k = placeholder_index(word, probe, shape);
+			if (k >= 0) {
+				ofl_buf_printf(m, "%c%ld", OWN, k);
+			} else if (at && at == word) {
+				/* the same temporary, the same name in every job */
+				size_t t = 0;
+				while (t < temps->n && strcmp(temps->v[t], word))
+					t++;
+				if (t == temps->n && ofl_argv_push(temps, word, NULL)) {
+					free(word);
+					return -1;
+				}
+				const char *dot = strrchr(word + plen, '.');
+				ofl_buf_printf(m, "%c%zu:%s", TEMP, t, dot ? dot : "");
+			} else if (at) {
+				free(word);
+				return -1; /* a temporary inside a word */
+			} else {
+				ofl_buf_printf(m, "%s", word);
+			}
+			ofl_buf_append(m, "", 1);
+			free(word);
+			while (*p == ' ')
+				p++;
+		}
+		ofl_buf_printf(m, "%c", END);
+		ofl_buf_append(m, "", 1);
+		njobs++;
+	}
+	return njobs && m->len < MEMO_MAX ? 0 : -1;
+}
+
+/* Asks clang: its jobs for the shape (own files as placeholders in a
+ * probe folder of the link's), into m. */
+static int probe(struct ofl_link *l, struct link_action *a, const struct ofl_argv *shape,
+                 struct ofl_buf *m, struct ofl_error *err)
+{
+	char name[32];
+	snprintf(name, sizeof(name), "probe-%zu", (size_t)(a - l->actions));
+	char *dir = ofl_link_temp(l, name, err);
+	if (!dir)
+		return err->code;
+	if (mkdir(dir, 0700))
+		return ofl_error_errno(err, dir, "cannot make a folder");
+	struct ofl_proc p = OFL_PROC_INIT;
+	char *tmpdir = NULL;
+	size_t nenv = 0;
+	while (a->env[nenv])
+		nenv++;
+	char **env = ofl_calloc(nenv + 2, sizeof(*env));
+	int rc = env && asprintf(&tmpdir, "TMPDIR=%s", dir) >= 0 ? 0 : OFL_NOMEM(err);
+	for (size_t i = 0, k = 0; !rc && i < nenv; i++)
+		if (strncmp(a->env[i], "TMPDIR=", 7))
+			env[k++] = a->env[i], env[k] = tmpdir;
+	p.envp = env;
+	for (size_t i = 0; !rc && i < shape->n; i++) {
+		const char *w = shape->v[i];
+		char *ph =
+		    w[0] == OWN ? placeholder(dir, (size_t)atol(w + 1), strchr(w, ':') + 1) : NULL;
+		if (w[0] == OWN && (!ph || ofl_write_file(ph, "", 0, err)))
+			rc = ph ? err->code : OFL_NOMEM(err);
+		rc = rc ? rc : ofl_proc_push(&p, ph ? ph : w, err);
+		free(ph);
+	}
+	rc = rc ? rc : ofl_proc_push(&p, "-###", err);
+	struct ofl_error failed = OFL_ERROR_INIT;
+	if (!rc && ofl_proc_run(&p, &failed))
+		rc = 1;
+	struct ofl_argv temps = OFL_ARGV_INIT;
+	if (!rc && (ofl_buf_append(&p.err, "", 1) ||
+	            memo_of((const char *)p.err.data, dir, shape, &temps, m)))
+		rc = 1;
+	ofl_argv_release(&temps);
+	ofl_proc_release(&p);
+	free(tmpdir);
+	free(env);
+	return rc;
+}
+
+/* The jobs of a memo, own files (OWN k: the command's word k, the
+ * launcher left out) and temporaries in the link's names. */
+static int jobs_of(struct link_action *a, const uint8_t *m, size_t n, char *const *own, size_t nown,
+                   struct ofl_error *err)
+{
+	size_t njobs = 0;
+	for (size_t i = 0; i + 1 < n; i += strlen((const char *)m + i) + 1)
+		njobs += m[i] == END;
+	if (!njobs || m[n - 1] || !(a->jobs = ofl_calloc(njobs, sizeof(*a->jobs))))
+		return njobs && m[n - 1] == 0 ? OFL_NOMEM(err) : 1;
+	int rc = 0;
+	for (size_t i = 0; !rc && i < n; i += strlen((const char *)m + i) + 1) {
+		const char *w = (const char *)m + i;
+		struct ofl_argv *job = &a->jobs[a->njobs];
+		char *s = NULL;
+		if (w[0] == END) {
+			a->njobs++;
+			continue;
+		}
+		if (w[0] == OWN) {
+			size_t k = (size_t)atol(w + 1);
+			if (k >= nown)
+				return 1;
+			rc = ofl_argv_push(job, own[k], err);
+		} else if (w[0] == TEMP && !strchr(w, ':')) {
+			return 1; /* no memo of ours */
+		} else if (w[0] == TEMP) {
+			rc =
+			    asprintf(&s, "%s.%ld%s", a->output, atol(w + 1), strchr(w, ':') + 1) < 0
+			        ? OFL_NOMEM(err)
+			        : ofl_argv_push(job, s, err);
+			free(s);
+		} else {
+			rc = ofl_argv_push(job, w, err);
+		}
+	}
+	return rc;
+}
+
+/* The command's shape: its words after the launcher, own files as OWN
+ * <i>:<word> (the index of its first place); its own files. */
+/* The command's shape: its words after the launcher, the link's own files
+ * as OWN <k>:p<extension> (k the index of the word naming it first). */
+static int shape_of(const struct ofl_link *l, const struct link_action *a, struct ofl_argv *shape,
+                    struct ofl_error *err)
+{
+	size_t from = l->o.nlauncher;
+	int rc = 0;
+	for (size_t i = from; !rc && i < a->cmd.argc; i++) {
+		const char *w = a->cmd.argv[i];
+		long k = own_index(a, from, w, l->tmpdir);
+		char *s = NULL;
+		if (k < 0) {
+			rc = ofl_argv_push(shape, w, err);
+			continue;
+		}
+		/* its name is its bytes' hash: the extension alone tells the
+		 * driver what it is */
+		const char *dot = strchr(strrchr(w, '/') + 1, '.');
+		if (asprintf(&s, "%c%ld:p%s", OWN, k, dot ? dot : "") < 0)
+			return OFL_NOMEM(err);
+		rc = ofl_argv_push(shape, s, err);
+		free(s);
+	}
+	return rc;
+}
+
+int ofl_expand(struct ofl_link *l, struct link_action *a, struct ofl_error *err)
+{
+	const char *clang = a->cmd.argv[l->o.nlauncher], *bad = unmodeled(l, a);
+	const char *triple = l->groups[a->group].triple;
+	if (!l->cache || l->o.dry_run || !is_clang(clang) || !strchr(clang, '/'))
+		return own_job(l, a, err);
+	if (bad)
+		return set_uncached(a, err,
+		                    "the device compiler word '%s' is not one offlink models",
+		                    bad) ||
+		       own_job(l, a, err);
+	if (ofl_proc_env_get(a->env, "CCC_OVERRIDE_OPTIONS"))
+		return set_uncached(a, err, "CCC_OVERRIDE_OPTIONS changes clang's command line") ||
+		       own_job(l, a, err);
+	struct ofl_argv shape = OFL_ARGV_INIT;
+	struct ofl_file memo = OFL_FILE_INIT;
+	struct ofl_buf fresh = OFL_BUF_INIT;
+	uint8_t key[OFL_CACHE_KEY_SIZE];
+	int rc = shape_of(l, a, &shape, err);
+	rc = rc ? rc : driver_key(a, &shape, clang, triple, key, err);
+	if (rc == 1) {
+		/* clang would read a FIFO or a device, or nest too deep */
+		ofl_argv_release(&shape);
+		return set_uncached(a, err,
+		                    "a response file that is no regular file, or nested "
+		                    "too deep") ||
+		       own_job(l, a, err);
+	}
+	bool known = !rc && ofl_cache_memo_get(l->cache, key, &memo);
+	int asked = rc || known ? 0 : probe(l, a, &shape, &fresh, err);
+	if (asked == 0 && !rc && !known)
+		ofl_cache_memo_put(l->cache, key, fresh.data, fresh.len);
+	const uint8_t *m = known ? memo.data : fresh.data;
+	size_t n = known ? memo.size : fresh.len;
+	int got = rc || asked ? 1
+	                      : jobs_of(a, m, n, a->cmd.argv + l->o.nlauncher,
+	                                a->cmd.argc - l->o.nlauncher, err);
+	if (got < 0)
+		rc = got;
+	else if (got > 0 && !rc) {
+		for (size_t i = 0; i < a->njobs; i++)
+			ofl_argv_release(&a->jobs[i]);
+		free(a->jobs);
+		a->jobs = NULL;
+		a->njobs = 0;
+		rc = set_uncached(a, err, "clang's driver did not say what it runs (-###)") ||
+		     own_job(l, a, err);
+	}
+	ofl_file_close(&memo);
+	ofl_buf_release(&fresh);
+	ofl_argv_release(&shape);
+	return rc;
+}

@@ -1,0 +1,246 @@
+/* One device action run (docs/design.md, "Device links", "Device-link
+ * cache"): the cache asked under the action's key (key.c); on a miss its
+ * inputs written, its jobs run with its environment (the launcher in
+ * front), its output stored, unless a file it declared changed while it
+ * ran. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "run_priv.h"
+#include "offlink/io.h"
+#include "offlink/proc.h"
+
+static int write_private(const char *path, const uint8_t *p, uint64_t n, struct ofl_error *err)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return errno == EEXIST ? 0 : ofl_error_errno(err, path, "cannot create");
+	if (ofl_fd_write_all(fd, p, (size_t)n)) {
+		int rc = ofl_error_errno(err, path, "cannot write");
+		close(fd);
+		return rc;
+	}
+	return close(fd) ? ofl_error_errno(err, path, "cannot write") : 0;
+}
+
+/* Writes the pending inputs of group gi that a job's words name (no
+ * other job may read them). */
+static int flush_inputs(struct ofl_link *l, size_t gi, const struct ofl_argv *cmd,
+                        struct ofl_error *err)
+{
+	struct link_group *g = &l->groups[gi];
+	size_t next = 0, left = 0;
+	int rc = 0;
+	/* under the lock: another group's worker may write the same bytes */
+	pthread_mutex_lock(&l->lock);
+	for (size_t i = 0; !rc && i < cmd->n; i++) {
+		struct pending_write *w = ofl_devlink_pending(g, cmd->v[i], &next);
+		if (w) {
+			rc = write_private(w->path, w->data, w->size, err);
+			free(w->owned);
+			w->path = NULL; /* written */
+		}
+	}
+	pthread_mutex_unlock(&l->lock);
+	for (size_t i = 0; i < g->npending; i++)
+		if (g->pending[i].path)
+			g->pending[left++] = g->pending[i];
+	g->npending = left;
+	return rc;
+}
+
+double ofl_devlink_elapsed(const struct timespec *t0)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)(t.tv_sec - t0->tv_sec) + (double)(t.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+/* An entry being written while the link goes on (the wrapper, the host
+ * link): its output, the link's kept one or read for the cache alone. */
+struct store {
+	struct ofl_cache *cache;
+	uint8_t key[OFL_CACHE_KEY_SIZE];
+	struct ofl_file own;
+	const struct ofl_file *image; /* own, or the link's */
+	pthread_t thread;
+	char note[512];
+};
+
+static void *write_entry(void *arg)
+{
+	struct store *s = arg;
+	const struct iovec part = {(void *)s->image->data, s->image->size};
+	ofl_cache_put(s->cache, s->key, &part, 1, s->note, sizeof(s->note));
+	return NULL;
+}
+
+/* A store's failure said, and its bytes let go. */
+static void end_store(struct ofl_link *l, struct store *s)
+{
+	if (*s->note)
+		ofl_link_logf(l, OFL_LOG_WARNING, "%s", s->note);
+	ofl_file_close(&s->own);
+	free(s);
+}
+
+/* The entry of an action that ran into the cache under key: the image
+ * mapped, not copied, written on a thread of its own, so that the link
+ * does not wait for the store's disk or the remote. */
+static void store(struct ofl_link *l, const uint8_t *key, const char *output,
+                  const struct ofl_file *kept)
+{
+	struct store *s = ofl_calloc(1, sizeof(*s));
+	struct ofl_error ignored = OFL_ERROR_INIT;
+	if (!s)
+		return;
+	*s =
+	    (struct store){.cache = l->cache, .own = OFL_FILE_INIT, .image = kept ? kept : &s->own};
+	memcpy(s->key, key, sizeof(s->key));
+	if (kept || !ofl_file_open(&s->own, output, &ignored)) {
+		pthread_mutex_lock(&l->lock);
+		bool apart = !OFL_GROW(l->stores, l->capstores, l->nstores) &&
+		             !pthread_create(&s->thread, NULL, write_entry, s);
+		if (apart)
+			l->stores[l->nstores++] = s;
+		pthread_mutex_unlock(&l->lock);
+		if (apart)
+			return;
+		write_entry(s);
+	}
+	end_store(l, s);
+}
+
+void ofl_link_wait(struct ofl_link *l)
+{
+	for (size_t i = 0; i < l->nstores; i++) {
+		pthread_join(l->stores[i]->thread, NULL);
+		end_store(l, l->stores[i]);
+	}
+	free(l->stores);
+	l->stores = NULL;
+	l->nstores = l->capstores = 0;
+	ofl_cache_close(l->cache);
+	l->cache = NULL;
+}
+
+/* A hit's entry: its image as keep (when not NULL), written to output when
+ * a later command reads the file; false: a miss. */
+static bool use_hit(const char *output, bool file, struct ofl_file *entry, struct ofl_file *keep)
+{
+	struct ofl_error ignored = OFL_ERROR_INIT;
+	if (file && write_private(output, entry->data, entry->size, &ignored))
+		return false;
+	if (keep) {
+		*keep = *entry;
+		*entry = (struct ofl_file)OFL_FILE_INIT;
+	}
+	return true;
+}
+
+static bool cancelled(struct ofl_link *l)
+{
+	return __atomic_load_n(&l->cancelled, __ATOMIC_SEQ_CST);
+}
+
+/* The action's jobs run in turn (the launcher in front of each, its
+ * environment), the files each names written first; *failed the one that
+ * failed, whose output a report shows. */
+static int run(struct ofl_link *l, struct link_action *a, int *slot, struct ofl_proc *failed,
+               struct ofl_error *err)
+{
+	int rc = 0;
+	for (size_t j = 0; !rc && j < a->njobs; j++) {
+		struct ofl_proc p = OFL_PROC_INIT;
+		p.envp = a->env;
+		p.running = slot;
+		p.stop = &l->cancelled;
+		p.search_path = true;
+		for (size_t i = 0; !rc && i < l->o.nlauncher; i++)
+			rc = ofl_proc_push(&p, l->o.launcher[i], err);
+		for (size_t i = 0; !rc && i < a->jobs[j].n; i++)
+			rc = ofl_proc_push(&p, a->jobs[j].v[i], err);
+		rc = rc ? rc : flush_inputs(l, a->group, &a->jobs[j], err);
+		rc = rc ? rc : ofl_proc_run(&p, err);
+		ofl_proc_release(failed);
+		*failed = p; /* the last's output, or the failure's */
+	}
+	return rc;
+}
+
+static int cached_run(struct ofl_link *l, struct link_action *a, struct ofl_file *keep, int *slot,
+                      struct ofl_proc *failed, struct ofl_error *err)
+{
+	uint8_t key[OFL_CACHE_KEY_SIZE];
+	char note[512] = "";
+	struct ofl_file entry = OFL_FILE_INIT;
+	struct stat *seen = NULL;
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	bool cacheable = l->cache && !a->uncached && !ofl_action_key(l, a, key, &seen);
+	enum ofl_cache_hit hit =
+	    cacheable ? ofl_cache_get(l->cache, key, &entry, note, sizeof(note)) : OFL_CACHE_MISS;
+	if (hit != OFL_CACHE_MISS && !use_hit(a->output, a->file, &entry, keep))
+		hit = OFL_CACHE_MISS; /* run it, then */
+	/* the cache's own time, apart from the command's */
+	double cache_s = ofl_devlink_elapsed(&t0);
+	int rc = 0;
+	if (hit == OFL_CACHE_MISS) {
+		rc = run(l, a, slot, failed, err);
+		/* a kept output is the link's, read cached or not */
+		rc = rc || !keep ? rc : ofl_file_open(keep, a->output, err);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		if (!rc && cacheable && ofl_action_unchanged(l, a, seen))
+			store(l, key, a->output, keep);
+		else if (!rc && cacheable)
+			ofl_link_logf(l, OFL_LOG_DECISION,
+			              "%s: not stored: a file it reads changed while it ran",
+			              a->what);
+		cache_s += ofl_devlink_elapsed(&t1);
+	}
+	if (*note)
+		ofl_link_logf(l, OFL_LOG_WARNING, "%s", note);
+	__atomic_fetch_add(&l->nlinked, 1, __ATOMIC_SEQ_CST);
+	if (hit != OFL_CACHE_MISS)
+		__atomic_fetch_add(&l->ncached, 1, __ATOMIC_SEQ_CST);
+	if (!rc)
+		ofl_link_logf(l, OFL_LOG_PROGRESS, "%s: %.2f s%s (cache %.1f ms)", a->what,
+		              ofl_devlink_elapsed(&t0),
+		              hit == OFL_CACHE_LOCAL    ? ", cache hit"
+		              : hit == OFL_CACHE_REMOTE ? ", cache hit (remote)"
+		              : cacheable               ? ", cache miss"
+		                                        : ", not cached",
+		              cache_s * 1e3);
+	free(seen);
+	ofl_file_close(&entry);
+	return rc;
+}
+
+int ofl_devlink_exec(struct ofl_link *l, struct link_action *a, struct ofl_file *keep, int *slot,
+                     struct ofl_error *err)
+{
+	char *log = ofl_link_log_command(l, &a->cmd);
+	struct ofl_proc ran = OFL_PROC_INIT;
+	int rc = 0;
+	if (!l->o.dry_run && !cancelled(l))
+		rc = cached_run(l, a, keep, slot, &ran, err);
+	/* the tool's own lines under the command, as they would show had it
+	 * written to the terminal */
+	if (!rc && l->o.verbose && ran.err.len)
+		ofl_link_logf(l, OFL_LOG_OUTPUT, "%.*s", (int)ran.err.len,
+		              (const char *)ran.err.data);
+	/* killed by ofl_link_cancel: no failure to report */
+	if (rc && !cancelled(l))
+		ofl_devlink_report(l, a->group, a->what, ran.argc ? &ran : &a->cmd, log);
+	ofl_proc_release(&ran);
+	free(log);
+	return rc;
+}

@@ -1,0 +1,187 @@
+#!/usr/bin/env bash
+# Issue 31's audit: every file a device action opens or executes is in its
+# key.  Everyday links run with scripts/cache-audit as their device
+# launcher (strace of each device action: what it opened and executed,
+# real paths), and `cache-audit check --cached` compares each action with
+# the `key file:` lines of its `device action:` block in --explain: a file
+# opened but not keyed, an action without a block or not cached, a file
+# written outside the action's directory is a failure.  Each link is also
+# one of the everyday-cached list of docs (PLAN31): a miss, then on a
+# relink a hit (no device action runs), the same bytes, no `not cached:`
+# line.  Every program runs (CPU programs for real, GPU ones with the stub
+# runtime logging their registration).
+#   - CPU OpenMP (x86_64) with an archive, a thin archive and a linker
+#     script, clang 22 and clang 19, through ld.offlink (clang 22 also
+#     with gold, a clang without lld beside it); clang 22 through
+#     clang-linker-wrapper's personality (-B<compat>) and the plugin (bfd);
+#   - AMDGPU OpenMP gfx90a: clang 22 -nogpulib; clang 19 with LLVM 19's
+#     device runtime (its LTO step an action too);
+#   - NVPTX OpenMP sm_90 with CUDA's tools, clang 19 with its runtime;
+#   - HIP (new driver, gfx90a) and CUDA (new driver, sm_90), clang 22.
+# Every case runs; the failures are listed at the end, by case.
+source "$OFL_SRC/tests/lib.sh"
+need "$LLVM22/clang" "$LLVM22/ld.lld" "$LLVM22/llvm-ar" "$LLVM19/clang" "$LLVM19/llvm-lto2" \
+	strace python3 cc gcc ld.bfd cmp
+need_libomp19
+AUDIT=$OFL_SRC/scripts/cache-audit
+STUB=$OFL_SRC/tests/interop/wrap_stub_src
+GCCDIR=$OFL_BUILD/libexec/offlink/gcc
+PLUGIN=$OFL_BUILD/lib/offlink-plugin.so
+CUDA=${CUDA_PATH:-/usr/local/cuda}
+RT22=/usr/lib/llvm-22/lib
+T=x86_64-pc-linux-gnu
+export OMP_TARGET_OFFLOAD=MANDATORY
+# a LIBRARY_PATH reaches nvlink, which records it in the cubin
+unset LIBRARY_PATH
+
+FAILED=()
+problem() {
+	echo "FAIL: $1: $2" >&2
+	FAILED+=("$1")
+}
+
+# count DIR EXT: the files DIR/*.EXT
+count() {
+	local f=("$1"/*."$2")
+	[ -e "${f[0]}" ] && echo ${#f[@]} || echo 0
+}
+
+# audited NAME RUN LINK...: LINK (its words; @OUT@ and @EXPLAIN@ stand for
+# the program and the --explain file) twice with an empty cache of its
+# own, each device action traced; RUN (evaluated, in NAME/, $PROG the
+# program) must succeed.  The first link: each action audited; the
+# second: a hit for every action, the same bytes.
+audited() {
+	local name=$1 run=$2 i w n
+	shift 2
+	mkdir $name
+	export OFFLINK_CACHE_DIR=$PWD/$name/cache
+	for i in 1 2; do
+		local cmd=()
+		for w in "$@"; do
+			w=${w//@OUT@/$PWD/$name/prog$i}
+			cmd+=("${w//@EXPLAIN@/$PWD/$name/explain$i}")
+		done
+		OFFLINK_DEVICE_LAUNCHER="$AUDIT trace $PWD/$name/log$i" "${cmd[@]}" 2>$name/err$i ||
+			{ cat $name/err$i; fail "$name: link $i"; }
+		[ -s $name/explain$i ] || fail "$name: link $i wrote no explain"
+	done
+	# the trace step itself (today's code too): one record per action, each
+	# action as it would have run
+	n=$(count $name/log1 trace)
+	[ "$n" -gt 0 ] || fail "$name: no device action traced"
+	[ "$(count $name/log1 json)" = "$n" ] || fail "$name: an action traced, not recorded"
+	! grep -q '"status": [1-9]' $name/log1/*.json || fail "$name: a traced action failed"
+	(cd $name && PROG=prog1 && eval "$run") || fail "$name: the program ($run)"
+	# the audit
+	"$AUDIT" check --cached $name/log1 $name/explain1 >$name/audit 2>&1 ||
+		{ cat $name/audit >&2; problem $name "the audit (above)"; }
+	# cached: a miss, then a hit, the same bytes, never `not cached:`
+	! grep -q '^  not cached:' $name/explain1 $name/explain2 ||
+		problem $name "$(grep -h '^  not cached:' $name/explain1 $name/explain2 | sort -u | tr -s ' ')"
+	n=$(count $name/log2 trace)
+	[ "$n" = 0 ] || problem $name "the relink ran $n device action(s): no hit"
+	cmp -s $name/prog1 $name/prog2 || problem $name "the relink's program differs from the first"
+}
+
+# ---- CPU: an archive, a thin archive, a linker script -----------------------
+cat >amain.c <<'EOF'
+#include <stdio.h>
+int from_archive(int x);
+int from_thin(int x);
+int main(void)
+{
+	printf("%d %d\n", from_archive(1), from_thin(2));
+	return 0;
+}
+EOF
+for f in archive thin; do
+	printf '%s\n' '#include <omp.h>' "int from_$f(int x)" '{' '	int r = 0;' \
+		'#pragma omp target map(from : r) map(to : x)' \
+		"	r = x + ${#f} + (omp_is_initial_device() ? 1000 : 0);" '	return r;' '}' >a$f.c
+done
+printf '8 6\n' >cpu.expected
+# cpu_objs DIR CLANG [CFLAGS...]: the objects by CLANG in DIR; liba.a
+# (regular), libt.a (thin), libs.so a script: INPUT(-lt)
+cpu_objs() {
+	local dir=$1 cc=$2 f
+	shift 2
+	mkdir -p $dir
+	for f in main archive thin; do
+		"$cc" -fopenmp -fopenmp-targets=$T -fPIC "$@" -c a$f.c -o $dir/a$f.o || fail "$dir: compile a$f.c"
+	done
+	(cd $dir && "$LLVM22/llvm-ar" rcs liba.a aarchive.o && "$LLVM22/llvm-ar" rcs --thin libt.a athin.o &&
+		printf 'INPUT(-lt)\n' >libs.so) || fail "$dir: archives"
+}
+cpu_objs c22 "$LLVM22/clang"
+# (Debian's LLVM 19 has no omp.h of its own: the unpacked runtime's)
+cpu_objs c19 "$LLVM19/clang" -isystem "${RTLIB%/lib}/lib/clang/19/include"
+# gold, the CPU linker wherever clang-N has no lld-N beside it: a clang
+# 22 of its own without ld.lld beside it, a copy of the binary (RUNPATH
+# $ORIGIN/../lib)
+clang_without_lld tree
+# (files keyed by identity must have settled, else a link is not stored)
+sleep 2.1
+CPURUN='LD_LIBRARY_PATH=$LIBS ./$PROG >out && diff -u ../cpu.expected out'
+LIBS=$RT22
+audited cpu22 "$CPURUN" "$LLVM22/clang" -fopenmp -fuse-ld=offlink -B"$OFL_BUILD/bin" c22/amain.o \
+	-Lc22 -la -ls -L$RT22 -Wl,--explain=@EXPLAIN@ -o @OUT@
+LIBS=$RTLIB
+audited cpu19 "$CPURUN" "$LLVM19/clang" -fopenmp -fuse-ld=offlink -B"$OFL_BUILD/bin" c19/amain.o \
+	-Lc19 -la -ls -L"$RTLIB" -Wl,--explain=@EXPLAIN@ -o @OUT@
+LIBS=$RT22
+audited gold "$CPURUN" "$LLVM22/clang" -fopenmp -fuse-ld=offlink -B"$OFL_BUILD/bin" c22/amain.o -Lc22 \
+	-la -ls -L$RT22 -Wl,--device-compiler="$PWD/tree/bin/clang" -Wl,--explain=@EXPLAIN@ -o @OUT@
+grep -q '"-fuse-ld=gold"' gold/explain1 || fail "gold: the tree's clang did not link with gold"
+audited personality "$CPURUN" "$LLVM22/clang" -fopenmp -fopenmp-targets=$T -B"$OFL_COMPAT" c22/amain.o \
+	-Lc22 -la -ls -L$RT22 -Wl,--explain=@EXPLAIN@ -o @OUT@
+audited plugin "$CPURUN" plink gcc -fuse-ld=bfd c22/amain.o -Lc22 -la -ls -L$RT22 -lomp -lomptarget \
+	-Wl,-plugin,"$PLUGIN" -Wl,-plugin-opt,explain=@EXPLAIN@ -o @OUT@
+
+# ---- GPUs: the stub runtime logs registration --------------------------------
+cc -O1 -fPIC -c "$STUB/stub.c" -o stub.o || fail "compile stub"
+# HIP links name the HIP runtime: a stand-in
+echo 'void ofl_hip_stand_in(void) {}' >e.c
+cc -shared -fPIC e.c -o libamdhip64.so || fail "libamdhip64 stand-in"
+# gpurun ENTRYSIZE PATTERN: the program registers, its log has PATTERN
+gpurun() { echo "STUB_ENTRY=$1 LD_LIBRARY_PATH=..:\$LIBS ./\$PROG >log && grep -Eq '$2' log"; }
+"$LLVM22/clang" -fopenmp --offload-arch=gfx90a -nogpulib -fPIC -c "$STUB/omp.c" -o amd22.o ||
+	fail "compile for gfx90a (22)"
+"$LLVM19/clang" -fopenmp --offload-arch=gfx90a -nogpulib -fPIC -c "$STUB/omp.c" -o amd19.o ||
+	fail "compile for gfx90a (19)"
+"$LLVM22/clang" -x hip --offload-new-driver -fgpu-rdc -nogpuinc -nogpulib --offload-arch=gfx90a -fPIC \
+	-c "$STUB/gpu.cu" -o hip.o || fail "clang -x hip"
+HAVE_CUDA=
+if [ -x "$CUDA/bin/nvlink" ] && [ -x "$CUDA/bin/ptxas" ] && [ -x "$CUDA/bin/fatbinary" ]; then
+	HAVE_CUDA=1
+	"$LLVM19/clang" -fopenmp --offload-arch=sm_90 -nogpulib -fPIC -c "$STUB/omp.c" -o nv19.o ||
+		fail "compile for sm_90 (19)"
+	"$LLVM22/clang" -x cuda --offload-new-driver -fgpu-rdc -nocudainc -nocudalib --offload-arch=sm_90 \
+		-fPIC -c "$STUB/gpu.cu" -o cuda.o 2>/dev/null || fail "clang -x cuda"
+elif [ -n "${CI:-}${OFL_REQUIRE_TOOLS:-}" ]; then
+	fail "CUDA's tools missing in $CUDA"
+fi
+sleep 2.1
+LIBS=$RT22
+audited amdgpu22 "$(gpurun 56 __tgt_register_lib)" "$LLVM22/clang" -fopenmp -fuse-ld=offlink \
+	-B"$OFL_BUILD/bin" stub.o amd22.o -rdynamic -ldl -Wl,--nogpulib \
+	-Wl,--device-linker=amdgcn-amd-amdhsa=--unresolved-symbols=ignore-all -Wl,--explain=@EXPLAIN@ -o @OUT@
+LIBS=$RTLIB
+audited amdgpu19 "$(gpurun 32 __tgt_register_lib)" "$LLVM19/clang" -fopenmp -fuse-ld=offlink \
+	-B"$OFL_BUILD/bin" stub.o amd19.o -L"$RTLIB" -rdynamic -ldl -Wl,--explain=@EXPLAIN@ -o @OUT@
+LIBS=$RT22
+audited hip "$(gpurun 56 __hipRegisterFunction)" "$LLVM22/clang" -fuse-ld=offlink -B"$OFL_BUILD/bin" \
+	stub.o hip.o -L. -rdynamic -ldl -Wl,--explain=@EXPLAIN@ -o @OUT@
+if [ -n "$HAVE_CUDA" ]; then
+	LIBS=$RTLIB
+	audited nvptx19 "$(gpurun 32 __tgt_register_lib)" "$LLVM19/clang" -fopenmp -fuse-ld=offlink \
+		-B"$OFL_BUILD/bin" stub.o nv19.o -L"$RTLIB" -rdynamic -ldl -Wl,--explain=@EXPLAIN@ -o @OUT@
+	LIBS=$RT22
+	audited cuda "$(gpurun 56 __cudaRegisterFunction)" "$LLVM22/clang" -fuse-ld=offlink \
+		-B"$OFL_BUILD/bin" stub.o cuda.o -rdynamic -ldl -Wl,--explain=@EXPLAIN@ -o @OUT@
+else
+	echo "CUDA's tools not installed: the NVPTX and CUDA cases not run"
+fi
+
+[ ${#FAILED[@]} = 0 ] || fail "device actions not audited clean: ${FAILED[*]}"
+echo "device-link cache audit: every file a device action reads is in its key; every link cached"

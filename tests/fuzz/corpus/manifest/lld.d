@@ -1,8 +1,0 @@
-/tmp/x.img: \
- /bin/sh \
- /tmp/ofl-fuzz-skip/in.a \
- /etc/hostname
-
-/bin/sh:
-
-/etc/hostname:
