@@ -33,54 +33,89 @@ struct walk {
 	size_t n;
 };
 
-/* The dynamic section of a 64-bit ELF file: its entries and what their
- * string offsets are relative to (a virtual address). */
-struct dyn {
-	const struct ofl_file *f;
-	const Elf64_Phdr *ph;
-	size_t nph, ndyn;
-	const Elf64_Dyn *d;
-	uint64_t strtab;
+/* Record sizes and field offsets of ELF64 (the loader's x86-64 files:
+ * little-endian), read by byte so that no header need be aligned. */
+enum { EH_SIZE = 64, PH_SIZE = 56, DYN_SIZE = 16 };
+
+struct phdr {
+	uint32_t type;
+	uint64_t offset, vaddr, filesz;
 };
 
-/* The string at a virtual address's file offset, or NULL. */
-static const char *dyn_str(const struct dyn *y, uint64_t off)
+static struct phdr phdr_at(const uint8_t *p)
 {
-	uint64_t va = y->strtab + off;
-	for (size_t i = 0; i < y->nph; i++) {
-		const Elf64_Phdr *p = &y->ph[i];
-		if (p->p_type != PT_LOAD || va < p->p_vaddr || va - p->p_vaddr >= p->p_filesz)
+	return (struct phdr){ofl_le32(p), ofl_le64(p + 8), ofl_le64(p + 16), ofl_le64(p + 32)};
+}
+
+/* The NUL-terminated string at file offset at, or NULL. */
+static const char *str_at(const uint8_t *data, size_t size, uint64_t at)
+{
+	return at < size && memchr(data + at, 0, size - at) ? (const char *)data + at : NULL;
+}
+
+/* The string at virtual address va, found through the PT_LOAD segments,
+ * or NULL. */
+static const char *va_str(const uint8_t *data, size_t size, const uint8_t *ph, size_t nph,
+                          uint64_t va)
+{
+	for (size_t i = 0; i < nph; i++) {
+		struct phdr p = phdr_at(ph + i * PH_SIZE);
+		if (p.type != PT_LOAD || va < p.vaddr || va - p.vaddr >= p.filesz)
 			continue;
-		uint64_t at = p->p_offset + (va - p->p_vaddr);
-		return at < y->f->size && memchr(y->f->data + at, 0, y->f->size - at)
-		           ? (const char *)y->f->data + at
+		return p.offset < size && va - p.vaddr < size - p.offset
+		           ? str_at(data, size, p.offset + (va - p.vaddr))
 		           : NULL;
 	}
 	return NULL;
 }
 
-/* f's program headers and dynamic section; false when f is no 64-bit
- * ELF file with them in bounds. */
-static bool read_dyn(const struct ofl_file *f, struct dyn *y)
+int ofl_dynamic_read(const uint8_t *data, size_t size, struct ofl_dynamic *d, struct ofl_error *err)
 {
-	const Elf64_Ehdr *eh = (const void *)f->data;
-	*y = (struct dyn){f, NULL, 0, 0, NULL, 0};
-	if (f->size < sizeof(*eh) || memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
-	    eh->e_ident[EI_CLASS] != ELFCLASS64 || eh->e_phentsize != sizeof(Elf64_Phdr) ||
-	    eh->e_phoff > f->size || (f->size - eh->e_phoff) / sizeof(Elf64_Phdr) < eh->e_phnum)
-		return false;
-	y->ph = (const void *)(f->data + eh->e_phoff);
-	y->nph = eh->e_phnum;
-	for (size_t i = 0; i < y->nph; i++)
-		if (y->ph[i].p_type == PT_DYNAMIC && y->ph[i].p_offset <= f->size &&
-		    y->ph[i].p_filesz <= f->size - y->ph[i].p_offset) {
-			y->d = (const void *)(f->data + y->ph[i].p_offset);
-			y->ndyn = y->ph[i].p_filesz / sizeof(Elf64_Dyn);
+	*d = (struct ofl_dynamic){0};
+	if (size < EH_SIZE || memcmp(data, ELFMAG, SELFMAG) || data[EI_CLASS] != ELFCLASS64 ||
+	    data[EI_DATA] != ELFDATA2LSB || ofl_le16(data + 54) != PH_SIZE)
+		return 1;
+	uint64_t phoff = ofl_le64(data + 32), dyn = 0, ndyn = 0, strtab = 0, nneeded = 0;
+	size_t nph = ofl_le16(data + 56);
+	if (phoff > size || (size - phoff) / PH_SIZE < nph)
+		return 1;
+	const uint8_t *ph = data + phoff;
+	for (size_t i = 0; i < nph; i++) {
+		struct phdr p = phdr_at(ph + i * PH_SIZE);
+		if (p.type == PT_INTERP)
+			d->interp = str_at(data, size, p.offset);
+		if (p.type == PT_DYNAMIC && p.offset <= size && p.filesz <= size - p.offset) {
+			dyn = p.offset;
+			ndyn = p.filesz / DYN_SIZE;
 		}
-	for (size_t i = 0; i < y->ndyn && y->d[i].d_tag != DT_NULL; i++)
-		if (y->d[i].d_tag == DT_STRTAB)
-			y->strtab = y->d[i].d_un.d_ptr;
-	return true;
+	}
+	const uint8_t *e = data + dyn;
+	for (uint64_t i = 0; i < ndyn && ofl_le64(e + i * DYN_SIZE) != DT_NULL; i++) {
+		uint64_t tag = ofl_le64(e + i * DYN_SIZE);
+		strtab = tag == DT_STRTAB ? ofl_le64(e + i * DYN_SIZE + 8) : strtab;
+		nneeded += tag == DT_NEEDED;
+	}
+	if (nneeded && !(d->needed = ofl_calloc(nneeded, sizeof(*d->needed))))
+		return OFL_NOMEM(err);
+	for (uint64_t i = 0; i < ndyn && ofl_le64(e + i * DYN_SIZE) != DT_NULL; i++) {
+		uint64_t tag = ofl_le64(e + i * DYN_SIZE);
+		if (tag != DT_NEEDED && tag != DT_RPATH && tag != DT_RUNPATH)
+			continue;
+		/* an offset into the string table (unsigned: wraps, then misses) */
+		const char *str =
+		    va_str(data, size, ph, nph, strtab + ofl_le64(e + i * DYN_SIZE + 8));
+		if (tag == DT_NEEDED && str)
+			d->needed[d->nneeded++] = str;
+		else if (tag != DT_NEEDED)
+			*(tag == DT_RPATH ? &d->rpath : &d->runpath) = str;
+	}
+	return 0;
+}
+
+void ofl_dynamic_release(struct ofl_dynamic *d)
+{
+	free(d->needed);
+	*d = (struct ofl_dynamic){0};
 }
 
 /* Once per real path (or name not found): fn's call; 1 when seen
@@ -137,36 +172,26 @@ static int walk_file(struct walk *w, const char *path, unsigned depth)
 		return rc > 0 ? 0 : rc;
 	struct ofl_file f = OFL_FILE_INIT;
 	struct ofl_error ignored = OFL_ERROR_INIT;
-	struct dyn y;
-	if (depth > 32 || ofl_file_open_regular(&f, real, &ignored) || !read_dyn(&f, &y)) {
+	struct ofl_dynamic d;
+	if (depth > 32 || ofl_file_open_regular(&f, real, &ignored) ||
+	    (rc = ofl_dynamic_read(f.data, f.size, &d, w->err))) {
 		ofl_file_close(&f);
-		return 0; /* a script, or no ELF: its name alone */
+		return rc < 0 ? rc : 0; /* a script, or no ELF: its name alone */
 	}
-	for (size_t i = 0; !rc && !depth && i < y.nph; i++)
-		if (y.ph[i].p_type == PT_INTERP && y.ph[i].p_offset < f.size &&
-		    memchr(f.data + y.ph[i].p_offset, 0, f.size - y.ph[i].p_offset)) {
-			rc = walk_file(w, (const char *)f.data + y.ph[i].p_offset, depth + 1);
-			rc = rc ? rc
-			        : visit(w, "/etc/ld.so.cache", !access("/etc/ld.so.cache", R_OK));
-			rc = rc ? (rc > 0 ? 0 : rc)
-			        : visit(w, "/etc/ld.so.preload",
-			                !access("/etc/ld.so.preload", R_OK));
-			rc = rc > 0 ? 0 : rc;
-		}
-	const char *rpath = NULL, *runpath = NULL;
-	for (size_t i = 0; i < y.ndyn && y.d[i].d_tag != DT_NULL; i++)
-		if (y.d[i].d_tag == DT_RPATH || y.d[i].d_tag == DT_RUNPATH)
-			*(y.d[i].d_tag == DT_RPATH ? &rpath : &runpath) =
-			    dyn_str(&y, y.d[i].d_un.d_val);
+	if (!depth && d.interp) {
+		rc = walk_file(w, d.interp, depth + 1);
+		rc = rc ? rc : visit(w, "/etc/ld.so.cache", !access("/etc/ld.so.cache", R_OK));
+		rc = rc ? (rc > 0 ? 0 : rc)
+		        : visit(w, "/etc/ld.so.preload", !access("/etc/ld.so.preload", R_OK));
+		rc = rc > 0 ? 0 : rc;
+	}
 	char origin[PATH_MAX];
 	snprintf(origin, sizeof(origin), "%s", real);
 	*strrchr(origin, '/') = '\0';
-	for (size_t i = 0; !rc && i < y.ndyn && y.d[i].d_tag != DT_NULL; i++) {
-		const char *name =
-		    y.d[i].d_tag == DT_NEEDED ? dyn_str(&y, y.d[i].d_un.d_val) : NULL;
-		if (name && !strchr(name, '/'))
-			rc = find_lib(w, name, origin, rpath, runpath, depth);
-	}
+	for (size_t i = 0; !rc && i < d.nneeded; i++)
+		if (!strchr(d.needed[i], '/'))
+			rc = find_lib(w, d.needed[i], origin, d.rpath, d.runpath, depth);
+	ofl_dynamic_release(&d);
 	ofl_file_close(&f);
 	return rc;
 }

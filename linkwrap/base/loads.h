@@ -6,6 +6,8 @@
 #define OFL_LOADS_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 
 #include "offlink/error.h"
 
@@ -20,5 +22,18 @@
 typedef int ofl_load_fn(void *ctx, const char *path, bool found);
 int ofl_program_loads(const char *exe, const char *ld_library_path, ofl_load_fn *fn, void *ctx,
                       struct ofl_error *err);
+
+/* What a 64-bit little-endian ELF file tells the loader: its interpreter
+ * (PT_INTERP), DT_RPATH, DT_RUNPATH and DT_NEEDED names, pointing into the
+ * bytes (NULL where a name lies outside them).  1 when the bytes are no
+ * such file, OFL_ENOMEM; ofl_dynamic_release frees the list. */
+struct ofl_dynamic {
+	const char *interp, *rpath, *runpath;
+	const char **needed;
+	size_t nneeded;
+};
+int ofl_dynamic_read(const uint8_t *data, size_t size, struct ofl_dynamic *d,
+                     struct ofl_error *err);
+void ofl_dynamic_release(struct ofl_dynamic *d);
 
 #endif

@@ -17,16 +17,11 @@
 #include <unistd.h>
 
 #include "cache_priv.h"
+#include "driver_memo.h"
 #include "internal.h"
 #include "link_priv.h"
 #include "loads.h"
 #include "rsp.h"
-
-/* Words of a memo: a job ends with END, an own file of the link's is
- * OWN and its index, a temporary the driver makes is TEMP and its
- * extension. */
-enum { END = 1, OWN = 2, TEMP = 3 };
-#define MEMO_MAX (256u << 10)
 
 /* The clang words the plan models: what offlink's own device links are
  * made of, and the usual options a user gives with --device-compiler.
@@ -208,7 +203,7 @@ static int driver_key(const struct link_action *a, const struct ofl_argv *shape,
 		ofl_key_str(&k, "word", shape->v[i]);
 	rc = rc ? rc : ofl_rsp_files(shape->v, shape->n, key_rsp, &k, err);
 	/* TMPDIR, the link's directory: the driver's temporaries, mapped to
-	 * the link's names (TEMP) */
+	 * the link's names (OFL_MEMO_TEMP) */
 	for (char *const *e = a->env; *e; e++)
 		ofl_key_str(&k, "env", strncmp(*e, "TMPDIR=", 7) ? *e : "TMPDIR");
 	for (size_t i = 0; i < sizeof(distro) / sizeof(*distro); i++)
@@ -260,97 +255,6 @@ static char *placeholder(const char *probe, size_t i, const char *base)
 	return asprintf(&p, "%s/p%zu%s", probe, i, dot ? dot : "") < 0 ? NULL : p;
 }
 
-/* One word of clang's -### output, unquoted ("...", \-escapes). */
-static char *unquote(const char **s)
-{
-	struct ofl_buf b = OFL_BUF_INIT;
-	const char *p = *s + 1;
-	for (; *p && *p != '"'; p++) {
-		if (*p == '\\' && p[1])
-			p++;
-		if (ofl_buf_append(&b, p, 1))
-			break;
-	}
-	*s = *p ? p + 1 : p;
-	if (ofl_buf_append(&b, "", 1)) {
-		ofl_buf_release(&b);
-		return NULL;
-	}
-	return (char *)b.data;
-}
-
-/* The index k of the placeholder word names in the probe's folder, or -1:
- * exactly <probe>/p<k><ext> of a shape word OWN k:p<ext> (the driver's own
- * temporaries there, <input stem>-XXXXXX.o, may start alike). */
-static long placeholder_index(const char *word, const char *probe, const struct ofl_argv *shape)
-{
-	size_t plen = strlen(probe);
-	if (strncmp(word, probe, plen) || word[plen] != '/' || word[plen + 1] != 'p')
-		return -1;
-	for (size_t i = 0; i < shape->n; i++) {
-		const char *w = shape->v[i];
-		char want[64];
-		if (w[0] != OWN)
-			continue;
-		snprintf(want, sizeof(want), "p%ld%s", atol(w + 1), strchr(w, ':') + 2);
-		if (!strcmp(word + plen + 1, want))
-			return atol(w + 1);
-	}
-	return -1;
-}
-
-/* The memo of the driver's jobs (-### on stderr): their words, own files
- * as OWN k, the driver's temporaries as TEMP t:ext (t numbering them,
- * temps their words); -1 when the output is not jobs of absolute
- * programs. */
-static int memo_of(const char *text, const char *probe, const struct ofl_argv *shape,
-                   struct ofl_argv *temps, struct ofl_buf *m)
-{
-	size_t plen = strlen(probe), njobs = 0;
-	for (const char *line = text; *line;
-	     line = strchr(line, '\n') ? strchr(line, '\n') + 1 : "") {
-		if (strncmp(line, " \"", 2))
-			continue;
-		const char *p = line + 1;
-		for (size_t w = 0; *p == '"'; w++) {
-			char *word = unquote(&p);
-			if (!word || (!w && word[0] != '/')) {
-				free(word);
-				return -1;
-			}
-			char *at = strstr(word, probe);
-			long k = placeholder_index(word, probe, shape);
-			if (k >= 0) {
-				ofl_buf_printf(m, "%c%ld", OWN, k);
-			} else if (at && at == word) {
-				/* the same temporary, the same name in every job */
-				size_t t = 0;
-				while (t < temps->n && strcmp(temps->v[t], word))
-					t++;
-				if (t == temps->n && ofl_argv_push(temps, word, NULL)) {
-					free(word);
-					return -1;
-				}
-				const char *dot = strrchr(word + plen, '.');
-				ofl_buf_printf(m, "%c%zu:%s", TEMP, t, dot ? dot : "");
-			} else if (at) {
-				free(word);
-				return -1; /* a temporary inside a word */
-			} else {
-				ofl_buf_printf(m, "%s", word);
-			}
-			ofl_buf_append(m, "", 1);
-			free(word);
-			while (*p == ' ')
-				p++;
-		}
-		ofl_buf_printf(m, "%c", END);
-		ofl_buf_append(m, "", 1);
-		njobs++;
-	}
-	return njobs && m->len < MEMO_MAX ? 0 : -1;
-}
-
 /* Asks clang: its jobs for the shape (own files as placeholders in a
  * probe folder of the link's), into m. */
 static int probe(struct ofl_link *l, struct link_action *a, const struct ofl_argv *shape,
@@ -376,9 +280,10 @@ static int probe(struct ofl_link *l, struct link_action *a, const struct ofl_arg
 	p.envp = env;
 	for (size_t i = 0; !rc && i < shape->n; i++) {
 		const char *w = shape->v[i];
-		char *ph =
-		    w[0] == OWN ? placeholder(dir, (size_t)atol(w + 1), strchr(w, ':') + 1) : NULL;
-		if (w[0] == OWN && (!ph || ofl_write_file(ph, "", 0, err)))
+		char *ph = w[0] == OFL_MEMO_OWN
+		               ? placeholder(dir, (size_t)atol(w + 1), strchr(w, ':') + 1)
+		               : NULL;
+		if (w[0] == OFL_MEMO_OWN && (!ph || ofl_write_file(ph, "", 0, err)))
 			rc = ph ? err->code : OFL_NOMEM(err);
 		rc = rc ? rc : ofl_proc_push(&p, ph ? ph : w, err);
 		free(ph);
@@ -389,7 +294,7 @@ static int probe(struct ofl_link *l, struct link_action *a, const struct ofl_arg
 		rc = 1;
 	struct ofl_argv temps = OFL_ARGV_INIT;
 	if (!rc && (ofl_buf_append(&p.err, "", 1) ||
-	            memo_of((const char *)p.err.data, dir, shape, &temps, m)))
+	            ofl_memo_of((const char *)p.err.data, dir, shape, &temps, m)))
 		rc = 1;
 	ofl_argv_release(&temps);
 	ofl_proc_release(&p);
@@ -398,49 +303,8 @@ static int probe(struct ofl_link *l, struct link_action *a, const struct ofl_arg
 	return rc;
 }
 
-/* The jobs of a memo, own files (OWN k: the command's word k, the
- * launcher left out) and temporaries in the link's names. */
-static int jobs_of(struct link_action *a, const uint8_t *m, size_t n, char *const *own, size_t nown,
-                   struct ofl_error *err)
-{
-	size_t njobs = 0;
-	for (size_t i = 0; i + 1 < n; i += strlen((const char *)m + i) + 1)
-		njobs += m[i] == END;
-	if (!njobs || m[n - 1] || !(a->jobs = ofl_calloc(njobs, sizeof(*a->jobs))))
-		return njobs && m[n - 1] == 0 ? OFL_NOMEM(err) : 1;
-	int rc = 0;
-	for (size_t i = 0; !rc && i < n; i += strlen((const char *)m + i) + 1) {
-		const char *w = (const char *)m + i;
-		struct ofl_argv *job = &a->jobs[a->njobs];
-		char *s = NULL;
-		if (w[0] == END) {
-			a->njobs++;
-			continue;
-		}
-		if (w[0] == OWN) {
-			size_t k = (size_t)atol(w + 1);
-			if (k >= nown)
-				return 1;
-			rc = ofl_argv_push(job, own[k], err);
-		} else if (w[0] == TEMP && !strchr(w, ':')) {
-			return 1; /* no memo of ours */
-		} else if (w[0] == TEMP) {
-			rc =
-			    asprintf(&s, "%s.%ld%s", a->output, atol(w + 1), strchr(w, ':') + 1) < 0
-			        ? OFL_NOMEM(err)
-			        : ofl_argv_push(job, s, err);
-			free(s);
-		} else {
-			rc = ofl_argv_push(job, w, err);
-		}
-	}
-	return rc;
-}
-
-/* The command's shape: its words after the launcher, own files as OWN
- * <i>:<word> (the index of its first place); its own files. */
 /* The command's shape: its words after the launcher, the link's own files
- * as OWN <k>:p<extension> (k the index of the word naming it first). */
+ * as OFL_MEMO_OWN <k>:p<extension> (k the index of the word naming it first). */
 static int shape_of(const struct ofl_link *l, const struct link_action *a, struct ofl_argv *shape,
                     struct ofl_error *err)
 {
@@ -457,7 +321,7 @@ static int shape_of(const struct ofl_link *l, const struct link_action *a, struc
 		/* its name is its bytes' hash: the extension alone tells the
 		 * driver what it is */
 		const char *dot = strchr(strrchr(w, '/') + 1, '.');
-		if (asprintf(&s, "%c%ld:p%s", OWN, k, dot ? dot : "") < 0)
+		if (asprintf(&s, "%c%ld:p%s", OFL_MEMO_OWN, k, dot ? dot : "") < 0)
 			return OFL_NOMEM(err);
 		rc = ofl_argv_push(shape, s, err);
 		free(s);
@@ -500,19 +364,14 @@ int ofl_expand(struct ofl_link *l, struct link_action *a, struct ofl_error *err)
 	const uint8_t *m = known ? memo.data : fresh.data;
 	size_t n = known ? memo.size : fresh.len;
 	int got = rc || asked ? 1
-	                      : jobs_of(a, m, n, a->cmd.argv + l->o.nlauncher,
-	                                a->cmd.argc - l->o.nlauncher, err);
+	                      : ofl_memo_jobs(m, n, a->cmd.argv + l->o.nlauncher,
+	                                      a->cmd.argc - l->o.nlauncher, a->output, &a->jobs,
+	                                      &a->njobs, err);
 	if (got < 0)
 		rc = got;
-	else if (got > 0 && !rc) {
-		for (size_t i = 0; i < a->njobs; i++)
-			ofl_argv_release(&a->jobs[i]);
-		free(a->jobs);
-		a->jobs = NULL;
-		a->njobs = 0;
+	else if (got > 0 && !rc)
 		rc = set_uncached(a, err, "clang's driver did not say what it runs (-###)") ||
 		     own_job(l, a, err);
-	}
 	ofl_file_close(&memo);
 	ofl_buf_release(&fresh);
 	ofl_argv_release(&shape);
