@@ -55,6 +55,18 @@ int ofl_link_new(struct ofl_link **out, const struct ofl_link_opts *o, struct of
 		l->o.host_triple = "x86_64-pc-linux-gnu";
 	if (!l->o.tmpdir)
 		l->o.tmpdir = "/tmp";
+	/* clang-linker-wrapper 23 keeps --save-temps files beside its output
+	 * (#198679): the kept folder is made there */
+	if (l->o.llvm_wrapper && l->o.save_temps && l->o.llvm_release >= 23 && l->o.output) {
+		const char *slash = strrchr(l->o.output, '/');
+		size_t n = slash ? (size_t)(slash - l->o.output) : 0;
+		l->beside_output = slash ? ofl_strndup(l->o.output, n ? n : 1) : ofl_strdup(".");
+		if (!l->beside_output) {
+			free(l);
+			return OFL_NOMEM(err);
+		}
+		l->o.tmpdir = l->beside_output;
+	}
 	if (!l->o.jobs)
 		l->o.jobs = 1;
 	static const char *const default_roots[] = {"/usr/lib"};
@@ -115,6 +127,7 @@ void ofl_link_destroy(struct ofl_link *l)
 	free(l->running);
 	ofl_ptrs_release(&l->temps);
 	free(l->tmpdir);
+	free(l->beside_output);
 	for (size_t i = 0; i < l->nfiles; i++) {
 		struct link_file *f = &l->files[i];
 		ofl_archive_release(&f->ar);

@@ -170,6 +170,7 @@ struct ofl_link {
 	size_t nactions, capactions;
 	struct ofl_toolchain tools; /* where the link's tools are (from o) */
 	char *tmpdir;               /* made on first use */
+	char *beside_output;        /* its parent when kept beside the output */
 	struct ofl_ptrs temps;      /* the paths handed out */
 	pthread_mutex_t lock;
 	/* Read and written atomically, also by ofl_link_cancel in a signal

@@ -5,7 +5,8 @@
 # by llvm-offload-binary (archive members named), the device links, OpenMP
 # images packed by llvm-offload-binary, the fat binary tools, then
 # llvm-offload-wrapper and the clang that compiles its bitcode; 22's dry
-# run prints none of the new steps.
+# run prints none of the new steps.  Its --save-temps folder is beside the
+# output.
 source "$OFL_SRC/tests/lib.sh"
 need "$LLVM22/clang" "$LLVM22/llvm-ar"
 W=$OFL_COMPAT/clang-linker-wrapper
@@ -107,3 +108,18 @@ checks ar.log 'llvm-offload-binary.* .*\.a --image=kind=openmp,triple=nvptx64-nv
 	--linker-path=/usr/bin/ld h.o -o a.out >22.log 2>&1 || fail "22's dry run"
 grep -q "llvm-offload-wrapper\|llvm-offload-binary" 22.log && { cat 22.log; fail "22 prints 23's steps"; }
 grep -q -- "--target=nvptx64-nvidia-cuda -march=sm_70" 22.log || fail "22's device link"
+
+# --save-temps: 23 keeps the temporaries beside the output (#198679), 22
+# in $TMPDIR, each told in one line
+"$LLVM22/clang" -fopenmp -fopenmp-targets=x86_64-pc-linux-gnu -c -o omp.o \
+	"$OFL_SRC/tests/e2e/wrap_openmp_src/kern.c" || fail "compile omp.o"
+mkdir -p out tmp
+for v in 23 22; do
+	TMPDIR=$PWD/tmp "$W" --llvm-version=$v --host-triple=x86_64-unknown-linux-gnu --save-temps \
+		--linker-path=/bin/true omp.o -L"$(dirname "$(readlink -f "$LLVM22/clang")")/../lib" -lomp \
+		-o out/a.$v 2>kept.$v || { cat kept.$v; fail "$v: link"; }
+	d=$(sed -n 's/.*temporaries kept in //p' kept.$v)
+	want=$([ $v = 23 ] && echo out || echo "$PWD/tmp")
+	[ "$(dirname "$d")" = "$want" ] && ls "$d"/*.img >/dev/null ||
+		{ cat kept.$v; fail "$v: temporaries kept in '$d', not in $want"; }
+done
