@@ -43,7 +43,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct ofl_argv shape = OFL_ARGV_INIT, temps = OFL_ARGV_INIT;
 	struct ofl_buf m = OFL_BUF_INIT;
 	struct ofl_error err = OFL_ERROR_INIT;
-	const char *words[] = {"-o", "\002" "1:p.img", "\002" "0:p.o", "--target=x86_64"};
+	/* OFL_MEMO_OWN (octal 002) and each own file's index (three octal
+	 * digits end the escape) */
+	const char *words[] = {"-o", "\0021:p.img", "\0020:p.o", "--target=x86_64"};
 	for (size_t i = 0; i < sizeof(words) / sizeof(*words); i++)
 		if (ofl_argv_push(&shape, words[i], &err))
 			abort();

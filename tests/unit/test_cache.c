@@ -179,14 +179,12 @@ OFL_TEST(store_memos)
 	char note[256] = "";
 	CHECK(!ofl_cache_memo_get(c, key_a, &out));
 	ofl_cache_memo_put(c, key_a, (const uint8_t *)"memo!", 5);
-	CHECK(ofl_cache_memo_get(c, key_a, &out) && out.size == 5 &&
-	      !memcmp(out.data, "memo!", 5));
+	CHECK(ofl_cache_memo_get(c, key_a, &out) && out.size == 5 && !memcmp(out.data, "memo!", 5));
 	ofl_file_close(&out);
 	struct ofl_file f;
 	CHECK(ofl_cache_get(c, key_a, &f, note, sizeof(note)) == OFL_CACHE_MISS);
 	put(c, key_a, "entry", note, sizeof(note));
-	CHECK(ofl_cache_memo_get(c, key_a, &out) && out.size == 5 &&
-	      !memcmp(out.data, "memo!", 5));
+	CHECK(ofl_cache_memo_get(c, key_a, &out) && out.size == 5 && !memcmp(out.data, "memo!", 5));
 	ofl_file_close(&out);
 	ofl_cache_close(c);
 	struct ofl_cache_stats st;

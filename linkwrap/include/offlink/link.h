@@ -322,8 +322,10 @@ enum ofl_plan_runtime {
 struct ofl_plan_group {
 	uint16_t kind; /* as stored (HIP: 3 in 19, 4 after) */
 	const char *triple, *arch;
-	unsigned llvm;        /* the release that links it */
-	const char *llvm_why; /* "the images' producer", "the objects' entry tables", "the newest installed" */
+	unsigned llvm; /* the release that links it */
+	/* why: "the images' producer", "the objects' entry tables", "the
+	 * newest installed" */
+	const char *llvm_why;
 	enum ofl_plan_form form;
 	enum ofl_plan_lto lto;
 	enum ofl_plan_runtime runtime;
