@@ -248,6 +248,33 @@ static int cuda_source(struct ofl_buf *b, const struct ofl_wrap_opts *o,
 	return rc || slot(b, ".init_array.101", "reg");
 }
 
+/* LLVM 23's SYCL registration: the OffloadBinary whole, in .llvm.offloading
+ * (16-aligned as LLVM aligns it), passed with its size at priority 1. */
+static int sycl_source(struct ofl_buf *b, const struct ofl_wrap_image *img, const char *path)
+{
+	if (!plain(path))
+		return -1;
+	unsigned long long size = (unsigned long long)img->size;
+	int rc = ofl_buf_printf(
+	    b,
+	    "/* offlink wrap: SYCL registration of LLVM 23 (docs/abi.md).  Compile with any GNU\n"
+	    " * C compiler for an ELF host: cc -c -fPIC this.c */\n"
+	    "#include <stddef.h>\n\n"
+	    "__asm__(\".section .llvm.offloading,\\\"a\\\",@0x6fff4c0b\\n.p2align 4\\n"
+	    ".sycl_offloading.binary:\\n.incbin \\\"%s\\\",%llu,%llu\\n.text\");\n"
+	    "extern char binary[] __asm__(\".sycl_offloading.binary\");\n\n"
+	    "void __sycl_register_lib(const void *, size_t);\n"
+	    "void __sycl_unregister_lib(const void *, size_t);\n\n"
+	    "static void reg(void) __asm__(\"sycl.descriptor_reg\");\n"
+	    "__attribute__((section(\".text.startup\"))) static void reg(void)\n"
+	    "{\n\t__sycl_register_lib(binary, %llu);\n}\n\n"
+	    "static void unreg(void) __asm__(\"sycl.descriptor_unreg\");\n"
+	    "__attribute__((section(\".text.startup\"))) static void unreg(void)\n"
+	    "{\n\t__sycl_unregister_lib(binary, %llu);\n}\n\n",
+	    path, (unsigned long long)file_offset(img), size, size, size);
+	return rc || slot(b, ".init_array.1", "reg") || slot(b, ".fini_array.1", "unreg");
+}
+
 int ofl_wrap_emit_c(struct ofl_buf *out, const struct ofl_wrap_opts *o,
                     const struct ofl_wrap_image *imgs, const char *const *paths, size_t nimages,
                     struct ofl_error *err)
@@ -259,11 +286,12 @@ int ofl_wrap_emit_c(struct ofl_buf *out, const struct ofl_wrap_opts *o,
 		if (imgs[i].start > imgs[i].end || imgs[i].end > imgs[i].size)
 			return ofl_error_set(err, OFL_EINVAL, paths[i], OFL_NO_OFFSET,
 			                     "image range outside the file");
-	rc = prologue(out, o);
-	if (o->kind == OFL_WRAP_OPENMP)
-		rc = rc || omp_source(out, o, imgs, paths, nimages);
+	if (o->kind == OFL_WRAP_SYCL)
+		rc = sycl_source(out, imgs, paths[0]);
+	else if (o->kind == OFL_WRAP_OPENMP)
+		rc = prologue(out, o) || omp_source(out, o, imgs, paths, nimages);
 	else
-		rc = rc || cuda_source(out, o, imgs, paths[0]);
+		rc = prologue(out, o) || cuda_source(out, o, imgs, paths[0]);
 	if (rc)
 		return ofl_error_set(err, OFL_EINVAL, NULL, OFL_NO_OFFSET,
 		                     "cannot write C: out of memory, or a path or arch string "

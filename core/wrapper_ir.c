@@ -218,7 +218,7 @@ static bool old_abi(const struct ofl_wrap_opts *o)
 	return o->abi == OFL_WRAP_LLVM14 || o->abi == OFL_WRAP_AMD;
 }
 
-static void basic_types(struct ofl_ir_module *m, const struct ofl_wrap_opts *o, struct names *n)
+static void scalar_types(struct ofl_ir_module *m)
 {
 	m->ptr_t = add_type(m, (struct ofl_ir_type){.kind = OFL_T_PTR});
 	m->void_t = add_type(m, (struct ofl_ir_type){.kind = OFL_T_VOID});
@@ -226,6 +226,11 @@ static void basic_types(struct ofl_ir_module *m, const struct ofl_wrap_opts *o, 
 	         *dst[] = {&m->i1_t, &m->i8_t, &m->i16_t, &m->i32_t, &m->i64_t};
 	for (size_t i = 0; i < 5; i++)
 		*dst[i] = add_type(m, (struct ofl_ir_type){.kind = OFL_T_INT, .n = bits[i]});
+}
+
+static void basic_types(struct ofl_ir_module *m, const struct ofl_wrap_opts *o, struct names *n)
+{
+	scalar_types(m);
 	uint32_t p = m->ptr_t, i16 = m->i16_t, i32 = m->i32_t, i64 = m->i64_t;
 	if (o->abi == OFL_WRAP_LLVM20)
 		n->entry_t = ty_struct(m, "struct.__tgt_offload_entry",
@@ -650,6 +655,39 @@ static void cuda_module(struct ofl_ir_module *m, const struct ofl_wrap_opts *o,
 	cuda_walk(m, o, &nm, &f);
 }
 
+/* LLVM 23's SYCL module: the OffloadBinary whole, and
+ * __sycl_(un)register_lib(ptr, i64 size) from a constructor and a
+ * destructor at priority 1, each declared after the function calling it. */
+static void sycl_module(struct ofl_ir_module *m, const struct ofl_wrap_image *img)
+{
+	scalar_types(m);
+	uint32_t P = m->ptr_t, I64 = m->i64_t;
+	uint32_t vv = ty_func(m, m->void_t, NULL, 0);
+	uint32_t vpi = ty_func(m, m->void_t, (uint32_t[]){P, I64}, 2);
+	uint32_t t, c = bytes(m, img->data, img->size, img->file, &t);
+	uint32_t bin =
+	    add_global(m, (struct ofl_ir_global){.name = add_name(m, ".sycl_offloading.binary"),
+	                                         .type = t,
+	                                         .linkage = OFL_L_INTERNAL,
+	                                         .constant = true,
+	                                         .unnamed_addr = true,
+	                                         .section = ".llvm.offloading",
+	                                         .init = c});
+	uint32_t reg = add_func(m, add_name(m, "sycl.descriptor_reg"), vv, true);
+	uint32_t reg_lib = add_func(m, add_name(m, "__sycl_register_lib"), vpi, false);
+	uint32_t unreg = add_func(m, add_name(m, "sycl.descriptor_unreg"), vv, true);
+	uint32_t unreg_lib = add_func(m, add_name(m, "__sycl_unregister_lib"), vpi, false);
+	structor(m, "llvm.global_ctors", 1, reg);
+	structor(m, "llvm.global_dtors", 1, unreg);
+	uint32_t args[2] = {bin, c_int(m, I64, (int64_t)img->size)};
+	block(m, reg, "entry");
+	call(m, reg_lib, args, 2);
+	ret(m);
+	block(m, unreg, "entry");
+	call(m, unreg_lib, args, 2);
+	ret(m);
+}
+
 int ofl_ir_build(struct ofl_ir_module *m, const struct ofl_wrap_opts *o, const char *triple,
                  const struct ofl_wrap_image *imgs, size_t nimages, struct ofl_error *err)
 {
@@ -666,6 +704,8 @@ int ofl_ir_build(struct ofl_ir_module *m, const struct ofl_wrap_opts *o, const c
 	m->triple = triple;
 	if (o->kind == OFL_WRAP_OPENMP)
 		omp_module(m, o, imgs, nimages);
+	else if (o->kind == OFL_WRAP_SYCL)
+		sycl_module(m, imgs);
 	else
 		cuda_module(m, o, imgs);
 	if (m->nomem) {

@@ -368,6 +368,7 @@ static int print_module(struct ofl_buf *out, const struct ofl_ir_module *m)
 	struct printer p = {.b = out, .m = m};
 	putf(&p, "; ModuleID = '%s'\nsource_filename = \"%s\"\ntarget triple = \"%s\"\n\n",
 	     m->module_id, m->source_filename, m->triple);
+	bool named = false; /* LLVM ends the type block with a blank line */
 	for (size_t t = 0; t < m->ntypes; t++) {
 		const struct ofl_ir_type *ty = &m->types[t];
 		if (ty->kind != OFL_T_STRUCT || !ty->name)
@@ -378,8 +379,9 @@ static int print_module(struct ofl_buf *out, const struct ofl_ir_module *m)
 			put_type(&p, m->ops[ty->sub + i]);
 		}
 		put(&p, " }\n");
+		named = true;
 	}
-	put(&p, "\n");
+	put(&p, named ? "\n" : "");
 	for (size_t g = 0; g < m->nglobals; g++)
 		put_global(&p, &m->globals[g]);
 	for (size_t f = 0; f < m->nfuncs && !p.rc; f++)

@@ -927,6 +927,62 @@ static int build_cuda(struct gen *g, const struct ofl_wrap_image *img)
 	return finish_sections(g);
 }
 
+/* ---- SYCL (LLVM 23) ------------------------------------------------------- */
+
+/* Second argument register = v. */
+static int cg_u64_arg1(struct gen *g, uint64_t v)
+{
+	uint8_t b[10];
+	if (!is_a64(g) && v <= UINT32_MAX) {
+		b[0] = 0xbe; /* mov $v, %esi (zero-extends into %rsi) */
+		ofl_put_le32(b + 1, (uint32_t)v);
+		return emit(g, b, 5);
+	}
+	if (!is_a64(g)) {
+		b[0] = 0x48; /* movabs $v, %rsi */
+		b[1] = 0xbe;
+		ofl_put_le64(b + 2, v);
+		return emit(g, b, 10);
+	}
+	/* movz x1, #v[15:0], then movk x1 for each nonzero higher half-word */
+	int rc = emit32(g, 0xd2800001 | (uint32_t)(v & 0xffff) << 5);
+	for (unsigned hw = 1; hw < 4 && !rc; hw++)
+		if ((v >> (16 * hw)) & 0xffff)
+			rc = emit32(g, 0xf2800001 | hw << 21 |
+			                   (uint32_t)((v >> (16 * hw)) & 0xffff) << 5);
+	return rc;
+}
+
+/* fn() { rt(&binary, size); } */
+static int sycl_fn(struct gen *g, const char *name, const char *rt, struct target bin,
+                   uint64_t size, uint64_t *at)
+{
+	return cg_begin_fn(g, at) || cg_enter(g) || cg_addr_arg0(g, bin) || cg_u64_arg1(g, size) ||
+	       cg_call(g, undef(g, rt, STV_DEFAULT)) || cg_leave(g) ||
+	       cg_end_fn(g, name, *at, NULL);
+}
+
+/* The OffloadBinary whole (no ImageStart inside it: the runtime reads the
+ * binary), 16-aligned as LLVM aligns a large global without an alignment. */
+static int build_sycl(struct gen *g, const struct ofl_wrap_image *img)
+{
+	uint64_t off, reg, unreg;
+	int s = ofl_ew_section(&g->o, ".llvm.offloading", SHT_LLVM_OFFLOADING, SHF_ALLOC, 16);
+	if (s < 0 ||
+	    ofl_ew_piece(&g->o, s, img->data, img->size, 16, image_fd(img), image_fd_off(img),
+	                 &off) ||
+	    !ofl_ew_symbol(&g->o, ".sycl_offloading.binary", STB_LOCAL, STT_OBJECT, STV_DEFAULT, s,
+	                   off, img->size))
+		return g->o.err->code;
+	struct target bin = at_sec(g, s, off);
+	if (sycl_fn(g, "sycl.descriptor_reg", "__sycl_register_lib", bin, img->size, &reg) ||
+	    sycl_fn(g, "sycl.descriptor_unreg", "__sycl_unregister_lib", bin, img->size, &unreg) ||
+	    array_slot(g, ".init_array.1", SHT_INIT_ARRAY, reg) ||
+	    array_slot(g, ".fini_array.1", SHT_FINI_ARRAY, unreg))
+		return g->o.err->code;
+	return finish_sections(g);
+}
+
 /* ---- entry points ---------------------------------------------------------- */
 
 int ofl_wrap_check(const struct ofl_wrap_opts *o, size_t nimages, struct ofl_error *err)
@@ -934,6 +990,13 @@ int ofl_wrap_check(const struct ofl_wrap_opts *o, size_t nimages, struct ofl_err
 	if (o->kind != OFL_WRAP_OPENMP && old_abi(o))
 		return ofl_error_set(err, OFL_EINVAL, NULL, OFL_NO_OFFSET,
 		                     "the llvm14 and amd registration exist only for openmp");
+	if (o->kind == OFL_WRAP_SYCL && (o->abi != OFL_WRAP_LLVM20 || o->relocatable))
+		return ofl_error_set(err, OFL_EINVAL, NULL, OFL_NO_OFFSET,
+		                     "sycl has LLVM 23's registration only (llvm20 ABI), not "
+		                     "relocatable");
+	if (o->kind == OFL_WRAP_SYCL && nimages != 1)
+		return ofl_error_set(err, OFL_EINVAL, NULL, OFL_NO_OFFSET,
+		                     "sycl takes exactly one OffloadBinary, got %zu", nimages);
 	if (o->kind != OFL_WRAP_OPENMP && nimages != 1)
 		return ofl_error_set(err, OFL_EINVAL, NULL, OFL_NO_OFFSET,
 		                     "cuda and hip take exactly one fat binary, got %zu", nimages);
@@ -1027,6 +1090,8 @@ int ofl_wrap_write_fd(int fd, const struct ofl_wrap_opts *o, const struct ofl_wr
 		rc = err->code;
 	else if (o->kind == OFL_WRAP_OPENMP)
 		rc = build_openmp(&g, imgs, nimages);
+	else if (o->kind == OFL_WRAP_SYCL)
+		rc = build_sycl(&g, imgs);
 	else
 		rc = build_cuda(&g, imgs);
 	if (!rc)

@@ -241,7 +241,7 @@ static int llvm_check(const struct bundle_args *a)
 {
 	if (!a->type) {
 		fprintf(stderr, "%s: for the --type option: must be specified at least once!\n",
-		        ofl_prog);
+		        prog_base());
 		return 1;
 	}
 	if (a->unbundle && a->list)

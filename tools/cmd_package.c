@@ -35,17 +35,11 @@ static const char opt_lines[] =
     "'file' and 'triple'.\n"
     "  -o <file>                   - Write output to <file>.\n";
 
-static const char *base_name(const char *p)
-{
-	const char *s = strrchr(p, '/');
-	return s ? s + 1 : p;
-}
-
 /* cl::PrintHelpMessage as LLVM prints it: categorised, or as a flat list. */
 static void llvm_help(const struct pkg_cmd *c, bool list)
 {
 	printf("OVERVIEW: %s\n\nUSAGE: %s [options] Extract from <file>.\n\nOPTIONS:\n", overview,
-	       base_name(ofl_prog));
+	       prog_base());
 	if (list) {
 		printf(
 		    "  --archive                   - Write extracted files to a static archive\n"
@@ -272,12 +266,12 @@ static int run(struct pkg_cmd *c)
 		fprintf(stderr,
 		        "%s: Too many positional arguments specified!\nCan specify at most 1 "
 		        "positional arguments: See: %s --help\n",
-		        base_name(ofl_prog), ofl_prog);
+		        prog_base(), ofl_prog);
 		return 1;
 	}
 	const char *input = c->positional.n ? c->positional.v[0] : NULL;
 	if (c->compat && c->llvm != OFL_LLVM_19) {
-		const char *b = base_name(ofl_prog);
+		const char *b = prog_base();
 		size_t bl = strlen(b), pl = strlen("clang-offload-packager");
 		if (bl >= pl && !strcmp(b + bl - pl, "clang-offload-packager"))
 			fprintf(stderr, "warning: 'clang-offload-packager' is deprecated. Use "

@@ -63,8 +63,10 @@ static int parse_kind(const char *s, enum ofl_wrap_kind *k)
 		*k = OFL_WRAP_CUDA;
 	else if (!strcmp(s, "hip"))
 		*k = OFL_WRAP_HIP;
+	else if (!strcmp(s, "sycl"))
+		*k = OFL_WRAP_SYCL;
 	else
-		return error("unknown offload kind '%s' (openmp, cuda or hip)", s);
+		return error("unknown offload kind '%s' (openmp, cuda, hip or sycl)", s);
 	return 0;
 }
 
@@ -167,6 +169,25 @@ static int obin_input(struct input *in, struct ofl_wrap_image *img)
 	return 0;
 }
 
+/* SYCL: the runtime reads the OffloadBinary itself (every entry), so it is
+ * registered whole; one that does not parse is refused here rather than
+ * at the program's start. */
+static int sycl_input(struct input *in)
+{
+	struct ofl_error err = OFL_ERROR_INIT;
+	struct ofl_obin_set s;
+	if (!ofl_obin_is(in->file.data, in->file.size))
+		ofl_error_set(&err, OFL_EFORMAT, NULL, 0,
+		              "not an OffloadBinary (SYCL registers one, as clang-sycl-linker "
+		              "writes it)");
+	else if (ofl_obin_parse_set(in->file.data, in->file.size, &s, &err) == 0)
+		ofl_obin_set_release(&s);
+	if (!err.code)
+		return 0;
+	ofl_error_locate(&err, in->path, 0);
+	return error_lib(&err);
+}
+
 /* --pack: a raw image becomes a version 1 OffloadBinary with the strings
  * clang-linker-wrapper gives its OpenMP images, in its order (triple, then
  * arch; arch empty for CPUs): byte for byte the .llvm.offloading of LLVM
@@ -215,7 +236,9 @@ static int load_inputs(struct wrap_job *j, struct ofl_wrap_image *imgs)
 			           : error_lib(&err);
 		imgs[i] = (struct ofl_wrap_image){in->file.data, in->file.size, 0,
 		                                  in->file.size, in->arch,      &in->file};
-		if (ofl_obin_is(in->file.data, in->file.size))
+		if (j->opts.kind == OFL_WRAP_SYCL)
+			rc = sycl_input(in);
+		else if (ofl_obin_is(in->file.data, in->file.size))
 			rc = obin_input(in, &imgs[i]);
 		else if (j->pack)
 			rc = pack_input(j, in, &imgs[i]);
@@ -231,10 +254,15 @@ static bool ends_with(const char *s, const char *suffix)
 	return n >= k && !strcmp(s + n - k, suffix);
 }
 
+static bool cuda_or_hip(const struct wrap_job *j)
+{
+	return j->opts.kind == OFL_WRAP_CUDA || j->opts.kind == OFL_WRAP_HIP;
+}
+
 static enum emit what_to_emit(const struct wrap_job *j)
 {
 	const char *out = j->output, *e = j->emit;
-	bool fat = j->fb.enabled && j->opts.kind != OFL_WRAP_OPENMP &&
+	bool fat = j->fb.enabled && cuda_or_hip(j) &&
 	           (ends_with(out, ".fatbin") || ends_with(out, ".hipfb"));
 	if (!e)
 		e = ends_with(out, ".ll")                 ? "ll"
@@ -335,7 +363,7 @@ static int build_fatbin(struct wrap_job *j, struct ofl_wrap_image *imgs, size_t 
 	size_t dev = 0;
 	for (size_t i = 0; i < j->nin; i++)
 		dev += is_device_image(&j->in[i], &imgs[i]);
-	if (!dev || !j->fb.enabled || j->opts.kind == OFL_WRAP_OPENMP)
+	if (!dev || !j->fb.enabled || !cuda_or_hip(j))
 		return 0;
 	if (dev != j->nin)
 		return error("cannot mix device images with a finished fat binary");
@@ -527,7 +555,7 @@ static int run_job(struct wrap_job *j)
 	    strcmp(j->emit, "c") && !fatbin)
 		return error(j->fb.enabled ? "--emit must be obj, ll, bc, c or fatbin"
 		                           : "--emit must be obj, ll, bc or c");
-	if (what_to_emit(j) == EMIT_FATBIN && j->opts.kind == OFL_WRAP_OPENMP)
+	if (what_to_emit(j) == EMIT_FATBIN && !cuda_or_hip(j))
 		return error("--emit=fatbin is for cuda and hip");
 	/* only an object written directly needs a machine we know */
 	if (ofl_wrap_machine_from_triple(j->host_triple, &j->opts.machine, &err) &&
@@ -618,8 +646,9 @@ int cmd_wrap(int argc, char **argv)
 	const struct opt table[] = {
 	    {"host-triple", OPT_STR, &j.host_triple, NULL, "<triple>",
 	     "host the object is for (x86_64 or aarch64 ELF; default x86_64-pc-linux-gnu)"},
-	    {"kind", OPT_STR, &kind, &nkind, "openmp|cuda|hip",
-	     "offload kind (default: from --for, else openmp)"},
+	    {"kind", OPT_STR, &kind, &nkind, "openmp|cuda|hip|sycl",
+	     "offload kind (default: from --for, else openmp); sycl: one OffloadBinary, "
+	     "registered as LLVM 23 does"},
 	    {"abi", OPT_STR, &abi, &nabi, "llvm14|amd|llvm19|llvm20",
 	     "registration ABI: the runtime's LLVM release (default: from --for, else llvm20)"},
 	    {"for", OPT_LIST, &hosts, NULL, "<host.o>[,...]",
@@ -771,8 +800,8 @@ int cmd_clang_offload_wrapper(int argc, char **argv)
 
 /* llvm-offload-wrapper --kind=openmp|cuda|hip [--triple=<t>] -o <out> <file>...;
  * as LLVM 23's (personality_release) also --relocatable, OpenMP images in
- * .llvm.offloading.relocatable.  23's --kind=sycl is refused: offlink does
- * not write its SYCL registration. */
+ * .llvm.offloading.relocatable, and --kind=sycl: one OffloadBinary (23
+ * wraps the first input and ignores the others; offlink refuses them). */
 int cmd_llvm_offload_wrapper(int argc, char **argv)
 {
 	struct wrap_job j = new_job(OFL_WRAP_LLVM20, false);
@@ -811,11 +840,16 @@ int cmd_llvm_offload_wrapper(int argc, char **argv)
 	j.llvm_bc = true;
 	if (!kind) {
 		fprintf(stderr, "%s: for the --kind option: must be specified at least once!\n",
-		        ofl_prog);
+		        prog_base());
 		rc = 1;
 	}
-	if (!rc && v >= 23 && !strcmp(kind, "sycl"))
-		rc = error("--kind=sycl: offlink does not write LLVM 23's SYCL registration");
+	bool known = kind && (!strcmp(kind, "openmp") || !strcmp(kind, "cuda") ||
+	                      !strcmp(kind, "hip") || (v >= 23 && !strcmp(kind, "sycl")));
+	if (!rc && !known) {
+		fprintf(stderr, "%s: for the --kind option: Cannot find option named '%s'!\n",
+		        prog_base(), kind);
+		rc = 1;
+	}
 	if (!rc)
 		rc = parse_kind(kind, &j.opts.kind);
 	/* 23 wraps CUDA and HIP as ever: --relocatable is OpenMP's */

@@ -7,6 +7,12 @@
 
 const char *ofl_prog = "offlink";
 
+const char *prog_base(void)
+{
+	const char *s = strrchr(ofl_prog, '/');
+	return s ? s + 1 : ofl_prog;
+}
+
 /* One diagnostic line, "<prog>: <kind>: <msg>" (no kind: "<prog>: <msg>"):
  * what it quotes from inputs (names, triples) is made printable, so it can
  * neither forge a line nor drive the terminal. */

@@ -8,6 +8,9 @@
 /* The program name used in messages: argv[0] as invoked for an LLVM
  * personality (LLVM prints it so), "offlink" for our own subcommands. */
 extern const char *ofl_prog;
+/* Its last path component: what LLVM's command-line parser prints before
+ * its own messages ("for the --kind option: ..."). */
+const char *prog_base(void);
 
 /* Prints "<prog>: error: <msg>" and returns 1 (the exit status to use). */
 int error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -137,3 +137,20 @@ expect_fail "$OFFLINK" link v4.o -o p_v4
 expect_err_line "^ld.offlink: error: v4.o: .*version 4 is not one offlink knows .*a newer LLVM wrote it"
 expect_fail "$OFFLINK" link k16.o -o p_k16
 expect_err_line "^ld.offlink: error: k16.o: .*offload kind 16: a newer LLVM wrote it"
+
+# SYCL device code (kind 8): its device link is clang-sycl-linker's, which
+# offlink does not run, and it is never registered as OpenMP: one line
+# naming the file, on every route
+"$OFL_COMPAT/llvm-offload-binary" --llvm-version=23 -o sycl.bin \
+	--image=file=main.o.0.o,triple=x86_64-pc-linux-gnu,kind=sycl || fail "pack sycl"
+"$LLVM22/llvm-objcopy" --update-section .llvm.offloading=sycl.bin main.o sycl.o
+sycl_err="sycl.o: SYCL device code: offlink does not run SYCL's device link \(clang-sycl-linker\) at offset [0-9]+$"
+expect_fail "$OFFLINK" link sycl.o kern23.o -o p_sycl
+expect_err_line "^ld.offlink: error: $sycl_err"
+expect_fail "$LLVM22/clang" -fopenmp -fopenmp-targets=$TARGETS $("$OFFLINK" --ldflags) sycl.o \
+	kern23.o -L$RTLIB -o p_sycl
+grep -Eq "error: $sycl_err" "$SCRATCH/err" || { cat "$SCRATCH/err"; fail "personality: SYCL"; }
+expect_fail plink gcc -fuse-ld=bfd sycl.o kern23.o -L$RTLIB -lomp \
+	-Wl,-plugin,"$OFL_BUILD/lib/offlink-plugin.so" -o p_sycl
+grep -Eq "error: offlink: $sycl_err" "$SCRATCH/err" || { cat "$SCRATCH/err"; fail "plugin: SYCL"; }
+[ ! -e p_sycl ] || fail "p_sycl written"

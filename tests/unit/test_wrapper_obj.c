@@ -405,6 +405,47 @@ OFL_TEST(relocatable_section)
 	ofl_buf_release(&b);
 }
 
+/* The text's bytes, for a look at an instruction's immediate. */
+static bool text_has(struct obj *o, const uint8_t *insn, size_t n)
+{
+	GElf_Shdr sh;
+	return find_sec(o, ".text.startup", &sh) &&
+	       memmem(o->buf.data + sh.sh_offset, sh.sh_size, insn, n) != NULL;
+}
+
+OFL_TEST(sycl_layout)
+{
+	fill();
+	struct ofl_wrap_image img = {IMG_A, sizeof(IMG_A), 0, sizeof(IMG_A), NULL, NULL};
+	struct obj o;
+	GElf_Shdr sh;
+	GElf_Sym sym;
+	GElf_Rela r;
+	CHECK(build(&o, OFL_WRAP_SYCL, OFL_WRAP_LLVM20, OFL_WRAP_X86_64, &img, 1) == 0);
+	CHECK(find_sec(&o, ".llvm.offloading", &sh));
+	CHECK_EQ_U(sh.sh_type, SHT_LLVM_OFFLOADING);
+	CHECK_EQ_U(sh.sh_addralign, 16);
+	CHECK_EQ_U(sh.sh_size, sizeof(IMG_A));
+	CHECK_MEM(o.buf.data + sh.sh_offset, IMG_A, sizeof(IMG_A));
+	CHECK(find_sym(&o, ".sycl_offloading.binary", &sym));
+	CHECK_EQ_U(sym.st_size, sizeof(IMG_A));
+	CHECK(find_sym(&o, "sycl.descriptor_reg", &sym) &&
+	      find_sym(&o, "sycl.descriptor_unreg", &sym));
+	CHECK(find_sec(&o, ".init_array.1", &sh) && find_sec(&o, ".fini_array.1", &sh));
+	CHECK(!find_sec(&o, "llvm_offload_entries", &sh)); /* SYCL has no entry table */
+	/* reg: lea binary(%rip), %rdi; mov $100, %esi; call __sycl_register_lib */
+	CHECK(reloc(&o, ".rela.text.startup", 0, &r));
+	CHECK_EQ_U(GELF_R_TYPE(r.r_info), R_X86_64_PC32);
+	CHECK(reloc(&o, ".rela.text.startup", 1, &r));
+	CHECK_EQ_U(GELF_R_TYPE(r.r_info), R_X86_64_PLT32);
+	CHECK(text_has(&o, (const uint8_t[]){0xbe, 100, 0, 0, 0}, 5));
+	done(&o);
+	CHECK(build(&o, OFL_WRAP_SYCL, OFL_WRAP_LLVM20, OFL_WRAP_AARCH64, &img, 1) == 0);
+	uint32_t movz = 0xd2800001 | 100 << 5; /* movz x1, #100 */
+	CHECK(text_has(&o, (const uint8_t[]){movz, movz >> 8, movz >> 16, movz >> 24}, 4));
+	done(&o);
+}
+
 OFL_TEST(argument_errors)
 {
 	fill();
@@ -421,6 +462,16 @@ OFL_TEST(argument_errors)
 	ofl_error_clear(&err);
 	struct ofl_wrap_opts omp = {OFL_WRAP_OPENMP, OFL_WRAP_LLVM20, OFL_WRAP_X86_64, false};
 	CHECK(ofl_wrap_write_buf(&b, &omp, imgs, 0, &err) == OFL_EINVAL);
+	ofl_error_clear(&err);
+	struct ofl_wrap_opts sycl = {OFL_WRAP_SYCL, OFL_WRAP_LLVM20, OFL_WRAP_X86_64, false};
+	CHECK(ofl_wrap_write_buf(&b, &sycl, imgs, 2, &err) == OFL_EINVAL);
+	CHECK(strstr(err.msg, "exactly one OffloadBinary") != NULL);
+	ofl_error_clear(&err);
+	sycl.relocatable = true;
+	CHECK(ofl_wrap_write_buf(&b, &sycl, imgs, 1, &err) == OFL_EINVAL);
+	ofl_error_clear(&err);
+	sycl = (struct ofl_wrap_opts){OFL_WRAP_SYCL, OFL_WRAP_LLVM19, OFL_WRAP_X86_64, false};
+	CHECK(ofl_wrap_write_buf(&b, &sycl, imgs, 1, &err) == OFL_EINVAL);
 	ofl_error_clear(&err);
 	struct ofl_wrap_image bad = {IMG_A, sizeof(IMG_A), 50, 101, NULL, NULL};
 	CHECK(ofl_wrap_write_buf(&b, &omp, &bad, 1, &err) == OFL_EINVAL);

@@ -28,6 +28,10 @@ enum ofl_wrap_kind {
 	OFL_WRAP_OPENMP,
 	OFL_WRAP_CUDA,
 	OFL_WRAP_HIP,
+	/* LLVM 23's: one OffloadBinary, embedded whole in .llvm.offloading,
+	 * __sycl_register_lib(start, size) at constructor priority 1 and
+	 * __sycl_unregister_lib(start, size) at destructor priority 1. */
+	OFL_WRAP_SYCL,
 };
 
 /* Registration ABI.  LLVM20 is the one clang 20-22 and libomptarget 22 use. */
@@ -67,7 +71,9 @@ struct ofl_wrap_opts {
 };
 
 /* Checks the combination: CUDA and HIP exist only for LLVM19/LLVM20 and
- * take exactly one image (the fat binary); OpenMP takes at least one. */
+ * take exactly one image (the fat binary); SYCL only for LLVM20 (LLVM 23's
+ * registration), one image (the OffloadBinary), not relocatable; OpenMP
+ * takes at least one. */
 int ofl_wrap_check(const struct ofl_wrap_opts *o, size_t nimages, struct ofl_error *err);
 
 /* Machine for a host triple ("x86_64-pc-linux-gnu", "aarch64-linux-gnu",
