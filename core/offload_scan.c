@@ -10,6 +10,7 @@
 
 #include "elf_priv.h"
 #include "internal.h"
+#include "offlink/bundle.h"
 #include "offlink/offload_binary.h"
 #include "offlink/offload_scan.h"
 
@@ -39,6 +40,16 @@ static bool section_wanted(uint32_t type, const char *name, unsigned how)
 		return true;
 	return (how & OFL_ELFSEC_BY_NAME) && name &&
 	       !strncmp(name, OFL_OFFLOADING_SECTION, strlen(OFL_OFFLOADING_SECTION));
+}
+
+static void note_other(struct ofl_elf_sections *out, const char *name)
+{
+	if (!name)
+		return;
+	if (!strcmp(name, ".hip_fatbin") || !strcmp(name, ".nv_fatbin"))
+		out->fatbin = true;
+	else if (!strncmp(name, OFL_BUNDLE_MAGIC, OFL_BUNDLE_MAGIC_LEN))
+		out->bundle = true;
 }
 
 static int add_section(struct ofl_elf_sections *out, size_t idx, const GElf_Shdr *sh,
@@ -78,9 +89,14 @@ int ofl_elf_offload_sections(const uint8_t *data, size_t size, unsigned how,
 	}
 	for (Elf_Scn *scn = elf_nextscn(elf, NULL); scn && !rc; scn = elf_nextscn(elf, scn)) {
 		GElf_Shdr sh;
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
+		if (!gelf_getshdr(scn, &sh)) {
+			out->unread = true;
 			continue;
+		}
 		const char *name = elf_strptr(elf, shstrndx, sh.sh_name);
+		note_other(out, name);
+		if (sh.sh_type == SHT_NOBITS)
+			continue;
 		if (section_wanted(sh.sh_type, name, how))
 			rc = add_section(out, elf_ndxscn(scn), &sh, name, size, err);
 	}

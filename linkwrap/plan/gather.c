@@ -388,7 +388,7 @@ static int scan_unit(struct ofl_link *l, size_t u, struct ofl_error *err)
 	/* a CUDA or HIP fat binary registered already: by LLVM's wrapper
 	 * object, or the old HIP driver's link; offlink's own (offlink wrap,
 	 * relocatable mode) registers its images alone, and needs no runtime */
-	enum ofl_fatbin_reg fb = !rc && f == OFL_FMT_ELF
+	enum ofl_fatbin_reg fb = !rc && f == OFL_FMT_ELF && secs.fatbin
 	                             ? ofl_elf_fatbin_registration(un->data, un->size)
 	                             : OFL_FATBIN_NONE;
 	if (fb == OFL_FATBIN_WRAPPER && !ofl_elf_by_offlink(un->data, un->size))
@@ -399,7 +399,9 @@ static int scan_unit(struct ofl_link *l, size_t u, struct ofl_error *err)
 	for (size_t i = 0; !rc && i < found.n; i++)
 		rc = add_image(l, u, un->data + found.v[i].offset, found.v[i].size,
 		               found.v[i].offset, err);
-	if (!rc && !found.n)
+	/* an ELF file is read again only when its section names ask for it:
+	 * most of a link's objects and archive members hold nothing */
+	if (!rc && !found.n && (f != OFL_FMT_ELF || secs.bundle || secs.unread))
 		rc = scan_bundles(l, u, err);
 	/* what its entry tables ask for; an object that cannot be read
 	 * asks for nothing (the host linker will judge it) */

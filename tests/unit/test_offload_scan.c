@@ -1,7 +1,12 @@
 /* The magic finder, the section walker and the raw scanner. */
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include "harness.h"
+#include "offlink/bundle.h"
 #include "offlink/offload_binary.h"
 #include "offlink/offload_scan.h"
+#include "offlink/wrapper_obj.h"
 
 static size_t make_bin(struct ofl_buf *b, const char *arch, size_t image_len)
 {
@@ -102,6 +107,50 @@ OFL_TEST(elf_sections_refuses_non_elf)
 	CHECK(ofl_elf_offload_sections((const uint8_t *)"\177ELFxxxxxxxxxxxxxxxx", 20,
 	                               OFL_ELFSEC_BY_TYPE, &s, &err) == OFL_EFORMAT);
 	CHECK(!ofl_is_elf((const uint8_t *)"\177EL", 3));
+}
+
+/* The survey's notes: which other readers a file needs (the link reads
+ * an object again only for them). */
+static void survey(const struct ofl_buf *o, bool fatbin, bool bundle)
+{
+	struct ofl_elf_sections s;
+	struct ofl_error err = OFL_ERROR_INIT;
+	CHECK(ofl_elf_offload_sections(o->data, o->len, OFL_ELFSEC_BY_TYPE | OFL_ELFSEC_BY_NAME, &s,
+	                               &err) == 0);
+	CHECK(s.fatbin == fatbin);
+	CHECK(s.bundle == bundle);
+	CHECK(!s.unread);
+	ofl_elf_sections_release(&s);
+}
+
+OFL_TEST(elf_sections_note_fatbins_and_bundles)
+{
+	static const uint8_t img[40] = "device image";
+	struct ofl_wrap_image wi = {img, sizeof img, 0, sizeof img, NULL, NULL};
+	struct ofl_wrap_opts omp = {OFL_WRAP_OPENMP, OFL_WRAP_LLVM20, OFL_WRAP_X86_64, false};
+	struct ofl_wrap_opts hip = {OFL_WRAP_HIP, OFL_WRAP_LLVM20, OFL_WRAP_X86_64, false};
+	struct ofl_buf o = OFL_BUF_INIT, h = OFL_BUF_INIT, b = OFL_BUF_INIT;
+	struct ofl_error err = OFL_ERROR_INIT;
+	CHECK(ofl_wrap_write_buf(&o, &omp, &wi, 1, &err) == 0);
+	survey(&o, false, false);
+	CHECK(ofl_wrap_write_buf(&h, &hip, &wi, 1, &err) == 0);
+	survey(&h, true, false);
+	/* the OpenMP object with one bundle entry added, as the bundler does */
+	const char *id = "openmp-x86_64-pc-linux-gnu";
+	const uint8_t *data = img;
+	uint64_t size = sizeof img;
+	int fd = memfd_create("bundled", 0);
+	CHECK(fd >= 0);
+	CHECK(ofl_bundle_object_write(fd, o.data, o.len, &id, &data, &size, 1, &err) == 0);
+	off_t n = lseek(fd, 0, SEEK_END);
+	CHECK(n > 0 && ofl_buf_reserve(&b, (size_t)n) == 0);
+	CHECK(pread(fd, b.data, (size_t)n, 0) == n);
+	b.len = (size_t)n;
+	close(fd);
+	survey(&b, false, true);
+	ofl_buf_release(&o);
+	ofl_buf_release(&h);
+	ofl_buf_release(&b);
 }
 
 struct seen {

@@ -52,14 +52,19 @@ struct ofl_elf_section {
 	char name[64];  /* truncated if longer */
 };
 
+/* What else the walk saw, so that a caller reads the file again only when
+ * it holds what it looks for: a section named .hip_fatbin or .nv_fatbin,
+ * one named __CLANG_OFFLOAD_BUNDLE__<id>, a section header libelf could
+ * not read (which the bundle reader reports). */
 struct ofl_elf_sections {
 	size_t n, cap;
 	struct ofl_elf_section *v;
+	bool fatbin, bundle, unread;
 };
 
 #define OFL_ELF_SECTIONS_INIT                                                                      \
 	{                                                                                          \
-		0, 0, NULL                                                                         \
+		0, 0, NULL, false, false, false                                                    \
 	}
 
 enum {
