@@ -73,12 +73,61 @@ static int add_section(struct ofl_elf_sections *out, size_t idx, const GElf_Shdr
 	return 0;
 }
 
+/* The section table of an ELF64 little-endian file (the hosts' own form)
+ * read from its bytes, the same walk as libelf's below: libelf copies an
+ * archive member's table (members are only 2-aligned) and builds a
+ * descriptor per section, most of the time a link without device code
+ * takes.  1 for anything it does not take (other classes and byte orders,
+ * extended numbering, a table or string section out of the file, a
+ * compressed string table): libelf reads those and says what is wrong. */
+static int direct_sections(const uint8_t *d, size_t size, unsigned how,
+                           struct ofl_elf_sections *out, struct ofl_error *err)
+{
+	if (size < 64 || d[EI_CLASS] != ELFCLASS64 || d[EI_DATA] != ELFDATA2LSB ||
+	    d[EI_VERSION] != EV_CURRENT || (how & OFL_ELFSEC_LIBELF))
+		return 1;
+	uint64_t shoff = ofl_le64(d + 0x28);
+	unsigned shentsize = ofl_le16(d + 0x3a), shnum = ofl_le16(d + 0x3c),
+	         shstrndx = ofl_le16(d + 0x3e);
+	if (shentsize != 64 || shnum == 0 || shstrndx == 0 || shstrndx >= shnum ||
+	    !ofl_range_ok(shoff, (uint64_t)shnum * 64, size))
+		return 1;
+	const uint8_t *strsh = d + shoff + (uint64_t)shstrndx * 64;
+	uint64_t stroff = ofl_le64(strsh + 0x18), strsize = ofl_le64(strsh + 0x20);
+	if (ofl_le32(strsh + 4) != SHT_STRTAB || (ofl_le64(strsh + 8) & SHF_COMPRESSED) ||
+	    !ofl_range_ok(stroff, strsize, size))
+		return 1;
+	const char *strs = (const char *)d + stroff;
+	int rc = 0;
+	for (unsigned i = 1; i < shnum && !rc; i++) {
+		const uint8_t *h = d + shoff + (uint64_t)i * 64;
+		GElf_Shdr sh = {.sh_name = ofl_le32(h),
+		                .sh_type = ofl_le32(h + 4),
+		                .sh_flags = ofl_le64(h + 8),
+		                .sh_offset = ofl_le64(h + 0x18),
+		                .sh_size = ofl_le64(h + 0x20)};
+		const char *name = sh.sh_name < strsize && memchr(strs + sh.sh_name, 0,
+		                                                  (size_t)(strsize - sh.sh_name))
+		                       ? strs + sh.sh_name
+		                       : NULL;
+		note_other(out, name);
+		if (sh.sh_type != SHT_NOBITS && section_wanted(sh.sh_type, name, how))
+			rc = add_section(out, i, &sh, name, size, err);
+	}
+	if (rc)
+		ofl_elf_sections_release(out);
+	return rc;
+}
+
 int ofl_elf_offload_sections(const uint8_t *data, size_t size, unsigned how,
                              struct ofl_elf_sections *out, struct ofl_error *err)
 {
 	*out = (struct ofl_elf_sections)OFL_ELF_SECTIONS_INIT;
 	if (!ofl_is_elf(data, size))
 		return ofl_error_set(err, OFL_EFORMAT, NULL, 0, "not an ELF file");
+	int direct = direct_sections(data, size, how, out, err);
+	if (direct != 1)
+		return direct;
 	Elf *elf = ofl_elf_memory(data, size, ELF_K_ELF);
 	size_t shstrndx;
 	int rc = 0;

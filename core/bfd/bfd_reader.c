@@ -1,4 +1,7 @@
-/* Non-ELF objects through libbfd, reported to core's inspector. */
+/* Non-ELF objects through libbfd, reported to core's inspector.  libbfd is
+ * opened for each object read (OFL_BFD_SONAME, from the build), so that
+ * the offlink binary does not load it for the links it runs. */
+#include <dlfcn.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -45,29 +48,63 @@ static int bfd_mem_stat(struct bfd *b, void *stream, struct stat *st)
 	return 0;
 }
 
-int ofl_bfd_read(const uint8_t *data, uint64_t size, struct ofl_foreign_sink *sink)
+/* The four functions used (the rest of bfd.h's API here are macros and
+ * inline functions over the structures), typed as bfd.h declares them. */
+struct bfd_api {
+	void *so;
+	__typeof__(&bfd_init) init;
+	__typeof__(&bfd_openr_iovec) openr_iovec;
+	__typeof__(&bfd_check_format) check_format;
+	__typeof__(&bfd_close) close;
+};
+
+static bool load(struct bfd_api *a)
 {
-	/* Idempotent, and this library lives only in the offlink process. */
-	bfd_init();
-	struct mem_stream m = {data, size};
-	bfd *b = bfd_openr_iovec("input", NULL, bfd_mem_open, &m, bfd_mem_pread, bfd_mem_close,
-	                         bfd_mem_stat);
-	if (!b)
+	static const char *const names[] = {"bfd_init", "bfd_openr_iovec", "bfd_check_format",
+	                                    "bfd_close"};
+	void **fns[] = {(void **)&a->init, (void **)&a->openr_iovec, (void **)&a->check_format,
+	                (void **)&a->close};
+	if (!(a->so = dlopen(OFL_BFD_SONAME, RTLD_NOW | RTLD_LOCAL)))
+		return false;
+	for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++)
+		if (!(*fns[i] = dlsym(a->so, names[i]))) {
+			dlclose(a->so);
+			return false;
+		}
+	return true;
+}
+
+/* Only formats whose section file positions are byte offsets in the file:
+ * not S-records or other text formats libbfd also accepts. */
+static int read_sections(const struct bfd_api *a, bfd *b, struct ofl_foreign_sink *sink)
+{
+	enum bfd_flavour fl =
+	    a->check_format(b, bfd_object) ? bfd_get_flavour(b) : bfd_target_unknown_flavour;
+	if (fl != bfd_target_coff_flavour && fl != bfd_target_mach_o_flavour &&
+	    fl != bfd_target_xcoff_flavour)
 		return 0;
-	/* Only formats whose section file positions are byte offsets in the
-	 * file: not S-records or other text formats libbfd also accepts. */
-	bool known = bfd_check_format(b, bfd_object);
-	enum bfd_flavour fl = known ? bfd_get_flavour(b) : bfd_target_unknown_flavour;
-	if (!known || (fl != bfd_target_coff_flavour && fl != bfd_target_mach_o_flavour &&
-	               fl != bfd_target_xcoff_flavour)) {
-		bfd_close(b);
-		return 0;
-	}
 	int rc = ofl_foreign_object(sink, bfd_get_target(b));
 	for (asection *s = b->sections; s && !rc; s = s->next)
 		if (bfd_section_flags(s) & SEC_HAS_CONTENTS)
 			rc = ofl_foreign_section(sink, bfd_section_name(s), (uint64_t)s->filepos,
 			                         bfd_section_size(s));
-	bfd_close(b);
 	return rc ? rc : 1;
+}
+
+/* Without libbfd (binutils' libbinutils not installed) no foreign object
+ * is known: the inspector scans such files for binaries only. */
+int ofl_bfd_read(const uint8_t *data, uint64_t size, struct ofl_foreign_sink *sink)
+{
+	struct bfd_api a;
+	if (!load(&a))
+		return 0;
+	a.init(); /* this library lives only in the offlink process */
+	struct mem_stream m = {data, size};
+	bfd *b = a.openr_iovec("input", NULL, bfd_mem_open, &m, bfd_mem_pread, bfd_mem_close,
+	                       bfd_mem_stat);
+	int rc = b ? read_sections(&a, b, sink) : 0;
+	if (b)
+		a.close(b);
+	dlclose(a.so);
+	return rc;
 }

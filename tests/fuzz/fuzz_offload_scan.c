@@ -1,7 +1,9 @@
 /* Fuzzes the finders: the section walker (tolerant and strict), the raw
- * magic scanner, the ELF section finder and the packager's collector.  Every
- * hit must lie inside the input and parse again. */
+ * magic scanner, the ELF section finder (its own reader against libelf's)
+ * and the packager's collector.  Every hit must lie inside the input and
+ * parse again. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "offlink/offload_binary.h"
 #include "offlink/offload_scan.h"
@@ -19,6 +21,25 @@ static void check_hits(const uint8_t *data, size_t size, const struct ofl_found_
 			abort();
 		ofl_obin_set_release(&s);
 	}
+}
+
+/* The section table read from the bytes and through libelf: the same
+ * answer, or the same error. */
+static void compare_readers(const uint8_t *data, size_t size, unsigned how)
+{
+	struct ofl_elf_sections a, b;
+	struct ofl_error ea = OFL_ERROR_INIT, eb = OFL_ERROR_INIT;
+	int ra = ofl_elf_offload_sections(data, size, how, &a, &ea);
+	int rb = ofl_elf_offload_sections(data, size, how | OFL_ELFSEC_LIBELF, &b, &eb);
+	if (ra != rb || (!ra && (a.n != b.n || a.fatbin != b.fatbin || a.bundle != b.bundle)))
+		abort();
+	for (size_t i = 0; !ra && i < a.n; i++)
+		if (a.v[i].index != b.v[i].index || a.v[i].type != b.v[i].type ||
+		    a.v[i].offset != b.v[i].offset || a.v[i].size != b.v[i].size ||
+		    a.v[i].flags != b.v[i].flags || strcmp(a.v[i].name, b.v[i].name))
+			abort();
+	ofl_elf_sections_release(&a);
+	ofl_elf_sections_release(&b);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -41,6 +62,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			want = data + i;
 	if (ofl_find_magic(data, data + size) != want)
 		abort();
+	for (unsigned how = OFL_ELFSEC_BY_TYPE; how <= (OFL_ELFSEC_BY_TYPE | OFL_ELFSEC_BY_NAME);
+	     how++)
+		compare_readers(data, size, how);
 	struct ofl_pkg_inputs in;
 	enum ofl_obin_llvm_diag diag;
 	ofl_error_clear(&err);

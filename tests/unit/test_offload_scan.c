@@ -110,17 +110,21 @@ OFL_TEST(elf_sections_refuses_non_elf)
 }
 
 /* The survey's notes: which other readers a file needs (the link reads
- * an object again only for them). */
+ * an object again only for them); the same from the bytes and libelf. */
 static void survey(const struct ofl_buf *o, bool fatbin, bool bundle)
 {
-	struct ofl_elf_sections s;
-	struct ofl_error err = OFL_ERROR_INIT;
-	CHECK(ofl_elf_offload_sections(o->data, o->len, OFL_ELFSEC_BY_TYPE | OFL_ELFSEC_BY_NAME, &s,
-	                               &err) == 0);
-	CHECK(s.fatbin == fatbin);
-	CHECK(s.bundle == bundle);
-	CHECK(!s.unread);
-	ofl_elf_sections_release(&s);
+	for (unsigned libelf = 0; libelf <= OFL_ELFSEC_LIBELF; libelf += OFL_ELFSEC_LIBELF) {
+		struct ofl_elf_sections s;
+		struct ofl_error err = OFL_ERROR_INIT;
+		CHECK(ofl_elf_offload_sections(o->data, o->len,
+		                               OFL_ELFSEC_BY_TYPE | OFL_ELFSEC_BY_NAME | libelf, &s,
+		                               &err) == 0);
+		CHECK(s.fatbin == fatbin);
+		CHECK(s.bundle == bundle);
+		CHECK(!s.unread);
+		CHECK_EQ_U(s.n, fatbin ? 0 : 1); /* the OpenMP objects: .llvm.offloading */
+		ofl_elf_sections_release(&s);
+	}
 }
 
 OFL_TEST(elf_sections_note_fatbins_and_bundles)

@@ -70,6 +70,9 @@ struct ofl_elf_sections {
 enum {
 	OFL_ELFSEC_BY_TYPE = 1, /* sh_type == SHT_LLVM_OFFLOADING (what LLVM reads) */
 	OFL_ELFSEC_BY_NAME = 2, /* name starts with ".llvm.offloading" */
+	/* Read with libelf even an ELF64 little-endian file, which is read
+	 * from its bytes otherwise (tests compare the two). */
+	OFL_ELFSEC_LIBELF = 4,
 };
 
 /* Lists the sections matching how (a mask of OFL_ELFSEC_*), in section
