@@ -14,12 +14,13 @@
 
 /* The loader's own folders, after LD_LIBRARY_PATH and RUNPATH (its cache
  * lists what they hold: keyed as a file). */
-static const char *const loader_dirs[] = {"/lib/x86_64-linux-gnu",
-                                          "/usr/lib/x86_64-linux-gnu",
-                                          "/lib64",
-                                          "/usr/lib64",
-                                          "/lib",
-                                          "/usr/lib"};
+#if defined(__aarch64__)
+#define MULTIARCH "aarch64-linux-gnu"
+#else
+#define MULTIARCH "x86_64-linux-gnu"
+#endif
+static const char *const loader_dirs[] = {
+    "/lib/" MULTIARCH, "/usr/lib/" MULTIARCH, "/lib64", "/usr/lib64", "/lib", "/usr/lib"};
 
 /* More than any program loads (clang: 20): a loop of links is bounded. */
 #define MAX_LIBS 512
@@ -167,13 +168,14 @@ static int find_lib(struct walk *w, const char *name, const char *origin, const 
 static int walk_file(struct walk *w, const char *path, unsigned depth)
 {
 	char real[PATH_MAX];
-	int rc = visit(w, realpath(path, real) ? real : path, true);
+	const char *rp = realpath(path, real) ? real : path;
+	int rc = visit(w, rp, true);
 	if (rc)
 		return rc > 0 ? 0 : rc;
 	struct ofl_file f = OFL_FILE_INIT;
 	struct ofl_error ignored = OFL_ERROR_INIT;
 	struct ofl_dynamic d;
-	if (depth > 32 || ofl_file_open_regular(&f, real, &ignored) ||
+	if (depth > 32 || ofl_file_open_regular(&f, rp, &ignored) ||
 	    (rc = ofl_dynamic_read(f.data, f.size, &d, w->err))) {
 		ofl_file_close(&f);
 		return rc < 0 ? rc : 0; /* a script, or no ELF: its name alone */
@@ -186,8 +188,12 @@ static int walk_file(struct walk *w, const char *path, unsigned depth)
 		rc = rc > 0 ? 0 : rc;
 	}
 	char origin[PATH_MAX];
-	snprintf(origin, sizeof(origin), "%s", real);
-	*strrchr(origin, '/') = '\0';
+	snprintf(origin, sizeof(origin), "%s", rp);
+	char *slash = strrchr(origin, '/');
+	if (slash)
+		*slash = '\0';
+	else
+		snprintf(origin, sizeof(origin), ".");
 	for (size_t i = 0; !rc && i < d.nneeded; i++)
 		if (!strchr(d.needed[i], '/'))
 			rc = find_lib(w, d.needed[i], origin, d.rpath, d.runpath, depth);

@@ -239,7 +239,7 @@ int ofl_key_identity(struct ofl_cache_key *k, const char *path, char *real)
 	struct timespec now;
 	real = real ? real : own;
 	if (!realpath(path, real) || stat(real, &st) || !S_ISREG(st.st_mode))
-		return 0;
+		return -1; /* gone, or no longer a file: nothing to key it by */
 	clock_gettime(CLOCK_REALTIME, &now);
 	if (!ofl_key_settled(&st, &now))
 		return -1;
@@ -330,7 +330,7 @@ int ofl_key_file(struct ofl_cache_key *k, struct ofl_cache *c, const char *path)
 	struct timespec now;
 	uint8_t id[PIN_ID], key[OFL_CACHE_KEY_SIZE], pin[PIN_SIZE];
 	if (!realpath(path, real) || stat(real, &st) || !S_ISREG(st.st_mode))
-		return 0;
+		return -1; /* gone, or no longer a file: nothing to key it by */
 	clock_gettime(CLOCK_REALTIME, &now);
 	pin_of(&st, id, key);
 	if (ofl_key_settled(&st, &now)) {

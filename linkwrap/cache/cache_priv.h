@@ -89,8 +89,8 @@ int ofl_key_content(struct ofl_cache_key *k, const char *path);
 int ofl_key_identity(struct ofl_cache_key *k, const char *path, char *real);
 /* A file an action may read: its identity when it has settled, else its
  * bytes, pinned in c (when not NULL) so that the key stays the same once
- * it has settled (cache_key.c, "pinned digests").  0, or -1 when its bytes
- * cannot be read (the action is then not cached). */
+ * it has settled (cache_key.c, "pinned digests").  0, or -1 when it is no
+ * regular file or its bytes cannot be read (the action is then not cached). */
 int ofl_key_file(struct ofl_cache_key *k, struct ofl_cache *c, const char *path);
 void ofl_key_final(struct ofl_cache_key *k, uint8_t key[OFL_CACHE_KEY_SIZE]);
 

@@ -217,7 +217,7 @@ static int ld_file(struct decl *d, const char *path, unsigned depth);
  * "-lNAME" lib<NAME>.so (unless static_only) then lib<NAME>.a in each
  * folder in turn, "-l:NAME" NAME, a plain name itself; each candidate that
  * is not there declared absent (a library made there later must miss).
- * Owned, or NULL. */
+ * Owned, or NULL (not found: the action is not cached). */
 static char *search(struct decl *d, const char *name, bool static_only, int *rc)
 {
 	const char *lib = !strncmp(name, "-l", 2) ? name + 2 : NULL;
@@ -238,6 +238,11 @@ static char *search(struct decl *d, const char *name, bool static_only, int *rc)
 			*rc = declare(d, c[k], ACT_ABSENT);
 		}
 	}
+	/* the linker may know folders offlink does not (a sysroot's): the
+	 * file it finds there is not keyed */
+	if (!*rc)
+		*rc = uncached(d, "%s is in none of the folders offlink knows the linker searches",
+		               name);
 	return NULL;
 }
 
@@ -336,6 +341,33 @@ static int ld_file(struct decl *d, const char *path, unsigned depth)
 	return rc;
 }
 
+static bool in(const char *const *list, const char *w)
+{
+	for (; list && *list; list++)
+		if (!strcmp(*list, w))
+			return true;
+	return false;
+}
+
+static bool prefixed(const char *const *list, const char *w)
+{
+	for (; list && *list; list++)
+		if (!strncmp(w, *list, strlen(*list)))
+			return true;
+	return false;
+}
+
+/* Is option w (any number of dashes, a value after '=') named in list? */
+static bool opt_in(const char *const *list, const char *w)
+{
+	const char *n = w + 1 + (w[1] == '-');
+	size_t len = strcspn(n, "=");
+	for (; *list; list++)
+		if (strlen(*list) == len && !strncmp(n, *list, len))
+			return true;
+	return false;
+}
+
 /* ld options that read no file and write none but the output: what
  * clang's driver and offlink give a device link, and common users'. */
 static bool quiet_option(const char *w)
@@ -359,50 +391,41 @@ static bool quiet_option(const char *w)
 	                                    "no-warn-mismatch",
 	                                    "lto-whole-program-visibility",
 	                                    "disable-verify",
-	                                    "no-rosegment"};
-	static const char *const prefixes[] = {"lto-O", "lto-CGO", "lto-partitions", "O"};
-	const char *n = w + 1 + (w[1] == '-');
-	for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++)
-		if (!strcmp(n, names[i]))
-			return true;
-	for (size_t i = 0; i < sizeof(prefixes) / sizeof(*prefixes); i++)
-		if (!strncmp(n, prefixes[i], strlen(prefixes[i])))
-			return true;
-	return false;
+	                                    "no-rosegment",
+	                                    NULL};
+	static const char *const prefixes[] = {"lto-O", "lto-CGO", "lto-partitions", "O", NULL};
+	return opt_in(names, w) || prefixed(prefixes, w + 1 + (w[1] == '-'));
 }
 
-/* The value of a carried option that names a file the linker reads. */
-static bool reads_file(const char *w)
-{
-	static const char *const names[] = {"version-script",
-	                                    "dynamic-list",
-	                                    "retain-symbols-file",
-	                                    "just-symbols",
-	                                    "export-dynamic-symbol-list",
-	                                    "default-script",
-	                                    "dT",
-	                                    "c",
-	                                    "mri-script"};
-	const char *n = w + 1 + (w[1] == '-');
-	size_t len = strcspn(n, "=");
-	for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++)
-		if (strlen(names[i]) == len && !strncmp(n, names[i], len))
-			return true;
-	return false;
-}
+/* Carried options whose value names a file the linker reads. */
+static const char *const reads_file[] = {"version-script",
+                                         "dynamic-list",
+                                         "retain-symbols-file",
+                                         "just-symbols",
+                                         "export-dynamic-symbol-list",
+                                         "default-script",
+                                         "dT",
+                                         "c",
+                                         "mri-script",
+                                         NULL};
 
 /* Carried options that write a file beside the output, or run one: not
  * cached (a hit would not write it). */
-static bool side_effect(const char *w)
+static const char *const side_effect[] = {
+    "out-implib", "error-handling-script", "audit", "depaudit", "P", "chroot", NULL};
+
+/* An LTO plugin option (--plugin-opt=V, clang-nvlink-wrapper's -mllvm=V):
+ * those clang's driver and offlink give, which read and write no file.
+ * Others (LLVM's -pass-remarks-output=, sample-profile=, obj-path=...) may
+ * read a file or write one beside the image. */
+static bool quiet_plugin_opt(const char *v)
 {
-	static const char *const names[] = {
-	    "out-implib", "error-handling-script", "audit", "depaudit", "P", "chroot"};
-	const char *n = w + 1 + (w[1] == '-');
-	size_t len = strcspn(n, "=");
-	for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++)
-		if (strlen(names[i]) == len && !strncmp(n, names[i], len))
-			return true;
-	return false;
+	static const char *const prefixes[] = {
+	    "mcpu=", "mattr=", "-mattr=", "jobs=", "lto-partitions=", "thinlto", NULL};
+	static const char *const names[] = {"-amdgpu-internalize-symbols", NULL};
+	if (v[0] == 'O' && v[1] && !v[2])
+		return true;
+	return prefixed(prefixes, v) || in(names, v);
 }
 
 static int ld_option(struct decl *d, const struct ofl_ldcmd *c, const struct ofl_ldarg *a)
@@ -425,9 +448,13 @@ static int ld_option(struct decl *d, const struct ofl_ldcmd *c, const struct ofl
 	case OFL_LD_REPORT:
 		return uncached(d, "it writes a report beside the image (%s)", w);
 	case OFL_LD_OTHER_WITH_ARG:
-		if (side_effect(w))
+		if (opt_in(side_effect, w))
 			return uncached(d, "the linker option %s writes or runs a file", w);
-		return reads_file(w) ? read_file(d, a->value) : 0;
+		return opt_in(reads_file, w) ? read_file(d, a->value) : 0;
+	case OFL_LD_PLUGIN_OPT:
+		return quiet_plugin_opt(a->value)
+		           ? 0
+		           : uncached(d, "the LTO option '%s' is not one offlink models", a->value);
 	case OFL_LD_UNKNOWN:
 		return quiet_option(w) ? 0
 		                       : uncached(d,
@@ -514,22 +541,6 @@ struct grammar {
 	bool inputs; /* plain words are input files */
 };
 
-static bool in(const char *const *list, const char *w)
-{
-	for (; list && *list; list++)
-		if (!strcmp(*list, w))
-			return true;
-	return false;
-}
-
-static bool prefixed(const char *const *list, const char *w)
-{
-	for (; list && *list; list++)
-		if (!strncmp(w, *list, strlen(*list)))
-			return true;
-	return false;
-}
-
 /* --cuda-path=DIR of clang-nvlink-wrapper: the toolkit's programs it
  * runs (ptxas, nvlink), there or on PATH. */
 static int cuda_tools(struct decl *d, const char *dir)
@@ -553,6 +564,9 @@ static int cuda_tools(struct decl *d, const char *dir)
 	return rc;
 }
 
+/* Words of clang-nvlink-wrapper that carry an LTO option. */
+static const char *const lto_words[] = {"--plugin-opt=", "-mllvm=", NULL};
+
 /* A job of the list grammar g: its files (inputs, option values naming
  * one), its -L folders' -l libraries, a toolkit. */
 static int list_job(struct decl *d, const struct ofl_argv *job, const struct grammar *g)
@@ -574,12 +588,22 @@ static int list_job(struct decl *d, const struct ofl_argv *job, const struct gra
 				rc = 0; /* llvm-lto2's resolution of an input's symbol */
 		} else if (!strncmp(w, "--cuda-path=", 12)) {
 			rc = cuda_tools(d, w + 12);
+		} else if (prefixed(lto_words, w)) {
+			const char *v = strchr(w, '=') + 1;
+			rc = quiet_plugin_opt(v)
+			         ? 0
+			         : uncached(d,
+			                    "the LTO option '%s' is not one offlink "
+			                    "models",
+			                    v);
 		} else if (!strncmp(w, "-l", 2) && w[2]) {
 			char *p = search(d, w, true, &rc);
 			rc = rc ? rc : p ? read_file(d, p) : 0;
 			free(p);
 		} else if (!strncmp(w, "-L", 2) || in(g->flags, w) || prefixed(g->joined, w)) {
 			rc = 0;
+		} else if (w[0] == '@') {
+			rc = uncached(d, "%s reads the response file %s itself", job->v[0], w);
 		} else if (w[0] != '-' && g->inputs) {
 			rc = read_file(d, w);
 		} else {
@@ -595,8 +619,7 @@ static int list_job(struct decl *d, const struct ofl_argv *job, const struct gra
 
 static const char *const nvlink_values[] = {"-o", "-arch", NULL};
 static const char *const nvlink_flags[] = {"-v", "-g", "--dry-run", NULL};
-static const char *const nvlink_joined[] = {
-    "--plugin-opt=", "-O", "--lto-", "-mllvm=", "--feature=", "-arch=", NULL};
+static const char *const nvlink_joined[] = {"-O", "--lto-", "--feature=", "-arch=", NULL};
 static const struct grammar nvlink = {nvlink_values, nvlink_flags, nvlink_joined, true};
 static const char *const ptxas_values[] = {"--gpu-name", "--output-file", "-arch", NULL};
 static const char *const ptxas_flags[] = {"-m64", "-c", "-g", "-v", "--verbose", NULL};
@@ -669,8 +692,6 @@ int ofl_declare(struct ofl_link *l, struct link_action *a, struct ofl_error *err
 		rc = uncached(&d, "no device-link cache");
 	for (size_t i = 0; !rc && !a->uncached && i < a->njobs; i++)
 		rc = a->jobs[i].n ? job_files(&d, &a->jobs[i]) : uncached(&d, "an empty job");
-	if (!rc && !a->uncached && ofl_proc_env_get(a->env, "CCC_OVERRIDE_OPTIONS"))
-		rc = uncached(&d, "CCC_OVERRIDE_OPTIONS changes clang's command line");
 	ofl_symset_release(&d.seen);
 	if (!rc && l->cache)
 		log_key(l, a);

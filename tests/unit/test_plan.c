@@ -502,4 +502,20 @@ OFL_TEST(plan_not_cacheable)
 		crt = crt || strstr(r.p.actions[0].files[i].path, "crtbeginS.o");
 	CHECK(crt);
 	done(&r);
+	/* an LTO option that may read or write a file: not cached; one the
+	 * driver gives: cached */
+	map = "--plugin-opt=sample-profile=prof.txt";
+	plan(&r, "main.o -o out", o);
+	CHECK(r.p.actions[0].uncached && strstr(r.p.actions[0].uncached, "LTO option"));
+	done(&r);
+	map = "--plugin-opt=O2";
+	plan(&r, "main.o -o out", o);
+	CHECK(!r.p.actions[0].uncached);
+	done(&r);
+	/* a library in none of the folders offlink knows: the linker may find
+	 * it elsewhere, unkeyed */
+	map = "-lofl_no_such_library";
+	plan(&r, "main.o -o out", o);
+	CHECK(r.p.actions[0].uncached && strstr(r.p.actions[0].uncached, "none of the folders"));
+	done(&r);
 }
