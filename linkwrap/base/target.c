@@ -33,11 +33,6 @@ bool ofl_target_nvptx(const char *triple)
 	return ofl_family(triple) == OFL_FAM_NVPTX;
 }
 
-bool ofl_target_amdgpu(const char *triple)
-{
-	return ofl_family(triple) == OFL_FAM_AMDGPU;
-}
-
 bool ofl_arch_given(const char *arch)
 {
 	return *arch && strcmp(arch, "generic") && strcmp(arch, "native");

@@ -16,7 +16,6 @@ enum ofl_family ofl_family(const char *triple);
 /* An AMDGPU or NVPTX triple. */
 bool ofl_target_gpu(const char *triple);
 bool ofl_target_nvptx(const char *triple);
-bool ofl_target_amdgpu(const char *triple);
 /* An arch that names a processor (not "", generic or native). */
 bool ofl_arch_given(const char *arch);
 

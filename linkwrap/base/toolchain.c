@@ -166,20 +166,21 @@ static char *beside_ptxas(const char *search_path)
 	return ofl_strdup(*real ? real : "/");
 }
 
+const char *const ofl_cuda_candidates[] = {"/usr/local/cuda",     "/usr/local/cuda-8.0",
+                                           "/usr/local/cuda-7.5", "/usr/local/cuda-7.0",
+                                           "/usr/lib/cuda",       NULL};
+
 int ofl_toolchain_cuda(const char *given, const char *search_path, char *out, size_t n,
                        struct ofl_error *err)
 {
-	static const char *const fixed[] = {"/usr/local/cuda", "/usr/local/cuda-8.0",
-	                                    "/usr/local/cuda-7.5", "/usr/local/cuda-7.0",
-	                                    "/usr/lib/cuda"};
 	char *p = given ? NULL : beside_ptxas(search_path);
 	if (p && !cuda_valid(p)) {
 		free(p);
 		p = NULL;
 	}
 	const char *found = given ? given : p;
-	for (size_t i = 0; !found && i < sizeof(fixed) / sizeof(fixed[0]); i++)
-		found = cuda_valid(fixed[i]) ? fixed[i] : NULL;
+	for (const char *const *c = ofl_cuda_candidates; !found && *c; c++)
+		found = cuda_valid(*c) ? *c : NULL;
 	int len = snprintf(out, n, "%s", found ? found : "");
 	int rc = len >= 0 && (size_t)len < n ? 0
 	                                     : ofl_error_set(err, OFL_EINVAL, found, OFL_NO_OFFSET,

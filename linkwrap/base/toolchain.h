@@ -57,5 +57,8 @@ const char *ofl_toolchain_cpu_linker(const char *clang, const char *search_path)
  * OFL_EINVAL when the path does not fit. */
 int ofl_toolchain_cuda(const char *given, const char *search_path, char *out, size_t n,
                        struct ofl_error *err);
+/* The fixed places clang's driver looks in for a CUDA toolkit, in its
+ * order, NULL-terminated. */
+extern const char *const ofl_cuda_candidates[];
 
 #endif

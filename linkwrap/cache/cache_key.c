@@ -86,40 +86,6 @@ void ofl_key_bytes(struct ofl_cache_key *k, const char *tag, const uint8_t *p, s
 	add_digest(k, tag, sum, tree);
 }
 
-/* Below this many bytes in all, threads would cost more than they save. */
-#define BATCH_MIN ((size_t)128 << 10)
-
-struct batch {
-	const uint8_t *const *p;
-	const size_t *n;
-	struct ofl_key_digest *out;
-};
-
-static void digest_one(void *arg, size_t i)
-{
-	struct batch *b = arg;
-	digest(b->p[i], b->n[i], b->out[i].sum, &b->out[i].tree);
-}
-
-void ofl_key_digests(const uint8_t *const *p, const size_t *n, size_t count,
-                     struct ofl_key_digest *out)
-{
-	struct batch b = {p, n, out};
-	size_t total = 0;
-	for (size_t i = 0; i < count; i++)
-		total += n[i];
-	if (total >= BATCH_MIN)
-		ofl_parallel_for(count, digest_one, &b);
-	else
-		for (size_t i = 0; i < count; i++)
-			digest_one(&b, i);
-}
-
-void ofl_key_add_digest(struct ofl_cache_key *k, const char *tag, const struct ofl_key_digest *d)
-{
-	add_digest(k, tag, d->sum, d->tree);
-}
-
 /* ---- remembered digests of large inputs ----------------------------------
  *
  * A memo is the identity of a file and the range of it hashed (device,
@@ -230,21 +196,6 @@ static void add_identity(struct ofl_cache_key *k, const char *real, const struct
 	snprintf(id, sizeof(id), "%s %lld %lld.%09ld", real, (long long)st->st_size,
 	         (long long)st->st_mtim.tv_sec, st->st_mtim.tv_nsec);
 	ofl_key_str(k, "identity", id);
-}
-
-int ofl_key_identity(struct ofl_cache_key *k, const char *path, char *real)
-{
-	char own[PATH_MAX];
-	struct stat st;
-	struct timespec now;
-	real = real ? real : own;
-	if (!realpath(path, real) || stat(real, &st) || !S_ISREG(st.st_mode))
-		return -1; /* gone, or no longer a file: nothing to key it by */
-	clock_gettime(CLOCK_REALTIME, &now);
-	if (!ofl_key_settled(&st, &now))
-		return -1;
-	add_identity(k, real, &st);
-	return 1;
 }
 
 /* ---- pinned digests of files that changed lately ------------------------

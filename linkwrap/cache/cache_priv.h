@@ -1,5 +1,6 @@
 /* Private to the device-link cache (cache.c, cache_remote.c, cache_key.c,
- * devlink_cache.c): the remote store, and the key of a device link. */
+ * hash.c) and the run's key and store (run/key.c, run/action.c): the
+ * remote store, and the key of a device link. */
 #ifndef OFL_CACHE_PRIV_H
 #define OFL_CACHE_PRIV_H
 
@@ -51,16 +52,6 @@ void ofl_key_init(struct ofl_cache_key *k);
 void ofl_key_str(struct ofl_cache_key *k, const char *tag, const char *s);
 /* The SHA-256 of bytes (an input of the link not written yet) under tag. */
 void ofl_key_bytes(struct ofl_cache_key *k, const char *tag, const uint8_t *p, size_t n);
-/* What ofl_key_bytes adds for bytes, computed apart: the digests of a
- * command's many small inputs at once, on several threads when they are
- * many bytes in all, each then added in the command's order. */
-struct ofl_key_digest {
-	uint8_t sum[OFL_CACHE_KEY_SIZE];
-	bool tree;
-};
-void ofl_key_digests(const uint8_t *const *p, const size_t *n, size_t count,
-                     struct ofl_key_digest *out);
-void ofl_key_add_digest(struct ofl_cache_key *k, const char *tag, const struct ofl_key_digest *d);
 /* Inputs from this size up are worth a memo (ofl_key_input). */
 #define OFL_KEY_MEMO_MIN ((size_t)1 << 20)
 /* The same for bytes of a mapped input file f (NULL: bytes made in
@@ -80,13 +71,6 @@ bool ofl_key_settled(const struct stat *st, const struct timespec *now);
 /* The SHA-256 of a regular file's bytes: an input of the link.  -1 when
  * it cannot be read (the link is then not cached). */
 int ofl_key_content(struct ofl_cache_key *k, const char *path);
-/* Real path, size and modification time of a file the link may read (a
- * tool, a library): an upgrade changes the key.  1: added; 0,
- * nothing added, when path is no regular file; -1, nothing added, when it
- * changed too lately for them to stand for its bytes (ofl_key_settled:
- * the link is not cached).  Its real path goes to real (PATH_MAX bytes)
- * when not NULL. */
-int ofl_key_identity(struct ofl_cache_key *k, const char *path, char *real);
 /* A file an action may read: its identity when it has settled, else its
  * bytes, pinned in c (when not NULL) so that the key stays the same once
  * it has settled (cache_key.c, "pinned digests").  0, or -1 when it is no
@@ -94,9 +78,6 @@ int ofl_key_identity(struct ofl_cache_key *k, const char *path, char *real);
 int ofl_key_file(struct ofl_cache_key *k, struct ofl_cache *c, const char *path);
 void ofl_key_final(struct ofl_cache_key *k, uint8_t key[OFL_CACHE_KEY_SIZE]);
 
-/* hash.c: fn(arg, i) for every i < count, on up to 4 threads (the
- * caller's among them). */
-void ofl_parallel_for(size_t count, void (*fn)(void *arg, size_t i), void *arg);
 /* fn(chunk, its length, sums + i * size) for the i-th of
  * the ofl_chunk_count(n, chunk) chunks of p[0..n) (one, empty, when n is
  * 0), on up to 4 threads. */

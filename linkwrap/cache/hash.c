@@ -26,7 +26,9 @@ static void *run_some(void *arg)
 	return NULL;
 }
 
-void ofl_parallel_for(size_t count, void (*fn)(void *arg, size_t i), void *arg)
+/* fn(arg, i) for every i < count, on up to THREADS threads (the
+ * caller's among them). */
+static void parallel_for(size_t count, void (*fn)(void *arg, size_t i), void *arg)
 {
 	struct work w = {count, 0, fn, arg};
 	pthread_t th[THREADS - 1];
@@ -64,7 +66,7 @@ void ofl_hash_chunks(const uint8_t *p, size_t n, size_t chunk, ofl_chunk_fn *fn,
                      uint8_t *sums)
 {
 	struct chunks c = {p, n, chunk, fn, size, sums};
-	ofl_parallel_for(ofl_chunk_count(n, chunk), hash_chunk, &c);
+	parallel_for(ofl_chunk_count(n, chunk), hash_chunk, &c);
 }
 
 void ofl_sha256(const void *p, size_t n, uint8_t sum[OFL_CACHE_KEY_SIZE])

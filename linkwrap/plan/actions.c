@@ -10,10 +10,8 @@
 #include "internal.h"
 #include "link_priv.h"
 
-/* A new action of group gi, its command started with the link's device
- * environment. */
 struct link_action *ofl_devlink_new_action(struct ofl_link *l, size_t gi, bool lto,
-                                           struct ofl_error *err)
+                                           struct ofl_proc *cmd, struct ofl_error *err)
 {
 	if (OFL_GROW(l->actions, l->capactions, l->nactions)) {
 		OFL_NOMEM(err);
@@ -21,8 +19,8 @@ struct link_action *ofl_devlink_new_action(struct ofl_link *l, size_t gi, bool l
 	}
 	struct link_group *g = &l->groups[gi];
 	struct link_action *a = &l->actions[l->nactions];
-	*a = (struct link_action){.group = gi, .lto = lto, .cmd = OFL_PROC_INIT};
-	a->cmd.envp = l->o.device_env;
+	*a = (struct link_action){.group = gi, .lto = lto, .cmd = *cmd};
+	*cmd = (struct ofl_proc)OFL_PROC_INIT;
 	snprintf(a->what, sizeof(a->what), "%s for %s%s%s", lto ? "LTO" : "device link", g->triple,
 	         *g->arch ? " " : "", g->arch);
 	if (!g->nactions)

@@ -108,6 +108,12 @@ char *ofl_link_temp(struct ofl_link *l, const char *name, struct ofl_error *err)
 	return p;
 }
 
+bool ofl_link_owns(const struct ofl_link *l, const char *path)
+{
+	size_t n = l->tmpdir ? strlen(l->tmpdir) : 0;
+	return n && !strncmp(path, l->tmpdir, n) && path[n] == '/';
+}
+
 const char *ofl_link_tmpdir(struct ofl_link *l, struct ofl_error *err)
 {
 	pthread_mutex_lock(&l->lock);

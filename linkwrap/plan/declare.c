@@ -57,8 +57,7 @@ static int uncached(struct decl *d, const char *fmt, ...)
 
 static bool own(const struct decl *d, const char *path)
 {
-	size_t n = strlen(d->l->tmpdir);
-	return !strncmp(path, d->l->tmpdir, n) && path[n] == '/';
+	return ofl_link_owns(d->l, path);
 }
 
 /* path declared as how, once. */
@@ -194,21 +193,6 @@ static int program(struct decl *d, const char *path)
 	                         d->err);
 }
 
-/* The contents of a small text file a job reads as words or a script, or
- * NULL (then the action is uncached). */
-static char *text_of(struct decl *d, const char *path)
-{
-	struct ofl_file f = OFL_FILE_INIT;
-	struct ofl_error ignored = OFL_ERROR_INIT;
-	char *s = NULL;
-	if (++d->nread > MAX_READ || ofl_file_open_regular(&f, path, &ignored) ||
-	    f.size > MAX_SCRIPT || memchr(f.data, 0, f.size) ||
-	    !(s = ofl_strndup((const char *)f.data, f.size)))
-		uncached(d, "%s cannot be read as text (or too many files are)", path);
-	ofl_file_close(&f);
-	return s;
-}
-
 /* ---- ld.lld, gold, bfd --------------------------------------------------- */
 
 static int ld_file(struct decl *d, const char *path, unsigned depth);
@@ -327,14 +311,19 @@ static int ld_file(struct decl *d, const char *path, unsigned depth)
 	int rc = read_file(d, path);
 	struct ofl_file f = OFL_FILE_INIT;
 	struct ofl_error ignored = OFL_ERROR_INIT;
-	if (rc || d->a->uncached || ofl_file_open_regular(&f, path, &ignored))
+	if (rc || d->a->uncached || own(d, path) || ofl_file_open_regular(&f, path, &ignored))
 		return rc;
+	/* a script is small text: read as words, once it is known to be one */
 	bool text = f.size && f.size <= MAX_SCRIPT && !memchr(f.data, 0, f.size) &&
 	            !ofl_archive_is(f.data, f.size);
+	char *t = NULL;
 	if (ofl_archive_is_thin(f.data, f.size))
 		rc = thin_members(d, path, &f);
+	else if (text && ++d->nread > MAX_READ)
+		rc = uncached(d, "too many linker scripts and response files");
+	else if (text && !(t = ofl_strndup((const char *)f.data, f.size)))
+		rc = OFL_NOMEM(d->err);
 	ofl_file_close(&f);
-	char *t = !rc && text ? text_of(d, path) : NULL;
 	if (t)
 		rc = script(d, path, t, depth);
 	free(t);

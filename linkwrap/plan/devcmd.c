@@ -173,7 +173,7 @@ static int push_archive(struct ofl_link *l, size_t gi, struct ofl_proc *cmd, uin
 }
 
 /* The group's images as inputs of the command; *h mixes in their hashes.
- * LLVM 19 runs its own LTO over the bitcode first (devlink_lto.c), which
+ * LLVM 19 runs its own LTO over the bitcode first (lto19.c), which
  * may make the image itself (OFL_DEVLINK_EMBEDDED). */
 static int push_inputs(struct ofl_link *l, size_t gi, const char *clang, struct ofl_proc *cmd,
                        uint64_t *h, struct ofl_error *err)
@@ -254,7 +254,6 @@ static int push_head(struct ofl_link *l, const struct link_group *g, const char 
 	int rc = 0;
 	for (size_t i = 0; !rc && i < l->o.nlauncher; i++)
 		rc = ofl_proc_push(cmd, l->o.launcher[i], err);
-	cmd->search_path = true;
 	rc = rc || ofl_proc_push(cmd, clang, err) || ofl_proc_push(cmd, "--no-default-config", err);
 	*slot = cmd->argc;
 	rc = rc || ofl_proc_push(cmd, "-o", err) || ofl_proc_push(cmd, "", err);
@@ -325,13 +324,8 @@ static int plan_group(struct ofl_link *l, size_t gi, struct ofl_error *err)
 	rc = rc ? rc : push_compiler_args(l, g, &cmd, err);
 	rc = rc ? rc : name_output(l, g, h, &cmd, slot, err);
 	rc = rc || !fast || strcmp(fast, "gold") ? rc : push_gold_soname(g, &cmd, err);
-	struct link_action *a = rc ? NULL : ofl_devlink_new_action(l, gi, false, err);
+	struct link_action *a = rc ? NULL : ofl_devlink_new_action(l, gi, false, &cmd, err);
 	if (a) {
-		a->cmd.argv = cmd.argv;
-		a->cmd.argc = cmd.argc;
-		a->cmd.cap = cmd.cap;
-		a->cmd.search_path = cmd.search_path;
-		cmd = (struct ofl_proc)OFL_PROC_INIT;
 		a->output = g->output;
 		a->image = true;
 		/* fatbinary reads NVPTX images by name; kept temporaries are

@@ -190,9 +190,6 @@ static int driver_key(const struct link_action *a, const struct ofl_argv *shape,
 	    "/etc/debian_version", "/etc/redhat-release", "/etc/SuSE-release",
 	    "/etc/alpine-release", "/etc/gentoo-release", "/etc/arch-release"};
 	static const char *const gcc[] = {"/usr/lib/gcc", "/usr/lib64/gcc", "/usr/lib/gcc-cross"};
-	static const char *const cuda[] = {"/usr/local/cuda", "/usr/local/cuda-8.0",
-	                                   "/usr/local/cuda-7.5", "/usr/local/cuda-7.0",
-	                                   "/usr/lib/cuda"};
 	struct ofl_cache_key k;
 	char real[PATH_MAX], dir[PATH_MAX];
 	ofl_key_init(&k);
@@ -220,11 +217,11 @@ static int driver_key(const struct link_action *a, const struct ofl_argv *shape,
 	key_listing(&k, sub, true);
 	if (snprintf(sub, sizeof(sub), "%s/../lib/%s", dir, triple) < (int)sizeof(sub))
 		key_listing(&k, sub, false);
-	for (size_t i = 0; i < sizeof(cuda) / sizeof(*cuda); i++) {
+	for (const char *const *c = ofl_cuda_candidates; *c; c++) {
 		char p[PATH_MAX];
-		snprintf(p, sizeof(p), "%s/include/cuda.h", cuda[i]);
+		snprintf(p, sizeof(p), "%s/include/cuda.h", *c);
 		key_path(&k, p);
-		snprintf(p, sizeof(p), "%s/bin/ptxas", cuda[i]);
+		snprintf(p, sizeof(p), "%s/bin/ptxas", *c);
 		key_path(&k, p);
 	}
 	ofl_key_final(&k, key);
@@ -235,10 +232,10 @@ static int driver_key(const struct link_action *a, const struct ofl_argv *shape,
 
 /* The index of the link's own file w names (a word of the command that
  * lies in the link's directory), or -1. */
-static long own_index(const struct link_action *a, size_t from, const char *w, const char *tmp)
+static long own_index(const struct ofl_link *l, const struct link_action *a, size_t from,
+                      const char *w)
 {
-	size_t n = strlen(tmp);
-	if (strncmp(w, tmp, n) || w[n] != '/')
+	if (!ofl_link_owns(l, w))
 		return -1;
 	for (size_t i = from; i < a->cmd.argc; i++)
 		if (!strcmp(a->cmd.argv[i], w))
@@ -312,7 +309,7 @@ static int shape_of(const struct ofl_link *l, const struct link_action *a, struc
 	int rc = 0;
 	for (size_t i = from; !rc && i < a->cmd.argc; i++) {
 		const char *w = a->cmd.argv[i];
-		long k = own_index(a, from, w, l->tmpdir);
+		long k = own_index(l, a, from, w);
 		char *s = NULL;
 		if (k < 0) {
 			rc = ofl_argv_push(shape, w, err);

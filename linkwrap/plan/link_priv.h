@@ -1,5 +1,5 @@
-/* Private to the link pipeline (link.c, link_select.c, link_syms.c,
- * devlink.c): the context and what it knows about inputs and images. */
+/* Private to the link pipeline's plan (plan/) and run (run/): the context
+ * and what it knows about inputs, images and device actions. */
 #ifndef OFL_LINK_PRIV_H
 #define OFL_LINK_PRIV_H
 
@@ -180,7 +180,7 @@ struct ofl_link {
 	int *running;  /* the running device links, one ofl_proc.running slot per worker */
 	size_t nrunning;
 	/* Who linked the device code before this link, by the registration
-	 * an input holds (link.c, note_linked): the strongest one found. */
+	 * an input holds (gather.c, note_linked): the strongest one found. */
 	enum linked_by {
 		LINKED_NOT,     /* nobody: the device code is this link's to link */
 		LINKED_OFFLINK, /* offlink's OpenMP wrapper object (offlink wrap): the runtime only
@@ -193,7 +193,7 @@ struct ofl_link {
 	bool executed;                  /* ofl_link_execute ran the plan */
 	enum ofl_wrap_kind fatbin_kind; /* --emit-fatbin-only: the kind whose bundle is it */
 	struct ofl_cache *cache;        /* or NULL */
-	/* entries being written (devlink_cache.c), added under lock */
+	/* entries being written (run/action.c), added under lock */
 	struct store **stores;
 	size_t nstores, capstores;
 	unsigned nlinked, ncached; /* device links done, and of those from the cache */
@@ -216,7 +216,7 @@ struct ofl_link {
 	unsigned nllvm_names;    /* LLVM-form temporary names made (llvm_form.c) */
 	const char *llvm_bundle; /* the last fat binary's LLVM-form name (a temporary) */
 	/* The CUDA toolkit NVPTX device links get as --cuda-path ("": none),
-	 * set before they start (devlink_cuda.c). */
+	 * set when the plan makes their commands (devcmd.c). */
 	char cuda[PATH_MAX];
 };
 
@@ -228,6 +228,8 @@ void ofl_link_logf(struct ofl_link *l, enum ofl_link_log what, const char *fmt, 
 char *ofl_link_log_command(struct ofl_link *l, const struct ofl_proc *cmd);
 /* The link's temporary directory, made on first use; NULL on error. */
 const char *ofl_link_tmpdir(struct ofl_link *l, struct ofl_error *err);
+/* path lies in the link's directory: a file of the link's own. */
+bool ofl_link_owns(const struct ofl_link *l, const char *path);
 /* Frees what the context holds and removes its temporaries (kept with
  * save_temps); ofl_link_free first waits for what runs. */
 void ofl_link_destroy(struct ofl_link *l);
@@ -283,10 +285,10 @@ int ofl_group_fatbin(struct ofl_link *l, struct ofl_error *err);
 int ofl_group_runtime_libs(struct ofl_link *l, struct ofl_error *err);
 
 /* actions.c: the device actions and the files they read. */
-/* A new action of group gi (an LTO step: lto), its command empty but for
- * the device environment; NULL when out of memory. */
+/* A new action of group gi (an LTO step: lto) taking over cmd (left
+ * empty); NULL when out of memory (cmd then stays the caller's). */
 struct link_action *ofl_devlink_new_action(struct ofl_link *l, size_t gi, bool lto,
-                                           struct ofl_error *err);
+                                           struct ofl_proc *cmd, struct ofl_error *err);
 /* The bytes of a file of group gi's commands, to write before they run
  * (owned: freed once written, or with the group). */
 int ofl_devlink_defer(struct ofl_link *l, size_t gi, const char *path, const uint8_t *data,

@@ -147,10 +147,12 @@ static void publish_actions(struct ofl_link *l, struct ofl_link_plan *p)
 	p->nactions = l->nactions;
 }
 
-static void publish_wraps(struct ofl_link *l, struct ofl_link_plan *p)
+static int publish_wraps(struct ofl_link *l, struct ofl_link_plan *p, struct ofl_error *err)
 {
 	size_t *order = ofl_calloc(l->ngroups + 1, sizeof(*order));
-	for (int k = OFL_WRAP_OPENMP; order && k <= OFL_WRAP_HIP; k++)
+	if (!order)
+		return OFL_NOMEM(err);
+	for (int k = OFL_WRAP_OPENMP; k <= OFL_WRAP_HIP; k++)
 		for (int old = 0; old <= (k == OFL_WRAP_HIP); old++) {
 			size_t n = ofl_group_kind_order(l, (enum ofl_wrap_kind)k, old, order);
 			if (n && p->nwraps < 4)
@@ -161,6 +163,7 @@ static void publish_wraps(struct ofl_link *l, struct ofl_link_plan *p)
 				    old, n};
 		}
 	free(order);
+	return 0;
 }
 
 /* The decisions as data, for the front ends and tests (offlink/link.h). */
@@ -184,8 +187,7 @@ static int publish(struct ofl_link *l, struct ofl_link_plan *p, struct ofl_error
 	p->nunits = l->nunits;
 	publish_groups(l, p);
 	publish_actions(l, p);
-	publish_wraps(l, p);
-	return 0;
+	return publish_wraps(l, p, err);
 }
 
 int ofl_link_plan(struct ofl_link *l, struct ofl_link_plan *p, struct ofl_error *err)

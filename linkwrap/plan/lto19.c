@@ -266,13 +266,8 @@ int ofl_devlink_lto19(struct ofl_link *l, size_t gi, const char *clang, struct o
 		                   "clang-linker-wrapper does; %zu of %zu are",
 		                   g->triple, g->arch, g->llvm, nbc, g->nimages);
 	const char *obj = rc ? NULL : build(&t, clang, err);
-	struct link_action *a = obj ? ofl_devlink_new_action(l, gi, true, err) : NULL;
+	struct link_action *a = obj ? ofl_devlink_new_action(l, gi, true, &t.cmd, err) : NULL;
 	if (a) {
-		a->cmd.argv = t.cmd.argv;
-		a->cmd.argc = t.cmd.argc;
-		a->cmd.cap = t.cmd.cap;
-		a->cmd.search_path = t.cmd.search_path;
-		t.cmd = (struct ofl_proc)OFL_PROC_INIT;
 		a->output = (char *)obj;
 		/* with --embed-bitcode the optimised module is the image; else
 		 * the device link reads it */

@@ -35,12 +35,6 @@ static const struct ofl_file *holder(const struct ofl_link *l, const uint8_t *p,
 	return NULL;
 }
 
-static bool own(const struct ofl_link *l, const char *w)
-{
-	size_t n = strlen(l->tmpdir);
-	return !strncmp(w, l->tmpdir, n) && w[n] == '/';
-}
-
 /* A word, the link's directory in it as "@link" (its files are keyed by
  * their bytes, as declared: the name each link gives it does not
  * matter). */
@@ -109,9 +103,10 @@ int ofl_action_key(const struct ofl_link *l, const struct link_action *a,
 	int rc = 0;
 	for (size_t i = 0; !rc && i < a->nfiles; i++) {
 		const struct act_file *f = &a->files[i];
-		ofl_key_str(&k, "file", own(l, f->path) ? strrchr(f->path, '/') : f->path);
-		rc = own(l, f->path) ? key_own(&k, l, g, f->path)
-		                     : key_other(&k, l->cache, f, &s[i]);
+		ofl_key_str(&k, "file",
+		            ofl_link_owns(l, f->path) ? strrchr(f->path, '/') : f->path);
+		rc = ofl_link_owns(l, f->path) ? key_own(&k, l, g, f->path)
+		                               : key_other(&k, l->cache, f, &s[i]);
 	}
 	ofl_key_final(&k, key);
 	if (rc) {
@@ -128,7 +123,7 @@ bool ofl_action_unchanged(const struct ofl_link *l, const struct link_action *a,
 	for (size_t i = 0; i < a->nfiles; i++) {
 		const struct stat *was = &seen[i];
 		struct stat now;
-		if (own(l, a->files[i].path))
+		if (ofl_link_owns(l, a->files[i].path))
 			continue;
 		bool there = !stat(a->files[i].path, &now);
 		if (there != (was->st_ino != 0) ||

@@ -26,8 +26,7 @@ static int pack_openmp(const struct link_group *g, struct ofl_buf *out, struct o
 	const char *k[2] = {"triple", "arch"};
 	bool cpu = !strcmp(g->arch, "generic") || !*g->arch;
 	const char *v[2] = {g->triple, cpu ? "" : g->arch};
-	bool elf =
-	    !g->linked.size || (g->linked.size >= 4 && !memcmp(g->linked.data, "\177ELF", 4));
+	bool elf = !g->linked.size || ofl_is_elf(g->linked.data, g->linked.size);
 	bool bc = ofl_bitcode_is(g->linked.data, g->linked.size); /* --embed-bitcode's */
 	struct ofl_obin_image oi = {elf  ? OFL_IMG_OBJECT
 	                            : bc ? OFL_IMG_BITCODE

@@ -57,7 +57,7 @@ struct ofl_link_opts {
 	const char *search_path; /* where clang is looked for last; NULL: nowhere */
 	/* The CUDA toolkit (fatbinary; NVPTX device links' --cuda-path); NULL:
 	 * fatbinary from /usr/local/cuda, device links the toolkit clang's
-	 * driver would find (devlink_cuda.c); "": PATH alone, none passed. */
+	 * driver would find (base/toolchain.c); "": PATH alone, none passed. */
 	const char *cuda_path;
 	const char *output; /* the link's -o, to name saved temporaries */
 	unsigned jobs;      /* parallel device links; 0: 1 */
@@ -191,7 +191,7 @@ void ofl_link_wait(struct ofl_link *l);
 
 /* Frees the context and removes its temporary directory with all in it
  * (kept with save_temps).  The first temporary of a link removes the
- * directories that killed links left in tmpdir (see linkwrap/link_tmp.c). */
+ * directories that killed links left in tmpdir (see linkwrap/base/tmpdir.c). */
 void ofl_link_free(struct ofl_link *l);
 
 /* A path <link's temporary directory>/<name> the context owns: removed
