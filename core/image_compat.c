@@ -41,23 +41,16 @@ bool ofl_sm_parse(const char *s, unsigned *sm, char *suffix)
  * ("Cuda compilation tools, release 13.0, ..."). */
 static void cubin_toolkit(const uint8_t *d, size_t size, char *out, size_t outlen)
 {
-	uint64_t shoff = ofl_le64(d + 0x28);
-	uint16_t shentsize = ofl_le16(d + 0x3a), shnum = ofl_le16(d + 0x3c),
-	         shstrndx = ofl_le16(d + 0x3e);
-	if (shentsize < 64 || shstrndx >= shnum ||
-	    !ofl_range_ok(shoff, (uint64_t)shentsize * shnum, size))
-		return;
-	const uint8_t *strsh = d + shoff + (uint64_t)shstrndx * shentsize;
-	uint64_t stroff = ofl_le64(strsh + 0x18), strsize = ofl_le64(strsh + 0x20);
-	if (!ofl_range_ok(stroff, strsize, size))
+	struct ofl_elf64_shtab t;
+	if (!ofl_elf64_shtab(d, size, &t))
 		return;
 	static const char name[] = ".note.nv.tkinfo";
-	for (uint16_t i = 0; i < shnum; i++) {
-		const uint8_t *sh = d + shoff + (uint64_t)i * shentsize;
+	for (unsigned i = 0; i < t.n; i++) {
+		const uint8_t *sh = t.sh + (uint64_t)i * t.entsize;
 		uint32_t nm = ofl_le32(sh);
 		uint64_t off = ofl_le64(sh + 0x18), len = ofl_le64(sh + 0x20);
-		if (nm >= strsize || strsize - nm < sizeof(name) ||
-		    memcmp(d + stroff + nm, name, sizeof(name)) || !ofl_range_ok(off, len, size))
+		if (nm >= t.strsize || t.strsize - nm < sizeof(name) ||
+		    memcmp(t.strs + nm, name, sizeof(name)) || !ofl_range_ok(off, len, size))
 			continue;
 		const uint8_t *r = memmem(d + off, (size_t)len, "release ", 8);
 		if (!r)

@@ -58,6 +58,18 @@ static inline bool ofl_mul_overflow(uint64_t a, uint64_t b, uint64_t *r)
 	return __builtin_mul_overflow(a, b, r);
 }
 
+/* The section table of an ELF64 little-endian file read from its bytes:
+ * the headers (entsize bytes each, at least 64) and the section-name
+ * string table, both inside the file.  Callers check the header's class
+ * and byte order first. */
+struct ofl_elf64_shtab {
+	const uint8_t *sh;
+	unsigned n, entsize, strndx;
+	const char *strs;
+	uint64_t strsize;
+};
+bool ofl_elf64_shtab(const uint8_t *d, size_t size, struct ofl_elf64_shtab *t);
+
 /* True when [off, off+len) lies inside a buffer of size total. */
 static inline bool ofl_range_ok(uint64_t off, uint64_t len, uint64_t total)
 {

@@ -86,30 +86,27 @@ static int direct_sections(const uint8_t *d, size_t size, unsigned how,
 	if (size < 64 || d[EI_CLASS] != ELFCLASS64 || d[EI_DATA] != ELFDATA2LSB ||
 	    d[EI_VERSION] != EV_CURRENT || (how & OFL_ELFSEC_LIBELF))
 		return 1;
-	uint64_t shoff = ofl_le64(d + 0x28);
-	unsigned shentsize = ofl_le16(d + 0x3a), shnum = ofl_le16(d + 0x3c),
-	         shstrndx = ofl_le16(d + 0x3e);
-	if (shentsize != 64 || shnum == 0 || shstrndx == 0 || shstrndx >= shnum ||
-	    !ofl_range_ok(shoff, (uint64_t)shnum * 64, size))
+	struct ofl_elf64_shtab t;
+	/* as libelf reads: 64-byte headers, no extended numbering, names in
+	 * an uncompressed string table */
+	if (!ofl_elf64_shtab(d, size, &t) || t.entsize != 64 || t.strndx == 0)
 		return 1;
-	const uint8_t *strsh = d + shoff + (uint64_t)shstrndx * 64;
-	uint64_t stroff = ofl_le64(strsh + 0x18), strsize = ofl_le64(strsh + 0x20);
-	if (ofl_le32(strsh + 4) != SHT_STRTAB || (ofl_le64(strsh + 8) & SHF_COMPRESSED) ||
-	    !ofl_range_ok(stroff, strsize, size))
+	const uint8_t *strsh = t.sh + (uint64_t)t.strndx * 64;
+	if (ofl_le32(strsh + 4) != SHT_STRTAB || (ofl_le64(strsh + 8) & SHF_COMPRESSED))
 		return 1;
-	const char *strs = (const char *)d + stroff;
 	int rc = 0;
-	for (unsigned i = 1; i < shnum && !rc; i++) {
-		const uint8_t *h = d + shoff + (uint64_t)i * 64;
+	for (unsigned i = 1; i < t.n && !rc; i++) {
+		const uint8_t *h = t.sh + (uint64_t)i * 64;
 		GElf_Shdr sh = {.sh_name = ofl_le32(h),
 		                .sh_type = ofl_le32(h + 4),
 		                .sh_flags = ofl_le64(h + 8),
 		                .sh_offset = ofl_le64(h + 0x18),
 		                .sh_size = ofl_le64(h + 0x20)};
-		const char *name = sh.sh_name < strsize && memchr(strs + sh.sh_name, 0,
-		                                                  (size_t)(strsize - sh.sh_name))
-		                       ? strs + sh.sh_name
-		                       : NULL;
+		const char *name =
+		    sh.sh_name < t.strsize &&
+		            memchr(t.strs + sh.sh_name, 0, (size_t)(t.strsize - sh.sh_name))
+		        ? t.strs + sh.sh_name
+		        : NULL;
 		note_other(out, name);
 		if (sh.sh_type != SHT_NOBITS && section_wanted(sh.sh_type, name, how))
 			rc = add_section(out, i, &sh, name, size, err);

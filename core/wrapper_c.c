@@ -66,20 +66,29 @@ static int prologue(struct ofl_buf *b, const struct ofl_wrap_opts *o)
 	return rc | ofl_buf_printf(b, ".text\");\n\n");
 }
 
-/* One .incbin per image in section sec, labelled like LLVM's globals. */
+/* Image i's symbol: LLVM's name of OpenMP's device image i (one NULL),
+ * else one. */
+static void label(char *name, size_t size, const char *one, size_t i)
+{
+	if (one)
+		snprintf(name, size, "%s", one);
+	else if (i == 0)
+		snprintf(name, size, ".omp_offloading.device_image");
+	else
+		snprintf(name, size, ".omp_offloading.device_image.%zu", i);
+}
+
+/* One .incbin per image in section sec, labelled like LLVM's globals:
+ * OpenMP's device images (one NULL), else the one image called one; C
+ * names them image_<i>. */
 static int images_asm(struct ofl_buf *b, const char *sec, const char *type, unsigned align,
                       const struct ofl_wrap_image *imgs, const char *const *paths, size_t n,
-                      bool omp)
+                      const char *one)
 {
 	int rc = ofl_buf_printf(b, "__asm__(\".section %s,\\\"a\\\",%s\\n", sec, type);
+	char name[64];
 	for (size_t i = 0; i < n && !rc; i++) {
-		char name[64];
-		if (!omp)
-			snprintf(name, sizeof(name), ".fatbin_image");
-		else if (i == 0)
-			snprintf(name, sizeof(name), ".omp_offloading.device_image");
-		else
-			snprintf(name, sizeof(name), ".omp_offloading.device_image.%zu", i);
+		label(name, sizeof(name), one, i);
 		if (!plain(paths[i]))
 			return -1;
 		rc |= ofl_buf_printf(
@@ -88,18 +97,8 @@ static int images_asm(struct ofl_buf *b, const char *sec, const char *type, unsi
 	}
 	rc |= ofl_buf_printf(b, ".text\");\n");
 	for (size_t i = 0; i < n && !rc; i++) {
-		if (!omp)
-			rc |= ofl_buf_printf(
-			    b, "extern char fatbin_image[] __asm__(\".fatbin_image\");\n");
-		else if (i == 0)
-			rc |= ofl_buf_printf(
-			    b,
-			    "extern char image_0[] __asm__(\".omp_offloading.device_image\");\n");
-		else
-			rc |= ofl_buf_printf(b,
-			                     "extern char image_%zu[] "
-			                     "__asm__(\".omp_offloading.device_image.%zu\");\n",
-			                     i, i);
+		label(name, sizeof(name), one, i);
+		rc |= ofl_buf_printf(b, "extern char image_%zu[] __asm__(\"%s\");\n", i, name);
 	}
 	return rc;
 }
@@ -113,7 +112,7 @@ static int omp_source(struct ofl_buf *b, const struct ofl_wrap_opts *o,
 	                   : o->relocatable ? ".llvm.offloading.relocatable"
 	                                    : ".llvm.offloading";
 	int rc = images_asm(b, isec, old ? "@progbits" : "@0x6fff4c0b", old ? 4 : 3, imgs, paths, n,
-	                    true);
+	                    NULL);
 	rc |= ofl_buf_printf(b,
 	                     "\nstruct __tgt_device_image {\n\tvoid *ImageStart, *ImageEnd, "
 	                     "*EntriesBegin, *EntriesEnd;\n};\nstruct __tgt_bin_desc {\n\tint "
@@ -217,12 +216,12 @@ static int cuda_source(struct ofl_buf *b, const struct ofl_wrap_opts *o,
 	bool cuda = o->kind == OFL_WRAP_CUDA;
 	const char *p = cuda ? "cuda" : "hip", *rt = cuda ? "__cuda" : "__hip";
 	int rc = images_asm(b, cuda ? ".nv_fatbin" : ".hip_fatbin", "@progbits", 4, img, &path, 1,
-	                    false);
+	                    ".fatbin_image");
 	rc |= ofl_buf_printf(
 	    b,
 	    "\nstatic const struct {\n\tint magic, version;\n\tconst void *data, *reserved;\n} "
 	    "wrapper __asm__(\".fatbin_wrapper\") __attribute__((section(\"%s\"), aligned(8))) = "
-	    "{0x%x, 1, fatbin_image + %llu, NULL};\n"
+	    "{0x%x, 1, image_0 + %llu, NULL};\n"
 	    "static void **handle __asm__(\".%s.binary_handle\");\n\n"
 	    "void **%sRegisterFatBinary(const void *);\nvoid %sRegisterFatBinaryEnd(void **);\n"
 	    "void %sUnregisterFatBinary(void **);\n"
@@ -252,26 +251,26 @@ static int cuda_source(struct ofl_buf *b, const struct ofl_wrap_opts *o,
  * (16-aligned as LLVM aligns it), passed with its size at priority 1. */
 static int sycl_source(struct ofl_buf *b, const struct ofl_wrap_image *img, const char *path)
 {
-	if (!plain(path))
-		return -1;
 	unsigned long long size = (unsigned long long)img->size;
 	int rc = ofl_buf_printf(
 	    b,
 	    "/* offlink wrap: SYCL registration of LLVM 23 (docs/abi.md).  Compile with any GNU\n"
 	    " * C compiler for an ELF host: cc -c -fPIC this.c */\n"
-	    "#include <stddef.h>\n\n"
-	    "__asm__(\".section .llvm.offloading,\\\"a\\\",@0x6fff4c0b\\n.p2align 4\\n"
-	    ".sycl_offloading.binary:\\n.incbin \\\"%s\\\",%llu,%llu\\n.text\");\n"
-	    "extern char binary[] __asm__(\".sycl_offloading.binary\");\n\n"
-	    "void __sycl_register_lib(const void *, size_t);\n"
-	    "void __sycl_unregister_lib(const void *, size_t);\n\n"
-	    "static void reg(void) __asm__(\"sycl.descriptor_reg\");\n"
-	    "__attribute__((section(\".text.startup\"))) static void reg(void)\n"
-	    "{\n\t__sycl_register_lib(binary, %llu);\n}\n\n"
-	    "static void unreg(void) __asm__(\"sycl.descriptor_unreg\");\n"
-	    "__attribute__((section(\".text.startup\"))) static void unreg(void)\n"
-	    "{\n\t__sycl_unregister_lib(binary, %llu);\n}\n\n",
-	    path, (unsigned long long)file_offset(img), size, size, size);
+	    "#include <stddef.h>\n\n");
+	rc = rc || images_asm(b, ".llvm.offloading", "@0x6fff4c0b", 4, img, &path, 1,
+	                      ".sycl_offloading.binary");
+	rc = rc ||
+	     ofl_buf_printf(b,
+	                    "\nvoid __sycl_register_lib(const void *, size_t);\n"
+	                    "void __sycl_unregister_lib(const void *, size_t);\n\n"
+	                    "static void reg(void) __asm__(\"sycl.descriptor_reg\");\n"
+	                    "__attribute__((section(\".text.startup\"))) static void reg(void)\n"
+	                    "{\n\t__sycl_register_lib(image_0, %llu);\n}\n\n"
+	                    "static void unreg(void) __asm__(\"sycl.descriptor_unreg\");\n"
+	                    "__attribute__((section(\".text.startup\"))) static void "
+	                    "unreg(void)\n"
+	                    "{\n\t__sycl_unregister_lib(image_0, %llu);\n}\n\n",
+	                    size, size);
 	return rc || slot(b, ".init_array.1", "reg") || slot(b, ".fini_array.1", "unreg");
 }
 

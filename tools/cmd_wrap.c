@@ -55,19 +55,22 @@ struct wrap_job {
 
 enum emit { EMIT_OBJ, EMIT_LL, EMIT_BC, EMIT_C, EMIT_FATBIN };
 
+/* The kind named s; false for none. */
+static bool kind_named(const char *s, enum ofl_wrap_kind *k)
+{
+	static const char *const names[] = {"openmp", "cuda", "hip", "sycl"}; /* enum's order */
+	for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++)
+		if (!strcmp(s, names[i])) {
+			*k = (enum ofl_wrap_kind)i;
+			return true;
+		}
+	return false;
+}
+
 static int parse_kind(const char *s, enum ofl_wrap_kind *k)
 {
-	if (!strcmp(s, "openmp"))
-		*k = OFL_WRAP_OPENMP;
-	else if (!strcmp(s, "cuda"))
-		*k = OFL_WRAP_CUDA;
-	else if (!strcmp(s, "hip"))
-		*k = OFL_WRAP_HIP;
-	else if (!strcmp(s, "sycl"))
-		*k = OFL_WRAP_SYCL;
-	else
-		return error("unknown offload kind '%s' (openmp, cuda, hip or sycl)", s);
-	return 0;
+	return kind_named(s, k) ? 0
+	                        : error("unknown offload kind '%s' (openmp, cuda, hip or sycl)", s);
 }
 
 static int parse_abi(const char *s, enum ofl_wrap_abi *a)
@@ -843,15 +846,12 @@ int cmd_llvm_offload_wrapper(int argc, char **argv)
 		        prog_base());
 		rc = 1;
 	}
-	bool known = kind && (!strcmp(kind, "openmp") || !strcmp(kind, "cuda") ||
-	                      !strcmp(kind, "hip") || (v >= 23 && !strcmp(kind, "sycl")));
-	if (!rc && !known) {
+	/* 22's tool has no sycl kind */
+	if (!rc && (!kind_named(kind, &j.opts.kind) || (v < 23 && j.opts.kind == OFL_WRAP_SYCL))) {
 		fprintf(stderr, "%s: for the --kind option: Cannot find option named '%s'!\n",
 		        prog_base(), kind);
 		rc = 1;
 	}
-	if (!rc)
-		rc = parse_kind(kind, &j.opts.kind);
 	/* 23 wraps CUDA and HIP as ever: --relocatable is OpenMP's */
 	j.opts.relocatable = j.opts.relocatable && j.opts.kind == OFL_WRAP_OPENMP;
 	for (size_t i = 0; i < pos.n && !rc; i++)

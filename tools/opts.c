@@ -91,7 +91,7 @@ static int set_value(const struct opt *o, const char *v)
 		if (errno || *end || !*v || *v == '-') {
 			fprintf(stderr,
 			        "%s: for the --%s option: '%s' value invalid for uint argument!\n",
-			        ofl_prog, o->name, v);
+			        prog_base(), o->name, v);
 			return 1;
 		}
 		return 0;
@@ -102,7 +102,7 @@ static int set_value(const struct opt *o, const char *v)
 			fprintf(
 			    stderr,
 			    "%s: for the --%s option: '%s' value invalid for integer argument!\n",
-			    ofl_prog, o->name, v);
+			    prog_base(), o->name, v);
 			return 1;
 		}
 		return 0;
@@ -111,7 +111,7 @@ static int set_value(const struct opt *o, const char *v)
 			fprintf(stderr,
 			        "%s: for the --%s option: '%s' is invalid value for boolean "
 			        "argument! Try 0 or 1\n",
-			        ofl_prog, o->name, v);
+			        prog_base(), o->name, v);
 			return 1;
 		}
 		return 0;
@@ -126,7 +126,8 @@ static int set_value(const struct opt *o, const char *v)
  * as LLVM's tools spell it: its value kept, one dash for one letter. */
 static int unknown_option(const struct opt *table, const char *arg, const char *name, size_t len)
 {
-	fprintf(stderr, "%s: Unknown command line argument '%s'.  Try: '%s --help'\n", ofl_prog,
+	/* LLVM's parser: its base name, the command as run in the hint */
+	fprintf(stderr, "%s: Unknown command line argument '%s'.  Try: '%s --help'\n", prog_base(),
 	        arg, ofl_prog);
 	size_t n = 0;
 	while (table[n].name)
@@ -136,7 +137,7 @@ static int unknown_option(const struct opt *table, const char *arg, const char *
 		names[i] = table[i].name;
 	const char *near = ofl_nearest(name, len, names, n);
 	if (near)
-		fprintf(stderr, "%s: Did you mean '%s%s%s'?\n", ofl_prog, near[1] ? "--" : "-",
+		fprintf(stderr, "%s: Did you mean '%s%s%s'?\n", prog_base(), near[1] ? "--" : "-",
 		        near, name + len);
 	free(names);
 	return 1;
@@ -181,7 +182,7 @@ static int parse_one(const struct opt *table, int argc, char **argv, int *i, con
 	}
 	if (!val) {
 		if (*i + 1 >= argc) {
-			fprintf(stderr, "%s: for the --%s option: requires a value!\n", ofl_prog,
+			fprintf(stderr, "%s: for the --%s option: requires a value!\n", prog_base(),
 			        o->name);
 			return 1;
 		}
@@ -230,8 +231,7 @@ void opts_print_help(const struct opt *table, FILE *f, const char *usage, const 
 
 void print_version(const char *about)
 {
-	const char *base = strrchr(ofl_prog, '/');
-	base = base ? base + 1 : ofl_prog;
+	const char *base = prog_base();
 	if (!strcmp(base, "offlink"))
 		printf("offlink %s\n", OFL_VERSION);
 	else

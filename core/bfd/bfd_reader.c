@@ -2,6 +2,7 @@
  * opened for each object read (OFL_BFD_SONAME, from the build), so that
  * the offlink binary does not load it for the links it runs. */
 #include <dlfcn.h>
+#include <stddef.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -58,19 +59,29 @@ struct bfd_api {
 	__typeof__(&bfd_close) close;
 };
 
+/* RTLD_NODELETE: the next object's dlopen finds it loaded (an archive of
+ * COFF members does not map and relocate it for each). */
 static bool load(struct bfd_api *a)
 {
-	static const char *const names[] = {"bfd_init", "bfd_openr_iovec", "bfd_check_format",
-	                                    "bfd_close"};
-	void **fns[] = {(void **)&a->init, (void **)&a->openr_iovec, (void **)&a->check_format,
-	                (void **)&a->close};
-	if (!(a->so = dlopen(OFL_BFD_SONAME, RTLD_NOW | RTLD_LOCAL)))
+	static const struct {
+		const char *name;
+		size_t at;
+	} fns[] = {
+	    {"bfd_init", offsetof(struct bfd_api, init)},
+	    {"bfd_openr_iovec", offsetof(struct bfd_api, openr_iovec)},
+	    {"bfd_check_format", offsetof(struct bfd_api, check_format)},
+	    {"bfd_close", offsetof(struct bfd_api, close)},
+	};
+	if (!(a->so = dlopen(OFL_BFD_SONAME, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE)))
 		return false;
-	for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++)
-		if (!(*fns[i] = dlsym(a->so, names[i]))) {
+	for (size_t i = 0; i < sizeof(fns) / sizeof(*fns); i++) {
+		void *f = dlsym(a->so, fns[i].name);
+		if (!f) {
 			dlclose(a->so);
 			return false;
 		}
+		memcpy((char *)a + fns[i].at, &f, sizeof(f));
+	}
 	return true;
 }
 
