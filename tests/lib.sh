@@ -213,3 +213,42 @@ clang_without_lld() {
 		ln -s "$l" "$1/lib/"
 	done
 }
+
+# standin_llvm22 DIR TRIPLE...: a stand-in LLVM 22 install at DIR
+# (bin/clang, LLVM 22's) whose lib/<triple>/libompdevice.a is a stand-in
+# device runtime for each triple (Debian ships none for GPUs)
+standin_llvm22() {
+	local dir=$1 t
+	shift
+	mkdir -p "$dir/bin"
+	ln -sf "$LLVM22/clang" "$dir/bin/clang"
+	printf '%s\n' 'int __kmpc_target_init(void *env, void *launch_env) { return -1; }' \
+		'void __kmpc_target_deinit(void) {}' >"$dir/rt.c"
+	for t in "$@"; do
+		mkdir -p "$dir/lib/$t"
+		"$LLVM22/clang" --target=$t -nogpulib -flto -c "$dir/rt.c" -o "$dir/rt-$t.o" ||
+			fail "stand-in device runtime for $t"
+		"$LLVM22/llvm-ar" rcs "$dir/lib/$t/libompdevice.a" "$dir/rt-$t.o" ||
+			fail "libompdevice.a for $t"
+	done
+}
+
+# hip_runtime_standin: libamdhip64.so here, which HIP links name (a
+# stand-in: no HIP runtime is installed)
+hip_runtime_standin() {
+	echo 'void ofl_hip_stand_in(void) {}' >hip_stand_in.c
+	cc -shared -fPIC hip_stand_in.c -o libamdhip64.so || fail "libamdhip64 stand-in"
+}
+
+# settle: files made before it have settled for the device-link cache
+# (their last change 2 s ago: keyed by identity, not content)
+settle() { sleep 2.1; }
+
+# Failures collected, each said at once, the test failing at the end
+# (check_all WHAT): every case runs even after one fails.
+FAILED=()
+failed_case() {
+	echo "FAIL: $1: $2" >&2
+	FAILED+=("$1")
+}
+check_all() { [ ${#FAILED[@]} = 0 ] || fail "$1: ${FAILED[*]}"; }

@@ -11,14 +11,8 @@ CUDA=${CUDA_PATH:-/usr/local/cuda}
 need "$LLVM22/clang" "$CUDA/bin/ptxas" "$CUDA/bin/nvlink" python3 ar
 export OFFLINK_CACHE=0
 unset LIBRARY_PATH
-# a stand-in LLVM 22 install with a stand-in device runtime (Debian ships none)
 t=nvptx64-nvidia-cuda
-mkdir -p llvm22/bin llvm22/lib/$t
-ln -s "$LLVM22/clang" llvm22/bin/clang
-printf '%s\n' 'int __kmpc_target_init(void *env, void *launch_env) { return -1; }' \
-	'void __kmpc_target_deinit(void) {}' >rt.c
-"$LLVM22/clang" --target=$t -nogpulib -flto -c rt.c -o rt.o || fail "stand-in runtime"
-ar rcs llvm22/lib/$t/libompdevice.a rt.o
+standin_llvm22 llvm22 $t
 cat >omp.c <<'C'
 int main(void)
 {

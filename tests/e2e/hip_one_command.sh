@@ -10,9 +10,7 @@ installed_prefix
 SRC=$OFL_SRC/tests/interop/wrap_stub_src
 COMPAT=$P/libexec/offlink/compat
 cc -O1 -fPIC -c "$SRC/stub.c" -o stub.o || fail "compile stub"
-# HIP links name the HIP runtime: a stand-in
-echo 'void ofl_hip_stand_in(void) {}' >e.c
-cc -shared -fPIC e.c -o libamdhip64.so || fail "libamdhip64 stand-in"
+hip_runtime_standin
 
 hip=("$LLVM22/clang" -x hip --offload-arch=gfx90a --offload-arch=gfx1030 -nogpulib -nogpuinc
 	-cuid=same -save-temps)

@@ -34,11 +34,7 @@ export OMP_TARGET_OFFLOAD=MANDATORY
 # a LIBRARY_PATH reaches nvlink, which records it in the cubin
 unset LIBRARY_PATH
 
-FAILED=()
-problem() {
-	echo "FAIL: $1: $2" >&2
-	FAILED+=("$1")
-}
+problem() { failed_case "$@"; }
 
 # count DIR EXT: the files DIR/*.EXT
 count() {
@@ -140,9 +136,7 @@ audited plugin "$CPURUN" plink gcc -fuse-ld=bfd c22/amain.o -Lc22 -la -ls -L$RT2
 
 # ---- GPUs: the stub runtime logs registration --------------------------------
 cc -O1 -fPIC -c "$STUB/stub.c" -o stub.o || fail "compile stub"
-# HIP links name the HIP runtime: a stand-in
-echo 'void ofl_hip_stand_in(void) {}' >e.c
-cc -shared -fPIC e.c -o libamdhip64.so || fail "libamdhip64 stand-in"
+hip_runtime_standin
 # gpurun ENTRYSIZE PATTERN: the program registers, its log has PATTERN
 gpurun() { echo "STUB_ENTRY=$1 LD_LIBRARY_PATH=..:\$LIBS ./\$PROG >log && grep -Eq '$2' log"; }
 "$LLVM22/clang" -fopenmp --offload-arch=gfx90a -nogpulib -fPIC -c "$STUB/omp.c" -o amd22.o ||
@@ -183,5 +177,5 @@ else
 	echo "CUDA's tools not installed: the NVPTX and CUDA cases not run"
 fi
 
-[ ${#FAILED[@]} = 0 ] || fail "device actions not audited clean: ${FAILED[*]}"
+check_all "device actions not audited clean"
 echo "device-link cache audit: every file a device action reads is in its key; every link cached"

@@ -41,15 +41,10 @@ marked() {
 		"$3" >"$1"
 	chmod +x "$1"
 }
-settle() { sleep 2.1; }
 within2s() { [ $(($(date +%s%N) - $1)) -lt 1900000000 ]; }
 settle
 
-FAILED=()
-defect() {
-	echo "FAIL: defect $1: $2" >&2
-	FAILED+=("$1")
-}
+defect() { failed_case "defect $1" "$2"; }
 # the program links: CPU (main.o kern.o, libomp's), or AMDGPU (gfx90a
 # without a device runtime, its symbols left unresolved: the stub runtime
 # logs registration only)
@@ -280,5 +275,5 @@ else
 	echo "the link after ar came 2 s late (a slow machine): the case not judged"
 fi
 
-[ ${#FAILED[@]} = 0 ] || fail "device-link cache defects not fixed: ${FAILED[*]}"
+check_all "device-link cache defects not fixed"
 echo "device-link cache: every defect's case links as an uncached link does"

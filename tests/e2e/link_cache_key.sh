@@ -38,7 +38,6 @@ cp extra1.o scr_impl.o
 printf -- '--soname=one.so\n' >dev.rsp
 # settle: files keyed by their identity are told by it only 2 s after
 # their last change
-settle() { sleep 2.1; }
 settle
 
 # olink OUT ARGS...: a cached link (--no-device-cache in ARGS: not)

@@ -18,9 +18,7 @@ STUB=$OFL_SRC/tests/interop/wrap_stub_src
 T=x86_64-pc-linux-gnu
 GCCDIR=$OFL_BUILD/libexec/offlink/gcc
 cc -O1 -fPIC -c "$STUB/stub.c" -o stub.o || fail "compile stub"
-# HIP links name the HIP runtime: a stand-in
-echo 'void ofl_hip_stand_in(void) {}' >e.c
-cc -shared -fPIC e.c -o libamdhip64.so || fail "libamdhip64 stand-in"
+hip_runtime_standin
 
 # compare NAME ENTRYSIZE: ref_NAME/prog (LLVM's link) and ours_NAME/prog
 # log the same registration and hold the same images

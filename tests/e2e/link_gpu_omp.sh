@@ -124,15 +124,9 @@ if [ -x "$CUDA/bin/nvlink" ]; then
 	TRIPLES+=" nvptx64-nvidia-cuda"
 	ARCHS+=,sm_80
 fi
-mkdir -p llvm22/bin
-ln -s "$LLVM22/clang" llvm22/bin/clang
-printf '%s\n' 'int __kmpc_target_init(void *env, void *launch_env) { return -1; }' \
-	'void __kmpc_target_deinit(void) {}' >rt.c
+standin_llvm22 llvm22 $TRIPLES
 REF_L=()
 for t in $TRIPLES; do
-	mkdir -p llvm22/lib/$t
-	"$LLVM22/clang" --target=$t -nogpulib -flto -c rt.c -o rt-$t.o || fail "stand-in runtime for $t"
-	"$LLVM22/llvm-ar" rcs llvm22/lib/$t/libompdevice.a rt-$t.o || fail "libompdevice.a for $t"
 	REF_L+=(-Xoffload-linker-$t -L"$PWD/llvm22/lib/$t")
 done
 "$LLVM22/clang" -fopenmp --offload-arch=$ARCHS -nogpulib -fPIC -c "$STUB/omp.c" -o o22.o ||

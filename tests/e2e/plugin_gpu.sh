@@ -147,12 +147,7 @@ if [ -n "$HAVE_CUDA" ]; then
 	# --device-compiler; then --nogpulib, as clang -nogpulib
 	# (nvlink has no way to leave the runtime's symbols undefined: amdgcn)
 	t=nvptx64-nvidia-cuda
-	mkdir -p llvm22/bin llvm22/lib/$t
-	ln -s "$LLVM22/clang" llvm22/bin/clang
-	printf '%s\n' 'int __kmpc_target_init(void *env, void *launch_env) { return -1; }' \
-		'void __kmpc_target_deinit(void) {}' >rt.c
-	"$LLVM22/clang" --target=$t -nogpulib -flto -c rt.c -o rt.o || fail "stand-in runtime"
-	ar rcs llvm22/lib/$t/libompdevice.a rt.o
+	standin_llvm22 llvm22 $t
 	"$LLVM22/clang" -fopenmp --offload-arch=sm_80 -nogpulib -fPIC -c "$STUB/omp.c" -o omp22.o ||
 		fail "clang 22 -c"
 	OWN_LD=(-Wl,--device-compiler="$PWD/llvm22/bin/clang")
