@@ -530,20 +530,20 @@ struct grammar {
 	bool inputs; /* plain words are input files */
 };
 
-/* --cuda-path=DIR of clang-nvlink-wrapper: the toolkit's programs it
- * runs (ptxas, nvlink), there or on PATH. */
+/* The toolkit's programs clang-nvlink-wrapper runs (ptxas, nvlink): in
+ * --cuda-path=DIR's bin/ when given, else (or not there) on PATH. */
 static int cuda_tools(struct decl *d, const char *dir)
 {
 	static const char *const tools[] = {"ptxas", "nvlink"};
 	int rc = 0;
 	for (size_t i = 0; !rc && i < 2; i++) {
 		char p[PATH_MAX];
-		snprintf(p, sizeof(p), "%s/bin/%s", dir, tools[i]);
-		if (!access(p, X_OK)) {
+		snprintf(p, sizeof(p), "%s/bin/%s", dir ? dir : "", tools[i]);
+		if (dir && !access(p, X_OK)) {
 			rc = program(d, p);
 			continue;
 		}
-		rc = declare(d, p, ACT_ABSENT);
+		rc = dir ? declare(d, p, ACT_ABSENT) : 0;
 		char *on_path =
 		    rc ? NULL
 		       : ofl_proc_find(tools[i], NULL, 0, ofl_proc_env_get(d->a->env, "PATH"));
@@ -628,6 +628,15 @@ static const char *base_name(const char *p)
 	return strrchr(p, '/') ? strrchr(p, '/') + 1 : p;
 }
 
+/* A word of job starts with prefix. */
+static bool has_prefix(const struct ofl_argv *job, const char *prefix)
+{
+	for (size_t i = 1; i < job->n; i++)
+		if (!strncmp(job->v[i], prefix, strlen(prefix)))
+			return true;
+	return false;
+}
+
 static int job_files(struct decl *d, const struct ofl_argv *job)
 {
 	const char *b = base_name(job->v[0]);
@@ -642,8 +651,11 @@ static int job_files(struct decl *d, const struct ofl_argv *job)
 		return ld_job(d, job, false);
 	if (!strcmp(b, "ld.bfd") || !strcmp(b, "ld"))
 		return ld_job(d, job, true);
-	if (!strcmp(b, "clang-nvlink-wrapper"))
-		return list_job(d, job, &nvlink);
+	if (!strcmp(b, "clang-nvlink-wrapper")) {
+		/* without --cuda-path it runs ptxas and nvlink from PATH */
+		rc = list_job(d, job, &nvlink);
+		return rc || has_prefix(job, "--cuda-path=") ? rc : cuda_tools(d, NULL);
+	}
 	if (!strcmp(b, "ptxas"))
 		return list_job(d, job, &ptxas);
 	if (!strcmp(b, "llvm-lto2"))
