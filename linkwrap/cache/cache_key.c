@@ -95,8 +95,19 @@ void ofl_key_bytes(struct ofl_cache_key *k, const char *tag, const uint8_t *p, s
  * every change and nobody can set it, and once no change can share the
  * change time of the bytes hashed (file systems keep it at a clock's tick,
  * 1 s on some): SETTLED_S after it. */
-enum { ID_SIZE = 9 * 8, MEMO_SIZE = ID_SIZE + OFL_CACHE_KEY_SIZE + 1 };
+enum { ID_SIZE = OFL_STAT_ID + 2 * 8, MEMO_SIZE = ID_SIZE + OFL_CACHE_KEY_SIZE + 1 };
 #define SETTLED_S 2
+
+void ofl_stat_id(const struct stat *st, uint8_t id[OFL_STAT_ID])
+{
+	const uint64_t v[OFL_STAT_ID / 8] = {
+	    (uint64_t)st->st_dev,          (uint64_t)st->st_ino,
+	    (uint64_t)st->st_size,         (uint64_t)st->st_mtim.tv_sec,
+	    (uint64_t)st->st_mtim.tv_nsec, (uint64_t)st->st_ctim.tv_sec,
+	    (uint64_t)st->st_ctim.tv_nsec};
+	for (size_t i = 0; i < OFL_STAT_ID / 8; i++)
+		ofl_put_le64(id + 8 * i, v[i]);
+}
 
 /* The identity of n bytes at off of the mapped file f, into id and st;
  * false where it does not tell the bytes (bytes copied when the file was
@@ -107,17 +118,9 @@ static bool identity(const struct ofl_file *f, uint64_t off, size_t n, uint8_t i
 	if (f->mapped != 1 || f->fd < 0 || fstat(f->fd, st) || !S_ISREG(st->st_mode) ||
 	    !ofl_fs_kernel_ctime(f->fd))
 		return false;
-	const uint64_t v[ID_SIZE / 8] = {(uint64_t)st->st_dev,
-	                                 (uint64_t)st->st_ino,
-	                                 (uint64_t)st->st_size,
-	                                 (uint64_t)st->st_mtim.tv_sec,
-	                                 (uint64_t)st->st_mtim.tv_nsec,
-	                                 (uint64_t)st->st_ctim.tv_sec,
-	                                 (uint64_t)st->st_ctim.tv_nsec,
-	                                 off,
-	                                 n};
-	for (size_t i = 0; i < ID_SIZE / 8; i++)
-		ofl_put_le64(id + 8 * i, v[i]);
+	ofl_stat_id(st, id);
+	ofl_put_le64(id + OFL_STAT_ID, off);
+	ofl_put_le64(id + OFL_STAT_ID + 8, n);
 	return true;
 }
 
@@ -208,16 +211,11 @@ static void add_identity(struct ofl_cache_key *k, const char *real, const struct
  * pin hashes the file again and, the bytes the same, marks the pin
  * checked: from then on the identity stands for those bytes, and the key
  * holds their digest as it did before the file settled. */
-enum { PIN_ID = 7 * 8, PIN_SIZE = PIN_ID + OFL_CACHE_KEY_SIZE + 2 };
+enum { PIN_ID = OFL_STAT_ID, PIN_SIZE = PIN_ID + OFL_CACHE_KEY_SIZE + 2 };
 
 static void pin_of(const struct stat *st, uint8_t id[PIN_ID], uint8_t key[OFL_CACHE_KEY_SIZE])
 {
-	const uint64_t v[PIN_ID / 8] = {(uint64_t)st->st_dev,          (uint64_t)st->st_ino,
-	                                (uint64_t)st->st_size,         (uint64_t)st->st_mtim.tv_sec,
-	                                (uint64_t)st->st_mtim.tv_nsec, (uint64_t)st->st_ctim.tv_sec,
-	                                (uint64_t)st->st_ctim.tv_nsec};
-	for (size_t i = 0; i < PIN_ID / 8; i++)
-		ofl_put_le64(id + 8 * i, v[i]);
+	ofl_stat_id(st, id);
 	struct ofl_cache_key m;
 	sha256_init(&m.ctx);
 	ofl_key_str(&m, "offlink-pinned-file", "1");

@@ -68,6 +68,10 @@ void ofl_key_input(struct ofl_cache_key *k, struct ofl_cache *c, const char *tag
  * it had then. */
 struct stat;
 bool ofl_key_settled(const struct stat *st, const struct timespec *now);
+/* A file's identity as the cache compares it: device, inode, size,
+ * modification and change times, little-endian 64-bit each. */
+enum { OFL_STAT_ID = 7 * 8 };
+void ofl_stat_id(const struct stat *st, uint8_t id[OFL_STAT_ID]);
 /* The SHA-256 of a regular file's bytes: an input of the link.  -1 when
  * it cannot be read (the link is then not cached). */
 int ofl_key_content(struct ofl_cache_key *k, const char *path);

@@ -126,12 +126,14 @@ bool ofl_action_unchanged(const struct ofl_link *l, const struct link_action *a,
 		if (ofl_link_owns(l, a->files[i].path))
 			continue;
 		bool there = !stat(a->files[i].path, &now);
-		if (there != (was->st_ino != 0) ||
-		    (there && (now.st_ino != was->st_ino || now.st_size != was->st_size ||
-		               now.st_mtim.tv_sec != was->st_mtim.tv_sec ||
-		               now.st_mtim.tv_nsec != was->st_mtim.tv_nsec ||
-		               now.st_ctim.tv_sec != was->st_ctim.tv_sec ||
-		               now.st_ctim.tv_nsec != was->st_ctim.tv_nsec)))
+		uint8_t a_id[OFL_STAT_ID], b_id[OFL_STAT_ID];
+		if (there != (was->st_ino != 0))
+			return false;
+		if (!there)
+			continue;
+		ofl_stat_id(was, a_id);
+		ofl_stat_id(&now, b_id);
+		if (memcmp(a_id, b_id, sizeof(a_id)))
 			return false;
 	}
 	return true;
