@@ -166,9 +166,13 @@ static char *beside_ptxas(const char *search_path)
 	return ofl_strdup(*real ? real : "/");
 }
 
-const char *const ofl_cuda_candidates[] = {"/usr/local/cuda",     "/usr/local/cuda-8.0",
-                                           "/usr/local/cuda-7.5", "/usr/local/cuda-7.0",
-                                           "/usr/lib/cuda",       NULL};
+const char *const *ofl_cuda_candidates(void)
+{
+	static const char *const dirs[] = {"/usr/local/cuda",     "/usr/local/cuda-8.0",
+	                                   "/usr/local/cuda-7.5", "/usr/local/cuda-7.0",
+	                                   "/usr/lib/cuda",       NULL};
+	return dirs;
+}
 
 int ofl_toolchain_cuda(const char *given, const char *search_path, char *out, size_t n,
                        struct ofl_error *err)
@@ -179,7 +183,7 @@ int ofl_toolchain_cuda(const char *given, const char *search_path, char *out, si
 		p = NULL;
 	}
 	const char *found = given ? given : p;
-	for (const char *const *c = ofl_cuda_candidates; !found && *c; c++)
+	for (const char *const *c = ofl_cuda_candidates(); !found && *c; c++)
 		found = cuda_valid(*c) ? *c : NULL;
 	int len = snprintf(out, n, "%s", found ? found : "");
 	int rc = len >= 0 && (size_t)len < n ? 0

@@ -59,6 +59,6 @@ int ofl_toolchain_cuda(const char *given, const char *search_path, char *out, si
                        struct ofl_error *err);
 /* The fixed places clang's driver looks in for a CUDA toolkit, in its
  * order, NULL-terminated. */
-extern const char *const ofl_cuda_candidates[];
+const char *const *ofl_cuda_candidates(void);
 
 #endif

@@ -217,7 +217,7 @@ static int driver_key(const struct link_action *a, const struct ofl_argv *shape,
 	key_listing(&k, sub, true);
 	if (snprintf(sub, sizeof(sub), "%s/../lib/%s", dir, triple) < (int)sizeof(sub))
 		key_listing(&k, sub, false);
-	for (const char *const *c = ofl_cuda_candidates; *c; c++) {
+	for (const char *const *c = ofl_cuda_candidates(); *c; c++) {
 		char p[PATH_MAX];
 		snprintf(p, sizeof(p), "%s/include/cuda.h", *c);
 		key_path(&k, p);
