@@ -223,14 +223,16 @@ static int push_linker_args(struct ofl_link *l, const struct link_group *g, stru
  * with 22), the user's, and for NVPTX the CUDA toolkit (l->cuda: what
  * LLVM 19's driver passes and its wrapper forwards; LLVM 22's forwards
  * none, its device clang finding the toolkit itself); a driver that runs
- * the personality passed its own. */
+ * the personality passed its own.  Old-driver HIP gets the level on every
+ * route: clang --hip-link gives lld -plugin-opt=O<n> for its -O<x>, and
+ * the device clang maps -O<x> to the same O<n> (19 and 22, -###). */
 static int push_compiler_args(struct ofl_link *l, const struct link_group *g, struct ofl_proc *cmd,
                               struct ofl_error *err)
 {
 	enum ofl_family fam = ofl_family(g->triple);
 	bool driver = !l->o.llvm_wrapper, v20 = !ofl_llvm_old_wrapper(g->llvm) && !g->legacy;
 	int rc = 0;
-	if (driver && v20 && *l->o.opt_level)
+	if (((driver && v20) || g->legacy) && *l->o.opt_level)
 		rc = ofl_proc_pushf(cmd, err, "-O%s", l->o.opt_level);
 	if (!rc && driver && fam == OFL_FAM_AMDGPU && g->kind == OFL_OFK_HIP && v20)
 		rc = ofl_proc_push(cmd, "-flto-partitions=8", err);

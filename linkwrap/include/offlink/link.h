@@ -159,7 +159,8 @@ struct ofl_link_opts {
 	 * O3), for its LTO and the device clang (else O2); LLVM 20+ groups:
 	 * the -O<x> the driver hands the device clang
 	 * (--device-compiler=<triple>=-O<x>), added unless llvm_wrapper (then
-	 * that driver passed it itself). */
+	 * that driver passed it itself); old-driver HIP groups: -O<x> to the
+	 * device clang, as clang --hip-link gives its lld the level. */
 	char opt_level[8];
 	/* Where opt_level came from, or why it is not known, for the log
 	 * (OFL_LOG_DECISION when device links run); NULL: nothing to say. */
