@@ -12,6 +12,7 @@
 #include "diag.h"
 #include "link_cli.h"
 #include "opts.h"
+#include "offlink/proc.h"
 #include "offlink/target_id.h"
 
 enum wopt {
@@ -33,6 +34,7 @@ enum wopt {
 	W_PRINT_MODULE,
 	W_OPT_LEVEL,
 	W_EMBED_BITCODE,
+	W_NO_CANONICAL, /* 23's; 22 hands it to the host linker */
 	W_LLVM_VERSION, /* offlink's: the release to act as */
 	W_IGNORED,      /* accepted; no effect on what offlink produces */
 	W_IGNORED_ARG,  /* same, with a value */
@@ -85,6 +87,7 @@ static const struct wspec wrapper_opts[] = {
     {"clang-backend", W_IGNORED, FLAG},
     {"override-image", W_UNSUPPORTED, EITHER},
     {"embed-bitcode", W_EMBED_BITCODE, FLAG},
+    {"no-canonical-prefixes", W_NO_CANONICAL, FLAG},
     {"llvm-version", W_LLVM_VERSION, JOINED},
     {"help", W_HELP, FLAG},
     {"help-hidden", W_HELP, FLAG},
@@ -112,6 +115,8 @@ static const char help[] =
     "  --cuda-path=<dir>       The CUDA installation (fatbinary; LLVM 19's device links)\n"
     "  --opt-level=<O0-O3>     LLVM 19's device LTO and link optimisation (default O2)\n"
     "  --embed-bitcode         Embed the linked bitcode for the runtime to JIT\n"
+    "  --no-canonical-prefixes (23) The device clang beside this program as invoked,\n"
+    "                          its links not resolved, given -no-canonical-prefixes\n"
     "  --compress, --compression-level=<n>\n"
     "                          Compress HIP fat binaries\n"
     "  --emit-fatbin-only      Write the fat binary; no wrapping, no host link\n"
@@ -237,6 +242,38 @@ static int take(struct link_job *j, const struct wspec *w, const char *v)
 	return 0;
 }
 
+/* LLVM 23's --no-canonical-prefixes (#184160): its words leave the host
+ * line (they stay there acting as 22, which has no such option and hands
+ * unknown words to the linker); the device clang is the one beside this
+ * program as invoked, its links not resolved (found on PATH when argv0
+ * names no folder), else the usual one, and gets -no-canonical-prefixes. */
+static void no_canonical_prefixes(struct link_job *j, const char *argv0, char **host, int *nhost)
+{
+	int k = 0;
+	for (int i = 0; i < *nhost; i++) {
+		const char *v = NULL;
+		const struct wspec *w = match(host[i], &v);
+		if (!w || w->id != W_NO_CANONICAL)
+			host[k++] = host[i];
+	}
+	*nhost = k;
+	j->c.o.no_canonical_prefixes = true;
+	char *self =
+	    strchr(argv0, '/') ? strdup(argv0) : ofl_proc_find(argv0, NULL, 0, getenv("PATH"));
+	char *slash = self ? strrchr(self, '/') : NULL, *clang = NULL;
+	if (slash) {
+		*(slash == self ? slash + 1 : slash) = '\0'; /* "/x": the root */
+		const char *dirs[1] = {self};
+		clang = ofl_proc_find("clang", dirs, 1, NULL);
+	}
+	free(self);
+	if (clang) {
+		free(j->c.device_compiler);
+		j->c.device_compiler = clang;
+		j->c.o.device_compiler = clang;
+	}
+}
+
 /* A Windows host other than MinGW links with lld-link or link.exe, whose
  * command line is link.exe's (-out:, -libpath:). */
 static enum ofl_ldcmd_style host_style(const char *triple)
@@ -256,11 +293,12 @@ int cmd_clang_linker_wrapper(int argc, char **argv)
 	struct ofl_error err = OFL_ERROR_INIT;
 	char **host = calloc((size_t)argc + 1, sizeof(*host));
 	int nhost = 0, rc = host ? 0 : error("out of memory");
-	bool done = false;
+	bool done = false, no_canonical = false;
 	for (int i = 1; !rc && i < argc; i++) {
 		const char *v = NULL;
 		const struct wspec *w = match(argv[i], &v);
-		if (!w) {
+		no_canonical = no_canonical || (w && w->id == W_NO_CANONICAL);
+		if (!w || w->id == W_NO_CANONICAL) {
 			host[nhost++] = argv[i];
 			continue;
 		}
@@ -278,6 +316,8 @@ int cmd_clang_linker_wrapper(int argc, char **argv)
 	}
 	if (!rc && !j.c.o.llvm_release)
 		j.c.o.llvm_release = personality_release(argv[0], 0);
+	if (!rc && no_canonical && j.c.o.llvm_release >= 23)
+		no_canonical_prefixes(&j, argv[0], host, &nhost);
 	if (!rc && !j.linker_path)
 		rc = error("linker path missing, must pass 'linker-path'");
 	if (!rc && ofl_ldcmd_parse(&j.cmd, host_style(j.c.o.host_triple), nhost, host, &err))

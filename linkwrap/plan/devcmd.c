@@ -67,6 +67,8 @@ static int push_target(struct ofl_link *l, const struct link_group *g, const cha
 		return ofl_error_set(err, OFL_EUNSUPPORTED, NULL, OFL_NO_OFFSET,
 		                     "no device linker for target '%s'", g->triple);
 	int rc = ofl_proc_pushf(cmd, err, "--target=%s", g->triple);
+	if (!rc && l->o.no_canonical_prefixes)
+		rc = ofl_proc_push(cmd, "-no-canonical-prefixes", err);
 	if (!rc && fam == OFL_FAM_CPU && (ofl_arch_given(g->arch) || v19))
 		rc = ofl_proc_pushf(cmd, err, "-march=%s",
 		                    ofl_arch_given(g->arch) ? g->arch : "native");

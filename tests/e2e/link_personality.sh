@@ -99,6 +99,8 @@ same nvptx-link $D --linker-path=/usr/bin/ld nvptx.o -o a.out
 same amdgpu-link $D --linker-path=/usr/bin/ld amdgpu.o -o a.out
 same device-debug $D --device-compiler=-g --linker-path=/usr/bin/ld nvptx.o -o a.out
 same cpu-link $D --linker-path=/usr/bin/ld.lld cpu.o -o a.out
+# 23's --no-canonical-prefixes: 22 hands it to the host linker
+same no-canonical $D --linker-path=/usr/bin/ld amdgpu.o -o a.out --no-canonical-prefixes
 same host-link --dry-run $H -mllvm -openmp-opt-disable --linker-path=/usr/bin/ld.lld -a -b -c elf.o \
 	-o a.out
 # --wrapper-verbose in a dry run: every command once, the host link too

@@ -123,3 +123,35 @@ for v in 23 22; do
 	[ "$(dirname "$d")" = "$want" ] && ls "$d"/*.img >/dev/null ||
 		{ cat kept.$v; fail "$v: temporaries kept in '$d', not in $want"; }
 done
+
+# --no-canonical-prefixes (#184160, 23): the device clang is the one beside
+# the wrapper as invoked, its links not resolved, and gets
+# -no-canonical-prefixes (LLVM's linker-wrapper-canonical-prefixes.c, its
+# CHECK line first); 22 has no such option and hands it to the host linker
+mkdir -p test_dir
+touch test_dir/clang
+chmod +x test_dir/clang
+ln -s "$W" test_dir/clang-linker-wrapper
+embed kind=openmp,triple=amdgcn-amd-amdhsa,arch=gfx908
+for v in 23 22; do
+	test_dir/clang-linker-wrapper --llvm-version=$v --host-triple=x86_64-unknown-linux-gnu --dry-run \
+		--linker-path=/usr/bin/ld h.o -o a.out --no-canonical-prefixes >canon.$v 2>&1 ||
+		{ cat canon.$v; fail "$v: --no-canonical-prefixes"; }
+done
+grep -q 'test_dir/clang"' canon.23 || { cat canon.23; fail "23: not the clang beside the wrapper"; }
+checks canon.23 \
+	'^ "test_dir/clang" --no-default-config .* --target=amdgcn-amd-amdhsa -no-canonical-prefixes -mcpu=gfx908 ' \
+	'^ "/usr/bin/ld" h\.o -o a\.out \S+\.o$'
+grep -q 'test_dir/clang"\|-no-canonical-prefixes -mcpu' canon.22 &&
+	{ cat canon.22; fail "22: took --no-canonical-prefixes"; }
+checks canon.22 '^ "/usr/bin/ld" h\.o -o a\.out \S+\.o --no-canonical-prefixes$'
+# a real link: the device clang runs under the name beside the wrapper
+mkdir -p cas
+ln -s "$(readlink -f "$LLVM22/clang")" cas/clang
+ln -s "$W" cas/clang-linker-wrapper
+"$LLVM22/clang" -fopenmp -fopenmp-targets=x86_64-pc-linux-gnu -fPIC -c -o ompic.o \
+	"$OFL_SRC/tests/e2e/wrap_openmp_src/kern.c" || fail "compile ompic.o"
+cas/clang-linker-wrapper --llvm-version=23 --host-triple=x86_64-unknown-linux-gnu --wrapper-verbose \
+	--linker-path=/usr/bin/ld -shared ompic.o -L"$(dirname "$(readlink -f "$LLVM22/clang")")/../lib" \
+	-lomp -o cas.so --no-canonical-prefixes 2>cas.log || { cat cas.log; fail "23: real link"; }
+grep -q '^ "cas/clang" .* -no-canonical-prefixes ' cas.log || { cat cas.log; fail "23: device clang"; }

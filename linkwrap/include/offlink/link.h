@@ -66,6 +66,9 @@ struct ofl_link_opts {
 	 * back after; -1 when there is none. */
 	int jobserver_rfd, jobserver_wfd;
 	const char *device_compiler; /* clang for device links; NULL: chosen */
+	/* Device clang commands get -no-canonical-prefixes, after --target
+	 * (clang-linker-wrapper 23's --no-canonical-prefixes, #184160). */
+	bool no_canonical_prefixes;
 	/* Extra device link arguments, "[<triple>=]arg": linker arguments
 	 * (given to clang as -Xlinker arg) and clang arguments. */
 	const char *const *device_linker_args;
