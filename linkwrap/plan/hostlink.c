@@ -48,19 +48,48 @@ static bool is_shared_object(const char *path)
 	       (h[5] == 2 ? h[17] : h[16]) == 3;
 }
 
-/* One argument of the host link as a CPU device link takes it: library
- * dirs, libraries found, run paths and shared objects given by path.  The
- * linker wrapper also copies archives given by path and --whole-archive,
- * which makes the device link define every declare-target symbol twice
- * (LLVM 22 fails such links); their device code is linked as device code.
- * in: the file ofl_link_add_host_inputs added for it, or NULL. */
+/* Whether file f holds device code (some unit has images). */
+static bool holds_device_code(const struct ofl_link *l, const struct link_file *f)
+{
+	for (size_t u = f->first_unit; u < f->first_unit + f->nunits; u++)
+		if (l->units[u].nimages)
+			return true;
+	return false;
+}
+
+/* A library (word: its path, or -l<name>) as a CPU device link takes it.
+ * One with device code inside a --whole-archive region goes in as a plain
+ * archive: its device code is the device link's input already, and its
+ * host objects taken whole would define every declare-target symbol twice
+ * (LLVM 22 fails such links; its dry run, LLVM's form, shows its line). */
+static int push_library(struct ofl_link *l, const struct ofl_ldarg *a, const struct link_file *in,
+                        const char *word, struct ofl_error *err)
+{
+	bool plain = a->state.whole_archive && in && !ofl_llvm_form(l) &&
+	             in->kind == FILE_ARCHIVE && holds_device_code(l, in);
+	int rc = plain ? ofl_argv_push(&l->cpu_args, "-Wl,--no-whole-archive", err) : 0;
+	rc = rc ? rc : ofl_argv_push(&l->cpu_args, word, err);
+	return rc || !plain ? rc : ofl_argv_push(&l->cpu_args, "-Wl,--whole-archive", err);
+}
+
+/* One argument of the host link as a CPU device link takes it, in the
+ * host line's order as clang-linker-wrapper replays it: library dirs,
+ * libraries found, run paths, archives and shared objects given by path,
+ * the --whole-archive switches.  in: the file ofl_link_add_host_inputs
+ * added for it, or NULL. */
 static int cpu_arg(struct ofl_link *l, const struct ofl_ldarg *a, const struct link_file *in,
                    struct ofl_error *err)
 {
+	if (a->opt == OFL_LD_WHOLE_ARCHIVE || a->opt == OFL_LD_NO_WHOLE_ARCHIVE)
+		return ofl_argv_push(&l->cpu_args,
+		                     a->opt == OFL_LD_WHOLE_ARCHIVE ? "-Wl,--whole-archive"
+		                                                    : "-Wl,--no-whole-archive",
+		                     err);
 	if (a->kind == OFL_LDARG_FILE) {
 		char *p = ofl_ldcmd_input_path(l->o.host_cmd, a);
-		bool shared = p && (in ? in->kind == FILE_SHARED : is_shared_object(p));
-		int rc = !p ? OFL_NOMEM(err) : shared ? ofl_argv_push(&l->cpu_args, p, err) : 0;
+		bool library = p && (in ? in->kind == FILE_SHARED || in->kind == FILE_ARCHIVE
+		                        : is_shared_object(p));
+		int rc = !p ? OFL_NOMEM(err) : library ? push_library(l, a, in, p, err) : 0;
 		free(p);
 		return rc;
 	}
@@ -70,7 +99,12 @@ static int cpu_arg(struct ofl_link *l, const struct ofl_ldarg *a, const struct l
 		if (!in && !found)
 			return err->code;
 		free(found);
-		return pushf(&l->cpu_args, err, "-l", a->value);
+		char *word = NULL;
+		if (asprintf(&word, "-l%s", a->value) < 0)
+			return OFL_NOMEM(err);
+		int rc = push_library(l, a, in, word, err);
+		free(word);
+		return rc;
 	}
 	if (a->opt == OFL_LD_LIBPATH)
 		return pushf(&l->cpu_args, err, "-L", a->value);

@@ -68,6 +68,7 @@ pack t2 file=use.elf,$g,arch=gfx908
 pack lib file=def.elf,$g,arch=gfx90a
 pack glib file=def.elf,$g,arch=generic
 "$LLVM22/llvm-ar" rcs lib.a lib.o
+"$LLVM22/llvm-ar" rcs cpu.a cpu.o
 "$LLVM22/llvm-ar" rcs glib.a glib.o
 
 # norm FILE: temporary directories and LLVM's random digits out, the
@@ -99,6 +100,11 @@ same nvptx-link $D --linker-path=/usr/bin/ld nvptx.o -o a.out
 same amdgpu-link $D --linker-path=/usr/bin/ld amdgpu.o -o a.out
 same device-debug $D --device-compiler=-g --linker-path=/usr/bin/ld nvptx.o -o a.out
 same cpu-link $D --linker-path=/usr/bin/ld.lld cpu.o -o a.out
+# the host line's archives and --whole-archive switches (LLVM's CPU-LINK)
+same cpu-whole-archive $D --linker-path=/usr/bin/ld.lld --whole-archive cpu.a --no-whole-archive \
+	cpu.o -o a.out
+grep -q -- '-Wl,-Bsymbolic -shared -Wl,--whole-archive cpu.a -Wl,--no-whole-archive$' \
+	cpu-whole-archive.ours || fail "cpu: the host's archive not in the device link"
 # 23's --no-canonical-prefixes: 22 hands it to the host linker
 same no-canonical $D --linker-path=/usr/bin/ld amdgpu.o -o a.out --no-canonical-prefixes
 same host-link --dry-run $H -mllvm -openmp-opt-disable --linker-path=/usr/bin/ld.lld -a -b -c elf.o \
