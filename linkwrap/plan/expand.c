@@ -65,6 +65,20 @@ static const char *unmodeled(const struct ofl_link *l, const struct link_action 
 	return NULL;
 }
 
+/* A word of a's command asking a device tool for its verbose output
+ * (clang's -v, the linker's -v or --verbose), or NULL: what the tools
+ * write then is the point, so they run as given, each time. */
+static const char *verbose_request(const struct ofl_link *l, const struct link_action *a)
+{
+	static const char *const words[] = {"-v", "--verbose", "-Wl,-v", "-Wl,--verbose"};
+	for (size_t i = l->o.nlauncher + 1; i < a->cmd.argc; i++)
+		for (size_t k = 0; k < sizeof(words) / sizeof(*words); k++)
+			if (!strcmp(a->cmd.argv[i], words[k]) &&
+			    (k != 1 || !strcmp(a->cmd.argv[i - 1], "-Xlinker")))
+				return a->cmd.argv[i];
+	return NULL;
+}
+
 static bool is_clang(const char *prog)
 {
 	const char *base = strrchr(prog, '/') ? strrchr(prog, '/') + 1 : prog;
@@ -332,6 +346,13 @@ int ofl_expand(struct ofl_link *l, struct link_action *a, struct ofl_error *err)
 	const char *triple = l->groups[a->group].triple;
 	if (!l->cache || l->o.dry_run || !is_clang(clang) || !strchr(clang, '/'))
 		return own_job(l, a, err);
+	const char *verbose = verbose_request(l, a);
+	if (verbose)
+		return set_uncached(a, err,
+		                    "'%s' asks the device tools for their verbose output: they "
+		                    "run as given, each time",
+		                    verbose) ||
+		       own_job(l, a, err);
 	if (bad)
 		return set_uncached(a, err,
 		                    "the device compiler word '%s' is not one offlink models",

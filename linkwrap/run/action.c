@@ -164,6 +164,8 @@ static int run(struct ofl_link *l, struct link_action *a, int *slot, struct ofl_
 		p.running = slot;
 		p.stop = &l->cancelled;
 		p.search_path = true;
+		/* verbose: what a tool prints on stdout too (ld.lld -v) */
+		p.capture_stdout = l->o.verbose;
 		for (size_t i = 0; !rc && i < l->o.nlauncher; i++)
 			rc = ofl_proc_push(&p, l->o.launcher[i], err);
 		for (size_t i = 0; !rc && i < a->jobs[j].n; i++)
@@ -237,6 +239,9 @@ int ofl_devlink_exec(struct ofl_link *l, struct link_action *a, struct ofl_file 
 	if (!rc && l->o.verbose && ran.err.len)
 		ofl_link_logf(l, OFL_LOG_OUTPUT, "%.*s", (int)ran.err.len,
 		              (const char *)ran.err.data);
+	if (!rc && l->o.verbose && ran.out.len)
+		ofl_link_logf(l, OFL_LOG_OUTPUT, "%.*s", (int)ran.out.len,
+		              (const char *)ran.out.data);
 	/* killed by ofl_link_cancel: no failure to report */
 	if (rc && !cancelled(l))
 		ofl_devlink_report(l, a->group, a->what, ran.argc ? &ran : &a->cmd, log);
