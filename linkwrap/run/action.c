@@ -116,7 +116,6 @@ static void store(struct ofl_link *l, const struct link_action *a, const uint8_t
 {
 	struct store *s = ofl_calloc(1, sizeof(*s));
 	struct ofl_error ignored = OFL_ERROR_INIT;
-	const char *output = a->output;
 	if (!s)
 		return;
 	*s = (struct store){.cache = l->cache,
@@ -129,7 +128,7 @@ static void store(struct ofl_link *l, const struct link_action *a, const uint8_t
 		snprintf(name, sizeof(name), "%s: cache store", a->what);
 		s->track = ofl_trace_track(s->trace, name);
 	}
-	if (kept || !ofl_file_open(&s->own, output, &ignored)) {
+	if (kept || !ofl_file_open(&s->own, a->output, &ignored)) {
 		pthread_mutex_lock(&l->lock);
 		bool apart = !OFL_GROW(l->stores, l->capstores, l->nstores) &&
 		             !pthread_create(&s->thread, NULL, write_entry, s);
