@@ -46,6 +46,21 @@ int ofl_buf_append_str(struct ofl_buf *b, const char *s)
 	return ofl_buf_append(b, s, strlen(s));
 }
 
+int ofl_buf_append_json(struct ofl_buf *b, const char *s, size_t n)
+{
+	int rc = ofl_buf_append(b, "\"", 1);
+	for (size_t i = 0; !rc && i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c == '"' || c == '\\')
+			rc = ofl_buf_printf(b, "\\%c", c);
+		else if (c < 0x20 || c >= 0x7f)
+			rc = ofl_buf_printf(b, "\\u%04x", c);
+		else
+			rc = ofl_buf_append(b, &c, 1);
+	}
+	return rc ? rc : ofl_buf_append(b, "\"", 1);
+}
+
 int ofl_buf_append_zeros(struct ofl_buf *b, size_t n)
 {
 	if (n == 0)

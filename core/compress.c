@@ -1,5 +1,7 @@
 /* zlib and zstd with LLVM's parameters (docs/formats.md §4.4), and bounded,
  * length-checked decompression into caller buffers. */
+#include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <zlib.h>
@@ -264,13 +266,126 @@ int ofl_zstd_decompress_prefix(const uint8_t *src, size_t size, uint8_t *dst, si
 	return 0;
 }
 
-/* The buffer streamed output passes through: large enough that a sink
- * writing to a file makes few system calls. */
-#define STREAM_CHUNK (1u << 20)
+/* The buffers streamed output passes through: large enough that a sink
+ * writing to a file makes few system calls, and enough of them that the
+ * decoder fills one while the sink takes another. */
+#define STREAM_CHUNK (2u << 20)
+#define STREAM_DEPTH 4
 
 static size_t chunk_for(size_t want, size_t total)
 {
 	return want - total < STREAM_CHUNK ? want - total : STREAM_CHUNK;
+}
+
+/* Decoded bytes on their way to the sink, which runs on a thread of its
+ * own when there is more than one chunk, so that decoding the next chunk
+ * and writing this one overlap (as zstd's command line does with its
+ * asynchronous I/O); chunks go through STREAM_DEPTH buffers in turn, in
+ * order.  Without the thread the sink runs in turn. */
+struct relay {
+	ofl_ccob_sink sink;
+	void *ctx;
+	uint8_t *buf[STREAM_DEPTH];
+	size_t n[STREAM_DEPTH], in_used[STREAM_DEPTH];
+	size_t filled, passed; /* chunks the decoder filled, the sink took */
+	bool ended;            /* the decoder fills no more */
+	int rc;                /* the sink's; stops the decoder */
+	struct ofl_error err;  /* the sink's error */
+	bool threaded;
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+};
+
+static void *relay_main(void *arg)
+{
+	struct relay *r = arg;
+	pthread_mutex_lock(&r->lock);
+	for (;;) {
+		while (r->passed == r->filled && !r->ended)
+			pthread_cond_wait(&r->cond, &r->lock);
+		if (r->passed == r->filled)
+			break;
+		size_t k = r->passed % STREAM_DEPTH;
+		pthread_mutex_unlock(&r->lock);
+		int rc =
+		    r->rc ? r->rc : r->sink(r->ctx, r->buf[k], r->n[k], r->in_used[k], &r->err);
+		pthread_mutex_lock(&r->lock);
+		r->rc = rc;
+		r->passed++;
+		pthread_cond_broadcast(&r->cond);
+	}
+	pthread_mutex_unlock(&r->lock);
+	return NULL;
+}
+
+/* want bytes to come: its buffers, and the sink's thread when there is
+ * more than one chunk (none started: the sink runs in turn). */
+static int relay_start(struct relay *r, ofl_ccob_sink sink, void *ctx, size_t want,
+                       struct ofl_error *err)
+{
+	*r = (struct relay){.sink = sink, .ctx = ctx, .err = OFL_ERROR_INIT};
+	size_t depth = want > STREAM_CHUNK ? STREAM_DEPTH : 1;
+	for (size_t i = 0; i < depth; i++)
+		if (!(r->buf[i] = ofl_malloc(chunk_for(want, 0)))) {
+			for (size_t k = 0; k < i; k++)
+				free(r->buf[k]);
+			return OFL_NOMEM(err);
+		}
+	pthread_mutex_init(&r->lock, NULL);
+	pthread_cond_init(&r->cond, NULL);
+	r->threaded = depth > 1 && !pthread_create(&r->thread, NULL, relay_main, r);
+	return 0;
+}
+
+/* The buffer the decoder fills next, once the sink is done with it; NULL
+ * once the sink failed. */
+static uint8_t *relay_buffer(struct relay *r)
+{
+	if (!r->threaded)
+		return r->rc ? NULL : r->buf[0];
+	pthread_mutex_lock(&r->lock);
+	while (!r->rc && r->filled - r->passed == STREAM_DEPTH)
+		pthread_cond_wait(&r->cond, &r->lock);
+	uint8_t *p = r->rc ? NULL : r->buf[r->filled % STREAM_DEPTH];
+	pthread_mutex_unlock(&r->lock);
+	return p;
+}
+
+/* The buffer relay_buffer gave, filled with n bytes, to the sink. */
+static void relay_pass(struct relay *r, size_t n, size_t in_used)
+{
+	if (!r->threaded) {
+		r->rc = r->sink(r->ctx, r->buf[0], n, in_used, &r->err);
+		return;
+	}
+	pthread_mutex_lock(&r->lock);
+	size_t k = r->filled % STREAM_DEPTH;
+	r->n[k] = n;
+	r->in_used[k] = in_used;
+	r->filled++;
+	pthread_cond_broadcast(&r->cond);
+	pthread_mutex_unlock(&r->lock);
+}
+
+/* Waits for the sink to take what was filled: the sink's return, its
+ * error into err. */
+static int relay_end(struct relay *r, struct ofl_error *err)
+{
+	if (r->threaded) {
+		pthread_mutex_lock(&r->lock);
+		r->ended = true;
+		pthread_cond_broadcast(&r->cond);
+		pthread_mutex_unlock(&r->lock);
+		pthread_join(r->thread, NULL);
+	}
+	pthread_mutex_destroy(&r->lock);
+	pthread_cond_destroy(&r->cond);
+	for (size_t i = 0; i < STREAM_DEPTH; i++)
+		free(r->buf[i]);
+	if (r->rc && r->err.code)
+		*err = r->err;
+	return r->rc;
 }
 
 int ofl_zlib_decompress_stream(const uint8_t *src, size_t size, size_t want, ofl_ccob_sink sink,
@@ -280,17 +395,19 @@ int ofl_zlib_decompress_stream(const uint8_t *src, size_t size, size_t want, ofl
 	 * for that case */
 	if (!want)
 		return ofl_zlib_decompress(src, size, NULL, 0, at, err);
-	uint8_t *buf = ofl_malloc(STREAM_CHUNK);
+	struct relay rl;
 	z_stream z;
 	memset(&z, 0, sizeof z);
-	if (!buf || inflateInit(&z) != Z_OK) {
-		free(buf);
+	if (inflateInit(&z) != Z_OK)
 		return OFL_NOMEM(err);
+	if (relay_start(&rl, sink, ctx, want, err)) {
+		inflateEnd(&z);
+		return OFL_ENOMEM;
 	}
 	size_t in_left = size, total = 0;
-	int zr = Z_OK, rc = 0;
+	int zr = Z_OK;
 	z.next_in = (Bytef *)src;
-	while (zr == Z_OK && !rc) {
+	for (uint8_t *buf; zr == Z_OK && (buf = relay_buffer(&rl));) {
 		/* zlib counts in uInt: more than 4 GiB of input goes in slices */
 		uInt in = in_left > UINT_MAX ? UINT_MAX : (uInt)in_left;
 		uInt out = (uInt)chunk_for(want, total);
@@ -301,10 +418,10 @@ int ofl_zlib_decompress_stream(const uint8_t *src, size_t size, size_t want, ofl
 		in_left -= in - z.avail_in;
 		total += out - z.avail_out;
 		if (z.avail_out != out)
-			rc = sink(ctx, buf, out - z.avail_out, size - in_left, err);
+			relay_pass(&rl, out - z.avail_out, size - in_left);
 	}
 	inflateEnd(&z);
-	free(buf);
+	int rc = relay_end(&rl, err);
 	if (rc)
 		return rc;
 	/* As uncompress2 says it: no progress with room left is a cut stream. */
@@ -349,32 +466,39 @@ int ofl_zstd_decompress_stream(const uint8_t *src, size_t size, size_t want, ofl
 	if (rc)
 		return rc;
 	ZSTD_DCtx *dc = ZSTD_createDCtx();
-	uint8_t *buf = ofl_malloc(STREAM_CHUNK);
-	if (!dc || !buf ||
-	    ZSTD_isError(ZSTD_DCtx_setParameter(dc, ZSTD_d_windowLogMax, window_log_limit(want)))) {
+	struct relay rl;
+	if (!dc ||
+	    ZSTD_isError(ZSTD_DCtx_setParameter(dc, ZSTD_d_windowLogMax, window_log_limit(want))) ||
+	    relay_start(&rl, sink, ctx, want, err)) {
 		ZSTD_freeDCtx(dc);
-		free(buf);
 		return OFL_NOMEM(err);
 	}
 	ZSTD_inBuffer in = {src, size, 0};
 	size_t total = 0, r = 0, frames = 0;
 	bool boundary = true; /* between frames: the input may end here */
-	while (!rc) {
+	bool stop = false;
+	for (uint8_t *buf; !stop && (buf = relay_buffer(&rl));) {
+		/* the chunk filled, or the stream at its end: the decoder is
+		 * called once at least, also with no room (it may still end the
+		 * frame or find more) */
 		ZSTD_outBuffer out = {buf, chunk_for(want, total), 0};
-		size_t before = in.pos;
-		r = ZSTD_decompressStream(dc, &out, &in);
-		if (ZSTD_isError(r) || (in.pos == before && out.pos == 0))
-			break; /* an error, or stuck: output full or input cut */
+		do {
+			size_t in0 = in.pos, out0 = out.pos;
+			r = ZSTD_decompressStream(dc, &out, &in);
+			/* an error, or stuck: output full or input cut */
+			stop = ZSTD_isError(r) || (in.pos == in0 && out.pos == out0);
+			if (stop)
+				break;
+			boundary = r == 0;
+			frames += r == 0;
+			stop = in.pos == in.size && (r == 0 || out.pos < out.size);
+		} while (!stop && out.pos < out.size);
 		total += out.pos;
-		boundary = r == 0;
-		frames += r == 0;
 		if (out.pos)
-			rc = sink(ctx, buf, out.pos, in.pos, err);
-		if (in.pos == in.size && (r == 0 || out.pos < out.size))
-			break;
+			relay_pass(&rl, out.pos, in.pos);
 	}
 	ZSTD_freeDCtx(dc);
-	free(buf);
+	rc = relay_end(&rl, err);
 	if (rc)
 		return rc;
 	if (!ZSTD_isError(r))

@@ -57,8 +57,9 @@ int ofl_zstd_decompress_prefix(const uint8_t *src, size_t size, uint8_t *dst, si
 
 /* ofl_zlib_decompress / ofl_zstd_decompress with the same checks (for
  * zlib the same errors), handing the bytes to sink (offlink/ccob.h; in_used
- * counts bytes of src) through a fixed buffer instead of writing them into
- * one of want bytes.  Memory is the decoder's: zlib's 32 KiB window, or for
+ * counts bytes of src; on a thread of its own beside the decoder when they
+ * take more than one buffer) through a few buffers instead of writing them
+ * into one of want bytes.  Memory is the decoder's: zlib's 32 KiB window, or for
  * zstd the frame's window (which LLVM's frames size to their content, at
  * most 128 MiB with long-distance matching); a frame asking for more than
  * max(128 MiB, want) is refused. */

@@ -27,6 +27,7 @@
 #include "offlink/ldcmd.h"
 #include "offlink/link_config.h"
 #include "offlink/proc.h"
+#include "offlink/trace.h"
 
 extern char **environ;
 
@@ -48,6 +49,7 @@ struct plugin {
 	bool loaded;             /* onload ran: a second one is the same .so loaded again */
 	bool done;               /* all_symbols_read ran */
 	struct timespec started; /* for progress lines */
+	uint64_t resumed;        /* the time trace's clock when the linker went on */
 	/* the first thing wrong with the linker's command line or the
 	 * environment's settings: the link fails on it, as ld.offlink's */
 	struct ofl_error setup;
@@ -113,7 +115,8 @@ static enum ld_plugin_status bad_option(const char *shown, enum ofl_ldopt id, co
 		SAY(LDPL_FATAL,
 		    "offlink: unknown plugin option '%s' (jobs=N, device-compiler=, "
 		    "device-linker=, device-launcher=, offload-extract=, explain[=FILE], "
-		    "save-temps, dry-run, no-device-cache, no-bypass-warning, nogpulib)",
+		    "save-temps, dry-run, no-device-cache, no-bypass-warning, nogpulib, "
+		    "time-trace[=FILE])",
 		    shown);
 	return LDPS_ERR;
 }
@@ -158,6 +161,18 @@ static void fail_quietly(const struct ofl_error *err)
 	SAY(LDPL_WARNING, "offlink: %s", msg);
 }
 
+/* The time trace, when asked for, once the link's stores are done;
+ * level: how a failure to write it is said. */
+static void write_trace(int level)
+{
+	struct ofl_error err = OFL_ERROR_INIT;
+	if (P.c.o.trace && ofl_trace_write(P.c.o.trace, P.c.time_trace_file, &err)) {
+		char msg[OFL_ERROR_MSG_MAX + OFL_ERROR_PATH_MAX + 64];
+		ofl_error_format(&err, msg, sizeof(msg));
+		SAY(level, "offlink: %s", msg);
+	}
+}
+
 /* Everything the link made is removed before a fatal message: the linker
  * exits inside the message callback, and cleanup never runs. */
 static enum ld_plugin_status fail(const struct ofl_error *err)
@@ -167,6 +182,7 @@ static enum ld_plugin_status fail(const struct ofl_error *err)
 	ofl_link_free(P.link);
 	P.link = NULL;
 	P.failed = true;
+	write_trace(LDPL_WARNING); /* the link's own failure comes next */
 	SAY(LDPL_FATAL, "offlink: %s", msg);
 	return LDPS_ERR;
 }
@@ -192,10 +208,13 @@ static enum ld_plugin_status all_symbols_read(void)
 	P.done = true;
 	if (!P.link)
 		return LDPS_OK; /* -r: the linker's alone, as for ld.offlink */
+	/* the linker's own work so far: the trace started when it loaded us */
+	ofl_trace_span(P.c.o.trace, OFL_TRACE_MAIN, "linker: inputs and symbols", 0, NULL, 0);
 	if (ofl_link_plan(P.link, &plan, &err))
 		return fail(&err);
 	if (plan.warning)
 		SAY(LDPL_WARNING, "offlink: %s", plan.warning);
+	P.resumed = ofl_trace_now(P.c.o.trace);
 	if (plan.action != OFL_PLAN_ADD)
 		return LDPS_OK; /* nothing written, nothing run */
 	if (ofl_link_execute(P.link, &plan, &err))
@@ -222,6 +241,7 @@ static enum ld_plugin_status all_symbols_read(void)
 	 * was scanned before they came (gcc's LTO plugin passes -lc on too) */
 	if (P.add_input_library && res.nobjects)
 		P.add_input_library("c");
+	P.resumed = ofl_trace_now(P.c.o.trace);
 	return LDPS_OK;
 }
 
@@ -235,6 +255,10 @@ static enum ld_plugin_status cleanup(void)
 	if (P.link && ofl_link_kept_temps(P.link))
 		SAY(LDPL_INFO, "offlink: temporaries kept in %s", ofl_link_kept_temps(P.link));
 	ofl_link_free(P.link);
+	if (P.resumed)
+		ofl_trace_span(P.c.o.trace, OFL_TRACE_MAIN, "linker: output", P.resumed, NULL, 0);
+	if (!P.failed)
+		write_trace(LDPL_ERROR);
 	ofl_ldcmd_release(&P.host);
 	free(P.cmdline);
 	ofl_link_config_release(&P.c);
@@ -310,6 +334,15 @@ static enum ld_plugin_status start(void)
 		return LDPS_OK;
 	if (P.setup.code)
 		return fail(&P.setup);
+	/* the trace names the linker that loaded us; an offlink that runs
+	 * the linker traces the link itself */
+	const char *exe = P.cmdline && strrchr(P.cmdline, '/') ? strrchr(P.cmdline, '/') + 1
+	                  : P.cmdline                          ? P.cmdline
+	                                                       : "ld";
+	char process[256];
+	snprintf(process, sizeof(process), "%s + offlink plugin", exe);
+	if (!P.c.o.chained && ofl_link_config_trace(&P.c, process, &err))
+		return fail(&err);
 	return ofl_link_open(&P.link, &P.c.o, &err) ? fail(&err) : LDPS_OK;
 }
 

@@ -283,21 +283,12 @@ static int objdump_other(const struct insp *in, const char *path, const char *fn
 
 /* ---- shared helpers ------------------------------------------------------ */
 
-/* Bytes that are not printable ASCII become \u00XX (read as Latin-1), so the
- * output is valid JSON whatever the strings hold. */
 static void json_str(const char *s, size_t n)
 {
-	putchar('"');
-	for (size_t i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
-		if (c == '"' || c == '\\')
-			printf("\\%c", c);
-		else if (c < 0x20 || c >= 0x7f)
-			printf("\\u%04x", c);
-		else
-			putchar(c);
-	}
-	putchar('"');
+	struct ofl_buf b = OFL_BUF_INIT;
+	if (!ofl_buf_append_json(&b, s, n))
+		fwrite(b.data, 1, b.len, stdout);
+	ofl_buf_release(&b);
 }
 
 static void json_cstr(const char *s)

@@ -35,6 +35,7 @@ enum wopt {
 	W_OPT_LEVEL,
 	W_EMBED_BITCODE,
 	W_NO_CANONICAL, /* 23's; 22 hands it to the host linker */
+	W_TIME_TRACE,
 	W_LLVM_VERSION, /* offlink's: the release to act as */
 	W_IGNORED,      /* accepted; no effect on what offlink produces */
 	W_IGNORED_ARG,  /* same, with a value */
@@ -77,7 +78,7 @@ static const struct wspec wrapper_opts[] = {
     {"ptxas-arg", W_IGNORED_ARG, EITHER},
     {"bitcode-library", W_IGNORED_ARG, EITHER},
     {"builtin-bitcode", W_IGNORED_ARG, EITHER},
-    {"wrapper-time-trace", W_IGNORED_ARG, EITHER},
+    {"wrapper-time-trace", W_TIME_TRACE, EITHER},
     {"wrapper-time-trace-granularity", W_IGNORED_ARG, EITHER},
     {"pass-remarks", W_IGNORED_ARG, EITHER},
     {"pass-remarks-missed", W_IGNORED_ARG, EITHER},
@@ -122,14 +123,18 @@ static const char help[] =
     "  --emit-fatbin-only      Write the fat binary; no wrapping, no host link\n"
     "  -r, --relocatable       Link the device code of a relocatable link now\n"
     "  --print-wrapped-module  Print the wrapper module's IR\n"
+    "  --wrapper-time-trace=<file>\n"
+    "                          Write where the time went (Chrome trace JSON)\n"
     "  --dry-run               Print the commands LLVM would run, without running\n"
     "  --save-temps            Save intermediate results\n"
     "  --wrapper-verbose       Print the commands as they run\n"
     "  --help, --version       This help; the version\n\n"
     "Accepted and ignored: --linker-arg, --compiler-arg, --ptxas-arg,\n"
-    "--bitcode-library, --builtin-bitcode, --wrapper-time-trace*, --pass-remarks*,\n"
-    "--whole-program, --device-debug, --clang-backend. Refused: --override-image.\n"
-    "Everything else goes to the host linker.\n"
+    "--bitcode-library, --builtin-bitcode, --wrapper-time-trace-granularity,\n"
+    "--pass-remarks*, --whole-program, --device-debug, --clang-backend.\n"
+    "Refused: --override-image. ld.offlink's own options (--time-trace[=<file>],\n"
+    "--explain[=<file>], ...; -Wl, on clang's line) are taken as ld.offlink takes\n"
+    "them. Everything else goes to the host linker.\n"
     "More: man ld.offlink, docs/integration.md (\"As clang-linker-wrapper\").\n";
 
 /* The spec of a wrapper option word ("--x", "-x", "--x=v"), or NULL. */
@@ -232,6 +237,10 @@ static int take(struct link_job *j, const struct wspec *w, const char *v)
 	case W_EMBED_BITCODE:
 		j->c.o.embed_bitcode = true;
 		break;
+	case W_TIME_TRACE:
+		free(j->c.time_trace_file);
+		j->c.time_trace = true;
+		return (j->c.time_trace_file = strdup(v)) ? 0 : error("out of memory");
 	case W_LLVM_VERSION:
 		return (j->c.o.llvm_release = llvm_release_option(strtoull(v, NULL, 10))) ? 0 : 1;
 	case W_UNSUPPORTED:

@@ -20,6 +20,7 @@
 #include "link_cli.h"
 #include "offlink/io.h"
 #include "offlink/proc.h"
+#include "offlink/trace.h"
 
 extern char **environ;
 
@@ -179,6 +180,18 @@ static void print_command(FILE *f, char *const *argv, size_t argc, bool llvm_for
 	ofl_buf_release(&b);
 }
 
+/* The host link's span of the time trace: its command, its exit status. */
+static void trace_host_link(struct ofl_trace *t, const struct ofl_argv *v, uint64_t begin,
+                            int status)
+{
+	struct ofl_buf b = OFL_BUF_INIT;
+	bool shown = !ofl_proc_format(v->v, v->n, false, &b);
+	struct ofl_trace_arg args[] = {{"command", shown ? (const char *)b.data : v->v[0], 0},
+	                               {"status", NULL, status}};
+	ofl_trace_span(t, OFL_TRACE_MAIN, "host link", begin, args, 2);
+	ofl_buf_release(&b);
+}
+
 /* The host link: printed when asked, run unless --dry-run.  The
  * personality's dry run prints it as clang-linker-wrapper does: into -o,
  * then relocatable mode's llvm-objcopy. */
@@ -206,10 +219,15 @@ static int host_link(struct link_job *j, const struct ofl_link *l, const struct 
 	int rc = 0;
 	if (j->explain)
 		fflush(j->explain); /* exec drops what stdio holds */
+	/* traced, it is waited for: the trace is written after it */
+	struct ofl_trace *t = j->c.o.trace;
+	uint64_t begin = ofl_trace_now(t);
 	if (!j->c.o.dry_run)
-		rc = r ? run_inherit(v.v, j->host_env)
-		       : (execve(v.v[0], v.v, j->host_env),
-		          error("cannot run '%s': %s", v.v[0], strerror(errno)));
+		rc = r || t ? run_inherit(v.v, j->host_env)
+		            : (execve(v.v[0], v.v, j->host_env),
+		               error("cannot run '%s': %s", v.v[0], strerror(errno)));
+	if (t && !j->c.o.dry_run)
+		trace_host_link(t, &v, begin, rc);
 	ofl_argv_release(&v);
 	return rc;
 }
@@ -264,7 +282,22 @@ static int finish_options(struct link_job *j)
 	j->c.o.verbose = j->verbose;
 	j->c.o.log_ctx = j;
 	j->started = now_ms();
-	return ofl_link_config_env(&j->c, environ, getppid(), &err) ? error_lib(&err) : 0;
+	return ofl_link_config_env(&j->c, environ, getppid(), &err) ||
+	               ofl_link_config_trace(&j->c, prog_base(), &err)
+	           ? error_lib(&err)
+	           : 0;
+}
+
+/* The time trace, when asked for: written whatever became of the link
+ * (where the time went matters most when it failed); rc, or an error when
+ * it cannot be written. */
+static int write_trace(struct link_job *j, int rc)
+{
+	struct ofl_error err = OFL_ERROR_INIT;
+	if (!j->c.o.trace || !ofl_trace_write(j->c.o.trace, j->c.time_trace_file, &err))
+		return rc;
+	int failed = error_lib(&err);
+	return rc ? rc : failed;
 }
 
 static bool has_option(const struct ofl_ldcmd *c, enum ofl_ldopt opt)
@@ -300,6 +333,8 @@ static int print_own_help(struct link_job *j)
 	       "  -j N, --jobs=N               parallel device links (default: CPUs; under make "
 	       "its jobserver, else 1)\n"
 	       "  --explain[=FILE]             what was taken and why, commands, times\n"
+	       "  --time-trace[=FILE]          where the time went, as Chrome trace JSON (default\n"
+	       "                               OUTPUT.time-trace.json; or OFFLINK_TIME_TRACE)\n"
 	       "  --dry-run                    print the device and host link commands, run none\n"
 	       "  --save-temps                 keep the temporaries, and say where\n"
 	       "  --offlink-verbose            print each command as it runs (-v too)\n"
@@ -414,7 +449,7 @@ int link_job_run(struct link_job *j)
 		active_link = NULL;
 		ofl_link_free(l);
 		die_if_caught();
-		return host_link(j, NULL, NULL);
+		return write_trace(j, host_link(j, NULL, NULL));
 	}
 	if (!rc)
 		rc = link_with_device_code(j, l, &plan.res, &t0);
@@ -424,6 +459,7 @@ int link_job_run(struct link_job *j)
 		ofl_link_wait(l); /* a signal still cancels the stores */
 	active_link = NULL;
 	ofl_link_free(l);
+	rc = write_trace(j, rc);
 	die_if_caught();
 	return rc;
 }

@@ -12,6 +12,7 @@
 #include "internal.h"
 #include "offlink/driver.h"
 #include "offlink/proc.h"
+#include "offlink/trace.h"
 
 /* A launcher command: words split on blanks, like CMake's launchers. */
 static int push_words(struct ofl_argv *v, const char *s, struct ofl_error *err)
@@ -23,6 +24,16 @@ static int push_words(struct ofl_argv *v, const char *s, struct ofl_error *err)
 		rc = ofl_argv_push(v, t, err);
 	free(copy);
 	return rc;
+}
+
+/* A time trace into file (NULL: beside the output); the last one asked
+ * for wins. */
+static int time_trace(struct ofl_link_config *c, const char *file, struct ofl_error *err)
+{
+	free(c->time_trace_file);
+	c->time_trace = true;
+	c->time_trace_file = file ? ofl_strdup(file) : NULL;
+	return file && !c->time_trace_file ? OFL_NOMEM(err) : 0;
 }
 
 /* "O0" to "O3": its digit, else '\0'. */
@@ -84,6 +95,8 @@ int ofl_link_config_option(struct ofl_link_config *c, const struct ofl_ldarg *a,
 	case OFL_LD_OWN_NO_DEVICE_CACHE:
 		c->no_device_cache = true;
 		return 0;
+	case OFL_LD_OWN_TIME_TRACE:
+		return time_trace(c, v, err);
 	default:
 		return 1;
 	}
@@ -265,14 +278,32 @@ int ofl_link_config_env(struct ofl_link_config *c, char *const *env, pid_t drive
 	o->nlto_opts = c->lto_opts.n;
 	o->mllvm = (const char *const *)c->mllvm.v;
 	o->nmllvm = c->mllvm.n;
+	const char *trace = ofl_proc_env_get(env, "OFFLINK_TIME_TRACE");
+	if (!rc && !c->time_trace && trace && *trace && strcmp(trace, "0"))
+		rc = time_trace(c, strcmp(trace, "1") ? trace : NULL, err);
 	rc = rc ? rc : ofl_cache_config_from_env(env, &c->cache, err);
 	if (!rc && c->cache.enabled && !c->no_device_cache)
 		o->cache = &c->cache.opts;
 	return rc;
 }
 
+int ofl_link_config_trace(struct ofl_link_config *c, const char *process, struct ofl_error *err)
+{
+	if (!c->time_trace)
+		return 0;
+	if (!c->time_trace_file && asprintf(&c->time_trace_file, "%s.time-trace.json",
+	                                    c->o.output ? c->o.output : "a.out") < 0) {
+		c->time_trace_file = NULL;
+		return OFL_NOMEM(err);
+	}
+	int rc = ofl_trace_writable(c->time_trace_file, err);
+	return rc ? rc : ofl_trace_new(&c->o.trace, process, err);
+}
+
 void ofl_link_config_release(struct ofl_link_config *c)
 {
+	ofl_trace_free(c->o.trace);
+	free(c->time_trace_file);
 	ofl_argv_release(&c->device_linker_args);
 	ofl_argv_release(&c->device_compiler_args);
 	ofl_argv_release(&c->launcher);

@@ -120,6 +120,7 @@ struct link_action {
 	struct act_file *files; /* declared, in the order the key holds them */
 	size_t nfiles, capfiles;
 	char *uncached; /* why it is not cached (owned), or NULL */
+	unsigned track; /* its track in the time trace (run/sched.c), or 0 */
 };
 
 /* Images that are linked together: one kind, triple and target ID. */

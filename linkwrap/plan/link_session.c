@@ -16,6 +16,7 @@
 
 #include "internal.h"
 #include "link_priv.h"
+#include "offlink/trace.h"
 
 bool ofl_link_wanted(const struct ofl_ldcmd *c, bool offload_relocatable)
 {
@@ -23,6 +24,16 @@ bool ofl_link_wanted(const struct ofl_ldcmd *c, bool offload_relocatable)
 	for (size_t i = 0; !inputs && i < c->nargs; i++)
 		inputs = c->args[i].kind != OFL_LDARG_OPTION;
 	return inputs && (!c->relocatable || offload_relocatable);
+}
+
+/* A step of the plan, a span of the time trace. */
+static int step(struct ofl_link *l, const char *name,
+                int (*run)(struct ofl_link *, struct ofl_error *), struct ofl_error *err)
+{
+	uint64_t begin = ofl_trace_now(l->o.trace);
+	int rc = run(l, err);
+	ofl_trace_span(l->o.trace, OFL_TRACE_MAIN, name, begin, NULL, 0);
+	return rc;
 }
 
 int ofl_link_open(struct ofl_link **l, const struct ofl_link_opts *o, struct ofl_error *err)
@@ -33,7 +44,7 @@ int ofl_link_open(struct ofl_link **l, const struct ofl_link_opts *o, struct ofl
 		                     "the host link's command line is not known: its inputs "
 		                     "cannot be read");
 	int rc = ofl_link_new(l, o, err);
-	rc = rc ? rc : ofl_link_add_host_inputs(*l, err);
+	rc = rc ? rc : step(*l, "gather", ofl_link_add_host_inputs, err);
 	if (rc) {
 		ofl_link_destroy(*l);
 		*l = NULL;
@@ -85,19 +96,19 @@ static int linked_before(struct ofl_link *l, struct ofl_link_plan *p, struct ofl
 static int plan_device_work(struct ofl_link *l, struct ofl_error *err)
 {
 	int rc = ofl_hostlink_cpu_args(l, err);
-	rc = rc ? rc : ofl_group_images(l, err);
+	rc = rc ? rc : step(l, "group images", ofl_group_images, err);
 	/* LLVM 19's device runtime is an archive of images: an input of this
 	 * link, added before the context takes no more, and grouped too */
-	rc = rc ? rc : ofl_devrt_gather(l, err);
+	rc = rc ? rc : step(l, "device runtime", ofl_devrt_gather, err);
 	l->ran = true;
-	rc = rc ? rc : ofl_group_images(l, err);
-	rc = rc ? rc : ofl_link_select(l, err);
+	rc = rc ? rc : step(l, "group images", ofl_group_images, err);
+	rc = rc ? rc : step(l, "select members", ofl_link_select, err);
 	rc = rc ? rc : ofl_group_check_abis(l, err);
 	if (rc)
 		return rc;
 	ofl_group_count_taken(l);
 	rc = ofl_llvm_steps(l) ? ofl_llvm_log_extract(l, err) : 0;
-	rc = rc ? rc : ofl_devlink_plan(l, err);
+	rc = rc ? rc : step(l, "device actions", ofl_devlink_plan, err);
 	return rc || l->o.emit_fatbin || l->o.llvm_wrapper ? rc : ofl_group_runtime_libs(l, err);
 }
 
@@ -218,7 +229,7 @@ int ofl_link_plan(struct ofl_link *l, struct ofl_link_plan *p, struct ofl_error 
 	 * must not be an input: checked before any work */
 	const char *out = l->o.output ? l->o.output : "a.out";
 	int rc = l->o.relocatable ? ofl_link_check_output(l, out, err) : 0;
-	rc = rc ? rc : plan_device_work(l, err);
+	rc = rc ? rc : step(l, "plan", plan_device_work, err);
 	rc = rc ? rc : publish(l, p, err);
 	if (!rc)
 		p->action = OFL_PLAN_ADD;

@@ -17,6 +17,7 @@
 #include "run_priv.h"
 #include "offlink/io.h"
 #include "offlink/proc.h"
+#include "offlink/trace.h"
 
 static int write_private(const char *path, const uint8_t *p, uint64_t n, struct ofl_error *err)
 {
@@ -73,13 +74,28 @@ struct store {
 	const struct ofl_file *image; /* own, or the link's */
 	pthread_t thread;
 	char note[512];
+	struct ofl_trace *trace;
+	unsigned track; /* its own: it runs on while the link goes on */
 };
+
+/* The start of a key in hex, as the cache's entry names begin. */
+#define SHORT_KEY 12
+static void short_key(const uint8_t *key, char hex[SHORT_KEY + 1])
+{
+	ofl_hex(key, SHORT_KEY / 2, hex);
+}
 
 static void *write_entry(void *arg)
 {
 	struct store *s = arg;
 	const struct iovec part = {(void *)s->image->data, s->image->size};
+	uint64_t begin = ofl_trace_now(s->trace);
 	ofl_cache_put(s->cache, s->key, &part, 1, s->note, sizeof(s->note));
+	char hex[SHORT_KEY + 1];
+	short_key(s->key, hex);
+	struct ofl_trace_arg args[] = {
+	    {"key", hex, 0}, {"bytes", NULL, (long long)s->image->size}, {"failed", s->note, 0}};
+	ofl_trace_span(s->trace, s->track, "cache store", begin, args, *s->note ? 3 : 2);
 	return NULL;
 }
 
@@ -95,17 +111,24 @@ static void end_store(struct ofl_link *l, struct store *s)
 /* The entry of an action that ran into the cache under key: the image
  * mapped, not copied, written on a thread of its own, so that the link
  * does not wait for the store's disk or the remote. */
-static void store(struct ofl_link *l, const uint8_t *key, const char *output,
+static void store(struct ofl_link *l, const struct link_action *a, const uint8_t *key,
                   const struct ofl_file *kept)
 {
 	struct store *s = ofl_calloc(1, sizeof(*s));
 	struct ofl_error ignored = OFL_ERROR_INIT;
 	if (!s)
 		return;
-	*s =
-	    (struct store){.cache = l->cache, .own = OFL_FILE_INIT, .image = kept ? kept : &s->own};
+	*s = (struct store){.cache = l->cache,
+	                    .own = OFL_FILE_INIT,
+	                    .image = kept ? kept : &s->own,
+	                    .trace = l->o.trace};
 	memcpy(s->key, key, sizeof(s->key));
-	if (kept || !ofl_file_open(&s->own, output, &ignored)) {
+	if (s->trace) {
+		char name[sizeof(a->what) + 16];
+		snprintf(name, sizeof(name), "%s: cache store", a->what);
+		s->track = ofl_trace_track(s->trace, name);
+	}
+	if (kept || !ofl_file_open(&s->own, a->output, &ignored)) {
 		pthread_mutex_lock(&l->lock);
 		bool apart = !OFL_GROW(l->stores, l->capstores, l->nstores) &&
 		             !pthread_create(&s->thread, NULL, write_entry, s);
@@ -151,6 +174,28 @@ static bool cancelled(struct ofl_link *l)
 	return __atomic_load_n(&l->cancelled, __ATOMIC_SEQ_CST);
 }
 
+/* A job's span on its action's track, named after its tool: its command
+ * (the launcher's too), its exit status once it ran (-1: killed), what
+ * went wrong. */
+static void trace_job(struct ofl_link *l, const struct link_action *a, const struct ofl_argv *job,
+                      const struct ofl_proc *p, const struct ofl_error *err, uint64_t begin)
+{
+	if (!l->o.trace)
+		return;
+	const char *tool = strrchr(job->v[0], '/') ? strrchr(job->v[0], '/') + 1 : job->v[0];
+	struct ofl_buf cmd = OFL_BUF_INIT;
+	bool shown = !ofl_proc_format(p->argv, p->argc, false, &cmd);
+	struct ofl_trace_arg args[3] = {{"command", shown ? (const char *)cmd.data : job->v[0], 0}};
+	size_t n = 1;
+	/* one that could not start has no status */
+	if (!err || p->status)
+		args[n++] = (struct ofl_trace_arg){"status", NULL, p->status};
+	if (err)
+		args[n++] = (struct ofl_trace_arg){"error", err->msg, 0};
+	ofl_trace_span(l->o.trace, a->track, tool, begin, args, n);
+	ofl_buf_release(&cmd);
+}
+
 /* The action's jobs run in turn (the launcher in front of each, its
  * environment), the files each names written first; *failed the one that
  * failed, whose output a report shows. */
@@ -171,11 +216,54 @@ static int run(struct ofl_link *l, struct link_action *a, int *slot, struct ofl_
 		for (size_t i = 0; !rc && i < a->jobs[j].n; i++)
 			rc = ofl_proc_push(&p, a->jobs[j].v[i], err);
 		rc = rc ? rc : flush_inputs(l, a->group, &a->jobs[j], err);
-		rc = rc ? rc : ofl_proc_run(&p, err);
+		if (!rc) {
+			uint64_t begin = ofl_trace_now(l->o.trace);
+			rc = ofl_proc_run(&p, err);
+			trace_job(l, a, &a->jobs[j], &p, rc ? err : NULL, begin);
+		}
 		ofl_proc_release(failed);
 		*failed = p; /* the last's output, or the failure's */
 	}
 	return rc;
+}
+
+/* What the cache did for an action, for its progress line and trace. */
+static const char *cache_said(enum ofl_cache_hit hit, bool cacheable)
+{
+	return hit == OFL_CACHE_LOCAL    ? "cache hit"
+	       : hit == OFL_CACHE_REMOTE ? "cache hit (remote)"
+	       : cacheable               ? "cache miss"
+	                                 : "not cached";
+}
+
+/* Action a's key, a span of its track. */
+static bool keyed(struct ofl_link *l, const struct link_action *a, uint8_t key[OFL_CACHE_KEY_SIZE],
+                  struct stat **seen)
+{
+	uint64_t begin = ofl_trace_now(l->o.trace);
+	bool ok = !ofl_action_key(l, a, key, seen);
+	ofl_trace_span(l->o.trace, a->track, "key", begin, NULL, 0);
+	return ok;
+}
+
+/* A span of action a's track (the cache's lookup, the action whole) with
+ * what the cache did: the key's start (NULL: none), and why it is not
+ * cached when the plan says. */
+static void trace_cache(struct ofl_link *l, const struct link_action *a, const char *name,
+                        const uint8_t *key, const char *said, uint64_t begin)
+{
+	char hex[SHORT_KEY + 1];
+	struct ofl_trace_arg args[3] = {{"cache", said, 0}};
+	size_t n = 1;
+	if (!l->o.trace)
+		return;
+	if (key) {
+		short_key(key, hex);
+		args[n++] = (struct ofl_trace_arg){"key", hex, 0};
+	}
+	if (a->uncached)
+		args[n++] = (struct ofl_trace_arg){"why not cached", a->uncached, 0};
+	ofl_trace_span(l->o.trace, a->track, name, begin, args, n);
 }
 
 static int cached_run(struct ofl_link *l, struct link_action *a, struct ofl_file *keep, int *slot,
@@ -187,11 +275,16 @@ static int cached_run(struct ofl_link *l, struct link_action *a, struct ofl_file
 	struct stat *seen = NULL;
 	struct timespec t0, t1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	bool cacheable = l->cache && !a->uncached && !ofl_action_key(l, a, key, &seen);
+	uint64_t begin = ofl_trace_now(l->o.trace);
+	bool cacheable = l->cache && !a->uncached && keyed(l, a, key, &seen);
+	uint64_t asked = ofl_trace_now(l->o.trace);
 	enum ofl_cache_hit hit =
 	    cacheable ? ofl_cache_get(l->cache, key, &entry, note, sizeof(note)) : OFL_CACHE_MISS;
 	if (hit != OFL_CACHE_MISS && !use_hit(a->output, a->file, &entry, keep))
 		hit = OFL_CACHE_MISS; /* run it, then */
+	const char *said = cache_said(hit, cacheable);
+	if (cacheable)
+		trace_cache(l, a, "cache lookup", key, said, asked);
 	/* the cache's own time, apart from the command's */
 	double cache_s = ofl_devlink_elapsed(&t0);
 	int rc = 0;
@@ -201,7 +294,7 @@ static int cached_run(struct ofl_link *l, struct link_action *a, struct ofl_file
 		rc = rc || !keep ? rc : ofl_file_open(keep, a->output, err);
 		clock_gettime(CLOCK_MONOTONIC, &t1);
 		if (!rc && cacheable && ofl_action_unchanged(l, a, seen))
-			store(l, key, a->output, keep);
+			store(l, a, key, keep);
 		else if (!rc && cacheable)
 			ofl_link_logf(l, OFL_LOG_DECISION,
 			              "%s: not stored: a file it reads changed while it ran",
@@ -214,13 +307,9 @@ static int cached_run(struct ofl_link *l, struct link_action *a, struct ofl_file
 	if (hit != OFL_CACHE_MISS)
 		__atomic_fetch_add(&l->ncached, 1, __ATOMIC_SEQ_CST);
 	if (!rc)
-		ofl_link_logf(l, OFL_LOG_PROGRESS, "%s: %.2f s%s (cache %.1f ms)", a->what,
-		              ofl_devlink_elapsed(&t0),
-		              hit == OFL_CACHE_LOCAL    ? ", cache hit"
-		              : hit == OFL_CACHE_REMOTE ? ", cache hit (remote)"
-		              : cacheable               ? ", cache miss"
-		                                        : ", not cached",
-		              cache_s * 1e3);
+		ofl_link_logf(l, OFL_LOG_PROGRESS, "%s: %.2f s, %s (cache %.1f ms)", a->what,
+		              ofl_devlink_elapsed(&t0), said, cache_s * 1e3);
+	trace_cache(l, a, a->what, cacheable ? key : NULL, said, begin);
 	free(seen);
 	ofl_file_close(&entry);
 	return rc;

@@ -4,6 +4,7 @@
 
 #include "internal.h"
 #include "run_priv.h"
+#include "offlink/trace.h"
 
 /* The result: the wrapper objects written, the runtime libraries and
  * their dirs the plan chose. */
@@ -24,8 +25,14 @@ int ofl_link_execute(struct ofl_link *l, struct ofl_link_plan *p, struct ofl_err
 		return ofl_error_set(err, OFL_EINVAL, NULL, OFL_NO_OFFSET,
 		                     "the plan ran already: a context links once");
 	l->executed = true;
+	uint64_t begin = ofl_trace_now(l->o.trace);
 	int rc = l->nactions || l->ngroups ? ofl_devlink_run(l, err) : 0;
-	rc = rc || !l->ngroups ? rc : ofl_wrap_all(l, err);
+	ofl_trace_span(l->o.trace, OFL_TRACE_MAIN, "device links", begin, NULL, 0);
+	if (!rc && l->ngroups) {
+		begin = ofl_trace_now(l->o.trace);
+		rc = ofl_wrap_all(l, err);
+		ofl_trace_span(l->o.trace, OFL_TRACE_MAIN, "wrap", begin, NULL, 0);
+	}
 	if (!rc)
 		result(l, &p->res);
 	return rc;

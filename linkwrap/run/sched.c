@@ -19,6 +19,7 @@
 #include "run_priv.h"
 #include "offlink/archive.h"
 #include "offlink/proc.h"
+#include "offlink/trace.h"
 
 static bool cancelled(struct ofl_link *l)
 {
@@ -57,8 +58,9 @@ struct sched {
 
 struct worker {
 	struct sched *s;
-	size_t slot; /* its l->running slot */
-	bool token;  /* links only while holding a token */
+	size_t slot;    /* its l->running slot */
+	bool token;     /* links only while holding a token */
+	unsigned track; /* its waits for tokens in the time trace, or 0 */
 };
 
 /* Async-signal-safe (ofl_link_cancel). */
@@ -123,6 +125,20 @@ static bool take_token(struct ofl_link *l, char *token)
 	}
 }
 
+/* take_token, the wait a span of the worker's track in the time trace. */
+static bool wait_token(struct ofl_link *l, struct worker *w, char *token)
+{
+	uint64_t begin = ofl_trace_now(l->o.trace);
+	bool got = take_token(l, token);
+	if (l->o.trace && !w->track) {
+		char name[64];
+		snprintf(name, sizeof(name), "worker %zu: make's tokens", w->slot);
+		w->track = ofl_trace_track(l->o.trace, name);
+	}
+	ofl_trace_span(l->o.trace, w->track, "waiting for a token", begin, NULL, 0);
+	return got;
+}
+
 static void give_token(struct ofl_link *l, char token)
 {
 	while (write(l->o.jobserver_wfd, &token, 1) < 0 && errno == EINTR)
@@ -136,7 +152,7 @@ static void *work(void *arg)
 	for (;;) {
 		char token = '+';
 		size_t gi;
-		if (w->token && !take_token(l, &token))
+		if (w->token && !wait_token(l, w, &token))
 			return NULL;
 		bool got = claim(w->s, &gi);
 		if (got && link_group(l, gi, &l->running[w->slot]))
@@ -161,7 +177,7 @@ static size_t start_workers(struct sched *s, size_t n, struct worker *w, pthread
 	}
 	size_t started = 1;
 	for (; started < n; started++) {
-		w[started] = (struct worker){s, started, tokens};
+		w[started] = (struct worker){s, started, tokens, 0};
 		if (pthread_create(&t[started], NULL, work, &w[started]))
 			break;
 	}
@@ -188,6 +204,9 @@ int ofl_devlink_run(struct ofl_link *l, struct ofl_error *err)
 			s.todo[s.ntodo++] = g;
 	if (s.ntodo && l->o.opt_level_why)
 		ofl_link_logf(l, OFL_LOG_DECISION, "%s", l->o.opt_level_why);
+	/* each action a track of the time trace, in the plan's order */
+	for (size_t i = 0; l->o.trace && !l->o.dry_run && i < l->nactions; i++)
+		l->actions[i].track = ofl_trace_track(l->o.trace, l->actions[i].what);
 	struct timespec t0;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	size_t n = l->o.dry_run || !s.ntodo ? 1 : l->o.jobs < s.ntodo ? l->o.jobs : s.ntodo;
@@ -205,7 +224,7 @@ int ofl_devlink_run(struct ofl_link *l, struct ofl_error *err)
 		__atomic_store_n(&l->running, running, __ATOMIC_SEQ_CST);
 		running = NULL;
 		size_t started = start_workers(&s, n, w, t);
-		w[0] = (struct worker){&s, 0, false};
+		w[0] = (struct worker){&s, 0, false, 0};
 		work(&w[0]);
 		for (size_t i = 1; i < started; i++)
 			pthread_join(t[i], NULL);

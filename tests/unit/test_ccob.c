@@ -1,4 +1,5 @@
 #include <nettle/md5.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <zlib.h>
 #include <zstd.h>
@@ -501,6 +502,48 @@ OFL_TEST(stream_zlib_and_sink_errors)
 		CHECK_EQ_U(c.pieces, 1);
 		ofl_error_clear(&e);
 		ofl_buf_release(&c.b);
+	}
+	ofl_buf_release(&raw);
+	ofl_buf_release(&z);
+}
+
+/* A sink that checks it runs beside the decoder, on a thread of its own. */
+struct beside {
+	struct collect c;
+	pthread_t caller;
+	size_t on_caller; /* pieces given on the caller's thread */
+};
+
+static int beside_sink(void *ctx, const uint8_t *p, size_t n, size_t in_used, struct ofl_error *err)
+{
+	struct beside *b = ctx;
+	b->on_caller += pthread_equal(pthread_self(), b->caller) != 0;
+	return collect_sink(&b->c, p, n, in_used, err);
+}
+
+/* A bundle of several MiB streams as decoding and writing overlap (the
+ * decoder fills the next buffer while the sink takes this one): every
+ * piece, in order, on another thread than the caller's; a sink's error
+ * still ends the stream, returned as it is, and no piece follows it. */
+OFL_TEST(stream_overlaps_decoder_and_sink)
+{
+	struct ofl_buf raw = OFL_BUF_INIT, z = OFL_BUF_INIT;
+	for (uint32_t i = 0; raw.len < (9u << 20); i++)
+		ofl_buf_printf(&raw, "entry %u: %08x\n", i % 1000, i * 2654435761u);
+	for (int m = 0; m <= 1; m++) {
+		struct ofl_error e = OFL_ERROR_INIT;
+		struct beside b = {{OFL_BUF_INIT, 0, SIZE_MAX}, pthread_self(), 0};
+		CHECK(compress_as(&raw, 3, m, INT32_MIN, 0, &z) == 0);
+		CHECK(ofl_ccob_stream(z.data, z.len, beside_sink, &b, NULL, &e) == 0);
+		CHECK(b.c.pieces > 2);
+		CHECK_EQ_U(b.on_caller, 0);
+		CHECK(same(&b.c.b, &raw));
+		ofl_buf_release(&b.c.b);
+		struct beside stop = {{OFL_BUF_INIT, 0, 3u << 20}, pthread_self(), 0};
+		CHECK(ofl_ccob_stream(z.data, z.len, beside_sink, &stop, NULL, &e) == OFL_EINVAL);
+		CHECK(strcmp(e.msg, "sink says stop") == 0);
+		CHECK_EQ_U(stop.c.pieces, 2);
+		ofl_buf_release(&stop.c.b);
 	}
 	ofl_buf_release(&raw);
 	ofl_buf_release(&z);

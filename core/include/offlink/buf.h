@@ -53,6 +53,10 @@ int ofl_buf_append_u32le(struct ofl_buf *b, uint32_t v);
 int ofl_buf_append_u64le(struct ofl_buf *b, uint64_t v);
 int ofl_buf_vprintf(struct ofl_buf *b, const char *fmt, va_list ap);
 int ofl_buf_printf(struct ofl_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* s[0..n) as a JSON string, quoted: bytes that are not printable ASCII
+ * become \u00XX (read as Latin-1), so the output is valid JSON whatever
+ * the bytes are. */
+int ofl_buf_append_json(struct ofl_buf *b, const char *s, size_t n);
 /* Pads with zero bytes up to a multiple of align (any align >= 1). */
 int ofl_buf_align(struct ofl_buf *b, uint64_t align);
 void ofl_buf_reset(struct ofl_buf *b);

@@ -55,17 +55,20 @@ int ofl_ccob_decompress(const uint8_t *data, size_t size, struct ofl_buf *out, s
 
 /* Receives a CCOB's inflated bytes in order, n > 0 at a time; in_used is
  * how many bytes of the compressed stream (after the header) have been
- * consumed so far (so a
- * caller may let go of them).  A non-zero return stops the stream and is
- * returned as is. */
+ * consumed so far (so a caller may let go of them).  A non-zero return
+ * stops the stream and is returned as is.  Called one piece at a time, but
+ * for a bundle of more than one buffer on a thread of the stream's own
+ * (beside the decoder): it must not count on the caller's thread. */
 typedef int (*ofl_ccob_sink)(void *ctx, const uint8_t *p, size_t n, size_t in_used,
                              struct ofl_error *err);
 
 /* ofl_ccob_decompress, with the same checks, handing the bundle to sink
- * piece by piece instead of holding it: memory is a fixed buffer and the
- * decoder's window (zlib 32 KiB; zstd the frame's window, which LLVM sizes
- * to the bundle up to 128 MiB; frames asking for more than
- * max(128 MiB, raw_size) are refused).  Damage is an error either way, but
+ * piece by piece instead of holding it: memory is a few 2 MiB buffers,
+ * which the decoder fills while the sink takes the last one (decoding and
+ * writing overlap, as in zstd's command line), and the decoder's window
+ * (zlib 32 KiB; zstd the frame's window, which LLVM sizes to the bundle up
+ * to 128 MiB; frames asking for more than max(128 MiB, raw_size) are
+ * refused).  Damage is an error either way, but
  * zstd's streaming decoder may meet it in another order than its one-shot
  * one, and so name it otherwise.  *hash, unless hash is NULL, gets the
  * truncated MD5 of the bundle (ofl_ccob_hash).  The sink may have seen

@@ -36,6 +36,7 @@ extern "C" {
 OFL_API_BEGIN
 
 struct ofl_link;
+struct ofl_trace;
 
 enum ofl_link_log {
 	OFL_LOG_DECISION, /* which members and images were taken, and why */
@@ -181,6 +182,9 @@ struct ofl_link_opts {
 	 * (<output>.<arch>.<target>-XXXXXX.img, the digits from the link's
 	 * inputs) and LLVM 19 device links get -v, as that wrapper gives. */
 	bool verbose;
+	/* Where the link records its time trace (offlink/trace.h): its steps,
+	 * each device action on a track of its own; NULL: none. */
+	struct ofl_trace *trace;
 	void (*log)(void *ctx, enum ofl_link_log what, const char *msg);
 	void *log_ctx;
 };

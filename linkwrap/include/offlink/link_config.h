@@ -43,6 +43,10 @@ struct ofl_link_config {
 	struct ofl_cache_config cache;
 	struct ofl_jobserver js; /* opened by ofl_link_config_env */
 	bool env_read;
+	/* --time-trace[=FILE] (or $OFFLINK_TIME_TRACE): the trace's file, NULL
+	 * for <output>.time-trace.json; the trace itself is o.trace */
+	bool time_trace;
+	char *time_trace_file;
 };
 
 /* Takes one of ld.offlink's own options that the pipeline reads (words
@@ -62,14 +66,23 @@ int ofl_link_config_option(struct ofl_link_config *c, const struct ofl_ldarg *a,
  * ($OFFLINK_DEVICE_LAUNCHER, words split on blanks), device_env (under
  * gcc, the variables gcc rewrites for its linker as the user gave them to
  * gcc, so that the device links see what a link clang drives sees), jobs and
- * the jobserver ($MAKEFLAGS, with o.jobs as the front end's -j) and the
- * cache (the OFFLINK_CACHE* variables) unless no_device_cache.  o then
+ * the jobserver ($MAKEFLAGS, with o.jobs as the front end's -j), the
+ * cache (the OFFLINK_CACHE* variables) unless no_device_cache, and a time
+ * trace unless an option asked for one ($OFFLINK_TIME_TRACE: 1 for the
+ * default file, else the file; empty or 0: none).  o then
  * points into c and env.  A cache setting that makes no sense is no
  * error: the cache is then off, and the link says why, once, where it
  * would have used it (ofl_cache_open's o->unusable), whichever front end
  * runs it.  An error (no memory) leaves all but the cache set. */
 int ofl_link_config_env(struct ofl_link_config *c, char *const *env, pid_t driver,
                         struct ofl_error *err);
+
+/* A time trace for the link, when one was asked for (c->time_trace): its
+ * file (c->time_trace_file, by default o.output's, or a.out's, with
+ * .time-trace.json added) checked writable before any work, the trace
+ * (o.trace) started, its process and main track named process.  The
+ * front end records its own steps in it and writes it (ofl_trace_write). */
+int ofl_link_config_trace(struct ofl_link_config *c, const char *process, struct ofl_error *err);
 
 /* Frees what c holds and closes the jobserver descriptor it opened. */
 void ofl_link_config_release(struct ofl_link_config *c);
