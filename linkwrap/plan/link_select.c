@@ -2,7 +2,8 @@
  *
  * Host rules first: the host link is replayed on the symbol tables with the
  * linker's own rules (objects always; an archive member when it defines a
- * symbol still undefined, -u ones included; archives of a group until
+ * symbol still undefined, those the command line references included: -u,
+ * -e, --defsym, --wrap, scripts' assignments; archives of a group until
  * nothing changes; --whole-archive members always), so the device code of
  * exactly the members the host linker pulls is taken; a plugin's linker
  * tells what it loaded too (ofl_link_hint).  Then device rules, per group
@@ -12,11 +13,14 @@
  * every member with a compatible image is, as LLVM 22 does.  Members with
  * an image of an arch named by --offload-extract are always taken.
  * Every step is a worklist over hash sets: linear in the symbols read. */
+#include <fnmatch.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "internal.h"
 #include "link_priv.h"
 #include "offlink/elf.h"
+#include "offlink/ldscript.h"
 
 /* A member waiting to be pulled because of sym. */
 struct pending {
@@ -30,7 +34,26 @@ struct resolver {
 	struct ofl_symset index; /* archive symbol -> unit, for the archives in scope */
 	struct pending *queue;
 	size_t nqueue, capqueue;
+	struct ofl_symset wraps; /* the symbols of --wrap */
+	const char **globs;      /* the patterns of --undefined-glob */
+	size_t nglobs, capglobs;
 };
+
+#define RESOLVER_INIT(l)                                                                           \
+	{                                                                                          \
+		l, OFL_SYMSET_INIT, OFL_SYMSET_INIT, NULL, 0, 0, OFL_SYMSET_INIT, NULL, 0, 0       \
+	}
+
+static void resolver_release(struct resolver *r)
+{
+	for (size_t i = 0; i < r->nqueue; i++)
+		free(r->queue[i].sym);
+	free(r->queue);
+	free(r->globs);
+	ofl_symset_release(&r->syms);
+	ofl_symset_release(&r->index);
+	ofl_symset_release(&r->wraps);
+}
 
 static int enqueue(struct resolver *r, size_t unit, const char *sym)
 {
@@ -38,6 +61,14 @@ static int enqueue(struct resolver *r, size_t unit, const char *sym)
 		return OFL_ENOMEM;
 	r->queue[r->nqueue] = (struct pending){unit, ofl_strdup(sym)};
 	return r->queue[r->nqueue++].sym ? 0 : OFL_ENOMEM;
+}
+
+static bool globbed(const struct resolver *r, const char *name)
+{
+	for (size_t i = 0; i < r->nglobs; i++)
+		if (!fnmatch(r->globs[i], name, 0))
+			return true;
+	return false;
 }
 
 static int note_symbol(void *ctx, const char *name, bool defined)
@@ -51,9 +82,14 @@ static int note_symbol(void *ctx, const char *name, bool defined)
 		s->value = 1;
 		return 0;
 	}
+	int rc = 0;
 	if (!s->value && added && (ix = ofl_symset_find(&r->index, name)))
-		return enqueue(r, ix->value, name);
-	return 0;
+		rc = enqueue(r, ix->value, name);
+	/* --wrap=S: a reference to __real_S is one to S (GNU ld and gold;
+	 * lld pulls what defines __real_S itself, as above) */
+	if (!rc && !strncmp(name, "__real_", 7) && ofl_symset_find(&r->wraps, name + 7))
+		rc = note_symbol(r, name + 7, false);
+	return rc;
 }
 
 /* 1 when the bytes have no symbols we can read. */
@@ -165,6 +201,12 @@ static int resolve_archives(struct resolver *r, size_t from, size_t to, struct o
 		if (s && !s->value && enqueue(r, ix->value, ix->name))
 			rc = OFL_NOMEM(err);
 	}
+	/* lld's --undefined-glob: the archives' symbols it matches (each
+	 * new one is queued as it is noted) */
+	for (size_t i = 0; !rc && r->nglobs && i < r->index.cap; i++)
+		if (r->index.slots[i].name && globbed(r, r->index.slots[i].name) &&
+		    note_symbol(r, r->index.slots[i].name, false))
+			rc = OFL_NOMEM(err);
 	if (!rc)
 		rc = drain(r, err);
 	ofl_symset_release(&r->index);
@@ -195,18 +237,61 @@ static int add_file(struct resolver *r, size_t i, struct ofl_error *err)
 	return rc ? rc : drain(r, err);
 }
 
-/* Symbols the command line (-u, the entry point's -e) and its scripts (EXTERN) make
- * undefined: archive members are pulled for them as for an object's references. */
+static int note_reference(void *ctx, enum ofl_ldscript_kind kind, const char *name, size_t len)
+{
+	char *s = ofl_strndup(name, len);
+	int rc = s ? note_symbol(ctx, s, false) : OFL_ENOMEM;
+	(void)kind;
+	free(s);
+	return rc;
+}
+
+/* What --wrap and --undefined-glob change, before any symbol is read. */
+static int rewrites(struct resolver *r, const struct ofl_ldcmd *c, struct ofl_error *err)
+{
+	struct ofl_symslot *s;
+	bool added;
+	for (size_t i = 0; c && i < c->nargs; i++) {
+		const struct ofl_ldarg *a = &c->args[i];
+		if (a->opt == OFL_LD_WRAP && ofl_symset_add(&r->wraps, a->value, 0, &s, &added))
+			return OFL_NOMEM(err);
+		if (a->opt != OFL_LD_UNDEFINED_GLOB)
+			continue;
+		if (OFL_GROW(r->globs, r->capglobs, r->nglobs))
+			return OFL_NOMEM(err);
+		r->globs[r->nglobs++] = a->value;
+	}
+	return 0;
+}
+
+/* Symbols the command line and its scripts reference before any input,
+ * which pull archive members as an object's references do (GNU ld, gold
+ * and lld alike): -u and the entry point; --defsym's expression (its
+ * symbol is not taken as defined: lld and a later ld still pull a member
+ * defining it); __wrap_S for --wrap=S (lld pulls it whenever S is known;
+ * GNU ld and gold when S is referenced); a script's EXTERN, ENTRY and
+ * assignments. */
 static int command_line_symbols(struct resolver *r, struct ofl_error *err)
 {
 	const struct ofl_ldcmd *c = r->l->o.host_cmd;
-	for (size_t i = 0; c && i < c->nargs; i++)
-		if (c->args[i].opt == OFL_LD_UNDEFINED && note_symbol(r, c->args[i].value, false))
-			return OFL_NOMEM(err);
-	for (size_t i = 0; i < r->l->script_externs.n; i++)
-		if (note_symbol(r, r->l->script_externs.v[i], false))
-			return OFL_NOMEM(err);
-	return 0;
+	int rc = rewrites(r, c, err);
+	for (size_t i = 0; !rc && c && i < c->nargs; i++) {
+		const struct ofl_ldarg *a = &c->args[i];
+		const char *eq = a->opt == OFL_LD_DEFSYM ? strchr(a->value, '=') : NULL;
+		char *wrap = NULL;
+		if (a->opt == OFL_LD_UNDEFINED)
+			rc = note_symbol(r, a->value, false);
+		else if (eq)
+			rc = ofl_ldscript_expr_symbols(eq + 1, strlen(eq + 1), note_reference, r);
+		else if (a->opt == OFL_LD_WRAP)
+			rc = asprintf(&wrap, "__wrap_%s", a->value) < 0
+			         ? OFL_ENOMEM
+			         : note_symbol(r, wrap, false);
+		free(wrap);
+	}
+	for (size_t i = 0; !rc && i < r->l->script_externs.n; i++)
+		rc = note_symbol(r, r->l->script_externs.v[i], false);
+	return rc ? OFL_NOMEM(err) : 0;
 }
 
 static int host_rules(struct resolver *r, struct ofl_error *err)
@@ -225,7 +310,7 @@ static int host_rules(struct resolver *r, struct ofl_error *err)
 		i = j;
 	}
 	/* what the host linker loaded, which its rules replayed here left
-	 * out (a linker script's EXTERN, --defsym) */
+	 * out (a -T script's symbols) */
 	for (size_t u = 0; !rc && u < l->nunits; u++)
 		if (l->units[u].chosen)
 			rc = pull(r, u, "the host linker chose it", NULL, err);
@@ -268,7 +353,7 @@ static void take_image(struct ofl_link *l, size_t g, size_t k, const char *why, 
  * member positions. */
 static int device_rules(struct ofl_link *l, size_t g, struct ofl_error *err)
 {
-	struct resolver r = {l, OFL_SYMSET_INIT, OFL_SYMSET_INIT, NULL, 0, 0};
+	struct resolver r = RESOLVER_INIT(l);
 	struct link_member *mem = l->members + l->groups[g].first;
 	size_t n = l->groups[g].nall;
 	bool known = true, used = false;
@@ -313,9 +398,8 @@ static int device_rules(struct ofl_link *l, size_t g, struct ofl_error *err)
 		}
 		free(r.queue[q].sym);
 	}
-	free(r.queue);
-	ofl_symset_release(&r.syms);
-	ofl_symset_release(&r.index);
+	r.nqueue = 0;
+	resolver_release(&r);
 	return rc;
 }
 
@@ -369,13 +453,9 @@ static void report_left_out(struct ofl_link *l)
 
 int ofl_link_select(struct ofl_link *l, struct ofl_error *err)
 {
-	struct resolver r = {l, OFL_SYMSET_INIT, OFL_SYMSET_INIT, NULL, 0, 0};
+	struct resolver r = RESOLVER_INIT(l);
 	int rc = host_rules(&r, err);
-	for (size_t i = 0; i < r.nqueue; i++)
-		free(r.queue[i].sym);
-	free(r.queue);
-	ofl_symset_release(&r.syms);
-	ofl_symset_release(&r.index);
+	resolver_release(&r);
 	for (size_t g = 0; g < l->ngroups; g++)
 		for (size_t k = 0; k < l->groups[g].nall; k++) {
 			struct link_member *m = &l->members[l->groups[g].first + k];

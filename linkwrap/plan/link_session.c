@@ -5,7 +5,7 @@
  * The inputs always come from the host link's command line: ld.offlink's
  * own, or the linker's for the plugin.  The files a plugin's linker loads
  * are hints only: a member the host linker loaded is taken even when the
- * replay of its rules would not (a linker script's EXTERN), and a file the
+ * replay of its rules would not (a -T script's symbols), and a file the
  * command line does not name (a linker script's INPUT) is added as the
  * linker loaded it.  They never replace the command line: device code of
  * members the host link leaves out, which the device links need (a device

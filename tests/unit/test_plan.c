@@ -252,6 +252,63 @@ OFL_TEST(plan_undefined_and_extern)
 	done(&r);
 }
 
+/* The member j.o of libk.a is taken (or not) for the host line. */
+static bool j_taken(const char *line)
+{
+	struct run r;
+	plan(&r, line, opts());
+	const struct ofl_plan_unit *u = r.rc ? NULL : unit(&r, "libk.a(j.o)");
+	bool taken = u && u->taken && u->device;
+	if (r.rc)
+		fprintf(stderr, "%s: %s\n", line, r.e.msg);
+	done(&r);
+	return taken;
+}
+
+/* --defsym's expression references its symbols (not a function's name, a
+ * number, '.'); --wrap=S references __wrap_S, and a reference to
+ * __real_S is one to S; lld's --undefined-glob references what it
+ * matches: each pulls the member defining the symbol, as GNU ld, gold and
+ * lld do. */
+OFL_TEST(plan_defsym_wrap_glob)
+{
+	CHECK(kernel_library() == 0);
+	CHECK(object("wk", "int j(void); int __wrap_k(void) { return j(); }", "int dwk;", cpu, "",
+	             "llvm_offload_entries") == 0);
+	CHECK(object("rj", "int __real_j(void); int main(void) { return __real_j(); }", "int drj;",
+	             cpu, "", "llvm_offload_entries") == 0);
+	CHECK(object("mj", "int j(void); int main(void) { return j(); }", "int dmj;", cpu, "",
+	             "llvm_offload_entries") == 0);
+	CHECK(sh("rm -f libw.a && ar rcs libw.a wk.o") == 0);
+	CHECK(j_taken("main.o --defsym=x=j libk.a -o out"));
+	CHECK(j_taken("main.o --defsym x=4+ABSOLUTE(j)*2 libk.a -o out"));
+	CHECK(j_taken("mj.o --defsym=j=k libk.a -o out")); /* lld pulls j.o */
+	CHECK(!j_taken("main.o --defsym=x=0x10+ALIGN(8) libk.a -o out"));
+	CHECK(!j_taken("main.o --defsym=x=. libk.a -o out"));
+	CHECK(j_taken("main.o --wrap=k libw.a libk.a -o out"));
+	CHECK(!j_taken("main.o libw.a libk.a -o out"));
+	CHECK(j_taken("rj.o --wrap=j libk.a -o out"));
+	CHECK(!j_taken("rj.o libk.a -o out"));
+	CHECK(j_taken("main.o --undefined-glob=[ij]* libk.a -o out"));
+	CHECK(j_taken("main.o -undefined-glob *j libk.a -o out"));
+	CHECK(!j_taken("main.o --undefined-glob=z* libk.a -o out"));
+}
+
+/* A linker script's assignments reference the symbols of their
+ * expressions, ENTRY its symbol. */
+OFL_TEST(plan_script_references)
+{
+	CHECK(kernel_library() == 0);
+	CHECK(sh("printf 'x = ABSOLUTE(j) + 1;\nINPUT(libk.a)\n' >a.ld && "
+	         "printf 'PROVIDE_HIDDEN(y = j);\nINPUT(libk.a)\n' >p.ld && "
+	         "printf 'ENTRY(j)\nINPUT(libk.a)\n' >e.ld && "
+	         "printf 'x = 0x10 + SIZEOF(.text);\nINPUT(libk.a)\n' >n.ld") == 0);
+	CHECK(j_taken("main.o a.ld -o out"));
+	CHECK(j_taken("main.o p.ld -o out"));
+	CHECK(j_taken("main.o e.ld -o out"));
+	CHECK(!j_taken("main.o n.ld -o out"));
+}
+
 /* A shared object's undefined (non-weak) symbol is a reference: it pulls
  * the member defining it. */
 OFL_TEST(plan_shared_object_reference)
