@@ -403,6 +403,120 @@ static int device_rules(struct ofl_link *l, size_t g, struct ofl_error *err)
 	return rc;
 }
 
+/* The registration of the program's whole entry table of kind's device
+ * code that a taken offlink wrap object makes, or NULL. */
+static const struct link_registered *whole_registration(const struct ofl_link *l,
+                                                        enum ofl_wrap_kind kind)
+{
+	for (size_t i = 0; i < l->nregistered; i++) {
+		const struct link_registered *r = &l->registered[i];
+		if (r->whole && l->units[r->unit].taken && ofl_wrap_kind_of(r->kind) == kind)
+			return r;
+	}
+	return NULL;
+}
+
+/* The symbols the images of kind's whole registrations define (value 1);
+ * 1 when none can be read. */
+static int registered_symbols(const struct ofl_link *l, enum ofl_wrap_kind kind,
+                              struct resolver *defs, struct ofl_error *err)
+{
+	bool known = false;
+	for (size_t i = 0; i < l->nregistered; i++) {
+		const struct link_registered *r = &l->registered[i];
+		if (!r->whole || !r->image || !l->units[r->unit].taken ||
+		    ofl_wrap_kind_of(r->kind) != kind)
+			continue;
+		int rc = read_symbols(defs, r->image, r->size, l->units[r->unit].name, err);
+		if (rc < 0)
+			return rc;
+		known = known || rc == 0;
+	}
+	return known ? 0 : 1;
+}
+
+/* The first of a host object's offload entries whose symbol is not
+ * defined (in defs). */
+struct entries_check {
+	const struct ofl_symset *defs;
+	char *missing; /* owned */
+};
+
+static int check_entry(void *ctx, const char *name, bool defined)
+{
+	struct entries_check *c = ctx;
+	const char *sym = defined && !c->missing ? ofl_entry_symbol(name) : NULL;
+	const struct ofl_symslot *s = sym ? ofl_symset_find(c->defs, sym) : NULL;
+	if (sym && !(s && s->value))
+		return (c->missing = ofl_strdup(sym)) ? 0 : OFL_ENOMEM;
+	return 0;
+}
+
+/* Unit u's device code, of a kind whose whole entry table w registers:
+ * linked into w's images already when they define every entry of u's
+ * (defs; unless their symbols are unreadable), else left out: an error. */
+static int check_registered(struct ofl_link *l, size_t u, const struct link_registered *w,
+                            const struct resolver *defs, bool unreadable, struct ofl_error *err)
+{
+	struct link_unit *un = &l->units[u];
+	const char *by = l->units[w->unit].name;
+	struct entries_check c = {&defs->syms, NULL};
+	int rc = unreadable ? 0 : ofl_image_symbols(un->data, un->size, check_entry, &c, err);
+	if (rc < 0)
+		ofl_error_locate(err, un->name, 0);
+	else if (unreadable)
+		rc = ofl_error_set(
+		    err, OFL_EINVAL, un->name, OFL_NO_OFFSET,
+		    "device code not known to be registered by %s (offlink wrap's "
+		    "object, which registers the whole program's): the symbols of its "
+		    "images cannot be read; link without %s",
+		    by, by);
+	else if (c.missing)
+		rc = ofl_error_set(
+		    err, OFL_EINVAL, un->name, OFL_NO_OFFSET,
+		    "device code not registered by %s (offlink wrap's object, which "
+		    "registers the whole program's): its images lack entry '%s'; wrap "
+		    "an image linked with this object's device code too, or link "
+		    "without %s",
+		    by, c.missing, by);
+	else {
+		rc = 0;
+		un->registered_by = by;
+		ofl_link_logf(l, OFL_LOG_DECISION,
+		              "%s: device code registered already by %s: not linked again",
+		              un->name, by);
+	}
+	free(c.missing);
+	return rc;
+}
+
+/* Groups whose kind an offlink wrap object registers whole: its
+ * registration spans every object's entries (__start_/__stop_ of the
+ * entry section), so their device code is never linked again (a second
+ * registration of the same entries), and a taken object whose entries its
+ * images lack can be registered by nothing: an error names it. */
+static int registered_already(struct ofl_link *l, bool *skip, struct ofl_error *err)
+{
+	int rc = 0;
+	for (size_t g = 0; !rc && g < l->ngroups; g++) {
+		enum ofl_wrap_kind kind = ofl_wrap_kind_of(l->groups[g].kind);
+		const struct link_registered *w = whole_registration(l, kind);
+		struct resolver defs = RESOLVER_INIT(l);
+		int unreadable = w ? registered_symbols(l, kind, &defs, err) : 0;
+		rc = unreadable < 0 ? unreadable : 0;
+		for (size_t k = 0; w && !rc && k < l->groups[g].nall; k++) {
+			struct link_member *m = &l->members[l->groups[g].first + k];
+			size_t u = l->images[m->image].unit;
+			if (m->taken && !l->units[u].registered_by)
+				rc = check_registered(l, u, w, &defs, unreadable == 1, err);
+			m->taken = false;
+		}
+		skip[g] = w != NULL;
+		resolver_release(&defs);
+	}
+	return rc;
+}
+
 /* Requested archs (--offload-extract) that no image has: said, since a
  * typo there silently takes nothing. */
 static void report_unmatched(struct ofl_link *l)
@@ -434,7 +548,7 @@ static void report_left_out(struct ofl_link *l)
 		size_t n = 0;
 		for (size_t u = lf->first_unit; u < lf->first_unit + lf->nunits; u++) {
 			const struct link_unit *un = &l->units[u];
-			if (!un->nimages || un->device)
+			if (!un->nimages || un->device || un->registered_by)
 				continue;
 			n++;
 			if (!added_by_link(l, f))
@@ -461,8 +575,11 @@ int ofl_link_select(struct ofl_link *l, struct ofl_error *err)
 			struct link_member *m = &l->members[l->groups[g].first + k];
 			m->taken = l->units[l->images[m->image].unit].taken;
 		}
+	bool *skip = ofl_calloc(l->ngroups + 1, sizeof(*skip));
+	rc = rc ? rc : skip ? registered_already(l, skip, err) : OFL_NOMEM(err);
 	for (size_t g = 0; !rc && g < l->ngroups; g++)
-		rc = device_rules(l, g, err);
+		rc = skip[g] ? 0 : device_rules(l, g, err);
+	free(skip);
 	for (size_t g = 0; g < l->ngroups; g++)
 		for (size_t k = 0; k < l->groups[g].nall; k++) {
 			const struct link_image *im = ofl_group_image(l, g, k);

@@ -471,6 +471,58 @@ OFL_TEST(plan_runtime_archive)
 	done(&r);
 }
 
+/* wrap.o: offlink wrap's object (OpenMP, LLVM 20's registration) of the
+ * raw image file img. */
+static int offlink_wrap(const char *img)
+{
+	struct ofl_file f = OFL_FILE_INIT;
+	struct ofl_error e = OFL_ERROR_INIT;
+	struct ofl_wrap_opts o = {OFL_WRAP_OPENMP, OFL_WRAP_LLVM20, OFL_WRAP_X86_64, false};
+	if (ofl_file_open(&f, img, &e))
+		return -1;
+	struct ofl_wrap_image im = {f.data, f.size, 0, f.size, NULL, NULL};
+	int fd = open("wrap.o", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	int rc = fd < 0 || ofl_wrap_write_fd(fd, &o, &im, 1, &e);
+	if (fd >= 0)
+		close(fd);
+	ofl_file_close(&f);
+	return rc;
+}
+
+/* An offlink wrap object registers the program's whole entry table: an
+ * object whose entries its image defines is registered already (nothing
+ * linked, no wrap), and the OpenMP runtime is added (from the newest LLVM:
+ * the raw image does not say which made it); an object whose entry the
+ * image lacks is an error naming it. */
+OFL_TEST(plan_offlink_wrap_object)
+{
+	struct run r;
+	CHECK(fake_llvm(22) == 0);
+	CHECK(sh("printf 'int ek(void) { return 1; }\\n' >img.c && "
+	         "cc -shared -fPIC img.c -o img.so") == 0);
+	CHECK(offlink_wrap("img.so") == 0);
+	CHECK(object("we",
+	             "__attribute__((weak)) int e __asm__(\".offloading.entry.ek\") = 1;\n"
+	             "int main(void) { return 0; }",
+	             "int ek(void) { return 1; }", cpu, "", "llvm_offload_entries") == 0);
+	CHECK(object("wx", "__attribute__((weak)) int x __asm__(\".offloading.entry.ex\") = 1;",
+	             "int ex(void) { return 2; }", cpu, "", "llvm_offload_entries") == 0);
+	plan(&r, "we.o wrap.o -o out", opts());
+	CHECK_EQ_U(r.rc, 0);
+	CHECK_EQ_U(r.p.action, OFL_PLAN_ADD);
+	CHECK(unit(&r, "we.o") && unit(&r, "we.o")->taken && !unit(&r, "we.o")->device);
+	CHECK(r.p.nactions == 0 && r.p.nwraps == 0);
+	CHECK_EQ_U(ofl_link_execute(r.l, &r.p, &r.e), 0);
+	CHECK(r.p.res.nlibraries == 2 && !strcmp(r.p.res.libraries[1], "omptarget"));
+	CHECK(r.p.res.nlibdirs == 1 && strstr(r.p.res.libdirs[0], "root/llvm-22/lib"));
+	done(&r);
+	plan(&r, "we.o wx.o wrap.o -o out", opts());
+	CHECK_EQ_U(r.rc, OFL_EINVAL);
+	CHECK_STR(r.e.path, "wx.o");
+	CHECK(strstr(r.e.msg, "not registered by wrap.o") && strstr(r.e.msg, "entry 'ex'"));
+	done(&r);
+}
+
 /* Device code linked before the link (an allocated .llvm.offloading: LLVM's
  * wrapper object) is a bypass: the link left alone, a warning unless it is
  * meant; a host linker an offlink runs plans nothing. */
