@@ -4,7 +4,8 @@
  * linker's own rules (objects always; an archive member when it defines a
  * symbol still undefined, those the command line references included: -u,
  * -e, --defsym, --wrap, scripts' assignments; archives of a group until
- * nothing changes; --whole-archive members always), so the device code of
+ * nothing changes, then all of them so, as lld searches them;
+ * --whole-archive members always), so the device code of
  * exactly the members the host linker pulls is taken; a plugin's linker
  * tells what it loaded too (ofl_link_hint).  Then device rules, per group
  * of images: a member whose device code defines a symbol the taken device
@@ -173,22 +174,24 @@ static int index_archive(struct resolver *r, const struct link_file *f, struct o
 	return rc < 0 ? rc : 0;
 }
 
-static int drain(struct resolver *r, struct ofl_error *err)
+/* The members queued, pulled for why (their symbols' queued in turn). */
+static int drain(struct resolver *r, const char *why, struct ofl_error *err)
 {
 	int rc = 0;
 	for (size_t i = 0; i < r->nqueue; i++) {
 		struct ofl_symslot *s = ofl_symset_find(&r->syms, r->queue[i].sym);
 		if (!rc && s && !s->value)
-			rc = pull(r, r->queue[i].unit, "the host link pulls it", r->queue[i].sym,
-			          err);
+			rc = pull(r, r->queue[i].unit, why, r->queue[i].sym, err);
 		free(r->queue[i].sym);
 	}
 	r->nqueue = 0;
 	return rc;
 }
 
-/* Archives [from, to) scanned together (one archive, or a group's). */
-static int resolve_archives(struct resolver *r, size_t from, size_t to, struct ofl_error *err)
+/* Archives [from, to) scanned together (one archive, a group's, or all of
+ * them), their members pulled for why. */
+static int resolve_archives(struct resolver *r, size_t from, size_t to, const char *why,
+                            struct ofl_error *err)
 {
 	int rc = 0;
 	ofl_symset_release(&r->index);
@@ -208,7 +211,7 @@ static int resolve_archives(struct resolver *r, size_t from, size_t to, struct o
 		    note_symbol(r, r->index.slots[i].name, false))
 			rc = OFL_NOMEM(err);
 	if (!rc)
-		rc = drain(r, err);
+		rc = drain(r, why, err);
 	ofl_symset_release(&r->index);
 	return rc;
 }
@@ -234,7 +237,7 @@ static int add_file(struct resolver *r, size_t i, struct ofl_error *err)
 	                                        : "an object of the link";
 	for (size_t u = f->first_unit; !rc && u < f->first_unit + f->nunits; u++)
 		rc = pull(r, u, why, NULL, err);
-	return rc ? rc : drain(r, err);
+	return rc ? rc : drain(r, "the host link pulls it", err);
 }
 
 static int note_reference(void *ctx, enum ofl_ldscript_kind kind, const char *name, size_t len)
@@ -306,9 +309,15 @@ static int host_rules(struct resolver *r, struct ofl_error *err)
 		for (size_t k = i; !rc && k < j; k++)
 			rc = add_file(r, k, err);
 		if (!rc)
-			rc = resolve_archives(r, i, j, err);
+			rc = resolve_archives(r, i, j, "the host link pulls it", err);
 		i = j;
 	}
+	/* lld searches every archive for what is still undefined, wherever it
+	 * stands (GNU ld and gold only those after the reference, whose link
+	 * then fails unless the symbol may stay undefined): their union */
+	if (!rc)
+		rc = resolve_archives(r, 0, l->nfiles,
+		                      "lld pulls it (an archive before the reference)", err);
 	/* what the host linker loaded, which its rules replayed here left
 	 * out (a -T script's symbols) */
 	for (size_t u = 0; !rc && u < l->nunits; u++)

@@ -202,7 +202,8 @@ OFL_TEST(plan_archive_index)
 }
 
 /* Archives of a --start-group are scanned together: a member of the first
- * needed by one of the second is pulled. */
+ * needed by one of the second is pulled; without the group, lld pulls it
+ * too (GNU ld leaves it: its link fails), and so it is taken. */
 OFL_TEST(plan_archive_group)
 {
 	struct run r;
@@ -214,7 +215,9 @@ OFL_TEST(plan_archive_group)
 	CHECK(sh("rm -f libk2.a && ar rcs libk2.a k2.o") == 0);
 	plan(&r, "m2.o libk.a libk2.a -o out", opts());
 	CHECK_EQ_U(r.rc, 0);
-	CHECK(unit(&r, "libk2.a(k2.o)")->taken && !unit(&r, "libk.a(j.o)")->taken);
+	CHECK(unit(&r, "libk2.a(k2.o)")->taken && unit(&r, "libk.a(j.o)")->taken);
+	CHECK_STR(unit(&r, "libk.a(j.o)")->why, "lld pulls it (an archive before the reference)");
+	CHECK(!unit(&r, "libk.a(k.o)")->taken);
 	done(&r);
 	plan(&r, "m2.o --start-group libk.a libk2.a --end-group -o out", opts());
 	CHECK_EQ_U(r.rc, 0);
