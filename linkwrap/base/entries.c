@@ -2,6 +2,7 @@
 #include "entries.h"
 
 #include <stdio.h>
+#include <string.h>
 
 #include "offlink/ccob.h"
 
@@ -12,6 +13,17 @@ static const char *const entry_sections[OFL_NENTRY_SECTIONS] = {
 const char *const *ofl_entry_sections(void)
 {
 	return entry_sections;
+}
+
+const char *ofl_entry_symbol(const char *entry)
+{
+	static const char *const prefixes[] = {".offloading.entry.", ".omp_offloading.entry."};
+	for (size_t i = 0; i < 2; i++) {
+		size_t n = strlen(prefixes[i]);
+		if (!strncmp(entry, prefixes[i], n) && entry[n])
+			return entry + n;
+	}
+	return NULL;
 }
 
 void ofl_entry_hash(const uint8_t *data, size_t size, char out[17])

@@ -10,6 +10,10 @@
  * HIP). */
 #define OFL_NENTRY_SECTIONS 4
 const char *const *ofl_entry_sections(void);
+/* The symbol an offload entry names, from the name of the entry's own
+ * symbol in a host object (".offloading.entry.<name>" from LLVM 19 on,
+ * ".omp_offloading.entry.<name>" before), or NULL for another symbol. */
+const char *ofl_entry_symbol(const char *entry);
 /* The suffix of the sections made private in an object of these bytes:
  * the low half of its MD5 in hex without leading zeros (LLVM's
  * utohexstr). */

@@ -1,6 +1,7 @@
 /* GNU ld scripts given as inputs (offlink/ldscript.h): a scanner over the
- * few commands that add files.  Linear in the script: every step consumes
- * at least one byte. */
+ * few commands that add files or reference symbols, and over expressions
+ * (an assignment's, --defsym's).  Linear in the script: every step
+ * consumes at least one byte. */
 #include "offlink/ldscript.h"
 
 #include <string.h>
@@ -59,6 +60,101 @@ static void skip_balanced(struct scan *s)
 		}
 	}
 	s->bad = true;
+}
+
+/* A symbol's name in an expression: also '.' and '$' (ld's lexer). */
+static bool name_char(uint8_t c, bool first)
+{
+	return ident_char(c, first) || c == '.' || c == '$';
+}
+
+/* The symbols an expression names, up to its end: a ';', a ')' it did not
+ * open or a '}' (left unread), or the end.  A name before '(' is a
+ * function's (ABSOLUTE, ADDR...), '.' the location counter; numbers (0x10,
+ * 4K) name nothing. */
+static int expr(struct scan *s, ofl_ldscript_fn fn, void *ctx)
+{
+	size_t depth = 0;
+	while (!s->bad) {
+		skip_space(s);
+		if (s->p >= s->end || *s->p == ';' || *s->p == '}' || (*s->p == ')' && !depth))
+			return 0;
+		const uint8_t *w = s->p;
+		if (*s->p == '"') {
+			const uint8_t *q = memchr(s->p + 1, '"', (size_t)(s->end - s->p - 1));
+			s->bad |= !q;
+			s->p = q ? q + 1 : s->end;
+			int rc = q && q > w + 1 ? fn(ctx, OFL_LDSCRIPT_EXTERN, (const char *)w + 1,
+			                             (size_t)(q - w - 1))
+			                        : 0;
+			if (rc)
+				return rc;
+			continue;
+		}
+		if (!name_char(*s->p, true)) {
+			depth += *s->p == '(';
+			depth -= *s->p == ')';
+			s->p++;
+			continue;
+		}
+		bool number = *s->p >= '0' && *s->p <= '9';
+		while (s->p < s->end && name_char(*s->p, s->p == w && !number))
+			s->p++;
+		size_t len = (size_t)(s->p - w);
+		skip_space(s);
+		bool call = s->p < s->end && *s->p == '(';
+		int rc = number || call || (len == 1 && *w == '.')
+		             ? 0
+		             : fn(ctx, OFL_LDSCRIPT_EXTERN, (const char *)w, len);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+int ofl_ldscript_expr_symbols(const char *e, size_t n, ofl_ldscript_fn fn, void *ctx)
+{
+	struct scan s = {(const uint8_t *)e, (const uint8_t *)e + strnlen(e, n), false};
+	int rc = 0;
+	while (!rc && !s.bad && s.p < s.end) {
+		rc = expr(&s, fn, ctx);
+		s.p += s.p < s.end; /* past what ended it: ld would refuse the rest */
+	}
+	return rc;
+}
+
+/* Past an assignment operator (=, +=, <<=, ...; not ==) at s->p: true when
+ * one is there. */
+static bool assign_op(struct scan *s)
+{
+	size_t left = (size_t)(s->end - s->p), n = 0;
+	if (left >= 3 && (!memcmp(s->p, "<<=", 3) || !memcmp(s->p, ">>=", 3)))
+		n = 3;
+	else if (left >= 2 && strchr("+-*/&|^", s->p[0]) && s->p[1] == '=')
+		n = 2;
+	else if (left && s->p[0] == '=' && (left == 1 || s->p[1] != '='))
+		n = 1;
+	s->p += n;
+	return n;
+}
+
+/* PROVIDE( / PROVIDE_HIDDEN( / HIDDEN( (s->p past the parenthesis): the
+ * symbol assigned, then the expression's symbols, to the close. */
+static int provide(struct scan *s, ofl_ldscript_fn fn, void *ctx)
+{
+	skip_space(s);
+	while (s->p < s->end && !strchr(" \t\n\r\f=+-*/&|^<>()", *s->p))
+		s->p++;
+	skip_space(s);
+	if (!assign_op(s)) {
+		s->bad = true;
+		return 0;
+	}
+	int rc = expr(s, fn, ctx);
+	if (!rc && (s->p >= s->end || *s->p != ')'))
+		s->bad = true;
+	s->p += s->p < s->end;
+	return rc;
 }
 
 /* The names inside INPUT( / GROUP( / EXTERN( (s->p past the parenthesis),
@@ -124,7 +220,12 @@ int ofl_ldscript_inputs(const uint8_t *d, size_t n, ofl_ldscript_fn fn, void *ct
 		bool open = s.p < s.end && *s.p == '(';
 		bool input = len == 5 && !memcmp(w, "INPUT", 5);
 		bool group = len == 5 && !memcmp(w, "GROUP", 5);
-		bool ext = len == 6 && !memcmp(w, "EXTERN", 6);
+		/* ENTRY's symbol is undefined as EXTERN's is (lld pulls it) */
+		bool ext =
+		    (len == 6 && !memcmp(w, "EXTERN", 6)) || (len == 5 && !memcmp(w, "ENTRY", 5));
+		bool prov = (len == 7 && !memcmp(w, "PROVIDE", 7)) ||
+		            (len == 14 && !memcmp(w, "PROVIDE_HIDDEN", 14)) ||
+		            (len == 6 && !memcmp(w, "HIDDEN", 6));
 		if (open && (input || group || ext)) {
 			s.p++;
 			rc = names(&s,
@@ -132,6 +233,11 @@ int ofl_ldscript_inputs(const uint8_t *d, size_t n, ofl_ldscript_fn fn, void *ct
 			           : group ? OFL_LDSCRIPT_GROUP
 			                   : OFL_LDSCRIPT_INPUT,
 			           0, fn, ctx);
+		} else if (open && prov) {
+			s.p++;
+			rc = provide(&s, fn, ctx);
+		} else if (len && assign_op(&s)) {
+			rc = expr(&s, fn, ctx);
 		} else if (s.p < s.end && (*s.p == '(' || *s.p == '{')) {
 			skip_balanced(&s);
 		} else if (!len && s.p < s.end) {

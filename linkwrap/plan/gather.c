@@ -22,16 +22,18 @@
 
 static int add_script(struct ofl_link *l, size_t fi, struct ofl_error *err);
 
-/* Producer of an image: clang's .comment in a device ELF object, the
- * irsymtab's producer in bitcode, or the HIP offload kind's numbering (3
+/* Producer of device code: clang's .comment in an ELF file, the
+ * irsymtab's producer in bitcode; 0 when neither says. */
+static unsigned bytes_llvm(const uint8_t *d, size_t n)
+{
+	return ofl_is_elf(d, n) ? ofl_elf_clang_version(d, n) : ofl_bitcode_producer(d, n);
+}
+
+/* Producer of an image: its bytes, or the HIP offload kind's numbering (3
  * until LLVM 19). */
 static unsigned image_llvm(const struct ofl_obin *b)
 {
-	if (b->offload_kind == OFL_OFK_HIP19)
-		return 19;
-	if (ofl_is_elf(b->image, b->image_size))
-		return ofl_elf_clang_version(b->image, b->image_size);
-	return ofl_bitcode_producer(b->image, b->image_size);
+	return b->offload_kind == OFL_OFK_HIP19 ? 19 : bytes_llvm(b->image, b->image_size);
 }
 
 /* A target from an input reaches command lines (--target=, -mcpu=) and
@@ -233,46 +235,61 @@ static void note_linked(struct ofl_link *l, size_t u, enum linked_by by)
 	l->linked_unit = l->units[u].name;
 }
 
+/* An image offlink's wrapper object registers, made by LLVM llvm (0: it
+ * does not say; then the newest installed, as for bitcode); image NULL
+ * when its bytes are not the unit's (inflated). */
+static int add_registered(struct ofl_link *l, size_t u, uint16_t kind, unsigned llvm,
+                          const uint8_t *image, size_t size, bool whole)
+{
+	if (!llvm && l->o.nllvm_roots && l->o.llvm_roots[0])
+		llvm = ofl_llvm_newest(l->o.llvm_roots[0]);
+	if (OFL_GROW(l->registered, l->capregistered, l->nregistered))
+		return -1;
+	l->registered[l->nregistered++] =
+	    (struct link_registered){u, kind, llvm, image, size, whole};
+	return 0;
+}
+
 /* An offloading section the host link loads: a wrapper object's images,
  * registered already.  clang-linker-wrapper's own object (.llvm.offloading)
- * means LLVM did the device work; offlink's (its .comment says so: offlink
- * wrap's) that offlink did, and a relocatable link's
- * (.llvm.offloading.relocatable) that it did for that object: both leave
- * the runtime library to add. */
+ * means LLVM did the device work.  offlink's (its .comment says so)
+ * registers its images: offlink wrap's (.llvm.offloading: OffloadBinaries,
+ * or without --pack one raw OpenMP image) with the program's whole entry
+ * table, a relocatable link's (.llvm.offloading.relocatable) with that
+ * object's own; both leave the runtime library to add. */
 static int note_registered(struct ofl_link *l, size_t u, const struct ofl_elf_section *s)
 {
 	const struct link_unit *un = &l->units[u];
+	const uint8_t *sec = un->data + s->offset;
 	struct ofl_found_list found = OFL_FOUND_LIST_INIT;
 	struct ofl_error ignored = OFL_ERROR_INIT;
+	bool whole = !strcmp(s->name, OFL_OFFLOADING_SECTION);
 	ofl_link_logf(l, OFL_LOG_DECISION, "%s: %s left out: registered already", un->name,
 	              s->name);
-	if (!strcmp(s->name, OFL_OFFLOADING_SECTION)) {
-		bool ours = ofl_elf_by_offlink(un->data, un->size);
-		note_linked(l, u, ours ? LINKED_OFFLINK : LINKED_LLVM);
-		if (!ours)
-			return 0;
+	if (whole && !ofl_elf_by_offlink(un->data, un->size)) {
+		note_linked(l, u, LINKED_LLVM);
+		return 0;
 	}
-	ofl_scan_walk(un->data + s->offset, s->size, s->offset, s->index, 0, &found, &ignored);
+	ofl_scan_walk(sec, s->size, s->offset, s->index, 0, &found, &ignored);
 	int rc = 0;
 	for (size_t i = 0; !rc && i < found.n; i++) {
 		struct ofl_obin_set set;
 		if (ofl_obin_parse_set(un->data + found.v[i].offset, found.v[i].size, &set,
 		                       &ignored))
 			continue;
+		unsigned floor = release_of_version(set.version);
 		for (size_t k = 0; !rc && k < set.nentries; k++) {
 			const struct ofl_obin *b = &set.entries[k];
 			unsigned v = image_llvm(b);
-			if (OFL_GROW(l->registered, l->capregistered, l->nregistered))
-				rc = -1;
-			else
-				l->registered[l->nregistered++] =
-				    (struct link_registered){u, b->offload_kind,
-				                             v < release_of_version(set.version)
-				                                 ? release_of_version(set.version)
-				                                 : v};
+			rc = add_registered(l, u, b->offload_kind, v < floor ? floor : v,
+			                    set.inflated ? NULL : b->image,
+			                    set.inflated ? 0 : (size_t)b->image_size, whole);
 		}
 		ofl_obin_set_release(&set);
 	}
+	if (!rc && whole && !found.n && s->size)
+		rc = add_registered(l, u, OFL_OFK_OPENMP, bytes_llvm(sec, s->size), sec, s->size,
+		                    true);
 	ofl_found_list_release(&found);
 	return rc;
 }
@@ -428,7 +445,7 @@ static int add_unit(struct ofl_link *l, size_t file, const char *member, const u
 	}
 	struct link_unit *u = &l->units[l->nunits];
 	*u = (struct link_unit){NULL, data, size,   file, false, false, NULL,
-	                        0,    0,    {0, 0}, thin, NULL,  false};
+	                        0,    0,    {0, 0}, thin, NULL,  false, NULL};
 	const char *path = l->files[file].in.path;
 	if (member ? asprintf(&u->name, "%s(%s)", path, member) < 0 : !(u->name = ofl_strdup(path)))
 		return OFL_NOMEM(err);

@@ -322,9 +322,7 @@ int ofl_group_runtime_libs(struct ofl_link *l, struct ofl_error *err)
 	}
 	for (size_t i = 0; !rc && i < l->nregistered; i++) {
 		const struct link_registered *r = &l->registered[i];
-		/* offlink wrap's objects: no member choice is made */
-		bool used = l->units[r->unit].taken || l->linked_by == LINKED_OFFLINK;
-		if (!used || r->kind != OFL_OFK_OPENMP)
+		if (!l->units[r->unit].taken || r->kind != OFL_OFK_OPENMP)
 			continue;
 		char *dir = ofl_toolchain_runtime_dir(&l->tools, r->llvm);
 		rc = add_runtime(l, dir, err);

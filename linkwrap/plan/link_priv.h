@@ -56,6 +56,9 @@ struct link_unit {
 	/* the host linker loaded it (ofl_link_hint): taken whatever the
 	 * replay of its rules says */
 	bool chosen;
+	/* its device code is registered already, by this offlink wrap
+	 * object (its name), or NULL */
+	const char *registered_by;
 };
 
 /* One OffloadBinary found in a unit. */
@@ -183,11 +186,9 @@ struct ofl_link {
 	/* Who linked the device code before this link, by the registration
 	 * an input holds (gather.c, note_linked): the strongest one found. */
 	enum linked_by {
-		LINKED_NOT,     /* nobody: the device code is this link's to link */
-		LINKED_OFFLINK, /* offlink's OpenMP wrapper object (offlink wrap): the runtime only
-		                 */
-		LINKED_CLANG,   /* clang's old HIP driver (--hip-link): its fat binary's object */
-		LINKED_LLVM,    /* LLVM's clang-linker-wrapper: its wrapper object */
+		LINKED_NOT,   /* nobody: the device code is this link's to link */
+		LINKED_CLANG, /* clang's old HIP driver (--hip-link): its fat binary's object */
+		LINKED_LLVM,  /* LLVM's clang-linker-wrapper: its wrapper object */
 	} linked_by;
 	const char *linked_unit;        /* the input that says so (a unit's name) */
 	bool ran;                       /* ofl_link_plan planned it: the context takes no more */
@@ -198,12 +199,19 @@ struct ofl_link {
 	struct store **stores;
 	size_t nstores, capstores;
 	unsigned nlinked, ncached; /* device links done, and of those from the cache */
-	/* Images registered already by a relocatable link's object: they
-	 * need the runtime library only. */
+	/* Images registered already by offlink's wrapper objects (offlink
+	 * wrap's, a relocatable link's): they need the runtime library only. */
 	struct link_registered {
 		size_t unit;
 		uint16_t kind;
-		unsigned llvm;
+		unsigned llvm; /* of the image; the newest installed when it does not say */
+		/* the image, for its symbols (NULL: not readable here) */
+		const uint8_t *image;
+		size_t size;
+		/* offlink wrap's: registers the program's whole entry table
+		 * (__start_/__stop_ of its section); a relocatable link's
+		 * registers its own, made private */
+		bool whole;
 	} * registered;
 	size_t nregistered, capregistered;
 	struct ofl_argv libdirs;  /* the host linker's built-in library dirs */

@@ -2,8 +2,10 @@
  *
  * Host rules first: the host link is replayed on the symbol tables with the
  * linker's own rules (objects always; an archive member when it defines a
- * symbol still undefined, -u ones included; archives of a group until
- * nothing changes; --whole-archive members always), so the device code of
+ * symbol still undefined, those the command line references included: -u,
+ * -e, --defsym, --wrap, scripts' assignments; archives of a group until
+ * nothing changes, then all of them so, as lld searches them;
+ * --whole-archive members always), so the device code of
  * exactly the members the host linker pulls is taken; a plugin's linker
  * tells what it loaded too (ofl_link_hint).  Then device rules, per group
  * of images: a member whose device code defines a symbol the taken device
@@ -12,11 +14,14 @@
  * every member with a compatible image is, as LLVM 22 does.  Members with
  * an image of an arch named by --offload-extract are always taken.
  * Every step is a worklist over hash sets: linear in the symbols read. */
+#include <fnmatch.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "internal.h"
 #include "link_priv.h"
 #include "offlink/elf.h"
+#include "offlink/ldscript.h"
 
 /* A member waiting to be pulled because of sym. */
 struct pending {
@@ -30,7 +35,26 @@ struct resolver {
 	struct ofl_symset index; /* archive symbol -> unit, for the archives in scope */
 	struct pending *queue;
 	size_t nqueue, capqueue;
+	struct ofl_symset wraps; /* the symbols of --wrap */
+	const char **globs;      /* the patterns of --undefined-glob */
+	size_t nglobs, capglobs;
 };
+
+#define RESOLVER_INIT(l)                                                                           \
+	{                                                                                          \
+		l, OFL_SYMSET_INIT, OFL_SYMSET_INIT, NULL, 0, 0, OFL_SYMSET_INIT, NULL, 0, 0       \
+	}
+
+static void resolver_release(struct resolver *r)
+{
+	for (size_t i = 0; i < r->nqueue; i++)
+		free(r->queue[i].sym);
+	free(r->queue);
+	free(r->globs);
+	ofl_symset_release(&r->syms);
+	ofl_symset_release(&r->index);
+	ofl_symset_release(&r->wraps);
+}
 
 static int enqueue(struct resolver *r, size_t unit, const char *sym)
 {
@@ -38,6 +62,14 @@ static int enqueue(struct resolver *r, size_t unit, const char *sym)
 		return OFL_ENOMEM;
 	r->queue[r->nqueue] = (struct pending){unit, ofl_strdup(sym)};
 	return r->queue[r->nqueue++].sym ? 0 : OFL_ENOMEM;
+}
+
+static bool globbed(const struct resolver *r, const char *name)
+{
+	for (size_t i = 0; i < r->nglobs; i++)
+		if (!fnmatch(r->globs[i], name, 0))
+			return true;
+	return false;
 }
 
 static int note_symbol(void *ctx, const char *name, bool defined)
@@ -51,9 +83,14 @@ static int note_symbol(void *ctx, const char *name, bool defined)
 		s->value = 1;
 		return 0;
 	}
+	int rc = 0;
 	if (!s->value && added && (ix = ofl_symset_find(&r->index, name)))
-		return enqueue(r, ix->value, name);
-	return 0;
+		rc = enqueue(r, ix->value, name);
+	/* --wrap=S: a reference to __real_S is one to S (GNU ld and gold;
+	 * lld pulls what defines __real_S itself, as above) */
+	if (!rc && !strncmp(name, "__real_", 7) && ofl_symset_find(&r->wraps, name + 7))
+		rc = note_symbol(r, name + 7, false);
+	return rc;
 }
 
 /* 1 when the bytes have no symbols we can read. */
@@ -137,22 +174,24 @@ static int index_archive(struct resolver *r, const struct link_file *f, struct o
 	return rc < 0 ? rc : 0;
 }
 
-static int drain(struct resolver *r, struct ofl_error *err)
+/* The members queued, pulled for why (their symbols' queued in turn). */
+static int drain(struct resolver *r, const char *why, struct ofl_error *err)
 {
 	int rc = 0;
 	for (size_t i = 0; i < r->nqueue; i++) {
 		struct ofl_symslot *s = ofl_symset_find(&r->syms, r->queue[i].sym);
 		if (!rc && s && !s->value)
-			rc = pull(r, r->queue[i].unit, "the host link pulls it", r->queue[i].sym,
-			          err);
+			rc = pull(r, r->queue[i].unit, why, r->queue[i].sym, err);
 		free(r->queue[i].sym);
 	}
 	r->nqueue = 0;
 	return rc;
 }
 
-/* Archives [from, to) scanned together (one archive, or a group's). */
-static int resolve_archives(struct resolver *r, size_t from, size_t to, struct ofl_error *err)
+/* Archives [from, to) scanned together (one archive, a group's, or all of
+ * them), their members pulled for why. */
+static int resolve_archives(struct resolver *r, size_t from, size_t to, const char *why,
+                            struct ofl_error *err)
 {
 	int rc = 0;
 	ofl_symset_release(&r->index);
@@ -165,8 +204,14 @@ static int resolve_archives(struct resolver *r, size_t from, size_t to, struct o
 		if (s && !s->value && enqueue(r, ix->value, ix->name))
 			rc = OFL_NOMEM(err);
 	}
+	/* lld's --undefined-glob: the archives' symbols it matches (each
+	 * new one is queued as it is noted) */
+	for (size_t i = 0; !rc && r->nglobs && i < r->index.cap; i++)
+		if (r->index.slots[i].name && globbed(r, r->index.slots[i].name) &&
+		    note_symbol(r, r->index.slots[i].name, false))
+			rc = OFL_NOMEM(err);
 	if (!rc)
-		rc = drain(r, err);
+		rc = drain(r, why, err);
 	ofl_symset_release(&r->index);
 	return rc;
 }
@@ -192,21 +237,64 @@ static int add_file(struct resolver *r, size_t i, struct ofl_error *err)
 	                                        : "an object of the link";
 	for (size_t u = f->first_unit; !rc && u < f->first_unit + f->nunits; u++)
 		rc = pull(r, u, why, NULL, err);
-	return rc ? rc : drain(r, err);
+	return rc ? rc : drain(r, "the host link pulls it", err);
 }
 
-/* Symbols the command line (-u, the entry point's -e) and its scripts (EXTERN) make
- * undefined: archive members are pulled for them as for an object's references. */
+static int note_reference(void *ctx, enum ofl_ldscript_kind kind, const char *name, size_t len)
+{
+	char *s = ofl_strndup(name, len);
+	int rc = s ? note_symbol(ctx, s, false) : OFL_ENOMEM;
+	(void)kind;
+	free(s);
+	return rc;
+}
+
+/* What --wrap and --undefined-glob change, before any symbol is read. */
+static int rewrites(struct resolver *r, const struct ofl_ldcmd *c, struct ofl_error *err)
+{
+	struct ofl_symslot *s;
+	bool added;
+	for (size_t i = 0; c && i < c->nargs; i++) {
+		const struct ofl_ldarg *a = &c->args[i];
+		if (a->opt == OFL_LD_WRAP && ofl_symset_add(&r->wraps, a->value, 0, &s, &added))
+			return OFL_NOMEM(err);
+		if (a->opt != OFL_LD_UNDEFINED_GLOB)
+			continue;
+		if (OFL_GROW(r->globs, r->capglobs, r->nglobs))
+			return OFL_NOMEM(err);
+		r->globs[r->nglobs++] = a->value;
+	}
+	return 0;
+}
+
+/* Symbols the command line and its scripts reference before any input,
+ * which pull archive members as an object's references do (GNU ld, gold
+ * and lld alike): -u and the entry point; --defsym's expression (its
+ * symbol is not taken as defined: lld and a later ld still pull a member
+ * defining it); __wrap_S for --wrap=S (lld pulls it whenever S is known;
+ * GNU ld and gold when S is referenced); a script's EXTERN, ENTRY and
+ * assignments. */
 static int command_line_symbols(struct resolver *r, struct ofl_error *err)
 {
 	const struct ofl_ldcmd *c = r->l->o.host_cmd;
-	for (size_t i = 0; c && i < c->nargs; i++)
-		if (c->args[i].opt == OFL_LD_UNDEFINED && note_symbol(r, c->args[i].value, false))
-			return OFL_NOMEM(err);
-	for (size_t i = 0; i < r->l->script_externs.n; i++)
-		if (note_symbol(r, r->l->script_externs.v[i], false))
-			return OFL_NOMEM(err);
-	return 0;
+	int rc = rewrites(r, c, err);
+	for (size_t i = 0; !rc && c && i < c->nargs; i++) {
+		const struct ofl_ldarg *a = &c->args[i];
+		const char *eq = a->opt == OFL_LD_DEFSYM ? strchr(a->value, '=') : NULL;
+		char *wrap = NULL;
+		if (a->opt == OFL_LD_UNDEFINED)
+			rc = note_symbol(r, a->value, false);
+		else if (eq)
+			rc = ofl_ldscript_expr_symbols(eq + 1, strlen(eq + 1), note_reference, r);
+		else if (a->opt == OFL_LD_WRAP)
+			rc = asprintf(&wrap, "__wrap_%s", a->value) < 0
+			         ? OFL_ENOMEM
+			         : note_symbol(r, wrap, false);
+		free(wrap);
+	}
+	for (size_t i = 0; !rc && i < r->l->script_externs.n; i++)
+		rc = note_symbol(r, r->l->script_externs.v[i], false);
+	return rc ? OFL_NOMEM(err) : 0;
 }
 
 static int host_rules(struct resolver *r, struct ofl_error *err)
@@ -221,11 +309,17 @@ static int host_rules(struct resolver *r, struct ofl_error *err)
 		for (size_t k = i; !rc && k < j; k++)
 			rc = add_file(r, k, err);
 		if (!rc)
-			rc = resolve_archives(r, i, j, err);
+			rc = resolve_archives(r, i, j, "the host link pulls it", err);
 		i = j;
 	}
+	/* lld searches every archive for what is still undefined, wherever it
+	 * stands (GNU ld and gold only those after the reference, whose link
+	 * then fails unless the symbol may stay undefined): their union */
+	if (!rc)
+		rc = resolve_archives(r, 0, l->nfiles,
+		                      "lld pulls it (an archive before the reference)", err);
 	/* what the host linker loaded, which its rules replayed here left
-	 * out (a linker script's EXTERN, --defsym) */
+	 * out (a -T script's symbols) */
 	for (size_t u = 0; !rc && u < l->nunits; u++)
 		if (l->units[u].chosen)
 			rc = pull(r, u, "the host linker chose it", NULL, err);
@@ -268,7 +362,7 @@ static void take_image(struct ofl_link *l, size_t g, size_t k, const char *why, 
  * member positions. */
 static int device_rules(struct ofl_link *l, size_t g, struct ofl_error *err)
 {
-	struct resolver r = {l, OFL_SYMSET_INIT, OFL_SYMSET_INIT, NULL, 0, 0};
+	struct resolver r = RESOLVER_INIT(l);
 	struct link_member *mem = l->members + l->groups[g].first;
 	size_t n = l->groups[g].nall;
 	bool known = true, used = false;
@@ -313,9 +407,122 @@ static int device_rules(struct ofl_link *l, size_t g, struct ofl_error *err)
 		}
 		free(r.queue[q].sym);
 	}
-	free(r.queue);
-	ofl_symset_release(&r.syms);
-	ofl_symset_release(&r.index);
+	r.nqueue = 0;
+	resolver_release(&r);
+	return rc;
+}
+
+/* The registration of the program's whole entry table of kind's device
+ * code that a taken offlink wrap object makes, or NULL. */
+static const struct link_registered *whole_registration(const struct ofl_link *l,
+                                                        enum ofl_wrap_kind kind)
+{
+	for (size_t i = 0; i < l->nregistered; i++) {
+		const struct link_registered *r = &l->registered[i];
+		if (r->whole && l->units[r->unit].taken && ofl_wrap_kind_of(r->kind) == kind)
+			return r;
+	}
+	return NULL;
+}
+
+/* The symbols the images of kind's whole registrations define (value 1);
+ * 1 when none can be read. */
+static int registered_symbols(const struct ofl_link *l, enum ofl_wrap_kind kind,
+                              struct resolver *defs, struct ofl_error *err)
+{
+	bool known = false;
+	for (size_t i = 0; i < l->nregistered; i++) {
+		const struct link_registered *r = &l->registered[i];
+		if (!r->whole || !r->image || !l->units[r->unit].taken ||
+		    ofl_wrap_kind_of(r->kind) != kind)
+			continue;
+		int rc = read_symbols(defs, r->image, r->size, l->units[r->unit].name, err);
+		if (rc < 0)
+			return rc;
+		known = known || rc == 0;
+	}
+	return known ? 0 : 1;
+}
+
+/* The first of a host object's offload entries whose symbol is not
+ * defined (in defs). */
+struct entries_check {
+	const struct ofl_symset *defs;
+	char *missing; /* owned */
+};
+
+static int check_entry(void *ctx, const char *name, bool defined)
+{
+	struct entries_check *c = ctx;
+	const char *sym = defined && !c->missing ? ofl_entry_symbol(name) : NULL;
+	const struct ofl_symslot *s = sym ? ofl_symset_find(c->defs, sym) : NULL;
+	if (sym && !(s && s->value))
+		return (c->missing = ofl_strdup(sym)) ? 0 : OFL_ENOMEM;
+	return 0;
+}
+
+/* Unit u's device code, of a kind whose whole entry table w registers:
+ * linked into w's images already when they define every entry of u's
+ * (defs; unless their symbols are unreadable), else left out: an error. */
+static int check_registered(struct ofl_link *l, size_t u, const struct link_registered *w,
+                            const struct resolver *defs, bool unreadable, struct ofl_error *err)
+{
+	struct link_unit *un = &l->units[u];
+	const char *by = l->units[w->unit].name;
+	struct entries_check c = {&defs->syms, NULL};
+	int rc = unreadable ? 0 : ofl_image_symbols(un->data, un->size, check_entry, &c, err);
+	if (rc < 0)
+		ofl_error_locate(err, un->name, 0);
+	else if (unreadable)
+		rc = ofl_error_set(
+		    err, OFL_EINVAL, un->name, OFL_NO_OFFSET,
+		    "device code not known to be registered by %s (offlink wrap's "
+		    "object, which registers the whole program's): the symbols of its "
+		    "images cannot be read; link without %s",
+		    by, by);
+	else if (c.missing)
+		rc = ofl_error_set(
+		    err, OFL_EINVAL, un->name, OFL_NO_OFFSET,
+		    "device code not registered by %s (offlink wrap's object, which "
+		    "registers the whole program's): its images lack entry '%s'; wrap "
+		    "an image linked with this object's device code too, or link "
+		    "without %s",
+		    by, c.missing, by);
+	else {
+		rc = 0;
+		un->registered_by = by;
+		ofl_link_logf(l, OFL_LOG_DECISION,
+		              "%s: device code registered already by %s: not linked again",
+		              un->name, by);
+	}
+	free(c.missing);
+	return rc;
+}
+
+/* Groups whose kind an offlink wrap object registers whole: its
+ * registration spans every object's entries (__start_/__stop_ of the
+ * entry section), so their device code is never linked again (a second
+ * registration of the same entries), and a taken object whose entries its
+ * images lack can be registered by nothing: an error names it. */
+static int registered_already(struct ofl_link *l, bool *skip, struct ofl_error *err)
+{
+	int rc = 0;
+	for (size_t g = 0; !rc && g < l->ngroups; g++) {
+		enum ofl_wrap_kind kind = ofl_wrap_kind_of(l->groups[g].kind);
+		const struct link_registered *w = whole_registration(l, kind);
+		struct resolver defs = RESOLVER_INIT(l);
+		int unreadable = w ? registered_symbols(l, kind, &defs, err) : 0;
+		rc = unreadable < 0 ? unreadable : 0;
+		for (size_t k = 0; w && !rc && k < l->groups[g].nall; k++) {
+			struct link_member *m = &l->members[l->groups[g].first + k];
+			size_t u = l->images[m->image].unit;
+			if (m->taken && !l->units[u].registered_by)
+				rc = check_registered(l, u, w, &defs, unreadable == 1, err);
+			m->taken = false;
+		}
+		skip[g] = w != NULL;
+		resolver_release(&defs);
+	}
 	return rc;
 }
 
@@ -350,7 +557,7 @@ static void report_left_out(struct ofl_link *l)
 		size_t n = 0;
 		for (size_t u = lf->first_unit; u < lf->first_unit + lf->nunits; u++) {
 			const struct link_unit *un = &l->units[u];
-			if (!un->nimages || un->device)
+			if (!un->nimages || un->device || un->registered_by)
 				continue;
 			n++;
 			if (!added_by_link(l, f))
@@ -369,20 +576,19 @@ static void report_left_out(struct ofl_link *l)
 
 int ofl_link_select(struct ofl_link *l, struct ofl_error *err)
 {
-	struct resolver r = {l, OFL_SYMSET_INIT, OFL_SYMSET_INIT, NULL, 0, 0};
+	struct resolver r = RESOLVER_INIT(l);
 	int rc = host_rules(&r, err);
-	for (size_t i = 0; i < r.nqueue; i++)
-		free(r.queue[i].sym);
-	free(r.queue);
-	ofl_symset_release(&r.syms);
-	ofl_symset_release(&r.index);
+	resolver_release(&r);
 	for (size_t g = 0; g < l->ngroups; g++)
 		for (size_t k = 0; k < l->groups[g].nall; k++) {
 			struct link_member *m = &l->members[l->groups[g].first + k];
 			m->taken = l->units[l->images[m->image].unit].taken;
 		}
+	bool *skip = ofl_calloc(l->ngroups + 1, sizeof(*skip));
+	rc = rc ? rc : skip ? registered_already(l, skip, err) : OFL_NOMEM(err);
 	for (size_t g = 0; !rc && g < l->ngroups; g++)
-		rc = device_rules(l, g, err);
+		rc = skip[g] ? 0 : device_rules(l, g, err);
+	free(skip);
 	for (size_t g = 0; g < l->ngroups; g++)
 		for (size_t k = 0; k < l->groups[g].nall; k++) {
 			const struct link_image *im = ofl_group_image(l, g, k);

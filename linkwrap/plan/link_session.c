@@ -5,7 +5,7 @@
  * The inputs always come from the host link's command line: ld.offlink's
  * own, or the linker's for the plugin.  The files a plugin's linker loads
  * are hints only: a member the host linker loaded is taken even when the
- * replay of its rules would not (a linker script's EXTERN), and a file the
+ * replay of its rules would not (a -T script's symbols), and a file the
  * command line does not name (a linker script's INPUT) is added as the
  * linker loaded it.  They never replace the command line: device code of
  * members the host link leaves out, which the device links need (a device
@@ -52,10 +52,9 @@ int ofl_link_open(struct ofl_link **l, const struct ofl_link_opts *o, struct ofl
 	return rc;
 }
 
-/* Device code linked before this link: by LLVM (said, as a bypass of
- * offlink, unless meant or the personality's, offlink's device link), or
- * by offlink wrap (its runtime library added, as for any OpenMP link). */
-static int linked_before(struct ofl_link *l, struct ofl_link_plan *p, struct ofl_error *err)
+/* Device code linked before this link by LLVM: said, as a bypass of
+ * offlink, unless meant or the personality's (offlink's device link). */
+static void linked_before(struct ofl_link *l, struct ofl_link_plan *p)
 {
 	static const char *const warnings[] = {
 	    [LINKED_LLVM] = "the device code was linked by LLVM's clang-linker-wrapper, not by "
@@ -72,22 +71,12 @@ static int linked_before(struct ofl_link *l, struct ofl_link_plan *p, struct ofl
 	                    "nothing to do",
 	    [LINKED_CLANG] = "device code was linked by clang's old HIP offload driver already "
 	                     "(--hip-link): nothing to do"};
-	if (l->linked_by == LINKED_OFFLINK) {
-		ofl_link_logf(l, OFL_LOG_DECISION,
-		              "device code was linked by offlink already (%s registers it): "
-		              "nothing is linked again, the runtime library is added",
-		              l->linked_unit);
-		int rc = ofl_group_runtime_libs(l, err);
-		p->action = !rc && l->runtime_libs.n ? OFL_PLAN_ADD : OFL_PLAN_UNCHANGED;
-		return rc;
-	}
 	p->action = OFL_PLAN_LINKED_BY_LLVM;
 	p->note = notes[l->linked_by];
 	ofl_link_logf(l, OFL_LOG_DECISION, "%s: registers device code linked before this link",
 	              l->linked_unit);
 	if (!l->o.bypass_ok && !l->o.llvm_wrapper)
 		p->warning = warnings[l->linked_by];
-	return 0;
 }
 
 /* The device work: which images each group links (the host link replayed,
@@ -221,9 +210,10 @@ int ofl_link_plan(struct ofl_link *l, struct ofl_link_plan *p, struct ofl_error 
 	if (l->o.chained && !l->o.llvm_wrapper)
 		return 0;
 	if (!device_code) {
-		int rc = l->linked_by == LINKED_NOT ? 0 : linked_before(l, p, err);
+		if (l->linked_by != LINKED_NOT)
+			linked_before(l, p);
 		l->ran = true;
-		return rc;
+		return 0;
 	}
 	/* relocatable mode writes -o itself (ld's a.out by default), which
 	 * must not be an input: checked before any work */

@@ -1,6 +1,7 @@
-/* Fuzzes the scan of linker scripts given as inputs: every name it hands
- * out lies inside the input, is not empty and holds no delimiter outside
- * quotes; the scan ends (linear: each step consumes a byte). */
+/* Fuzzes the scan of linker scripts given as inputs, and of an expression
+ * (--defsym's): every name it hands out lies inside the input, is not
+ * empty and holds no NUL; the scan ends (linear: each step consumes a
+ * byte). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +34,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct ofl_error err = OFL_ERROR_INIT;
 	int rc = ofl_ldscript_inputs(data, size, check, &s, &err);
 	if (rc && rc != OFL_EINVAL)
+		abort();
+	s.names = 0;
+	if (ofl_ldscript_expr_symbols((const char *)data, size, check, &s))
 		abort();
 	return 0;
 }

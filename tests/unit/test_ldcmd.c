@@ -117,6 +117,26 @@ OFL_TEST(ldcmd_long_names_take_one_or_two_dashes)
 	ofl_ldcmd_release(&c);
 }
 
+/* The options that reference symbols have ids of their own; the one-dash
+ * -undefined-glob is lld's option, not -u with the value "ndefined-glob". */
+OFL_TEST(ldcmd_symbol_references)
+{
+	struct ofl_ldcmd c = OFL_LDCMD_INIT;
+	struct ofl_error e = OFL_ERROR_INIT;
+	CHECK_EQ_U(PARSE(&c, &e, "--defsym=a=b", "-defsym", "c=d+1", "--wrap=f", "-wrap", "g",
+	                 "-undefined-glob", "k*", "--require-defined=r", "-uu"),
+	           0);
+	CHECK_EQ_U(c.nargs, 7);
+	check_opt(&c, 0, OFL_LD_DEFSYM, "--defsym=a=b", NULL, "a=b");
+	check_opt(&c, 1, OFL_LD_DEFSYM, "-defsym", "c=d+1", "c=d+1");
+	check_opt(&c, 2, OFL_LD_WRAP, "--wrap=f", NULL, "f");
+	check_opt(&c, 3, OFL_LD_WRAP, "-wrap", "g", "g");
+	check_opt(&c, 4, OFL_LD_UNDEFINED_GLOB, "-undefined-glob", "k*", "k*");
+	check_opt(&c, 5, OFL_LD_UNDEFINED, "--require-defined=r", NULL, "r");
+	check_opt(&c, 6, OFL_LD_UNDEFINED, "-uu", NULL, "u");
+	ofl_ldcmd_release(&c);
+}
+
 OFL_TEST(ldcmd_library_forms)
 {
 	struct ofl_ldcmd c = OFL_LDCMD_INIT;

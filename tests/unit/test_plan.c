@@ -202,7 +202,8 @@ OFL_TEST(plan_archive_index)
 }
 
 /* Archives of a --start-group are scanned together: a member of the first
- * needed by one of the second is pulled. */
+ * needed by one of the second is pulled; without the group, lld pulls it
+ * too (GNU ld leaves it: its link fails), and so it is taken. */
 OFL_TEST(plan_archive_group)
 {
 	struct run r;
@@ -214,7 +215,9 @@ OFL_TEST(plan_archive_group)
 	CHECK(sh("rm -f libk2.a && ar rcs libk2.a k2.o") == 0);
 	plan(&r, "m2.o libk.a libk2.a -o out", opts());
 	CHECK_EQ_U(r.rc, 0);
-	CHECK(unit(&r, "libk2.a(k2.o)")->taken && !unit(&r, "libk.a(j.o)")->taken);
+	CHECK(unit(&r, "libk2.a(k2.o)")->taken && unit(&r, "libk.a(j.o)")->taken);
+	CHECK_STR(unit(&r, "libk.a(j.o)")->why, "lld pulls it (an archive before the reference)");
+	CHECK(!unit(&r, "libk.a(k.o)")->taken);
 	done(&r);
 	plan(&r, "m2.o --start-group libk.a libk2.a --end-group -o out", opts());
 	CHECK_EQ_U(r.rc, 0);
@@ -250,6 +253,63 @@ OFL_TEST(plan_undefined_and_extern)
 	CHECK_EQ_U(r.rc, 0);
 	CHECK(unit(&r, "libk.a(j.o)") && unit(&r, "libk.a(j.o)")->taken);
 	done(&r);
+}
+
+/* The member j.o of libk.a is taken (or not) for the host line. */
+static bool j_taken(const char *line)
+{
+	struct run r;
+	plan(&r, line, opts());
+	const struct ofl_plan_unit *u = r.rc ? NULL : unit(&r, "libk.a(j.o)");
+	bool taken = u && u->taken && u->device;
+	if (r.rc)
+		fprintf(stderr, "%s: %s\n", line, r.e.msg);
+	done(&r);
+	return taken;
+}
+
+/* --defsym's expression references its symbols (not a function's name, a
+ * number, '.'); --wrap=S references __wrap_S, and a reference to
+ * __real_S is one to S; lld's --undefined-glob references what it
+ * matches: each pulls the member defining the symbol, as GNU ld, gold and
+ * lld do. */
+OFL_TEST(plan_defsym_wrap_glob)
+{
+	CHECK(kernel_library() == 0);
+	CHECK(object("wk", "int j(void); int __wrap_k(void) { return j(); }", "int dwk;", cpu, "",
+	             "llvm_offload_entries") == 0);
+	CHECK(object("rj", "int __real_j(void); int main(void) { return __real_j(); }", "int drj;",
+	             cpu, "", "llvm_offload_entries") == 0);
+	CHECK(object("mj", "int j(void); int main(void) { return j(); }", "int dmj;", cpu, "",
+	             "llvm_offload_entries") == 0);
+	CHECK(sh("rm -f libw.a && ar rcs libw.a wk.o") == 0);
+	CHECK(j_taken("main.o --defsym=x=j libk.a -o out"));
+	CHECK(j_taken("main.o --defsym x=4+ABSOLUTE(j)*2 libk.a -o out"));
+	CHECK(j_taken("mj.o --defsym=j=k libk.a -o out")); /* lld pulls j.o */
+	CHECK(!j_taken("main.o --defsym=x=0x10+ALIGN(8) libk.a -o out"));
+	CHECK(!j_taken("main.o --defsym=x=. libk.a -o out"));
+	CHECK(j_taken("main.o --wrap=k libw.a libk.a -o out"));
+	CHECK(!j_taken("main.o libw.a libk.a -o out"));
+	CHECK(j_taken("rj.o --wrap=j libk.a -o out"));
+	CHECK(!j_taken("rj.o libk.a -o out"));
+	CHECK(j_taken("main.o --undefined-glob=[ij]* libk.a -o out"));
+	CHECK(j_taken("main.o -undefined-glob *j libk.a -o out"));
+	CHECK(!j_taken("main.o --undefined-glob=z* libk.a -o out"));
+}
+
+/* A linker script's assignments reference the symbols of their
+ * expressions, ENTRY its symbol. */
+OFL_TEST(plan_script_references)
+{
+	CHECK(kernel_library() == 0);
+	CHECK(sh("printf 'x = ABSOLUTE(j) + 1;\nINPUT(libk.a)\n' >a.ld && "
+	         "printf 'PROVIDE_HIDDEN(y = j);\nINPUT(libk.a)\n' >p.ld && "
+	         "printf 'ENTRY(j)\nINPUT(libk.a)\n' >e.ld && "
+	         "printf 'x = 0x10 + SIZEOF(.text);\nINPUT(libk.a)\n' >n.ld") == 0);
+	CHECK(j_taken("main.o a.ld -o out"));
+	CHECK(j_taken("main.o p.ld -o out"));
+	CHECK(j_taken("main.o e.ld -o out"));
+	CHECK(!j_taken("main.o n.ld -o out"));
 }
 
 /* A shared object's undefined (non-weak) symbol is a reference: it pulls
@@ -411,6 +471,58 @@ OFL_TEST(plan_runtime_archive)
 	CHECK_EQ_U(r.rc, 0);
 	CHECK_EQ_U(r.p.groups[0].runtime, OFL_RUNTIME_ARCHIVE);
 	CHECK(strstr(r.p.groups[0].runtime_path, "libomptarget.devicertl.a"));
+	done(&r);
+}
+
+/* wrap.o: offlink wrap's object (OpenMP, LLVM 20's registration) of the
+ * raw image file img. */
+static int offlink_wrap(const char *img)
+{
+	struct ofl_file f = OFL_FILE_INIT;
+	struct ofl_error e = OFL_ERROR_INIT;
+	struct ofl_wrap_opts o = {OFL_WRAP_OPENMP, OFL_WRAP_LLVM20, OFL_WRAP_X86_64, false};
+	if (ofl_file_open(&f, img, &e))
+		return -1;
+	struct ofl_wrap_image im = {f.data, f.size, 0, f.size, NULL, NULL};
+	int fd = open("wrap.o", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	int rc = fd < 0 || ofl_wrap_write_fd(fd, &o, &im, 1, &e);
+	if (fd >= 0)
+		close(fd);
+	ofl_file_close(&f);
+	return rc;
+}
+
+/* An offlink wrap object registers the program's whole entry table: an
+ * object whose entries its image defines is registered already (nothing
+ * linked, no wrap), and the OpenMP runtime is added (from the newest LLVM:
+ * the raw image does not say which made it); an object whose entry the
+ * image lacks is an error naming it. */
+OFL_TEST(plan_offlink_wrap_object)
+{
+	struct run r;
+	CHECK(fake_llvm(22) == 0);
+	CHECK(sh("printf 'int ek(void) { return 1; }\\n' >img.c && "
+	         "cc -shared -fPIC img.c -o img.so") == 0);
+	CHECK(offlink_wrap("img.so") == 0);
+	CHECK(object("we",
+	             "__attribute__((weak)) int e __asm__(\".offloading.entry.ek\") = 1;\n"
+	             "int main(void) { return 0; }",
+	             "int ek(void) { return 1; }", cpu, "", "llvm_offload_entries") == 0);
+	CHECK(object("wx", "__attribute__((weak)) int x __asm__(\".offloading.entry.ex\") = 1;",
+	             "int ex(void) { return 2; }", cpu, "", "llvm_offload_entries") == 0);
+	plan(&r, "we.o wrap.o -o out", opts());
+	CHECK_EQ_U(r.rc, 0);
+	CHECK_EQ_U(r.p.action, OFL_PLAN_ADD);
+	CHECK(unit(&r, "we.o") && unit(&r, "we.o")->taken && !unit(&r, "we.o")->device);
+	CHECK(r.p.nactions == 0 && r.p.nwraps == 0);
+	CHECK_EQ_U(ofl_link_execute(r.l, &r.p, &r.e), 0);
+	CHECK(r.p.res.nlibraries == 2 && !strcmp(r.p.res.libraries[1], "omptarget"));
+	CHECK(r.p.res.nlibdirs == 1 && strstr(r.p.res.libdirs[0], "root/llvm-22/lib"));
+	done(&r);
+	plan(&r, "we.o wx.o wrap.o -o out", opts());
+	CHECK_EQ_U(r.rc, OFL_EINVAL);
+	CHECK_STR(r.e.path, "wx.o");
+	CHECK(strstr(r.e.msg, "not registered by wrap.o") && strstr(r.e.msg, "entry 'ex'"));
 	done(&r);
 }
 

@@ -67,8 +67,13 @@ enum ofl_ldopt {
 	OFL_LD_UNDEFINED,      /* -u, --undefined, --require-defined, -e, --entry SYM:
 	                        * a symbol undefined from the start, which pulls
 	                        * members (the entry point too, as ld pulls it) */
+	OFL_LD_DEFSYM,         /* --defsym SYM=EXPR: the symbols of EXPR are references */
+	OFL_LD_WRAP,           /* --wrap SYM: a reference to SYM is one to __wrap_SYM,
+	                        * one to __real_SYM one to SYM */
+	OFL_LD_UNDEFINED_GLOB, /* --undefined-glob PATTERN (lld): every symbol matching
+	                        * is undefined from the start */
 	OFL_LD_OTHER_WITH_ARG, /* a known option whose value we only carry
-	                        * (-z, -m, --defsym, -soname, ...) */
+	                        * (-z, -m, -soname, ...) */
 	OFL_LD_OTHER_FLAG,     /* a known option without a value we only carry */
 	/* ld.offlink's own options: never given to the host linker */
 	OFL_LD_OWN_LINKER,              /* --offlink-linker=bfd|gold|lld|mold|PATH */
