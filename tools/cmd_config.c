@@ -244,7 +244,7 @@ static int clangs(int argc, char **argv, struct clang **v, size_t *n)
 		rc = rc || add_clang(v, n, name, true);
 	}
 	if (!rc && !*n)
-		return error("no clang 19 to 23 found (clang, clang-N on PATH, "
+		return error("no clang 19 to 23 found (clang, clang-19 ... clang-23 on PATH, "
 		             "/usr/lib/llvm-N/bin/clang); name one: offlink %s PATH",
 		             argv[0]);
 	return rc;
@@ -329,13 +329,15 @@ static int reads(const struct clang *c, const char *mode, const char *triple,
 /* Whether path holds exactly text. */
 static bool holds(const char *path, const char *text)
 {
-	char now[4096];
+	char *now = NULL;
+	size_t cap = 0;
 	FILE *f = fopen(path, "re");
-	size_t n = f ? fread(now, 1, sizeof(now) - 1, f) : 0;
+	ssize_t n = f ? getdelim(&now, &cap, '\0', f) : -1;
+	bool yes = n >= 0 && (size_t)n == strlen(text) && !memcmp(now, text, (size_t)n);
 	if (f)
 		fclose(f);
-	now[n] = '\0';
-	return !strcmp(now, text);
+	free(now);
+	return yes;
 }
 
 /* offlink's folders and the clang flags of offlink --ldflags, one a
@@ -445,16 +447,17 @@ struct entry {
 static enum step compose(struct entry *e, const struct home *h, bool ours)
 {
 	char *mine = NULL;
-	if (ours && users_lines(e->path, &mine))
-		return error("out of memory"), REFUSED;
+	int rc = ours && users_lines(e->path, &mine);
 	e->kept = mine && has_lines(mine);
-	int rc = asprintf(&e->text,
-	                  "%s clang links through offlink (offlink status; offlink disable "
-	                  "removes this file)\n%s%s",
-	                  mark, h->flags, mine ? mine : "");
+	rc = rc || asprintf(&e->text,
+	                    "%s clang links through offlink (offlink status; offlink disable "
+	                    "removes this file)\n%s%s",
+	                    mark, h->flags, mine ? mine : "") < 0;
 	free(mine);
-	if (rc < 0)
-		return error("out of memory"), REFUSED;
+	if (rc) {
+		error("out of memory");
+		return REFUSED;
+	}
 	return ours && holds(e->path, e->text) ? SAME : WRITE;
 }
 
@@ -504,9 +507,12 @@ static enum step plan(const struct clang *c, struct entry *e, const struct home 
 		s = compose(e, h, false);
 	else if (!rc && !strcmp(files.v[0], e->path) && first_line_is(e->path, mark))
 		s = compose(e, h, true);
-	else if (!rc && links_through_us(&files, h, &from))
-		s = (e->yours = strdup(from)) ? YOURS : (error("out of memory"), REFUSED);
-	else if (!rc)
+	else if (!rc && links_through_us(&files, h, &from)) {
+		if ((e->yours = strdup(from)))
+			s = YOURS;
+		else
+			error("out of memory");
+	} else if (!rc)
 		refuse(c, e, &files, h, told);
 	ofl_argv_release(&files);
 	return s;
