@@ -74,6 +74,7 @@ for mode in "" --json "--format=llvm-objdump --llvm-version=19"; do
 		# an error that names no file given: one file at a time to the one
 		# that does not parse
 		while [ "$i" -lt 0 ]; do
+			[ ${#rest[@]} -gt 0 ] || fail "inspect $mode failed over files that each parse alone"
 			inspect "$mode" "${rest[0]}"
 			[ $rc = 1 ] && i=0 || { rest=("${rest[@]:1}") && inspected=$((inspected + 1)); }
 		done
