@@ -13,7 +13,9 @@
 # loses the Makefile's -lm: that way fails.  CMake: CC="clang-22
 # --config=...", CMAKE_C_FLAGS, and docs/integration.md's toolchain file as
 # written there, for a C project and a C++ one (which a toolchain file
-# setting the C compiler alone sends to g++ with clang's --config=).
+# setting the C compiler alone sends to g++ with clang's --config=); an
+# enabled clang under CMAKE_C_COMPILER_TARGET (x86_64-linux-gnu,
+# x86_64-unknown-linux-gnu).
 source "$OFL_SRC/tests/lib.sh"
 : "${OFL_BUILD:?}"
 need make cmake ninja "$LLVM22/clang" "$LLVM19/clang"
@@ -97,10 +99,14 @@ for v in 22 19; do
 	grep -q -- "--config=$cfg .*-fopenmp-targets=.* -lm .*-o prog" make.out || { cat make.out; fail "$v: the link line"; }
 
 	# a copy of clang with offlink enable run on it: the Makefile as it is
+	# (LLVM's offload tools beside it, as in its install)
 	mkdir -p "c$v/bin"
 	cp -L "$clang" "c$v/bin/clang"
 	ln -sf "$(dirname "$(dirname "$clang")")/lib" "c$v/lib"
 	ln -sf clang "c$v/bin/clang-$v"
+	for t in llvm-offload-binary clang-offload-packager clang-linker-wrapper ld.lld; do
+		[ ! -e "$(dirname "$clang")/$t" ] || ln -sf "$(dirname "$clang")/$t" "c$v/bin/$t"
+	done
 	"$P/bin/offlink" enable "$PWD/c$v/bin/clang" >enable.out || fail "$v: enable"
 	build "$v enabled" CC="$PWD/c$v/bin/clang-$v" LINKFLAGS="-O2 -fopenmp -Wl,--device-compiler=$PWD/c$v/bin/clang"
 	grep -q "^$PWD/c$v/bin/clang --no-default-config " device-links ||
@@ -156,4 +162,13 @@ cmake_build "CMAKE_C_FLAGS" Ninja -DCMAKE_C_COMPILER="$LLVM22/clang" -DCMAKE_C_F
 PATH=$P/bin:$PATH cmake_build "toolchain file" Ninja -DCMAKE_TOOLCHAIN_FILE="$PWD/toolchain.cmake"
 PATH=$P/bin:$PATH SRC=cmcxx cmake_build "toolchain file, C++" Ninja -DCMAKE_TOOLCHAIN_FILE="$PWD/toolchain.cmake"
 grep -q "clang++-22 --config=$cfg .*-o prog" build.out || { cat build.out; fail "C++: not linked by clang++ with the config file"; }
+# an enabled clang given the target as CMake's CMAKE_C_COMPILER_TARGET
+# does (--target= on every line, spelt as the build likes): it reads the
+# files enable wrote for that spelling
+"$P/bin/offlink" enable "$PWD/c22/bin/clang" >enable.out || fail "enable"
+for t in x86_64-linux-gnu x86_64-unknown-linux-gnu; do
+	cmake_build "CMAKE_C_COMPILER_TARGET=$t" Ninja -DCMAKE_C_COMPILER="$PWD/c22/bin/clang-22" -DCMAKE_C_COMPILER_TARGET=$t
+	grep -q -- "--target=$t .*-o prog" build.out || { cat build.out; fail "$t: no --target= on the link line"; }
+done
+"$P/bin/offlink" disable "$PWD/c22/bin/clang" >/dev/null || fail "disable"
 echo ok
