@@ -70,6 +70,7 @@ EOF
 # counts WHAT: one device link and one host link (the program's, with the
 # Makefile's -lm) since the logs were cleared, and the program runs
 counts() {
+	touch device-links host-links # (none: no link logged)
 	[ "$(wc -l <device-links)" -eq 1 ] || { cat device-links; fail "$1: not one device link by offlink"; }
 	[ "$(wc -l <host-links)" -eq 1 ] || { cat host-links; fail "$1: not one host link"; }
 	grep -q -- "-lm .*-o prog \|-o prog .*-lm " host-links || { cat host-links; fail "$1: the Makefile's -lm is lost"; }
