@@ -76,7 +76,12 @@ for mode in "" --json "--format=llvm-objdump --llvm-version=19"; do
 		while [ "$i" -lt 0 ]; do
 			[ ${#rest[@]} -gt 0 ] || fail "inspect $mode failed over files that each parse alone"
 			inspect "$mode" "${rest[0]}"
-			[ $rc = 1 ] && i=0 || { rest=("${rest[@]:1}") && inspected=$((inspected + 1)); }
+			if [ $rc = 1 ]; then
+				i=0
+			else
+				rest=("${rest[@]:1}")
+				inspected=$((inspected + 1))
+			fi
 		done
 		inspected=$((inspected + i + 1))
 		rest=("${rest[@]:i+1}")
