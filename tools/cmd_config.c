@@ -4,11 +4,14 @@
  * 16 and later read default ones beside their program (the rules:
  * offlink/driver.h), so one file there puts every link of that clang
  * through offlink with no build touched.  enable writes
- * <triple>-clang.cfg and <triple>-clang++.cfg for clang's own target:
+ * <triple>-clang.cfg and <triple>-clang++.cfg for clang's own target and
+ * the other spellings a native build gives --target= (spellings()):
  * clang reads them for clang, clang++ and their versioned names, and
  * leaves cross compiles (another triple) alone, whose links ld.offlink's
  * host linker could not do.  Each file starts with a mark, so disable
- * removes only what enable wrote and enable overwrites nothing else. */
+ * removes only what enable wrote (lines a user added stay) and enable
+ * overwrites nothing else; where clang reads a file of the user's, enable
+ * says what to add to it, and takes it as done once it has that. */
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
@@ -109,25 +112,36 @@ static bool first_line_is(const char *path, const char *prefix)
 	return yes;
 }
 
-/* The value of the last -fuse-ld= of config file path (words split at
- * blanks, # lines left out), or NULL. */
-static char *fuse_ld_of(const char *path)
+/* Pushes the words of config file path to w (split at blanks, # lines
+ * left out; none when it cannot be read).  Non-zero when out of memory. */
+static int words_of(const char *path, struct ofl_argv *w)
 {
+	struct ofl_error err = OFL_ERROR_INIT;
 	FILE *f = fopen(path, "re");
-	char *line = NULL, *value = NULL;
+	char *line = NULL;
 	size_t cap = 0;
-	while (f && getline(&line, &cap, f) > 0) {
+	int rc = 0;
+	while (!rc && f && getline(&line, &cap, f) > 0) {
 		char *save = NULL;
-		for (char *w = strtok_r(line, " \t\r\n", &save); w && *w != '#';
-		     w = strtok_r(NULL, " \t\r\n", &save))
-			if (!strncmp(w, "-fuse-ld=", 9)) {
-				free(value);
-				value = strdup(w + 9);
-			}
+		for (char *t = strtok_r(line, " \t\r\n", &save); !rc && t && *t != '#';
+		     t = strtok_r(NULL, " \t\r\n", &save))
+			rc = ofl_argv_push(w, t, &err);
 	}
 	free(line);
 	if (f)
 		fclose(f);
+	return rc;
+}
+
+/* The value of the last -fuse-ld= of config file path, or NULL. */
+static char *fuse_ld_of(const char *path)
+{
+	struct ofl_argv w = OFL_ARGV_INIT;
+	char *value = NULL;
+	for (size_t i = words_of(path, &w) ? 0 : w.n; !value && i-- > 0;)
+		if (!strncmp(w.v[i], "-fuse-ld=", 9))
+			value = strdup(w.v[i] + 9);
+	ofl_argv_release(&w);
 	return value;
 }
 
@@ -149,12 +163,16 @@ static const char *last_fuse_ld(const struct ofl_argv *files, const char *extra,
 	return from;
 }
 
-/* files[0..n) hold -fuse-ld=offlink last. */
-static bool links_through_offlink(const struct ofl_argv *files)
+/* files[0..n) hold -fuse-ld=offlink last; *from (unless NULL): the file
+ * that does. */
+static bool links_through_offlink(const struct ofl_argv *files, const char **from)
 {
 	char *last = NULL;
-	bool yes = last_fuse_ld(files, NULL, &last) && !strcmp(last, "offlink");
+	const char *f = last_fuse_ld(files, NULL, &last);
+	bool yes = f && !strcmp(last, "offlink");
 	free(last);
+	if (from)
+		*from = f;
 	return yes;
 }
 
@@ -239,19 +257,71 @@ static void clangs_release(struct clang *v, size_t n)
 	free(v);
 }
 
-/* dir/<triple>-<mode>.cfg, the file enable writes for mode. */
-static char *enable_path(const struct clang *c, const char *mode)
+/* Whether triple's vendor (its second part) is "unknown", *arch and *rest
+ * (from the '-' after the vendor) set; false for a triple of fewer than
+ * three parts, which names no vendor. */
+static bool vendor_unknown(const char *triple, size_t *arch, const char **rest)
 {
-	char *p = NULL;
-	return asprintf(&p, "%s/%s-%s.cfg", c->dir, c->triple, mode) < 0 ? NULL : p;
+	const char *v = strchr(triple, '-');
+	*rest = v ? strchr(v + 1, '-') : NULL;
+	*arch = v ? (size_t)(v - triple) : 0;
+	return *rest && *rest - v == 8 && !strncmp(v, "-unknown", 8);
 }
 
-/* The default config files c reads in mode (LLVM 16 and later). */
-static int reads(const struct clang *c, const char *mode, struct ofl_argv *files)
+/* The spellings of clang's target that enable covers, its own first.  A
+ * native build may name the target (CMake's CMAKE_<LANG>_COMPILER_TARGET
+ * puts --target= on every line), and clang looks config files up by the
+ * triple normalized (x86_64-linux-gnu is x86_64-unknown-linux-gnu), so
+ * the spellings differ in their vendor: clang's own, "unknown", and "pc"
+ * for x86.  Non-zero when out of memory. */
+static int spellings(const struct clang *c, struct ofl_argv *out)
+{
+	struct ofl_error err = OFL_ERROR_INIT;
+	const char *t = c->triple, *rest;
+	size_t arch;
+	vendor_unknown(t, &arch, &rest);
+	bool x86 =
+	    !strncmp(t, "x86_64-", 7) || (arch == 4 && t[0] == 'i' && !strncmp(t + 2, "86-", 3));
+	const char *vendors[] = {"unknown", x86 ? "pc" : NULL};
+	int rc = ofl_argv_push(out, t, &err);
+	for (size_t i = 0; !rc && rest && i < 2 && vendors[i]; i++) {
+		char *s = NULL;
+		rc = asprintf(&s, "%.*s-%s%s", (int)arch, t, vendors[i], rest) < 0;
+		bool known = false;
+		for (size_t k = 0; !rc && k < out->n; k++)
+			known |= !strcmp(out->v[k], s);
+		rc = rc || (!known && ofl_argv_push(out, s, &err));
+		free(s);
+	}
+	return rc;
+}
+
+/* "--target=<triple>", and the spelling without a vendor that clang reads
+ * as an "unknown" one. */
+static void print_target(FILE *f, const char *triple)
+{
+	size_t arch;
+	const char *rest;
+	fprintf(f, "--target=%s", triple);
+	if (vendor_unknown(triple, &arch, &rest))
+		fprintf(f, " (or %.*s%s)", (int)arch, triple, rest);
+}
+
+/* dir/<triple>-<mode>.cfg, the file enable writes for mode and triple. */
+static char *enable_path(const struct clang *c, const char *triple, const char *mode)
+{
+	char *p = NULL;
+	return asprintf(&p, "%s/%s-%s.cfg", c->dir, triple, mode) < 0 ? NULL : p;
+}
+
+/* The default config files c reads in mode for triple (LLVM 16 and
+ * later). */
+static int reads(const struct clang *c, const char *mode, const char *triple,
+                 struct ofl_argv *files)
 {
 	struct ofl_error err = OFL_ERROR_INIT;
 	const char *dirs[] = {c->dir};
-	if (c->llvm >= 16 && ofl_clang_default_configs(dirs, 1, mode, c->triple, files, &err))
+	if (c->llvm >= 16 && ofl_clang_default_configs(dirs, 1, mode, triple, files, &err))
 		return error_lib(&err);
 	return 0;
 }
@@ -259,42 +329,191 @@ static int reads(const struct clang *c, const char *mode, struct ofl_argv *files
 /* Whether path holds exactly text. */
 static bool holds(const char *path, const char *text)
 {
-	char now[4096];
+	char *now = NULL;
+	size_t cap = 0;
 	FILE *f = fopen(path, "re");
-	size_t n = f ? fread(now, 1, sizeof(now) - 1, f) : 0;
+	ssize_t n = f ? getdelim(&now, &cap, '\0', f) : -1;
+	bool yes = n >= 0 && (size_t)n == strlen(text) && !memcmp(now, text, (size_t)n);
 	if (f)
 		fclose(f);
-	now[n] = '\0';
-	return !strcmp(now, text);
+	free(now);
+	return yes;
 }
 
-/* What enable does to mode's file: write it, leave it (it holds text), or
- * refuse (said: clang reads a file that is not ours, and would read it no
- * more, or reads it alone). */
-enum step { WRITE, SAME, REFUSED };
+/* offlink's folders and the clang flags of offlink --ldflags, one a
+ * line, for enable. */
+struct home {
+	char bin[PATH_MAX], prefix[PATH_MAX];
+	char *flags;
+};
 
-static enum step plan(const struct clang *c, const char *mode, const char *path, const char *text,
-                      const char *bin, const char *prefix)
+/* Whether clang, reading files, links through this offlink: -fuse-ld=
+ * offlink last (in *from), and every one of h's flags among their words. */
+static bool links_through_us(const struct ofl_argv *files, const struct home *h, const char **from)
+{
+	struct ofl_argv w = OFL_ARGV_INIT;
+	bool yes = links_through_offlink(files, from);
+	for (size_t i = 0; yes && i < files->n; i++)
+		yes = !words_of(files->v[i], &w);
+	char *flags = yes ? strdup(h->flags) : NULL, *save = NULL;
+	yes = flags;
+	for (char *f = flags ? strtok_r(flags, "\n", &save) : NULL; yes && f;
+	     f = strtok_r(NULL, "\n", &save)) {
+		bool found = false;
+		for (size_t i = 0; i < w.n && !found; i++)
+			found = !strcmp(w.v[i], f);
+		yes = found;
+	}
+	free(flags);
+	ofl_argv_release(&w);
+	return yes;
+}
+
+/* Whether line is one enable writes (of some install): -fuse-ld=offlink,
+ * -B<p>/libexec/offlink/compat, or -B<p>/<name> where lines has that
+ * compat line too (offlink's own folder). */
+static bool enables_line(const char *line, const struct ofl_argv *lines)
+{
+	static const char compat[] = "/libexec/offlink/compat";
+	size_t n = strlen(line), c = sizeof(compat) - 1;
+	if (!strcmp(line, "-fuse-ld=offlink"))
+		return true;
+	if (strncmp(line, "-B", 2))
+		return false;
+	if (n > 2 + c && !strcmp(line + n - c, compat))
+		return true;
+	const char *name = strrchr(line, '/');
+	size_t p = name ? (size_t)(name - line) : 0;
+	for (size_t i = 0; name && i < lines->n; i++)
+		if (strlen(lines->v[i]) == p + c && !strncmp(lines->v[i], line, p) &&
+		    !strcmp(lines->v[i] + p, compat))
+			return true;
+	return false;
+}
+
+/* The lines of offlink's file path that enable did not write (the user's:
+ * all but the mark and enables_line's), in order, into *mine ("" when
+ * none).  Non-zero when out of memory. */
+static int users_lines(const char *path, char **mine)
+{
+	struct ofl_error err = OFL_ERROR_INIT;
+	struct ofl_argv lines = OFL_ARGV_INIT;
+	FILE *f = fopen(path, "re");
+	char *line = NULL;
+	size_t cap = 0, len = 0;
+	int rc = 0;
+	for (ssize_t n; !rc && f && (n = getline(&line, &cap, f)) > 0;) {
+		line[n - (line[n - 1] == '\n')] = '\0';
+		rc = ofl_argv_push(&lines, line, &err);
+	}
+	free(line);
+	if (f)
+		fclose(f);
+	FILE *out = rc ? NULL : open_memstream(mine, &len);
+	for (size_t i = 1; out && i < lines.n; i++)
+		if (!enables_line(lines.v[i], &lines))
+			fprintf(out, "%s\n", lines.v[i]);
+	rc = !out || fclose(out);
+	ofl_argv_release(&lines);
+	return rc;
+}
+
+/* Whether text has a line that is not blank. */
+static bool has_lines(const char *text)
+{
+	return text[strspn(text, " \t\r\n")] != '\0';
+}
+
+/* What enable does to one file: write it, leave it as it is (it holds
+ * what enable would write; or clang reads files of the user's that link
+ * through this offlink already, by enable's advice), or refuse (said:
+ * clang reads a file that is not ours, and would read it no more, or
+ * reads it alone). */
+enum step { WRITE, SAME, YOURS, REFUSED };
+
+/* One file enable writes, <triple>-<mode>.cfg for a spelling of clang's
+ * target: what it would hold (the user's lines of offlink's file kept),
+ * and the user's file that links through offlink instead (YOURS). */
+struct entry {
+	const char *mode, *triple;
+	char *path, *text;
+	bool kept;
+	char *yours;
+	enum step step;
+};
+
+/* The mark, h's flags, then the lines the user added to offlink's file
+ * (ours) into e->text; WRITE, or SAME when the file holds it already. */
+static enum step compose(struct entry *e, const struct home *h, bool ours)
+{
+	char *mine = NULL;
+	int rc = ours && users_lines(e->path, &mine);
+	e->kept = mine && has_lines(mine);
+	rc = rc || asprintf(&e->text,
+	                    "%s clang links through offlink (offlink status; offlink disable "
+	                    "removes this file)\n%s%s",
+	                    mark, h->flags, mine ? mine : "") < 0;
+	free(mine);
+	if (rc) {
+		error("out of memory");
+		return REFUSED;
+	}
+	return ours && holds(e->path, e->text) ? SAME : WRITE;
+}
+
+/* Says why enable writes nothing for e, and the lines to add to the file
+ * clang reads instead; once per file (told: those said). */
+static void refuse(const struct clang *c, const struct entry *e, const struct ofl_argv *files,
+                   const struct home *h, struct ofl_argv *told)
+{
+	struct ofl_error err = OFL_ERROR_INIT;
+	for (size_t i = 0; i < told->n; i++)
+		if (!strcmp(told->v[i], files->v[0]))
+			return;
+	if (ofl_argv_push(told, files->v[0], &err))
+		error_lib(&err);
+	char *who = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&who, &len);
+	if (f && strcmp(e->triple, c->triple)) {
+		fprintf(f, "%s ", e->mode);
+		print_target(f, e->triple);
+	} else if (f)
+		fputs(e->mode, f);
+	if (!f || fclose(f))
+		error("out of memory");
+	else if (!strcmp(files->v[0], e->path))
+		error("%s is not offlink's, and %s reads it alone: add these lines to it, then run "
+		      "offlink enable again",
+		      e->path, who);
+	else
+		error("%s reads %s%s%s: with offlink's %s it would read that one alone; add these "
+		      "lines to %s instead, then run offlink enable again",
+		      who, files->v[0], files->n > 1 ? " and " : "",
+		      files->n > 1 ? files->v[1] : "", e->path, files->v[0]);
+	fputs("    ", stderr);
+	print_clang_flags(stderr, h->bin, h->prefix, "\n    ");
+	free(who);
+}
+
+static enum step plan(const struct clang *c, struct entry *e, const struct home *h,
+                      struct ofl_argv *told)
 {
 	struct ofl_argv files = OFL_ARGV_INIT;
 	enum step s = REFUSED;
-	int rc = reads(c, mode, &files); /* an error: said */
+	const char *from = NULL;
+	int rc = reads(c, e->mode, e->triple, &files); /* an error: said */
 	if (!rc && !files.n)
-		s = WRITE;
-	else if (!rc && !strcmp(files.v[0], path) && first_line_is(path, mark))
-		s = holds(path, text) ? SAME : WRITE;
-	else if (!rc && !strcmp(files.v[0], path))
-		error("%s is not offlink's, and %s reads it alone: add these lines to it", path,
-		      mode);
-	else if (!rc)
-		error("%s reads %s%s%s: with offlink's %s it would read that one alone; add these "
-		      "lines to %s instead",
-		      mode, files.v[0], files.n > 1 ? " and " : "", files.n > 1 ? files.v[1] : "",
-		      path, files.v[0]);
-	if (s == REFUSED && files.n) {
-		fputs("    ", stderr);
-		print_clang_flags(stderr, bin, prefix, "\n    ");
-	}
+		s = compose(e, h, false);
+	else if (!rc && !strcmp(files.v[0], e->path) && first_line_is(e->path, mark))
+		s = compose(e, h, true);
+	else if (!rc && links_through_us(&files, h, &from)) {
+		if ((e->yours = strdup(from)))
+			s = YOURS;
+		else
+			error("out of memory");
+	} else if (!rc)
+		refuse(c, e, &files, h, told);
 	ofl_argv_release(&files);
 	return s;
 }
@@ -318,23 +537,6 @@ static int write_config(const struct clang *c, const char *path, const char *tex
 	return ok ? 0 : error("cannot write %s: %s", path, strerror(e));
 }
 
-/* The text enable writes: the mark, then offlink --ldflags's flags, one a
- * line. */
-static char *enable_text(const char *bin, const char *prefix)
-{
-	char *text = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&text, &len);
-	if (!f)
-		return NULL;
-	fprintf(f,
-	        "%s clang links through offlink (offlink status; offlink disable removes "
-	        "this file)\n",
-	        mark);
-	print_clang_flags(f, bin, prefix, "\n");
-	return fclose(f) ? NULL : text;
-}
-
 /* Needs write access to c's folder: refused with what to do instead. */
 static int writable(const struct clang *c, const char *cmd)
 {
@@ -345,7 +547,33 @@ static int writable(const struct clang *c, const char *cmd)
 	             c->dir, strerror(errno), cmd, c->exe, c->exe);
 }
 
-static int enable_one(const struct clang *c, const char *bin, const char *prefix)
+/* Says what enable left as it is: the files of the user's that link
+ * through offlink, each once, or that all was enabled already. */
+static void print_left(const struct clang *c, const struct entry *e, size_t n, bool wrote)
+{
+	for (size_t i = 0; i < n; i++) {
+		bool said = e[i].step != YOURS;
+		for (size_t k = 0; !said && k < i; k++)
+			said = e[k].step == YOURS && !strcmp(e[k].yours, e[i].yours);
+		if (!said)
+			printf("%s: %s (yours) links through offlink: left as it is\n", c->exe,
+			       e[i].yours);
+	}
+	if (!wrote)
+		printf("%s: already enabled\n", c->exe);
+}
+
+static void entries_release(struct entry *e, size_t n)
+{
+	for (size_t i = 0; e && i < n; i++) {
+		free(e[i].path);
+		free(e[i].text);
+		free(e[i].yours);
+	}
+	free(e);
+}
+
+static int enable_one(const struct clang *c, const struct home *h)
 {
 	if (c->llvm < 16)
 		return error(
@@ -353,25 +581,32 @@ static int enable_one(const struct clang *c, const char *bin, const char *prefix
 		    "do): give it --config $(offlink --config-file), or $(offlink --ldflags) "
 		    "on link lines",
 		    c->exe, c->llvm);
-	char *text = enable_text(bin, prefix), *path[2] = {NULL, NULL};
-	enum step step[2] = {REFUSED, REFUSED};
-	int rc = text ? 0 : error("out of memory");
-	for (size_t m = 0; !rc && m < 2; m++) {
-		rc = (path[m] = enable_path(c, modes[m])) ? 0 : error("out of memory");
-		step[m] = rc ? REFUSED : plan(c, modes[m], path[m], text, bin, prefix);
+	struct ofl_argv triples = OFL_ARGV_INIT, told = OFL_ARGV_INIT;
+	int rc = spellings(c, &triples) ? error("out of memory") : 0;
+	size_t n = rc ? 0 : 2 * triples.n;
+	struct entry *e = n ? calloc(n, sizeof(*e)) : NULL;
+	rc = rc || !e ? error("out of memory") : 0;
+	bool refused = false, changes = false;
+	for (size_t i = 0; !rc && i < n; i++) {
+		e[i].mode = modes[i % 2];
+		e[i].triple = triples.v[i / 2];
+		rc = (e[i].path = enable_path(c, e[i].triple, e[i].mode)) ? 0
+		                                                          : error("out of memory");
+		e[i].step = rc ? REFUSED : plan(c, &e[i], h, &told);
+		refused |= e[i].step == REFUSED;
+		changes |= e[i].step == WRITE;
 	}
-	rc = rc || step[0] == REFUSED || step[1] == REFUSED;
-	if (!rc && step[0] == SAME && step[1] == SAME)
-		printf("%s: already enabled (%s, %s)\n", c->exe, path[0], path[1]);
-	else if (!rc)
-		rc = writable(c, "enable");
-	for (size_t m = 0; !rc && m < 2; m++)
-		if (step[m] == WRITE &&
-		    !(rc = write_config(c, path[m], text, access(path[m], F_OK) == 0)))
-			printf("%s: wrote %s\n", c->exe, path[m]);
-	free(text);
-	free(path[0]);
-	free(path[1]);
+	rc = rc || refused || (changes && writable(c, "enable"));
+	for (size_t i = 0; !rc && i < n; i++)
+		if (e[i].step == WRITE &&
+		    !(rc = write_config(c, e[i].path, e[i].text, access(e[i].path, F_OK) == 0)))
+			printf("%s: wrote %s%s\n", c->exe, e[i].path,
+			       e[i].kept ? ", keeping the lines you added" : "");
+	if (!rc)
+		print_left(c, e, n, changes);
+	entries_release(e, n);
+	ofl_argv_release(&triples);
+	ofl_argv_release(&told);
 	return rc;
 }
 
@@ -398,6 +633,25 @@ static int enabled_files(const struct clang *c, struct ofl_argv *files)
 	return rc;
 }
 
+/* Removes offlink's file path, or only offlink's lines where the user
+ * added some (the file then holds those alone, and is theirs). */
+static int disable_file(const struct clang *c, const char *path)
+{
+	char *mine = NULL;
+	int rc = users_lines(path, &mine) ? error("out of memory") : 0;
+	if (!rc && has_lines(mine)) {
+		if (!(rc = write_config(c, path, mine, true)))
+			printf("%s: removed offlink's lines from %s; the lines you added stay (the "
+			       "file is yours now)\n",
+			       c->exe, path);
+	} else if (!rc && unlink(path))
+		rc = error("cannot remove %s: %s", path, strerror(errno));
+	else if (!rc)
+		printf("%s: removed %s\n", c->exe, path);
+	free(mine);
+	return rc;
+}
+
 static int disable_one(const struct clang *c)
 {
 	struct ofl_argv files = OFL_ARGV_INIT;
@@ -406,12 +660,8 @@ static int disable_one(const struct clang *c)
 		printf("%s: not enabled (no file of offlink enable in %s)\n", c->exe, c->dir);
 	else if (!rc)
 		rc = writable(c, "disable");
-	for (size_t i = 0; !rc && i < files.n; i++) {
-		if (unlink(files.v[i]))
-			rc = error("cannot remove %s: %s", files.v[i], strerror(errno));
-		else
-			printf("%s: removed %s\n", c->exe, files.v[i]);
-	}
+	for (size_t i = 0; !rc && i < files.n; i++)
+		rc = disable_file(c, files.v[i]);
 	ofl_argv_release(&files);
 	return rc;
 }
@@ -424,6 +674,28 @@ static void print_files(FILE *f, const struct ofl_argv *files, const char *what)
 		        first_line_is(files->v[i], "# offlink ") ? ", offlink's" : "");
 }
 
+/* One line of status: what c reads in mode for triple, and whether it
+ * links through offlink. */
+static int status_line(const struct clang *c, const char *mode, const char *triple)
+{
+	struct ofl_argv files = OFL_ARGV_INIT;
+	int rc = reads(c, mode, triple, &files);
+	printf("  %-8s ", mode);
+	if (strcmp(triple, c->triple)) {
+		print_target(stdout, triple);
+		printf(": ");
+	}
+	if (files.n)
+		print_files(stdout, &files, "default config");
+	else
+		printf("no default config file");
+	printf(": %s\n", links_through_offlink(&files, NULL) ? "links through offlink"
+	                                                     : "links through offlink only where "
+	                                                       "its command line says so");
+	ofl_argv_release(&files);
+	return rc;
+}
+
 static int status_one(const struct clang *c, bool no_default)
 {
 	printf("%s: clang %u, target %s\n", c->exe, c->llvm, c->triple);
@@ -431,20 +703,11 @@ static int status_one(const struct clang *c, bool no_default)
 		printf("  reads no default config file (clang 16 and later do)\n");
 		return 0;
 	}
-	int rc = 0;
-	for (size_t m = 0; !rc && m < 2; m++) {
-		struct ofl_argv files = OFL_ARGV_INIT;
-		rc = reads(c, modes[m], &files);
-		printf("  %-8s ", modes[m]);
-		if (files.n)
-			print_files(stdout, &files, "default config");
-		else
-			printf("no default config file");
-		printf(": %s\n", links_through_offlink(&files) ? "links through offlink"
-		                                               : "links through offlink only where "
-		                                                 "its command line says so");
-		ofl_argv_release(&files);
-	}
+	struct ofl_argv triples = OFL_ARGV_INIT;
+	int rc = spellings(c, &triples) ? error("out of memory") : 0;
+	for (size_t i = 0; !rc && i < 2 * triples.n; i++)
+		rc = status_line(c, modes[i % 2], triples.v[i / 2]);
+	ofl_argv_release(&triples);
 	if (no_default)
 		printf(
 		    "  CLANG_NO_DEFAULT_CONFIG is set here: clang reads no default config file\n");
@@ -456,14 +719,17 @@ static int usage(const char *cmd, FILE *f)
 	fprintf(f,
 	        "usage: offlink %s [CLANG...]\n\n"
 	        "clang 16 and later read default config files beside their program; offlink\n"
-	        "enable writes <triple>-clang.cfg and <triple>-clang++.cfg there (clang's own\n"
-	        "target), holding offlink --ldflags's flags, so that every link of that clang\n"
-	        "(clang, clang++, clang-N...) goes through offlink; disable removes them (only\n"
-	        "files enable wrote); status says which config files each clang reads and\n"
-	        "whether its links go through offlink.  CLANG: a program on PATH or a path;\n"
-	        "default: every clang 19 to 23 found (clang and clang-N on PATH,\n"
+	        "enable writes <triple>-clang.cfg and <triple>-clang++.cfg there, holding\n"
+	        "offlink --ldflags's flags, for clang's own target and its other native\n"
+	        "spellings (x86_64-unknown-linux-gnu, which --target=x86_64-linux-gnu reads\n"
+	        "too), so that every link of that clang (clang, clang++, clang-N...) goes\n"
+	        "through offlink; disable removes what enable wrote (lines you added to its\n"
+	        "files stay); status says which config files each clang reads and whether\n"
+	        "its links go through offlink.  CLANG: a program on PATH or a path; default:\n"
+	        "every clang 19 to 23 found (clang and clang-N on PATH,\n"
 	        "/usr/lib/llvm-N/bin/clang).  enable never overwrites a file it did not write:\n"
-	        "it says what to add to it instead.  For one build, without root:\n"
+	        "it says what to add to it instead, and takes it as done once it has that.\n"
+	        "For one build, without root:\n"
 	        "  make CC=\"clang-22 --config=$(offlink --config-file)\"\n",
 	        cmd);
 	return f == stderr;
@@ -488,15 +754,9 @@ static int each_clang(int argc, char **argv, int (*fn)(const struct clang *, voi
 	return rc || failed;
 }
 
-/* offlink's folders, for enable */
-struct home {
-	char bin[PATH_MAX], prefix[PATH_MAX];
-};
-
 static int do_enable(const struct clang *c, void *arg)
 {
-	const struct home *h = arg;
-	return enable_one(c, h->bin, h->prefix);
+	return enable_one(c, arg);
 }
 
 static int do_disable(const struct clang *c, void *arg)
@@ -520,8 +780,16 @@ static int do_status(const struct clang *c, void *arg)
 
 int cmd_enable(int argc, char **argv)
 {
-	struct home h;
-	return offlink_home(h.bin, h.prefix) || each_clang(argc, argv, do_enable, &h);
+	struct home h = {.flags = NULL};
+	size_t len = 0;
+	if (offlink_home(h.bin, h.prefix))
+		return 1;
+	FILE *f = open_memstream(&h.flags, &len);
+	if (f)
+		print_clang_flags(f, h.bin, h.prefix, "\n");
+	int rc = !f || fclose(f) ? error("out of memory") : each_clang(argc, argv, do_enable, &h);
+	free(h.flags);
+	return rc;
 }
 
 int cmd_disable(int argc, char **argv)

@@ -180,8 +180,11 @@ static void warn_unreadable(struct ofl_link *l, enum ofl_wrap_abi abi, const siz
 		    "(ABI version %u), which LLVM %u's offload runtime, the one this program "
 		    "%s, does not read (LLVM 22's does, and the 21.1 point releases from the one "
 		    "with llvm-project#159451): it will stop with 'No images found "
-		    "compatible with the installed hardware'; build and link it with LLVM "
-		    "22, or link its device code with CUDA 12's ptxas and nvlink",
+		    "compatible with the installed hardware'; link its device code with a CUDA "
+		    "12 toolkit's ptxas and nvlink (CUDA_PATH, or clang's --cuda-path, naming "
+		    "it), or build and link it with an LLVM 22 or later that has the NVPTX "
+		    "device runtime (lib/nvptx64-nvidia-cuda/libompdevice.a: Debian's LLVM "
+		    "packages have none)",
 		    g->triple, g->arch, *im.toolkit ? im.toolkit : "12.8 or later", im.abi_version,
 		    release, abi == OFL_WRAP_LLVM20 ? "is linked with" : "registers with");
 		return;

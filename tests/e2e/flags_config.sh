@@ -11,8 +11,11 @@
 # Makefile's -lm, -Werror compiles and the link print nothing, the program
 # runs its kernels on the device.  make LDFLAGS="$(offlink --ldflags)"
 # loses the Makefile's -lm: that way fails.  CMake: CC="clang-22
-# --config=...", CMAKE_C_FLAGS, and a toolchain file setting
-# CMAKE_C_FLAGS_INIT, as docs/integration.md says.
+# --config=...", CMAKE_C_FLAGS, and docs/integration.md's toolchain file as
+# written there, for a C project and a C++ one (which a toolchain file
+# setting the C compiler alone sends to g++ with clang's --config=); an
+# enabled clang under CMAKE_C_COMPILER_TARGET (x86_64-linux-gnu,
+# x86_64-unknown-linux-gnu).
 source "$OFL_SRC/tests/lib.sh"
 : "${OFL_BUILD:?}"
 need make cmake ninja "$LLVM22/clang" "$LLVM19/clang"
@@ -23,7 +26,8 @@ need_libomp19
 installed_prefix
 cfg=$("$P/bin/offlink" --config-file) || fail "offlink --config-file"
 [ "$cfg" = "$P/share/offlink/offlink.cfg" ] || fail "--config-file: $cfg"
-[ "$(grep -v '^#' "$cfg" | tr '\n' ' ' | sed 's/ $//')" = "$("$P/bin/offlink" --ldflags)" ] ||
+# (folders named from the file's own, <CFGDIR>: flags_config_moved.sh)
+[ "$(grep -v '^#' "$cfg" | sed "s|^-B<CFGDIR>/../..|-B$(realpath "$P")|" | tr '\n' ' ' | sed 's/ $//')" = "$("$P/bin/offlink" --ldflags)" ] ||
 	{ cat "$cfg"; fail "offlink.cfg does not hold offlink --ldflags's flags"; }
 
 cp "$OFL_SRC/docs/examples/src/kern.c" .
@@ -66,6 +70,7 @@ EOF
 # counts WHAT: one device link and one host link (the program's, with the
 # Makefile's -lm) since the logs were cleared, and the program runs
 counts() {
+	touch device-links host-links # (none: no link logged)
 	[ "$(wc -l <device-links)" -eq 1 ] || { cat device-links; fail "$1: not one device link by offlink"; }
 	[ "$(wc -l <host-links)" -eq 1 ] || { cat host-links; fail "$1: not one host link"; }
 	grep -q -- "-lm .*-o prog \|-o prog .*-lm " host-links || { cat host-links; fail "$1: the Makefile's -lm is lost"; }
@@ -95,10 +100,14 @@ for v in 22 19; do
 	grep -q -- "--config=$cfg .*-fopenmp-targets=.* -lm .*-o prog" make.out || { cat make.out; fail "$v: the link line"; }
 
 	# a copy of clang with offlink enable run on it: the Makefile as it is
+	# (LLVM's offload tools beside it, as in its install)
 	mkdir -p "c$v/bin"
 	cp -L "$clang" "c$v/bin/clang"
 	ln -sf "$(dirname "$(dirname "$clang")")/lib" "c$v/lib"
 	ln -sf clang "c$v/bin/clang-$v"
+	for t in llvm-offload-binary clang-offload-packager clang-linker-wrapper ld.lld; do
+		[ ! -e "$(dirname "$clang")/$t" ] || ln -sf "$(dirname "$clang")/$t" "c$v/bin/$t"
+	done
 	"$P/bin/offlink" enable "$PWD/c$v/bin/clang" >enable.out || fail "$v: enable"
 	build "$v enabled" CC="$PWD/c$v/bin/clang-$v" LINKFLAGS="-O2 -fopenmp -Wl,--device-compiler=$PWD/c$v/bin/clang"
 	grep -q "^$PWD/c$v/bin/clang --no-default-config " device-links ||
@@ -113,31 +122,34 @@ make CC="$LLVM22/clang" LDFLAGS="$("$P/bin/offlink" --ldflags)" >make.out 2>make
 	fail "make LDFLAGS=... kept the Makefile's -lm?"
 grep -q "undefined reference to .*ceil" make.err || { cat make.err; fail "make LDFLAGS=...: not the ceil error"; }
 
-# CMake: a project of its own, its link options with -lm
-mkdir cm
-cp main.c kern.c cm/
-cat >cm/CMakeLists.txt <<EOF
+# CMake: projects of their own, their link options with -lm; cm in C,
+# cmcxx in C++ (the same sources)
+# cmake_project DIR LANG EXT
+cmake_project() {
+	mkdir "$1"
+	cp main.c "$1/main.$3"
+	cp kern.c "$1/kern.$3"
+	cat >"$1/CMakeLists.txt" <<EOF
 cmake_minimum_required(VERSION 3.20)
-project(p C)
-add_executable(prog main.c kern.c)
+project(p $2)
+add_executable(prog main.$3 kern.$3)
 target_compile_options(prog PRIVATE -Wall -Werror -fopenmp -fopenmp-targets=x86_64-pc-linux-gnu)
 target_link_options(prog PRIVATE -fopenmp -fopenmp-targets=x86_64-pc-linux-gnu -L$RTLIB)
 target_link_libraries(prog PRIVATE m)
 EOF
-cat >toolchain.cmake <<'EOF'
-execute_process(COMMAND offlink --config-file OUTPUT_VARIABLE OFFLINK_CONFIG
-                OUTPUT_STRIP_TRAILING_WHITESPACE COMMAND_ERROR_IS_FATAL ANY)
-set(CMAKE_C_COMPILER clang-22)
-set(CMAKE_C_FLAGS_INIT "--config=${OFFLINK_CONFIG}")
-set(CMAKE_CXX_FLAGS_INIT "--config=${OFFLINK_CONFIG}")
-EOF
-# cmake_build WHAT GENERATOR [CMAKE-ARGS...]: configure, build, counts (the
-# build's links only)
+}
+cmake_project cm C c
+cmake_project cmcxx CXX cpp
+# the toolchain file as docs/integration.md has it
+sed -n '/^# offlink.cmake: /,/^```$/p' "$OFL_SRC/docs/integration.md" | sed '$d' >toolchain.cmake
+grep -q CMAKE_C_FLAGS_INIT toolchain.cmake || { cat toolchain.cmake; fail "no toolchain file in docs/integration.md"; }
+# cmake_build WHAT GENERATOR [CMAKE-ARGS...]: configure the project $SRC
+# (default cm), build, counts (the build's links only)
 cmake_build() {
-	local what=$1 g=$2 b=cm/build
+	local what=$1 g=$2 b=${SRC:-cm}/build
 	shift 2
 	rm -rf "$b" prog
-	cmake -S cm -B "$b" -G "$g" "$@" >cmake.log 2>&1 || { cat cmake.log; fail "$what: configure"; }
+	cmake -S "${SRC:-cm}" -B "$b" -G "$g" "$@" >cmake.log 2>&1 || { cat cmake.log; fail "$what: configure"; }
 	# (CMake's compiler checks linked through ld.offlink too)
 	rm -f device-links host-links
 	cmake --build "$b" --verbose >build.out 2>build.err || { cat build.out build.err; fail "$what: build"; }
@@ -149,4 +161,15 @@ CC="$LLVM22/clang --config=$cfg" cmake_build "CC=--config, Ninja" Ninja
 CC="$LLVM22/clang --config=$cfg" cmake_build "CC=--config, Make" "Unix Makefiles"
 cmake_build "CMAKE_C_FLAGS" Ninja -DCMAKE_C_COMPILER="$LLVM22/clang" -DCMAKE_C_FLAGS="--config=$cfg"
 PATH=$P/bin:$PATH cmake_build "toolchain file" Ninja -DCMAKE_TOOLCHAIN_FILE="$PWD/toolchain.cmake"
+PATH=$P/bin:$PATH SRC=cmcxx cmake_build "toolchain file, C++" Ninja -DCMAKE_TOOLCHAIN_FILE="$PWD/toolchain.cmake"
+grep -q "clang++-22 --config=$cfg .*-o prog" build.out || { cat build.out; fail "C++: not linked by clang++ with the config file"; }
+# an enabled clang given the target as CMake's CMAKE_C_COMPILER_TARGET
+# does (--target= on every line, spelt as the build likes): it reads the
+# files enable wrote for that spelling
+"$P/bin/offlink" enable "$PWD/c22/bin/clang" >enable.out || fail "enable"
+for t in x86_64-linux-gnu x86_64-unknown-linux-gnu; do
+	cmake_build "CMAKE_C_COMPILER_TARGET=$t" Ninja -DCMAKE_C_COMPILER="$PWD/c22/bin/clang-22" -DCMAKE_C_COMPILER_TARGET=$t
+	grep -q -- "--target=$t .*-o prog" build.out || { cat build.out; fail "$t: no --target= on the link line"; }
+done
+"$P/bin/offlink" disable "$PWD/c22/bin/clang" >/dev/null || fail "disable"
 echo ok

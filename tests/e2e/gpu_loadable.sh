@@ -39,7 +39,8 @@ WARN="nvptx64-nvidia-cuda sm_90 image: CUDA 13\.[0-9]+'s tools wrote its cubin w
 for e in err1 err2; do
 	[ "$(grep -c warning $e)" = 1 ] || { cat $e; fail "$e: one warning"; }
 	grep -Eq "warning: $WARN" $e || { cat $e; fail "$e: the warning"; }
-	grep -q "link its device code with CUDA 12's ptxas and nvlink" $e || fail "$e: what to do"
+	grep -q "link its device code with a CUDA 12 toolkit's ptxas and nvlink .*, or build and link it with an LLVM 22 or later that has the NVPTX device runtime" $e ||
+		fail "$e: what to do"
 done
 # AMD code: no cubin, no warning
 "$LLVM19/clang" -fopenmp -fuse-ld=offlink -B"$OFL_BUILD/bin" amd.o -L"$RT" -o pa 2>erra || {

@@ -5,7 +5,7 @@
 # LLVM 20 and 21 (21.0 builds, 21.1 before the backport of the fix) read
 # only the old cubin header, which CUDA 13's tools no longer write.  Device
 # code from clang 22 made to say 20 and 21 (its bitcode's producer) warns
-# once; as it is (22), it does not.
+# once, with what to do; as it is (22), it does not.
 source "$OFL_SRC/tests/lib.sh"
 CUDA=${CUDA_PATH:-/usr/local/cuda}
 need "$LLVM22/clang" "$CUDA/bin/ptxas" "$CUDA/bin/nvlink" python3 ar
@@ -39,7 +39,9 @@ for v in (b"20", b"21"):
     new = v + ver[2:]
     open("v%s.o" % v.decode(), "wb").write(d[:at] + body.replace(ver, new) + d[at + size:])
 PY
-WARN="nvptx64-nvidia-cuda sm_90 image: CUDA 13\.[0-9]+'s tools wrote its cubin with the new ELF header \(ABI version 8\), which LLVM %s's offload runtime, the one this program is linked with, does not read \(LLVM 22's does, and the 21\.1 point releases from the one with llvm-project#159451\)"
+# what to do names what a system without LLVM's GPU runtime has (Debian's
+# LLVM 22 has none): a CUDA 12 toolkit, or an LLVM that has the runtime
+WARN="nvptx64-nvidia-cuda sm_90 image: CUDA 13\.[0-9]+'s tools wrote its cubin with the new ELF header \(ABI version 8\), which LLVM %s's offload runtime, the one this program is linked with, does not read \(LLVM 22's does, and the 21\.1 point releases from the one with llvm-project#159451\): it will stop with 'No images found compatible with the installed hardware'; link its device code with a CUDA 12 toolkit's ptxas and nvlink \(CUDA_PATH, or clang's --cuda-path, naming it\), or build and link it with an LLVM 22 or later that has the NVPTX device runtime \(lib/nvptx64-nvidia-cuda/libompdevice\.a: Debian's LLVM packages have none\)$"
 for v in 22 21 20; do
 	"$LLVM22/clang" -fopenmp -fuse-ld=offlink -B"$OFL_BUILD/bin" v$v.o \
 		-Wl,--device-compiler="$PWD/llvm22/bin/clang" -Wl,--explain=ex$v -o p$v 2>err$v ||
