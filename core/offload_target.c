@@ -245,6 +245,8 @@ void ofl_offload_target_parse(const char *triple, const char *arch, struct ofl_o
 	if (!*t->processor)
 		return; /* any processor: no features */
 	t->proc_subarch = processor_row(t->processor);
+	if (t->proc_subarch >= 0)
+		row_processor(major_of(t->proc_subarch), t->family, sizeof(t->family));
 	unsigned f = ofl_amdgpu_proc_features(t->processor);
 	t->xnack = f & OFL_PROC_XNACK ? OFL_FEAT_ANY : OFL_FEAT_UNSUPPORTED;
 	t->sramecc = f & OFL_PROC_SRAMECC ? OFL_FEAT_ANY : OFL_FEAT_UNSUPPORTED;
@@ -277,8 +279,7 @@ static bool processor_provides(const struct ofl_offload_target *p,
 {
 	if (!strcmp(p->processor, r->processor) || !*p->processor || !*r->processor)
 		return true;
-	int ps = p->proc_subarch, rs = r->proc_subarch;
-	return ps >= 0 && rs >= 0 && major_of(ps) == ps && major_of(rs) == ps;
+	return *p->family && !strcmp(p->family, p->processor) && !strcmp(r->family, p->processor);
 }
 
 bool ofl_target_provides(const struct ofl_offload_target *p, const struct ofl_offload_target *r)

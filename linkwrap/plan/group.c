@@ -39,13 +39,26 @@ struct placed {
 	bool own;
 };
 
+/* Which groups may an image's code serve: those whose target has its
+ * name (an AMDGPU processor under main's rules, else the arch before any
+ * ':'), those of any target ("generic" arch, or no processor), and under
+ * main's rules those of the family whose major one it is (gfx9-generic:
+ * gfx900's); an image of any target may serve all.  Groups are chained by
+ * name and by family (a symset holds each chain's first group), so
+ * placing an image does not look at every group: 40 000 arches are 40 000
+ * groups. */
 struct grouping {
 	struct ofl_link *l;
 	bool main;                      /* LLVM main's rules, else 22's */
 	struct ofl_offload_target *tgt; /* each image's */
-	size_t *rep;                    /* each group's first image */
-	size_t caprep;
-	struct ofl_symset index; /* 22's key -> group */
+	struct gmeta {
+		size_t rep;                 /* its first image */
+		size_t next_name, next_fam; /* the chains, SIZE_MAX at their end */
+		size_t stamp;               /* 1 + the image last placed in it */
+	} * gm;
+	size_t capgm;
+	struct ofl_symset exact;  /* 22's key -> group */
+	struct ofl_symset chains; /* a chain's key -> its first group */
 	struct ofl_buf key;
 	struct placed *pl;
 	size_t npl, cappl;
@@ -53,11 +66,45 @@ struct grouping {
 
 /* 22's key of (kind, triple, arch); the triple's length keeps "a" + "bc"
  * apart from "ab" + "c". */
-static int group_key(struct ofl_buf *key, const struct link_image *im)
+static int exact_key(struct ofl_buf *key, const struct link_image *im)
 {
 	ofl_buf_reset(key);
 	return ofl_buf_printf(key, "%u:%zu:%s%s", im->b.offload_kind, strlen(im->triple),
 	                      im->triple, im->arch);
+}
+
+/* The name image i is chained under, into out. */
+static void name_of(const struct grouping *gp, size_t i, char *out, size_t size)
+{
+	const struct ofl_offload_target *t = &gp->tgt[i];
+	if (gp->main && t->amdgpu)
+		snprintf(out, size, "%s", t->processor);
+	else
+		snprintf(out, size, "%.*s", (int)strcspn(t->arch, ":"), t->arch);
+}
+
+static bool any_name(const char *name)
+{
+	return !*name || !strcmp(name, "generic");
+}
+
+/* The first group of chain (what, kind, name), SIZE_MAX when none; slot
+ * (optional): its symset entry, made when make and there is none. */
+static int chain(struct grouping *gp, char what, uint16_t kind, const char *name, bool make,
+                 struct ofl_symslot **slot, size_t *first)
+{
+	ofl_buf_reset(&gp->key);
+	if (ofl_buf_printf(&gp->key, "%c%u:%s", what, kind, name))
+		return OFL_ENOMEM;
+	struct ofl_symslot *s = ofl_symset_find(&gp->chains, (const char *)gp->key.data);
+	bool added;
+	if (!s && make &&
+	    ofl_symset_add(&gp->chains, (const char *)gp->key.data, UINT32_MAX, &s, &added))
+		return OFL_ENOMEM;
+	*first = s && s->value != UINT32_MAX ? s->value : SIZE_MAX;
+	if (slot)
+		*slot = s;
+	return 0;
 }
 
 /* Image i's own group: of its key (22), or the first one its target is
@@ -68,17 +115,31 @@ static int find_own(struct grouping *gp, size_t i, size_t *g)
 	const struct ofl_link *l = gp->l;
 	*g = SIZE_MAX;
 	if (!gp->main) {
-		if (group_key(&gp->key, &l->images[i]))
+		if (exact_key(&gp->key, &l->images[i]))
 			return OFL_ENOMEM;
-		struct ofl_symslot *s = ofl_symset_find(&gp->index, (const char *)gp->key.data);
+		struct ofl_symslot *s = ofl_symset_find(&gp->exact, (const char *)gp->key.data);
 		*g = s ? s->value : SIZE_MAX;
 		return 0;
 	}
-	for (size_t k = 0; k < l->ngroups && *g == SIZE_MAX; k++)
-		if (l->groups[k].kind == l->images[i].b.offload_kind &&
-		    ofl_targets_equivalent(&gp->tgt[i], &gp->tgt[gp->rep[k]]))
+	char name[64];
+	size_t k;
+	name_of(gp, i, name, sizeof(name));
+	int rc = chain(gp, 'N', l->images[i].b.offload_kind, name, false, NULL, &k);
+	for (; !rc && k != SIZE_MAX; k = gp->gm[k].next_name)
+		if (k < *g && ofl_targets_equivalent(&gp->tgt[i], &gp->tgt[gp->gm[k].rep]))
 			*g = k;
-	return 0;
+	return rc;
+}
+
+/* Group g at the head of chain (what, kind, name); *next its link. */
+static int link_chain(struct grouping *gp, char what, uint16_t kind, const char *name, size_t g,
+                      size_t *next)
+{
+	struct ofl_symslot *s;
+	int rc = chain(gp, what, kind, name, true, &s, next);
+	if (!rc)
+		s->value = (uint32_t)g;
+	return rc;
 }
 
 /* A new group of image i's target, named after it. */
@@ -89,37 +150,82 @@ static int new_group(struct grouping *gp, size_t i, size_t *g)
 	struct ofl_symslot *s;
 	bool added;
 	if (OFL_GROW(l->groups, l->capgroups, l->ngroups) ||
-	    OFL_GROW(gp->rep, gp->caprep, l->ngroups) ||
-	    (!gp->main &&
-	     (group_key(&gp->key, im) || ofl_symset_add(&gp->index, (const char *)gp->key.data,
-	                                                (uint32_t)l->ngroups, &s, &added))))
+	    OFL_GROW(gp->gm, gp->capgm, l->ngroups))
 		return OFL_ENOMEM;
-	*g = l->ngroups++;
+	*g = l->ngroups;
+	char name[64];
+	name_of(gp, i, name, sizeof(name));
+	struct gmeta *m = &gp->gm[*g];
+	*m = (struct gmeta){i, SIZE_MAX, SIZE_MAX, 0};
+	const char *fam = gp->tgt[i].family;
+	if ((!gp->main &&
+	     (exact_key(&gp->key, im) ||
+	      ofl_symset_add(&gp->exact, (const char *)gp->key.data, (uint32_t)*g, &s, &added))) ||
+	    link_chain(gp, 'N', im->b.offload_kind, name, *g, &m->next_name) ||
+	    (gp->main && *fam && link_chain(gp, 'F', im->b.offload_kind, fam, *g, &m->next_fam)))
+		return OFL_ENOMEM;
+	l->ngroups++;
 	memset(&l->groups[*g], 0, sizeof(l->groups[*g]));
 	l->groups[*g].linked = (struct ofl_file)OFL_FILE_INIT; /* no descriptor 0 */
 	l->groups[*g].kind = im->b.offload_kind;
 	l->groups[*g].legacy = im->legacy;
 	l->groups[*g].triple = im->triple;
 	l->groups[*g].arch = im->arch;
-	gp->rep[*g] = i;
 	return 0;
 }
 
+/* Image i into group g, once. */
 static int place(struct grouping *gp, size_t g, size_t i, bool own)
 {
+	if (gp->gm[g].stamp == i + 1)
+		return 0;
+	gp->gm[g].stamp = i + 1;
 	if (OFL_GROW(gp->pl, gp->cappl, gp->npl))
 		return OFL_ENOMEM;
 	gp->pl[gp->npl++] = (struct placed){g, i, own};
 	return 0;
 }
 
-/* May image i's code serve group g, not its own: 22's compatible
- * targets, or main's "provides for". */
+/* May image i's code serve group g: 22's compatible targets, or main's
+ * "provides for". */
 static bool serves(const struct grouping *gp, size_t i, size_t g)
 {
-	const struct ofl_offload_target *t = &gp->tgt[i], *gt = &gp->tgt[gp->rep[g]];
+	const struct ofl_offload_target *t = &gp->tgt[i], *gt = &gp->tgt[gp->gm[g].rep];
 	return gp->l->groups[g].kind == gp->l->images[i].b.offload_kind &&
 	       (gp->main ? ofl_target_provides(t, gt) : ofl_targets_compatible22(t, gt));
+}
+
+/* What is done with each group image i serves. */
+typedef int (*group_fn)(struct grouping *gp, size_t i, size_t g, void *ctx);
+
+/* fn for each group below `below` image i serves (a group may be visited
+ * twice: fn sees to that). */
+static int each_served(struct grouping *gp, size_t i, size_t below, group_fn fn, void *ctx)
+{
+	const struct ofl_offload_target *t = &gp->tgt[i];
+	uint16_t kind = gp->l->images[i].b.offload_kind;
+	char name[64];
+	name_of(gp, i, name, sizeof(name));
+	int rc = 0;
+	size_t k;
+	if (any_name(name)) {
+		for (k = 0; !rc && k < below; k++)
+			rc = serves(gp, i, k) ? fn(gp, i, k, ctx) : 0;
+		return rc;
+	}
+	bool major = gp->main && *t->family && !strcmp(t->family, t->processor);
+	const char *chains[][2] = {{"N", name}, {"N", "generic"}, {"N", ""}, {"F", t->processor}};
+	for (size_t c = 0; !rc && c < (major ? 4 : 3); c++) {
+		rc = chain(gp, chains[c][0][0], kind, chains[c][1], false, NULL, &k);
+		for (; !rc && k != SIZE_MAX; k = c == 3 ? gp->gm[k].next_fam : gp->gm[k].next_name)
+			rc = k < below && serves(gp, i, k) ? fn(gp, i, k, ctx) : 0;
+	}
+	return rc;
+}
+
+static int copy_in(struct grouping *gp, size_t i, size_t g, void *own)
+{
+	return g == *(size_t *)own ? 0 : place(gp, g, i, false);
 }
 
 /* An object: its own group (made when new); with 22's rules also a copy
@@ -128,15 +234,19 @@ static bool serves(const struct grouping *gp, size_t i, size_t g)
  * links); main links it in its own only. */
 static int place_object(struct grouping *gp, size_t i)
 {
-	size_t g, before = gp->l->ngroups;
-	int rc = find_own(gp, i, &g);
-	if (!rc && g == SIZE_MAX)
-		rc = new_group(gp, i, &g);
-	rc = rc ? rc : place(gp, g, i, true);
-	for (size_t k = 0; !rc && !gp->main && k < before; k++)
-		if (k != g && serves(gp, i, k))
-			rc = place(gp, k, i, false);
-	return rc;
+	size_t before = gp->l->ngroups, own;
+	int rc = find_own(gp, i, &own);
+	if (!rc && own == SIZE_MAX)
+		rc = new_group(gp, i, &own);
+	rc = rc ? rc : place(gp, own, i, true);
+	return rc || gp->main ? rc : each_served(gp, i, before, copy_in, &own);
+}
+
+static int note_served(struct grouping *gp, size_t i, size_t g, void *any)
+{
+	(void)gp, (void)i, (void)g;
+	*(bool *)any = true;
+	return 0;
 }
 
 /* A lazy member makes a group of its own when asked to
@@ -147,14 +257,13 @@ static int place_object(struct grouping *gp, size_t i)
 static int own_group_if_needed(struct grouping *gp, size_t i)
 {
 	size_t g;
+	bool any = false;
 	int rc = find_own(gp, i, &g);
 	if (rc || g != SIZE_MAX)
 		return rc;
-	bool serves_one = false;
-	for (size_t k = 0; !serves_one && k < gp->l->ngroups; k++)
-		serves_one = serves(gp, i, k);
-	if (serves_one && !ofl_link_extract_asked(gp->l, gp->l->images[i].arch))
-		return 0;
+	if (!ofl_link_extract_asked(gp->l, gp->l->images[i].arch) &&
+	    ((rc = each_served(gp, i, gp->l->ngroups, note_served, &any)) || any))
+		return rc;
 	return new_group(gp, i, &g);
 }
 
@@ -162,14 +271,11 @@ static int own_group_if_needed(struct grouping *gp, size_t i)
  * code serves, once each. */
 static int place_lazy(struct grouping *gp, size_t i)
 {
-	size_t g;
-	int rc = find_own(gp, i, &g);
-	if (!rc && g != SIZE_MAX)
-		rc = place(gp, g, i, true);
-	for (size_t k = 0; !rc && k < gp->l->ngroups; k++)
-		if (k != g && serves(gp, i, k))
-			rc = place(gp, k, i, false);
-	return rc;
+	size_t own;
+	int rc = find_own(gp, i, &own);
+	if (!rc && own != SIZE_MAX)
+		rc = place(gp, own, i, true);
+	return rc ? rc : each_served(gp, i, gp->l->ngroups, copy_in, &own);
 }
 
 static int by_group_then_image(const void *a, const void *b)
@@ -210,8 +316,17 @@ static int list_members(struct grouping *gp, struct ofl_error *err)
  * wrapper, objects first, then archive members. */
 int ofl_group_images(struct ofl_link *l, struct ofl_error *err)
 {
-	struct grouping gp = {
-	    l, main_rules(l), NULL, NULL, 0, OFL_SYMSET_INIT, OFL_BUF_INIT, NULL, 0, 0};
+	struct grouping gp = {l,
+	                      main_rules(l),
+	                      NULL,
+	                      NULL,
+	                      0,
+	                      OFL_SYMSET_INIT,
+	                      OFL_SYMSET_INIT,
+	                      OFL_BUF_INIT,
+	                      NULL,
+	                      0,
+	                      0};
 	l->ngroups = 0;
 	free(l->members);
 	l->members = NULL;
@@ -227,9 +342,10 @@ int ofl_group_images(struct ofl_link *l, struct ofl_error *err)
 		rc = lazy(l, &l->images[i]) ? place_lazy(&gp, i) : 0;
 	rc = rc ? OFL_NOMEM(err) : list_members(&gp, err);
 	free(gp.tgt);
-	free(gp.rep);
+	free(gp.gm);
 	free(gp.pl);
-	ofl_symset_release(&gp.index);
+	ofl_symset_release(&gp.exact);
+	ofl_symset_release(&gp.chains);
 	ofl_buf_release(&gp.key);
 	return rc;
 }

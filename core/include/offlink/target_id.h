@@ -156,6 +156,10 @@ struct ofl_offload_target {
 	 * processor main does not know, matched by its name alone) */
 	char processor[32];
 	int proc_subarch;
+	/* the processor of its family's major sub-architecture, which
+	 * serves the whole family ("gfx9-generic" for gfx900; gfx90a for
+	 * itself); "" when none */
+	char family[32];
 	enum ofl_feature_state xnack, sramecc;
 };
 
