@@ -234,7 +234,6 @@ void ofl_offload_target_parse(const char *triple, const char *arch, struct ofl_o
 	memset(t, 0, sizeof(*t));
 	t->triple = triple;
 	t->arch = arch;
-	t->proc_subarch = -1;
 	if (!(t->amdgpu = is_amdgpu_triple(triple)))
 		return;
 	size_t plen = strcspn(arch, ":");
@@ -244,9 +243,9 @@ void ofl_offload_target_parse(const char *triple, const char *arch, struct ofl_o
 		snprintf(t->processor, sizeof(t->processor), "%.*s", (int)plen, arch);
 	if (!*t->processor)
 		return; /* any processor: no features */
-	t->proc_subarch = processor_row(t->processor);
-	if (t->proc_subarch >= 0)
-		row_processor(major_of(t->proc_subarch), t->family, sizeof(t->family));
+	int row = processor_row(t->processor);
+	if (row >= 0)
+		row_processor(major_of(row), t->family, sizeof(t->family));
 	unsigned f = ofl_amdgpu_proc_features(t->processor);
 	t->xnack = f & OFL_PROC_XNACK ? OFL_FEAT_ANY : OFL_FEAT_UNSUPPORTED;
 	t->sramecc = f & OFL_PROC_SRAMECC ? OFL_FEAT_ANY : OFL_FEAT_UNSUPPORTED;

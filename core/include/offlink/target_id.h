@@ -151,14 +151,12 @@ enum ofl_feature_state { OFL_FEAT_UNSUPPORTED, OFL_FEAT_ANY, OFL_FEAT_OFF, OFL_F
 struct ofl_offload_target {
 	const char *triple, *arch; /* as given (borrowed) */
 	bool amdgpu;               /* an amdgcn, amdgpu[<subarch>] or r600 triple */
-	/* AMDGPU: the processor ("gfx90a", "gfx9-generic"; "": any one) and
-	 * its sub-architecture (index private to the library; -1: none, a
-	 * processor main does not know, matched by its name alone) */
+	/* AMDGPU: the processor ("gfx90a", "gfx9-generic"; "": any one; one
+	 * main does not know is matched by its name alone) */
 	char processor[32];
-	int proc_subarch;
 	/* the processor of its family's major sub-architecture, which
 	 * serves the whole family ("gfx9-generic" for gfx900; gfx90a for
-	 * itself); "" when none */
+	 * itself); "" when none or not known */
 	char family[32];
 	enum ofl_feature_state xnack, sramecc;
 };
