@@ -13,7 +13,8 @@
 #     into every link;
 #   - main's: one ISA spelled amdgpu9.0a (no arch), amdgpu and amdgcn is
 #     one link (clang 22 gets it as amdgcn with -mcpu from the
-#     sub-architecture); members join every link they serve.
+#     sub-architecture); members join every link they serve; offlink inspect
+#     --gpu judges such an image for that processor.
 source "$OFL_SRC/tests/lib.sh"
 need cc ld.bfd objcopy ar "$LLVM22/clang" "$LLVM22/clang-linker-wrapper" \
 	"$LLVM22/llvm-offload-binary" "$LLVM22/llvm-readelf"
@@ -200,3 +201,13 @@ dry 23 x24.23
 eval "$(ours)" || fail "the personality's link of main's objects"
 code prog >cw24.code
 diff -u want22 cw24.code || fail "the personality's code objects (main's objects)"
+
+# offlink inspect --gpu: an image of main's with no arch is for the
+# processor its triple's sub-architecture names
+echo 'int x;' | "$LLVM22/clang" --target=amdgcn-amd-amdhsa -mcpu=gfx90a -nogpulib -x c -c - \
+	-o amd.o || fail "compile for gfx90a"
+"$LLVM22/llvm-offload-binary" -o amd24.bin \
+	--image=file=amd.o,kind=openmp,triple=amdgpu9.0a-amd-amdhsa || fail "pack amd24.bin"
+"$OFFLINK" inspect --runtime=22 --gpu=gfx90a amd24.bin >out || { cat out; fail "gfx90a: no load"; }
+expect_fail "$OFFLINK" inspect --runtime=22 --gpu=gfx942 amd24.bin
+grep -q 'gfx90a image, gfx942 GPU' out || { cat out; fail "gfx942: not said why"; }
