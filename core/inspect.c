@@ -777,7 +777,7 @@ static void copy_field(char *dst, size_t cap, const char *s, size_t len)
 static const char *skip_kind(const char *s)
 {
 	const char *dash = strchr(s, '-');
-	if (dash && !ofl_triple_arch_known(s, (size_t)(dash - s), OFL_LLVM22))
+	if (dash && !ofl_triple_arch_known(s, (size_t)(dash - s), OFL_LLVM23))
 		return dash + 1;
 	return s;
 }
@@ -794,7 +794,7 @@ static void parse_target(const char *s, struct target *t)
 		copy_field(t->tid, sizeof t->tid, dd + 2, strlen(dd + 2));
 	} else if (strchr(s, '-') && !strchr(s, ':')) {
 		copy_field(t->triple, sizeof t->triple, skip_kind(s), strlen(skip_kind(s)));
-	} else if (ofl_triple_arch_known(s, strlen(s), OFL_LLVM22)) {
+	} else if (ofl_triple_arch_known(s, strlen(s), OFL_LLVM23)) {
 		copy_field(t->arch, sizeof t->arch, s, strlen(s));
 	} else {
 		copy_field(t->tid, sizeof t->tid, s, strlen(s));
@@ -855,7 +855,7 @@ int ofl_node_match(const struct ofl_node *n, const char *want)
 	struct ofl_error err = OFL_ERROR_INIT;
 	const char *triple = n->triple ? n->triple : "", *tid = n->arch ? n->arch : "";
 	if (n->kind == OFL_NODE_BUNDLE_ENTRY) {
-		if (ofl_bundle_id_split(n->name, strlen(n->name), OFL_LLVM22, &id, &err))
+		if (ofl_bundle_id_split(n->name, strlen(n->name), OFL_LLVM23, &id, &err))
 			return 0;
 		triple = id.triple;
 		tid = id.target_id;

@@ -70,6 +70,16 @@ struct ofl_elf64_shtab {
 };
 bool ofl_elf64_shtab(const uint8_t *d, size_t size, struct ofl_elf64_shtab *t);
 
+/* AMDGPU processors (target_id.c's table): the target-ID features an
+ * AMDGPU processor has (OFL_PROC_*); 0 for a name not in the table. */
+enum { OFL_PROC_XNACK = 1, OFL_PROC_SRAMECC = 2 };
+unsigned ofl_amdgpu_proc_features(const char *proc);
+/* Triple::amdgpu's sub-architecture rule (offload_target.c) on two arch
+ * spellings ("" for amdgcn, "amdgpu", "amdgpu9.0a"): the same one, one
+ * of them none (amdgcn, amdgpu: not an unknown "amdgpuX"), or one the
+ * other's family major. */
+bool ofl_amdgpu_sub_compatible(const char *a, size_t alen, const char *b, size_t blen);
+
 /* True when [off, off+len) lies inside a buffer of size total. */
 static inline bool ofl_range_ok(uint64_t off, uint64_t len, uint64_t total)
 {

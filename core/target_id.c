@@ -161,6 +161,14 @@ static const struct proc_info *find_proc(const char *p, size_t len)
 	return NULL;
 }
 
+unsigned ofl_amdgpu_proc_features(const char *proc)
+{
+	const struct proc_info *pi = find_proc(proc, strlen(proc));
+	return !pi || !(pi->flags & AB) ? 0
+	                                : ((pi->flags & XN) ? OFL_PROC_XNACK : 0) |
+	                                      ((pi->flags & SE) ? OFL_PROC_SRAMECC : 0);
+}
+
 bool ofl_processor_known(const char *proc, size_t len, enum ofl_llvm_dialect d)
 {
 	/* 19's table has an unnamed entry, so "" counts as known there
@@ -493,6 +501,13 @@ static struct comp arm_sub(struct comp rest)
  * apart: the version of a family spelling, or a versioned exact name. */
 static int parse_arch(struct comp c, struct comp *sub, enum ofl_llvm_dialect d)
 {
+	/* "amdgpu<anything>" is Triple::amdgpu, which "amdgcn" also names;
+	 * the whole spelling tells its sub-architectures apart */
+	if (d >= OFL_LLVM23 && has_prefix(c.p, c.len, "amdgpu")) {
+		if (sub)
+			*sub = c;
+		return ARCH_AMDGCN;
+	}
 	int id = lookup_exact(arch_names, NELEM(arch_names), c, d);
 	if (sub)
 		*sub = (id && memchr(c.p, '.', c.len)) ? c : (struct comp){"", 0};
@@ -565,11 +580,11 @@ static void split_dash(const char *s, size_t len, size_t max, struct comps *out)
 	}
 }
 
-static bool valid_for(size_t pos, struct comp c)
+static bool valid_for(size_t pos, struct comp c, enum ofl_llvm_dialect d)
 {
 	switch (pos) {
 	case 0:
-		return parse_arch(c, NULL, OFL_LLVM22) != 0;
+		return parse_arch(c, NULL, d) != 0;
 	case 1:
 		return parse_vendor(c, OFL_LLVM22) != 0;
 	case 2:
@@ -619,7 +634,7 @@ static void move_right(struct comps *v, const bool found[4], size_t pos, size_t 
 	} while (idx < pos);
 }
 
-static void place_components(struct comps *v, bool found[4])
+static void place_components(struct comps *v, bool found[4], enum ofl_llvm_dialect d)
 {
 	for (size_t pos = 0; pos < 4; pos++) {
 		if (found[pos])
@@ -627,7 +642,7 @@ static void place_components(struct comps *v, bool found[4])
 		for (size_t idx = 0; idx < v->n; idx++) {
 			if (idx < 4 && found[idx])
 				continue;
-			if (!valid_for(pos, v->c[idx]))
+			if (!valid_for(pos, v->c[idx], d))
 				continue;
 			if (pos < idx)
 				move_left(v, found, pos, idx);
@@ -692,17 +707,19 @@ static void dxil_fixup(struct comps *v)
 	v->c[0] = (struct comp){names[minor], 8};
 }
 
-/* llvm::Triple::normalize(s, FOUR_IDENT or THREE_IDENT): its nident
- * components, into v (pointing into s or at static names). */
-static void normalize_comps(const char *s, size_t len, size_t nident, struct comps *v)
+/* llvm::Triple::normalize(s, FOUR_IDENT or THREE_IDENT) as release d
+ * does: its nident components, into v (pointing into s or at static
+ * names). */
+static void normalize_comps(const char *s, size_t len, size_t nident, struct comps *v,
+                            enum ofl_llvm_dialect d)
 {
 	split_dash(s, len, MAX_COMPS - 4, v);
 	bool found[4] = {false, false, false, false};
 	for (size_t i = 0; i < 4 && i < v->n; i++)
-		found[i] = valid_for(i, v->c[i]) &&
+		found[i] = valid_for(i, v->c[i], d) &&
 		           (i != 2 || parse_os(v->c[2], OFL_LLVM22) != 0) &&
 		           (i != 3 || parse_env(v->c[3], OFL_LLVM22) != 0);
-	place_components(v, found);
+	place_components(v, found, d);
 	/* "none" as a lone middle component is the OS, not the vendor. */
 	if (v->n >= 3 && found[0] && !found[1] && !found[2] && found[3] &&
 	    eq(v->c[1].p, v->c[1].len, "none") && v->c[2].len == 0)
@@ -718,10 +735,10 @@ static void normalize_comps(const char *s, size_t len, size_t nident, struct com
 }
 
 /* normalize_comps joined by '-'.  Caller frees. */
-static char *normalize_triple(const char *s, size_t len, size_t nident)
+static char *normalize_triple(const char *s, size_t len, size_t nident, enum ofl_llvm_dialect d)
 {
 	struct comps v;
-	normalize_comps(s, len, nident, &v);
+	normalize_comps(s, len, nident, &v, d);
 	size_t total = 0;
 	for (size_t i = 0; i < v.n; i++)
 		total += v.c[i].len + 1;
@@ -796,7 +813,7 @@ static void parse_triple_ids(const char *s, struct triple_ids *t, enum ofl_llvm_
 static void host_triple_ids(const char *triple, struct triple_ids *t)
 {
 	struct comps v;
-	normalize_comps(triple, strlen(triple), 4, &v);
+	normalize_comps(triple, strlen(triple), 4, &v, OFL_LLVM22);
 	comps_ids(&v, t, OFL_LLVM22);
 }
 
@@ -830,6 +847,10 @@ bool ofl_triple_compatible(const char *a, const char *b, enum ofl_llvm_dialect d
 	bool ignore_vendor = d != OFL_LLVM19 && x.os == OS_WIN32 && x.env == ENV_GNU;
 	bool vendor_ok = x.vendor == y.vendor || ignore_vendor;
 	bool arch_ok = x.arch == y.arch || arm_thumb_pair(x.arch, y.arch);
+	/* Triple::amdgpu: its sub-architectures by their own rule */
+	if (d >= OFL_LLVM23 && x.arch == ARCH_AMDGCN && y.arch == ARCH_AMDGCN)
+		return x.vendor == y.vendor && x.os == y.os && x.env == y.env && x.fmt == y.fmt &&
+		       ofl_amdgpu_sub_compatible(x.sub.p, x.sub.len, y.sub.p, y.sub.len);
 	if (!arch_ok || !same_sub || !vendor_ok || x.os != y.os)
 		return false;
 	/* Apple triples carry a version in the environment field. */
@@ -934,7 +955,8 @@ static int split19(const char *s, size_t len, struct ofl_bundle_id *out)
 }
 
 /* Returns the number of fields (5 or 6 when well formed). */
-static int split22(const char *s, size_t len, struct ofl_bundle_id *out, size_t *nfields)
+static int split22(const char *s, size_t len, enum ofl_llvm_dialect d, struct ofl_bundle_id *out,
+                   size_t *nfields)
 {
 	struct comps v;
 	split_dash(s, len, 6, &v);
@@ -952,7 +974,7 @@ static int split22(const char *s, size_t len, struct ofl_bundle_id *out, size_t 
 	out->target_id = ofl_strndup(f[5].p, keep ? f[5].len : 0);
 	/* amdhsa triples are written with three components and an empty env. */
 	bool hsa = parse_os(f[3], OFL_LLVM22) == OS_AMDHSA;
-	char *n = normalize_triple(out->raw_triple, strlen(out->raw_triple), hsa ? 3 : 4);
+	char *n = normalize_triple(out->raw_triple, strlen(out->raw_triple), hsa ? 3 : 4, d);
 	if (n && hsa) {
 		size_t nl = strlen(n);
 		char *t = ofl_realloc(n, nl + 2);
@@ -973,7 +995,7 @@ static int split_any(const char *s, size_t len, enum ofl_llvm_dialect d, struct 
 {
 	*out = (struct ofl_bundle_id)OFL_BUNDLE_ID_INIT;
 	*nfields = 6;
-	int rc = d == OFL_LLVM19 ? split19(s, len, out) : split22(s, len, out, nfields);
+	int rc = d == OFL_LLVM19 ? split19(s, len, out) : split22(s, len, d, out, nfields);
 	if (rc == 0) {
 		out->str = concat3(out->kind, out->triple, out->target_id);
 		if (!out->str)
@@ -1046,13 +1068,14 @@ static bool kinds_compatible(const char *e, const char *t, bool hip_openmp)
 /* A target ID as clang::parseTargetID sees it against a triple: the
  * processor must be one the target knows (on amdgcn/r600: an AMDGPU
  * processor) and every feature one it allows.  Fills *t on success. */
-static bool parse_for_triple(const char *raw_triple, const char *tid, struct ofl_target_id *t)
+static bool parse_for_triple(const char *raw_triple, const char *tid, enum ofl_llvm_dialect d,
+                             struct ofl_target_id *t)
 {
 	if (ofl_target_id_parse(tid, t, NULL) != 0)
 		return false;
 	struct comps v;
 	split_dash(raw_triple, strlen(raw_triple), 4, &v);
-	int arch = parse_arch(v.c[0], NULL, OFL_LLVM22);
+	int arch = parse_arch(v.c[0], NULL, d);
 	bool ok = true;
 	if (arch == ARCH_R600 || arch == ARCH_AMDGCN) {
 		/* Both dialects' tables agree wherever a processor is kept. */
@@ -1100,9 +1123,10 @@ bool ofl_bundle_id_compatible(const struct ofl_bundle_id *entry, const struct of
 	if (!kinds_compatible(entry->kind, req->kind, hip_openmp))
 		return false;
 	struct ofl_target_id e = OFL_TARGET_ID_INIT, t = OFL_TARGET_ID_INIT;
-	if (!parse_for_triple(entry->raw_triple, entry->target_id, &e))
+	if (!parse_for_triple(entry->raw_triple, entry->target_id, entry->dialect, &e))
 		return false;
-	bool ok = parse_for_triple(req->raw_triple, req->target_id, &t) && features_fit(&e, &t);
+	bool ok = parse_for_triple(req->raw_triple, req->target_id, req->dialect, &t) &&
+	          features_fit(&e, &t);
 	ofl_target_id_release(&e);
 	ofl_target_id_release(&t);
 	return ok;

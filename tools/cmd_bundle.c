@@ -297,7 +297,7 @@ static void llvm_env(struct bundle_args *a, struct ofl_bundler_options *o)
 			        lv);
 	}
 	const char *fv = getenv("COMPRESSED_BUNDLE_FORMAT_VERSION");
-	if (fv && o->dialect == OFL_LLVM22) {
+	if (fv && o->dialect != OFL_LLVM19) {
 		char *end;
 		long v = strtol(fv, &end, 10);
 		if (*fv && !*end && (v == 2 || v == 3))
@@ -315,10 +315,11 @@ static void llvm_env(struct bundle_args *a, struct ofl_bundler_options *o)
 	}
 }
 
-/* The release picked as for every personality (23's bundler is 22's). */
-static enum ofl_llvm_dialect dialect_from_name(const char *argv0)
+/* The entry-ID rules of release r: 23's bundler is 22's, but reads LLVM
+ * main's amdgpu triples (llvm-project#206480). */
+static enum ofl_llvm_dialect dialect_of(unsigned r)
 {
-	return personality_release(argv0, 0) == 19 ? OFL_LLVM19 : OFL_LLVM22;
+	return r == 19 ? OFL_LLVM19 : r >= 23 ? OFL_LLVM23 : OFL_LLVM22;
 }
 
 /* One argument as LLVM prints a command under -###: after a space, in
@@ -456,9 +457,9 @@ static int llvm_bundler(int argc, char **argv, struct bundle_args *a, const char
 		return rc;
 
 	struct ofl_bundler_options o = OFL_BUNDLER_OPTIONS_INIT;
-	o.dialect = a->llvm_version == 19   ? OFL_LLVM19
-	            : a->llvm_version == 22 ? OFL_LLVM22
-	                                    : dialect_from_name(argv[0]);
+	o.dialect = dialect_of(a->llvm_version == 19 || a->llvm_version == 22
+	                           ? (unsigned)a->llvm_version
+	                           : personality_release(argv[0], 0));
 	if (o.dialect == OFL_LLVM19)
 		o.ccob.version = 2;
 	llvm_env(a, &o);
@@ -528,10 +529,11 @@ static long online_cpus(void)
 static int sub_prepare(struct ofl_bundler_options *o, struct bundle_args *a, enum sub_mode m,
                        struct strlist *in)
 {
-	o->dialect = a->llvm_version == 19 ? OFL_LLVM19 : OFL_LLVM22;
+	o->dialect = dialect_of(a->llvm_version ? (unsigned)a->llvm_version : 22);
 	o->all_or_nothing = true; /* native commands: every output or none */
-	if (a->llvm_version && a->llvm_version != 19 && a->llvm_version != 22)
-		return error("--llvm-version must be 19 or 22");
+	if (a->llvm_version && a->llvm_version != 19 && a->llvm_version != 22 &&
+	    a->llvm_version != 23)
+		return error("--llvm-version must be 19, 22 or 23");
 	o->compress = a->compress;
 	o->ccob.version = a->format_version          ? (int)a->format_version
 	                  : o->dialect == OFL_LLVM19 ? 2
@@ -611,8 +613,8 @@ static int sub_run(int argc, char **argv, enum sub_mode m, struct bundle_args *a
 	     "unbundle -type=a: reject members with conflicting target IDs"},
 	    {"hip-openmp-compatible", OPT_FLAG, &a->hip_openmp, NULL, NULL,
 	     "unbundle: let hip entries serve openmp targets and back"},
-	    {"llvm-version", OPT_UINT, &a->llvm_version, NULL, "19|22",
-	     "entry ID rules of clang-offload-bundler 19 or 22 (22)"},
+	    {"llvm-version", OPT_UINT, &a->llvm_version, NULL, "19|22|23",
+	     "entry ID rules of clang-offload-bundler 19, 22 or 23 (22; 23 reads amdgpu triples)"},
 	    {"verbose", OPT_FLAG, &a->verbose, NULL, NULL, "print compression statistics"},
 	    {"v", OPT_FLAG, &a->verbose, NULL, NULL, NULL},
 	    {"help", OPT_HELP, NULL, NULL, NULL, "show this help"},

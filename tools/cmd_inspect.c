@@ -14,6 +14,7 @@
 #include "offlink/fatbin.h"
 #include "offlink/format.h"
 #include "offlink/image_compat.h"
+#include "offlink/target_id.h"
 #include "offlink/inspect.h"
 #include "offlink/io.h"
 #include "offlink/offload_binary.h"
@@ -627,8 +628,14 @@ static void loads_json(const struct ofl_node *n, const struct ofl_gpu_image *im,
 static bool judge(const struct insp *in, const struct ofl_node *n, const struct ofl_gpu_image *im,
                   enum ofl_loader ld, const char *how, bool first)
 {
-	char why[320];
-	enum ofl_load r = ofl_image_loads(im, n->arch, ld, in->runtime, in->gpu, why, sizeof why);
+	char why[320], sub[32];
+	const char *arch = n->arch;
+	/* LLVM main's amdgpu9.0a-amd-amdhsa names the processor an image
+	 * with no arch is for */
+	if ((!arch || !*arch || !strcmp(arch, "generic")) && n->triple &&
+	    ofl_amdgpu_subarch_processor(n->triple, sub, sizeof sub))
+		arch = sub;
+	enum ofl_load r = ofl_image_loads(im, arch, ld, in->runtime, in->gpu, why, sizeof why);
 	if (in->fmt == FMT_JSON) {
 		loads_json(n, im, ld, r, why, first);
 		return r != OFL_LOAD_NO;

@@ -95,6 +95,18 @@ static unsigned release_of_resources(const char *exe)
 	return n == 1 ? found : 0;
 }
 
+static unsigned release_of(const char *exe)
+{
+	unsigned v = release_in_path(exe);
+	return v ? v : release_of_resources(exe);
+}
+
+unsigned ofl_clang_release(const char *path)
+{
+	char real[PATH_MAX];
+	return release_of(realpath(path, real) ? real : path);
+}
+
 static enum ofl_driver_kind kind_of(const char *exe)
 {
 	const char *base = strrchr(exe, '/') ? strrchr(exe, '/') + 1 : exe;
@@ -115,8 +127,8 @@ int ofl_driver_read(pid_t pid, struct ofl_driver *d, struct ofl_error *err)
 	if (!(d->exe = ofl_strdup(exe)))
 		return OFL_NOMEM(err);
 	d->kind = kind_of(exe);
-	if (d->kind == OFL_DRIVER_CLANG && !(d->llvm = release_in_path(exe)))
-		d->llvm = release_of_resources(exe);
+	if (d->kind == OFL_DRIVER_CLANG)
+		d->llvm = release_of(exe);
 	int rc = read_cmdline(pid, &d->argv, err);
 	if (rc)
 		ofl_driver_release(d);

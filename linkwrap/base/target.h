@@ -5,6 +5,7 @@
 #define OFL_TARGET_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "offlink/wrapper_obj.h"
@@ -26,8 +27,22 @@ bool ofl_arch_given(const char *arch);
 bool ofl_llvm_old_wrapper(unsigned llvm);
 
 /* The value of a "[<triple>=]arg" device argument (--device-linker,
- * --device-compiler) when it applies to triple, else NULL. */
-const char *ofl_scoped_arg(const char *arg, const char *triple);
+ * --device-compiler) when it applies to triple, else NULL: its triple is
+ * triple (LLVM 22's rule), or with compatible one compatible with it
+ * (main's: amdgpu-amd-amdhsa= reaches every AMDGPU link). */
+const char *ofl_scoped_arg(const char *arg, const char *triple, bool compatible);
+
+/* The target ID a device link of (triple, arch) compiles for, into out:
+ * the arch when it names a processor, else the processor an AMDGPU
+ * triple's sub-architecture names (amdgpu9.0a: gfx90a); "" when none. */
+void ofl_target_cpu(const char *triple, const char *arch, char *out, size_t size);
+
+/* The triple a device clang of LLVM release clang_llvm (0: unknown) is
+ * given for triple, into out: as written, but an amdgpu one in the legacy
+ * amdgcn spelling for a clang older than main, which knows no other
+ * (amdgpu9.0a-amd-amdhsa: amdgcn-amd-amdhsa, its processor then given by
+ * -mcpu). */
+void ofl_target_for_clang(const char *triple, unsigned clang_llvm, char *out, size_t size);
 
 /* The wrapper registration an offload kind as stored asks for (HIP: 3
  * until LLVM 19, 4 after). */

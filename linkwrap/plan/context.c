@@ -179,6 +179,7 @@ void ofl_link_destroy(struct ofl_link *l)
 			free(l->groups[i].pending[k].owned);
 		free(l->groups[i].pending);
 		free(l->groups[i].runtime_dir);
+		free(l->groups[i].clang_triple);
 		free(l->groups[i].runtime_path);
 	}
 	free(l->files);

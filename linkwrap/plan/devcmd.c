@@ -13,6 +13,7 @@
 #include "internal.h"
 #include "link_priv.h"
 #include "offlink/archive.h"
+#include "offlink/driver.h"
 #include "offlink/proc.h"
 #include "toolchain.h"
 
@@ -25,14 +26,15 @@ static int push_gold_soname(const struct link_group *g, struct ofl_proc *cmd, st
 	return ofl_proc_pushf(cmd, err, "-Wl,-soname,%s", slash ? slash + 1 : g->output);
 }
 
-/* The "[<triple>=]arg" values that apply to triple, each after -Xlinker
- * when xlinker. */
-static int push_scoped(const char *const *args, size_t n, const char *triple, bool xlinker,
-                       struct ofl_proc *cmd, struct ofl_error *err)
+/* The "[<triple>=]arg" values that apply to group g (by its LLVM's rule),
+ * each after -Xlinker when xlinker. */
+static int push_scoped(const struct ofl_link *l, const char *const *args, size_t n,
+                       const struct link_group *g, bool xlinker, struct ofl_proc *cmd,
+                       struct ofl_error *err)
 {
 	int rc = 0;
 	for (size_t i = 0; !rc && i < n; i++) {
-		const char *v = ofl_scoped_arg(args[i], triple);
+		const char *v = ofl_scoped_arg(args[i], g->triple, l->main_rules);
 		if (!v)
 			continue;
 		rc = (xlinker && ofl_proc_push(cmd, "-Xlinker", err)) || ofl_proc_push(cmd, v, err);
@@ -51,6 +53,21 @@ static int push_xlinker(const char *flag, const char *const *v, size_t n, struct
 	return rc ? err->code : 0;
 }
 
+/* AMDGPU's -mcpu: the arch when it names a processor (as LLVM writes
+ * it); for a clang given the legacy spelling of an amdgpu triple, the
+ * processor its sub-architecture names (which a clang of main derives
+ * itself).  Not in LLVM's form of the command. */
+static int push_mcpu(const struct ofl_link *l, const struct link_group *g, struct ofl_proc *cmd,
+                     struct ofl_error *err)
+{
+	char cpu[64];
+	bool respelled = !ofl_llvm_form(l) && strcmp(g->clang_triple, g->triple);
+	if (ofl_arch_given(g->arch))
+		return ofl_proc_pushf(cmd, err, "-mcpu=%s", g->arch);
+	ofl_target_cpu(g->triple, g->arch, cpu, sizeof(cpu));
+	return respelled && *cpu ? ofl_proc_pushf(cmd, err, "-mcpu=%s", cpu) : 0;
+}
+
 /* The target-specific part of the command, before the inputs, as the
  * linker wrapper of the LLVM that made the code writes it.  LLVM 19 links
  * at its --opt-level (-O2 unless given), bitcode already through its own LTO (so no
@@ -66,14 +83,15 @@ static int push_target(struct ofl_link *l, const struct link_group *g, const cha
 	if (fam == OFL_FAM_UNKNOWN)
 		return ofl_error_set(err, OFL_EUNSUPPORTED, NULL, OFL_NO_OFFSET,
 		                     "no device linker for target '%s'", g->triple);
-	int rc = ofl_proc_pushf(cmd, err, "--target=%s", g->triple);
+	int rc =
+	    ofl_proc_pushf(cmd, err, "--target=%s", ofl_llvm_form(l) ? g->triple : g->clang_triple);
 	if (!rc && l->o.no_canonical_prefixes)
 		rc = ofl_proc_push(cmd, "-no-canonical-prefixes", err);
 	if (!rc && fam == OFL_FAM_CPU && (ofl_arch_given(g->arch) || v19))
 		rc = ofl_proc_pushf(cmd, err, "-march=%s",
 		                    ofl_arch_given(g->arch) ? g->arch : "native");
-	if (!rc && fam == OFL_FAM_AMDGPU && ofl_arch_given(g->arch))
-		rc = ofl_proc_pushf(cmd, err, "-mcpu=%s", g->arch);
+	if (!rc && fam == OFL_FAM_AMDGPU)
+		rc = push_mcpu(l, g, cmd, err);
 	if (!rc && fam == OFL_FAM_NVPTX && ofl_arch_given(g->arch))
 		rc = ofl_proc_pushf(cmd, err, "-march=%s", g->arch);
 	char o19[] = {'-', 'O', ofl_devlink_opt_level(l), '\0'};
@@ -216,8 +234,8 @@ static int push_linker_args(struct ofl_link *l, const struct link_group *g, stru
 	if (!rc && v20 && l->o.embed_bitcode)
 		rc = ofl_proc_push(cmd, "-Wl,--lto-emit-llvm", err);
 	return rc ? rc
-	          : push_scoped(l->o.device_linker_args, l->o.ndevice_linker_args, g->triple, true,
-	                        cmd, err);
+	          : push_scoped(l, l->o.device_linker_args, l->o.ndevice_linker_args, g, true, cmd,
+	                        err);
 }
 
 /* The clang arguments last: what LLVM 20+'s driver hands the linker
@@ -239,8 +257,8 @@ static int push_compiler_args(struct ofl_link *l, const struct link_group *g, st
 	if (!rc && driver && fam == OFL_FAM_AMDGPU && g->kind == OFL_OFK_HIP && v20)
 		rc = ofl_proc_push(cmd, "-flto-partitions=8", err);
 	rc = rc ? rc
-	        : push_scoped(l->o.device_compiler_args, l->o.ndevice_compiler_args, g->triple,
-	                      false, cmd, err);
+	        : push_scoped(l, l->o.device_compiler_args, l->o.ndevice_compiler_args, g, false,
+	                      cmd, err);
 	/* what LLVM 19's wrapper adds under --wrapper-verbose */
 	if (!rc && !driver && !v20 && l->o.verbose)
 		rc = ofl_proc_push(cmd, "-v", err);
@@ -306,6 +324,13 @@ static int plan_group(struct ofl_link *l, size_t gi, struct ofl_error *err)
 		                     "no clang to link %s device code: looked for "
 		                     "<root>/llvm-<N>/bin/clang and clang on PATH",
 		                     g->triple);
+	char spelled[256];
+	ofl_target_for_clang(g->triple, ofl_clang_release(clang), spelled, sizeof(spelled));
+	free(g->clang_triple);
+	if (!(g->clang_triple = ofl_strdup(spelled))) {
+		free(clang);
+		return OFL_NOMEM(err);
+	}
 	size_t slot = 0;
 	uint64_t h =
 	    XXH3_64bits(g->triple, strlen(g->triple)) ^ XXH3_64bits(g->arch, strlen(g->arch));

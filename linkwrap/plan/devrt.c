@@ -81,7 +81,7 @@ static char *find_devicertl(const struct ofl_link *l, const struct link_group *g
 		if (!strncmp(l->cpu_args.v[i], "-L", 2))
 			found = try_dir(l->cpu_args.v[i] + 2, looked, &p);
 	for (size_t i = 0; !found && i < l->o.ndevice_linker_args; i++) {
-		const char *v = ofl_scoped_arg(l->o.device_linker_args[i], g->triple);
+		const char *v = ofl_scoped_arg(l->o.device_linker_args[i], g->triple, false);
 		if (v && !strncmp(v, "-L", 2))
 			found = try_dir(v + 2, looked, &p);
 	}
@@ -151,7 +151,7 @@ static bool clangs_own(const char *clang, const struct link_group *g, const char
 	char path[PATH_MAX + 64];
 	if (bin) {
 		*bin = '\0';
-		snprintf(path, sizeof(path), "%s/../lib/%s", real, g->triple);
+		snprintf(path, sizeof(path), "%s/../lib/%s", real, g->clang_triple);
 	}
 	return bin && realpath(path, real) && !strcmp(real, want);
 }
@@ -184,7 +184,7 @@ int ofl_devrt_push(struct ofl_link *l, struct link_group *g, const char *clang,
 	char *path = strchr(clang, '/') ? ofl_strdup(clang)
 	                                : ofl_proc_find(clang, NULL, 0, l->o.search_path);
 	char *lib = ofl_toolchain_lib_dir(path), *dir = NULL;
-	if (lib && asprintf(&dir, "%s/%s", lib, g->triple) < 0)
+	if (lib && asprintf(&dir, "%s/%s", lib, g->clang_triple) < 0)
 		dir = NULL;
 	free(lib);
 	int rc = 0;

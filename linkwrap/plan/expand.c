@@ -343,7 +343,7 @@ static int shape_of(const struct ofl_link *l, const struct link_action *a, struc
 int ofl_expand(struct ofl_link *l, struct link_action *a, struct ofl_error *err)
 {
 	const char *clang = a->cmd.argv[l->o.nlauncher], *bad = unmodeled(l, a);
-	const char *triple = l->groups[a->group].triple;
+	const char *triple = l->groups[a->group].clang_triple;
 	if (!l->cache || l->o.dry_run || !is_clang(clang) || !strchr(clang, '/'))
 		return own_job(l, a, err);
 	const char *verbose = verbose_request(l, a);

@@ -75,7 +75,7 @@ static unsigned release_of_version(uint32_t v)
 static int add_entry(struct ofl_link *l, size_t unit, const struct ofl_obin_set *set, size_t k,
                      uint64_t at, unsigned floor, struct ofl_error *err)
 {
-	struct link_image im = {unit,  OFL_OBIN_INIT,      NULL, NULL, 0, 0,
+	struct link_image im = {unit,  OFL_OBIN_INIT,      NULL, NULL, 0,
 	                        false, OFL_BUNDLE_ID_INIT, NULL};
 	int rc = ofl_obin_set_entry(set, k, &im.b, err);
 	if (!rc && set->inflated && !(im.owned = ofl_malloc(im.b.image_size ? im.b.image_size : 1)))
@@ -157,9 +157,8 @@ static int add_image(struct ofl_link *l, size_t unit, const uint8_t *p, uint64_t
 static int add_bundle_entry(struct ofl_link *l, size_t unit, const char *id, const uint8_t *p,
                             uint64_t n, struct ofl_error *err)
 {
-	struct link_image im = {unit, OFL_OBIN_INIT,      NULL, NULL, 0, 0,
-	                        true, OFL_BUNDLE_ID_INIT, NULL};
-	int rc = ofl_bundle_id_split(id, strlen(id), OFL_LLVM22, &im.id, err);
+	struct link_image im = {unit, OFL_OBIN_INIT, NULL, NULL, 0, true, OFL_BUNDLE_ID_INIT, NULL};
+	int rc = ofl_bundle_id_split(id, strlen(id), OFL_LLVM23, &im.id, err);
 	const char *k = rc ? "" : im.id.kind;
 	uint16_t kind = !strncmp(k, "hip", 3)  ? OFL_OFK_HIP
 	                : !strcmp(k, "openmp") ? OFL_OFK_OPENMP

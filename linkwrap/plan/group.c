@@ -1,9 +1,8 @@
-/* Groups and wraps of a plan: images grouped by offload kind, triple and
- * target ID (a generic image, or a less specific target ID, also in the
- * groups its code runs in, as LLVM groups them); each group's LLVM release
- * and runtime directory; per offload kind the registration ABI the taken
- * host objects ask for and the order its images are bundled in; the
- * runtime libraries the host link gets. */
+/* Groups and wraps of a plan: images grouped by offload kind and target,
+ * as the LLVM that wrote them groups them (docs/design.md, "Groups"); each
+ * group's LLVM release and runtime directory; per offload kind the
+ * registration ABI the taken host objects ask for and the order its images
+ * are bundled in; the runtime libraries the host link gets. */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -15,169 +14,339 @@ static unsigned llvm_of_needs(unsigned abis)
 	return abis & (1u << OFL_WRAP_LLVM19) ? 19 : 0;
 }
 
-/* The key of (kind, triple, arch) in the group index; the triple's length
- * keeps "a" + "bc" apart from "ab" + "c". */
-static int group_key(struct ofl_buf *key, uint16_t kind, const char *triple, const char *arch,
-                     size_t arch_len)
+/* Only LLVM main writes amdgpu triples: images it wrote are grouped by
+ * its rules, all the link's (it reads 22's amdgcn ones alike). */
+static bool main_rules(const struct ofl_link *l)
 {
-	ofl_buf_reset(key);
-	return ofl_buf_printf(key, "%u:%zu:%s%.*s", kind, strlen(triple), triple, (int)arch_len,
-	                      arch);
+	for (size_t i = 0; i < l->nimages; i++)
+		if (!strncmp(l->images[i].triple, "amdgpu", 6) || l->images[i].llvm >= 24)
+			return true;
+	return false;
 }
 
-/* The group of (kind, triple, arch), found by hash: its index, a new one
- * when *added. */
-static int find_group(struct ofl_link *l, struct ofl_symset *index, struct ofl_buf *key,
-                      const struct link_image *im, size_t *g, bool *added)
+/* An archive member the host link takes only when it needs it: what
+ * LLVM's wrapper calls lazy (--whole-archive members are objects to it). */
+static bool lazy(const struct ofl_link *l, const struct link_image *im)
+{
+	const struct link_file *f = &l->files[l->units[im->unit].file];
+	return f->kind == FILE_ARCHIVE && !f->in.whole_archive && !f->in.pulled;
+}
+
+/* An image placed in a group: own when the group is of its target (its
+ * key, or one equivalent), else copied in as one its code serves. */
+struct placed {
+	size_t group, image;
+	bool own;
+};
+
+/* Which groups may an image's code serve: those whose target has its
+ * name (an AMDGPU processor under main's rules, else the arch before any
+ * ':'), those of any target ("generic" arch, or no processor), and under
+ * main's rules those of the family whose major one it is (gfx9-generic:
+ * gfx900's); an image of any target may serve all.  Groups are chained by
+ * name and by family (a symset holds each chain's first group), so
+ * placing an image does not look at every group: 40 000 arches are 40 000
+ * groups. */
+struct grouping {
+	struct ofl_link *l;
+	bool main;                      /* LLVM main's rules, else 22's */
+	struct ofl_offload_target *tgt; /* each image's */
+	struct gmeta {
+		size_t rep;                 /* its first image */
+		size_t next_name, next_fam; /* the chains, SIZE_MAX at their end */
+		size_t stamp;               /* 1 + the image last placed in it */
+	} * gm;
+	size_t capgm;
+	struct ofl_symset exact;  /* 22's key -> group */
+	struct ofl_symset chains; /* a chain's key -> its first group */
+	struct ofl_buf key;
+	struct placed *pl;
+	size_t npl, cappl;
+};
+
+/* 22's key of (kind, triple, arch); the triple's length keeps "a" + "bc"
+ * apart from "ab" + "c". */
+static int exact_key(struct ofl_buf *key, const struct link_image *im)
+{
+	ofl_buf_reset(key);
+	return ofl_buf_printf(key, "%u:%zu:%s%s", im->b.offload_kind, strlen(im->triple),
+	                      im->triple, im->arch);
+}
+
+/* The name image i is chained under, into out. */
+static void name_of(const struct grouping *gp, size_t i, char *out, size_t size)
+{
+	const struct ofl_offload_target *t = &gp->tgt[i];
+	if (gp->main && t->amdgpu)
+		snprintf(out, size, "%s", t->processor);
+	else
+		snprintf(out, size, "%.*s", (int)strcspn(t->arch, ":"), t->arch);
+}
+
+static bool any_name(const char *name)
+{
+	return !*name || !strcmp(name, "generic");
+}
+
+/* The first group of chain (what, kind, name), SIZE_MAX when none; slot
+ * (optional): its symset entry, made when make and there is none. */
+static int chain(struct grouping *gp, char what, uint16_t kind, const char *name, bool make,
+                 struct ofl_symslot **slot, size_t *first)
+{
+	ofl_buf_reset(&gp->key);
+	if (ofl_buf_printf(&gp->key, "%c%u:%s", what, kind, name))
+		return OFL_ENOMEM;
+	struct ofl_symslot *s = ofl_symset_find(&gp->chains, (const char *)gp->key.data);
+	bool added;
+	if (!s && make &&
+	    ofl_symset_add(&gp->chains, (const char *)gp->key.data, UINT32_MAX, &s, &added))
+		return OFL_ENOMEM;
+	*first = s && s->value != UINT32_MAX ? s->value : SIZE_MAX;
+	if (slot)
+		*slot = s;
+	return 0;
+}
+
+/* Image i's own group: of its key (22), or the first one its target is
+ * equivalent to (main: amdgcn-amd-amdhsa gfx90a and amdgpu9.0a-amd-amdhsa
+ * are one); SIZE_MAX when none. */
+static int find_own(struct grouping *gp, size_t i, size_t *g)
+{
+	const struct ofl_link *l = gp->l;
+	*g = SIZE_MAX;
+	if (!gp->main) {
+		if (exact_key(&gp->key, &l->images[i]))
+			return OFL_ENOMEM;
+		struct ofl_symslot *s = ofl_symset_find(&gp->exact, (const char *)gp->key.data);
+		*g = s ? s->value : SIZE_MAX;
+		return 0;
+	}
+	char name[64];
+	size_t k;
+	name_of(gp, i, name, sizeof(name));
+	int rc = chain(gp, 'N', l->images[i].b.offload_kind, name, false, NULL, &k);
+	for (; !rc && k != SIZE_MAX; k = gp->gm[k].next_name)
+		if (k < *g && ofl_targets_equivalent(&gp->tgt[i], &gp->tgt[gp->gm[k].rep]))
+			*g = k;
+	return rc;
+}
+
+/* Group g at the head of chain (what, kind, name); *next its link. */
+static int link_chain(struct grouping *gp, char what, uint16_t kind, const char *name, size_t g,
+                      size_t *next)
 {
 	struct ofl_symslot *s;
-	if (group_key(key, im->b.offload_kind, im->triple, im->arch, strlen(im->arch)) ||
-	    ofl_symset_add(index, (const char *)key->data, (uint32_t)l->ngroups, &s, added))
-		return -1;
-	*g = s->value;
-	if (!*added)
-		return 0;
-	if (OFL_GROW(l->groups, l->capgroups, l->ngroups))
-		return -1;
+	int rc = chain(gp, what, kind, name, true, &s, next);
+	if (!rc)
+		s->value = (uint32_t)g;
+	return rc;
+}
+
+/* A new group of image i's target, named after it. */
+static int new_group(struct grouping *gp, size_t i, size_t *g)
+{
+	struct ofl_link *l = gp->l;
+	const struct link_image *im = &l->images[i];
+	struct ofl_symslot *s;
+	bool added;
+	if (OFL_GROW(l->groups, l->capgroups, l->ngroups) ||
+	    OFL_GROW(gp->gm, gp->capgm, l->ngroups))
+		return OFL_ENOMEM;
+	*g = l->ngroups;
+	char name[64];
+	name_of(gp, i, name, sizeof(name));
+	struct gmeta *m = &gp->gm[*g];
+	*m = (struct gmeta){i, SIZE_MAX, SIZE_MAX, 0};
+	const char *fam = gp->tgt[i].family;
+	if ((!gp->main &&
+	     (exact_key(&gp->key, im) ||
+	      ofl_symset_add(&gp->exact, (const char *)gp->key.data, (uint32_t)*g, &s, &added))) ||
+	    link_chain(gp, 'N', im->b.offload_kind, name, *g, &m->next_name) ||
+	    (gp->main && *fam && link_chain(gp, 'F', im->b.offload_kind, fam, *g, &m->next_fam)))
+		return OFL_ENOMEM;
+	l->ngroups++;
 	memset(&l->groups[*g], 0, sizeof(l->groups[*g]));
 	l->groups[*g].linked = (struct ofl_file)OFL_FILE_INIT; /* no descriptor 0 */
 	l->groups[*g].kind = im->b.offload_kind;
 	l->groups[*g].legacy = im->legacy;
 	l->groups[*g].triple = im->triple;
 	l->groups[*g].arch = im->arch;
-	l->ngroups++;
 	return 0;
 }
 
-enum { MAX_FEEDERS = 16 }; /* "generic" and the subsets of up to 3 features */
-
-/* The groups whose images also run in group g (LLVM's compatible target
- * IDs): the triple's generic one, and those whose target ID has g's
- * processor and a proper subset of its features (gfx90a and
- * gfx90a:sramecc+ into gfx90a:sramecc+:xnack+).  Found by key, each
- * subset in turn, so the cost does not grow with the number of groups;
- * real target IDs have at most two features (xnack, sramecc), and IDs with
- * more than three take only the generic group. */
-static size_t feeders(const struct ofl_link *l, const struct ofl_symset *index, struct ofl_buf *key,
-                      size_t g, size_t *out)
+/* Image i into group g, once. */
+static int place(struct grouping *gp, size_t g, size_t i, bool own)
 {
-	const struct link_group *gr = &l->groups[g];
-	const char *arch = gr->arch;
-	size_t n = 0, plen = strcspn(arch, ":"), nfeat = 0;
-	const char *feat[3];
-	size_t flen[3];
-	if (gr->legacy || !*arch || !strcmp(arch, "generic"))
+	if (gp->gm[g].stamp == i + 1)
 		return 0;
-	for (const char *p = arch + plen; *p == ':'; nfeat++) {
-		size_t len = strcspn(p + 1, ":");
-		if (nfeat < 3) {
-			feat[nfeat] = p + 1;
-			flen[nfeat] = len;
-		}
-		p += 1 + len;
-	}
-	struct ofl_symslot *s;
-	if (!group_key(key, gr->kind, gr->triple, "generic", 7) &&
-	    (s = ofl_symset_find(index, (const char *)key->data)))
-		out[n++] = s->value;
-	for (unsigned mask = 0; nfeat <= 3 && mask + 1 < (1u << nfeat); mask++) {
-		char id[256];
-		int len = snprintf(id, sizeof(id), "%.*s", (int)plen, arch);
-		for (size_t f = 0; f < nfeat; f++)
-			if (mask & (1u << f) && len >= 0 && len < (int)sizeof(id))
-				len += snprintf(id + len, sizeof(id) - (size_t)len, ":%.*s",
-				                (int)flen[f], feat[f]);
-		if (len > 0 && len < (int)sizeof(id) &&
-		    !group_key(key, gr->kind, gr->triple, id, (size_t)len) &&
-		    (s = ofl_symset_find(index, (const char *)key->data)) && s->value != g)
-			out[n++] = s->value;
-	}
-	return n;
+	gp->gm[g].stamp = i + 1;
+	if (OFL_GROW(gp->pl, gp->cappl, gp->npl))
+		return OFL_ENOMEM;
+	gp->pl[gp->npl++] = (struct placed){g, i, own};
+	return 0;
 }
 
-static int by_image(const void *a, const void *b)
+/* May image i's code serve group g: 22's compatible targets, or main's
+ * "provides for". */
+static bool serves(const struct grouping *gp, size_t i, size_t g)
 {
-	size_t x = ((const struct link_member *)a)->image,
-	       y = ((const struct link_member *)b)->image;
-	return (x > y) - (x < y);
+	const struct ofl_offload_target *t = &gp->tgt[i], *gt = &gp->tgt[gp->gm[g].rep];
+	return gp->l->groups[g].kind == gp->l->images[i].b.offload_kind &&
+	       (gp->main ? ofl_target_provides(t, gt) : ofl_targets_compatible22(t, gt));
 }
 
-/* Group g's own images, then its feeders', sorted into input order. */
-static void fill_members(struct ofl_link *l, const size_t *own_at, const size_t *byg, size_t g,
-                         const size_t *fd, size_t nfd)
-{
-	struct link_group *gr = &l->groups[g];
-	size_t n = 0;
-	for (size_t f = 0; f <= nfd; f++) {
-		size_t src = f < nfd ? fd[f] : g;
-		for (size_t k = own_at[src]; k < own_at[src + 1]; k++)
-			l->members[gr->first + n++] = (struct link_member){byg[k], false};
-	}
-	if (nfd)
-		qsort(l->members + gr->first, n, sizeof(*l->members), by_image);
-}
+/* What is done with each group image i serves. */
+typedef int (*group_fn)(struct grouping *gp, size_t i, size_t g, void *ctx);
 
-/* Each group's images, its own and its feeders', in input order:
- * l->members[first .. first + nall). */
-static int list_members(struct ofl_link *l, const struct ofl_symset *index, struct ofl_buf *key,
-                        struct ofl_error *err)
+/* fn for each group below `below` image i serves (a group may be visited
+ * twice: fn sees to that). */
+static int each_served(struct grouping *gp, size_t i, size_t below, group_fn fn, void *ctx)
 {
-	/* own_at: where each group's own images start in byg (input order) */
-	size_t *own_at = ofl_calloc(l->ngroups + 2, sizeof(*own_at));
-	size_t *byg = ofl_calloc(l->nimages + 1, sizeof(*byg)), fd[MAX_FEEDERS], total = 0;
-	int rc = own_at && byg ? 0 : OFL_NOMEM(err);
-	for (size_t i = 0; !rc && i < l->nimages; i++)
-		own_at[l->images[i].group + 2]++;
-	for (size_t g = 1; !rc && g <= l->ngroups; g++)
-		own_at[g + 1] += own_at[g];
-	for (size_t i = 0; !rc && i < l->nimages; i++)
-		byg[own_at[l->images[i].group + 1]++] = i;
-	for (size_t g = 0; !rc && g < l->ngroups; g++) {
-		size_t n = feeders(l, index, key, g, fd);
-		l->groups[g].first = total;
-		l->groups[g].nall = own_at[g + 1] - own_at[g];
-		for (size_t f = 0; f < n; f++)
-			l->groups[g].nall += own_at[fd[f] + 1] - own_at[fd[f]];
-		total += l->groups[g].nall;
+	const struct ofl_offload_target *t = &gp->tgt[i];
+	uint16_t kind = gp->l->images[i].b.offload_kind;
+	char name[64];
+	name_of(gp, i, name, sizeof(name));
+	int rc = 0;
+	size_t k;
+	if (any_name(name)) {
+		for (k = 0; !rc && k < below; k++)
+			rc = serves(gp, i, k) ? fn(gp, i, k, ctx) : 0;
+		return rc;
 	}
-	if (!rc && !(l->members = ofl_calloc(total + 1, sizeof(*l->members))))
-		rc = OFL_NOMEM(err);
-	for (size_t g = 0; !rc && g < l->ngroups; g++)
-		fill_members(l, own_at, byg, g, fd, feeders(l, index, key, g, fd));
-	free(byg);
-	free(own_at);
+	bool major = gp->main && *t->family && !strcmp(t->family, t->processor);
+	const char *chains[][2] = {{"N", name}, {"N", "generic"}, {"N", ""}, {"F", t->processor}};
+	for (size_t c = 0; !rc && c < (major ? 4 : 3); c++) {
+		rc = chain(gp, chains[c][0][0], kind, chains[c][1], false, NULL, &k);
+		for (; !rc && k != SIZE_MAX; k = c == 3 ? gp->gm[k].next_fam : gp->gm[k].next_name)
+			rc = k < below && serves(gp, i, k) ? fn(gp, i, k, ctx) : 0;
+	}
 	return rc;
 }
 
+static int copy_in(struct grouping *gp, size_t i, size_t g, void *own)
+{
+	return g == *(size_t *)own ? 0 : place(gp, g, i, false);
+}
+
+/* An object: its own group (made when new); with 22's rules also a copy
+ * in every group made before it whose target is compatible (so a gfx90a
+ * object read after gfx90a:xnack+ and gfx90a:xnack- ones is in all three
+ * links); main links it in its own only. */
+static int place_object(struct grouping *gp, size_t i)
+{
+	size_t before = gp->l->ngroups, own;
+	int rc = find_own(gp, i, &own);
+	if (!rc && own == SIZE_MAX)
+		rc = new_group(gp, i, &own);
+	rc = rc ? rc : place(gp, own, i, true);
+	return rc || gp->main ? rc : each_served(gp, i, before, copy_in, &own);
+}
+
+static int note_served(struct grouping *gp, size_t i, size_t g, void *any)
+{
+	(void)gp, (void)i, (void)g;
+	*(bool *)any = true;
+	return 0;
+}
+
+/* A lazy member makes a group of its own when asked to
+ * (--offload-extract, LLVM's --should-extract) or when it serves no group
+ * there is: where LLVM would drop its code, offlink links it for its own
+ * target if the host link takes it (device code is never left out
+ * silently). */
+static int own_group_if_needed(struct grouping *gp, size_t i)
+{
+	size_t g;
+	bool any = false;
+	int rc = find_own(gp, i, &g);
+	if (rc || g != SIZE_MAX)
+		return rc;
+	if (!ofl_link_extract_asked(gp->l, gp->l->images[i].arch) &&
+	    ((rc = each_served(gp, i, gp->l->ngroups, note_served, &any)) || any))
+		return rc;
+	return new_group(gp, i, &g);
+}
+
+/* A lazy member joins its own group, if there is one, and every group its
+ * code serves, once each. */
+static int place_lazy(struct grouping *gp, size_t i)
+{
+	size_t own;
+	int rc = find_own(gp, i, &own);
+	if (!rc && own != SIZE_MAX)
+		rc = place(gp, own, i, true);
+	return rc ? rc : each_served(gp, i, gp->l->ngroups, copy_in, &own);
+}
+
+static int by_group_then_image(const void *a, const void *b)
+{
+	const struct placed *x = a, *y = b;
+	if (x->group != y->group)
+		return (x->group > y->group) - (x->group < y->group);
+	return (x->image > y->image) - (x->image < y->image);
+}
+
+/* Each group's images in input order (l->members[first .. first + nall));
+ * its LLVM release from its own ones. */
+static int list_members(struct grouping *gp, struct ofl_error *err)
+{
+	struct ofl_link *l = gp->l;
+	qsort(gp->pl, gp->npl, sizeof(*gp->pl), by_group_then_image);
+	if (!(l->members = ofl_calloc(gp->npl + 1, sizeof(*l->members))))
+		return OFL_NOMEM(err);
+	for (size_t k = 0; k < gp->npl; k++) {
+		struct link_group *g = &l->groups[gp->pl[k].group];
+		const struct link_image *im = &l->images[gp->pl[k].image];
+		if (!g->nall)
+			g->first = k;
+		g->nall++;
+		l->members[k] = (struct link_member){gp->pl[k].image, false};
+		unsigned v = im->llvm ? im->llvm : llvm_of_needs(l->units[im->unit].needs.abis);
+		if (gp->pl[k].own && v > g->llvm) {
+			g->llvm = v;
+			g->llvm_why =
+			    im->llvm ? "the images' producer" : "the objects' entry tables";
+		}
+	}
+	return 0;
+}
+
 /* Groups every image; again after the device runtime added images, so
- * the groups are made anew (nothing hangs off them yet). */
+ * the groups are made anew (nothing hangs off them yet).  As LLVM's
+ * wrapper, objects first, then archive members. */
 int ofl_group_images(struct ofl_link *l, struct ofl_error *err)
 {
-	struct ofl_symset index = OFL_SYMSET_INIT;
-	struct ofl_buf key = OFL_BUF_INIT;
-	int rc = 0;
+	struct grouping gp = {l,
+	                      main_rules(l),
+	                      NULL,
+	                      NULL,
+	                      0,
+	                      OFL_SYMSET_INIT,
+	                      OFL_SYMSET_INIT,
+	                      OFL_BUF_INIT,
+	                      NULL,
+	                      0,
+	                      0};
 	l->ngroups = 0;
 	free(l->members);
 	l->members = NULL;
-	for (size_t i = 0; !rc && i < l->nimages; i++) {
-		struct link_image *im = &l->images[i];
-		size_t g;
-		bool added;
-		if (find_group(l, &index, &key, im, &g, &added)) {
-			rc = OFL_NOMEM(err);
-			break;
-		}
-		unsigned v = im->llvm ? im->llvm : llvm_of_needs(l->units[im->unit].needs.abis);
-		if (v > l->groups[g].llvm) {
-			l->groups[g].llvm = v;
-			l->groups[g].llvm_why =
-			    im->llvm ? "the images' producer" : "the objects' entry tables";
-		}
-		im->group = g;
-	}
-	rc = rc ? rc : list_members(l, &index, &key, err);
-	ofl_symset_release(&index);
-	ofl_buf_release(&key);
+	l->main_rules = gp.main;
+	int rc = (gp.tgt = ofl_calloc(l->nimages + 1, sizeof(*gp.tgt))) ? 0 : OFL_ENOMEM;
+	for (size_t i = 0; !rc && i < l->nimages; i++)
+		ofl_offload_target_parse(l->images[i].triple, l->images[i].arch, &gp.tgt[i]);
+	for (size_t i = 0; !rc && i < l->nimages; i++)
+		rc = lazy(l, &l->images[i]) ? 0 : place_object(&gp, i);
+	for (size_t i = 0; !rc && i < l->nimages; i++)
+		rc = lazy(l, &l->images[i]) ? own_group_if_needed(&gp, i) : 0;
+	for (size_t i = 0; !rc && i < l->nimages; i++)
+		rc = lazy(l, &l->images[i]) ? place_lazy(&gp, i) : 0;
+	rc = rc ? OFL_NOMEM(err) : list_members(&gp, err);
+	free(gp.tgt);
+	free(gp.gm);
+	free(gp.pl);
+	ofl_symset_release(&gp.exact);
+	ofl_symset_release(&gp.chains);
+	ofl_buf_release(&gp.key);
 	return rc;
 }
 

@@ -67,7 +67,6 @@ struct link_image {
 	struct ofl_obin b; /* views into the unit's bytes, or into owned */
 	const char *triple, *arch;
 	unsigned llvm; /* producer's LLVM major version; 0: unknown */
-	size_t group;  /* the group of its own kind, triple and target ID */
 	/* From an old-driver bundle (__CLANG_OFFLOAD_BUNDLE__): no
 	 * OffloadBinary around it; HIP ones register through
 	 * __hip_fatbin_<cuid> instead of a wrapper. */
@@ -76,9 +75,9 @@ struct link_image {
 	uint8_t *owned;          /* legacy: the entry's bytes */
 };
 
-/* An image of a group: one of the group's own target ID, or one whose code
- * also runs there, copied in (a generic image; a less specific target ID,
- * gfx90a into gfx90a:xnack+), as LLVM groups them. */
+/* An image of a group: one of the group's own target, or one whose code
+ * also serves it, copied in (a generic image; a less specific target ID,
+ * gfx90a into gfx90a:xnack+), as LLVM groups them (group.c). */
 struct link_member {
 	size_t image;
 	/* Linked in this group: its unit is in the host link, or the group's
@@ -128,9 +127,12 @@ struct link_action {
 
 /* Images that are linked together: one kind, triple and target ID. */
 struct link_group {
-	uint16_t kind; /* offload kind as stored (HIP: 3 in 19, 4 in 22) */
-	bool legacy;   /* images from old-driver bundles */
-	const char *triple, *arch;
+	uint16_t kind;             /* offload kind as stored (HIP: 3 in 19, 4 in 22) */
+	bool legacy;               /* images from old-driver bundles */
+	const char *triple, *arch; /* its first image's */
+	/* the triple its device clang is given (ofl_target_for_clang), owned;
+	 * NULL until its device link is planned */
+	char *clang_triple;
 	unsigned llvm;
 	size_t nimages;         /* of them taken */
 	size_t first, nall;     /* all its images: ofl_link.members[first .. first + nall) */
@@ -194,7 +196,11 @@ struct ofl_link {
 	bool ran;                       /* ofl_link_plan planned it: the context takes no more */
 	bool executed;                  /* ofl_link_execute ran the plan */
 	enum ofl_wrap_kind fatbin_kind; /* --emit-fatbin-only: the kind whose bundle is it */
-	struct ofl_cache *cache;        /* or NULL */
+	/* images grouped by LLVM main's rules (it wrote some), not 22's
+	 * (group.c); per-triple device arguments then reach compatible
+	 * triples */
+	bool main_rules;
+	struct ofl_cache *cache; /* or NULL */
 	/* entries being written (run/action.c), added under lock */
 	struct store **stores;
 	size_t nstores, capstores;
@@ -261,13 +267,16 @@ int ofl_link_add_host_inputs(struct ofl_link *l, struct ofl_error *err);
 /* select.c: which members and images are taken (docs/design.md,
  * "Archive members"). */
 int ofl_link_select(struct ofl_link *l, struct ofl_error *err);
+/* Whether --offload-extract (LLVM's --should-extract) names arch. */
+bool ofl_link_extract_asked(const struct ofl_link *l, const char *arch);
 /* The k-th image of group gi when its device code is taken there, else
  * NULL. */
 const struct link_image *ofl_group_image(const struct ofl_link *l, size_t gi, size_t k);
 
-/* group.c: images in groups (again after the device runtime added
- * images: made anew, nothing hangs off them yet); each taken group's
- * image count, LLVM release and runtime dir, once members are chosen. */
+/* group.c: images in groups by the rules of the LLVM that wrote them
+ * (again after the device runtime added images: made anew, nothing hangs
+ * off them yet); each taken group's image count, LLVM release and runtime
+ * dir, once members are chosen. */
 int ofl_group_images(struct ofl_link *l, struct ofl_error *err);
 void ofl_group_count_taken(struct ofl_link *l);
 /* The name of an ABI, for messages. */

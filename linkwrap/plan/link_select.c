@@ -326,7 +326,7 @@ static int host_rules(struct resolver *r, struct ofl_error *err)
 	return rc;
 }
 
-static bool extract_asked(const struct ofl_link *l, const char *arch)
+bool ofl_link_extract_asked(const struct ofl_link *l, const char *arch)
 {
 	for (size_t i = 0; i < l->o.nextract_archs; i++)
 		if (!strcmp(l->o.extract_archs[i], arch))
@@ -369,7 +369,7 @@ static int device_rules(struct ofl_link *l, size_t g, struct ofl_error *err)
 	int rc = 0;
 	for (size_t k = 0; !rc && k < n; k++) {
 		const struct link_image *im = &l->images[mem[k].image];
-		if (extract_asked(l, im->arch) && !mem[k].taken)
+		if (ofl_link_extract_asked(l, im->arch) && !mem[k].taken)
 			take_image(l, g, k, "--offload-extract", NULL);
 		used = used || mem[k].taken;
 		struct member_ctx m = {&r, k};

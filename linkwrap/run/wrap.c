@@ -89,20 +89,24 @@ static int bundle(struct ofl_link *l, enum ofl_wrap_kind kind, bool hipv4,
 	return l->o.dry_run ? 0 : !o.dir ? err->code : ofl_cuda_fatbin_build(fi, n, &o, out, err);
 }
 
-/* CUDA and HIP: the linked images bundled into one fat binary. */
+/* CUDA and HIP: the linked images bundled into one fat binary, each
+ * under the target ID it was compiled for (an amdgpu triple's
+ * sub-architecture names it when the arch does not). */
 static int build_fatbin(struct ofl_link *l, enum ofl_wrap_kind kind, bool hipv4,
                         const size_t *order, size_t n, unsigned llvm, struct ofl_buf *out,
                         struct ofl_error *err)
 {
 	struct ofl_fatbin_image *fi = ofl_calloc(n, sizeof(*fi));
-	if (!fi)
-		return OFL_NOMEM(err);
-	for (size_t i = 0; i < n; i++) {
+	char(*ids)[64] = ofl_calloc(n, sizeof(*ids));
+	int rc = fi && ids ? 0 : OFL_NOMEM(err);
+	for (size_t i = 0; !rc && i < n; i++) {
 		const struct link_group *g = &l->groups[order[i]];
-		fi[i] =
-		    (struct ofl_fatbin_image){g->linked.data, g->linked.size, g->output, g->arch};
+		ofl_target_cpu(g->triple, g->arch, ids[i], sizeof(ids[i]));
+		fi[i] = (struct ofl_fatbin_image){g->linked.data, g->linked.size, g->output,
+		                                  *ids[i] ? ids[i] : g->arch};
 	}
-	int rc = bundle(l, kind, hipv4, fi, n, llvm, out, err);
+	rc = rc ? rc : bundle(l, kind, hipv4, fi, n, llvm, out, err);
+	free(ids);
 	free(fi);
 	return rc;
 }

@@ -1,7 +1,9 @@
-/* Fuzzes entry-ID parsing in both dialects, compatibility, target-ID
- * parsing, canonical form, conflict checks and the StringMap order.  The
- * input is split at '\n' into two strings (entry, request); ',' in the
- * first splits it into keys for the set-level checks. */
+/* Fuzzes entry-ID parsing in every dialect, compatibility, target-ID
+ * parsing, canonical form, conflict checks, the StringMap order and the
+ * offload-target rules of clang-linker-wrapper.  The input is split at
+ * '\n' into two strings (entry, request); ',' in the first splits it into
+ * keys for the set-level checks, and the first '/' of each a triple from
+ * an arch for the offload-target rules. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,6 +83,36 @@ static void check_ids(const char *e, const char *r, enum ofl_llvm_dialect d)
 	free(exact);
 }
 
+/* "triple/arch" (no '/': the whole string is the triple). */
+static void split_target(char *s, struct ofl_offload_target *t)
+{
+	char *slash = strchr(s, '/');
+	if (slash)
+		*slash = '\0';
+	ofl_offload_target_parse(s, slash ? slash + 1 : "", t);
+}
+
+static void check_targets(const char *e, const char *r)
+{
+	char *a = dup_part((const uint8_t *)e, strlen(e)),
+	     *b = dup_part((const uint8_t *)r, strlen(r));
+	struct ofl_offload_target x, y;
+	split_target(a, &x);
+	split_target(b, &y);
+	/* equivalence and 22's rule are symmetric; an equivalent target is
+	 * provided for */
+	if (ofl_targets_equivalent(&x, &y) && x.amdgpu == y.amdgpu &&
+	    (!ofl_target_provides(&x, &y) || !ofl_targets_equivalent(&y, &x)))
+		abort();
+	if (ofl_targets_compatible22(&x, &y) != ofl_targets_compatible22(&y, &x))
+		abort();
+	char p[32];
+	(void)ofl_amdgpu_subarch_processor(x.triple, p, sizeof p);
+	(void)ofl_amdgpu_subarch_unknown(y.triple);
+	free(a);
+	free(b);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const uint8_t *nl = memchr(data, '\n', size);
@@ -89,6 +121,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char *b = nl ? dup_part(nl + 1, size - n1 - 1) : dup_part(data, n1);
 	check_ids(a, b, OFL_LLVM19);
 	check_ids(a, b, OFL_LLVM22);
+	check_ids(a, b, OFL_LLVM23);
+	check_targets(a, b);
 	check_target_id(a);
 	check_target_id(b);
 	check_sets(a);

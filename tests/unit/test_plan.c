@@ -631,3 +631,196 @@ OFL_TEST(plan_not_cacheable)
 	CHECK(r.p.actions[0].uncached && strstr(r.p.actions[0].uncached, "none of the folders"));
 	done(&r);
 }
+
+/* ---- AMDGPU groups as the LLVM that wrote the images makes them ---------- */
+
+static const char hsa[] = "amdgcn-amd-amdhsa";
+
+/* An OpenMP GPU object with host code src and a device variable, for
+ * triple and arch (the device runtime left out: none is installed). */
+static int amd_object(const char *name, const char *src, const char *triple, const char *arch)
+{
+	char dev[64];
+	snprintf(dev, sizeof(dev), "int d_%s;", name);
+	return object(name, src, dev, triple, arch, "llvm_offload_entries");
+}
+
+static struct ofl_link_opts gpu_opts(void)
+{
+	struct ofl_link_opts o = opts();
+	o.no_device_runtime = true;
+	return o;
+}
+
+/* The group of (triple, arch) with images taken, or NULL. */
+static const struct ofl_plan_group *group(const struct run *r, const char *triple, const char *arch)
+{
+	for (size_t i = 0; i < r->p.ngroups; i++)
+		if (r->p.groups[i].nimages && !strcmp(r->p.groups[i].triple, triple) &&
+		    !strcmp(r->p.groups[i].arch, arch))
+			return &r->p.groups[i];
+	return NULL;
+}
+
+static size_t linked_groups(const struct run *r)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < r->p.ngroups; i++)
+		n += r->p.groups[i].nimages != 0;
+	return n;
+}
+
+/* Whether the device action of group g has word w. */
+static bool has_word(const struct run *r, const struct ofl_plan_group *g, const char *w)
+{
+	const struct ofl_device_action *a = &r->p.actions[g->first_action + g->nactions - 1];
+	for (size_t i = 0; i < a->argc; i++)
+		if (!strcmp(a->argv[i], w))
+			return true;
+	return false;
+}
+
+/* LLVM 22's rule: a gfx90a member the host link takes is linked into the
+ * gfx90a:xnack+ link, a generic one into every link of its triple; neither
+ * makes a link of its own. */
+OFL_TEST(plan_amdgpu_members_22)
+{
+	struct run r;
+	CHECK(fake_llvm(22) == 0);
+	CHECK(amd_object("on", "void lk(void); void gk(void); int main(void) { lk(); gk(); }", hsa,
+	                 "gfx90a:xnack+") == 0);
+	CHECK(amd_object("g1030", "int x1030;", hsa, "gfx1030") == 0);
+	CHECK(amd_object("lk", "void lk(void) {}", hsa, "gfx90a") == 0);
+	CHECK(amd_object("gk", "void gk(void) {}", hsa, "generic") == 0);
+	CHECK(sh("rm -f libk.a && ar rcs libk.a lk.o gk.o") == 0);
+	plan(&r, "on.o g1030.o libk.a -o out", gpu_opts());
+	CHECK_EQ_U(r.rc, 0);
+	CHECK_EQ_U(linked_groups(&r), 2);
+	CHECK(group(&r, hsa, "gfx90a:xnack+") && group(&r, hsa, "gfx90a:xnack+")->nimages == 3);
+	CHECK(group(&r, hsa, "gfx1030") && group(&r, hsa, "gfx1030")->nimages == 2);
+	done(&r);
+}
+
+/* LLVM 22's objects: each in its own link, and copied into the compatible
+ * links made before it (LLVM's input order decides). */
+OFL_TEST(plan_amdgpu_objects_22)
+{
+	struct run r;
+	CHECK(fake_llvm(22) == 0);
+	CHECK(amd_object("t1", "int main(void) { return 0; }", hsa, "gfx90a") == 0);
+	CHECK(amd_object("on", "int on_host;", hsa, "gfx90a:xnack+") == 0);
+	plan(&r, "t1.o on.o -o out", gpu_opts());
+	CHECK_EQ_U(r.rc, 0);
+	CHECK_EQ_U(group(&r, hsa, "gfx90a")->nimages, 2);
+	CHECK_EQ_U(group(&r, hsa, "gfx90a:xnack+")->nimages, 1);
+	done(&r);
+	plan(&r, "on.o t1.o -o out", gpu_opts());
+	CHECK_EQ_U(r.rc, 0);
+	CHECK_EQ_U(group(&r, hsa, "gfx90a")->nimages, 1);
+	CHECK_EQ_U(group(&r, hsa, "gfx90a:xnack+")->nimages, 2);
+	done(&r);
+}
+
+/* Main's rule (its amdgpu triples): one ISA spelled amdgpu9.0a (no arch),
+ * amdgcn and amdgpu is one link, named after the first; clang 22 gets it
+ * as amdgcn with the processor the sub-architecture names; a member
+ * joins it. */
+OFL_TEST(plan_amdgpu_spellings_main)
+{
+	struct run r;
+	CHECK(fake_llvm(22) == 0);
+	CHECK(amd_object("a", "void lk(void); int main(void) { lk(); }", "amdgpu9.0a-amd-amdhsa",
+	                 "") == 0);
+	CHECK(amd_object("b", "int b_host;", hsa, "gfx90a") == 0);
+	CHECK(amd_object("c", "int c_host;", "amdgpu-amd-amdhsa", "gfx90a") == 0);
+	CHECK(amd_object("lk", "void lk(void) {}", hsa, "gfx90a") == 0);
+	CHECK(sh("rm -f libk.a && ar rcs libk.a lk.o") == 0);
+	plan(&r, "a.o b.o c.o libk.a -o out", gpu_opts());
+	CHECK_EQ_U(r.rc, 0);
+	CHECK_EQ_U(linked_groups(&r), 1);
+	const struct ofl_plan_group *g = group(&r, "amdgpu9.0a-amd-amdhsa", "");
+	CHECK(g && g->nimages == 4);
+	CHECK(has_word(&r, g, "--target=amdgcn-amd-amdhsa") && has_word(&r, g, "-mcpu=gfx90a"));
+	done(&r);
+	/* a clang of main takes the triple as written, the processor from it */
+	CHECK(sh("rm -rf root/llvm-22") == 0 && fake_llvm(24) == 0);
+	plan(&r, "a.o b.o -o out", gpu_opts());
+	CHECK_EQ_U(r.rc, 0);
+	g = group(&r, "amdgpu9.0a-amd-amdhsa", "");
+	CHECK(g && has_word(&r, g, "--target=amdgpu9.0a-amd-amdhsa"));
+	CHECK(!has_word(&r, g, "-mcpu=gfx90a"));
+	done(&r);
+}
+
+/* Main's "provides for": a plain gfx90a member serves the xnack+ and
+ * xnack- links, an amdgpu9 (gfx9-generic) one a gfx900 link; an xnack+
+ * member serves no xnack-any link, and two minor sub-architectures never
+ * serve each other: such a member the host link takes gets a link of its
+ * own (main would leave its code out). */
+OFL_TEST(plan_amdgpu_provides_main)
+{
+	struct run r;
+	const char *a90 = "amdgpu9.0a-amd-amdhsa";
+	CHECK(fake_llvm(22) == 0);
+	CHECK(amd_object("on", "void lk(void); int main(void) { lk(); }", a90, "gfx90a:xnack+") ==
+	      0);
+	CHECK(amd_object("off", "int off_host;", a90, "gfx90a:xnack-") == 0);
+	CHECK(amd_object("lk", "void lk(void) {}", hsa, "gfx90a") == 0);
+	CHECK(sh("rm -f libk.a && ar rcs libk.a lk.o") == 0);
+	plan(&r, "on.o off.o libk.a -o out", gpu_opts());
+	CHECK_EQ_U(r.rc, 0);
+	CHECK_EQ_U(linked_groups(&r), 2);
+	CHECK_EQ_U(group(&r, a90, "gfx90a:xnack+")->nimages, 2);
+	CHECK_EQ_U(group(&r, a90, "gfx90a:xnack-")->nimages, 2);
+	done(&r);
+	CHECK(amd_object("g900", "void gen(void); int main(void) { gen(); }", hsa, "gfx900") == 0);
+	CHECK(amd_object("gen", "void gen(void) {}", "amdgpu9-amd-amdhsa", "") == 0);
+	CHECK(sh("rm -f libgen.a && ar rcs libgen.a gen.o") == 0);
+	plan(&r, "g900.o libgen.a -o out", gpu_opts());
+	CHECK_EQ_U(r.rc, 0);
+	CHECK_EQ_U(linked_groups(&r), 1);
+	CHECK_EQ_U(group(&r, hsa, "gfx900")->nimages, 2);
+	done(&r);
+	CHECK(amd_object("any", "void lk(void); int main(void) { lk(); }", a90, "gfx90a") == 0);
+	CHECK(amd_object("lk", "void lk(void) {}", a90, "gfx90a:xnack+") == 0);
+	CHECK(sh("rm -f libk.a && ar rcs libk.a lk.o") == 0);
+	plan(&r, "any.o libk.a -o out", gpu_opts());
+	CHECK_EQ_U(r.rc, 0);
+	CHECK_EQ_U(group(&r, a90, "gfx90a")->nimages, 1);
+	CHECK_EQ_U(group(&r, a90, "gfx90a:xnack+")->nimages, 1);
+	done(&r);
+	CHECK(amd_object("m900", "void k906(void); int main(void) { k906(); }",
+	                 "amdgpu9.00-amd-amdhsa", "") == 0);
+	CHECK(amd_object("k906", "void k906(void) {}", "amdgpu9.06-amd-amdhsa", "") == 0);
+	CHECK(sh("rm -f lib906.a && ar rcs lib906.a k906.o") == 0);
+	plan(&r, "m900.o lib906.a -o out", gpu_opts());
+	CHECK_EQ_U(r.rc, 0);
+	CHECK_EQ_U(linked_groups(&r), 2);
+	done(&r);
+}
+
+/* Per-triple device arguments under main's rule reach every compatible
+ * triple (amdgpu-amd-amdhsa= all AMDGPU links, amdgpu10.3-amd-amdhsa= its
+ * family only); a sub-architecture main does not know links nothing. */
+OFL_TEST(plan_amdgpu_scoped_args_main)
+{
+	struct run r;
+	CHECK(fake_llvm(22) == 0);
+	CHECK(amd_object("a", "int main(void) { return 0; }", "amdgpu9.0a-amd-amdhsa", "") == 0);
+	struct ofl_link_opts o = gpu_opts();
+	const char *args[] = {"amdgpu-amd-amdhsa=--all-amd", "amdgpu10.3-amd-amdhsa=--rdna2",
+	                      "amdgcn-amd-amdhsa=--legacy"};
+	o.device_linker_args = args;
+	o.ndevice_linker_args = 3;
+	plan(&r, "a.o -o out", o);
+	CHECK_EQ_U(r.rc, 0);
+	const struct ofl_plan_group *g = group(&r, "amdgpu9.0a-amd-amdhsa", "");
+	CHECK(g && has_word(&r, g, "--all-amd") && has_word(&r, g, "--legacy"));
+	CHECK(!has_word(&r, g, "--rdna2"));
+	done(&r);
+	CHECK(amd_object("bad", "int main(void) { return 0; }", "amdgpu9.99-amd-amdhsa", "") == 0);
+	plan(&r, "bad.o -o out", gpu_opts());
+	CHECK_EQ_U(r.rc, OFL_EUNSUPPORTED);
+	CHECK(strstr(r.e.msg, "no device linker for target 'amdgpu9.99-amd-amdhsa'"));
+	done(&r);
+}

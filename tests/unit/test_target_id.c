@@ -1238,3 +1238,222 @@ OFL_TEST(stringmap_order_repeated_key)
 	}
 	CHECK(seen_a == 1 && seen_b == 1);
 }
+
+/* ---- offload targets as clang-linker-wrapper matches them ----------------
+ *
+ * The rows follow LLVM's own tests and sources: main's linker-wrapper.c
+ * (@0725b258: AMDGPU-TRIPLE-MERGE, AMDGPU-SUBARCH-MERGE, AMD-XNACK-SPLIT,
+ * AMD-SRAMECC-SPLIT, AMD-DISTINCT-PROC, AMDGPU-MAJOR-SUBARCH-SPLIT,
+ * AMDGPU-SAME-MAJOR-NO-MERGE for equivalence; ARCH-ALL, AMD-TARGET-ID,
+ * AMD-ARCHIVE-EXACT, AMD-ARCHIVE-SUBARCH-EXACT, AMD-ARCHIVE-GENERIC for
+ * "provides for"), the predicates of main's OffloadBinary.cpp and
+ * AMDGPUTargetParser.cpp, and 22's areTargetsCompatible. */
+
+struct tgt_row {
+	const char *t1, *a1, *t2, *a2;
+	bool want;
+};
+
+static bool row_equiv(const struct tgt_row *r)
+{
+	struct ofl_offload_target a, b;
+	ofl_offload_target_parse(r->t1, r->a1, &a);
+	ofl_offload_target_parse(r->t2, r->a2, &b);
+	return ofl_targets_equivalent(&a, &b);
+}
+
+static bool row_provides(const struct tgt_row *r)
+{
+	struct ofl_offload_target a, b;
+	ofl_offload_target_parse(r->t1, r->a1, &a);
+	ofl_offload_target_parse(r->t2, r->a2, &b);
+	return ofl_target_provides(&a, &b);
+}
+
+static bool row_compat22(const struct tgt_row *r)
+{
+	struct ofl_offload_target a, b;
+	ofl_offload_target_parse(r->t1, r->a1, &a);
+	ofl_offload_target_parse(r->t2, r->a2, &b);
+	return ofl_targets_compatible22(&a, &b);
+}
+
+#define HSA "amdgcn-amd-amdhsa"
+
+OFL_TEST(amdgpu_subarch_spellings)
+{
+	static const struct {
+		const char *triple, *proc;
+	} rows[] = {
+	    {"amdgpu9.0a-amd-amdhsa", "gfx90a"},
+	    {"amdgpu9.00-amd-amdhsa", "gfx900"},
+	    {"amdgpu10.30-amd-amdhsa", "gfx1030"},
+	    {"amdgpu12.50-amd-amdhsa", "gfx1250"},
+	    {"amdgpu8.10-amd-amdhsa", "gfx810"},
+	    {"amdgpu9.42-amd-amdhsa", "gfx942"},
+	    {"amdgpu9-amd-amdhsa", "gfx9-generic"},
+	    {"amdgpu9.5-amd-amdhsa", "gfx9-4-generic"},
+	    {"amdgpu10-amd-amdhsa", "gfx10-1-generic"},
+	    {"amdgpu8-amd-amdhsa", ""},
+	    {"amdgpu-amd-amdhsa", ""},
+	    {HSA, ""},
+	    {"amdgpu9.99-amd-amdhsa", ""},
+	    {"amdgpufoo-amd-amdhsa", ""},
+	};
+	char p[32];
+	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+		CHECK(ofl_amdgpu_subarch_processor(rows[i].triple, p, sizeof p) == !!*rows[i].proc);
+		CHECK_STR(p, rows[i].proc);
+	}
+	CHECK(ofl_amdgpu_subarch_unknown("amdgpu9.99-amd-amdhsa"));
+	CHECK(!ofl_amdgpu_subarch_unknown("amdgpu9.0a-amd-amdhsa"));
+	CHECK(!ofl_amdgpu_subarch_unknown("amdgpu-amd-amdhsa"));
+	CHECK(!ofl_amdgpu_subarch_unknown(HSA));
+	/* 23 parses the amdgpu architecture, 22 does not */
+	CHECK(ofl_triple_arch_known("amdgpu9.0a", 10, OFL_LLVM23));
+	CHECK(!ofl_triple_arch_known("amdgpu9.0a", 10, OFL_LLVM22));
+}
+
+/* Triple::isCompatibleWith for amdgpu: the sub-architectures by AMDGPU's
+ * rule (asymmetric for an unknown one, as LLVM's), the rest identical. */
+OFL_TEST(amdgpu_triple_compatibility)
+{
+	static const struct {
+		const char *a, *b;
+		bool want;
+	} rows[] = {
+	    {HSA, "amdgpu9.0a-amd-amdhsa", true},
+	    {"amdgpu-amd-amdhsa", HSA, true},
+	    {"amdgpu9-amd-amdhsa", "amdgpu9.00-amd-amdhsa", true},
+	    {"amdgpu9.06-amd-amdhsa", "amdgpu9-amd-amdhsa", true},
+	    {"amdgpu9.00-amd-amdhsa", "amdgpu9.06-amd-amdhsa", false},
+	    {"amdgpu9-amd-amdhsa", "amdgpu9.0a-amd-amdhsa", false},
+	    {"amdgpu9.08-amd-amdhsa", "amdgpu9.0a-amd-amdhsa", false},
+	    {"amdgpu9.5-amd-amdhsa", "amdgpu9.42-amd-amdhsa", true},
+	    {"amdgpu10-amd-amdhsa", "amdgpu10.3-amd-amdhsa", false},
+	    {"amdgpu9.0a-amd-amdhsa", "amdgpu9.0a-amd-amdhsa", true},
+	    {"amdgpu9.99-amd-amdhsa", HSA, false},
+	    {HSA, "amdgpu9.99-amd-amdhsa", true},
+	    {"amdgpu9.0a-amd-amdhsa", "amdgpu9.0a-amd-amdpal", false},
+	    {"amdgpu9.0a-amd-amdhsa", "amdgpu9.0a-unknown-amdhsa", false},
+	};
+	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+		if (ofl_triple_compatible(rows[i].a, rows[i].b, OFL_LLVM23) != rows[i].want)
+			fprintf(stderr, "row %zu: %s %s\n", i, rows[i].a, rows[i].b);
+		CHECK(ofl_triple_compatible(rows[i].a, rows[i].b, OFL_LLVM23) == rows[i].want);
+	}
+	CHECK(!ofl_triple_compatible(HSA, "amdgpu9.0a-amd-amdhsa", OFL_LLVM22));
+}
+
+OFL_TEST(targets_equivalent_as_llvm_main)
+{
+	static const struct tgt_row rows[] = {
+	    {HSA, "gfx90a", "amdgpu-amd-amdhsa", "gfx90a", true},
+	    {"amdgpu9.0a-amd-amdhsa", "", "amdgpu9.0a-amd-amdhsa", "", true},
+	    {"amdgpu9.0a-amd-amdhsa", "", HSA, "gfx90a", true},
+	    {"amdgpu9.0a-amd-amdhsa", "gfx90a", HSA, "gfx90a", true},
+	    {HSA, "gfx90a:xnack+", HSA, "gfx90a:xnack-", false},
+	    {HSA, "gfx90a:xnack+", HSA, "gfx90a", false},
+	    {HSA, "gfx90a:sramecc+", HSA, "gfx90a", false},
+	    {HSA, "gfx90a:sramecc-:xnack+", HSA, "gfx90a:xnack+:sramecc-", true},
+	    {HSA, "gfx900", HSA, "gfx9-generic", false},
+	    {HSA, "gfx900", HSA, "gfx906", false},
+	    {"amdgpu9-amd-amdhsa", "", "amdgpu9.00-amd-amdhsa", "", false},
+	    {"amdgpu9-amd-amdhsa", "", HSA, "gfx9-generic", true},
+	    {"amdgpu9.0a-amd-amdhsa", "", "amdgpu9.08-amd-amdhsa", "", false},
+	    /* a feature the processor lacks is no setting */
+	    {HSA, "gfx1030:xnack+", HSA, "gfx1030", true},
+	    {"nvptx64-nvidia-cuda", "sm_70", "nvptx64-nvidia-cuda", "sm_70", true},
+	    {"nvptx64-nvidia-cuda", "sm_70", "nvptx64-nvidia-cuda", "sm_80", false},
+	};
+	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+		if (row_equiv(&rows[i]) != rows[i].want)
+			fprintf(stderr, "row %zu: %s %s / %s %s\n", i, rows[i].t1, rows[i].a1,
+			        rows[i].t2, rows[i].a2);
+		CHECK(row_equiv(&rows[i]) == rows[i].want);
+	}
+}
+
+/* provided first, requested second */
+OFL_TEST(target_provides_as_llvm_main)
+{
+	static const struct tgt_row rows[] = {
+	    {"amdgpu-amd-amdhsa", "generic", "amdgpu-amd-amdhsa", "gfx90a", true},
+	    {"amdgpu-amd-amdhsa", "generic", "amdgpu-amd-amdhsa", "gfx908", true},
+	    {HSA, "generic", "amdgpu9.0a-amd-amdhsa", "", true},
+	    {"amdgpu9.0a-amd-amdhsa", "gfx90a", "amdgpu9.0a-amd-amdhsa", "gfx90a:xnack+", true},
+	    {"amdgpu9.0a-amd-amdhsa", "gfx90a", "amdgpu9.0a-amd-amdhsa", "gfx90a:xnack-", true},
+	    {HSA, "gfx90a:xnack+", HSA, "gfx90a", false},
+	    {HSA, "gfx90a:xnack+", HSA, "gfx90a:xnack-", false},
+	    {HSA, "gfx90a:xnack+", HSA, "gfx90a:sramecc-:xnack+", true},
+	    {HSA, "gfx90a", HSA, "gfx90a", true},
+	    {HSA, "gfx90a", "amdgpu9.0a-amd-amdhsa", "", true},
+	    {"amdgpu9-amd-amdhsa", "", HSA, "gfx900", true},
+	    {"amdgpu9-amd-amdhsa", "", HSA, "gfx906:sramecc+", true},
+	    {HSA, "gfx9-generic", HSA, "gfx90a", false},
+	    {HSA, "gfx900", HSA, "gfx9-generic", false},
+	    {HSA, "gfx90a", HSA, "gfx908", false},
+	    {"amdgpu9.0a-amd-amdhsa", "gfx90a", "amdgpu9.08-amd-amdhsa", "gfx908", false},
+	    {HSA, "gfx9-4-generic", HSA, "gfx950", true},
+	    {HSA, "gfx9999", HSA, "gfx9999", true},
+	    {HSA, "gfx9999", HSA, "gfx90a", false},
+	    {"nvptx64-nvidia-cuda", "generic", "nvptx64-nvidia-cuda", "sm_70", true},
+	    {"nvptx64-nvidia-cuda", "sm_70", "nvptx64-nvidia-cuda", "sm_70", true},
+	    {"nvptx64-nvidia-cuda", "sm_70", "nvptx64-nvidia-cuda", "sm_80", false},
+	};
+	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+		if (row_provides(&rows[i]) != rows[i].want)
+			fprintf(stderr, "row %zu: %s %s / %s %s\n", i, rows[i].t1, rows[i].a1,
+			        rows[i].t2, rows[i].a2);
+		CHECK(row_provides(&rows[i]) == rows[i].want);
+	}
+}
+
+OFL_TEST(targets_compatible_as_llvm_22)
+{
+	static const struct tgt_row rows[] = {
+	    {HSA, "gfx90a", HSA, "gfx90a", false},
+	    {HSA, "gfx90a", HSA, "gfx90a:xnack+", true},
+	    {HSA, "gfx90a:xnack+", HSA, "gfx90a", true},
+	    {HSA, "gfx90a:xnack+", HSA, "gfx90a:xnack-", false},
+	    {HSA, "gfx90a:sramecc+", HSA, "gfx90a:sramecc-:xnack+", false},
+	    {HSA, "gfx90a:sramecc+", HSA, "gfx90a:xnack+", true},
+	    {HSA, "generic", HSA, "gfx908", true},
+	    {HSA, "gfx90a", HSA, "gfx908", false},
+	    {HSA, "gfx90a", "amdgpu-amd-amdhsa", "gfx90a:xnack+", false},
+	    {HSA, "gfx900", HSA, "gfx9-generic", false},
+	    {"nvptx64-nvidia-cuda", "generic", "nvptx64-nvidia-cuda", "sm_70", true},
+	    {"nvptx64-nvidia-cuda", "sm_70", "nvptx64-nvidia-cuda", "sm_80", false},
+	};
+	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+		if (row_compat22(&rows[i]) != rows[i].want)
+			fprintf(stderr, "row %zu: %s %s / %s %s\n", i, rows[i].t1, rows[i].a1,
+			        rows[i].t2, rows[i].a2);
+		CHECK(row_compat22(&rows[i]) == rows[i].want);
+	}
+}
+
+/* Bundle entry IDs of main's HIP fat binaries: 23 reads their triples,
+ * and an amdgcn request finds them; 22 knows no amdgpu triple. */
+OFL_TEST(bundle_ids_with_amdgpu_triples)
+{
+	struct ofl_bundle_id e = OFL_BUNDLE_ID_INIT, r = OFL_BUNDLE_ID_INIT;
+	struct ofl_error err = OFL_ERROR_INIT;
+	const char *id = "hip-amdgpu9.0a-amd-amdhsa--gfx90a";
+	CHECK(ofl_bundle_id_parse(id, OFL_LLVM22, &e, &err) == OFL_EINVAL);
+	CHECK(strstr(err.msg, "unknown target triple 'amdgpu9.0a-amd-amdhsa-'"));
+	CHECK(ofl_bundle_id_parse(id, OFL_LLVM23, &e, &err) == 0);
+	CHECK_STR(e.str, "hip-amdgpu9.0a-amd-amdhsa--gfx90a");
+	ofl_bundle_id_release(&e);
+	CHECK(ofl_bundle_id_split(id, strlen(id), OFL_LLVM23, &e, &err) == 0);
+	CHECK_STR(e.target_id, "gfx90a");
+	const char *want = "hip-amdgcn-amd-amdhsa--gfx90a:xnack+";
+	CHECK(ofl_bundle_id_split(want, strlen(want), OFL_LLVM23, &r, &err) == 0);
+	CHECK(ofl_bundle_id_compatible(&e, &r, false));
+	ofl_bundle_id_release(&r);
+	want = "hip-amdgpu9.08-amd-amdhsa--gfx90a";
+	CHECK(ofl_bundle_id_split(want, strlen(want), OFL_LLVM23, &r, &err) == 0);
+	CHECK(!ofl_bundle_id_compatible(&e, &r, false));
+	ofl_bundle_id_release(&r);
+	ofl_bundle_id_release(&e);
+}

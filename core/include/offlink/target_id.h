@@ -24,6 +24,10 @@ OFL_API_BEGIN
 enum ofl_llvm_dialect {
 	OFL_LLVM19 = 19,
 	OFL_LLVM22 = 22, /* the default */
+	/* 22's, and the amdgpu triple architecture with its sub-architectures
+	 * ("amdgpu", "amdgpu9.0a-amd-amdhsa"; #206480), which 23 parses and
+	 * main writes */
+	OFL_LLVM23 = 23,
 };
 
 /* One parsed entry ID.  All strings are owned, NUL-terminated. */
@@ -131,6 +135,64 @@ bool ofl_target_id_conflict(const struct ofl_target_id *a, const struct ofl_targ
  * apart), and print each as "<kind>-<raw_triple>-<target id>". */
 int ofl_target_id_find_conflict(const char *const *ids, size_t n, size_t *first, size_t *second,
                                 struct ofl_error *err);
+
+/* ---- Offload targets as clang-linker-wrapper matches them -------------
+ *
+ * An image's target is its (triple, arch) pair.  LLVM 22 (and 23, which
+ * predates llvm-project#209563) groups images by the two strings and
+ * copies an image into the groups of compatible other targets; LLVM main
+ * groups them by equivalence and lets archive members join the groups
+ * they provide for (docs/formats.md §2.5).  For AMDGPU, main reads a
+ * target ID: the processor (the arch's, or the one the triple's
+ * sub-architecture names), and xnack and sramecc each Unsupported, Any,
+ * Off or On. */
+enum ofl_feature_state { OFL_FEAT_UNSUPPORTED, OFL_FEAT_ANY, OFL_FEAT_OFF, OFL_FEAT_ON };
+
+struct ofl_offload_target {
+	const char *triple, *arch; /* as given (borrowed) */
+	bool amdgpu;               /* an amdgcn, amdgpu[<subarch>] or r600 triple */
+	/* AMDGPU: the processor ("gfx90a", "gfx9-generic"; "": any one; one
+	 * main does not know is matched by its name alone) */
+	char processor[32];
+	/* the processor of its family's major sub-architecture, which
+	 * serves the whole family ("gfx9-generic" for gfx900; gfx90a for
+	 * itself); "" when none or not known */
+	char family[32];
+	enum ofl_feature_state xnack, sramecc;
+};
+
+/* Reads (triple, arch); the strings must outlive t. */
+void ofl_offload_target_parse(const char *triple, const char *arch, struct ofl_offload_target *t);
+
+/* LLVM main's areTargetsEquivalent: one device link.  AMDGPU: the same
+ * processor and feature states, compatible triples (amdgcn-amd-amdhsa and
+ * gfx90a is amdgpu9.0a-amd-amdhsa with no arch); others: compatible
+ * triples and the same arch. */
+bool ofl_targets_equivalent(const struct ofl_offload_target *a, const struct ofl_offload_target *b);
+
+/* LLVM main's areTargetsCompatible(provided, requested), directional: may
+ * code for p serve a link for r?  AMDGPU: p's processor is r's, or any,
+ * or r's family's major one (gfx9-generic serves gfx900, not gfx90a);
+ * each of p's features Any, Unsupported or r's state (xnack-any serves
+ * xnack+, not the reverse); compatible triples.  Others: compatible
+ * triples, and the same arch or either "generic". */
+bool ofl_target_provides(const struct ofl_offload_target *p, const struct ofl_offload_target *r);
+
+/* LLVM 22's areTargetsCompatible, symmetric and false for the same pair
+ * of strings: the same triple string, then either arch "generic", or for
+ * AMDGPU the same processor (before the first ':') and no feature set '+'
+ * on one side and '-' on the other. */
+bool ofl_targets_compatible22(const struct ofl_offload_target *a,
+                              const struct ofl_offload_target *b);
+
+/* The processor an AMDGPU triple's sub-architecture names, into out:
+ * gfx90a for amdgpu9.0a-amd-amdhsa, gfx9-generic for amdgpu9; false (out
+ * "") when it names none (amdgcn, amdgpu, amdgpu8, an unknown one). */
+bool ofl_amdgpu_subarch_processor(const char *triple, char *out, size_t size);
+
+/* An AMDGPU triple whose sub-architecture LLVM main does not know
+ * ("amdgpu9.99-amd-amdhsa"): nothing can link it. */
+bool ofl_amdgpu_subarch_unknown(const char *triple);
 
 /* Is proc a processor clang of this dialect knows (sm_*, gfx*, ...)? */
 bool ofl_processor_known(const char *proc, size_t len, enum ofl_llvm_dialect d);

@@ -93,6 +93,10 @@ int ofl_driver_default_configs(const struct ofl_driver *d, const char *triple, b
 
 void ofl_driver_release(struct ofl_driver *d);
 
+/* The LLVM release of the clang program at path, told as a driver's is
+ * (its real path's name, else its lib/clang); 0: unknown. */
+unsigned ofl_clang_release(const char *path);
+
 OFL_API_END
 #ifdef __cplusplus
 }
