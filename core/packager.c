@@ -429,12 +429,19 @@ static const char *str_or_empty(const struct ofl_obin *b, const char *key)
 	return s ? s : "";
 }
 
-bool ofl_pkg_match(const struct ofl_pkg_args *a, const struct ofl_obin *b, enum ofl_llvm_version v)
+bool ofl_pkg_match(const struct ofl_pkg_args *a, const struct ofl_pkg_entry *e,
+                   enum ofl_llvm_version v, bool member)
 {
+	const struct ofl_obin *b = &e->bin;
 	for (size_t i = 0; i < a->n; i++) {
 		const char *k = a->keys[i];
 		if (!strcmp(k, "file"))
 			continue;
+		if (member && !strcmp(k, "member")) {
+			if (strcmp(e->ident, a->values[i]))
+				return false;
+			continue;
+		}
 		if (!strcmp(k, "kind")) {
 			if (b->offload_kind != ofl_offload_kind_parse(a->values[i], v))
 				return false;

@@ -210,9 +210,11 @@ static int extract_image(const struct pkg_cmd *c, const struct ofl_pkg_inputs *i
 		ofl_pkg_args_release(&a);
 		return error("out of memory");
 	}
+	/* 19 and 22 read member= as a stored string, which nothing has */
+	bool member = !c->compat || c->llvm >= OFL_LLVM_23;
 	size_t n = 0;
 	for (size_t i = 0; i < in->n; i++)
-		if (ofl_pkg_match(&a, &in->v[i].bin, c->llvm))
+		if (ofl_pkg_match(&a, &in->v[i], c->llvm, member))
 			m[n++] = &in->v[i];
 	int rc = n ? extract_matches(c, &a, m, n) : 0;
 	free(m);
