@@ -1,11 +1,12 @@
 /* Fuzzes the finders: the section walker (tolerant and strict), the raw
- * magic scanner, the ELF section finder (its own reader against libelf's)
- * and the packager's collector.  Every hit must lie inside the input and
- * parse again. */
+ * magic scanner, the ELF section finder (its own reader against libelf's),
+ * what LLVM refuses on opening an ELF object and the packager's collector.
+ * Every hit must lie inside the input and parse again. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "offlink/elf.h"
 #include "offlink/offload_binary.h"
 #include "offlink/offload_scan.h"
 #include "offlink/packager.h"
@@ -89,6 +90,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (unsigned how = OFL_ELFSEC_BY_TYPE; how <= (OFL_ELFSEC_BY_TYPE | OFL_ELFSEC_BY_NAME);
 	     how++)
 		compare_readers(data, size, how);
+	/* LLVM's refusal of an ELF object always says why */
+	ofl_error_clear(&err);
+	if (ofl_is_elf(data, size) && ofl_elf_llvm_check(data, size, &err) != 0 && !err.msg[0])
+		abort();
 	struct ofl_pkg_inputs in;
 	enum ofl_obin_llvm_diag diag;
 	ofl_error_clear(&err);
