@@ -1,7 +1,9 @@
 /* Fuzzes entry-ID parsing in both dialects, compatibility, target-ID
- * parsing, canonical form, conflict checks and the StringMap order.  The
+ * parsing, canonical form, conflict checks, the StringMap order and how a
+ * host triple's object format and environment are read.  The
  * input is split at '\n' into two strings (entry, request); ',' in the
  * first splits it into keys for the set-level checks. */
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,6 +83,18 @@ static void check_ids(const char *e, const char *r, enum ofl_llvm_dialect d)
 	free(exact);
 }
 
+/* A host triple read as clang reads it: MSVC and MinGW/Cygwin are both
+ * COFF and never both. */
+static void check_host(const char *t)
+{
+	bool coff = ofl_triple_is_coff(t), msvc = ofl_triple_is_msvc(t);
+	bool cygming = ofl_triple_is_cygming(t);
+	if ((msvc || cygming) && !coff)
+		abort();
+	if (msvc && cygming)
+		abort();
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const uint8_t *nl = memchr(data, '\n', size);
@@ -92,6 +106,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	check_target_id(a);
 	check_target_id(b);
 	check_sets(a);
+	check_host(b);
 	free(a);
 	free(b);
 	return 0;
