@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "offlink/buf.h"
 #include "offlink/error.h"
 
 struct ofl_elf_rename {
@@ -28,6 +29,20 @@ struct ofl_elf_edit {
 	const struct ofl_elf_rename *symbols; /* names in .symtab */
 	size_t nsymbols;
 };
+
+/* What llvm-objcopy rewrites in every copy it writes, done to out: the
+ * string tables (below), and GRP_COMDAT dropped from each group whose
+ * signature symbol is local.  The string tables: the
+ * section-name table (e_shstrndx) holds every section's name, names[i] for
+ * section i >= 1 (names[0] unused), and the .symtab's string table every
+ * symbol's, syms[j] for symbol j (one table holds both when they share it,
+ * as in clang's objects), each once, in StringTableBuilder's tail-merged
+ * order from offset 1 (ofl_strtab_layout); every sh_name and st_name
+ * follows.  The new tables' bytes are kept in tabs[0..1] until the caller's
+ * elf_update and release. */
+int ofl_elf_objcopy_rewrite(Elf *out, const char *const *names, size_t nsec,
+                            const char *const *syms, size_t nsyms, struct ofl_buf tabs[2],
+                            struct ofl_error *err);
 
 /* Lays out a relocatable object as llvm-objcopy does, before its
  * elf_update(ELF_C_WRITE): sections in the order of orig[i] (their file
