@@ -110,4 +110,7 @@ done
 run_in O llvm-objdump --offloading ../in/x86_64-cut700.o
 [ "$(cat O/rc)" = 1 ] && grep -q "section header table goes past the end of the file" O/err ||
 	fail "a truncated object is not an error"
+# offlink inspect showed such an object as one without sections
+expect_fail "$OFFLINK" inspect in/x86_64-cut700.o
+expect_err_line "^offlink: error: in/x86_64-cut700\.o: malformed ELF file: section header table goes past the end of the file: e_shoff = 0x[0-9a-f]+ at offset 40$"
 echo "$compared runs identical to LLVM 19/22"
