@@ -5,7 +5,6 @@
 #include <gelf.h>
 #include <libelf.h>
 #include <stdlib.h>
-#include <unistd.h>
 
 #include "elf_edit.h"
 #include "elf_priv.h"
@@ -39,13 +38,31 @@ bool ofl_bundle_is_object(const uint8_t *data, size_t size)
 	return ofl_is_elf(data, size) && ofl_elf_llvm_check(data, size, &err) == 0;
 }
 
-/* What LLVM's reader refuses is refused here too, in its words: libelf
- * would copy a truncated object into a broken one. */
+/* What LLVM's reader and llvm-objcopy (which reads every section) refuse
+ * is refused here too, in their words: libelf would copy a truncated object
+ * into a broken one. */
 static int llvm_reads(const uint8_t *data, size_t size, struct ofl_error *err)
 {
 	if (!ofl_is_elf(data, size))
 		return ofl_error_set(err, OFL_EFORMAT, NULL, 0, "not an ELF object");
-	return ofl_elf_llvm_check(data, size, err);
+	int rc = ofl_elf_llvm_check(data, size, err);
+	Elf *e = rc ? NULL : ofl_elf_memory(data, size, ELF_K_ELF);
+	if (!rc && !e)
+		return elf_fail(err, "not an ELF object");
+	for (Elf_Scn *s = NULL; !rc && (s = elf_nextscn(e, s));) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(s, &sh))
+			rc = elf_fail(err, "cannot read section header");
+		else if (sh.sh_type != SHT_NOBITS && !ofl_range_ok(sh.sh_offset, sh.sh_size, size))
+			rc = ofl_error_set(err, OFL_EFORMAT, NULL, sh.sh_offset,
+			                   "section [index %zu] has a sh_offset (0x%llx) + sh_size "
+			                   "(0x%llx) that is greater than the file size (0x%zx)",
+			                   elf_ndxscn(s), (unsigned long long)sh.sh_offset,
+			                   (unsigned long long)sh.sh_size, size);
+	}
+	if (e)
+		elf_end(e);
+	return rc;
 }
 
 static const char *bundle_id_of(Elf *e, size_t shstrndx, const GElf_Shdr *sh)
@@ -93,127 +110,29 @@ int ofl_bundle_object_scan(struct ofl_bundle *b, const uint8_t *data, size_t siz
 	return rc;
 }
 
-static int write_all(int fd, const uint8_t *p, size_t n, struct ofl_error *err)
-{
-	return ofl_fd_write_all(fd, p, n) ? ofl_error_errno(err, NULL, "cannot write") : 0;
-}
-
-static int add_bundle_sections(Elf *e, const uint8_t *const *datas, const uint64_t *sizes, size_t n,
-                               struct ofl_error *err)
-{
-	for (size_t i = 0; i < n; i++) {
-		Elf_Scn *s = elf_newscn(e);
-		Elf_Data *d = s ? elf_newdata(s) : NULL;
-		GElf_Shdr sh;
-		if (!d || !gelf_getshdr(s, &sh))
-			return elf_fail(err, "cannot add section");
-		sh.sh_type = SHT_PROGBITS;
-		sh.sh_flags = SHF_EXCLUDE;
-		sh.sh_addralign = 1;
-		d->d_buf = (void *)datas[i];
-		d->d_size = (size_t)sizes[i];
-		d->d_type = ELF_T_BYTE;
-		d->d_align = 1;
-		if (!gelf_update_shdr(s, &sh))
-			return elf_fail(err, "cannot add section");
-	}
-	return 0;
-}
-
-/* The names llvm-objcopy writes the tables with: the host's sections'
- * (each file offset noted in orig), the bundle sections', the symbols'. */
-struct names {
-	const char **sec, **sym;
-	size_t nsym;
-	uint64_t *orig;
-	struct ofl_ptrs owned;
-};
-
-static int host_names(Elf *e, size_t nsec, struct names *nm, struct ofl_error *err)
-{
-	size_t shstrndx;
-	if (elf_getshdrstrndx(e, &shstrndx) != 0)
-		return elf_fail(err, "cannot read section names");
-	for (size_t i = 1; i < nsec; i++) {
-		GElf_Shdr sh;
-		Elf_Scn *s = elf_getscn(e, i);
-		if (!s || !gelf_getshdr(s, &sh))
-			return elf_fail(err, "cannot read section header");
-		const char *name = elf_strptr(e, shstrndx, sh.sh_name);
-		nm->sec[i] = name ? name : "";
-		nm->orig[i] = sh.sh_offset;
-		if (sh.sh_type != SHT_SYMTAB || nm->sym)
-			continue;
-		Elf_Data *d = elf_getdata(s, NULL);
-		nm->nsym = d ? d->d_size / gelf_fsize(e, ELF_T_SYM, 1, EV_CURRENT) : 0;
-		if (!(nm->sym = ofl_calloc(nm->nsym + 1, sizeof *nm->sym)))
-			return OFL_NOMEM(err);
-		for (size_t j = 0; j < nm->nsym; j++) {
-			GElf_Sym sym;
-			const char *sn = gelf_getsym(d, (int)j, &sym)
-			                     ? elf_strptr(e, sh.sh_link, sym.st_name)
-			                     : NULL;
-			nm->sym[j] = sn ? sn : "";
-		}
-	}
-	return 0;
-}
-
-static int bundle_names(const char *const *ids, size_t n, size_t nsec, struct names *nm,
-                        struct ofl_error *err)
-{
-	for (size_t i = 0; i < n; i++) {
-		struct ofl_buf b = OFL_BUF_INIT;
-		if (ofl_buf_printf(&b, OFL_BUNDLE_MAGIC "%s", ids[i]) ||
-		    ofl_buf_append(&b, "", 1) || ofl_ptrs_push(&nm->owned, b.data)) {
-			ofl_buf_release(&b);
-			return OFL_NOMEM(err);
-		}
-		nm->sec[nsec + i] = (const char *)b.data;
-		nm->orig[nsec + i] = UINT64_MAX;
-	}
-	return 0;
-}
-
-/* The host object with one section per entry, written as llvm-objcopy
- * --add-section writes it: the names read before the string tables are
- * rewritten, the host's sections in their file order, the new ones last. */
+/* The host object with one section per entry, as llvm-objcopy
+ * --add-section writes it (elf_edit.h). */
 int ofl_bundle_object_write(int fd, const uint8_t *host, size_t host_size, const char *const *ids,
                             const uint8_t *const *datas, const uint64_t *sizes, size_t n,
                             struct ofl_error *err)
 {
-	int rc = llvm_reads(host, host_size, err);
-	rc = rc ? rc : write_all(fd, host, host_size, err);
-	if (rc)
-		return rc;
-	Elf *e = ofl_elf_begin(fd, ELF_C_RDWR);
-	if (!e || elf_kind(e) != ELF_K_ELF) {
-		if (e)
-			elf_end(e);
-		return ofl_error_set(err, OFL_EFORMAT, NULL, 0, "host input is not an ELF object");
+	struct ofl_elf_add *add = ofl_calloc(n ? n : 1, sizeof *add);
+	struct ofl_ptrs names = OFL_PTRS_INIT;
+	int rc = add ? llvm_reads(host, host_size, err) : OFL_NOMEM(err);
+	for (size_t i = 0; !rc && i < n; i++) {
+		struct ofl_buf b = OFL_BUF_INIT;
+		if (ofl_buf_printf(&b, OFL_BUNDLE_MAGIC "%s", ids[i]) ||
+		    ofl_buf_append(&b, "", 1) || ofl_ptrs_push(&names, b.data)) {
+			ofl_buf_release(&b);
+			rc = OFL_NOMEM(err);
+		} else {
+			add[i] = (struct ofl_elf_add){(const char *)b.data, datas[i], sizes[i]};
+		}
 	}
-	size_t nsec = 0;
-	struct names nm = {NULL, NULL, 0, NULL, OFL_PTRS_INIT};
-	struct ofl_buf tabs[2] = {OFL_BUF_INIT, OFL_BUF_INIT};
-	if (elf_getshdrnum(e, &nsec) != 0)
-		rc = elf_fail(err, "cannot count sections");
-	else if (!(nm.sec = ofl_calloc(nsec + n, sizeof *nm.sec)) ||
-	         !(nm.orig = ofl_calloc(nsec + n, sizeof *nm.orig)))
-		rc = OFL_NOMEM(err);
-	rc = rc ? rc : host_names(e, nsec, &nm, err);
-	rc = rc ? rc : bundle_names(ids, n, nsec, &nm, err);
-	rc = rc ? rc : add_bundle_sections(e, datas, sizes, n, err);
-	rc = rc ? rc : ofl_elf_objcopy_rewrite(e, nm.sec, nsec + n, nm.sym, nm.nsym, tabs, err);
-	rc = rc ? rc : ofl_elf_relayout(e, nm.orig, nsec + n, err);
-	if (!rc && elf_update(e, ELF_C_WRITE) < 0)
-		rc = elf_fail(err, "cannot write object");
-	elf_end(e);
-	free(nm.sec);
-	free(nm.sym);
-	free(nm.orig);
-	ofl_ptrs_release(&nm.owned);
-	ofl_buf_release(&tabs[0]);
-	ofl_buf_release(&tabs[1]);
+	struct ofl_elf_edit ed = {NULL, NULL, NULL, 0, NULL, 0};
+	rc = rc ? rc : ofl_elf_edit_add_copy(fd, host, host_size, &ed, add, n, err);
+	ofl_ptrs_release(&names);
+	free(add);
 	return rc;
 }
 

@@ -93,8 +93,12 @@ bool ofl_elf64_shtab(const uint8_t *d, size_t size, struct ofl_elf64_shtab *t)
 	const uint8_t *strsh = t->sh + (uint64_t)t->strndx * t->entsize;
 	uint64_t stroff = ofl_le64(strsh + 0x18);
 	t->strsize = ofl_le64(strsh + 0x20);
+	/* checked before the pointer is formed: past the buffer it is
+	 * undefined, not merely unused */
+	if (!ofl_range_ok(stroff, t->strsize, size))
+		return false;
 	t->strs = (const char *)d + stroff;
-	return ofl_range_ok(stroff, t->strsize, size);
+	return true;
 }
 
 /* elf_version sets a libelf-wide value; every caller asks for the same. */

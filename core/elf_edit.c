@@ -2,7 +2,7 @@
  * index of every later one, so everything that names a section by index
  * follows: sh_link, sh_info of relocation sections, symbols' st_shndx,
  * group members and e_shstrndx.  The string tables are written anew, as
- * llvm-objcopy writes them (ofl_elf_objcopy_rewrite). */
+ * llvm-objcopy writes them (objcopy_rewrite). */
 #include <gelf.h>
 #include <libelf.h>
 #include <stdlib.h>
@@ -14,6 +14,8 @@
 
 struct edit {
 	const struct ofl_elf_edit *ed;
+	const struct ofl_elf_add *add;
+	size_t nadd;
 	Elf *in;
 	size_t n;
 	size_t *to; /* old index -> new index; 0 for removed sections */
@@ -51,7 +53,7 @@ static int build_map(struct edit *m)
 	if (elf_getshdrnum(m->in, &m->n) != 0 || elf_getshdrstrndx(m->in, &m->shstrndx) != 0)
 		return elf_fail(m->err, "cannot count sections");
 	if (!(m->to = ofl_calloc(m->n, sizeof *m->to)) ||
-	    !(m->secnames = ofl_calloc(m->n, sizeof *m->secnames)))
+	    !(m->secnames = ofl_calloc(m->n + m->nadd, sizeof *m->secnames)))
 		return OFL_NOMEM(m->err);
 	size_t next = 1;
 	for (size_t i = 1; i < m->n; i++) {
@@ -68,6 +70,14 @@ static int build_map(struct edit *m)
 		if (sh.sh_type == SHT_SYMTAB && !m->strtab)
 			m->strtab = sh.sh_link;
 	}
+	/* the symbol names are rewritten into that table: it must be one */
+	GElf_Shdr st;
+	if (m->strtab && (m->strtab >= m->n || !gelf_getshdr(elf_getscn(m->in, m->strtab), &st) ||
+	                  st.sh_type != SHT_STRTAB))
+		return ofl_error_set(m->err, OFL_EFORMAT, NULL, OFL_NO_OFFSET,
+		                     "the symbol table's string table (section %zu) is no string "
+		                     "table",
+		                     m->strtab);
 	return 0;
 }
 
@@ -175,7 +185,11 @@ static size_t find_symtab(Elf *out, size_t *strndx)
 static int replace_data(Elf *out, size_t idx, const struct ofl_buf *tab, struct ofl_error *err)
 {
 	Elf_Scn *s = elf_getscn(out, idx);
-	Elf_Data *d = s ? elf_getdata(s, NULL) : NULL;
+	GElf_Shdr sh;
+	if (!s || !gelf_getshdr(s, &sh) || (sh.sh_flags & SHF_COMPRESSED))
+		return ofl_error_set(err, OFL_EFORMAT, NULL, OFL_NO_OFFSET,
+		                     "section %zu: a compressed string table", idx);
+	Elf_Data *d = elf_getdata(s, NULL);
 	if (!d)
 		return elf_fail(err, "cannot read a string table");
 	d->d_buf = tab->data;
@@ -257,9 +271,11 @@ static int local_groups(Elf *out, size_t symtab, struct ofl_error *err)
 	return 0;
 }
 
-int ofl_elf_objcopy_rewrite(Elf *out, const char *const *names, size_t nsec,
-                            const char *const *syms, size_t nsyms, struct ofl_buf tabs[2],
-                            struct ofl_error *err)
+/* What llvm-objcopy rewrites in every copy: the string tables, names[i]
+ * for section i >= 1, syms[j] for symbol j of the .symtab, and the groups
+ * (local_groups); the tables' bytes are kept in tabs until the write. */
+static int objcopy_rewrite(Elf *out, const char *const *names, size_t nsec, const char *const *syms,
+                           size_t nsyms, struct ofl_buf tabs[2], struct ofl_error *err)
 {
 	size_t shstrndx, strndx = 0;
 	if (elf_getshdrstrndx(out, &shstrndx) != 0)
@@ -311,13 +327,40 @@ static uint64_t align_up(uint64_t v, uint64_t a)
 	return a > 1 ? (v + a - 1) / a * a : v;
 }
 
-int ofl_elf_relayout(Elf *out, const uint64_t *orig, size_t n, struct ofl_error *err)
+/* The zeros alignment may put between sections, at most: a hostile
+ * sh_addralign would otherwise have gigabytes written, by our layout or
+ * libelf's (legitimate ones, page or huge-page alignment, need far less). */
+#define MAX_PADDING ((uint64_t)64 << 20)
+
+static int check_alignments(Elf *out, struct ofl_error *err)
+{
+	uint64_t pad = 0;
+	for (Elf_Scn *s = NULL; (s = elf_nextscn(out, s));) {
+		GElf_Shdr sh;
+		if (!gelf_getshdr(s, &sh))
+			return elf_fail(err, "cannot read section header");
+		if (sh.sh_addralign > MAX_PADDING || (pad += sh.sh_addralign) > MAX_PADDING)
+			return ofl_error_set(
+			    err, OFL_EFORMAT, NULL, OFL_NO_OFFSET,
+			    "section %zu: its alignment (%llu) and those before it "
+			    "could pad the object with more than %llu bytes",
+			    elf_ndxscn(s), (unsigned long long)sh.sh_addralign,
+			    (unsigned long long)MAX_PADDING);
+	}
+	return 0;
+}
+
+/* Sections in the order of orig[i] (their file offsets in the input;
+ * UINT64_MAX for new ones, which go last in index order), before the
+ * elf_update(ELF_C_WRITE). */
+static int relayout(Elf *out, const uint64_t *orig, size_t n, struct ofl_error *err)
 {
 	GElf_Ehdr eh;
 	if (!gelf_getehdr(out, &eh))
 		return elf_fail(err, "cannot read ELF header");
-	if (eh.e_type != ET_REL || eh.e_phnum)
-		return 0;
+	int rc = check_alignments(out, err);
+	if (rc || eh.e_type != ET_REL || eh.e_phnum)
+		return rc;
 	/* sizes first, as libelf computes them */
 	if (elf_update(out, ELF_C_NULL) < 0)
 		return elf_fail(err, "cannot lay out object");
@@ -328,7 +371,6 @@ int ofl_elf_relayout(Elf *out, const uint64_t *orig, size_t n, struct ofl_error 
 		v[i - 1] = (struct placed){orig[i], i};
 	qsort(v, n ? n - 1 : 0, sizeof *v, by_offset);
 	uint64_t cur = gelf_fsize(out, ELF_T_EHDR, 1, EV_CURRENT);
-	int rc = 0;
 	for (size_t k = 0; !rc && k + 1 < n; k++) {
 		Elf_Scn *s = elf_getscn(out, v[k].index);
 		GElf_Shdr sh;
@@ -374,10 +416,44 @@ static int copy_headers(struct edit *m, Elf *out)
 
 /* Symbols are rewritten before the string tables get their new names, so
  * the sections are copied in two passes: all, then the names appended. */
+/* The added sections, numbered from *kept on. */
+static int add_sections(struct edit *m, Elf *out, size_t *kept, uint64_t *orig)
+{
+	size_t shstrndx;
+	GElf_Shdr strsh;
+	if (m->nadd &&
+	    (elf_getshdrstrndx(out, &shstrndx) != 0 || !shstrndx ||
+	     !gelf_getshdr(elf_getscn(out, shstrndx), &strsh) || strsh.sh_type != SHT_STRTAB))
+		return ofl_error_set(m->err, OFL_EFORMAT, NULL, 0,
+		                     "the object has no section name table for the names of the "
+		                     "sections added");
+	for (size_t i = 0; i < m->nadd; i++) {
+		const struct ofl_elf_add *a = &m->add[i];
+		Elf_Scn *s = elf_newscn(out);
+		Elf_Data *d = s ? elf_newdata(s) : NULL;
+		GElf_Shdr sh;
+		if (!d || !gelf_getshdr(s, &sh))
+			return elf_fail(m->err, "cannot add section");
+		sh.sh_type = SHT_PROGBITS;
+		sh.sh_flags = SHF_EXCLUDE;
+		sh.sh_addralign = 1;
+		*d = (Elf_Data){.d_buf = (void *)a->data,
+		                .d_type = ELF_T_BYTE,
+		                .d_size = a->size,
+		                .d_align = 1,
+		                .d_version = EV_CURRENT};
+		if (!gelf_update_shdr(s, &sh))
+			return elf_fail(m->err, "cannot add section");
+		m->secnames[*kept] = a->name;
+		orig[(*kept)++] = UINT64_MAX;
+	}
+	return 0;
+}
+
 static int copy_sections(struct edit *m, Elf *out)
 {
 	Elf_Scn **to = ofl_calloc(m->n, sizeof(*to));
-	uint64_t *orig = ofl_calloc(m->n, sizeof *orig); /* by new index */
+	uint64_t *orig = ofl_calloc(m->n + m->nadd, sizeof *orig); /* by new index */
 	int rc = to && orig ? 0 : OFL_NOMEM(m->err);
 	size_t kept = 1;
 	for (size_t i = 1; !rc && i < m->n; i++) {
@@ -389,21 +465,32 @@ static int copy_sections(struct edit *m, Elf *out)
 		to[i] = elf_newscn(out);
 		rc = to[i] ? copy_section(m, i, to[i]) : elf_fail(m->err, "cannot add section");
 	}
+	rc = rc ? rc : add_sections(m, out, &kept, orig);
 	rc = rc ? rc
-	        : ofl_elf_objcopy_rewrite(out, m->secnames, kept, m->symnames, m->nsyms, m->tabs,
-	                                  m->err);
-	rc = rc ? rc : ofl_elf_relayout(out, orig, kept, m->err);
+	        : objcopy_rewrite(out, m->secnames, kept, m->symnames, m->nsyms, m->tabs, m->err);
+	rc = rc ? rc : relayout(out, orig, kept, m->err);
 	free(orig);
 	free(to);
 	return rc;
 }
 
-int ofl_elf_edit_copy(int fd, const uint8_t *data, size_t size, const struct ofl_elf_edit *ed,
-                      struct ofl_error *err)
+int ofl_elf_edit_add_copy(int fd, const uint8_t *data, size_t size, const struct ofl_elf_edit *ed,
+                          const struct ofl_elf_add *add, size_t nadd, struct ofl_error *err)
 {
-	struct edit m = {
-	    ed,           NULL, 0, NULL, 0, 0, NULL, NULL, 0, {OFL_BUF_INIT, OFL_BUF_INIT},
-	    OFL_BUF_INIT, err};
+	struct edit m = {ed,
+	                 add,
+	                 nadd,
+	                 NULL,
+	                 0,
+	                 NULL,
+	                 0,
+	                 0,
+	                 NULL,
+	                 NULL,
+	                 0,
+	                 {OFL_BUF_INIT, OFL_BUF_INIT},
+	                 OFL_BUF_INIT,
+	                 err};
 	m.in = ofl_elf_memory(data, size, ELF_K_ELF);
 	if (!m.in)
 		return ofl_error_set(err, OFL_EFORMAT, NULL, 0, "not an ELF object");
