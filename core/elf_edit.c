@@ -414,8 +414,6 @@ static int copy_headers(struct edit *m, Elf *out)
 	return 0;
 }
 
-/* Symbols are rewritten before the string tables get their new names, so
- * the sections are copied in two passes: all, then the names appended. */
 /* The added sections, numbered from *kept on. */
 static int add_sections(struct edit *m, Elf *out, size_t *kept, uint64_t *orig)
 {
@@ -450,6 +448,9 @@ static int add_sections(struct edit *m, Elf *out, size_t *kept, uint64_t *orig)
 	return 0;
 }
 
+/* The kept sections are copied (their symbols' names noted), the added
+ * ones follow; the string tables and the layout come once every name is
+ * known. */
 static int copy_sections(struct edit *m, Elf *out)
 {
 	Elf_Scn **to = ofl_calloc(m->n, sizeof(*to));
