@@ -324,7 +324,7 @@ int ofl_bundle_read(struct ofl_bundle *b, const uint8_t *data, size_t size,
 			return rc;
 	}
 	b->handler = type->handler;
-	if (b->handler == OFL_BH_OBJECT && !ofl_is_elf(b->data, b->size))
+	if (b->handler == OFL_BH_OBJECT && !ofl_bundle_is_object(b->data, b->size))
 		b->handler = OFL_BH_BINARY;
 	switch (b->handler) {
 	case OFL_BH_TEXT:

@@ -356,7 +356,7 @@ int ofl_bundler_bundle(const struct ofl_bundler_options *o, struct ofl_bundler_r
 		if (type->handler == OFL_BH_TEXT)
 			rc = write_text(o, type, &t, &in, rep, err);
 		else if (type->handler == OFL_BH_OBJECT &&
-		         ofl_is_elf(in.f[probe].data, in.f[probe].size))
+		         ofl_bundle_is_object(in.f[probe].data, in.f[probe].size))
 			rc = write_object(o, &t, &in, host, probe, err);
 		else
 			rc = write_binary(o, &t, &in, rep, err);

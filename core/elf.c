@@ -11,6 +11,73 @@ bool ofl_is_elf(const uint8_t *data, size_t size)
 	       (data[EI_CLASS] == ELFCLASS32 || data[EI_CLASS] == ELFCLASS64);
 }
 
+/* An n-byte field of the file's byte order. */
+static uint64_t field(const uint8_t *p, unsigned n, bool msb)
+{
+	uint64_t v = 0;
+	for (unsigned i = 0; i < n; i++)
+		v |= (uint64_t)p[msb ? n - 1 - i : i] << (8 * i);
+	return v;
+}
+
+bool ofl_elf_sectionless(const uint8_t *d)
+{
+	bool c64 = d[EI_CLASS] == ELFCLASS64;
+	return field(d + (c64 ? 0x28 : 0x20), c64 ? 8 : 4, d[EI_DATA] == ELFDATA2MSB) == 0;
+}
+
+bool ofl_elf_llvm_object(const uint8_t *d)
+{
+	unsigned type = (unsigned)field(d + 16, 2, d[EI_DATA] == ELFDATA2MSB);
+	return type == ET_REL || type == ET_EXEC || type == ET_DYN;
+}
+
+int ofl_elf_llvm_check(const uint8_t *d, size_t size, struct ofl_error *err)
+{
+	bool c64 = d[EI_CLASS] == ELFCLASS64, msb = d[EI_DATA] == ELFDATA2MSB;
+	unsigned ehsize = c64 ? 64 : 52, shsize = c64 ? 64 : 40, w = c64 ? 8 : 4;
+	if (d[EI_DATA] != ELFDATA2LSB && !msb)
+		return ofl_error_set(err, OFL_EFORMAT, NULL, EI_DATA, "Invalid ELF data");
+	if (size < ehsize)
+		return ofl_error_set(err, OFL_EFORMAT, NULL, 0,
+		                     "invalid buffer: the size (%zu) is smaller than an ELF "
+		                     "header (%u)",
+		                     size, ehsize);
+	uint64_t shoff = field(d + (c64 ? 0x28 : 0x20), w, msb);
+	unsigned entsize = (unsigned)field(d + (c64 ? 0x3a : 0x2e), 2, msb);
+	uint64_t num = field(d + (c64 ? 0x3c : 0x30), 2, msb), end;
+	if (ofl_elf_sectionless(d))
+		return 0;
+	if (entsize != shsize)
+		return ofl_error_set(err, OFL_EFORMAT, NULL, c64 ? 0x3a : 0x2e,
+		                     "invalid e_shentsize in ELF header: %u", entsize);
+	if (!ofl_range_ok(shoff, shsize, size))
+		return ofl_error_set(err, OFL_EFORMAT, NULL, c64 ? 0x28 : 0x20,
+		                     "section header table goes past the end of the file: "
+		                     "e_shoff = 0x%llx",
+		                     (unsigned long long)shoff);
+	/* more sections than e_shnum holds: the count is section 0's size
+	 * (LLVM's alignment check of the table never fires: its header types
+	 * are byte-aligned) */
+	if (num == 0)
+		num = field(d + shoff + (c64 ? 0x20 : 0x14), w, msb);
+	if (ofl_mul_overflow(num, shsize, &end))
+		return ofl_error_set(err, OFL_EFORMAT, NULL, shoff,
+		                     "invalid number of sections specified in the NULL section's "
+		                     "sh_size field (%llu)",
+		                     (unsigned long long)num);
+	if (ofl_add_overflow(shoff, end, &end))
+		return ofl_error_set(err, OFL_EFORMAT, NULL, shoff,
+		                     "invalid section header table offset (e_shoff = 0x%llx) or "
+		                     "invalid number of sections specified in the first section "
+		                     "header's sh_size field (0x%llx)",
+		                     (unsigned long long)shoff, (unsigned long long)num);
+	if (end > size)
+		return ofl_error_set(err, OFL_EFORMAT, NULL, shoff,
+		                     "section table goes past the end of file");
+	return 0;
+}
+
 bool ofl_elf64_shtab(const uint8_t *d, size_t size, struct ofl_elf64_shtab *t)
 {
 	if (size < 64)
@@ -26,8 +93,12 @@ bool ofl_elf64_shtab(const uint8_t *d, size_t size, struct ofl_elf64_shtab *t)
 	const uint8_t *strsh = t->sh + (uint64_t)t->strndx * t->entsize;
 	uint64_t stroff = ofl_le64(strsh + 0x18);
 	t->strsize = ofl_le64(strsh + 0x20);
+	/* checked before the pointer is formed: past the buffer it is
+	 * undefined, not merely unused */
+	if (!ofl_range_ok(stroff, t->strsize, size))
+		return false;
 	t->strs = (const char *)d + stroff;
-	return ofl_range_ok(stroff, t->strsize, size);
+	return true;
 }
 
 /* elf_version sets a libelf-wide value; every caller asks for the same. */

@@ -1,6 +1,7 @@
-/* Private to libofflink: a copy of an ELF object with sections left out
- * and sections and symbols renamed, written with libelf (what llvm-objcopy
- * --remove-section / --rename-section / --redefine-sym do). */
+/* Private to libofflink: a copy of an ELF object with sections left out or
+ * added and sections and symbols renamed, written with libelf, byte for
+ * byte as llvm-objcopy (--remove-section / --add-section / --rename-section
+ * / --redefine-sym) writes it. */
 #ifndef OFL_ELF_EDIT_H
 #define OFL_ELF_EDIT_H
 
@@ -13,10 +14,19 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "offlink/buf.h"
 #include "offlink/error.h"
 
 struct ofl_elf_rename {
 	const char *from, *to;
+};
+
+/* A section added after the others: SHT_PROGBITS, SHF_EXCLUDE only,
+ * alignment 1 (--add-section with --set-section-flags=readonly,exclude). */
+struct ofl_elf_add {
+	const char *name;
+	const uint8_t *data; /* borrowed until the copy is written */
+	uint64_t size;
 };
 
 struct ofl_elf_edit {
@@ -29,16 +39,28 @@ struct ofl_elf_edit {
 	size_t nsymbols;
 };
 
-/* Lays out a relocatable object as llvm-objcopy does, before its
- * elf_update(ELF_C_WRITE): sections in the order of orig[i] (their file
- * offsets in the input; UINT64_MAX for new ones, which go last in index
- * order), each at the next offset its alignment allows, the section
- * header table last.  Other kinds of ELF file keep libelf's layout. */
-int ofl_elf_relayout(Elf *out, const uint64_t *orig, size_t n, struct ofl_error *err);
+/* Writes the edited copy of data[0..size) to fd (an empty regular file) as
+ * llvm-objcopy writes its copies:
+ *  - the kept sections in their file order, the added ones after them, each
+ *    at the next offset its alignment allows, the section header table last
+ *    (a relocatable object; other kinds keep libelf's layout); alignments
+ *    that could pad the object with more than 64 MiB are OFL_EFORMAT;
+ *  - the section-name table holding every section's name and the .symtab's
+ *    string table every symbol's (one table holds both when they share it,
+ *    as in clang's objects), each once, in StringTableBuilder's tail-merged
+ *    order (ofl_strtab_layout), every sh_name and st_name following;
+ *  - GRP_COMDAT dropped from each group whose signature symbol is local.
+ * The nadd sections of add go after the kept ones; adding to an object
+ * without a section-name table (or a compressed one) is OFL_EFORMAT:
+ * llvm-objcopy would lose their names. */
+int ofl_elf_edit_add_copy(int fd, const uint8_t *data, size_t size, const struct ofl_elf_edit *ed,
+                          const struct ofl_elf_add *add, size_t nadd, struct ofl_error *err);
 
-/* Writes the edited copy of data[0..size) to fd (an empty regular file),
- * laid out as llvm-objcopy lays out its copies (ofl_elf_relayout). */
-int ofl_elf_edit_copy(int fd, const uint8_t *data, size_t size, const struct ofl_elf_edit *ed,
-                      struct ofl_error *err);
+/* The same, adding nothing. */
+static inline int ofl_elf_edit_copy(int fd, const uint8_t *data, size_t size,
+                                    const struct ofl_elf_edit *ed, struct ofl_error *err)
+{
+	return ofl_elf_edit_add_copy(fd, data, size, ed, NULL, 0, err);
+}
 
 #endif

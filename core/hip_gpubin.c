@@ -35,6 +35,10 @@ int ofl_hip_gpubin_write_fd(int fd, enum ofl_wrap_machine m, const uint8_t *fatb
                             const char *const *cuids, size_t n, struct ofl_error *err)
 {
 	struct ofl_ew_obj o;
+	if (ofl_wrap_machine_coff(m))
+		return ofl_error_set(err, OFL_EUNSUPPORTED, NULL, OFL_NO_OFFSET,
+		                     "the old HIP driver's fat binary object is written for ELF "
+		                     "hosts only, not Windows");
 	for (size_t i = 0; i < n; i++)
 		if (strlen(cuids[i]) > 256)
 			return ofl_error_set(err, OFL_EINVAL, NULL, OFL_NO_OFFSET,

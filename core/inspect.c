@@ -10,6 +10,7 @@
 #include "offlink/archive.h"
 #include "offlink/bundle.h"
 #include "offlink/ccob.h"
+#include "offlink/elf.h"
 #include "offlink/fatbin.h"
 #include "offlink/inspect.h"
 #include "offlink/offload_binary.h"
@@ -352,6 +353,12 @@ static int read_elf(struct ictx *c, struct ofl_node *p)
 	if (set_str(&p->format_name, ofl_elf_format_name(p->data),
 	            strlen(ofl_elf_format_name(p->data)), c->err))
 		return OFL_ENOMEM;
+	/* a section table outside the file: libelf would show none */
+	if (ofl_elf_llvm_check(p->data, (size_t)p->size, c->err)) {
+		ofl_error_prefix(c->err, "malformed ELF file");
+		locate(c, p, 0);
+		return OFL_EFORMAT;
+	}
 	Elf *elf = ofl_elf_memory(p->data, (size_t)p->size, ELF_K_ELF);
 	size_t shstrndx;
 	int rc = 0;

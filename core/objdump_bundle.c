@@ -10,6 +10,7 @@
 #include "offlink/buf.h"
 #include "offlink/bundle.h"
 #include "offlink/ccob.h"
+#include "offlink/elf.h"
 #include "offlink/format.h"
 #include "offlink/inspect.h"
 
@@ -146,6 +147,8 @@ int ofl_objdump_bundles(const uint8_t *data, size_t size, struct ofl_objdump_bun
                         struct ofl_error *err)
 {
 	*out = (struct ofl_objdump_bundles)OFL_OBJDUMP_BUNDLES_INIT;
+	if (ofl_is_elf(data, size) && ofl_elf_sectionless(data))
+		return 0;
 	Elf *elf = ofl_elf_memory(data, size, ELF_K_ELF);
 	int rc = 0;
 	if (!elf) {
@@ -187,8 +190,8 @@ static int walk_member(const char *path, const struct ofl_archive *a, const stru
 	else if (!rc && a->thin)
 		rc = ofl_archive_open_thin(path, m, &f, err);
 	if (!rc)
-		rc = fn(ctx, &(struct ofl_objdump_object){(const char *)name.data, flat, path,
-		                                          a->thin ? f.data : m->data,
+		rc = fn(ctx, &(struct ofl_objdump_object){(const char *)name.data, flat, m->name,
+		                                          path, a->thin ? f.data : m->data,
 		                                          a->thin ? f.size : (size_t)m->size});
 	ofl_file_close(&f);
 	free(flat);
@@ -200,7 +203,7 @@ int ofl_objdump_walk(const uint8_t *data, size_t size, const char *path, bool re
                      ofl_objdump_visit_fn fn, void *ctx, struct ofl_error *err)
 {
 	if (ofl_format_of(data, size) != OFL_FMT_ARCHIVE)
-		return fn(ctx, &(struct ofl_objdump_object){path, path, NULL, data, size});
+		return fn(ctx, &(struct ofl_objdump_object){path, path, path, NULL, data, size});
 	struct ofl_archive a;
 	int rc = ofl_archive_parse(data, size, &a, err);
 	if (rc) {

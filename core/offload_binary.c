@@ -217,10 +217,16 @@ enum ofl_obin_llvm_diag ofl_obin_llvm_diag(const uint8_t *data, size_t size,
 	return OFL_OBIN_UNEXPECTED_EOF;
 }
 
-const char *ofl_obin_llvm_diag_text(enum ofl_obin_llvm_diag d)
+const char *ofl_obin_llvm_diag_text(enum ofl_obin_llvm_diag d, const struct ofl_error *err)
 {
-	return d == OFL_OBIN_INVALID_DATA ? "Invalid data was encountered while parsing the file"
-	                                  : "The end of the file was unexpectedly encountered";
+	switch (d) {
+	case OFL_OBIN_INVALID_DATA:
+		return "Invalid data was encountered while parsing the file";
+	case OFL_OBIN_UNEXPECTED_EOF:
+		return "The end of the file was unexpectedly encountered";
+	default:
+		return err->msg;
+	}
 }
 
 /* Inflates a v3 payload into a buffer that starts with a copy of the header,

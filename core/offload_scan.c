@@ -122,6 +122,8 @@ int ofl_elf_offload_sections(const uint8_t *data, size_t size, unsigned how,
 	*out = (struct ofl_elf_sections)OFL_ELF_SECTIONS_INIT;
 	if (!ofl_is_elf(data, size))
 		return ofl_error_set(err, OFL_EFORMAT, NULL, 0, "not an ELF file");
+	if (ofl_elf_sectionless(data))
+		return 0;
 	int direct = direct_sections(data, size, how, out, err);
 	if (direct != 1)
 		return direct;

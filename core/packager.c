@@ -8,6 +8,7 @@
 #include "offlink/format.h"
 #include "offlink/io.h"
 #include "offlink/offload_scan.h"
+#include "offlink/elf.h"
 #include "offlink/packager.h"
 
 void ofl_pkg_args_release(struct ofl_pkg_args *a)
@@ -343,15 +344,24 @@ static int collect_buffer(const uint8_t *data, size_t size, uint64_t base, const
 	case OFL_FMT_ARCHIVE:
 		return collect_archive(data, size, base, flags, depth, out, diag, err);
 	case OFL_FMT_ELF:
-		break;
+		if (ofl_elf_llvm_object(data))
+			break;
+		return 0;
 	default:
 		return 0;
 	}
 	struct ofl_elf_sections secs;
-	int rc = ofl_elf_offload_sections(data, size, OFL_ELFSEC_BY_TYPE, &secs, err);
+	/* LLVM refuses the object on opening it; past that, a section whose
+	 * contents lie outside the file is the end of the file to it */
+	enum ofl_obin_llvm_diag why = OFL_OBIN_OBJECT;
+	int rc = ofl_elf_llvm_check(data, size, err);
+	if (!rc) {
+		why = OFL_OBIN_UNEXPECTED_EOF;
+		rc = ofl_elf_offload_sections(data, size, OFL_ELFSEC_BY_TYPE, &secs, err);
+	}
 	if (rc) {
 		if (diag)
-			*diag = OFL_OBIN_INVALID_DATA;
+			*diag = why;
 		ofl_error_locate(err, NULL, base);
 		return rc;
 	}
@@ -429,12 +439,19 @@ static const char *str_or_empty(const struct ofl_obin *b, const char *key)
 	return s ? s : "";
 }
 
-bool ofl_pkg_match(const struct ofl_pkg_args *a, const struct ofl_obin *b, enum ofl_llvm_version v)
+bool ofl_pkg_match(const struct ofl_pkg_args *a, const struct ofl_pkg_entry *e,
+                   enum ofl_llvm_version v, bool member)
 {
+	const struct ofl_obin *b = &e->bin;
 	for (size_t i = 0; i < a->n; i++) {
 		const char *k = a->keys[i];
 		if (!strcmp(k, "file"))
 			continue;
+		if (member && !strcmp(k, "member")) {
+			if (strcmp(e->ident, a->values[i]))
+				return false;
+			continue;
+		}
 		if (!strcmp(k, "kind")) {
 			if (b->offload_kind != ofl_offload_kind_parse(a->values[i], v))
 				return false;

@@ -408,7 +408,7 @@ static const struct name_id os_names[] = {
     {"liteos", 41},        {"serenity", 42},    {"vulkan", 43},
 };
 
-enum { ENV_GNU = 16, ENV_MSVC = 26 };
+enum { ENV_GNU = 16, ENV_MSVC = 26, ENV_CYGNUS = 28 };
 
 /* Matched by prefix, first match wins, so longer names come first. */
 static const struct name_id env_names[] = {
@@ -418,7 +418,7 @@ static const struct name_id env_names[] = {
     {"gnu_ilp32", 13},   {"code16", 14},        {"gnut64", 15},        {"gnu", ENV_GNU},
     {"android", 17},     {"musleabihf", 18},    {"musleabi", 19},      {"muslx32", 20},
     {"muslf32", 21},     {"muslsf", 22},        {"muslabin32", 23},    {"muslabi64", 24},
-    {"musl", 25},        {"msvc", ENV_MSVC},    {"itanium", 27},       {"cygnus", 28},
+    {"musl", 25},        {"msvc", ENV_MSVC},    {"itanium", 27},       {"cygnus", ENV_CYGNUS},
     {"coreclr", 29},     {"simulator", 30},     {"macabi", 31},        {"pixel", 32},
     {"vertex", 33},      {"geometry", 34},      {"hull", 35},          {"domain", 36},
     {"compute", 37},     {"library", 38},       {"raygeneration", 39}, {"intersection", 40},
@@ -829,6 +829,13 @@ bool ofl_triple_is_msvc(const char *triple)
 	struct triple_ids t;
 	host_triple_ids(triple, &t);
 	return t.fmt == FMT_COFF && t.env == ENV_MSVC;
+}
+
+bool ofl_triple_is_cygming(const char *triple)
+{
+	struct triple_ids t;
+	host_triple_ids(triple, &t);
+	return t.fmt == FMT_COFF && t.os == OS_WIN32 && (t.env == ENV_GNU || t.env == ENV_CYGNUS);
 }
 
 static bool arm_thumb_pair(int a, int b)

@@ -6,11 +6,17 @@
  *  - the entry table is bracketed by zero-size arrays of our own,
  *    __start_<sec> in <sec>$OA and __stop_<sec> in <sec>$OZ, around clang's
  *    entries in <sec>$OE (the linker sorts a section's pieces by the text
- *    after '$'); LLVM 20+ makes them weak externals, each with a default
+ *    after '$'); LLVM makes them weak externals (weak_odr since #79231,
+ *    LLVM 18: Debian's 19.1.7 writes them so), each with a default
  *    definition, so that several wrapper objects can be linked;
  *  - the constructor is a pointer in .CRT$XCA00101 (priority 101), which
  *    the C runtime calls before main; it calls __tgt_register_lib and
  *    registers the destructor with atexit;
+ *  - for MinGW and Cygwin (the GNU environment) LLVM puts that pointer in
+ *    .ctors.65434 (65535 - 101, writable) instead, and names its hidden
+ *    definitions (__start_/__stop_ and their defaults stay in the object)
+ *    in " -exclude-symbols:<name>" directives of a .drectve section, so
+ *    that a DLL does not export them;
  *  - the code follows the Windows x64 convention: the first argument in
  *    rcx, 32 bytes of shadow space, 16-byte alignment, and unwind
  *    information for each function (.xdata, .pdata). */
@@ -31,6 +37,8 @@ enum {
 	RDATA4 = 0x40300040,  /* read-only data, 4-aligned */
 	RDATA8 = 0x40400040,  /* 8-aligned */
 	RDATA16 = 0x40500040, /* 16-aligned */
+	DATA8 = 0xc0400040,   /* initialized data, 8-aligned, read/write */
+	DRECTVE = 0x100a00,   /* linker directives, 1-aligned, not linked */
 	UNREG = 0x30,         /* where the destructor starts */
 };
 
@@ -52,7 +60,7 @@ static const uint8_t code[0x46] = {
 static const uint8_t xdata[16] = {1, 4, 1, 0, 4, 0x42, 0, 0, 1, 4, 1, 0, 4, 0x42, 0, 0};
 
 struct layout {
-	int startup, xdata, start_sec, stop_sec, images, rdata, crt, pdata;
+	int startup, xdata, start_sec, stop_sec, images, rdata, crt, drectve, pdata;
 	uint32_t reg, desc, unreg, start, stop, first_image, images_sym;
 	uint32_t register_lib, atexit, unregister_lib;
 };
@@ -70,7 +78,16 @@ const char *ofl_wrap_coff_piece(const char *sec, bool stop)
 	return NULL;
 }
 
-static int sections(struct ofl_cw_obj *o, const char *sec, struct layout *l)
+/* LLVM's directives for a MinGW object: its hidden definitions. */
+static int directives(struct ofl_cw_obj *o, const char *sec, const struct layout *l)
+{
+	struct ofl_buf *d = &o->secs[l->drectve - 1].data;
+	if (ofl_buf_printf(d, " -exclude-symbols:__start_%s -exclude-symbols:__stop_%s", sec, sec))
+		return OFL_NOMEM(o->err);
+	return 0;
+}
+
+static int sections(struct ofl_cw_obj *o, bool mingw, const char *sec, struct layout *l)
 {
 	ofl_cw_section(o, ".text", TEXT);
 	ofl_cw_section(o, ".data", DATA);
@@ -81,7 +98,13 @@ static int sections(struct ofl_cw_obj *o, const char *sec, struct layout *l)
 	l->stop_sec = ofl_cw_section(o, ofl_wrap_coff_piece(sec, true), RDATA8);
 	l->images = ofl_cw_section(o, ".llvm.offloading", RDATA8);
 	l->rdata = ofl_cw_section(o, ".rdata", RDATA16);
-	l->crt = ofl_cw_section(o, ".CRT$XCA00101", RDATA8);
+	l->crt = mingw ? ofl_cw_section(o, ".ctors.65434", DATA8)
+	               : ofl_cw_section(o, ".CRT$XCA00101", RDATA8);
+	if (mingw) {
+		l->drectve = ofl_cw_section(o, ".drectve", DRECTVE);
+		if (l->drectve)
+			directives(o, sec, l);
+	}
 	l->pdata = ofl_cw_section(o, ".pdata", RDATA4);
 	return o->err->code;
 }
@@ -92,17 +115,12 @@ static uint32_t external(struct ofl_cw_obj *o, const char *name)
 	                     0);
 }
 
-/* __start_<sec> or __stop_<sec>: LLVM 20+ a weak external whose default,
- * .weak.<name>.default, is defined at the piece's start; LLVM 19 a plain
- * definition there. */
-static uint32_t bound(struct ofl_cw_obj *o, bool weak, const char *which, const char *sec,
-                      int piece_sec)
+/* __start_<sec> or __stop_<sec>: a weak external whose default,
+ * .weak.<name>.default, is defined at the piece's start. */
+static uint32_t bound(struct ofl_cw_obj *o, const char *which, const char *sec, int piece_sec)
 {
 	char name[96], dflt[128];
 	snprintf(name, sizeof(name), "%s%s", which, sec);
-	if (!weak)
-		return ofl_cw_symbol(o, name, 0, (int16_t)piece_sec, 0, OFL_CW_CLASS_EXTERNAL, NULL,
-		                     0);
 	snprintf(dflt, sizeof(dflt), ".weak.%s.default", name);
 	uint8_t aux[OFL_COFF_SYMBOL] = {0};
 	ofl_put_le32(aux, o->nindex + 2); /* the default comes right after */
@@ -130,10 +148,9 @@ static int put_images(struct ofl_cw_obj *o, const struct layout *l,
 
 /* The symbols in LLVM's order: sections, @feat.00, then as the code and
  * data refer to them, the images, the descriptor's array, the file. */
-static int symbols(struct ofl_cw_obj *o, const struct ofl_wrap_opts *opt, const char *sec,
-                   const uint32_t *img_off, size_t n, struct layout *l)
+static int symbols(struct ofl_cw_obj *o, const char *sec, const uint32_t *img_off, size_t n,
+                   struct layout *l)
 {
-	bool weak = opt->abi == OFL_WRAP_LLVM20;
 	uint8_t file[2 * OFL_COFF_SYMBOL] = {0};
 	memcpy(file, "offload.wrapper.module", 22);
 	int rc = ofl_cw_section_symbols(o);
@@ -147,8 +164,8 @@ static int symbols(struct ofl_cw_obj *o, const struct ofl_wrap_opts *opt, const 
 	                         OFL_CW_TYPE_FUNCTION, OFL_CW_CLASS_STATIC, NULL, 0);
 	l->atexit = external(o, "atexit");
 	l->unregister_lib = external(o, "__tgt_unregister_lib");
-	l->start = bound(o, weak, "__start_", sec, l->start_sec);
-	l->stop = bound(o, weak, "__stop_", sec, l->stop_sec);
+	l->start = bound(o, "__start_", sec, l->start_sec);
+	l->stop = bound(o, "__stop_", sec, l->stop_sec);
 	l->first_image = o->nindex;
 	for (size_t i = 0; i < n; i++) {
 		char name[64] = ".omp_offloading.device_image";
@@ -232,9 +249,10 @@ int ofl_wrap_write_coff(struct ofl_buf *out, const struct ofl_wrap_opts *o,
 	struct layout l = {0};
 	uint32_t *img_off = ofl_calloc(n + 1, sizeof(*img_off));
 	ofl_cw_init(&obj, OFL_COFF_MACHINE_AMD64, err);
-	int rc = img_off ? sections(&obj, sec, &l) : OFL_NOMEM(err);
+	int rc =
+	    img_off ? sections(&obj, o->machine == OFL_WRAP_X86_64_MINGW, sec, &l) : OFL_NOMEM(err);
 	rc = rc ? rc : put_images(&obj, &l, imgs, n, img_off);
-	rc = rc ? rc : symbols(&obj, o, sec, img_off, n, &l);
+	rc = rc ? rc : symbols(&obj, sec, img_off, n, &l);
 	rc = rc ? rc : descriptor(&obj, &l, imgs, n);
 	rc = rc ? rc : functions(&obj, &l);
 	rc = rc ? rc : ofl_cw_write(&obj, out);

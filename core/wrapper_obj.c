@@ -1014,16 +1014,18 @@ int ofl_wrap_machine_from_triple(const char *triple, enum ofl_wrap_machine *m,
                                  struct ofl_error *err)
 {
 	size_t n = strcspn(triple, "-");
-	bool coff = ofl_triple_is_coff(triple);
-	if (coff && !ofl_triple_is_msvc(triple))
+	bool coff = ofl_triple_is_coff(triple), cygming = ofl_triple_is_cygming(triple);
+	if (coff && !cygming && !ofl_triple_is_msvc(triple))
 		return ofl_error_set(err, OFL_EUNSUPPORTED, NULL, OFL_NO_OFFSET,
 		                     "host triple '%s': COFF wrapper objects are written for the "
-		                     "MSVC environment only (x86_64-pc-windows-msvc), not for "
-		                     "MinGW, Cygwin or others",
+		                     "MSVC, MinGW and Cygwin environments only "
+		                     "(x86_64-pc-windows-msvc, x86_64-w64-windows-gnu)",
 		                     triple);
 	if ((n == 6 && strncmp(triple, "x86_64", 6) == 0) ||
 	    (n == 5 && strncmp(triple, "amd64", 5) == 0)) {
-		*m = coff ? OFL_WRAP_X86_64_COFF : OFL_WRAP_X86_64;
+		*m = cygming ? OFL_WRAP_X86_64_MINGW
+		     : coff  ? OFL_WRAP_X86_64_COFF
+		             : OFL_WRAP_X86_64;
 		return 0;
 	}
 	if (coff)
@@ -1038,6 +1040,11 @@ int ofl_wrap_machine_from_triple(const char *triple, enum ofl_wrap_machine *m,
 	}
 	return ofl_error_set(err, OFL_EUNSUPPORTED, NULL, OFL_NO_OFFSET,
 	                     "host triple '%s' is not supported (x86_64 and aarch64 are)", triple);
+}
+
+bool ofl_wrap_machine_coff(enum ofl_wrap_machine m)
+{
+	return m == OFL_WRAP_X86_64_COFF || m == OFL_WRAP_X86_64_MINGW;
 }
 
 static int check_images(const struct ofl_wrap_image *imgs, size_t n, struct ofl_error *err)
@@ -1077,7 +1084,7 @@ int ofl_wrap_write_fd(int fd, const struct ofl_wrap_opts *o, const struct ofl_wr
 	int rc = check_all(o, imgs, nimages, err);
 	if (rc)
 		return rc;
-	if (o->machine == OFL_WRAP_X86_64_COFF)
+	if (ofl_wrap_machine_coff(o->machine))
 		return write_coff_fd(fd, o, imgs, nimages, err);
 	struct gen g;
 	memset(&g, 0, sizeof(g));
@@ -1105,7 +1112,7 @@ int ofl_wrap_write_fd(int fd, const struct ofl_wrap_opts *o, const struct ofl_wr
 int ofl_wrap_write_buf(struct ofl_buf *out, const struct ofl_wrap_opts *o,
                        const struct ofl_wrap_image *imgs, size_t nimages, struct ofl_error *err)
 {
-	if (o->machine == OFL_WRAP_X86_64_COFF) {
+	if (ofl_wrap_machine_coff(o->machine)) {
 		int rc = check_all(o, imgs, nimages, err);
 		return rc ? rc : ofl_wrap_write_coff(out, o, imgs, nimages, err);
 	}

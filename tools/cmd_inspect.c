@@ -14,6 +14,7 @@
 #include "offlink/fatbin.h"
 #include "offlink/format.h"
 #include "offlink/image_compat.h"
+#include "offlink/elf.h"
 #include "offlink/target_id.h"
 #include "offlink/inspect.h"
 #include "offlink/io.h"
@@ -39,10 +40,11 @@ static const char *const compression_names[] = {"none", "zlib", "zstd"};
 
 /* ---- llvm-objdump --offloading ------------------------------------------ */
 
-static int objdump_error(const char *path, bool walking, enum ofl_obin_llvm_diag d)
+static int objdump_error(const char *path, bool walking, enum ofl_obin_llvm_diag d,
+                         const struct ofl_error *err)
 {
 	return error("'%s': %s%s", path, walking ? "while extracting offloading files: " : "",
-	             ofl_obin_llvm_diag_text(d));
+	             ofl_obin_llvm_diag_text(d, err));
 }
 
 static int objdump_other(const struct insp *in, const char *path, const char *fname,
@@ -116,7 +118,7 @@ static void objdump_binary(const struct insp *in, const struct ofl_obin *b, cons
 		fflush(stdout);
 		warning("'%s': failed to extract nested OffloadBinary: %s", file,
 		        level >= OFL_MAX_NESTING ? "nested too deep"
-		                                 : ofl_obin_llvm_diag_text(diag));
+		                                 : ofl_obin_llvm_diag_text(diag, &err));
 		return;
 	}
 	printf("%*s%-16s%zu\n", ind, "", "nested images", inner.n);
@@ -145,6 +147,11 @@ static int objdump_object(void *ctx, const struct ofl_objdump_object *o)
 	unsigned flags = in->llvm >= OFL_LLVM_23 ? OFL_PKG_V2 : 0;
 	if (!elf && !raw)
 		return objdump_other(in, path, fname, d, n);
+	/* LLVM opens the object first: what its reader refuses is said before
+	 * anything is printed, a member named lib.a(m.o) without quotes */
+	if (elf && ofl_elf_llvm_check(d, n, &err))
+		return o->archive ? error("%s: %s", path, err.msg)
+		                  : error("'%s': %s", path, err.msg);
 	if (raw) {
 		/* The first binary is parsed on opening the file, so its errors
 		 * carry no "while extracting" context. */
@@ -153,19 +160,21 @@ static int objdump_object(void *ctx, const struct ofl_objdump_object *o)
 		    first.version > ofl_obin_max_version(in->llvm))
 			err.code = OFL_EFORMAT;
 		if (err.code)
-			return objdump_error(path, false, ofl_obin_llvm_diag(d, n, in->llvm));
+			return objdump_error(path, false, ofl_obin_llvm_diag(d, n, in->llvm), &err);
 		ofl_obin_set_release(&first);
 	} else {
 		printf("\n%s:\tfile format %s\n", path, ofl_elf_format_name(d));
 	}
 	struct ofl_pkg_inputs all;
 	enum ofl_obin_llvm_diag diag = OFL_OBIN_INVALID_DATA;
-	if (ofl_pkg_collect(d, n, path, flags, &all, &diag, &err)) {
+	/* errors past the opening name the object by LLVM's file name: a
+	 * member's own */
+	if (ofl_pkg_collect(d, n, o->file, flags, &all, &diag, &err)) {
 		fflush(stdout);
-		return objdump_error(path, true, diag);
+		return objdump_error(o->file, true, diag, &err);
 	}
 	for (size_t i = 0; i < all.n; i++)
-		objdump_binary(in, &all.v[i].bin, path, "", i, 0);
+		objdump_binary(in, &all.v[i].bin, o->file, "", i, 0);
 	ofl_pkg_inputs_release(&all);
 	return elf && in->llvm >= OFL_LLVM_22 ? objdump_bundles(path, fname, d, n) : 0;
 }

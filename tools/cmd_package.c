@@ -165,7 +165,8 @@ static int extract_nested(const struct pkg_cmd *c, const struct ofl_obin *b, siz
 		             OFL_MAX_NESTING);
 	if (ofl_pkg_collect(b->image, (size_t)b->image_size, c->positional.v[0], c->collect_flags,
 	                    &in, &diag, &err))
-		return c->compat ? error("%s", ofl_obin_llvm_diag_text(diag)) : error_lib(&err);
+		return c->compat ? error("%s", ofl_obin_llvm_diag_text(diag, &err))
+		                 : error_lib(&err);
 	int rc = 0;
 	for (size_t i = 0; i < in.n && !rc; i++)
 		rc = extract_nested(c, &in.v[i].bin, idx, depth + 1);
@@ -210,9 +211,11 @@ static int extract_image(const struct pkg_cmd *c, const struct ofl_pkg_inputs *i
 		ofl_pkg_args_release(&a);
 		return error("out of memory");
 	}
+	/* 19 and 22 read member= as a stored string, which nothing has */
+	bool member = !c->compat || c->llvm >= OFL_LLVM_23;
 	size_t n = 0;
 	for (size_t i = 0; i < in->n; i++)
-		if (ofl_pkg_match(&a, &in->v[i].bin, c->llvm))
+		if (ofl_pkg_match(&a, &in->v[i], c->llvm, member))
 			m[n++] = &in->v[i];
 	int rc = n ? extract_matches(c, &a, m, n) : 0;
 	free(m);
@@ -238,7 +241,7 @@ static int do_extract(struct pkg_cmd *c)
 	int rc = ofl_pkg_collect(f.data, f.size, path, c->collect_flags, &in, &diag, &err);
 	if (rc) {
 		rc = c->compat && err.code == OFL_EFORMAT
-		         ? error("%s", ofl_obin_llvm_diag_text(diag))
+		         ? error("%s", ofl_obin_llvm_diag_text(diag, &err))
 		         : error_lib(&err);
 		ofl_file_close(&f);
 		return rc;

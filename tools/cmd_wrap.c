@@ -49,8 +49,10 @@ struct wrap_job {
 	const char *host_cc; /* compile C with it instead of writing the object */
 	bool pack;           /* raw images go in as OffloadBinaries, as the linker wrapper's */
 	struct fatbin_job fb;
-	bool llvm_msgs; /* llvm-offload-wrapper: an unreadable input is "'PATH': <why>" */
-	bool llvm_bc;   /* a personality: bitcode, as LLVM's tools, unless named .o */
+	/* llvm-offload-wrapper: LLVM's messages (an unreadable input is
+	 * "'PATH': <why>") and inputs (SYCL's embedded as they are) */
+	bool llvm_tool;
+	bool llvm_bc; /* a personality: bitcode, as LLVM's tools, unless named .o */
 };
 
 enum emit { EMIT_OBJ, EMIT_LL, EMIT_BC, EMIT_C, EMIT_FATBIN };
@@ -234,13 +236,15 @@ static int load_inputs(struct wrap_job *j, struct ofl_wrap_image *imgs)
 		struct input *in = &j->in[i];
 		int rc = 0;
 		if (ofl_file_open(&in->file, in->path, &err))
-			return j->llvm_msgs && err.sys_errno
+			return j->llvm_tool && err.sys_errno
 			           ? error("'%s': %s", in->path, strerror(err.sys_errno))
 			           : error_lib(&err);
 		imgs[i] = (struct ofl_wrap_image){in->file.data, in->file.size, 0,
 		                                  in->file.size, in->arch,      &in->file};
+		/* LLVM's tool embeds any file for SYCL (its test wraps IR text):
+		 * the runtime reads it; offlink wrap checks it first */
 		if (j->opts.kind == OFL_WRAP_SYCL)
-			rc = sycl_input(in);
+			rc = j->llvm_tool ? 0 : sycl_input(in);
 		else if (ofl_obin_is(in->file.data, in->file.size))
 			rc = obin_input(in, &imgs[i]);
 		else if (j->pack)
@@ -803,8 +807,9 @@ int cmd_clang_offload_wrapper(int argc, char **argv)
 
 /* llvm-offload-wrapper --kind=openmp|cuda|hip [--triple=<t>] -o <out> <file>...;
  * as LLVM 23's (personality_release) also --relocatable, OpenMP images in
- * .llvm.offloading.relocatable, and --kind=sycl: one OffloadBinary (23
- * wraps the first input and ignores the others; offlink refuses them). */
+ * .llvm.offloading.relocatable, and --kind=sycl: one file, embedded as it
+ * is (23 wraps the first input and ignores the others; offlink refuses
+ * them). */
 int cmd_llvm_offload_wrapper(int argc, char **argv)
 {
 	struct wrap_job j = new_job(OFL_WRAP_LLVM20, false);
@@ -839,7 +844,7 @@ int cmd_llvm_offload_wrapper(int argc, char **argv)
 		strlist_release(&pos);
 		return rc == 2 ? 0 : rc;
 	}
-	j.llvm_msgs = true;
+	j.llvm_tool = true;
 	j.llvm_bc = true;
 	if (!kind) {
 		fprintf(stderr, "%s: for the --kind option: must be specified at least once!\n",

@@ -1,10 +1,12 @@
 /* Fuzzes the finders: the section walker (tolerant and strict), the raw
- * magic scanner, the ELF section finder (its own reader against libelf's)
- * and the packager's collector.  Every hit must lie inside the input and
- * parse again. */
+ * magic scanner, the ELF section finder (its own reader against libelf's),
+ * what LLVM refuses on opening an ELF object and the packager's collector.
+ * Every hit must lie inside the input and parse again. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "offlink/elf.h"
 #include "offlink/offload_binary.h"
 #include "offlink/offload_scan.h"
 #include "offlink/packager.h"
@@ -42,6 +44,29 @@ static void compare_readers(const uint8_t *data, size_t size, unsigned how)
 	ofl_elf_sections_release(&b);
 }
 
+/* member= selects by the name each entry was found under (an archive
+ * member's, read from the input): it must match itself, whatever it is. */
+static void match_members(const struct ofl_pkg_inputs *in)
+{
+	for (size_t i = 0; i < in->n; i++) {
+		struct ofl_pkg_args a = OFL_PKG_ARGS_INIT;
+		struct ofl_error err = OFL_ERROR_INIT;
+		/* a name holding ',' or '=' cannot be written as member= */
+		if (strpbrk(in->v[i].ident, ",="))
+			continue;
+		size_t n = strlen(in->v[i].ident) + sizeof("member=");
+		char *spec = malloc(n);
+		if (!spec)
+			abort();
+		snprintf(spec, n, "member=%s", in->v[i].ident);
+		if (ofl_pkg_args_parse(spec, &a, &err) == 0 &&
+		    !ofl_pkg_match(&a, &in->v[i], OFL_LLVM_23, true))
+			abort();
+		ofl_pkg_args_release(&a);
+		free(spec);
+	}
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -65,11 +90,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (unsigned how = OFL_ELFSEC_BY_TYPE; how <= (OFL_ELFSEC_BY_TYPE | OFL_ELFSEC_BY_NAME);
 	     how++)
 		compare_readers(data, size, how);
+	/* LLVM's refusal of an ELF object always says why */
+	ofl_error_clear(&err);
+	if (ofl_is_elf(data, size) && ofl_elf_llvm_check(data, size, &err) != 0 && !err.msg[0])
+		abort();
 	struct ofl_pkg_inputs in;
 	enum ofl_obin_llvm_diag diag;
 	ofl_error_clear(&err);
 	for (unsigned flags = 0; flags <= OFL_PKG_V2; flags++)
-		if (ofl_pkg_collect(data, size, "fuzz", flags, &in, &diag, &err) == 0)
+		if (ofl_pkg_collect(data, size, "fuzz", flags, &in, &diag, &err) == 0) {
+			match_members(&in);
 			ofl_pkg_inputs_release(&in);
+		}
 	return 0;
 }

@@ -1,9 +1,11 @@
 /* Fuzzes entry-ID parsing in every dialect, compatibility, target-ID
- * parsing, canonical form, conflict checks, the StringMap order and the
- * offload-target rules of clang-linker-wrapper.  The input is split at
- * '\n' into two strings (entry, request); ',' in the first splits it into
+ * parsing, canonical form, conflict checks, the StringMap order, the
+ * offload-target rules of clang-linker-wrapper and how a host triple's
+ * object format and environment are read.  The input is split at '\n'
+ * into two strings (entry, request); ',' in the first splits it into
  * keys for the set-level checks, and the first '/' of each a triple from
  * an arch for the offload-target rules. */
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -113,6 +115,18 @@ static void check_targets(const char *e, const char *r)
 	free(b);
 }
 
+/* A host triple read as clang reads it: MSVC and MinGW/Cygwin are both
+ * COFF and never both. */
+static void check_host(const char *t)
+{
+	bool coff = ofl_triple_is_coff(t), msvc = ofl_triple_is_msvc(t);
+	bool cygming = ofl_triple_is_cygming(t);
+	if ((msvc || cygming) && !coff)
+		abort();
+	if (msvc && cygming)
+		abort();
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const uint8_t *nl = memchr(data, '\n', size);
@@ -126,6 +140,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	check_target_id(a);
 	check_target_id(b);
 	check_sets(a);
+	check_host(b);
 	free(a);
 	free(b);
 	return 0;

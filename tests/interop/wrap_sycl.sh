@@ -78,6 +78,17 @@ expect_lines p.ll \
 	'define internal void @sycl\.descriptor_unreg\(\) section "\.text\.startup" \{' 'entry:' \
 	"  call void @__sycl_unregister_lib\(ptr @\.sycl_offloading\.binary, i64 $size\)" \
 	'  ret void' '\}' 'declare void @__sycl_unregister_lib\(ptr, i64\)'
+# 23's tool embeds any file for SYCL as it is: its test wraps itself, IR
+# text; so does the personality (offlink wrap checks the binary, below)
+printf '; RUN: llvm-offload-wrapper --triple=%s -kind=sycl %%s -o %%t.bc\n' $X >lit.ll
+./llvm-offload-wrapper-23 --triple=$X -kind=sycl lit.ll -o lit.bc || fail "a text file for sycl"
+"$LLVM22/llvm-dis" lit.bc -o lit.dis || fail "llvm-dis lit"
+lsize=$(stat -c %s lit.ll)
+text=$(sed 's/\\/\\5C/g; s/"/\\22/g' lit.ll)
+grep -Fq "@.sycl_offloading.binary = internal unnamed_addr constant [$lsize x i8] c\"$text\\0A\", section \".llvm.offloading\"" lit.dis ||
+	{ cat lit.dis; fail "the text file is not embedded as it is"; }
+grep -q "call void @__sycl_register_lib(ptr @.sycl_offloading.binary, i64 $lsize)" lit.dis ||
+	fail "registered size"
 # our IR text reads as LLVM prints the bitcode
 "$OFFLINK" wrap --kind=sycl --host-triple=$X bin.obin -o t.ll
 sed 's/^; ModuleID = .*//' t.ll | grep -v '^$' >t.lines
@@ -96,7 +107,7 @@ diff -u want.log a64.log || fail "aarch64: registration differs"
 # what is refused, one line each
 expect_fail ./llvm-offload-wrapper-23 --kind=sycl bin.obin bin.obin -o two.bc
 expect_err_line 'sycl takes exactly one OffloadBinary, got 2'
-expect_fail ./llvm-offload-wrapper-23 --kind=sycl a.spv -o raw.bc
+expect_fail "$OFFLINK" wrap --kind=sycl a.spv -o raw.bc
 expect_err_line 'a\.spv: not an OffloadBinary \(SYCL registers one, as clang-sycl-linker writes it\) at offset 0$'
 head -c 100 bin.obin >cut.obin
 expect_fail "$OFFLINK" wrap --kind=sycl cut.obin -o cut.o

@@ -1032,27 +1032,38 @@ OFL_TEST(triple_compatibility)
 }
 
 /* As clang reads --target: normalized (mingw32 and cygwin are Windows),
- * COFF for a Windows or UEFI OS unless the triple names another format. */
+ * COFF for a Windows or UEFI OS unless the triple names another format;
+ * MinGW and Cygwin are Windows of the GNU and Cygnus environments. */
 OFL_TEST(triple_coff_and_msvc)
 {
 	static const struct {
 		const char *triple;
-		bool coff, msvc;
+		bool coff, msvc, cygming;
 	} rows[] = {
-	    {"x86_64-pc-windows-msvc", true, true},    {"x86_64-unknown-windows-msvc", true, true},
-	    {"x86_64-pc-win32", true, true},           {"x86_64-pc-windows", true, true},
-	    {"aarch64-pc-windows-msvc", true, true},   {"x86_64-w64-mingw32", true, false},
-	    {"x86_64-w64-windows-gnu", true, false},   {"x86_64-pc-cygwin", true, false},
-	    {"x86_64-pc-windows-cygnus", true, false}, {"x86_64-pc-windows-itanium", true, false},
-	    {"x86_64-unknown-uefi", true, false},      {"x86_64-pc-windows-elf", false, false},
-	    {"x86_64-pc-linux-gnu", false, false},     {"x86_64", false, false},
+	    {"x86_64-pc-windows-msvc", true, true, false},
+	    {"x86_64-unknown-windows-msvc", true, true, false},
+	    {"x86_64-pc-win32", true, true, false},
+	    {"x86_64-pc-windows", true, true, false},
+	    {"aarch64-pc-windows-msvc", true, true, false},
+	    {"x86_64-w64-mingw32", true, false, true},
+	    {"x86_64-w64-windows-gnu", true, false, true},
+	    {"x86_64-w64-windows-gnullvm", true, false, true},
+	    {"x86_64-pc-cygwin", true, false, true},
+	    {"x86_64-pc-windows-cygnus", true, false, true},
+	    {"x86_64-pc-windows-itanium", true, false, false},
+	    {"x86_64-unknown-uefi", true, false, false},
+	    {"x86_64-pc-windows-elf", false, false, false},
+	    {"x86_64-pc-linux-gnu", false, false, false},
+	    {"x86_64", false, false, false},
 	};
 	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
 		if (ofl_triple_is_coff(rows[i].triple) != rows[i].coff ||
-		    ofl_triple_is_msvc(rows[i].triple) != rows[i].msvc)
+		    ofl_triple_is_msvc(rows[i].triple) != rows[i].msvc ||
+		    ofl_triple_is_cygming(rows[i].triple) != rows[i].cygming)
 			fprintf(stderr, "triple %s\n", rows[i].triple);
 		CHECK(ofl_triple_is_coff(rows[i].triple) == rows[i].coff);
 		CHECK(ofl_triple_is_msvc(rows[i].triple) == rows[i].msvc);
+		CHECK(ofl_triple_is_cygming(rows[i].triple) == rows[i].cygming);
 	}
 }
 

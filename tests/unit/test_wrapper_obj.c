@@ -492,15 +492,21 @@ OFL_TEST(argument_errors)
 	CHECK_EQ_U(m, OFL_WRAP_X86_64_COFF);
 	CHECK(ofl_wrap_machine_from_triple("x86_64-pc-windows-elf", &m, &err) == 0);
 	CHECK_EQ_U(m, OFL_WRAP_X86_64);
-	/* COFF hosts of another environment: refused, never an ELF object */
-	static const char *const not_msvc[] = {"x86_64-pc-cygwin", "x86_64-w64-mingw32",
-	                                       "x86_64-w64-windows-gnu",
-	                                       "x86_64-pc-windows-cygnus"};
-	for (size_t i = 0; i < sizeof not_msvc / sizeof *not_msvc; i++) {
-		CHECK(ofl_wrap_machine_from_triple(not_msvc[i], &m, &err) == OFL_EUNSUPPORTED);
-		CHECK(strstr(err.msg, "MSVC environment only") != NULL);
-		ofl_error_clear(&err);
+	/* MinGW and Cygwin: COFF with .ctors and directives, read as clang's
+	 * driver reads a triple (normalized) */
+	static const char *const cygming[] = {"x86_64-pc-cygwin", "x86_64-w64-mingw32",
+	                                      "x86_64-w64-windows-gnu", "x86_64-pc-windows-cygnus",
+	                                      "x86_64-w64-windows-gnullvm"};
+	for (size_t i = 0; i < sizeof cygming / sizeof *cygming; i++) {
+		CHECK(ofl_wrap_machine_from_triple(cygming[i], &m, &err) == 0);
+		CHECK_EQ_U(m, OFL_WRAP_X86_64_MINGW);
+		CHECK(ofl_wrap_machine_coff(m));
 	}
+	/* COFF hosts of another environment: refused, never an ELF object */
+	CHECK(ofl_wrap_machine_from_triple("x86_64-pc-windows-itanium", &m, &err) ==
+	      OFL_EUNSUPPORTED);
+	CHECK(strstr(err.msg, "MSVC, MinGW and Cygwin environments only") != NULL);
+	ofl_error_clear(&err);
 	CHECK(ofl_wrap_machine_from_triple("aarch64-pc-windows-msvc", &m, &err) ==
 	      OFL_EUNSUPPORTED);
 	ofl_error_clear(&err);

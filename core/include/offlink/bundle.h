@@ -102,6 +102,11 @@ int ofl_bundle_text_end(struct ofl_buf *out, const char *comment, const char *id
 
 /* Object handler (bundle_object.c). */
 
+/* Whether the object handler takes data, as LLVM's bundler does: an ELF
+ * file LLVM's object reader opens (ofl_elf_llvm_check); anything else goes
+ * to the binary handler, as LLVM falls back to it when its reader fails. */
+bool ofl_bundle_is_object(const uint8_t *data, size_t size);
+
 /* Appends to b one entry per __CLANG_OFFLOAD_BUNDLE__ section of an ELF
  * object, in section-table order. */
 int ofl_bundle_object_scan(struct ofl_bundle *b, const uint8_t *data, size_t size,
@@ -110,13 +115,14 @@ int ofl_bundle_object_scan(struct ofl_bundle *b, const uint8_t *data, size_t siz
 /* Writes to fd (an empty regular file) a copy of the ELF object
  * host[0..host_size) with one extra section per entry, named
  * OFL_BUNDLE_MAGIC + ids[k], holding datas[k], flags SHF_EXCLUDE, alignment
- * 1, as llvm-objcopy --add-section + --set-section-flags=readonly,exclude. */
+ * 1, as llvm-objcopy --add-section + --set-section-flags=readonly,exclude
+ * writes it, byte for byte (the string tables rebuilt, elf_edit.h). */
 int ofl_bundle_object_write(int fd, const uint8_t *host, size_t host_size, const char *const *ids,
                             const uint8_t *const *datas, const uint64_t *sizes, size_t n,
                             struct ofl_error *err);
 
 /* Writes to fd a copy of the ELF object without its bundle sections (the
- * host entry of a fat object). */
+ * host entry of a fat object), as llvm-objcopy --remove-section does. */
 int ofl_bundle_object_strip(int fd, const uint8_t *data, size_t size, struct ofl_error *err);
 
 OFL_API_END

@@ -191,8 +191,12 @@ int ofl_objdump_section_bundles(const uint8_t *file, size_t file_size, uint64_t 
  * ("lib.a(m.o)" for an archive member), fname what files extracted from
  * it are named after (the member's name, flattened: no directory), archive
  * the path of the archive holding it (NULL for the file itself). */
+/* name: "lib.a(m.o)" for a member, else the path; fname: the name files
+ * extracted from it are named after (flattened); file: LLVM's file name of
+ * the object (the member's name as stored, else the path); archive: the
+ * archive's path, or NULL. */
 struct ofl_objdump_object {
-	const char *name, *fname, *archive;
+	const char *name, *fname, *file, *archive;
 	const uint8_t *data;
 	size_t size;
 };

@@ -99,10 +99,13 @@ void ofl_obin_release(struct ofl_obin *b);
 enum ofl_obin_llvm_diag {
 	OFL_OBIN_INVALID_DATA,   /* "Invalid data was encountered while parsing the file" */
 	OFL_OBIN_UNEXPECTED_EOF, /* "The end of the file was unexpectedly encountered" */
+	OFL_OBIN_OBJECT,         /* LLVM's object reader refused the file: the
+	                          * error's message is its words */
 };
 enum ofl_obin_llvm_diag ofl_obin_llvm_diag(const uint8_t *data, size_t size,
                                            enum ofl_llvm_version v);
-const char *ofl_obin_llvm_diag_text(enum ofl_obin_llvm_diag d);
+/* LLVM's words for d; err's message for OFL_OBIN_OBJECT. */
+const char *ofl_obin_llvm_diag_text(enum ofl_obin_llvm_diag d, const struct ofl_error *err);
 
 /* Any version (1, 2 with several entries, 3 possibly zstd/zlib compressed,
  * docs/formats.md §5.6).  entries and their strings are owned by the set. */

@@ -93,9 +93,12 @@ int ofl_pkg_collect(const uint8_t *data, size_t size, const char *path, unsigned
                     struct ofl_error *err);
 void ofl_pkg_inputs_release(struct ofl_pkg_inputs *in);
 
-/* Whether b matches every key of a: file ignored, kind compared with the
- * offload kind, any other key equal to the stored string ("" if absent). */
-bool ofl_pkg_match(const struct ofl_pkg_args *a, const struct ofl_obin *b, enum ofl_llvm_version v);
+/* Whether e's binary matches every key of a: file ignored, kind compared
+ * with the offload kind, with member (LLVM 23's #205170) member compared
+ * with e's ident (the archive member's name as `ar t` prints it), any other
+ * key equal to the stored string ("" if absent). */
+bool ofl_pkg_match(const struct ofl_pkg_args *a, const struct ofl_pkg_entry *e,
+                   enum ofl_llvm_version v, bool member);
 
 /* "<stem(input)>-<triple>-<arch>.<i>.<suffix>", the name release v gives
  * an extracted image without file= (23: no "-<arch>" when the arch is

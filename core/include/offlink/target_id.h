@@ -92,6 +92,11 @@ bool ofl_triple_compatible(const char *a, const char *b, enum ofl_llvm_dialect d
  * constructors lie in .CRT$XC*. */
 bool ofl_triple_is_coff(const char *triple);
 bool ofl_triple_is_msvc(const char *triple);
+/* A Windows host of the GNU environment (MinGW, "gnullvm" too) or Cygwin
+ * (llvm::Triple::isOSCygMing): COFF objects whose constructors lie in
+ * .ctors.* and whose hidden definitions are named in -exclude-symbols
+ * linker directives. */
+bool ofl_triple_is_cygming(const char *triple);
 
 /* A target ID split into processor and features. */
 struct ofl_target_feature {

@@ -45,7 +45,9 @@ enum ofl_wrap_abi {
 enum ofl_wrap_machine {
 	OFL_WRAP_X86_64,
 	OFL_WRAP_AARCH64,
-	OFL_WRAP_X86_64_COFF, /* Windows x64: a COFF object (OpenMP only) */
+	OFL_WRAP_X86_64_COFF,  /* Windows x64, MSVC: a COFF object (OpenMP only) */
+	OFL_WRAP_X86_64_MINGW, /* Windows x64, MinGW or Cygwin: the same, with
+	                        * .ctors and -exclude-symbols directives */
 };
 
 /* One image to embed.  The bytes are borrowed (not copied) until the write
@@ -77,10 +79,14 @@ struct ofl_wrap_opts {
 int ofl_wrap_check(const struct ofl_wrap_opts *o, size_t nimages, struct ofl_error *err);
 
 /* Machine for a host triple ("x86_64-pc-linux-gnu", "aarch64-linux-gnu",
- * "x86_64-pc-windows-msvc").  A COFF host (ofl_triple_is_coff) other than
- * an MSVC one (MinGW, Cygwin) is OFL_EUNSUPPORTED. */
+ * "x86_64-pc-windows-msvc", "x86_64-w64-windows-gnu").  A COFF host
+ * (ofl_triple_is_coff) of another environment (Itanium, UEFI) is
+ * OFL_EUNSUPPORTED. */
 int ofl_wrap_machine_from_triple(const char *triple, enum ofl_wrap_machine *m,
                                  struct ofl_error *err);
+
+/* Whether m's objects are COFF (Windows hosts). */
+bool ofl_wrap_machine_coff(enum ofl_wrap_machine m);
 
 /* Every ELF object ofl_wrap_write_fd writes carries a .comment string
  * "offlink <version>" (LLVM's wrapper objects have no .comment; a linker
@@ -137,7 +143,8 @@ int ofl_wrap_needs_of_object(const uint8_t *data, size_t size, struct ofl_wrap_n
  * __hip_gpubin_handle_<cuid> (all at one handle) symbols those host objects
  * leave undefined, as the object clang's driver assembles: the first of the
  * cuids (sorted by the caller) defines them, the others are aliases.  fd as
- * for ofl_wrap_write_fd. */
+ * for ofl_wrap_write_fd.  ELF hosts only: a COFF machine is
+ * OFL_EUNSUPPORTED. */
 int ofl_hip_gpubin_write_fd(int fd, enum ofl_wrap_machine m, const uint8_t *fatbin, size_t size,
                             const char *const *cuids, size_t n, struct ofl_error *err);
 
