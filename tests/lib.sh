@@ -43,6 +43,17 @@ need() {
 	done
 }
 
+# resolved_flags WORDS...: the words with each -B folder resolved (the
+# pkg-config module names its folders from its own place, <pc>/../../bin)
+resolved_flags() {
+	local w out=
+	for w in "$@"; do
+		case $w in -B*) w=-B$(realpath "${w#-B}")$([ "${w%/}" != "$w" ] && echo /) ;; esac
+		out+="$w "
+	done
+	echo "${out% }"
+}
+
 # need_libomp19: RTLIB, LLVM 19's OpenMP offload libraries with its NVPTX
 # device runtime (scripts/bootstrap unpacks them: libomp-19-dev conflicts
 # with 22's); missing, the test fails in CI and is skipped elsewhere

@@ -17,11 +17,18 @@ cmake --install "$OFL_BUILD" --prefix "$SCRATCH/p" --component Unspecified >/dev
 	fail "--ldflags"
 [ "$(p/bin/offlink --ldflags --compat)" = "-B$(realpath p)/libexec/offlink/compat" ] || fail "--ldflags --compat"
 [ "$(p/bin/offlink --ldflags --cc=gcc)" = "-B$(realpath p)/libexec/offlink/gcc/" ] || fail "--ldflags --cc=gcc"
-grep -q "^prefix=$SCRATCH/p\$" p/lib/pkgconfig/offlink.pc || { cat p/lib/pkgconfig/offlink.pc; fail "offlink.pc prefix"; }
-if command -v pkg-config >/dev/null; then
-	[ "$(PKG_CONFIG_PATH=p/lib/pkgconfig pkg-config --libs offlink | sed "s/ *$//")" = "$(p/bin/offlink --ldflags | sed "s|$(realpath p)|$SCRATCH/p|g")" ] ||
-		fail "pkg-config --libs offlink is not offlink --ldflags"
-fi
+# pkg-config's flags are offlink --ldflags' folders, also after the prefix
+# moves (the file names its prefix from its own place)
+pc_flags() { # prefix
+	# shellcheck disable=SC2046 # one word each
+	resolved_flags $(PKG_CONFIG_PATH=$SCRATCH/$1/lib/pkgconfig pkg-config --libs offlink)
+}
+need pkg-config
+[ "$(pc_flags p)" = "$(p/bin/offlink --ldflags)" ] || fail "pkg-config --libs offlink is not offlink --ldflags"
+cp -a p moved
+[ "$(pc_flags moved)" = "$(moved/bin/offlink --ldflags)" ] && [ "$(pc_flags moved)" != "$(pc_flags p)" ] ||
+	fail "pkg-config --libs offlink names the old prefix after a move: $(pc_flags moved)"
+rm -rf moved
 [ -f p/share/man/man1/ld.offlink.1 ] && [ -f p/share/man/man1/offlink-plugin.1 ] ||
 	fail "ld.offlink or plugin man page missing"
 [ -f p/lib/offlink/offlink-plugin.so ] || fail "lib/offlink/offlink-plugin.so missing"

@@ -27,11 +27,14 @@ run_check() {
 }
 
 # The pkg-config module and `offlink --ldflags` agree.
-[ "$(pkg-config --libs offlink | sed 's/ *$//')" = "$("$OFFLINK" --ldflags)" ] ||
+# shellcheck disable=SC2046 # one word each
+[ "$(resolved_flags $(pkg-config --libs offlink))" = "$("$OFFLINK" --ldflags)" ] ||
 	fail "pkg-config --libs offlink: $(pkg-config --libs offlink)"
-[ "$(pkg-config --variable=ldflags_clang offlink)" = "$("$OFFLINK" --ldflags)" ] ||
+# shellcheck disable=SC2046
+[ "$(resolved_flags $(pkg-config --variable=ldflags_clang offlink))" = "$("$OFFLINK" --ldflags)" ] ||
 	fail "ldflags_clang: $(pkg-config --variable=ldflags_clang offlink)"
-[ "$(pkg-config --variable=ldflags_gcc offlink)" = "$("$OFFLINK" --ldflags --cc=gcc)" ] ||
+# shellcheck disable=SC2046
+[ "$(resolved_flags $(pkg-config --variable=ldflags_gcc offlink))" = "$("$OFFLINK" --ldflags --cc=gcc)" ] ||
 	fail "ldflags_gcc: $(pkg-config --variable=ldflags_gcc offlink)"
 
 # Make: compile and link with -fopenmp-targets, offlink's flags from its
