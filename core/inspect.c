@@ -615,6 +615,8 @@ int ofl_inspect_build(const uint8_t *data, size_t size, const char *path,
 	struct ictx c = {path, opts ? opts->flags : 0, opts ? opts->foreign : NULL, err};
 	int rc = analyze(&c, root, 0);
 	if (rc) {
+		/* a nested reader's error names no file: this one is it */
+		ofl_error_locate(err, path, 0);
 		ofl_node_free(root);
 		return rc;
 	}

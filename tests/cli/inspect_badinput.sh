@@ -16,6 +16,7 @@ b = bytearray(r); struct.pack_into("<Q", b, 8, len(r) + 100); open("sizepast", "
 eo = struct.unpack_from("<Q", r, 16)[0]
 so = struct.unpack_from("<Q", r, eo + 8)[0]
 b = bytearray(r); struct.pack_into("<Q", b, so, 0xffff); open("strpast", "wb").write(b)
+b = bytearray(r); struct.pack_into("<I", b, 4, 9); open("newer", "wb").write(b)
 # A version-2 binary claiming 2^64-1 entries.
 b = bytearray(r); struct.pack_into("<IQ", b, 4, 2, len(r)); struct.pack_into("<Q", b, 24, 2**64 - 1)
 open("count", "wb").write(b)
@@ -41,6 +42,7 @@ check() { # file, pattern of the message after "offlink: error: "
 check trunc 'trunc: offload binary: size 160 does not fit the 40 bytes left at offset 8'
 check sizepast 'sizepast: offload binary: size 260 does not fit the 160 bytes left at offset 8'
 check strpast 'strpast: offload binary: key offset 65535 is past the end \(160 bytes\) at offset 72'
+check newer 'newer: offload binary: version 9 is not one offlink knows \(1 to 3\): a newer LLVM wrote it at offset 4'
 check count 'count: offload binary: 18446744073709551615 entries at 32 do not fit in 160 bytes at offset 24'
 check fb-past 'fb-past: fatbinary entry of 1000 bytes runs past the end of the fatbinary at offset 24'
 check fb-trunc 'fb-trunc: truncated fatbinary header at offset 0'
