@@ -80,10 +80,12 @@ static int push_target(struct ofl_link *l, const struct link_group *g, const cha
 	const char *opt = v19 ? o19 : fam == OFL_FAM_AMDGPU ? "-flto" : NULL;
 	if (!rc && opt)
 		rc = ofl_proc_push(cmd, opt, err);
-	/* what the old driver's lld link of HIP code objects adds */
+	/* what the old driver's lld link of HIP code objects adds: 20 and
+	 * later also --lto-partitions=8, 19 none (clang --hip-link -###) */
 	if (!rc && fam == OFL_FAM_AMDGPU && g->legacy)
 		rc = ofl_proc_push(cmd, "-Wl,-plugin-opt=-amdgpu-internalize-symbols", err) ||
-		     ofl_proc_push(cmd, "-Wl,--lto-partitions=8", err);
+		     (!ofl_llvm_old_wrapper(g->llvm) &&
+		      ofl_proc_push(cmd, "-Wl,--lto-partitions=8", err));
 	if (!rc && !v19 && !g->legacy)
 		rc = push_xlinker("--plugin-opt=", l->o.lto_opts, l->o.nlto_opts, cmd, err);
 	if (!rc && fast)

@@ -280,17 +280,22 @@ static int collect_cuids(struct ofl_link *l, struct ofl_symset *set, const char 
 	return rc;
 }
 
-/* Old-driver HIP: one bundle of every code object ("hipv4-" IDs), and the
- * object defining the symbols its host objects register it through. */
+/* Old-driver HIP: one bundle of every code object ("hipv4-" IDs, in the
+ * dialect of the newest release linking them, as its clang --hip-link
+ * bundles), and the object defining the symbols its host objects register
+ * it through. */
 static int write_gpubin(struct ofl_link *l, const size_t *order, size_t n, struct ofl_error *err)
 {
 	struct ofl_buf fb = OFL_BUF_INIT;
 	struct ofl_symset set = OFL_SYMSET_INIT;
 	const char **cuids = NULL;
 	size_t ncuids = 0;
+	unsigned llvm = 0;
+	for (size_t i = 0; i < n; i++)
+		llvm = l->groups[order[i]].llvm > llvm ? l->groups[order[i]].llvm : llvm;
 	enum ofl_wrap_machine m;
 	int rc = ofl_wrap_machine_from_triple(l->o.host_triple, &m, err);
-	rc = rc ? rc : build_fatbin(l, OFL_WRAP_HIP, true, order, n, 0, &fb, err);
+	rc = rc ? rc : build_fatbin(l, OFL_WRAP_HIP, true, order, n, llvm, &fb, err);
 	rc = rc ? rc : collect_cuids(l, &set, &cuids, &ncuids, err);
 	char *path = rc ? NULL : ofl_link_temp(l, "hip.gpubin.o", err);
 	int fd = path ? open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644) : -1;
