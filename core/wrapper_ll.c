@@ -161,7 +161,7 @@ static void put_value(struct printer *p, uint32_t v)
 
 static void put_global(struct printer *p, const struct ofl_ir_global *g)
 {
-	static const char *const linkage[] = {"", "internal ", "appending ", "weak_odr "};
+	static const char *const linkage[] = {"", "internal ", "appending ", "weak_odr ", "weak "};
 	putf(p, "@%s = %s%s%s%s", ofl_ir_name(p->m, g->name),
 	     g->init ? linkage[g->linkage] : "external ", g->hidden ? "hidden " : "",
 	     g->unnamed_addr ? "unnamed_addr " : "", g->constant ? "constant " : "global ");
@@ -386,6 +386,14 @@ static int print_module(struct ofl_buf *out, const struct ofl_ir_module *m)
 		put_global(&p, &m->globals[g]);
 	for (size_t f = 0; f < m->nfuncs && !p.rc; f++)
 		p.rc |= put_function(&p, &m->funcs[f]);
+	for (size_t i = 0; i < m->nsymbols; i++)
+		putf(&p, "%s!%zu", i ? ", " : "\n!llvm.offloading.symbols = !{", i);
+	put(&p, m->nsymbols ? "}\n\n" : "");
+	for (size_t i = 0; i < m->nsymbols; i++) {
+		putf(&p, "!%zu = !{ptr ", i);
+		put_value(&p, m->symbols[i]);
+		put(&p, "}\n");
+	}
 	return p.rc;
 }
 

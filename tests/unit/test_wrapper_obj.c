@@ -35,7 +35,7 @@ struct obj {
 static int build(struct obj *o, enum ofl_wrap_kind kind, enum ofl_wrap_abi abi,
                  enum ofl_wrap_machine m, const struct ofl_wrap_image *imgs, size_t n)
 {
-	struct ofl_wrap_opts opts = {kind, abi, m, false};
+	struct ofl_wrap_opts opts = {kind, abi, m, false, false};
 	struct ofl_error err = OFL_ERROR_INIT;
 	o->buf = (struct ofl_buf)OFL_BUF_INIT;
 	int rc = ofl_wrap_write_buf(&o->buf, &opts, imgs, n, &err);
@@ -305,7 +305,7 @@ OFL_TEST(file_backed_images)
 		struct ofl_wrap_image mem = {IMG_A + 3, 60, 0, 60, NULL, NULL};
 		struct ofl_wrap_image fil = {file.data + 3, 60, 0, 60, NULL, &file};
 		struct ofl_wrap_opts opts = {(enum ofl_wrap_kind)k, OFL_WRAP_LLVM20,
-		                             OFL_WRAP_X86_64, false};
+		                             OFL_WRAP_X86_64, false, false};
 		struct ofl_buf a = OFL_BUF_INIT, b = OFL_BUF_INIT;
 		CHECK(ofl_wrap_write_buf(&a, &opts, &mem, 1, &err) == 0);
 		CHECK(ofl_wrap_write_buf(&b, &opts, &fil, 1, &err) == 0);
@@ -397,7 +397,8 @@ OFL_TEST(relocatable_section)
 {
 	fill();
 	struct ofl_wrap_image img = {IMG_A, sizeof(IMG_A), 0, sizeof(IMG_A), NULL, NULL};
-	struct ofl_wrap_opts opts = {OFL_WRAP_OPENMP, OFL_WRAP_LLVM20, OFL_WRAP_X86_64, true};
+	struct ofl_wrap_opts opts = {OFL_WRAP_OPENMP, OFL_WRAP_LLVM20, OFL_WRAP_X86_64, true,
+	                             false};
 	struct ofl_error err = OFL_ERROR_INIT;
 	struct ofl_buf b = OFL_BUF_INIT;
 	CHECK(ofl_wrap_write_buf(&b, &opts, &img, 1, &err) == 0);
@@ -453,24 +454,26 @@ OFL_TEST(argument_errors)
 	                                 {IMG_B, sizeof(IMG_B), 0, sizeof(IMG_B), NULL, NULL}};
 	struct ofl_error err = OFL_ERROR_INIT;
 	struct ofl_buf b = OFL_BUF_INIT;
-	struct ofl_wrap_opts cuda = {OFL_WRAP_CUDA, OFL_WRAP_LLVM20, OFL_WRAP_X86_64, false};
+	struct ofl_wrap_opts cuda = {OFL_WRAP_CUDA, OFL_WRAP_LLVM20, OFL_WRAP_X86_64, false, false};
 	CHECK(ofl_wrap_write_buf(&b, &cuda, imgs, 2, &err) == OFL_EINVAL);
 	CHECK(strstr(err.msg, "exactly one") != NULL);
 	ofl_error_clear(&err);
-	struct ofl_wrap_opts old = {OFL_WRAP_HIP, OFL_WRAP_LLVM14, OFL_WRAP_X86_64, false};
+	struct ofl_wrap_opts old = {OFL_WRAP_HIP, OFL_WRAP_LLVM14, OFL_WRAP_X86_64, false, false};
 	CHECK(ofl_wrap_write_buf(&b, &old, imgs, 1, &err) == OFL_EINVAL);
 	ofl_error_clear(&err);
-	struct ofl_wrap_opts omp = {OFL_WRAP_OPENMP, OFL_WRAP_LLVM20, OFL_WRAP_X86_64, false};
+	struct ofl_wrap_opts omp = {OFL_WRAP_OPENMP, OFL_WRAP_LLVM20, OFL_WRAP_X86_64, false,
+	                            false};
 	CHECK(ofl_wrap_write_buf(&b, &omp, imgs, 0, &err) == OFL_EINVAL);
 	ofl_error_clear(&err);
-	struct ofl_wrap_opts sycl = {OFL_WRAP_SYCL, OFL_WRAP_LLVM20, OFL_WRAP_X86_64, false};
+	struct ofl_wrap_opts sycl = {OFL_WRAP_SYCL, OFL_WRAP_LLVM20, OFL_WRAP_X86_64, false, false};
 	CHECK(ofl_wrap_write_buf(&b, &sycl, imgs, 2, &err) == OFL_EINVAL);
 	CHECK(strstr(err.msg, "exactly one OffloadBinary") != NULL);
 	ofl_error_clear(&err);
 	sycl.relocatable = true;
 	CHECK(ofl_wrap_write_buf(&b, &sycl, imgs, 1, &err) == OFL_EINVAL);
 	ofl_error_clear(&err);
-	sycl = (struct ofl_wrap_opts){OFL_WRAP_SYCL, OFL_WRAP_LLVM19, OFL_WRAP_X86_64, false};
+	sycl =
+	    (struct ofl_wrap_opts){OFL_WRAP_SYCL, OFL_WRAP_LLVM19, OFL_WRAP_X86_64, false, false};
 	CHECK(ofl_wrap_write_buf(&b, &sycl, imgs, 1, &err) == OFL_EINVAL);
 	ofl_error_clear(&err);
 	struct ofl_wrap_image bad = {IMG_A, sizeof(IMG_A), 50, 101, NULL, NULL};
@@ -510,7 +513,8 @@ OFL_TEST(ir_text)
 {
 	static const uint8_t bytes[] = {'"', '\\', 0, 'A', 0xff};
 	struct ofl_wrap_image img = {bytes, sizeof(bytes), 0, sizeof(bytes), NULL, NULL};
-	struct ofl_wrap_opts omp = {OFL_WRAP_OPENMP, OFL_WRAP_LLVM20, OFL_WRAP_X86_64, false};
+	struct ofl_wrap_opts omp = {OFL_WRAP_OPENMP, OFL_WRAP_LLVM20, OFL_WRAP_X86_64, false,
+	                            false};
 	struct ofl_error err = OFL_ERROR_INIT;
 	struct ofl_buf b = OFL_BUF_INIT;
 	CHECK(ofl_wrap_emit_ll(&b, &omp, "x86_64-pc-linux-gnu", &img, 1, &err) == 0);
@@ -522,7 +526,8 @@ OFL_TEST(ir_text)
 	CHECK(strstr(t, "@atexit(ptr @.omp_offloading.descriptor_unreg)"));
 	CHECK(strstr(t, "target triple = \"x86_64-pc-linux-gnu\""));
 	ofl_buf_release(&b);
-	struct ofl_wrap_opts old = {OFL_WRAP_OPENMP, OFL_WRAP_LLVM14, OFL_WRAP_X86_64, false};
+	struct ofl_wrap_opts old = {OFL_WRAP_OPENMP, OFL_WRAP_LLVM14, OFL_WRAP_X86_64, false,
+	                            false};
 	CHECK(ofl_wrap_emit_ll(&b, &old, "x86_64-pc-linux-gnu", &img, 1, &err) == 0);
 	CHECK(ofl_buf_append(&b, "", 1) == 0);
 	t = (const char *)b.data;
@@ -609,10 +614,10 @@ OFL_TEST(bitcode_container)
 	struct ofl_wrap_image imgs[2] = {{IMG_A, sizeof(IMG_A), 0, sizeof(IMG_A), NULL, NULL},
 	                                 {IMG_B, sizeof(IMG_B), 0, sizeof(IMG_B), NULL, NULL}};
 	struct ofl_wrap_opts opts[] = {
-	    {OFL_WRAP_OPENMP, OFL_WRAP_LLVM20, OFL_WRAP_X86_64, false},
-	    {OFL_WRAP_OPENMP, OFL_WRAP_AMD, OFL_WRAP_X86_64, false},
-	    {OFL_WRAP_HIP, OFL_WRAP_LLVM19, OFL_WRAP_X86_64, false},
-	    {OFL_WRAP_CUDA, OFL_WRAP_LLVM20, OFL_WRAP_X86_64, false},
+	    {OFL_WRAP_OPENMP, OFL_WRAP_LLVM20, OFL_WRAP_X86_64, false, false},
+	    {OFL_WRAP_OPENMP, OFL_WRAP_AMD, OFL_WRAP_X86_64, false, false},
+	    {OFL_WRAP_HIP, OFL_WRAP_LLVM19, OFL_WRAP_X86_64, false, false},
+	    {OFL_WRAP_CUDA, OFL_WRAP_LLVM20, OFL_WRAP_X86_64, false, false},
 	};
 	static const char *const names[] = {"__tgt_register_lib", "__tgt_register_image_info",
 	                                    "__hipRegisterVar", "__cudaRegisterFatBinaryEnd"};
@@ -658,7 +663,8 @@ OFL_TEST(bitcode_file_images)
 		fil[i] =
 		    (struct ofl_wrap_image){file.data + off, sizes[i], 0, sizes[i], NULL, &file};
 	}
-	struct ofl_wrap_opts opts = {OFL_WRAP_OPENMP, OFL_WRAP_LLVM20, OFL_WRAP_X86_64, false};
+	struct ofl_wrap_opts opts = {OFL_WRAP_OPENMP, OFL_WRAP_LLVM20, OFL_WRAP_X86_64, false,
+	                             false};
 	struct ofl_buf a = OFL_BUF_INIT, b = OFL_BUF_INIT;
 	CHECK(emit_bc("mem.bc", &opts, mem, 5, &a, &err) == 0);
 	CHECK(emit_bc("fil.bc", &opts, fil, 5, &b, &err) == 0);
@@ -698,7 +704,8 @@ OFL_TEST(needs_of_object)
 	    {OFL_WRAP_CUDA, OFL_WRAP_LLVM19, 1u << OFL_WRAP_CUDA},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct ofl_wrap_opts opts = {cases[i].kind, cases[i].abi, OFL_WRAP_X86_64, false};
+		struct ofl_wrap_opts opts = {cases[i].kind, cases[i].abi, OFL_WRAP_X86_64, false,
+		                             false};
 		struct ofl_error err = OFL_ERROR_INIT;
 		struct ofl_buf b = OFL_BUF_INIT;
 		struct ofl_wrap_needs n = {0, 0};
