@@ -42,7 +42,8 @@ static int kernels_of(struct ofl_sycl_desc *d, struct ofl_sycl_image *im, size_t
 	const char *p = ofl_obin_get(im->b, "symbols");
 	im->first = d->nkernels;
 	for (p = p ? p : ""; *p;) {
-		size_t len = strcspn(p, "\n"), n = len - (len && p[len - 1] == '\r');
+		size_t len = strcspn(p, "\n"),
+		       n = len - (len && p[len] == '\n' && p[len - 1] == '\r');
 		const char *name = p;
 		p += len + (p[len] == '\n');
 		if (!n)

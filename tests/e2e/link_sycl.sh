@@ -40,7 +40,6 @@ same() {
 	norm $name.ours
 	[ "$lrc" = "$orc" ] || { cat $name.ours; fail "$name: exit $orc, LLVM $lrc"; }
 	diff -u $name.llvm $name.ours || fail "$name: output differs from LLVM 22's"
-	grep -q -- '--sycl-link' $name.llvm || fail "$name: no SYCL device link"
 }
 export TMPDIR=$SCRATCH
 D=("${H[@]}" --dry-run)
@@ -53,6 +52,10 @@ same module-r "${D[@]}" --print-wrapped-module -r main.o more.o -o p.o
 grep -q '^@.sycl_offloading.descriptor = internal constant %__sycl.tgt_bin_desc ' module.ours ||
 	fail "no 22 descriptor in the wrapper module"
 same fatbin "${D[@]}" --emit-fatbin-only main.o more.o -o p.fb
+for n in link archive options module module-r fatbin; do
+	grep -Eq -- '--sycl-link -Xlinker -triple=spirv64-unknown-unknown -Xlinker -arch=( |$)' $n.llvm ||
+		fail "$n: no SYCL device link"
+done
 "$LLVM22/clang-linker-wrapper" "${D[@]}" --emit-fatbin-only main.o more.o -o llvm.fb
 "$OFL_COMPAT/clang-linker-wrapper" "${D[@]}" --emit-fatbin-only main.o more.o -o ours.fb
 cmp llvm.fb ours.fb || fail "--emit-fatbin-only's dry run wrote another binary than LLVM 22's"
@@ -112,6 +115,32 @@ OFFLINK_LLVM_VERSION=23 "$LLVM22/clang++" -fsycl $("$OFFLINK" --ldflags) main.o 
 	-o p23 || fail "as 23: link"
 ./p23 >p23.log || fail "as 23: run"
 diff -u want23.log p23.log || fail "as 23: not the linked OffloadBinary whole"
+
+# Several images: a stand-in clang-sycl-linker writes two binaries (a
+# "\r\n" line end, a blank line, a lone "\r" kept, a kernel in both): the
+# module LLVM 22 prints (its globals' unique names) and the registration
+# are LLVM 22's
+printf 'spirv one' >one.spv
+printf 'spirv two!' >two.spv
+"$LLVM22/llvm-offload-binary" -o one.bin \
+	--image=file=one.spv,kind=sycl,triple=spirv64-unknown-unknown,symbols=$'KA\r\nKB\n\nKC\r' &&
+	"$LLVM22/llvm-offload-binary" -o two.bin \
+		--image=file=two.spv,kind=sycl,triple=spirv64-unknown-unknown,symbols=$'KB\nKD' ||
+	fail "pack the stand-in's binaries"
+cat one.bin two.bin >images.bin
+mkdir fake
+printf '#!/bin/sh\nwhile [ $# -gt 0 ]; do [ "$1" = -o ] && exec cp %s "$2"; shift; done\nexit 1\n' \
+	"$PWD/images.bin" >fake/clang-sycl-linker
+chmod +x fake/clang-sycl-linker
+PATH=$PWD/fake:$PATH same several --host-triple=x86_64-pc-linux-gnu --linker-path=/bin/true \
+	--print-wrapped-module main.o more.o -o several
+grep -q '^@.sycl_offloading.entries_arr.6 = ' several.ours || fail "several: 22's names not seen"
+PATH=$PWD/fake:$PATH "$LLVM22/clang++" -fsycl main.o more.o stub22.o -o several-ref ||
+	fail "several: LLVM 22's link"
+PATH=$PWD/fake:$PATH route several-ld "$LLVM22/clang++" -B"$OFL_BUILD/bin" -fuse-ld=offlink \
+	main.o more.o stub22.o
+./several-ref >ref.log
+diff -u ref.log several-ld.log || fail "several: not LLVM 22's registration"
 
 # What LLVM cannot link: an error, no program.  Without clang-sycl-linker
 # on PATH clang's own error, as in LLVM's link
