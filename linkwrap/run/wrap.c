@@ -235,8 +235,11 @@ static int write_wrapper(struct ofl_link *l, enum ofl_wrap_kind kind, const size
 	rc = rc ? rc : !path ? err->code : ofl_write_file(path, obj.data, obj.len, err);
 	if (!rc) {
 		l->res.objects[l->res.nobjects++] = path;
+		const char *reg = kind != OFL_WRAP_SYCL ? ofl_abi_name(o.abi)
+		                  : o.sycl_desc         ? "LLVM 22's SYCL"
+		                                        : "LLVM 23's SYCL";
 		ofl_link_logf(l, OFL_LOG_DECISION, "%s wrapper: %zu image(s), %s registration",
-		              kind_names[kind], n, ofl_abi_name(o.abi));
+		              kind_names[kind], n, reg);
 	}
 	for (size_t i = 0; packed && i < n; i++)
 		ofl_buf_release(&packed[i]);

@@ -79,6 +79,8 @@ route ld "$LLVM22/clang++" -B"$OFL_BUILD/bin" -fuse-ld=offlink main.o more.o stu
 	-Wl,--explain="$PWD/ld.explain"
 grep -q '^  runs: .*/clang-sycl-linker" ' ld.explain || failed_case ld "no clang-sycl-linker run"
 grep -q '^  not cached' ld.explain && failed_case ld "the device link is not cached"
+grep -q "^sycl wrapper: 1 image(s), LLVM 22's SYCL registration$" ld.explain ||
+	failed_case ld "--explain does not say the registration"
 route ld-archive "$LLVM22/clang++" -B"$OFL_BUILD/bin" -fuse-ld=offlink main.o -L. -lmore \
 	stub22.o
 route personality "$LLVM22/clang++" -fsycl $("$OFFLINK" --ldflags) main.o more.o stub22.o
