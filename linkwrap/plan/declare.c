@@ -1,12 +1,12 @@
 /* What a device action may read (link_priv.h, ofl_declare): its whole
  * environment, and every file its jobs may open, found as they find them,
  * by a grammar of each tool's words (ld.lld, gold and bfd; clang's
- * clang-nvlink-wrapper; ptxas; llvm-lto2; clang-sycl-linker).  A word a grammar does not know,
- * a side output, a file that is no regular one: the action is not cached,
- * and says why.  The key (run/key.c) is made of this and the words alone,
- * so a file the action reads that is not declared here is a stale hit
- * waiting to happen: scripts/cache-audit checks the list against what the
- * jobs open. */
+ * clang-nvlink-wrapper; ptxas; llvm-lto2; clang-sycl-linker).  A word a
+ * grammar does not know, a side output, a file that is no regular one: the
+ * action is not cached, and says why.  The key (run/key.c) is made of this
+ * and the words alone, so a file the action reads that is not declared
+ * here is a stale hit waiting to happen: scripts/cache-audit checks the
+ * list against what the jobs open. */
 #include <ctype.h>
 #include <limits.h>
 #include <stdarg.h>
