@@ -714,16 +714,6 @@ static uint32_t sycl_string(struct ofl_ir_module *m, const char *s, const char *
 	return sycl_global(m, add_name(m, ".sycl_offloading.%s.%zu", what, i), c, t, NULL);
 }
 
-/* A ".<n>" for a suffix n, "" for none. */
-static const char *sfx(unsigned n, char buf[16])
-{
-	if (n)
-		snprintf(buf, 16, ".%u", n);
-	else
-		buf[0] = '\0';
-	return buf;
-}
-
 /* Image i's kernels: for each its name, its weak entry in
  * llvm_offload_entries (and the name in !llvm.offloading.symbols), the
  * entry's copy in the image's entries_arr: that array's value. */
@@ -745,28 +735,28 @@ static uint32_t sycl_kernels(struct ofl_ir_module *m, const struct ofl_sycl_desc
 		                                 .type = t = ty_array(m, kn->len + 1, m->i8_t),
 		                                 .data = (const uint8_t *)kn->name});
 		uint32_t name = add_global(
-		    m, (struct ofl_ir_global){
-		           .name = add_name(m, ".offloading.entry_name%s", sfx(kn->name_sfx, s1)),
-		           .type = t,
-		           .linkage = OFL_L_INTERNAL,
-		           .constant = true,
-		           .unnamed_addr = true,
-		           .section = ".llvm.rodata.offloading",
-		           .align = 1,
-		           .init = c});
+		    m, (struct ofl_ir_global){.name = add_name(m, ".offloading.entry_name%s",
+		                                               ofl_sycl_suffix(kn->name_sfx, s1)),
+		                              .type = t,
+		                              .linkage = OFL_L_INTERNAL,
+		                              .constant = true,
+		                              .unnamed_addr = true,
+		                              .section = ".llvm.rodata.offloading",
+		                              .align = 1,
+		                              .init = c});
 		uint32_t v[9] = {c_int(m, I64, 0), c_int(m, I16, 1), c_int(m, I16, OFL_OFK_SYCL),
 		                 c_int(m, I32, 0), c_null(m, P),     name,
 		                 c_int(m, I64, 0), c_int(m, I64, 0), c_null(m, P)};
 		e[k] = c_agg(m, entry_t, v, 9);
-		add_global(m, (struct ofl_ir_global){.name = add_name(m, ".offloading.entry.%.*s%s",
-		                                                      (int)kn->len, kn->name,
-		                                                      sfx(kn->entry_sfx, s1)),
-		                                     .type = entry_t,
-		                                     .linkage = OFL_L_WEAK,
-		                                     .constant = true,
-		                                     .section = "llvm_offload_entries",
-		                                     .align = 8,
-		                                     .init = e[k]});
+		add_global(m, (struct ofl_ir_global){
+		                  .name = add_name(m, ".offloading.entry.%.*s%s", (int)kn->len,
+		                                   kn->name, ofl_sycl_suffix(kn->entry_sfx, s1)),
+		                  .type = entry_t,
+		                  .linkage = OFL_L_WEAK,
+		                  .constant = true,
+		                  .section = "llvm_offload_entries",
+		                  .align = 8,
+		                  .init = e[k]});
 		if (OFL_GROW(m->symbols, m->csymbols, m->nsymbols))
 			m->nomem = true;
 		else
@@ -774,12 +764,12 @@ static uint32_t sycl_kernels(struct ofl_ir_module *m, const struct ofl_sycl_desc
 	}
 	uint32_t t = ty_array(m, im->n, entry_t);
 	uint32_t arr = add_global(
-	    m, (struct ofl_ir_global){
-	           .name = add_name(m, ".sycl_offloading.entries_arr%s", sfx(im->arr_sfx, s1)),
-	           .type = t,
-	           .linkage = OFL_L_INTERNAL,
-	           .constant = true,
-	           .init = im->n ? c_agg(m, t, e, im->n) : c_null(m, t)});
+	    m, (struct ofl_ir_global){.name = add_name(m, ".sycl_offloading.entries_arr%s",
+	                                               ofl_sycl_suffix(im->arr_sfx, s1)),
+	                              .type = t,
+	                              .linkage = OFL_L_INTERNAL,
+	                              .constant = true,
+	                              .init = im->n ? c_agg(m, t, e, im->n) : c_null(m, t)});
 	free(e);
 	return arr;
 }

@@ -1016,16 +1016,6 @@ static int sym_at(struct gen *g, uint8_t bind, int sec, uint64_t off, uint64_t s
 	return id ? 0 : g->o.err->code;
 }
 
-/* ".<n>" for a suffix n, "" for none. */
-static const char *sfx(unsigned n, char buf[16])
-{
-	if (n)
-		snprintf(buf, 16, ".%u", n);
-	else
-		buf[0] = '\0';
-	return buf;
-}
-
 /* Appends a 56-byte SYCL entry naming the kernel at noff of the names
  * section to sec; its offset in *off. */
 static int sycl_entry(struct gen *g, const struct sycl_secs *x, int sec, uint64_t noff,
@@ -1062,14 +1052,14 @@ static int sycl_kernels(struct gen *g, const struct sycl_secs *x, const struct o
 		if (sycl_entry(g, x, x->entries, noff, &eoff) ||
 		    sycl_entry(g, x, x->relro, noff, &aoff) ||
 		    sym_at(g, STB_LOCAL, x->names, noff, kn->len + 1, ".offloading.entry_name%s",
-		           sfx(kn->name_sfx, s1)) ||
+		           ofl_sycl_suffix(kn->name_sfx, s1)) ||
 		    sym_at(g, STB_WEAK, x->entries, eoff, ENTRY20.stride,
 		           ".offloading.entry.%.*s%s", (int)kn->len, kn->name,
-		           sfx(kn->entry_sfx, s2)))
+		           ofl_sycl_suffix(kn->entry_sfx, s2)))
 			return g->o.err->code ? g->o.err->code : OFL_NOMEM(g->o.err);
 	}
 	return sym_at(g, STB_LOCAL, x->relro, at->entries, ENTRY20.stride * im->n,
-	              ".sycl_offloading.entries_arr%s", sfx(im->arr_sfx, s1));
+	              ".sycl_offloading.entries_arr%s", ofl_sycl_suffix(im->arr_sfx, s1));
 }
 
 /* Image i's strings (its triple; the compile and link options, empty as

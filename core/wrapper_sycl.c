@@ -1,6 +1,7 @@
 /* LLVM 22's SYCL registration as data (wrapper_sycl.h). */
 #include "wrapper_sycl.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -140,6 +141,15 @@ int ofl_sycl_desc_read(const struct ofl_wrap_image *img, struct ofl_sycl_desc *d
 	if (rc)
 		ofl_sycl_desc_release(d);
 	return rc;
+}
+
+const char *ofl_sycl_suffix(unsigned n, char buf[16])
+{
+	if (n)
+		snprintf(buf, 16, ".%u", n);
+	else
+		buf[0] = '\0';
+	return buf;
 }
 
 void ofl_sycl_desc_release(struct ofl_sycl_desc *d)

@@ -42,6 +42,9 @@ struct ofl_sycl_desc {
 	char *names; /* the kernels' */
 };
 
+/* ".<n>" for a suffix n, "" for none, in buf. */
+const char *ofl_sycl_suffix(unsigned n, char buf[16]);
+
 /* Reads img (one input: OffloadBinaries from its first byte to its last,
  * uncompressed; 1 to 65535 images); the images are views into img's
  * bytes. */
