@@ -10,7 +10,7 @@
 # cannot link is an error, never a program (before, offlink refused SYCL
 # device code on every route).
 source "$OFL_SRC/tests/lib.sh"
-need cc ar "$LLVM22/clang++" "$LLVM22/clang-linker-wrapper" "$LLVM22/clang-sycl-linker" \
+need cc ar python3 "$LLVM22/clang++" "$LLVM22/clang-linker-wrapper" "$LLVM22/clang-sycl-linker" \
 	"$LLVM22/llc" "$LLVM22/llvm-offload-binary" "$LLVM22/llvm-objcopy"
 "$LLVM22/llc" --version | grep -q ' spirv64 ' || fail "LLVM 22's llc has no SPIR-V target"
 S=$OFL_SRC/tests/e2e/sycl_src
