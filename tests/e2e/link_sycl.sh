@@ -12,7 +12,10 @@
 source "$OFL_SRC/tests/lib.sh"
 need cc ar python3 "$LLVM22/clang++" "$LLVM22/clang-linker-wrapper" "$LLVM22/clang-sycl-linker" \
 	"$LLVM22/llc" "$LLVM22/llvm-offload-binary" "$LLVM22/llvm-objcopy"
-"$LLVM22/llc" --version | grep -q ' spirv64 ' || fail "LLVM 22's llc has no SPIR-V target"
+if ! "$LLVM22/llc" --version | grep -q ' spirv64 '; then
+	[ -n "${CI:-}${OFL_REQUIRE_TOOLS:-}" ] && fail "LLVM 22 has no SPIR-V target"
+	skip "LLVM 22 has no SPIR-V target (clang-sycl-linker needs it)"
+fi
 S=$OFL_SRC/tests/e2e/sycl_src
 STUB=$OFL_SRC/tests/interop/wrap_stub_src
 H=(--host-triple=x86_64-pc-linux-gnu --linker-path=/usr/bin/ld)
