@@ -288,7 +288,8 @@ static void globals(struct enc *e)
 	static const unsigned linkage[] = {[OFL_L_EXTERNAL] = 0,
 	                                   [OFL_L_INTERNAL] = 3,
 	                                   [OFL_L_APPENDING] = 2,
-	                                   [OFL_L_WEAK_ODR] = 17};
+	                                   [OFL_L_WEAK_ODR] = 17,
+	                                   [OFL_L_WEAK] = 16};
 	const struct ofl_ir_module *m = e->m;
 	struct bw *w = &e->w;
 	for (size_t i = 0; i < m->nglobals; i++)
@@ -659,6 +660,10 @@ int ofl_wrap_emit_bc(struct ofl_out *out, const struct ofl_wrap_opts *o, const c
                      const struct ofl_wrap_image *imgs, size_t nimages, struct ofl_error *err)
 {
 	struct ofl_ir_module m;
+	if (o->sycl_desc) /* its named metadata: no writer */
+		return ofl_error_set(err, OFL_EUNSUPPORTED, NULL, OFL_NO_OFFSET,
+		                     "LLVM 22's SYCL registration is written as an object or IR "
+		                     "text, not bitcode");
 	int rc = ofl_ir_build(&m, o, triple, imgs, nimages, err);
 	if (rc)
 		return rc;

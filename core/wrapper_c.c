@@ -281,6 +281,10 @@ int ofl_wrap_emit_c(struct ofl_buf *out, const struct ofl_wrap_opts *o,
 	int rc = ofl_wrap_check(o, nimages, err);
 	if (rc)
 		return rc;
+	if (o->sycl_desc)
+		return ofl_error_set(err, OFL_EUNSUPPORTED, NULL, OFL_NO_OFFSET,
+		                     "LLVM 22's SYCL registration is written as an object or IR "
+		                     "text, not C");
 	for (size_t i = 0; i < nimages; i++)
 		if (imgs[i].start > imgs[i].end || imgs[i].end > imgs[i].size)
 			return ofl_error_set(err, OFL_EINVAL, paths[i], OFL_NO_OFFSET,

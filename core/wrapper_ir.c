@@ -12,6 +12,7 @@
 #include "offlink/target_id.h"
 #include "wrapper_coff.h"
 #include "wrapper_ir.h"
+#include "wrapper_sycl.h"
 
 struct names {
 	uint32_t entry_t;     /* %struct.__tgt_offload_entry */
@@ -688,6 +689,168 @@ static void sycl_module(struct ofl_ir_module *m, const struct ofl_wrap_image *im
 	ret(m);
 }
 
+/* getelementptr (t, ptr base, i64 0, i64 n) past the n elements of array
+ * global base (t its type); base itself for none, as LLVM folds it. */
+static uint32_t c_end(struct ofl_ir_module *m, uint32_t base, uint64_t n)
+{
+	return c_byte_gep(m, m->globals[OFL_V_INDEX(base)].type, base, n);
+}
+
+static uint32_t sycl_global(struct ofl_ir_module *m, uint32_t name, uint32_t init, uint32_t t,
+                            const char *section)
+{
+	return add_global(m, (struct ofl_ir_global){.name = name,
+	                                            .type = t,
+	                                            .linkage = OFL_L_INTERNAL,
+	                                            .constant = true,
+	                                            .unnamed_addr = true,
+	                                            .section = section,
+	                                            .init = init});
+}
+
+static uint32_t sycl_string(struct ofl_ir_module *m, const char *s, const char *what, size_t i)
+{
+	uint32_t t, c = bytes(m, (const uint8_t *)s, strlen(s) + 1, NULL, &t);
+	return sycl_global(m, add_name(m, ".sycl_offloading.%s.%zu", what, i), c, t, NULL);
+}
+
+/* Image i's kernels: for each its name, its weak entry in
+ * llvm_offload_entries (and the name in !llvm.offloading.symbols), the
+ * entry's copy in the image's entries_arr: that array's value. */
+static uint32_t sycl_kernels(struct ofl_ir_module *m, const struct ofl_sycl_desc *d, size_t i,
+                             uint32_t entry_t)
+{
+	const struct ofl_sycl_image *im = &d->images[i];
+	uint32_t P = m->ptr_t, I64 = m->i64_t, I16 = m->i16_t, I32 = m->i32_t;
+	uint32_t *e = ofl_calloc(im->n + 1, sizeof(*e));
+	char s1[16];
+	if (!e) {
+		m->nomem = true;
+		return 0;
+	}
+	for (size_t k = 0; k < im->n && !m->nomem; k++) {
+		const struct ofl_sycl_kernel *kn = &d->kernels[im->first + k];
+		uint32_t t, c = add_const(m, (struct ofl_ir_const){
+		                                 .kind = OFL_C_BYTES,
+		                                 .type = t = ty_array(m, kn->len + 1, m->i8_t),
+		                                 .data = (const uint8_t *)kn->name});
+		uint32_t name = add_global(
+		    m, (struct ofl_ir_global){.name = add_name(m, ".offloading.entry_name%s",
+		                                               ofl_sycl_suffix(kn->name_sfx, s1)),
+		                              .type = t,
+		                              .linkage = OFL_L_INTERNAL,
+		                              .constant = true,
+		                              .unnamed_addr = true,
+		                              .section = ".llvm.rodata.offloading",
+		                              .align = 1,
+		                              .init = c});
+		uint32_t v[9] = {c_int(m, I64, 0), c_int(m, I16, 1), c_int(m, I16, OFL_OFK_SYCL),
+		                 c_int(m, I32, 0), c_null(m, P),     name,
+		                 c_int(m, I64, 0), c_int(m, I64, 0), c_null(m, P)};
+		e[k] = c_agg(m, entry_t, v, 9);
+		add_global(m, (struct ofl_ir_global){
+		                  .name = add_name(m, ".offloading.entry.%.*s%s", (int)kn->len,
+		                                   kn->name, ofl_sycl_suffix(kn->entry_sfx, s1)),
+		                  .type = entry_t,
+		                  .linkage = OFL_L_WEAK,
+		                  .constant = true,
+		                  .section = "llvm_offload_entries",
+		                  .align = 8,
+		                  .init = e[k]});
+		if (OFL_GROW(m->symbols, m->csymbols, m->nsymbols))
+			m->nomem = true;
+		else
+			m->symbols[m->nsymbols++] = name;
+	}
+	uint32_t t = ty_array(m, im->n, entry_t);
+	uint32_t arr = add_global(
+	    m, (struct ofl_ir_global){.name = add_name(m, ".sycl_offloading.entries_arr%s",
+	                                               ofl_sycl_suffix(im->arr_sfx, s1)),
+	                              .type = t,
+	                              .linkage = OFL_L_INTERNAL,
+	                              .constant = true,
+	                              .init = im->n ? c_agg(m, t, e, im->n) : c_null(m, t)});
+	free(e);
+	return arr;
+}
+
+/* Image i's globals (its triple, empty compile and link options, its bytes
+ * in .llvm.offloading, its kernels): its __sycl.tgt_device_image. */
+static uint32_t sycl_image(struct ofl_ir_module *m, const struct ofl_sycl_desc *d, size_t i,
+                           const struct ofl_wrap_image *img, uint32_t img_t, uint32_t entry_t)
+{
+	const struct ofl_obin *b = d->images[i].b;
+	const char *triple = ofl_obin_get(b, "triple");
+	uint32_t target = sycl_string(m, triple ? triple : "", "target", i);
+	uint32_t compile = sycl_string(m, "", "opts.compile", i);
+	uint32_t link = sycl_string(m, "", "opts.link", i);
+	uint32_t t, c = bytes(m, b->image, b->image_size, img->file, &t);
+	uint32_t data =
+	    sycl_global(m, add_name(m, ".sycl_offloading.%zu.data", i), c, t, ".llvm.offloading");
+	uint32_t arr = sycl_kernels(m, d, i, entry_t);
+	if (m->nomem)
+		return 0;
+	uint32_t v[12] = {c_int(m, m->i16_t, 3),
+	                  c_int(m, m->i8_t, b->offload_kind & 0xff),
+	                  c_int(m, m->i8_t, b->image_kind & 0xff),
+	                  target,
+	                  compile,
+	                  link,
+	                  data,
+	                  c_end(m, data, b->image_size),
+	                  arr,
+	                  c_end(m, arr, d->images[i].n),
+	                  c_null(m, m->ptr_t),
+	                  c_null(m, m->ptr_t)};
+	return c_agg(m, img_t, v, 12);
+}
+
+/* LLVM 22's SYCL module (wrapper_sycl.h), as clang-linker-wrapper 22 prints
+ * it (--print-wrapped-module). */
+static void sycl22_module(struct ofl_ir_module *m, const struct ofl_sycl_desc *d,
+                          const struct ofl_wrap_image *img)
+{
+	scalar_types(m);
+	uint32_t P = m->ptr_t, I8 = m->i8_t, I16 = m->i16_t, I32 = m->i32_t, I64 = m->i64_t;
+	uint32_t entry_t = ty_struct(m, "struct.__tgt_offload_entry",
+	                             (uint32_t[]){I64, I16, I16, I32, P, P, I64, I64, P}, 9);
+	uint32_t img_t = ty_struct(m, "__sycl.tgt_device_image",
+	                           (uint32_t[]){I16, I8, I8, P, P, P, P, P, P, P, P, P}, 12);
+	uint32_t desc_t = ty_struct(m, "__sycl.tgt_bin_desc", (uint32_t[]){I16, I16, P, P, P}, 5);
+	uint32_t *imgs = ofl_calloc(d->nimages, sizeof(*imgs));
+	if (!imgs) {
+		m->nomem = true;
+		return;
+	}
+	for (size_t i = 0; i < d->nimages && !m->nomem; i++)
+		imgs[i] = sycl_image(m, d, i, img, img_t, entry_t);
+	uint32_t arr_t = ty_array(m, d->nimages, img_t);
+	uint32_t arr = sycl_global(m, add_name(m, ".sycl_offloading.device_images"),
+	                           m->nomem ? 0 : c_agg(m, arr_t, imgs, d->nimages), arr_t, NULL);
+	free(imgs);
+	uint32_t v[5] = {c_int(m, I16, 1), c_int(m, I16, (int64_t)d->nimages), arr, c_null(m, P),
+	                 c_null(m, P)};
+	uint32_t desc =
+	    add_global(m, (struct ofl_ir_global){.name = add_name(m, ".sycl_offloading.descriptor"),
+	                                         .type = desc_t,
+	                                         .linkage = OFL_L_INTERNAL,
+	                                         .constant = true,
+	                                         .init = c_agg(m, desc_t, v, 5)});
+	uint32_t vv = ty_func(m, m->void_t, NULL, 0), vp = ty_func(m, m->void_t, &P, 1);
+	uint32_t reg = add_func(m, add_name(m, "sycl.descriptor_reg"), vv, true);
+	uint32_t reg_lib = add_func(m, add_name(m, "__sycl_register_lib"), vp, false);
+	uint32_t unreg = add_func(m, add_name(m, "sycl.descriptor_unreg"), vv, true);
+	uint32_t unreg_lib = add_func(m, add_name(m, "__sycl_unregister_lib"), vp, false);
+	structor(m, "llvm.global_ctors", 1, reg);
+	structor(m, "llvm.global_dtors", 1, unreg);
+	block(m, reg, "entry");
+	call(m, reg_lib, &desc, 1);
+	ret(m);
+	block(m, unreg, "entry");
+	call(m, unreg_lib, &desc, 1);
+	ret(m);
+}
+
 int ofl_ir_build(struct ofl_ir_module *m, const struct ofl_wrap_opts *o, const char *triple,
                  const struct ofl_wrap_image *imgs, size_t nimages, struct ofl_error *err)
 {
@@ -702,8 +865,16 @@ int ofl_ir_build(struct ofl_ir_module *m, const struct ofl_wrap_opts *o, const c
 	m->module_id = m->source_filename =
 	    old_abi(o) ? "offload.wrapper.object" : "offload.wrapper.module";
 	m->triple = triple;
+	if (o->sycl_desc && !(m->sycl = ofl_calloc(1, sizeof(struct ofl_sycl_desc))))
+		return OFL_NOMEM(err);
+	if (o->sycl_desc && (rc = ofl_sycl_desc_read(imgs, m->sycl, err))) {
+		ofl_ir_release(m);
+		return rc;
+	}
 	if (o->kind == OFL_WRAP_OPENMP)
 		omp_module(m, o, imgs, nimages);
+	else if (o->sycl_desc)
+		sycl22_module(m, m->sycl, imgs);
 	else if (o->kind == OFL_WRAP_SYCL)
 		sycl_module(m, imgs);
 	else
@@ -724,6 +895,10 @@ void ofl_ir_release(struct ofl_ir_module *m)
 	free(m->blocks);
 	free(m->insts);
 	free(m->ops);
+	free(m->symbols);
+	if (m->sycl)
+		ofl_sycl_desc_release(m->sycl);
+	free(m->sycl);
 	ofl_buf_release(&m->strs);
 	memset(m, 0, sizeof(*m));
 }

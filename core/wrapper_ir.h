@@ -46,7 +46,7 @@ struct ofl_ir_const {
 	uint32_t ops, nops; /* AGG elements; GEP base then indices */
 };
 
-enum ofl_ir_linkage { OFL_L_EXTERNAL, OFL_L_INTERNAL, OFL_L_APPENDING, OFL_L_WEAK_ODR };
+enum ofl_ir_linkage { OFL_L_EXTERNAL, OFL_L_INTERNAL, OFL_L_APPENDING, OFL_L_WEAK_ODR, OFL_L_WEAK };
 
 struct ofl_ir_global {
 	uint32_t name; /* offset in strs */
@@ -116,7 +116,13 @@ struct ofl_ir_module {
 	uint32_t *ops;
 	size_t nops, cops;
 	struct ofl_buf strs; /* NUL-terminated global and function names */
-	bool nomem;          /* sticky: an allocation failed while building */
+	/* !llvm.offloading.symbols (LLVM 22's SYCL module): globals, each the
+	 * one operand of a node (IR text only: ofl_wrap_emit_bc writes no
+	 * module that has them) */
+	uint32_t *symbols;
+	size_t nsymbols, csymbols;
+	void *sycl; /* owned: the SYCL images its constants point into (wrapper_sycl.h) */
+	bool nomem; /* sticky: an allocation failed while building */
 	uint32_t void_t, i1_t, i8_t, i16_t, i32_t, i64_t, ptr_t;
 };
 

@@ -2,6 +2,7 @@
  * prints it: opaque-pointer IR that LLVM 15 and later read.  The LLVM 14
  * flavours are written in the same dialect (14 itself used typed
  * pointers). */
+#include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,16 +35,16 @@ static void putf(struct printer *p, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* c"..." with LLVM's escaping: printable bytes as is, except " as \22 and
+/* "..." with LLVM's escaping: printable bytes as is, except " as \22 and
  * the backslash doubled. */
-static void put_cstring(struct printer *p, const uint8_t *s, uint64_t n)
+static void put_quoted(struct printer *p, const uint8_t *s, uint64_t n)
 {
 	static const char hex[] = "0123456789ABCDEF";
 	if (ofl_buf_reserve(p->b, n + 3)) {
 		p->rc = -1;
 		return;
 	}
-	put(p, "c\"");
+	put(p, "\"");
 	for (uint64_t i = 0; i < n && !p->rc; i++) {
 		uint8_t c = s[i];
 		if (c == '\\')
@@ -54,6 +55,28 @@ static void put_cstring(struct printer *p, const uint8_t *s, uint64_t n)
 			p->rc |= ofl_buf_append(p->b, (char[3]){'\\', hex[c >> 4], hex[c & 15]}, 3);
 	}
 	put(p, "\"");
+}
+
+/* A byte string constant, c"...". */
+static void put_cstring(struct printer *p, const uint8_t *s, uint64_t n)
+{
+	put(p, "c");
+	put_quoted(p, s, n);
+}
+
+/* @name, quoted and escaped as LLVM prints a name that is not all letters,
+ * digits, '-', '.' and '_' or starts with a digit. */
+static void put_global_name(struct printer *p, const char *name)
+{
+	bool plain = !isdigit((unsigned char)name[0]);
+	for (const char *c = name; plain && *c; c++)
+		plain = isalnum((unsigned char)*c) || strchr("-._", *c);
+	if (plain) {
+		putf(p, "@%s", name);
+		return;
+	}
+	put(p, "@");
+	put_quoted(p, (const uint8_t *)name, strlen(name));
 }
 
 static void put_type(struct printer *p, uint32_t t)
@@ -140,10 +163,10 @@ static void put_value(struct printer *p, uint32_t v)
 	uint32_t i = OFL_V_INDEX(v);
 	switch (OFL_V_KIND(v)) {
 	case OFL_V_GLOBAL:
-		putf(p, "@%s", ofl_ir_name(m, m->globals[i].name));
+		put_global_name(p, ofl_ir_name(m, m->globals[i].name));
 		break;
 	case OFL_V_FUNC:
-		putf(p, "@%s", ofl_ir_name(m, m->funcs[i].name));
+		put_global_name(p, ofl_ir_name(m, m->funcs[i].name));
 		break;
 	case OFL_V_CONST:
 		put_const(p, &m->consts[i]);
@@ -161,10 +184,11 @@ static void put_value(struct printer *p, uint32_t v)
 
 static void put_global(struct printer *p, const struct ofl_ir_global *g)
 {
-	static const char *const linkage[] = {"", "internal ", "appending ", "weak_odr "};
-	putf(p, "@%s = %s%s%s%s", ofl_ir_name(p->m, g->name),
-	     g->init ? linkage[g->linkage] : "external ", g->hidden ? "hidden " : "",
-	     g->unnamed_addr ? "unnamed_addr " : "", g->constant ? "constant " : "global ");
+	static const char *const linkage[] = {"", "internal ", "appending ", "weak_odr ", "weak "};
+	put_global_name(p, ofl_ir_name(p->m, g->name));
+	putf(p, " = %s%s%s%s", g->init ? linkage[g->linkage] : "external ",
+	     g->hidden ? "hidden " : "", g->unnamed_addr ? "unnamed_addr " : "",
+	     g->constant ? "constant " : "global ");
 	put_type(p, g->type);
 	if (g->init) {
 		put(p, " ");
@@ -322,7 +346,9 @@ static int put_function(struct printer *p, const struct ofl_ir_func *f)
 	p->f = f;
 	putf(p, "\n%s%s", def ? "define " : "declare ", f->internal ? "internal " : "");
 	put_type(p, ft->elem);
-	putf(p, " @%s(", ofl_ir_name(m, f->name));
+	put(p, " ");
+	put_global_name(p, ofl_ir_name(m, f->name));
+	put(p, "(");
 	for (uint32_t i = 0; i < ft->nsub; i++) {
 		put(p, i ? ", " : "");
 		put_type(p, m->ops[ft->sub + i]);
@@ -386,6 +412,14 @@ static int print_module(struct ofl_buf *out, const struct ofl_ir_module *m)
 		put_global(&p, &m->globals[g]);
 	for (size_t f = 0; f < m->nfuncs && !p.rc; f++)
 		p.rc |= put_function(&p, &m->funcs[f]);
+	for (size_t i = 0; i < m->nsymbols; i++)
+		putf(&p, "%s!%zu", i ? ", " : "\n!llvm.offloading.symbols = !{", i);
+	put(&p, m->nsymbols ? "}\n\n" : "");
+	for (size_t i = 0; i < m->nsymbols; i++) {
+		putf(&p, "!%zu = !{ptr ", i);
+		put_value(&p, m->symbols[i]);
+		put(&p, "}\n");
+	}
 	return p.rc;
 }
 

@@ -8,6 +8,7 @@
  * a hand-assembled x86_64 or aarch64 sequence with its relocation; each
  * function also gets its call frame information (.eh_frame). */
 #include <elf.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,7 +17,9 @@
 
 #include "elf_writer.h"
 #include "wrapper_coff.h"
+#include "wrapper_sycl.h"
 #include "internal.h"
+#include "offlink/offload_binary.h"
 #include "offlink/target_id.h"
 #include "offlink/wrapper_obj.h"
 
@@ -983,6 +986,198 @@ static int build_sycl(struct gen *g, const struct ofl_wrap_image *img)
 	return finish_sections(g);
 }
 
+/* ---- SYCL (LLVM 22) ------------------------------------------------------- */
+
+struct sycl_secs {
+	int strs, images, names, entries, relro;
+};
+
+/* Where image i's strings (triple, tl bytes, then compile and link
+ * options), bytes and entry array are. */
+struct sycl_at {
+	uint64_t strs, tl, data, entries;
+};
+
+/* A symbol of g named by fmt, over [off, off + size) of sec. */
+static int sym_at(struct gen *g, uint8_t bind, int sec, uint64_t off, uint64_t size,
+                  const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+static int sym_at(struct gen *g, uint8_t bind, int sec, uint64_t off, uint64_t size,
+                  const char *fmt, ...)
+{
+	va_list ap;
+	char *name = NULL;
+	va_start(ap, fmt);
+	int n = vasprintf(&name, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return OFL_NOMEM(g->o.err);
+	uint32_t id = ofl_ew_symbol(&g->o, name, bind, STT_OBJECT, STV_DEFAULT, sec, off, size);
+	free(name);
+	return id ? 0 : g->o.err->code;
+}
+
+/* Appends a 56-byte SYCL entry naming the kernel at noff of the names
+ * section to sec; its offset in *off. */
+static int sycl_entry(struct gen *g, const struct sycl_secs *x, int sec, uint64_t noff,
+                      uint64_t *off)
+{
+	struct ofl_buf *b = &g->o.secs[sec].data;
+	*off = b->len;
+	if (ofl_buf_append_zeros(b, ENTRY20.stride))
+		return OFL_NOMEM(g->o.err);
+	ofl_put_le16(b->data + *off + 8, 1); /* Version */
+	ofl_put_le16(b->data + *off + ENTRY20.kind, OFL_OFK_SYCL);
+	return put_abs64(g, sec, *off + ENTRY20.name, at_sec(g, x->names, noff));
+}
+
+/* Image i's kernels: each name in .llvm.rodata.offloading, its weak entry
+ * in llvm_offload_entries (clang's offload entry, which LLVM emits for each
+ * kernel) and a copy in the image's entry array, 16-aligned in
+ * .data.rel.ro. */
+static int sycl_kernels(struct gen *g, const struct sycl_secs *x, const struct ofl_sycl_desc *d,
+                        size_t i, struct sycl_at *at)
+{
+	const struct ofl_sycl_image *im = &d->images[i];
+	struct ofl_buf *relro = &g->o.secs[x->relro].data;
+	char s1[16], s2[16];
+	if (!ofl_align_up(relro->len, 16, &at->entries) ||
+	    ofl_buf_append_zeros(relro, at->entries - relro->len))
+		return OFL_NOMEM(g->o.err);
+	for (size_t k = im->first; k < im->first + im->n; k++) {
+		const struct ofl_sycl_kernel *kn = &d->kernels[k];
+		struct ofl_buf *nb = &g->o.secs[x->names].data;
+		uint64_t noff = nb->len, eoff, aoff;
+		if (ofl_buf_append(nb, kn->name, kn->len) || ofl_buf_append(nb, "", 1))
+			return OFL_NOMEM(g->o.err);
+		if (sycl_entry(g, x, x->entries, noff, &eoff) ||
+		    sycl_entry(g, x, x->relro, noff, &aoff) ||
+		    sym_at(g, STB_LOCAL, x->names, noff, kn->len + 1, ".offloading.entry_name%s",
+		           ofl_sycl_suffix(kn->name_sfx, s1)) ||
+		    sym_at(g, STB_WEAK, x->entries, eoff, ENTRY20.stride,
+		           ".offloading.entry.%.*s%s", (int)kn->len, kn->name,
+		           ofl_sycl_suffix(kn->entry_sfx, s2)))
+			return g->o.err->code ? g->o.err->code : OFL_NOMEM(g->o.err);
+	}
+	return sym_at(g, STB_LOCAL, x->relro, at->entries, ENTRY20.stride * im->n,
+	              ".sycl_offloading.entries_arr%s", ofl_sycl_suffix(im->arr_sfx, s1));
+}
+
+/* Image i's strings (its triple; the compile and link options, empty as
+ * LLVM 22's driver leaves them), its bytes (16-aligned in .llvm.offloading)
+ * and kernels. */
+static int sycl_image(struct gen *g, const struct sycl_secs *x, const struct ofl_wrap_image *img,
+                      const struct ofl_sycl_desc *d, size_t i, struct sycl_at *at)
+{
+	const struct ofl_obin *b = d->images[i].b;
+	const char *triple = ofl_obin_get(b, "triple");
+	struct ofl_buf *sb = &g->o.secs[x->strs].data;
+	size_t tl = strlen(triple = triple ? triple : "");
+	at->strs = sb->len;
+	at->tl = tl;
+	if (ofl_buf_append(sb, triple, tl) || ofl_buf_append_zeros(sb, 3))
+		return OFL_NOMEM(g->o.err);
+	int fd = image_fd(img);
+	uint64_t fd_off = image_fd_off(img) + (uint64_t)(b->image - img->data);
+	if (ofl_ew_piece(&g->o, x->images, b->image, b->image_size, 16, fd, fd_off, &at->data))
+		return g->o.err->code;
+	int rc =
+	    sym_at(g, STB_LOCAL, x->strs, at->strs, tl + 1, ".sycl_offloading.target.%zu", i) ||
+	    sym_at(g, STB_LOCAL, x->strs, at->strs + tl + 1, 1, ".sycl_offloading.opts.compile.%zu",
+	           i) ||
+	    sym_at(g, STB_LOCAL, x->strs, at->strs + tl + 2, 1, ".sycl_offloading.opts.link.%zu",
+	           i) ||
+	    sym_at(g, STB_LOCAL, x->images, at->data, b->image_size, ".sycl_offloading.%zu.data",
+	           i);
+	return rc ? g->o.err->code : sycl_kernels(g, x, d, i, at);
+}
+
+/* The 80-byte __sycl.tgt_device_image of each image, then the 32-byte
+ * __sycl.tgt_bin_desc, 16-aligned after the entry arrays in .data.rel.ro;
+ * *desc: the descriptor's offset. */
+static int sycl_descriptor(struct gen *g, const struct sycl_secs *x, const struct ofl_sycl_desc *d,
+                           const struct sycl_at *at, uint64_t *desc)
+{
+	struct ofl_buf *relro = &g->o.secs[x->relro].data;
+	size_t n = d->nimages;
+	uint64_t arr;
+	if (!ofl_align_up(relro->len, 16, &arr) || ofl_buf_append_zeros(relro, arr - relro->len) ||
+	    ofl_buf_append_zeros(relro, 80 * n + 32))
+		return OFL_NOMEM(g->o.err);
+	*desc = arr + 80 * n;
+	int rc = 0;
+	for (size_t i = 0; !rc && i < n; i++) {
+		const struct ofl_obin *b = d->images[i].b;
+		uint64_t o = arr + 80 * i, tl = at[i].tl;
+		uint8_t *p = relro->data + o;
+		ofl_put_le16(p, 3); /* the struct's version */
+		p[2] = (uint8_t)b->offload_kind;
+		p[3] = (uint8_t)b->image_kind;
+		struct target v[7] = {
+		    at_sec(g, x->strs, at[i].strs),
+		    at_sec(g, x->strs, at[i].strs + tl + 1),
+		    at_sec(g, x->strs, at[i].strs + tl + 2),
+		    at_sec(g, x->images, at[i].data),
+		    at_sec(g, x->images, at[i].data + b->image_size),
+		    at_sec(g, x->relro, at[i].entries),
+		    at_sec(g, x->relro, at[i].entries + ENTRY20.stride * d->images[i].n)};
+		for (size_t f = 0; !rc && f < 7; f++)
+			rc = put_abs64(g, x->relro, o + 8 + 8 * f, v[f]);
+	}
+	ofl_put_le16(relro->data + *desc, 1); /* the descriptor's version */
+	ofl_put_le16(relro->data + *desc + 2, (uint16_t)n);
+	rc = rc || put_abs64(g, x->relro, *desc + 8, at_sec(g, x->relro, arr)) ||
+	     sym_at(g, STB_LOCAL, x->relro, arr, 80 * n, ".sycl_offloading.device_images") ||
+	     sym_at(g, STB_LOCAL, x->relro, *desc, 32, ".sycl_offloading.descriptor");
+	return rc ? g->o.err->code : 0;
+}
+
+/* fn() { rt(&desc); } */
+static int sycl_desc_fn(struct gen *g, const char *name, const char *rt, struct target desc,
+                        uint64_t *at)
+{
+	return cg_begin_fn(g, at) || cg_enter(g) || cg_addr_arg0(g, desc) ||
+	       cg_call(g, undef(g, rt, STV_DEFAULT)) || cg_leave(g) ||
+	       cg_end_fn(g, name, *at, NULL);
+}
+
+/* LLVM 22's registration (wrapper_sycl.h; clang-linker-wrapper 22's
+ * module, read in its --save-temps bitcode): a __sycl.tgt_device_image per
+ * image, __sycl_register_lib(&desc) from .init_array.1 and
+ * __sycl_unregister_lib(&desc) from .fini_array.1, sections and symbols in
+ * LLVM's order and names. */
+static int build_sycl_desc(struct gen *g, const struct ofl_wrap_image *img)
+{
+	struct ofl_sycl_desc d;
+	struct sycl_secs x;
+	struct sycl_at *at = NULL;
+	uint64_t desc = 0, reg, unreg;
+	int rc = ofl_sycl_desc_read(img, &d, g->o.err);
+	if (rc)
+		return rc;
+	if (!(at = ofl_calloc(d.nimages, sizeof(*at))))
+		rc = OFL_NOMEM(g->o.err);
+	x.strs = ofl_ew_section(&g->o, ".rodata", SHT_PROGBITS, SHF_ALLOC, 1);
+	x.images = ofl_ew_section(&g->o, ".llvm.offloading", SHT_LLVM_OFFLOADING, SHF_ALLOC, 16);
+	x.names = ofl_ew_section(&g->o, ".llvm.rodata.offloading", SHT_PROGBITS, SHF_ALLOC, 1);
+	x.entries =
+	    ofl_ew_section(&g->o, "llvm_offload_entries", SHT_PROGBITS, SHF_ALLOC | SHF_WRITE, 8);
+	x.relro = ofl_ew_section(&g->o, ".data.rel.ro", SHT_PROGBITS, SHF_ALLOC | SHF_WRITE, 16);
+	if (!rc && (x.strs < 0 || x.images < 0 || x.names < 0 || x.entries < 0 || x.relro < 0))
+		rc = g->o.err->code;
+	for (size_t i = 0; !rc && i < d.nimages; i++)
+		rc = sycl_image(g, &x, img, &d, i, &at[i]);
+	rc = rc ? rc : sycl_descriptor(g, &x, &d, at, &desc);
+	struct target t = at_sec(g, x.relro, desc);
+	if (!rc && (sycl_desc_fn(g, "sycl.descriptor_reg", "__sycl_register_lib", t, &reg) ||
+	            sycl_desc_fn(g, "sycl.descriptor_unreg", "__sycl_unregister_lib", t, &unreg) ||
+	            array_slot(g, ".init_array.1", SHT_INIT_ARRAY, reg) ||
+	            array_slot(g, ".fini_array.1", SHT_FINI_ARRAY, unreg)))
+		rc = g->o.err->code;
+	free(at);
+	ofl_sycl_desc_release(&d);
+	return rc ? rc : finish_sections(g);
+}
+
 /* ---- entry points ---------------------------------------------------------- */
 
 int ofl_wrap_check(const struct ofl_wrap_opts *o, size_t nimages, struct ofl_error *err)
@@ -992,8 +1187,12 @@ int ofl_wrap_check(const struct ofl_wrap_opts *o, size_t nimages, struct ofl_err
 		                     "the llvm14 and amd registration exist only for openmp");
 	if (o->kind == OFL_WRAP_SYCL && (o->abi != OFL_WRAP_LLVM20 || o->relocatable))
 		return ofl_error_set(err, OFL_EINVAL, NULL, OFL_NO_OFFSET,
-		                     "sycl has LLVM 23's registration only (llvm20 ABI), not "
-		                     "relocatable");
+		                     "sycl has LLVM %s registration only (llvm20 ABI), not "
+		                     "relocatable",
+		                     o->sycl_desc ? "22's" : "23's");
+	if (o->sycl_desc && (o->kind != OFL_WRAP_SYCL || o->machine == OFL_WRAP_X86_64_COFF))
+		return ofl_error_set(err, OFL_EINVAL, NULL, OFL_NO_OFFSET,
+		                     "LLVM 22's SYCL registration is a sycl one, for ELF hosts");
 	if (o->kind == OFL_WRAP_SYCL && nimages != 1)
 		return ofl_error_set(err, OFL_EINVAL, NULL, OFL_NO_OFFSET,
 		                     "sycl takes exactly one OffloadBinary, got %zu", nimages);
@@ -1098,7 +1297,7 @@ int ofl_wrap_write_fd(int fd, const struct ofl_wrap_opts *o, const struct ofl_wr
 	else if (o->kind == OFL_WRAP_OPENMP)
 		rc = build_openmp(&g, imgs, nimages);
 	else if (o->kind == OFL_WRAP_SYCL)
-		rc = build_sycl(&g, imgs);
+		rc = o->sycl_desc ? build_sycl_desc(&g, imgs) : build_sycl(&g, imgs);
 	else
 		rc = build_cuda(&g, imgs);
 	if (!rc)

@@ -629,7 +629,7 @@ static const char PERSONALITY_OVERVIEW[] =
  * fatbins says whether CUDA/HIP device images may be bundled here. */
 static struct wrap_job new_job(enum ofl_wrap_abi abi, bool fatbins)
 {
-	return (struct wrap_job){{OFL_WRAP_OPENMP, abi, OFL_WRAP_X86_64, false},
+	return (struct wrap_job){{OFL_WRAP_OPENMP, abi, OFL_WRAP_X86_64, false, false},
 	                         "x86_64-pc-linux-gnu",
 	                         NULL,
 	                         NULL,

@@ -89,5 +89,6 @@ enum ofl_wrap_kind ofl_wrap_kind_of(uint16_t offload_kind)
 {
 	return offload_kind == OFL_OFK_CUDA                                   ? OFL_WRAP_CUDA
 	       : offload_kind == OFL_OFK_HIP || offload_kind == OFL_OFK_HIP19 ? OFL_WRAP_HIP
+	       : offload_kind == OFL_OFK_SYCL                                 ? OFL_WRAP_SYCL
 	                                                                      : OFL_WRAP_OPENMP;
 }

@@ -1,12 +1,12 @@
 /* What a device action may read (link_priv.h, ofl_declare): its whole
  * environment, and every file its jobs may open, found as they find them,
  * by a grammar of each tool's words (ld.lld, gold and bfd; clang's
- * clang-nvlink-wrapper; ptxas; llvm-lto2).  A word a grammar does not know,
- * a side output, a file that is no regular one: the action is not cached,
- * and says why.  The key (run/key.c) is made of this and the words alone,
- * so a file the action reads that is not declared here is a stale hit
- * waiting to happen: scripts/cache-audit checks the list against what the
- * jobs open. */
+ * clang-nvlink-wrapper; ptxas; llvm-lto2; clang-sycl-linker).  A word a
+ * grammar does not know, a side output, a file that is no regular one: the
+ * action is not cached, and says why.  The key (run/key.c) is made of this
+ * and the words alone, so a file the action reads that is not declared
+ * here is a stale hit waiting to happen: scripts/cache-audit checks the
+ * list against what the jobs open. */
 #include <ctype.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -518,7 +518,7 @@ static int ld_job(struct decl *d, const struct ofl_argv *job, bool bfd)
 	return rc;
 }
 
-/* ---- clang-nvlink-wrapper, ptxas, llvm-lto2 -------------------------- */
+/* ---- clang-nvlink-wrapper, ptxas, llvm-lto2, clang-sycl-linker ---------- */
 
 /* A word of a job whose grammar is a list: value-taking options and the
  * file each value names (NULL: a value, no file), options without a value,
@@ -621,6 +621,17 @@ static const char *const lto_joined[] = {
     "-mcpu=", "-mattr=",         "--filetype=",          NULL};
 static const struct grammar lto2 = {lto_values, lto_flags, lto_joined, true};
 
+/* clang-sycl-linker (clang --sycl-link): it links its inputs and writes
+ * SPIR-V with LLVM's backend in process, its temporaries in TMPDIR (the
+ * link's folder) and a copy of each image beside its output
+ * (<output stem>_<n>.spv, the link's too: a hit writes none, nothing reads
+ * them).  An arch (-arch=X, not the empty one) makes it compile ahead of
+ * time with ocloc or opencl-aot, which offlink does not model. */
+static const char *const sycl_values[] = {"-o", "--output-file", NULL};
+static const char *const sycl_flags[] = {"-arch=", "--arch=", NULL};
+static const char *const sycl_joined[] = {"-triple=", "--triple=", NULL};
+static const struct grammar sycl_linker = {sycl_values, sycl_flags, sycl_joined, true};
+
 /* ---- the action ---------------------------------------------------------- */
 
 static const char *base_name(const char *p)
@@ -660,6 +671,8 @@ static int job_files(struct decl *d, const struct ofl_argv *job)
 		return list_job(d, job, &ptxas);
 	if (!strcmp(b, "llvm-lto2"))
 		return list_job(d, job, &lto2);
+	if (!strcmp(b, "clang-sycl-linker"))
+		return list_job(d, job, &sycl_linker);
 	return uncached(d, "what %s reads is not known to offlink", b);
 }
 

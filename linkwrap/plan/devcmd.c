@@ -92,16 +92,18 @@ static int push_target(struct ofl_link *l, const struct link_group *g, const cha
 		                    ofl_arch_given(g->arch) ? g->arch : "native");
 	if (!rc && fam == OFL_FAM_AMDGPU)
 		rc = push_mcpu(l, g, cmd, err);
-	if (!rc && fam == OFL_FAM_NVPTX && ofl_arch_given(g->arch))
+	if (!rc && (fam == OFL_FAM_NVPTX || fam == OFL_FAM_SPIRV) && ofl_arch_given(g->arch))
 		rc = ofl_proc_pushf(cmd, err, "-march=%s", g->arch);
 	char o19[] = {'-', 'O', ofl_devlink_opt_level(l), '\0'};
 	const char *opt = v19 ? o19 : fam == OFL_FAM_AMDGPU ? "-flto" : NULL;
 	if (!rc && opt)
 		rc = ofl_proc_push(cmd, opt, err);
-	/* what the old driver's lld link of HIP code objects adds */
+	/* what the old driver's lld link of HIP code objects adds: 20 and
+	 * later also --lto-partitions=8, 19 none (clang --hip-link -###) */
 	if (!rc && fam == OFL_FAM_AMDGPU && g->legacy)
 		rc = ofl_proc_push(cmd, "-Wl,-plugin-opt=-amdgpu-internalize-symbols", err) ||
-		     ofl_proc_push(cmd, "-Wl,--lto-partitions=8", err);
+		     (!ofl_llvm_old_wrapper(g->llvm) &&
+		      ofl_proc_push(cmd, "-Wl,--lto-partitions=8", err));
 	if (!rc && !v19 && !g->legacy)
 		rc = push_xlinker("--plugin-opt=", l->o.lto_opts, l->o.nlto_opts, cmd, err);
 	if (!rc && fast)
@@ -222,8 +224,10 @@ static int push_inputs(struct ofl_link *l, size_t gi, const char *clang, struct 
 }
 
 /* After the device runtime: LLVM 20+'s -mllvm options, --save-temps
- * and --embed-bitcode's --lto-emit-llvm for the device linker, the
- * user's linker arguments. */
+ * and --embed-bitcode's --lto-emit-llvm for the device linker; SYCL's
+ * device link through clang's --sycl-link (clang-sycl-linker), its target
+ * as LLVM 22 and 23 give it (a generic arch empty); the user's linker
+ * arguments. */
 static int push_linker_args(struct ofl_link *l, const struct link_group *g, struct ofl_proc *cmd,
                             struct ofl_error *err)
 {
@@ -233,6 +237,15 @@ static int push_linker_args(struct ofl_link *l, const struct link_group *g, stru
 		rc = ofl_proc_push(cmd, "-Wl,--save-temps", err);
 	if (!rc && v20 && l->o.embed_bitcode)
 		rc = ofl_proc_push(cmd, "-Wl,--lto-emit-llvm", err);
+	if (!rc && g->kind == OFL_OFK_SYCL)
+		rc = ofl_proc_push(cmd, "--sycl-link", err) ||
+		             ofl_proc_push(cmd, "-Xlinker", err) ||
+		             ofl_proc_pushf(cmd, err, "-triple=%s", g->triple) ||
+		             ofl_proc_push(cmd, "-Xlinker", err) ||
+		             ofl_proc_pushf(cmd, err, "-arch=%s",
+		                            strcmp(g->arch, "generic") ? g->arch : "")
+		         ? err->code
+		         : 0;
 	return rc ? rc
 	          : push_scoped(l, l->o.device_linker_args, l->o.ndevice_linker_args, g, true, cmd,
 	                        err);

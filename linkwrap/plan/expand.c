@@ -31,8 +31,8 @@
 static bool modeled_word(const char *w, const char *prev)
 {
 	static const char *const with_value[] = {"-o", "-dumpdir", "-Xlinker", "-x", "-mllvm"};
-	static const char *const flags[] = {"--no-default-config", "-shared", "-flto", "-v",
-	                                    "-nogpulib"};
+	static const char *const flags[] = {"--no-default-config", "-shared",    "-flto", "-v",
+	                                    "-nogpulib",           "--sycl-link"};
 	static const char *const prefixes[] = {
 	    "--target=",    "-march=",           "-mcpu=", "-O", "-Wl,", "-L", "-l",
 	    "--cuda-path=", "-flto-partitions=", "-g"};
@@ -162,9 +162,16 @@ static int key_load(void *ctx, const char *path, bool found)
 static void key_programs(struct ofl_cache_key *k, const char *clangdir, const char *triple,
                          char *const *env)
 {
-	static const char *const progs[] = {"ld.lld", "ld.gold",   "ld.bfd",
-	                                    "ld",     "lld",       "ptxas",
-	                                    "nvlink", "fatbinary", "clang-nvlink-wrapper"};
+	static const char *const progs[] = {"ld.lld",
+	                                    "ld.gold",
+	                                    "ld.bfd",
+	                                    "ld",
+	                                    "lld",
+	                                    "ptxas",
+	                                    "nvlink",
+	                                    "fatbinary",
+	                                    "clang-nvlink-wrapper",
+	                                    "clang-sycl-linker"};
 	const char *lists[] = {clangdir, ofl_proc_env_get(env, "COMPILER_PATH"),
 	                       ofl_proc_env_get(env, "PATH")};
 	for (size_t l = 0; l < 3; l++)

@@ -136,10 +136,6 @@ static int add_binary(struct ofl_link *l, size_t unit, const uint8_t *p, uint64_
 			    add_binary(l, unit, e->image, e->image_size, at, depth + 1, floor, err);
 		else if (e->flags & OFL_OBIN_FLAG_METADATA)
 			continue;
-		else if (e->offload_kind == OFL_OFK_SYCL) /* never registered as OpenMP */
-			rc = ofl_error_set(err, OFL_EUNSUPPORTED, NULL, at,
-			                   "SYCL device code: offlink does not run SYCL's device "
-			                   "link (clang-sycl-linker)");
 		else
 			rc = add_entry(l, unit, &set, k, at, floor, err);
 	}

@@ -376,7 +376,8 @@ void ofl_group_count_taken(struct ofl_link *l)
 }
 
 /* The ABI of the taken host objects' entry tables; with none, the one of
- * the LLVM that made the device code. */
+ * the LLVM that made the device code; SYCL's is LLVM20 (its wrapper writes
+ * its kernels' entries itself). */
 const char *ofl_abi_name(enum ofl_wrap_abi abi)
 {
 	static const char *const names[] = {"LLVM 14", "AMD", "LLVM 19", "LLVM 20-22"};
@@ -385,6 +386,8 @@ const char *ofl_abi_name(enum ofl_wrap_abi abi)
 
 enum ofl_wrap_abi ofl_group_abi(const struct ofl_link *l, enum ofl_wrap_kind kind, unsigned llvm)
 {
+	if (kind == OFL_WRAP_SYCL) /* its entries are the wrapper's own */
+		return OFL_WRAP_LLVM20;
 	unsigned abis = 0;
 	for (size_t u = 0; u < l->nunits; u++)
 		if (l->units[u].device && l->units[u].nimages &&
@@ -424,6 +427,52 @@ int ofl_group_check_abis(const struct ofl_link *l, struct ofl_error *err)
 		                     ofl_abi_name((enum ofl_wrap_abi)hi));
 	}
 	return 0;
+}
+
+/* SYCL device code as LLVM 22 and 23 link it: one group (LLVM registers
+ * the first group's image alone: the others would be left out without a
+ * word), of SYCL code alone at its target (LLVM's error: it groups images
+ * of every kind by target), not in a relocatable link (LLVM's llvm-objcopy
+ * cannot remove .llvm.offloading, which the registration points into; a
+ * dry run prints its commands). */
+int ofl_group_check_sycl(const struct ofl_link *l, struct ofl_error *err)
+{
+	const struct link_group *sycl = NULL;
+	for (size_t g = 0; g < l->ngroups; g++) {
+		const struct link_group *gr = &l->groups[g];
+		if (!gr->nimages || gr->kind != OFL_OFK_SYCL)
+			continue;
+		if (sycl)
+			return ofl_error_set(
+			    err, OFL_EUNSUPPORTED, NULL, OFL_NO_OFFSET,
+			    "SYCL device code for two targets (%s %s, %s %s): LLVM "
+			    "registers one SYCL image only",
+			    sycl->triple, sycl->arch, gr->triple, gr->arch);
+		sycl = gr;
+	}
+	/* LLVM groups images by target, whatever their kind: a generic one
+	 * joins every group of its triple */
+	for (size_t g = 0; sycl && g < l->ngroups; g++) {
+		const struct link_group *gr = &l->groups[g];
+		if (gr->nimages && gr->kind != OFL_OFK_SYCL && !strcmp(gr->triple, sycl->triple) &&
+		    (!strcmp(gr->arch, sycl->arch) || !strcmp(gr->arch, "generic") ||
+		     !strcmp(sycl->arch, "generic")))
+			return ofl_error_set(
+			    err, OFL_EUNSUPPORTED, NULL, OFL_NO_OFFSET,
+			    "Linking images of SYCL offload kind with images of any "
+			    "other kind is not supported");
+	}
+	if (sycl && l->o.relocatable && !l->o.dry_run)
+		return ofl_error_set(err, OFL_EUNSUPPORTED, NULL, OFL_NO_OFFSET,
+		                     "SYCL device code in a relocatable link (-r): LLVM's fails "
+		                     "(llvm-objcopy cannot remove .llvm.offloading, which the SYCL "
+		                     "registration points into)");
+	return 0;
+}
+
+bool ofl_group_sycl_desc(const struct ofl_link *l, const struct link_group *g)
+{
+	return g->llvm < 23 && l->o.llvm_release < 23;
 }
 
 static int by_wrap_order(const void *a, const void *b, void *ctx)
@@ -506,11 +555,12 @@ int ofl_group_fatbin(struct ofl_link *l, struct ofl_error *err)
 	if (!order)
 		return OFL_NOMEM(err);
 	/* each kind's bundle, in turn, as LLVM writes each to the output, so
-	 * the last kind's is what remains (OpenMP, CUDA, HIP); an OpenMP link
+	 * the last kind's is what remains (OpenMP, CUDA, HIP, SYCL: its linked
+	 * image, clang-sycl-linker's OffloadBinary); an OpenMP link
 	 * of more than one image has no single bundle, LLVM's error */
 	size_t nomp = ofl_group_kind_order(l, OFL_WRAP_OPENMP, false, order);
 	int kind = nomp == 1 ? OFL_WRAP_OPENMP : -1;
-	for (int k = OFL_WRAP_CUDA; k <= OFL_WRAP_HIP; k++)
+	for (int k = OFL_WRAP_CUDA; k <= OFL_WRAP_SYCL; k++)
 		if (ofl_group_kind_order(l, (enum ofl_wrap_kind)k, false, order))
 			kind = k;
 	bool legacy = ofl_group_kind_order(l, OFL_WRAP_HIP, true, order);

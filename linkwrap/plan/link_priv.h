@@ -292,6 +292,13 @@ int ofl_group_check_abis(const struct ofl_link *l, struct ofl_error *err);
  * order; how many. */
 size_t ofl_group_kind_order(struct ofl_link *l, enum ofl_wrap_kind kind, bool legacy_hip,
                             size_t *order);
+/* OFL_EUNSUPPORTED when the taken SYCL device code is not what LLVM links
+ * and registers: of more than one group, at a target with code of another
+ * kind (LLVM's error), in a relocatable link that runs. */
+int ofl_group_check_sycl(const struct ofl_link *l, struct ofl_error *err);
+/* The SYCL registration of group g: LLVM 22's descriptors (true), or, for
+ * code of LLVM 23 or the personality acting as 23, 23's one blob. */
+bool ofl_group_sycl_desc(const struct ofl_link *l, const struct link_group *g);
 /* --emit-fatbin-only: the one kind whose bundle is the output
  * (l->fatbin_kind), or LLVM's error when there is not one (which LLVM
  * gives after the device links, so the plan's run does too). */
@@ -399,8 +406,8 @@ bool ofl_llvm_steps(const struct ofl_link *l);
 int ofl_llvm_log_extract(struct ofl_link *l, struct ofl_error *err);
 /* 23's last steps for kind's wrapper object `object` (the n groups in
  * order): OpenMP images packed by llvm-offload-binary, llvm-offload-wrapper
- * over them (or over the fat binary, l->llvm_bundle), clang compiling its
- * bitcode into object. */
+ * over them (or over the fat binary, l->llvm_bundle; SYCL: its one linked
+ * image), clang compiling its bitcode into object. */
 int ofl_llvm_log_wrap(struct ofl_link *l, enum ofl_wrap_kind kind, const size_t *order, size_t n,
                       const char *object, struct ofl_error *err);
 

@@ -96,6 +96,9 @@ static int plan_device_work(struct ofl_link *l, struct ofl_error *err)
 	if (rc)
 		return rc;
 	ofl_group_count_taken(l);
+	rc = ofl_group_check_sycl(l, err);
+	if (rc)
+		return rc;
 	rc = ofl_llvm_steps(l) ? ofl_llvm_log_extract(l, err) : 0;
 	rc = rc ? rc : step(l, "device actions", ofl_devlink_plan, err);
 	return rc || l->o.emit_fatbin || l->o.llvm_wrapper ? rc : ofl_group_runtime_libs(l, err);
@@ -152,15 +155,18 @@ static int publish_wraps(struct ofl_link *l, struct ofl_link_plan *p, struct ofl
 	size_t *order = ofl_calloc(l->ngroups + 1, sizeof(*order));
 	if (!order)
 		return OFL_NOMEM(err);
-	for (int k = OFL_WRAP_OPENMP; k <= OFL_WRAP_HIP; k++)
+	for (int k = OFL_WRAP_OPENMP; k <= OFL_WRAP_SYCL; k++)
 		for (int old = 0; old <= (k == OFL_WRAP_HIP); old++) {
 			size_t n = ofl_group_kind_order(l, (enum ofl_wrap_kind)k, old, order);
-			if (n && p->nwraps < 4)
+			if (n && p->nwraps < 5)
 				p->wraps[p->nwraps++] = (struct ofl_plan_wrap){
 				    k,
 				    (int)ofl_group_abi(l, (enum ofl_wrap_kind)k,
 				                       l->groups[order[0]].llvm),
-				    old, n};
+				    old,
+				    k == OFL_WRAP_SYCL &&
+				        ofl_group_sycl_desc(l, &l->groups[order[0]]),
+				    n};
 		}
 	free(order);
 	return 0;

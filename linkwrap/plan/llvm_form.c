@@ -332,7 +332,7 @@ static int log_pack(struct ofl_link *l, const char *tool, const struct link_grou
 int ofl_llvm_log_wrap(struct ofl_link *l, enum ofl_wrap_kind kind, const size_t *order, size_t n,
                       const char *object, struct ofl_error *err)
 {
-	static const char *const kinds[] = {"openmp", "cuda", "hip"};
+	static const char *const kinds[] = {"openmp", "cuda", "hip", "sycl"};
 	unsigned llvm = steps_llvm(l);
 	char *binary = llvm_tool(l, llvm, "llvm-offload-binary"),
 	     *wrapper = llvm_tool(l, llvm, "llvm-offload-wrapper"),
@@ -348,8 +348,10 @@ int ofl_llvm_log_wrap(struct ofl_link *l, enum ofl_wrap_kind kind, const size_t 
 	          ofl_proc_push(&wrap, "--relocatable", err));
 	for (size_t i = 0; !rc && kind == OFL_WRAP_OPENMP && i < n; i++)
 		rc = log_pack(l, binary, &l->groups[order[i]], &wrap, err);
+	/* the fat binary; SYCL's one linked image, clang-sycl-linker's */
+	const char *in = kind == OFL_WRAP_SYCL ? l->groups[order[0]].output : l->llvm_bundle;
 	if (!rc && kind != OFL_WRAP_OPENMP)
-		rc = ofl_proc_push(&wrap, l->llvm_bundle ? l->llvm_bundle : "", err);
+		rc = ofl_proc_push(&wrap, in ? in : "", err);
 	rc = log_argv(l, &wrap, rc ? (err->code ? err->code : OFL_NOMEM(err)) : 0);
 	rc = rc || ofl_proc_push(&cc, clang ? clang : "clang", err) ||
 	     ofl_proc_push(&cc, "--no-default-config", err) ||

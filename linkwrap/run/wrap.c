@@ -123,9 +123,27 @@ static int log_module(struct ofl_link *l, const struct ofl_wrap_opts *o,
 	return rc;
 }
 
+/* SYCL: the one group's linked image, clang-sycl-linker's OffloadBinary;
+ * in a dry run, which links nothing, LLVM's stand-in (an empty image
+ * whose kernels are "stub"). */
+static int sycl_image(struct ofl_link *l, const struct link_group *g, struct ofl_buf *stub,
+                      struct ofl_wrap_image *img, struct ofl_error *err)
+{
+	const char *k[1] = {"symbols"}, *v[1] = {"stub"};
+	struct ofl_obin_image oi = {OFL_IMG_NONE, OFL_OFK_SYCL, 0, (const uint8_t *)"", 0, 1, k, v};
+	if (!l->o.dry_run) {
+		*img = (struct ofl_wrap_image){g->linked.data, g->linked.size, 0,
+		                               g->linked.size, NULL,           &g->linked};
+		return 0;
+	}
+	int rc = ofl_obin_write(&oi, stub, err);
+	*img = (struct ofl_wrap_image){stub->data, stub->len, 0, stub->len, NULL, NULL};
+	return rc;
+}
+
 /* Kind k's images (n groups in order) made ready to wrap: OpenMP's packed
- * one by one, CUDA's and HIP's bundled into one fat binary; *nimgs of
- * them. */
+ * one by one, CUDA's and HIP's bundled into one fat binary, SYCL's one;
+ * *nimgs of them. */
 static int prepare_images(struct ofl_link *l, enum ofl_wrap_kind kind, const size_t *order,
                           size_t n, struct ofl_buf *packed, struct ofl_wrap_image *imgs,
                           size_t *nimgs, struct ofl_error *err)
@@ -133,6 +151,8 @@ static int prepare_images(struct ofl_link *l, enum ofl_wrap_kind kind, const siz
 	unsigned llvm = l->groups[order[0]].llvm;
 	int rc = 0;
 	*nimgs = kind == OFL_WRAP_OPENMP ? n : 1;
+	if (kind == OFL_WRAP_SYCL)
+		return sycl_image(l, &l->groups[order[0]], &packed[0], &imgs[0], err);
 	for (size_t i = 0; !rc && kind == OFL_WRAP_OPENMP && i < n; i++)
 		rc = pack_openmp(&l->groups[order[i]], &packed[i], &imgs[i], err);
 	if (!rc && kind != OFL_WRAP_OPENMP &&
@@ -142,13 +162,13 @@ static int prepare_images(struct ofl_link *l, enum ofl_wrap_kind kind, const siz
 	return rc;
 }
 
-static const char *const kind_names[] = {"openmp", "cuda", "hip"};
+static const char *const kind_names[] = {"openmp", "cuda", "hip", "sycl"};
 
 /* A file of the link's for what kind k makes (its wrapper object, or its
  * fat binary), named as LLVM names it in the personality's dry run. */
 static char *kind_file(struct ofl_link *l, enum ofl_wrap_kind k, bool fatbin, struct ofl_error *err)
 {
-	static const char *const ext[] = {"openmp", "fatbin", "hipfb"};
+	static const char *const ext[] = {"openmp", "fatbin", "hipfb", "sycl"};
 	char name[32];
 	snprintf(name, sizeof(name), "%s.%s", kind_names[k], fatbin ? ext[k] : "wrapper.o");
 	if (!ofl_llvm_form(l))
@@ -198,7 +218,11 @@ static void warn_unreadable(struct ofl_link *l, enum ofl_wrap_abi abi, const siz
 static int write_wrapper(struct ofl_link *l, enum ofl_wrap_kind kind, const size_t *order, size_t n,
                          struct ofl_error *err)
 {
-	struct ofl_wrap_opts o = {kind, OFL_WRAP_LLVM20, OFL_WRAP_X86_64, l->o.relocatable};
+	/* SYCL's registration has no relocatable form (the plan allows it in a
+	 * dry run only, as LLVM prints its commands) */
+	struct ofl_wrap_opts o = {
+	    kind, OFL_WRAP_LLVM20, OFL_WRAP_X86_64, l->o.relocatable && kind != OFL_WRAP_SYCL,
+	    kind == OFL_WRAP_SYCL && ofl_group_sycl_desc(l, &l->groups[order[0]])};
 	struct ofl_buf *packed = ofl_calloc(n, sizeof(*packed));
 	struct ofl_wrap_image *imgs = ofl_calloc(n, sizeof(*imgs));
 	struct ofl_buf obj = OFL_BUF_INIT;
@@ -218,8 +242,11 @@ static int write_wrapper(struct ofl_link *l, enum ofl_wrap_kind kind, const size
 	rc = rc ? rc : !path ? err->code : ofl_write_file(path, obj.data, obj.len, err);
 	if (!rc) {
 		l->res.objects[l->res.nobjects++] = path;
+		const char *reg = kind != OFL_WRAP_SYCL ? ofl_abi_name(o.abi)
+		                  : o.sycl_desc         ? "LLVM 22's SYCL"
+		                                        : "LLVM 23's SYCL";
 		ofl_link_logf(l, OFL_LOG_DECISION, "%s wrapper: %zu image(s), %s registration",
-		              kind_names[kind], n, ofl_abi_name(o.abi));
+		              kind_names[kind], n, reg);
 	}
 	for (size_t i = 0; packed && i < n; i++)
 		ofl_buf_release(&packed[i]);
@@ -240,9 +267,10 @@ static int write_fatbin(struct ofl_link *l, size_t *order, struct ofl_error *err
 	int rc = prepare_images(l, kind, order, n, &packed, &img, &nimg, err);
 	char *path = rc ? NULL : kind_file(l, kind, true, err);
 	/* the personality's dry run bundles nothing, as LLVM's leaves its
-	 * bundler's output empty */
-	size_t len = kind != OFL_WRAP_OPENMP && ofl_llvm_form(l) ? 0 : packed.len;
-	rc = rc ? rc : !path ? err->code : ofl_write_file(path, packed.data, len, err);
+	 * bundler's output empty (SYCL's is LLVM's stand-in image) */
+	bool bundler = kind == OFL_WRAP_CUDA || kind == OFL_WRAP_HIP;
+	size_t len = rc || (bundler && ofl_llvm_form(l)) ? 0 : (size_t)img.size;
+	rc = rc ? rc : !path ? err->code : ofl_write_file(path, img.data, len, err);
 	if (!rc)
 		l->res.fatbin = path;
 	ofl_buf_release(&packed);
@@ -287,17 +315,22 @@ static int collect_cuids(struct ofl_link *l, struct ofl_symset *set, const char 
 	return rc;
 }
 
-/* Old-driver HIP: one bundle of every code object ("hipv4-" IDs), and the
- * object defining the symbols its host objects register it through. */
+/* Old-driver HIP: one bundle of every code object ("hipv4-" IDs, in the
+ * dialect of the newest release linking them, as its clang --hip-link
+ * bundles), and the object defining the symbols its host objects register
+ * it through. */
 static int write_gpubin(struct ofl_link *l, const size_t *order, size_t n, struct ofl_error *err)
 {
 	struct ofl_buf fb = OFL_BUF_INIT;
 	struct ofl_symset set = OFL_SYMSET_INIT;
 	const char **cuids = NULL;
 	size_t ncuids = 0;
+	unsigned llvm = 0;
+	for (size_t i = 0; i < n; i++)
+		llvm = l->groups[order[i]].llvm > llvm ? l->groups[order[i]].llvm : llvm;
 	enum ofl_wrap_machine m;
 	int rc = ofl_wrap_machine_from_triple(l->o.host_triple, &m, err);
-	rc = rc ? rc : build_fatbin(l, OFL_WRAP_HIP, true, order, n, 0, &fb, err);
+	rc = rc ? rc : build_fatbin(l, OFL_WRAP_HIP, true, order, n, llvm, &fb, err);
 	rc = rc ? rc : collect_cuids(l, &set, &cuids, &ncuids, err);
 	char *path = rc ? NULL : ofl_link_temp(l, "hip.gpubin.o", err);
 	int fd = path ? open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644) : -1;
@@ -324,12 +357,12 @@ int ofl_wrap_all(struct ofl_link *l, struct ofl_error *err)
 {
 	size_t *order = ofl_calloc(l->ngroups + 1, sizeof(*order));
 	int rc = order ? 0 : OFL_NOMEM(err);
-	if (!rc && !(l->res.objects = ofl_calloc(4, sizeof(char *))))
+	if (!rc && !(l->res.objects = ofl_calloc(5, sizeof(char *))))
 		rc = OFL_NOMEM(err);
 	/* as LLVM's, after the device links: the output needs one bundle */
 	if (!rc && l->o.emit_fatbin)
 		rc = ofl_group_fatbin(l, err) ? err->code : write_fatbin(l, order, err);
-	for (int k = OFL_WRAP_OPENMP; !rc && !l->o.emit_fatbin && k <= OFL_WRAP_HIP; k++) {
+	for (int k = OFL_WRAP_OPENMP; !rc && !l->o.emit_fatbin && k <= OFL_WRAP_SYCL; k++) {
 		size_t n = ofl_group_kind_order(l, (enum ofl_wrap_kind)k, false, order);
 		if (n)
 			rc = write_wrapper(l, (enum ofl_wrap_kind)k, order, n, err);

@@ -13,7 +13,8 @@ static uint8_t IMG[50];
 /* A COFF wrapper object with one image, from the library's writer. */
 static int wrapper_object(struct ofl_buf *out)
 {
-	struct ofl_wrap_opts o = {OFL_WRAP_OPENMP, OFL_WRAP_LLVM20, OFL_WRAP_X86_64_COFF, false};
+	struct ofl_wrap_opts o = {OFL_WRAP_OPENMP, OFL_WRAP_LLVM20, OFL_WRAP_X86_64_COFF, false,
+	                          false};
 	struct ofl_wrap_image img = {IMG, sizeof(IMG), 0, sizeof(IMG), NULL, NULL};
 	struct ofl_error err = OFL_ERROR_INIT;
 	memset(IMG, 0x5a, sizeof(IMG));

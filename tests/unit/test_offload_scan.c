@@ -131,8 +131,9 @@ OFL_TEST(elf_sections_note_fatbins_and_bundles)
 {
 	static const uint8_t img[40] = "device image";
 	struct ofl_wrap_image wi = {img, sizeof img, 0, sizeof img, NULL, NULL};
-	struct ofl_wrap_opts omp = {OFL_WRAP_OPENMP, OFL_WRAP_LLVM20, OFL_WRAP_X86_64, false};
-	struct ofl_wrap_opts hip = {OFL_WRAP_HIP, OFL_WRAP_LLVM20, OFL_WRAP_X86_64, false};
+	struct ofl_wrap_opts omp = {OFL_WRAP_OPENMP, OFL_WRAP_LLVM20, OFL_WRAP_X86_64, false,
+	                            false};
+	struct ofl_wrap_opts hip = {OFL_WRAP_HIP, OFL_WRAP_LLVM20, OFL_WRAP_X86_64, false, false};
 	struct ofl_buf o = OFL_BUF_INIT, h = OFL_BUF_INIT, b = OFL_BUF_INIT;
 	struct ofl_error err = OFL_ERROR_INIT;
 	CHECK(ofl_wrap_write_buf(&o, &omp, &wi, 1, &err) == 0);

@@ -394,6 +394,76 @@ OFL_TEST(plan_mixed_abi)
 	done(&r);
 }
 
+/* name.o: host code and a SYCL image (offload kind 8, an ELF object's
+ * bytes) for triple, arch "generic". */
+static int sycl_object(const char *name, const char *triple)
+{
+	char cmd[1024], bin[256];
+	snprintf(cmd, sizeof(cmd),
+	         "echo 'int %s_host;' >%s.c && cc -fPIC -c %s.c -o %s.o && cp %s.o %s_dev.o", name,
+	         name, name, name, name, name);
+	snprintf(bin, sizeof(bin), "%s.obin", name);
+	char dev[256];
+	snprintf(dev, sizeof(dev), "%s_dev.o", name);
+	if (sh(cmd) || obin(bin, dev, OFL_OFK_SYCL, triple, "generic"))
+		return -1;
+	snprintf(cmd, sizeof(cmd), "objcopy --add-section .llvm.offloading=%s %s.o", bin, name);
+	return sh(cmd);
+}
+
+/* A word of action a's command, or false. */
+static bool has_word(const struct ofl_device_action *a, const char *w)
+{
+	for (size_t i = 0; i < a->argc; i++)
+		if (!strcmp(a->argv[i], w))
+			return true;
+	return false;
+}
+
+/* SYCL code: one group linked through clang --sycl-link, wrapped with
+ * LLVM 22's registration (23's acting as 23); what LLVM does not link
+ * right is an error before any device link. */
+OFL_TEST(plan_sycl)
+{
+	struct run r;
+	const char *spirv = "spirv64-unknown-unknown";
+	CHECK(fake_llvm(22) == 0 && sycl_object("s1", spirv) == 0 &&
+	      sycl_object("s2", "spirv32-unknown-unknown") == 0);
+	CHECK(object("o1", "int o1;", "int d1;", spirv, "generic", NULL) == 0);
+	plan(&r, "s1.o -o out", opts());
+	CHECK_EQ_U(r.rc, 0);
+	CHECK_EQ_U(r.p.ngroups, 1);
+	CHECK_EQ_U(r.p.groups[0].kind, OFL_OFK_SYCL);
+	CHECK(has_word(&r.p.actions[0], "--sycl-link") &&
+	      has_word(&r.p.actions[0], "-triple=spirv64-unknown-unknown") &&
+	      has_word(&r.p.actions[0], "-arch="));
+	CHECK_EQ_U(r.p.nwraps, 1);
+	CHECK_EQ_U(r.p.wraps[0].kind, OFL_WRAP_SYCL);
+	CHECK_EQ_U(r.p.wraps[0].abi, OFL_WRAP_LLVM20);
+	CHECK(r.p.wraps[0].sycl_desc);
+	done(&r);
+	struct ofl_link_opts as23 = opts();
+	as23.llvm_release = 23;
+	plan(&r, "s1.o -o out", as23);
+	CHECK_EQ_U(r.rc, 0);
+	CHECK(!r.p.wraps[0].sycl_desc);
+	done(&r);
+	plan(&r, "s1.o s2.o -o out", opts());
+	CHECK_EQ_U(r.rc, OFL_EUNSUPPORTED);
+	CHECK(strstr(r.e.msg, "SYCL device code for two targets") != NULL);
+	done(&r);
+	plan(&r, "s1.o o1.o -o out", opts());
+	CHECK_EQ_U(r.rc, OFL_EUNSUPPORTED);
+	CHECK(strstr(r.e.msg, "Linking images of SYCL offload kind") != NULL);
+	done(&r);
+	struct ofl_link_opts rel = opts();
+	rel.relocatable = true; /* LLVM's relocatable mode */
+	plan(&r, "-r s1.o -o out.o", rel);
+	CHECK_EQ_U(r.rc, OFL_EUNSUPPORTED);
+	CHECK(strstr(r.e.msg, "relocatable link") != NULL);
+	done(&r);
+}
+
 /* A CPU group needs no device runtime. */
 OFL_TEST(plan_runtime_none)
 {

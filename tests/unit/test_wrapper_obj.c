@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "harness.h"
+#include "offlink/offload_binary.h"
 #include "offlink/wrapper_obj.h"
 
 #ifndef SHT_LLVM_OFFLOADING
@@ -35,7 +36,7 @@ struct obj {
 static int build(struct obj *o, enum ofl_wrap_kind kind, enum ofl_wrap_abi abi,
                  enum ofl_wrap_machine m, const struct ofl_wrap_image *imgs, size_t n)
 {
-	struct ofl_wrap_opts opts = {kind, abi, m, false};
+	struct ofl_wrap_opts opts = {kind, abi, m, false, false};
 	struct ofl_error err = OFL_ERROR_INIT;
 	o->buf = (struct ofl_buf)OFL_BUF_INIT;
 	int rc = ofl_wrap_write_buf(&o->buf, &opts, imgs, n, &err);
@@ -305,7 +306,7 @@ OFL_TEST(file_backed_images)
 		struct ofl_wrap_image mem = {IMG_A + 3, 60, 0, 60, NULL, NULL};
 		struct ofl_wrap_image fil = {file.data + 3, 60, 0, 60, NULL, &file};
 		struct ofl_wrap_opts opts = {(enum ofl_wrap_kind)k, OFL_WRAP_LLVM20,
-		                             OFL_WRAP_X86_64, false};
+		                             OFL_WRAP_X86_64, false, false};
 		struct ofl_buf a = OFL_BUF_INIT, b = OFL_BUF_INIT;
 		CHECK(ofl_wrap_write_buf(&a, &opts, &mem, 1, &err) == 0);
 		CHECK(ofl_wrap_write_buf(&b, &opts, &fil, 1, &err) == 0);
@@ -397,7 +398,8 @@ OFL_TEST(relocatable_section)
 {
 	fill();
 	struct ofl_wrap_image img = {IMG_A, sizeof(IMG_A), 0, sizeof(IMG_A), NULL, NULL};
-	struct ofl_wrap_opts opts = {OFL_WRAP_OPENMP, OFL_WRAP_LLVM20, OFL_WRAP_X86_64, true};
+	struct ofl_wrap_opts opts = {OFL_WRAP_OPENMP, OFL_WRAP_LLVM20, OFL_WRAP_X86_64, true,
+	                             false};
 	struct ofl_error err = OFL_ERROR_INIT;
 	struct ofl_buf b = OFL_BUF_INIT;
 	CHECK(ofl_wrap_write_buf(&b, &opts, &img, 1, &err) == 0);
@@ -446,6 +448,93 @@ OFL_TEST(sycl_layout)
 	done(&o);
 }
 
+/* Two OffloadBinaries back to back, as clang-sycl-linker 22 writes: kernels
+ * "KA\r\nKB\n\nKC" and "KB\nK$D" (LLVM's names and suffixes: e2e.link_sycl
+ * checks them against LLVM 22's module). */
+static void sycl22_input(struct ofl_buf *in)
+{
+	static const char *const k[2] = {"symbols", "triple"};
+	static const char *const v1[2] = {"KA\r\nKB\n\nKC", "spirv64-unknown-unknown"},
+	                         *v2[2] = {"KB\nK$D", "spirv64-unknown-unknown"};
+	struct ofl_obin_image a = {OFL_IMG_SPIRV, OFL_OFK_SYCL, 0, IMG_A, sizeof(IMG_A), 2, k, v1};
+	struct ofl_obin_image b = {OFL_IMG_NONE, OFL_OFK_SYCL, 0, IMG_C, sizeof(IMG_C), 2, k, v2};
+	struct ofl_error err = OFL_ERROR_INIT;
+	CHECK(ofl_obin_write(&a, in, &err) == 0 && ofl_obin_write(&b, in, &err) == 0);
+}
+
+OFL_TEST(sycl22_layout)
+{
+	fill();
+	struct ofl_buf in = OFL_BUF_INIT, b = OFL_BUF_INIT;
+	sycl22_input(&in);
+	struct ofl_wrap_image img = {in.data, in.len, 0, in.len, NULL, NULL};
+	struct ofl_wrap_opts opts = {OFL_WRAP_SYCL, OFL_WRAP_LLVM20, OFL_WRAP_X86_64, false, true};
+	struct ofl_error err = OFL_ERROR_INIT;
+	struct obj o = {OFL_BUF_INIT, NULL, 0};
+	GElf_Shdr sh;
+	GElf_Sym sym;
+	CHECK(ofl_wrap_write_buf(&o.buf, &opts, &img, 1, &err) == 0);
+	elf_version(EV_CURRENT);
+	CHECK((o.e = elf_memory((char *)o.buf.data, o.buf.len)) != NULL);
+	CHECK(elf_getshdrstrndx(o.e, &o.shstrndx) == 0);
+	/* the images, 16-aligned, in .llvm.offloading */
+	CHECK(find_sec(&o, ".llvm.offloading", &sh) && sh.sh_type == SHT_LLVM_OFFLOADING);
+	CHECK_EQ_U(sh.sh_size, 112 + sizeof(IMG_C));
+	CHECK_MEM(o.buf.data + sh.sh_offset + 112, IMG_C, sizeof(IMG_C));
+	CHECK(find_sym(&o, ".sycl_offloading.1.data", &sym) && sym.st_value == 112);
+	/* five kernels, each an entry of llvm_offload_entries; names as LLVM's */
+	CHECK(find_sec(&o, "llvm_offload_entries", &sh) && sh.sh_size == 5 * 56);
+	CHECK(find_sym(&o, ".offloading.entry.KB.4", &sym) &&
+	      GELF_ST_BIND(sym.st_info) == STB_WEAK);
+	CHECK(find_sym(&o, ".offloading.entry_name.5", &sym) && sym.st_size == 4);
+	CHECK(find_sym(&o, ".sycl_offloading.entries_arr.6", &sym) && sym.st_size == 2 * 56);
+	/* the descriptor: version 1, two images of version 3, kind 8, their
+	 * image kinds */
+	CHECK(find_sym(&o, ".sycl_offloading.device_images", &sym) && sym.st_size == 160);
+	CHECK(find_sec(&o, ".data.rel.ro", &sh));
+	const uint8_t *images = o.buf.data + sh.sh_offset + sym.st_value;
+	CHECK_MEM(images, ((const uint8_t[]){3, 0, OFL_OFK_SYCL, OFL_IMG_SPIRV}), 4);
+	CHECK_MEM(images + 80, ((const uint8_t[]){3, 0, OFL_OFK_SYCL, OFL_IMG_NONE}), 4);
+	CHECK(find_sym(&o, ".sycl_offloading.descriptor", &sym) && sym.st_size == 32);
+	CHECK_MEM(o.buf.data + sh.sh_offset + sym.st_value, ((const uint8_t[]){1, 0, 2, 0}), 4);
+	CHECK(find_sec(&o, ".init_array.1", &sh) && find_sec(&o, ".fini_array.1", &sh));
+	done(&o);
+	/* the IR as LLVM prints it: a name that is not plain quoted, the
+	 * kernels' names in !llvm.offloading.symbols; no bitcode */
+	CHECK(ofl_wrap_emit_ll(&b, &opts, "x86_64-pc-linux-gnu", &img, 1, &err) == 0);
+	CHECK(ofl_buf_append(&b, "", 1) == 0);
+	CHECK(strstr((const char *)b.data, "\n@\".offloading.entry.K$D\" = weak constant ") !=
+	      NULL);
+	CHECK(strstr((const char *)b.data,
+	             "\n!llvm.offloading.symbols = !{!0, !1, !2, !3, !4}\n\n!0 "
+	             "= !{ptr @.offloading.entry_name}\n") != NULL);
+	ofl_buf_reset(&b);
+	CHECK(ofl_wrap_emit_bc(NULL, &opts, "x86_64-pc-linux-gnu", &img, 1, &err) ==
+	      OFL_EUNSUPPORTED);
+	ofl_error_clear(&err);
+	opts.machine = OFL_WRAP_AARCH64;
+	CHECK(ofl_wrap_write_buf(&b, &opts, &img, 1, &err) == 0);
+	ofl_buf_reset(&b);
+	/* not clang-sycl-linker's output, or a form 22's registration has not */
+	struct ofl_wrap_image raw = {IMG_A, sizeof(IMG_A), 0, sizeof(IMG_A), NULL, NULL};
+	CHECK(ofl_wrap_write_buf(&b, &opts, &raw, 1, &err) != 0 && err.code);
+	ofl_error_clear(&err);
+	struct ofl_wrap_image cut = {in.data, in.len - 8, 0, in.len - 8, NULL, NULL};
+	CHECK(ofl_wrap_write_buf(&b, &opts, &cut, 1, &err) != 0 && err.code);
+	ofl_error_clear(&err);
+	CHECK(ofl_wrap_emit_c(&b, &opts, &img, (const char *const[]){"x"}, 1, &err) ==
+	      OFL_EUNSUPPORTED);
+	ofl_error_clear(&err);
+	opts.machine = OFL_WRAP_X86_64_COFF;
+	CHECK(ofl_wrap_write_buf(&b, &opts, &img, 1, &err) == OFL_EINVAL);
+	ofl_error_clear(&err);
+	struct ofl_wrap_opts omp = {OFL_WRAP_OPENMP, OFL_WRAP_LLVM20, OFL_WRAP_X86_64, false, true};
+	CHECK(ofl_wrap_write_buf(&b, &omp, &img, 1, &err) == OFL_EINVAL);
+	CHECK_EQ_U(b.len, 0);
+	ofl_buf_release(&b);
+	ofl_buf_release(&in);
+}
+
 OFL_TEST(argument_errors)
 {
 	fill();
@@ -453,24 +542,26 @@ OFL_TEST(argument_errors)
 	                                 {IMG_B, sizeof(IMG_B), 0, sizeof(IMG_B), NULL, NULL}};
 	struct ofl_error err = OFL_ERROR_INIT;
 	struct ofl_buf b = OFL_BUF_INIT;
-	struct ofl_wrap_opts cuda = {OFL_WRAP_CUDA, OFL_WRAP_LLVM20, OFL_WRAP_X86_64, false};
+	struct ofl_wrap_opts cuda = {OFL_WRAP_CUDA, OFL_WRAP_LLVM20, OFL_WRAP_X86_64, false, false};
 	CHECK(ofl_wrap_write_buf(&b, &cuda, imgs, 2, &err) == OFL_EINVAL);
 	CHECK(strstr(err.msg, "exactly one") != NULL);
 	ofl_error_clear(&err);
-	struct ofl_wrap_opts old = {OFL_WRAP_HIP, OFL_WRAP_LLVM14, OFL_WRAP_X86_64, false};
+	struct ofl_wrap_opts old = {OFL_WRAP_HIP, OFL_WRAP_LLVM14, OFL_WRAP_X86_64, false, false};
 	CHECK(ofl_wrap_write_buf(&b, &old, imgs, 1, &err) == OFL_EINVAL);
 	ofl_error_clear(&err);
-	struct ofl_wrap_opts omp = {OFL_WRAP_OPENMP, OFL_WRAP_LLVM20, OFL_WRAP_X86_64, false};
+	struct ofl_wrap_opts omp = {OFL_WRAP_OPENMP, OFL_WRAP_LLVM20, OFL_WRAP_X86_64, false,
+	                            false};
 	CHECK(ofl_wrap_write_buf(&b, &omp, imgs, 0, &err) == OFL_EINVAL);
 	ofl_error_clear(&err);
-	struct ofl_wrap_opts sycl = {OFL_WRAP_SYCL, OFL_WRAP_LLVM20, OFL_WRAP_X86_64, false};
+	struct ofl_wrap_opts sycl = {OFL_WRAP_SYCL, OFL_WRAP_LLVM20, OFL_WRAP_X86_64, false, false};
 	CHECK(ofl_wrap_write_buf(&b, &sycl, imgs, 2, &err) == OFL_EINVAL);
 	CHECK(strstr(err.msg, "exactly one OffloadBinary") != NULL);
 	ofl_error_clear(&err);
 	sycl.relocatable = true;
 	CHECK(ofl_wrap_write_buf(&b, &sycl, imgs, 1, &err) == OFL_EINVAL);
 	ofl_error_clear(&err);
-	sycl = (struct ofl_wrap_opts){OFL_WRAP_SYCL, OFL_WRAP_LLVM19, OFL_WRAP_X86_64, false};
+	sycl =
+	    (struct ofl_wrap_opts){OFL_WRAP_SYCL, OFL_WRAP_LLVM19, OFL_WRAP_X86_64, false, false};
 	CHECK(ofl_wrap_write_buf(&b, &sycl, imgs, 1, &err) == OFL_EINVAL);
 	ofl_error_clear(&err);
 	struct ofl_wrap_image bad = {IMG_A, sizeof(IMG_A), 50, 101, NULL, NULL};
@@ -516,7 +607,8 @@ OFL_TEST(ir_text)
 {
 	static const uint8_t bytes[] = {'"', '\\', 0, 'A', 0xff};
 	struct ofl_wrap_image img = {bytes, sizeof(bytes), 0, sizeof(bytes), NULL, NULL};
-	struct ofl_wrap_opts omp = {OFL_WRAP_OPENMP, OFL_WRAP_LLVM20, OFL_WRAP_X86_64, false};
+	struct ofl_wrap_opts omp = {OFL_WRAP_OPENMP, OFL_WRAP_LLVM20, OFL_WRAP_X86_64, false,
+	                            false};
 	struct ofl_error err = OFL_ERROR_INIT;
 	struct ofl_buf b = OFL_BUF_INIT;
 	CHECK(ofl_wrap_emit_ll(&b, &omp, "x86_64-pc-linux-gnu", &img, 1, &err) == 0);
@@ -528,7 +620,8 @@ OFL_TEST(ir_text)
 	CHECK(strstr(t, "@atexit(ptr @.omp_offloading.descriptor_unreg)"));
 	CHECK(strstr(t, "target triple = \"x86_64-pc-linux-gnu\""));
 	ofl_buf_release(&b);
-	struct ofl_wrap_opts old = {OFL_WRAP_OPENMP, OFL_WRAP_LLVM14, OFL_WRAP_X86_64, false};
+	struct ofl_wrap_opts old = {OFL_WRAP_OPENMP, OFL_WRAP_LLVM14, OFL_WRAP_X86_64, false,
+	                            false};
 	CHECK(ofl_wrap_emit_ll(&b, &old, "x86_64-pc-linux-gnu", &img, 1, &err) == 0);
 	CHECK(ofl_buf_append(&b, "", 1) == 0);
 	t = (const char *)b.data;
@@ -615,10 +708,10 @@ OFL_TEST(bitcode_container)
 	struct ofl_wrap_image imgs[2] = {{IMG_A, sizeof(IMG_A), 0, sizeof(IMG_A), NULL, NULL},
 	                                 {IMG_B, sizeof(IMG_B), 0, sizeof(IMG_B), NULL, NULL}};
 	struct ofl_wrap_opts opts[] = {
-	    {OFL_WRAP_OPENMP, OFL_WRAP_LLVM20, OFL_WRAP_X86_64, false},
-	    {OFL_WRAP_OPENMP, OFL_WRAP_AMD, OFL_WRAP_X86_64, false},
-	    {OFL_WRAP_HIP, OFL_WRAP_LLVM19, OFL_WRAP_X86_64, false},
-	    {OFL_WRAP_CUDA, OFL_WRAP_LLVM20, OFL_WRAP_X86_64, false},
+	    {OFL_WRAP_OPENMP, OFL_WRAP_LLVM20, OFL_WRAP_X86_64, false, false},
+	    {OFL_WRAP_OPENMP, OFL_WRAP_AMD, OFL_WRAP_X86_64, false, false},
+	    {OFL_WRAP_HIP, OFL_WRAP_LLVM19, OFL_WRAP_X86_64, false, false},
+	    {OFL_WRAP_CUDA, OFL_WRAP_LLVM20, OFL_WRAP_X86_64, false, false},
 	};
 	static const char *const names[] = {"__tgt_register_lib", "__tgt_register_image_info",
 	                                    "__hipRegisterVar", "__cudaRegisterFatBinaryEnd"};
@@ -664,7 +757,8 @@ OFL_TEST(bitcode_file_images)
 		fil[i] =
 		    (struct ofl_wrap_image){file.data + off, sizes[i], 0, sizes[i], NULL, &file};
 	}
-	struct ofl_wrap_opts opts = {OFL_WRAP_OPENMP, OFL_WRAP_LLVM20, OFL_WRAP_X86_64, false};
+	struct ofl_wrap_opts opts = {OFL_WRAP_OPENMP, OFL_WRAP_LLVM20, OFL_WRAP_X86_64, false,
+	                             false};
 	struct ofl_buf a = OFL_BUF_INIT, b = OFL_BUF_INIT;
 	CHECK(emit_bc("mem.bc", &opts, mem, 5, &a, &err) == 0);
 	CHECK(emit_bc("fil.bc", &opts, fil, 5, &b, &err) == 0);
@@ -704,7 +798,8 @@ OFL_TEST(needs_of_object)
 	    {OFL_WRAP_CUDA, OFL_WRAP_LLVM19, 1u << OFL_WRAP_CUDA},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct ofl_wrap_opts opts = {cases[i].kind, cases[i].abi, OFL_WRAP_X86_64, false};
+		struct ofl_wrap_opts opts = {cases[i].kind, cases[i].abi, OFL_WRAP_X86_64, false,
+		                             false};
 		struct ofl_error err = OFL_ERROR_INIT;
 		struct ofl_buf b = OFL_BUF_INIT;
 		struct ofl_wrap_needs n = {0, 0};

@@ -70,12 +70,20 @@ struct ofl_wrap_opts {
 	enum ofl_wrap_machine machine;
 	/* Images go to .llvm.offloading.relocatable (clang-linker-wrapper -r). */
 	bool relocatable;
+	/* SYCL: LLVM 22's registration (#147508) instead of 23's: a
+	 * __sycl.tgt_bin_desc describing every image of the OffloadBinaries
+	 * clang-sycl-linker wrote (one input, the binaries back to back), each
+	 * with the entries of its kernels, __sycl_register_lib(&desc) at
+	 * constructor priority 1 and __sycl_unregister_lib(&desc) at
+	 * destructor priority 1; the object only (not IR, bitcode, C nor
+	 * COFF). */
+	bool sycl_desc;
 };
 
 /* Checks the combination: CUDA and HIP exist only for LLVM19/LLVM20 and
  * take exactly one image (the fat binary); SYCL only for LLVM20 (LLVM 23's
- * registration), one image (the OffloadBinary), not relocatable; OpenMP
- * takes at least one. */
+ * registration, or 22's with sycl_desc), one image (the OffloadBinary),
+ * not relocatable; OpenMP takes at least one. */
 int ofl_wrap_check(const struct ofl_wrap_opts *o, size_t nimages, struct ofl_error *err);
 
 /* Machine for a host triple ("x86_64-pc-linux-gnu", "aarch64-linux-gnu",

@@ -366,11 +366,12 @@ struct ofl_device_action {
 };
 
 /* The wrapper object of an offload kind, in the registration ABI the
- * taken objects' entry tables ask for. */
+ * taken objects' entry tables ask for (SYCL: LLVM 22's or 23's). */
 struct ofl_plan_wrap {
 	int kind; /* enum ofl_wrap_kind */
 	int abi;  /* enum ofl_wrap_abi */
 	bool old_hip;
+	bool sycl_desc; /* ofl_wrap_opts.sycl_desc */
 	size_t ngroups;
 };
 
@@ -390,7 +391,7 @@ struct ofl_link_plan {
 	size_t ngroups;
 	const struct ofl_device_action *actions;
 	size_t nactions;
-	struct ofl_plan_wrap wraps[4];
+	struct ofl_plan_wrap wraps[5];
 	size_t nwraps;
 };
 

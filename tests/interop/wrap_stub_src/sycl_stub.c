@@ -25,8 +25,11 @@ void __sycl_unregister_lib(const void *p, size_t n)
 	fflush(stdout);
 }
 
+/* A program of its own, unless linked into one (OFL_STUB_NO_MAIN) */
+#ifndef OFL_STUB_NO_MAIN
 int main(void)
 {
 	printf("main\n");
 	return 0;
 }
+#endif
