@@ -113,7 +113,8 @@ static enum ld_plugin_status bad_option(const char *shown, enum ofl_ldopt id, co
 		SAY(LDPL_FATAL,
 		    "offlink: unknown plugin option '%s' (jobs=N, device-compiler=, "
 		    "device-linker=, device-launcher=, offload-extract=, explain[=FILE], "
-		    "save-temps, dry-run, no-device-cache, no-bypass-warning, nogpulib)",
+		    "save-temps, dry-run, no-device-cache, no-bypass-warning, nogpulib, "
+		    "device-opt-level=, device-partitions=)",
 		    shown);
 	return LDPS_ERR;
 }

@@ -33,10 +33,11 @@ enum wopt {
 	W_PRINT_MODULE,
 	W_OPT_LEVEL,
 	W_EMBED_BITCODE,
-	W_LLVM_VERSION, /* offlink's: the release to act as */
-	W_IGNORED,      /* accepted; no effect on what offlink produces */
-	W_IGNORED_ARG,  /* same, with a value */
-	W_UNSUPPORTED,  /* a mode offlink does not have */
+	W_DEVICE_PARTITIONS, /* offlink's: --device-partitions=N|auto */
+	W_LLVM_VERSION,      /* offlink's: the release to act as */
+	W_IGNORED,           /* accepted; no effect on what offlink produces */
+	W_IGNORED_ARG,       /* same, with a value */
+	W_UNSUPPORTED,       /* a mode offlink does not have */
 	W_HELP,
 	W_VERSION,
 };
@@ -85,6 +86,7 @@ static const struct wspec wrapper_opts[] = {
     {"clang-backend", W_IGNORED, FLAG},
     {"override-image", W_UNSUPPORTED, EITHER},
     {"embed-bitcode", W_EMBED_BITCODE, FLAG},
+    {"device-partitions", W_DEVICE_PARTITIONS, EITHER},
     {"llvm-version", W_LLVM_VERSION, JOINED},
     {"help", W_HELP, FLAG},
     {"help-hidden", W_HELP, FLAG},
@@ -112,6 +114,9 @@ static const char help[] =
     "  --cuda-path=<dir>       The CUDA installation (fatbinary; LLVM 19's device links)\n"
     "  --opt-level=<O0-O3>     LLVM 19's device LTO and link optimisation (default O2)\n"
     "  --embed-bitcode         Embed the linked bitcode for the runtime to JIT\n"
+    "  --device-partitions=<N|auto>\n"
+    "                          Device code generation of LTO links in N partitions\n"
+    "                          run in parallel (offlink's; 1: LLVM's link)\n"
     "  --compress, --compression-level=<n>\n"
     "                          Compress HIP fat binaries\n"
     "  --emit-fatbin-only      Write the fat binary; no wrapping, no host link\n"
@@ -227,6 +232,13 @@ static int take(struct link_job *j, const struct wspec *w, const char *v)
 	case W_EMBED_BITCODE:
 		j->c.o.embed_bitcode = true;
 		break;
+	case W_DEVICE_PARTITIONS: {
+		/* read as ld.offlink reads its option */
+		struct ofl_ldarg a = {
+		    .kind = OFL_LDARG_OPTION, .opt = OFL_LD_OWN_DEVICE_PARTITIONS, .value = v};
+		struct ofl_error err = OFL_ERROR_INIT;
+		return ofl_link_config_option(&j->c, &a, &err) ? error_lib(&err) : 0;
+	}
 	case W_LLVM_VERSION:
 		return (j->c.o.llvm_release = llvm_release_option(strtoull(v, NULL, 10))) ? 0 : 1;
 	case W_UNSUPPORTED:

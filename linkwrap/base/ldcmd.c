@@ -122,6 +122,7 @@ static const struct optdef opts[] = {
 	{"no-device-cache", OFL_LD_OWN_NO_DEVICE_CACHE, V_NONE},
 	{"no-bypass-warning", OFL_LD_OWN_NO_BYPASS_WARNING, V_NONE},
 	{"device-opt-level", OFL_LD_OWN_DEVICE_OPT_LEVEL, V_SEP},
+	{"device-partitions", OFL_LD_OWN_DEVICE_PARTITIONS, V_SEP},
 };
 /* clang-format on */
 

@@ -610,7 +610,7 @@ static const char *const nvlink_values[] = {"-o", "-arch", NULL};
 static const char *const nvlink_flags[] = {"-v", "-g", "--dry-run", NULL};
 static const char *const nvlink_joined[] = {"-O", "--lto-", "--feature=", "-arch=", NULL};
 static const struct grammar nvlink = {nvlink_values, nvlink_flags, nvlink_joined, true};
-static const char *const ptxas_values[] = {"--gpu-name", "--output-file", "-arch", NULL};
+static const char *const ptxas_values[] = {"--gpu-name", "--output-file", "-arch", "-o", NULL};
 static const char *const ptxas_flags[] = {"-m64", "-c", "-g", "-v", "--verbose", NULL};
 static const char *const ptxas_joined[] = {"-O", "--opt-level", NULL};
 static const struct grammar ptxas = {ptxas_values, ptxas_flags, ptxas_joined, true};
@@ -618,8 +618,19 @@ static const char *const lto_values[] = {"-o", "-r", NULL};
 static const char *const lto_flags[] = {"run", NULL};
 static const char *const lto_joined[] = {
     "-O",     "--cg-opt-level=", "--select-save-temps=", "--relocation-model=",
-    "-mcpu=", "-mattr=",         "--filetype=",          NULL};
+    "-mcpu=", "-mattr=",         "--filetype=",          "--stop-before=",
+    NULL};
 static const struct grammar lto2 = {lto_values, lto_flags, lto_joined, true};
+/* the code generation of partitions (partition.c) */
+static const char *const split_values[] = {"-o", "-j", NULL};
+static const char *const split_joined[] = {"--mtriple=", "--mcpu=", NULL};
+static const struct grammar split = {split_values, NULL, split_joined, true};
+static const char *const llc_values[] = {"-o", NULL};
+static const char *const llc_flags[] = {"-function-sections", "-data-sections", "-addrsig",
+                                        "--asm-verbose=false", NULL};
+static const char *const llc_joined[] = {
+    "-O", "-relocation-model=", "-mcpu=", "-mattr=", "-filetype=", NULL};
+static const struct grammar llc = {llc_values, llc_flags, llc_joined, true};
 
 /* ---- the action ---------------------------------------------------------- */
 
@@ -660,6 +671,10 @@ static int job_files(struct decl *d, const struct ofl_argv *job)
 		return list_job(d, job, &ptxas);
 	if (!strcmp(b, "llvm-lto2"))
 		return list_job(d, job, &lto2);
+	if (!strcmp(b, "llvm-split"))
+		return list_job(d, job, &split);
+	if (!strcmp(b, "llc"))
+		return list_job(d, job, &llc);
 	return uncached(d, "what %s reads is not known to offlink", b);
 }
 

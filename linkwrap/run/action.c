@@ -49,11 +49,12 @@ static int flush_inputs(struct ofl_link *l, size_t gi, const struct ofl_argv *cm
 			w->path = NULL; /* written */
 		}
 	}
-	pthread_mutex_unlock(&l->lock);
+	/* (a group's actions may run side by side: its partitions) */
 	for (size_t i = 0; i < g->npending; i++)
 		if (g->pending[i].path)
 			g->pending[left++] = g->pending[i];
 	g->npending = left;
+	pthread_mutex_unlock(&l->lock);
 	return rc;
 }
 
@@ -146,6 +147,36 @@ static bool use_hit(const char *output, bool file, struct ofl_file *entry, struc
 	return true;
 }
 
+/* The key of the k-th of an action's other outputs (llvm-split's
+ * partitions): each its own entry. */
+static void more_key(const uint8_t *key, size_t k, uint8_t out[OFL_CACHE_KEY_SIZE])
+{
+	struct ofl_cache_key h;
+	char n[32];
+	snprintf(n, sizeof(n), "%zu", k);
+	ofl_key_init(&h);
+	ofl_key_bytes(&h, "action", key, OFL_CACHE_KEY_SIZE);
+	ofl_key_str(&h, "output", n);
+	ofl_key_final(&h, out);
+}
+
+/* A's other outputs from the cache, each written: all there, or a miss. */
+static bool more_hits(struct ofl_link *l, const struct link_action *a, const uint8_t *key,
+                      char *note, size_t notesz)
+{
+	bool all = true;
+	for (size_t k = 0; all && k < a->nmore; k++) {
+		uint8_t mk[OFL_CACHE_KEY_SIZE];
+		struct ofl_file e = OFL_FILE_INIT;
+		struct ofl_error ignored = OFL_ERROR_INIT;
+		more_key(key, k, mk);
+		all = ofl_cache_get(l->cache, mk, &e, note, notesz) != OFL_CACHE_MISS &&
+		      !write_private(a->more[k], e.data, e.size, &ignored);
+		ofl_file_close(&e);
+	}
+	return all;
+}
+
 static bool cancelled(struct ofl_link *l)
 {
 	return __atomic_load_n(&l->cancelled, __ATOMIC_SEQ_CST);
@@ -188,7 +219,8 @@ static int cached_run(struct ofl_link *l, struct link_action *a, struct ofl_file
 	bool cacheable = l->cache && !a->uncached && !ofl_action_key(l, a, key, &seen);
 	enum ofl_cache_hit hit =
 	    cacheable ? ofl_cache_get(l->cache, key, &entry, note, sizeof(note)) : OFL_CACHE_MISS;
-	if (hit != OFL_CACHE_MISS && !use_hit(a->output, a->file, &entry, keep))
+	if (hit != OFL_CACHE_MISS && (!use_hit(a->output, a->file, &entry, keep) ||
+	                              !more_hits(l, a, key, note, sizeof(note))))
 		hit = OFL_CACHE_MISS; /* run it, then */
 	/* the cache's own time, apart from the command's */
 	double cache_s = ofl_devlink_elapsed(&t0);
@@ -198,9 +230,14 @@ static int cached_run(struct ofl_link *l, struct link_action *a, struct ofl_file
 		/* a kept output is the link's, read cached or not */
 		rc = rc || !keep ? rc : ofl_file_open(keep, a->output, err);
 		clock_gettime(CLOCK_MONOTONIC, &t1);
-		if (!rc && cacheable && ofl_action_unchanged(l, a, seen))
+		if (!rc && cacheable && ofl_action_unchanged(l, a, seen)) {
 			store(l, key, a->output, keep);
-		else if (!rc && cacheable)
+			for (size_t k = 0; k < a->nmore; k++) {
+				uint8_t mk[OFL_CACHE_KEY_SIZE];
+				more_key(key, k, mk);
+				store(l, mk, a->more[k], NULL);
+			}
+		} else if (!rc && cacheable)
 			ofl_link_logf(l, OFL_LOG_DECISION,
 			              "%s: not stored: a file it reads changed while it ran",
 			              a->what);

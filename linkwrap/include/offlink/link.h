@@ -37,6 +37,9 @@ OFL_API_BEGIN
 
 struct ofl_link;
 
+/* The most partitions a device link's code generation is split into. */
+#define OFL_MAX_PARTITIONS 256
+
 enum ofl_link_log {
 	OFL_LOG_DECISION, /* which members and images were taken, and why */
 	OFL_LOG_COMMAND,  /* a command run (or, dry run, that would run) */
@@ -161,6 +164,14 @@ struct ofl_link_opts {
 	 * (--device-compiler=<triple>=-O<x>), added unless llvm_wrapper (then
 	 * that driver passed it itself). */
 	char opt_level[8];
+	/* Device code generation of LTO links in partitions, each its own
+	 * cached action run beside the others (plan/partition.c): 0 decides
+	 * from the size of each group's device bitcode, 1 makes none (the link
+	 * LLVM runs, its bytes), N that many; never from the machine, so the
+	 * image is the same everywhere.  device_partitions_from says who gave
+	 * N ("--device-partitions", "OFFLINK_DEVICE_PARTITIONS"), for the log. */
+	unsigned device_partitions;
+	const char *device_partitions_from;
 	/* Where opt_level came from, or why it is not known, for the log
 	 * (OFL_LOG_DECISION when device links run); NULL: nothing to say. */
 	const char *opt_level_why;
