@@ -137,6 +137,7 @@ void ofl_action_release(struct link_action *a)
 	free(a->uncached);
 	free(a->deps);
 	free(a->more);
+	free(a->fill);
 	*a = (struct link_action){0};
 }
 

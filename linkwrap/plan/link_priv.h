@@ -128,6 +128,10 @@ struct link_action {
 	 * cached under a key of its own (the link's paths) */
 	const char **more;
 	size_t nmore;
+	/* What an output its jobs did not write holds (AMDGPU's splitter
+	 * writes fewer partitions than asked for when it finds fewer kernels:
+	 * an empty module); NULL: a missing output is an error (owned) */
+	char *fill;
 	/* Its jobs are what clang's driver runs even without a cache or in a
 	 * dry run: partition.c reads the code generation's options there */
 	bool expand;

@@ -75,7 +75,7 @@ static uint64_t bitcode_bytes(const struct ofl_link *l, size_t gi)
 /* Why group gi is linked whole whatever its size, or NULL. */
 static const char *whole(const struct ofl_link *l, const struct link_group *g, const char *clang)
 {
-	static const char *const tools[] = {"llvm-split", "llc"};
+	static const char *const tools[] = {"llvm-split", "llc", "opt"};
 	if (g->legacy)
 		return "the old HIP driver's link";
 	if (l->o.embed_bitcode)
@@ -88,8 +88,9 @@ static const char *whole(const struct ofl_link *l, const struct link_group *g, c
 		char *p = ofl_toolchain_beside(clang, tools[i]);
 		free(p);
 		if (!p)
-			return i ? "no llc beside the device clang"
-			         : "no llvm-split beside the device clang";
+			return i == 0   ? "no llvm-split beside the device clang"
+			       : i == 1 ? "no llc beside the device clang"
+			                : "no opt beside the device clang";
 	}
 	return NULL;
 }
@@ -329,6 +330,14 @@ static struct link_action *add(struct ofl_link *l, size_t gi, struct ofl_proc *c
 	return a;
 }
 
+/* "<step> of partition k+1/N for <triple> <arch>" */
+static void describe(struct link_action *a, const struct link_group *g, const char *step,
+                     unsigned k)
+{
+	snprintf(a->what, sizeof(a->what), "%s of partition %u/%u for %s%s%s", step, k + 1,
+	         g->parts, g->triple, *g->arch ? " " : "", g->arch);
+}
+
 /* The launcher, then the tool. */
 static int head(struct ofl_link *l, struct ofl_proc *cmd, const char *tool, struct ofl_error *err)
 {
@@ -367,15 +376,80 @@ static int split(struct ofl_link *l, size_t gi, const struct link_action *lto, c
 	struct link_action *a = rc ? NULL : add(l, gi, &cmd, dep, parts[0], err);
 	if (a) {
 		*at = (size_t)(a - l->actions);
-		snprintf(a->what, sizeof(a->what), "split of the %s %s module into %u partitions",
-		         g->triple, g->arch, n);
+		snprintf(a->what, sizeof(a->what), "split of the %s%s%s module into %u partitions",
+		         g->triple, *g->arch ? " " : "", g->arch, n);
 		if (n > 1 && !(a->more = ofl_calloc(n - 1, sizeof(*a->more))))
+			rc = OFL_NOMEM(err);
+		/* an empty module in IR text, which llc reads as well */
+		if (!rc && ofl_family(g->triple) == OFL_FAM_AMDGPU &&
+		    asprintf(&a->fill, "target triple = \"%s\"\n", g->triple) < 0)
 			rc = OFL_NOMEM(err);
 		for (unsigned k = 1; !rc && k < n; k++)
 			a->more[a->nmore++] = parts[k];
 	}
 	ofl_proc_release(&cmd);
 	return rc ? rc : a ? 0 : err->code;
+}
+
+/* NVPTX: a partition's names made ones PTX takes.  Its code generation
+ * gives a local global or function whose name PTX does not take ('.':
+ * ".str", "anon.<hash>.0", LTO's "f.1") a valid one, "_$_" for each dot
+ * (NVPTXAssignValidGlobalNames), but the split made every local global
+ * (hidden, so that partitions reach each other's), which that pass leaves
+ * as they are, and ptxas refuses.  So opt's rewrite-symbols gives each
+ * name the same rename first, by a map of rules: the first dot of a name
+ * whose first part is not "llvm" (LLVM's intrinsics), up to MAX_DOTS
+ * times.  A name is renamed the same in every partition, so their
+ * references still meet. */
+#define MAX_DOTS 8
+
+static int rename_map(struct ofl_link *l, size_t gi, char **path, struct ofl_error *err)
+{
+	static const char *const kinds[] = {"function", "global variable", "global alias"};
+	/* a first part that is not "llvm": longer, shorter, or differing */
+	static const char seg[] =
+	    "[^.]{5,}|[^.]{0,3}|[^l.][^.]{3}|l[^l.][^.]{2}|ll[^v.][^.]|llv[^m.]";
+	struct ofl_buf b = OFL_BUF_INIT;
+	for (int r = 0; r < MAX_DOTS; r++)
+		for (size_t k = 0; k < sizeof(kinds) / sizeof(*kinds); k++)
+			ofl_buf_printf(&b,
+			               "%s:\n  source: '^(%s)\\.(.*)$'\n  transform: '\\1_$_\\2'\n",
+			               kinds[k], seg);
+	size_t n = 0;
+	uint8_t *text = b.data ? ofl_buf_detach(&b, &n) : NULL;
+	*path = ofl_partition_name(l, gi, ".rename.yaml", err);
+	if (!text || !*path) {
+		free(text);
+		return text ? err->code : OFL_NOMEM(err);
+	}
+	return ofl_devlink_defer(l, gi, *path, text, n, text, err);
+}
+
+/* opt -passes=rewrite-symbols over partition k (NVPTX), by map. */
+static int rename_part(struct ofl_link *l, size_t gi, const char *clang, const char *map,
+                       const char *in, unsigned k, size_t dep, char **out, struct ofl_error *err)
+{
+	const struct link_group *g = &l->groups[gi];
+	char sfx[32];
+	snprintf(sfx, sizeof(sfx), "-%u.ptxnames.bc", k);
+	char *tool = ofl_toolchain_beside(clang, "opt");
+	struct ofl_proc cmd = OFL_PROC_INIT;
+	*out = ofl_partition_name(l, gi, sfx, err);
+	int rc = tool && *out ? head(l, &cmd, tool, err) : tool ? err->code : OFL_NOMEM(err);
+	rc = rc || ofl_proc_push(&cmd, "-passes=rewrite-symbols", err) ||
+	     ofl_proc_push(&cmd, "-rewrite-map-file", err) || ofl_proc_push(&cmd, map, err) ||
+	     ofl_proc_push(&cmd, "-o", err) || ofl_proc_push(&cmd, *out, err) ||
+	     ofl_proc_push(&cmd, in, err);
+	free(tool);
+	struct link_action *a = rc ? NULL : add(l, gi, &cmd, dep, *out, err);
+	if (a) {
+		describe(a, g, "PTX names", k);
+		a->mem_input = in;
+		a->mem_base = LLC_BASE;
+		a->mem_factor = LLC_FACTOR;
+	}
+	ofl_proc_release(&cmd);
+	return rc ? (rc == 1 ? err->code : rc) : a ? 0 : err->code;
 }
 
 /* llc over partition k: its options the LTO step's (above); PTX for
@@ -405,8 +479,7 @@ static int codegen(struct ofl_link *l, size_t gi, const char *clang, const struc
 	free(tool);
 	struct link_action *a = rc ? NULL : add(l, gi, &cmd, dep, *out, err);
 	if (a) {
-		snprintf(a->what, sizeof(a->what), "code generation of partition %u/%u for %s %s",
-		         k + 1, g->parts, g->triple, g->arch);
+		describe(a, g, "code generation", k);
 		a->mem_input = in;
 		a->mem_base = LLC_BASE;
 		a->mem_factor = LLC_FACTOR;
@@ -442,8 +515,7 @@ static int assemble(struct ofl_link *l, size_t gi, const struct cg *c, const cha
 		     ofl_proc_push(&cmd, *out, err);
 	struct link_action *a = rc ? NULL : add(l, gi, &cmd, dep, *out, err);
 	if (a) {
-		snprintf(a->what, sizeof(a->what), "ptxas of partition %u/%u for %s %s", k + 1,
-		         g->parts, g->triple, g->arch);
+		describe(a, g, "ptxas", k);
 		a->mem_input = in;
 		a->mem_base = PTXAS_BASE;
 		a->mem_factor = PTXAS_FACTOR;
@@ -458,27 +530,36 @@ int ofl_partition_plan(struct ofl_link *l, size_t gi, struct link_action *lto, c
 	struct link_group *g = &l->groups[gi];
 	bool ptx = ofl_target_nvptx(g->triple);
 	struct cg c = {0};
-	if (!read_cg(l, lto, &c) || (ptx && !c.ptxas) || !*c.cpu) {
+	/* a GPU's code is for a processor the step names; a CPU's functions
+	 * name theirs */
+	bool cpu = ofl_family(g->triple) == OFL_FAM_CPU;
+	if (!read_cg(l, lto, &c) || (ptx && !c.ptxas) || (!cpu && !*c.cpu)) {
 		snprintf(g->parts_why, sizeof(g->parts_why), "1: %s%s%s",
 		         *c.unknown ? "the LTO option " : "",
-		         *c.unknown ? c.unknown
-		         : !*c.cpu  ? "no processor in the LTO step's words"
-		                    : "no ptxas to assemble the partitions",
+		         *c.unknown        ? c.unknown
+		         : !*c.cpu && !cpu ? "no processor in the LTO step's words"
+		                           : "no ptxas to assemble the partitions",
 		         *c.unknown ? " may change code generation" : "");
-		ofl_link_logf(l, OFL_LOG_DECISION, "device partitions for %s %s: %s", g->triple,
-		              g->arch, g->parts_why);
+		ofl_link_logf(l, OFL_LOG_DECISION, "device partitions for %s%s%s: %s", g->triple,
+		              *g->arch ? " " : "", g->arch, g->parts_why);
 		g->parts = 1;
 		free(c.ptxas);
 		return 1;
 	}
-	char **parts = ofl_calloc(g->parts, sizeof(*parts));
+	char **parts = ofl_calloc(g->parts, sizeof(*parts)), *map = NULL;
 	size_t at = 0;
 	int rc = parts ? split(l, gi, lto, clang, &c, parts, &at, err) : OFL_NOMEM(err);
+	rc = rc || !ptx ? rc : rename_map(l, gi, &map, err);
 	/* partition after partition, so that the scheduler, taking the first
 	 * action that can run, assembles one before it generates the next */
 	for (unsigned k = 0; !rc && k < g->parts; k++) {
-		char *s = NULL, *obj = NULL;
-		rc = codegen(l, gi, clang, &c, parts[k], k, at, &s, err);
+		char *in = parts[k], *s = NULL, *obj = NULL;
+		size_t dep = at;
+		if (ptx) {
+			rc = rename_part(l, gi, clang, map, parts[k], k, at, &in, err);
+			dep = l->nactions - 1;
+		}
+		rc = rc ? rc : codegen(l, gi, clang, &c, in, k, dep, &s, err);
 		rc = rc || !ptx ? rc : assemble(l, gi, &c, s, k, l->nactions - 1, &obj, err);
 		rc = rc ? rc : ofl_argv_push(&g->part_objs, ptx ? obj : s, err);
 	}

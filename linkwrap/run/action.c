@@ -207,6 +207,17 @@ static int run(struct ofl_link *l, struct link_action *a, int *slot, struct ofl_
 	return rc;
 }
 
+/* The outputs a's jobs did not write, written with a->fill. */
+static int fill(const struct link_action *a, struct ofl_error *err)
+{
+	int rc = 0;
+	size_t n = a->fill ? strlen(a->fill) : 0;
+	for (size_t k = 0; !rc && a->fill && k <= a->nmore; k++)
+		rc =
+		    write_private(k ? a->more[k - 1] : a->output, (const uint8_t *)a->fill, n, err);
+	return rc;
+}
+
 static int cached_run(struct ofl_link *l, struct link_action *a, struct ofl_file *keep, int *slot,
                       struct ofl_proc *failed, struct ofl_error *err)
 {
@@ -227,6 +238,7 @@ static int cached_run(struct ofl_link *l, struct link_action *a, struct ofl_file
 	int rc = 0;
 	if (hit == OFL_CACHE_MISS) {
 		rc = run(l, a, slot, failed, err);
+		rc = rc ? rc : fill(a, err);
 		/* a kept output is the link's, read cached or not */
 		rc = rc || !keep ? rc : ofl_file_open(keep, a->output, err);
 		clock_gettime(CLOCK_MONOTONIC, &t1);
