@@ -403,7 +403,7 @@ static int split(struct ofl_link *l, size_t gi, const struct link_action *lto, c
  * references still meet. */
 #define MAX_DOTS 8
 
-static int rename_map(struct ofl_link *l, size_t gi, char **path, struct ofl_error *err)
+static int rename_map(struct ofl_link *l, size_t gi, unsigned k, char **path, struct ofl_error *err)
 {
 	static const char *const kinds[] = {"function", "global variable", "global alias"};
 	/* a first part that is not "llvm": longer, shorter, or differing */
@@ -411,13 +411,18 @@ static int rename_map(struct ofl_link *l, size_t gi, char **path, struct ofl_err
 	    "[^.]{5,}|[^.]{0,3}|[^l.][^.]{3}|l[^l.][^.]{2}|ll[^v.][^.]|llv[^m.]";
 	struct ofl_buf b = OFL_BUF_INIT;
 	for (int r = 0; r < MAX_DOTS; r++)
-		for (size_t k = 0; k < sizeof(kinds) / sizeof(*kinds); k++)
+		for (size_t i = 0; i < sizeof(kinds) / sizeof(*kinds); i++)
 			ofl_buf_printf(&b,
 			               "%s:\n  source: '^(%s)\\.(.*)$'\n  transform: '\\1_$_\\2'\n",
-			               kinds[k], seg);
+			               kinds[i], seg);
 	size_t n = 0;
 	uint8_t *text = b.data ? ofl_buf_detach(&b, &n) : NULL;
-	*path = ofl_partition_name(l, gi, ".rename.yaml", err);
+	/* one for each partition: a file of the link's that several actions
+	 * read would be keyed by the bytes to write or by those written,
+	 * whichever ran first */
+	char sfx[32];
+	snprintf(sfx, sizeof(sfx), "-%u.rename.yaml", k);
+	*path = ofl_partition_name(l, gi, sfx, err);
 	if (!text || !*path) {
 		free(text);
 		return text ? err->code : OFL_NOMEM(err);
@@ -425,17 +430,18 @@ static int rename_map(struct ofl_link *l, size_t gi, char **path, struct ofl_err
 	return ofl_devlink_defer(l, gi, *path, text, n, text, err);
 }
 
-/* opt -passes=rewrite-symbols over partition k (NVPTX), by map. */
-static int rename_part(struct ofl_link *l, size_t gi, const char *clang, const char *map,
-                       const char *in, unsigned k, size_t dep, char **out, struct ofl_error *err)
+/* opt -passes=rewrite-symbols over partition k (NVPTX), by its map. */
+static int rename_part(struct ofl_link *l, size_t gi, const char *clang, const char *in, unsigned k,
+                       size_t dep, char **out, struct ofl_error *err)
 {
 	const struct link_group *g = &l->groups[gi];
-	char sfx[32];
+	char sfx[32], *map = NULL;
 	snprintf(sfx, sizeof(sfx), "-%u.ptxnames.bc", k);
 	char *tool = ofl_toolchain_beside(clang, "opt");
 	struct ofl_proc cmd = OFL_PROC_INIT;
 	*out = ofl_partition_name(l, gi, sfx, err);
-	int rc = tool && *out ? head(l, &cmd, tool, err) : tool ? err->code : OFL_NOMEM(err);
+	int rc = tool && *out ? rename_map(l, gi, k, &map, err) : tool ? err->code : OFL_NOMEM(err);
+	rc = rc ? rc : head(l, &cmd, tool, err);
 	rc = rc || ofl_proc_push(&cmd, "-passes=rewrite-symbols", err) ||
 	     ofl_proc_push(&cmd, "-rewrite-map-file", err) || ofl_proc_push(&cmd, map, err) ||
 	     ofl_proc_push(&cmd, "-o", err) || ofl_proc_push(&cmd, *out, err) ||
@@ -546,17 +552,16 @@ int ofl_partition_plan(struct ofl_link *l, size_t gi, struct link_action *lto, c
 		free(c.ptxas);
 		return 1;
 	}
-	char **parts = ofl_calloc(g->parts, sizeof(*parts)), *map = NULL;
+	char **parts = ofl_calloc(g->parts, sizeof(*parts));
 	size_t at = 0;
 	int rc = parts ? split(l, gi, lto, clang, &c, parts, &at, err) : OFL_NOMEM(err);
-	rc = rc || !ptx ? rc : rename_map(l, gi, &map, err);
 	/* partition after partition, so that the scheduler, taking the first
 	 * action that can run, assembles one before it generates the next */
 	for (unsigned k = 0; !rc && k < g->parts; k++) {
 		char *in = parts[k], *s = NULL, *obj = NULL;
 		size_t dep = at;
 		if (ptx) {
-			rc = rename_part(l, gi, clang, map, parts[k], k, at, &in, err);
+			rc = rename_part(l, gi, clang, parts[k], k, at, &in, err);
 			dep = l->nactions - 1;
 		}
 		rc = rc ? rc : codegen(l, gi, clang, &c, in, k, dep, &s, err);
