@@ -35,7 +35,7 @@
  * cores give back (a partition of 256 KiB takes some 2 s to generate and
  * assemble for sm_90). */
 #define PART_BYTES ((uint64_t)256 << 10)
-#define PART_MIN 4
+#define PART_MIN 2
 #define PART_AUTO_MAX 64
 
 /* Peak memory, estimated from the size of what a tool reads (measured:

@@ -118,7 +118,7 @@ all_kept cuda one.so p4b.so
 # the count: auto (this program's bitcode is small), the variable, the
 # option over the variable; bad values
 OFFLINK_CACHE_DIR=$PWD/c1 link_ok auto "$LD" -shared "${CUOBJS[@]}" -o auto.so --explain=auto.explain
-grep -Eq "^device partitions for nvptx64-nvidia-cuda sm_90: 1: [0-9]+ KiB of device bitcode, less than the 1024 KiB worth splitting$" \
+grep -Eq "^device partitions for nvptx64-nvidia-cuda sm_90: 1: [0-9]+ KiB of device bitcode, less than the 512 KiB worth splitting$" \
 	auto.explain || fail "explain: no auto partition count"
 same_images one.so auto.so
 OFFLINK_CACHE_DIR=$PWD/cb OFFLINK_DEVICE_PARTITIONS=2 link_ok env "$LD" -shared "${CUOBJS[@]}" \
