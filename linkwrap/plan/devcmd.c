@@ -250,6 +250,13 @@ static int push_linker_args(struct ofl_link *l, const struct link_group *g, stru
 	 * partitions' (partition.c) */
 	if (!rc && v20 && (l->o.embed_bitcode || lto_pass(g)))
 		rc = ofl_proc_push(cmd, "-Wl,--lto-emit-llvm", err);
+	/* the whole module: LTO in partitions of its own (a driver's
+	 * -flto-partitions=8) writes each over the last */
+	if (!rc && v20 && lto_pass(g))
+		rc = ofl_proc_push(cmd,
+		                   ofl_target_nvptx(g->triple) ? "-Wl,--plugin-opt=lto-partitions=1"
+		                                               : "-Wl,--lto-partitions=1",
+		                   err);
 	return rc ? rc
 	          : push_scoped(l->o.device_linker_args, l->o.ndevice_linker_args, g->triple, true,
 	                        cmd, err);

@@ -18,7 +18,9 @@
 #   - OpenMP sm_90 and gfx90a, clang 19 with LLVM 19's device runtime
 #     (llvm-lto2 stops before code generation), and HIP gfx90a (AMDGPU's
 #     splitter, which writes fewer partitions than asked when it finds
-#     fewer kernels): the unpartitioned image's symbols all there.
+#     fewer kernels; also through the personality, whose driver asks the
+#     LTO step for 8 partitions of its own): the unpartitioned image's
+#     symbols all there.
 source "$OFL_SRC/tests/lib.sh"
 need "$LLVM22/clang" "$LLVM22/clang-linker-wrapper" "$LLVM22/llvm-readelf" "$LLVM22/llc" \
 	"$LLVM22/llvm-split" "$LLVM22/opt" "$LLVM19/clang" "$LLVM19/llvm-lto2" "$LLVM19/llc" \
@@ -218,4 +220,13 @@ done
 # more partitions than kernels: AMDGPU's splitter writes fewer
 gpu_parts hip 16 "$LLVM22/clang" -fuse-ld=offlink -B"$OFL_BUILD/bin" -shared hip0.o hip1.o
 grep -q '"--mtriple=amdgcn-amd-amdhsa" "--mcpu=gfx90a"' hip.explain || fail "hip: not AMDGPU's splitter"
+# through clang-linker-wrapper's personality, whose driver asks the LTO
+# step for partitions of its own (-flto-partitions=8): it writes the whole
+# module all the same
+hip_runtime_standin
+OFFLINK_CACHE_DIR=$PWD/hipp.c OFFLINK_DEVICE_PARTITIONS=4 link_ok hipp "$LLVM22/clang" -B"$OFL_COMPAT" \
+	--offload-new-driver -fgpu-rdc --hip-link -nogpulib --offload-arch=gfx90a -shared hip0.o hip1.o \
+	-L. -o hipp.so -Wl,--explain=hipp.explain
+grep -q -- '"--lto-partitions=8" .*"--lto-partitions=1"' hipp.explain || fail "hipp: LTO in partitions"
+all_kept hipp hip.1.so hipp.so
 echo "partitions: CUDA, OpenMP x86_64 (22, 19), sm_90 and gfx90a (19), HIP"
