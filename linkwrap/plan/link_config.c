@@ -270,6 +270,9 @@ int ofl_link_config_env(struct ofl_link_config *c, char *const *env, pid_t drive
 	struct ofl_driver d = OFL_DRIVER_INIT;
 	int rc = ofl_driver_read(driver, &d, err);
 	rc = rc ? rc : device_env(c, env, &d, driver, err);
+	const char *mem = ofl_proc_env_get(env, "OFFLINK_DEVICE_MEMORY");
+	if (!rc && mem && *mem && (rc = ofl_cache_parse_size(mem, &o->device_memory, err)))
+		ofl_error_prefix(err, "OFFLINK_DEVICE_MEMORY");
 	/* the option wins over the variable */
 	const char *parts = ofl_proc_env_get(env, "OFFLINK_DEVICE_PARTITIONS");
 	if (!rc && parts && *parts && !o->device_partitions_from) {

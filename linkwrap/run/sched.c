@@ -121,14 +121,13 @@ static bool fits(struct sched *s, size_t i)
 	    (s->mem_running <= s->mem_limit && m <= s->mem_limit - s->mem_running))
 		return true;
 	if (!s->mem_said)
-		ofl_link_logf(
-		    s->l, OFL_LOG_DECISION,
-		    "memory: %s would take about %llu MiB beside the %llu MiB estimated "
-		    "for the actions running, more than the %llu MiB available: fewer run "
-		    "at once",
-		    s->l->actions[i].what, (unsigned long long)(m >> 20),
-		    (unsigned long long)(s->mem_running >> 20),
-		    (unsigned long long)(s->mem_limit >> 20));
+		ofl_link_logf(s->l, OFL_LOG_DECISION,
+		              "memory: %s would take about %llu MiB beside the %llu MiB estimated "
+		              "for the actions running, more than the %llu MiB available "
+		              "(OFFLINK_DEVICE_MEMORY, else the machine's): fewer run at once",
+		              s->l->actions[i].what, (unsigned long long)(m >> 20),
+		              (unsigned long long)(s->mem_running >> 20),
+		              (unsigned long long)(s->mem_limit >> 20));
 	s->mem_said = true;
 	return false;
 }
@@ -310,7 +309,9 @@ int ofl_devlink_run(struct ofl_link *l, struct ofl_error *err)
 	int rc = w && t && running && s.state && s.errs && s.mem ? 0 : OFL_NOMEM(err);
 	for (size_t i = 0; !rc && i < l->nactions; i++)
 		s.errs[i] = (struct ofl_error)OFL_ERROR_INIT;
-	s.mem_limit = l->o.dry_run ? UINT64_MAX : available_memory();
+	s.mem_limit = l->o.dry_run         ? UINT64_MAX
+	              : l->o.device_memory ? l->o.device_memory
+	                                   : available_memory();
 	/* made (and stale ones swept) before the workers start, not by the
 	 * first of them under the link's lock while the others wait */
 	if (!rc && l->nactions && !ofl_link_tmpdir(l, err))

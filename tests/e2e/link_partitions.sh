@@ -10,6 +10,8 @@
 #     device global of the unpartitioned cubin is in the partitioned one;
 #     a relink after editing one source hits the unchanged partitions'
 #     actions (--explain says so) and writes the image a cold link does;
+#     with too little memory (OFFLINK_DEVICE_MEMORY) fewer run at once,
+#     --explain says so, the image the same;
 #     --explain says how many partitions and why (auto, the option, the
 #     variable, which the option overrides); bad counts are errors;
 #   - OpenMP x86_64 with -foffload-lto, clang 22 (tests/e2e/wrap_openmp_src,
@@ -116,6 +118,14 @@ same_images p4b.so p4c.so
 grep -q "^device partitions for nvptx64-nvidia-cuda sm_90: 4, as --device-partitions gives it$" \
 	p4b.explain || fail "explain: no partition count"
 all_kept cuda one.so p4b.so
+# too little memory for two at once: one at a time, said; the same bytes
+OFFLINK_CACHE=0 OFFLINK_DEVICE_MEMORY=1M link_ok mem "$LD" -shared "${CUOBJS[@]}" -o mem.so \
+	--device-partitions=4 --explain=mem.explain
+grep -q "^memory: .* more than the 1 MiB available (OFFLINK_DEVICE_MEMORY, else the machine's): fewer run at once$" \
+	mem.explain || fail "explain: no memory line"
+same_images p4b.so mem.so
+expect_fail env OFFLINK_DEVICE_MEMORY=lots "$LD" -shared k0.o -o bad.so
+grep -q "OFFLINK_DEVICE_MEMORY: 'lots': expected a size" err || { cat err; fail "bad memory size"; }
 
 # the count: auto (this program's bitcode is small), the variable, the
 # option over the variable; bad values

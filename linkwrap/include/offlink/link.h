@@ -172,6 +172,10 @@ struct ofl_link_opts {
 	 * N ("--device-partitions", "OFFLINK_DEVICE_PARTITIONS"), for the log. */
 	unsigned device_partitions;
 	const char *device_partitions_from;
+	/* The memory the device actions may take at once, by their estimates
+	 * (OFFLINK_DEVICE_MEMORY); 0: what the machine has available when
+	 * they start.  A schedule's limit, never the bytes'. */
+	uint64_t device_memory;
 	/* Where opt_level came from, or why it is not known, for the log
 	 * (OFL_LOG_DECISION when device links run); NULL: nothing to say. */
 	const char *opt_level_why;
