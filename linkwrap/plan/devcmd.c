@@ -407,8 +407,8 @@ static int plan_group(struct ofl_link *l, size_t gi, struct ofl_error *err)
 		                     g->triple);
 	bool v19 = ofl_llvm_old_wrapper(g->llvm) && !g->legacy;
 	struct ofl_proc cmd = OFL_PROC_INIT;
-	int rc = ofl_partition_count(l, gi, clang, err);
-	rc = rc || v19 || g->parts <= 1 ? rc : plan_partitions(l, gi, clang, err);
+	ofl_partition_count(l, gi, clang);
+	int rc = v19 || g->parts <= 1 ? 0 : plan_partitions(l, gi, clang, err);
 	rc = rc ? rc : build(l, gi, clang, &cmd, err);
 	if (rc == OFL_DEVLINK_EMBEDDED) {
 		/* the image is LTO's bitcode: no device link */

@@ -359,7 +359,7 @@ int ofl_devlink_lto19(struct ofl_link *l, size_t gi, const char *clang, struct o
  * "Partitions"). */
 /* Group gi's partition count (g->parts, g->parts_why), from the options
  * and the size of its device bitcode; logged. */
-int ofl_partition_count(struct ofl_link *l, size_t gi, const char *clang, struct ofl_error *err);
+void ofl_partition_count(struct ofl_link *l, size_t gi, const char *clang);
 /* After lto, group gi's action that writes the optimised module before
  * code generation (its jobs known: ofl_expand ran), the actions that
  * split it, generate each partition's code (and assemble its PTX), their

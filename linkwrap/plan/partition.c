@@ -95,13 +95,12 @@ static const char *whole(const struct ofl_link *l, const struct link_group *g, c
 	return NULL;
 }
 
-int ofl_partition_count(struct ofl_link *l, size_t gi, const char *clang, struct ofl_error *err)
+void ofl_partition_count(struct ofl_link *l, size_t gi, const char *clang)
 {
 	struct link_group *g = &l->groups[gi];
 	uint64_t bytes = bitcode_bytes(l, gi);
 	unsigned given = l->o.device_partitions;
 	const char *no = bytes ? whole(l, g, clang) : "no device bitcode";
-	(void)err;
 	g->parts = 1;
 	if (given == 1)
 		snprintf(g->parts_why, sizeof(g->parts_why), "1, as %s gives it: LLVM's link",
@@ -127,7 +126,6 @@ int ofl_partition_count(struct ofl_link *l, size_t gi, const char *clang, struct
 	}
 	ofl_link_logf(l, OFL_LOG_DECISION, "device partitions for %s%s%s: %s", g->triple,
 	              *g->arch ? " " : "", g->arch, g->parts_why);
-	return 0;
 }
 
 /* ---- the LTO step's words ------------------------------------------------ */
@@ -214,9 +212,10 @@ static char *find_ptxas(char *const *env, const char *cuda)
 	return p;
 }
 
-/* clang-nvlink-wrapper's words: its LTO and code generation at -O<n> (O2
- * unless given), PIC as LTO's default; then ptxas -O<n> (O3 unless given;
- * O0 with -g), from --ptxas-path, else --cuda-path's bin/, else PATH. */
+/* clang-nvlink-wrapper's words: its LTO and code generation at
+ * --plugin-opt=O<n> (O2 unless given), PIC as LTO's default; then ptxas at
+ * the same -O<n> (O3 unless given; O0 with -g), from --ptxas-path, else
+ * --cuda-path's bin/, else PATH.  (Words it does not know go to nvlink.) */
 static void nvlink_words(char *const *env, struct cg *c, const struct ofl_argv *job)
 {
 	static const char *const popt[] = {"--plugin-opt=", "-plugin-opt=", NULL};
@@ -231,9 +230,7 @@ static void nvlink_words(char *const *env, struct cg *c, const struct ofl_argv *
 			add_attrs(c, job->v[++i]);
 		else if ((v = after(w, popt)))
 			plugin_opt(c, w, v);
-		else if (w[0] == '-' && w[1] == 'O' && level(w + 2))
-			c->lto_level = c->ptxas_level = w[2];
-		else if (!strcmp(w, "-g"))
+		else if (!strcmp(w, "-g") || !strcmp(w, "--debug"))
 			c->ptxas_g = true;
 		else if (!strcmp(w, "-v"))
 			c->verbose = true;
@@ -245,6 +242,7 @@ static void nvlink_words(char *const *env, struct cg *c, const struct ofl_argv *
 			snprintf(c->unknown, sizeof(c->unknown), "%s", w);
 	}
 	c->cg_level = c->lto_level ? c->lto_level : '2';
+	c->ptxas_level = c->lto_level;
 	c->ptxas = ptxas ? ofl_strdup(ptxas) : find_ptxas(env, cuda);
 }
 
