@@ -398,7 +398,10 @@ static int split(struct ofl_link *l, size_t gi, const struct link_action *lto, c
  * name the same rename first, by a map of rules: the first dot of a name
  * whose first part is not "llvm" (LLVM's intrinsics), up to MAX_DOTS
  * times.  A name is renamed the same in every partition, so their
- * references still meet. */
+ * references still meet.  The functions a partition declares and does
+ * not call go too (the split declares every one of the module in each):
+ * llc's input then changes with the partition's code, not with a
+ * function added or removed elsewhere. */
 #define MAX_DOTS 8
 
 static int rename_map(struct ofl_link *l, size_t gi, unsigned k, char **path, struct ofl_error *err)
@@ -440,7 +443,7 @@ static int rename_part(struct ofl_link *l, size_t gi, const char *clang, const c
 	*out = ofl_partition_name(l, gi, sfx, err);
 	int rc = tool && *out ? rename_map(l, gi, k, &map, err) : tool ? err->code : OFL_NOMEM(err);
 	rc = rc ? rc : head(l, &cmd, tool, err);
-	rc = rc || ofl_proc_push(&cmd, "-passes=rewrite-symbols", err) ||
+	rc = rc || ofl_proc_push(&cmd, "-passes=rewrite-symbols,strip-dead-prototypes", err) ||
 	     ofl_proc_push(&cmd, "-rewrite-map-file", err) || ofl_proc_push(&cmd, map, err) ||
 	     ofl_proc_push(&cmd, "-o", err) || ofl_proc_push(&cmd, *out, err) ||
 	     ofl_proc_push(&cmd, in, err);
