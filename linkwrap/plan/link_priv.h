@@ -336,7 +336,6 @@ char ofl_devlink_opt_level(const struct ofl_link *l);
  * not to be one, partition.c): freed, its group's count one less. */
 void ofl_devlink_drop_last(struct ofl_link *l);
 
-
 /* devrt.c: LLVM's OpenMP device runtime for GPU device links. */
 /* LLVM 19's libomptarget.devicertl.a added as an input for the groups
  * that need it (before members are chosen; group the images again). */

@@ -25,14 +25,31 @@ extern __device__ int bias[8];             // hip_parts_b.hip
 static const int host_bias[8] = {3, 1, 4, 1, 5, 9, 2, 6};
 __device__ int total;
 #define INDEX (__builtin_amdgcn_workgroup_id_x() * BLOCK + __builtin_amdgcn_workitem_id_x())
+/* kernel n (the definition, then its declaration: each use ends with a ;) */
 #define K(n)                                                                                       \
 	__global__ void k##n(int *v, int m)                                                        \
 	{                                                                                          \
 		int i = INDEX;                                                                     \
 		if (i < m)                                                                         \
-			v[i] = mix(v[i], n) + bias[n % 8] + "partition"[i % 9];                     \
-	}
-K(0) K(1) K(2) K(3) K(4) K(5) K(6) K(7) K(8) K(9) K(10) K(11) K(12) K(13) K(14) K(15)
+			v[i] = mix(v[i], n) + bias[n % 8] + "partition"[i % 9];                    \
+	}                                                                                          \
+	__global__ void k##n(int *v, int m)
+K(0);
+K(1);
+K(2);
+K(3);
+K(4);
+K(5);
+K(6);
+K(7);
+K(8);
+K(9);
+K(10);
+K(11);
+K(12);
+K(13);
+K(14);
+K(15);
 __global__ void sum(int *v, int m)
 {
 	int i = INDEX;
@@ -43,7 +60,7 @@ int main()
 {
 	const int n = 256;
 	void (*kernels[])(int *, int) = {k0, k1, k2,  k3,  k4,  k5,  k6,  k7,
-	                                  k8, k9, k10, k11, k12, k13, k14, k15};
+	                                 k8, k9, k10, k11, k12, k13, k14, k15};
 	int h[n], *d, m = n, zero = 0, t = 0, ref = 0;
 	for (int i = 0; i < n; i++)
 		h[i] = i;
@@ -51,7 +68,8 @@ int main()
 	hipMemcpy(d, h, sizeof h, TO_DEVICE);
 	void *args[] = {&d, &m};
 	for (int k = 0; k < 16; k++)
-		hipLaunchKernel((const void *)kernels[k], dim3{2, 1, 1}, dim3{BLOCK, 1, 1}, args, 0, 0);
+		hipLaunchKernel((const void *)kernels[k], dim3{2, 1, 1}, dim3{BLOCK, 1, 1}, args, 0,
+		                0);
 	hipMemcpyToSymbol((const void *)&total, &zero, sizeof zero, 0, TO_DEVICE);
 	hipLaunchKernel((const void *)sum, dim3{2, 1, 1}, dim3{BLOCK, 1, 1}, args, 0, 0);
 	hipMemcpyFromSymbol(&t, (const void *)&total, sizeof t, 0, TO_HOST);

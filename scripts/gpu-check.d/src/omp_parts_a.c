@@ -13,17 +13,36 @@ int mix(int x, int k); /* omp_parts_b.c */
 extern int bias[8];    /* omp_parts_b.c */
 #pragma omp end declare target
 static const int host_bias[8] = {3, 1, 4, 1, 5, 9, 2, 6};
-#define K(n)                                                                                       \
-	static void k##n(int *v)                                                                   \
-	{                                                                                          \
-		_Pragma("omp target teams distribute parallel for map(tofrom : v[0 : N])")          \
-		for (int i = 0; i < N; i++)                                                        \
-			v[i] = mix(v[i], n) + bias[n % 8] + "partition"[i % 9];                     \
-	}
-K(0) K(1) K(2) K(3) K(4) K(5) K(6) K(7) K(8) K(9) K(10) K(11) K(12) K(13) K(14) K(15)
+/* kernel n (the definition, then its declaration: each use ends with a ;) */
+/* clang-format off */
+#define K(n)                                                                   \
+	static void k##n(int *v)                                               \
+	{                                                                      \
+		_Pragma("omp target teams distribute parallel for map(tofrom : v[0 : N])") \
+		for (int i = 0; i < N; i++)                                    \
+			v[i] = mix(v[i], n) + bias[n % 8] + "partition"[i % 9]; \
+	}                                                                      \
+	static void k##n(int *v)
+/* clang-format on */
+K(0);
+K(1);
+K(2);
+K(3);
+K(4);
+K(5);
+K(6);
+K(7);
+K(8);
+K(9);
+K(10);
+K(11);
+K(12);
+K(13);
+K(14);
+K(15);
 int main(void)
 {
-	void (*kernels[])(int *) = {k0, k1, k2, k3, k4, k5, k6, k7,
+	void (*kernels[])(int *) = {k0, k1, k2,  k3,  k4,  k5,  k6,  k7,
 	                            k8, k9, k10, k11, k12, k13, k14, k15};
 	int v[N], t = 0, ref = 0;
 	for (int i = 0; i < N; i++)
