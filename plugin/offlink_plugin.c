@@ -116,7 +116,7 @@ static enum ld_plugin_status bad_option(const char *shown, enum ofl_ldopt id, co
 		    "offlink: unknown plugin option '%s' (jobs=N, device-compiler=, "
 		    "device-linker=, device-launcher=, offload-extract=, explain[=FILE], "
 		    "save-temps, dry-run, no-device-cache, no-bypass-warning, nogpulib, "
-		    "time-trace[=FILE])",
+		    "device-opt-level=, device-partitions=, time-trace[=FILE])",
 		    shown);
 	return LDPS_ERR;
 }

@@ -34,12 +34,13 @@ enum wopt {
 	W_PRINT_MODULE,
 	W_OPT_LEVEL,
 	W_EMBED_BITCODE,
-	W_NO_CANONICAL, /* 23's; 22 hands it to the host linker */
+	W_NO_CANONICAL,      /* 23's; 22 hands it to the host linker */
 	W_TIME_TRACE,
-	W_LLVM_VERSION, /* offlink's: the release to act as */
-	W_IGNORED,      /* accepted; no effect on what offlink produces */
-	W_IGNORED_ARG,  /* same, with a value */
-	W_UNSUPPORTED,  /* a mode offlink does not have */
+	W_DEVICE_PARTITIONS, /* offlink's: --device-partitions=N|auto */
+	W_LLVM_VERSION,      /* offlink's: the release to act as */
+	W_IGNORED,           /* accepted; no effect on what offlink produces */
+	W_IGNORED_ARG,       /* same, with a value */
+	W_UNSUPPORTED,       /* a mode offlink does not have */
 	W_HELP,
 	W_VERSION,
 };
@@ -89,6 +90,7 @@ static const struct wspec wrapper_opts[] = {
     {"override-image", W_UNSUPPORTED, EITHER},
     {"embed-bitcode", W_EMBED_BITCODE, FLAG},
     {"no-canonical-prefixes", W_NO_CANONICAL, FLAG},
+    {"device-partitions", W_DEVICE_PARTITIONS, EITHER},
     {"llvm-version", W_LLVM_VERSION, JOINED},
     {"help", W_HELP, FLAG},
     {"help-hidden", W_HELP, FLAG},
@@ -118,6 +120,9 @@ static const char help[] =
     "  --embed-bitcode         Embed the linked bitcode for the runtime to JIT\n"
     "  --no-canonical-prefixes (23) The device clang beside this program as invoked,\n"
     "                          its links not resolved, given -no-canonical-prefixes\n"
+    "  --device-partitions=<N|auto>\n"
+    "                          Device code generation of LTO links in N partitions\n"
+    "                          run in parallel (offlink's; 1: LLVM's link)\n"
     "  --compress, --compression-level=<n>\n"
     "                          Compress HIP fat binaries\n"
     "  --emit-fatbin-only      Write the fat binary; no wrapping, no host link\n"
@@ -241,6 +246,13 @@ static int take(struct link_job *j, const struct wspec *w, const char *v)
 		free(j->c.time_trace_file);
 		j->c.time_trace = true;
 		return (j->c.time_trace_file = strdup(v)) ? 0 : error("out of memory");
+	case W_DEVICE_PARTITIONS: {
+		/* read as ld.offlink reads its option */
+		struct ofl_ldarg a = {
+		    .kind = OFL_LDARG_OPTION, .opt = OFL_LD_OWN_DEVICE_PARTITIONS, .value = v};
+		struct ofl_error err = OFL_ERROR_INIT;
+		return ofl_link_config_option(&j->c, &a, &err) ? error_lib(&err) : 0;
+	}
 	case W_LLVM_VERSION:
 		return (j->c.o.llvm_release = llvm_release_option(strtoull(v, NULL, 10))) ? 0 : 1;
 	case W_UNSUPPORTED:

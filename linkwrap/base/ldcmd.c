@@ -125,6 +125,7 @@ static const struct optdef opts[] = {
 	{"device-opt-level", OFL_LD_OWN_DEVICE_OPT_LEVEL, V_SEP},
 	{"time-trace", OFL_LD_OWN_TIME_TRACE, V_OPT},
 	{"time-trace-file", OFL_LD_OWN_TIME_TRACE, V_EQ},
+	{"device-partitions", OFL_LD_OWN_DEVICE_PARTITIONS, V_SEP},
 };
 /* clang-format on */
 

@@ -19,7 +19,15 @@ struct link_action *ofl_devlink_new_action(struct ofl_link *l, size_t gi, bool l
 	}
 	struct link_group *g = &l->groups[gi];
 	struct link_action *a = &l->actions[l->nactions];
-	*a = (struct link_action){.group = gi, .lto = lto, .cmd = *cmd};
+	*a = (struct link_action){.group = gi, .lto = lto};
+	/* it reads what the group's previous action wrote */
+	if (g->nactions && !(a->deps = ofl_calloc(1, sizeof(*a->deps)))) {
+		OFL_NOMEM(err);
+		return NULL;
+	}
+	if (g->nactions)
+		a->deps[a->ndeps++] = l->nactions - 1;
+	a->cmd = *cmd;
 	*cmd = (struct ofl_proc)OFL_PROC_INIT;
 	snprintf(a->what, sizeof(a->what), "%s for %s%s%s", lto ? "LTO" : "device link", g->triple,
 	         *g->arch ? " " : "", g->arch);
@@ -28,6 +36,13 @@ struct link_action *ofl_devlink_new_action(struct ofl_link *l, size_t gi, bool l
 	g->nactions++;
 	l->nactions++;
 	return a;
+}
+
+void ofl_devlink_drop_last(struct ofl_link *l)
+{
+	struct link_action *a = &l->actions[--l->nactions];
+	l->groups[a->group].nactions--;
+	ofl_action_release(a);
 }
 
 /* The bytes of a file of group gi's commands, to write before they run. */

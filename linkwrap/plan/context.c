@@ -122,6 +122,25 @@ const char *ofl_link_tmpdir(struct ofl_link *l, struct ofl_error *err)
 	return rc ? NULL : l->tmpdir;
 }
 
+void ofl_action_release(struct link_action *a)
+{
+	ofl_proc_release(&a->cmd);
+	for (size_t j = 0; j < a->njobs; j++)
+		ofl_argv_release(&a->jobs[j]);
+	free(a->jobs);
+	for (char **e = a->env; e && *e; e++)
+		free(*e);
+	free(a->env);
+	for (size_t j = 0; j < a->nfiles; j++)
+		free(a->files[j].path);
+	free(a->files);
+	free(a->uncached);
+	free(a->deps);
+	free(a->more);
+	free(a->fill);
+	*a = (struct link_action){0};
+}
+
 void ofl_link_destroy(struct ofl_link *l)
 {
 	if (!l)
@@ -154,20 +173,8 @@ void ofl_link_destroy(struct ofl_link *l)
 		ofl_bundle_id_release(&l->images[i].id);
 		free(l->images[i].owned);
 	}
-	for (size_t i = 0; i < l->nactions; i++) {
-		struct link_action *a = &l->actions[i];
-		ofl_proc_release(&a->cmd);
-		for (size_t j = 0; j < a->njobs; j++)
-			ofl_argv_release(&a->jobs[j]);
-		free(a->jobs);
-		for (char **e = a->env; e && *e; e++)
-			free(*e);
-		free(a->env);
-		for (size_t j = 0; j < a->nfiles; j++)
-			free(a->files[j].path);
-		free(a->files);
-		free(a->uncached);
-	}
+	for (size_t i = 0; i < l->nactions; i++)
+		ofl_action_release(&l->actions[i]);
 	free(l->actions);
 	free(l->pub_units);
 	free(l->pub_groups);
@@ -181,6 +188,7 @@ void ofl_link_destroy(struct ofl_link *l)
 		free(l->groups[i].runtime_dir);
 		free(l->groups[i].clang_triple);
 		free(l->groups[i].runtime_path);
+		ofl_argv_release(&l->groups[i].part_objs);
 	}
 	free(l->files);
 	free(l->units);

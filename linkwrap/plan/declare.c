@@ -527,7 +527,8 @@ struct grammar {
 	const char *const *with_value;
 	const char *const *flags;
 	const char *const *joined;
-	bool inputs; /* plain words are input files */
+	bool inputs;              /* plain words are input files */
+	const char *const *reads; /* of with_value, those whose value is a file it reads */
 };
 
 /* The toolkit's programs clang-nvlink-wrapper runs (ptxas, nvlink): in
@@ -573,8 +574,8 @@ static int list_job(struct decl *d, const struct ofl_argv *job, const struct gra
 			const char *v = job->v[++i];
 			if (!strcmp(w, "-o") || !strcmp(w, "--output-file"))
 				rc = own(d, v) ? 0 : uncached(d, "it writes %s", v);
-			else if (!strcmp(w, "-r"))
-				rc = 0; /* llvm-lto2's resolution of an input's symbol */
+			else if (in(g->reads, w))
+				rc = read_file(d, v);
 		} else if (!strncmp(w, "--cuda-path=", 12)) {
 			rc = cuda_tools(d, w + 12);
 		} else if (prefixed(lto_words, w)) {
@@ -609,17 +610,31 @@ static int list_job(struct decl *d, const struct ofl_argv *job, const struct gra
 static const char *const nvlink_values[] = {"-o", "-arch", NULL};
 static const char *const nvlink_flags[] = {"-v", "-g", "--dry-run", NULL};
 static const char *const nvlink_joined[] = {"-O", "--lto-", "--feature=", "-arch=", NULL};
-static const struct grammar nvlink = {nvlink_values, nvlink_flags, nvlink_joined, true};
-static const char *const ptxas_values[] = {"--gpu-name", "--output-file", "-arch", NULL};
+static const struct grammar nvlink = {nvlink_values, nvlink_flags, nvlink_joined, true, NULL};
+static const char *const ptxas_values[] = {"--gpu-name", "--output-file", "-arch", "-o", NULL};
 static const char *const ptxas_flags[] = {"-m64", "-c", "-g", "-v", "--verbose", NULL};
 static const char *const ptxas_joined[] = {"-O", "--opt-level", NULL};
-static const struct grammar ptxas = {ptxas_values, ptxas_flags, ptxas_joined, true};
+static const struct grammar ptxas = {ptxas_values, ptxas_flags, ptxas_joined, true, NULL};
 static const char *const lto_values[] = {"-o", "-r", NULL};
 static const char *const lto_flags[] = {"run", NULL};
 static const char *const lto_joined[] = {
     "-O",     "--cg-opt-level=", "--select-save-temps=", "--relocation-model=",
-    "-mcpu=", "-mattr=",         "--filetype=",          NULL};
-static const struct grammar lto2 = {lto_values, lto_flags, lto_joined, true};
+    "-mcpu=", "-mattr=",         "--filetype=",          "--stop-before=",
+    NULL};
+static const struct grammar lto2 = {lto_values, lto_flags, lto_joined, true, NULL};
+/* the code generation of partitions (partition.c) */
+static const char *const split_values[] = {"-o", "-j", NULL};
+static const char *const split_joined[] = {"--mtriple=", "--mcpu=", NULL};
+static const struct grammar split = {split_values, NULL, split_joined, true, NULL};
+static const char *const llc_values[] = {"-o", NULL};
+static const char *const llc_flags[] = {"-function-sections", "-data-sections", "-addrsig",
+                                        "--asm-verbose=false", NULL};
+static const char *const llc_joined[] = {
+    "-O", "-relocation-model=", "-mcpu=", "-mattr=", "-filetype=", NULL};
+static const struct grammar llc = {llc_values, llc_flags, llc_joined, true, NULL};
+static const char *const opt_values[] = {"-o", "-rewrite-map-file", NULL};
+static const char *const opt_joined[] = {"-passes=", NULL};
+static const struct grammar opt = {opt_values, NULL, opt_joined, true, opt_values + 1};
 
 /* clang-sycl-linker (clang --sycl-link): it links its inputs and writes
  * SPIR-V with LLVM's backend in process, its temporaries in TMPDIR (the
@@ -630,7 +645,7 @@ static const struct grammar lto2 = {lto_values, lto_flags, lto_joined, true};
 static const char *const sycl_values[] = {"-o", "--output-file", NULL};
 static const char *const sycl_flags[] = {"-arch=", "--arch=", NULL};
 static const char *const sycl_joined[] = {"-triple=", "--triple=", NULL};
-static const struct grammar sycl_linker = {sycl_values, sycl_flags, sycl_joined, true};
+static const struct grammar sycl_linker = {sycl_values, sycl_flags, sycl_joined, true, NULL};
 
 /* ---- the action ---------------------------------------------------------- */
 
@@ -673,6 +688,12 @@ static int job_files(struct decl *d, const struct ofl_argv *job)
 		return list_job(d, job, &lto2);
 	if (!strcmp(b, "clang-sycl-linker"))
 		return list_job(d, job, &sycl_linker);
+	if (!strcmp(b, "llvm-split"))
+		return list_job(d, job, &split);
+	if (!strcmp(b, "llc"))
+		return list_job(d, job, &llc);
+	if (!strcmp(b, "opt"))
+		return list_job(d, job, &opt);
 	return uncached(d, "what %s reads is not known to offlink", b);
 }
 

@@ -14,6 +14,7 @@
 #include "link_priv.h"
 #include "offlink/archive.h"
 #include "offlink/driver.h"
+#include "offlink/bitcode.h"
 #include "offlink/proc.h"
 #include "toolchain.h"
 
@@ -194,6 +195,31 @@ static int push_archive(struct ofl_link *l, size_t gi, struct ofl_proc *cmd, uin
 	return rc;
 }
 
+/* After its code generation in partitions (partition.c): the partitions'
+ * objects, then the group's images that are not bitcode. */
+static int push_parts(struct ofl_link *l, size_t gi, struct ofl_proc *cmd, uint64_t *h,
+                      struct ofl_error *err)
+{
+	const struct link_group *g = &l->groups[gi];
+	int rc = 0;
+	for (size_t k = 0; !rc && k < g->part_objs.n; k++) {
+		/* named by the group, in the link's folder: the name alone */
+		const char *base = strrchr(g->part_objs.v[k], '/') + 1;
+		rc = ofl_proc_push(cmd, g->part_objs.v[k], err);
+		*h = XXH3_64bits_withSeed(base, strlen(base), *h);
+	}
+	for (size_t i = 0; !rc && i < g->nall; i++) {
+		const struct link_image *im = ofl_group_image(l, gi, i);
+		uint64_t ih;
+		if (!im || ofl_bitcode_is(im->b.image, im->b.image_size))
+			continue;
+		char *name = ofl_devlink_input(l, gi, im, &ih, err);
+		rc = name ? ofl_proc_push(cmd, name, err) : err->code;
+		*h = XXH3_64bits_withSeed(&ih, sizeof(ih), *h);
+	}
+	return rc;
+}
+
 /* The group's images as inputs of the command; *h mixes in their hashes.
  * LLVM 19 runs its own LTO over the bitcode first (lto19.c), which
  * may make the image itself (OFL_DEVLINK_EMBEDDED). */
@@ -206,6 +232,8 @@ static int push_inputs(struct ofl_link *l, size_t gi, const char *clang, struct 
 	             : 1;
 	if (rc != 1)
 		return rc;
+	if (g->part_objs.n)
+		return push_parts(l, gi, cmd, h, err);
 	bool llvm = ofl_llvm_form(l);
 	if (g->nimages > 1 && ofl_family(g->triple) == OFL_FAM_CPU && !llvm)
 		return push_archive(l, gi, cmd, h, err);
@@ -223,6 +251,13 @@ static int push_inputs(struct ofl_link *l, size_t gi, const char *clang, struct 
 	return rc;
 }
 
+/* The command is the LTO step of a group whose code generation runs in
+ * partitions (partition.c): its partitions are not planned yet. */
+static bool lto_pass(const struct link_group *g)
+{
+	return g->parts > 1 && !g->part_objs.n;
+}
+
 /* After the device runtime: LLVM 20+'s -mllvm options, --save-temps
  * and --embed-bitcode's --lto-emit-llvm for the device linker; SYCL's
  * device link through clang's --sycl-link (clang-sycl-linker), its target
@@ -235,7 +270,9 @@ static int push_linker_args(struct ofl_link *l, const struct link_group *g, stru
 	int rc = v20 ? push_xlinker("-mllvm=", l->o.mllvm, l->o.nmllvm, cmd, err) : 0;
 	if (!rc && v20 && l->o.llvm_wrapper && l->o.save_temps)
 		rc = ofl_proc_push(cmd, "-Wl,--save-temps", err);
-	if (!rc && v20 && l->o.embed_bitcode)
+	/* the module LTO would generate code for: the image, or the
+	 * partitions' (partition.c) */
+	if (!rc && v20 && (l->o.embed_bitcode || lto_pass(g)))
 		rc = ofl_proc_push(cmd, "-Wl,--lto-emit-llvm", err);
 	if (!rc && g->kind == OFL_OFK_SYCL)
 		rc = ofl_proc_push(cmd, "--sycl-link", err) ||
@@ -246,6 +283,13 @@ static int push_linker_args(struct ofl_link *l, const struct link_group *g, stru
 		                            strcmp(g->arch, "generic") ? g->arch : "")
 		         ? err->code
 		         : 0;
+	/* the whole module: LTO in partitions of its own (a driver's
+	 * -flto-partitions=8) writes each over the last */
+	if (!rc && v20 && lto_pass(g))
+		rc = ofl_proc_push(cmd,
+		                   ofl_target_nvptx(g->triple) ? "-Wl,--plugin-opt=lto-partitions=1"
+		                                               : "-Wl,--lto-partitions=1",
+		                   err);
 	return rc ? rc
 	          : push_scoped(l, l->o.device_linker_args, l->o.ndevice_linker_args, g, true, cmd,
 	                        err);
@@ -267,7 +311,8 @@ static int push_compiler_args(struct ofl_link *l, const struct link_group *g, st
 	int rc = 0;
 	if (((driver && v20) || g->legacy) && *l->o.opt_level)
 		rc = ofl_proc_pushf(cmd, err, "-O%s", l->o.opt_level);
-	if (!rc && driver && fam == OFL_FAM_AMDGPU && g->kind == OFL_OFK_HIP && v20)
+	if (!rc && driver && fam == OFL_FAM_AMDGPU && g->kind == OFL_OFK_HIP && v20 &&
+	    g->parts <= 1)
 		rc = ofl_proc_push(cmd, "-flto-partitions=8", err);
 	rc = rc ? rc
 	        : push_scoped(l, l->o.device_compiler_args, l->o.ndevice_compiler_args, g, false,
@@ -306,8 +351,10 @@ static int name_output(struct ofl_link *l, struct link_group *g, uint64_t h, str
 	char name[64], *dump = NULL;
 	snprintf(name, sizeof(name), "%016llx.img", (unsigned long long)h);
 	bool llvm = ofl_llvm_form(l) || (l->o.llvm_wrapper && l->o.verbose);
-	if (llvm ? ofl_llvm_image_names(l, g, h, &g->output, &dump, err)
-	         : !(g->output = ofl_link_temp(l, name, err)))
+	if (lto_pass(g)
+	        ? !(g->output = ofl_partition_name(l, (size_t)(g - l->groups), ".lto.bc", err))
+	    : llvm ? ofl_llvm_image_names(l, g, h, &g->output, &dump, err)
+	           : !(g->output = ofl_link_temp(l, name, err)))
 		return err->code;
 	if (!dump && asprintf(&dump, "%s.", g->output) < 0)
 		return OFL_NOMEM(err);
@@ -326,8 +373,64 @@ static int name_output(struct ofl_link *l, struct link_group *g, uint64_t h, str
 	return 0;
 }
 
-/* Group gi's device link (after its LTO step, for LLVM 19's bitcode); its
- * output path goes to g->output. */
+/* Group gi's device link command (LLVM 19's LTO step planned first; with
+ * partitions, the LTO step that writes the module, or after them the
+ * link of their objects), its output in g->output. */
+static int build(struct ofl_link *l, size_t gi, const char *clang, struct ofl_proc *cmd,
+                 struct ofl_error *err)
+{
+	struct link_group *g = &l->groups[gi];
+	size_t slot = 0;
+	uint64_t h =
+	    XXH3_64bits(g->triple, strlen(g->triple)) ^ XXH3_64bits(g->arch, strlen(g->arch));
+	const char *fast = ofl_family(g->triple) == OFL_FAM_CPU && !ofl_llvm_form(l)
+	                       ? ofl_toolchain_cpu_linker(clang, l->o.search_path)
+	                       : NULL;
+	int rc = push_head(l, g, clang, cmd, &slot, err);
+	rc = rc ? rc : push_target(l, g, fast, cmd, err);
+	rc = rc ? rc : push_inputs(l, gi, clang, cmd, &h, err);
+	if (rc == OFL_DEVLINK_EMBEDDED)
+		return rc;
+	rc = rc ? rc : push_cpu_libs(l, g, cmd, err);
+	rc = rc ? rc : ofl_devrt_push(l, g, clang, cmd, err);
+	rc = rc ? rc : push_linker_args(l, g, cmd, err);
+	rc = rc ? rc : push_compiler_args(l, g, cmd, err);
+	rc = rc ? rc : name_output(l, g, h, cmd, slot, err);
+	return rc || !fast || strcmp(fast, "gold") ? rc : push_gold_soname(g, cmd, err);
+}
+
+/* An action hermetic: its environment, what it runs, what it reads. */
+static int seal(struct ofl_link *l, struct link_action *a, struct ofl_error *err)
+{
+	int rc = ofl_action_env(l, a, err);
+	rc = rc ? rc : ofl_expand(l, a, err);
+	return rc ? rc : ofl_declare(l, a, err);
+}
+
+/* LLVM 20+'s LTO step of a group whose code generation runs in
+ * partitions, and the partitions' actions; the group linked whole when
+ * the step's words hold an option offlink does not map (g->parts 1). */
+static int plan_partitions(struct ofl_link *l, size_t gi, const char *clang, struct ofl_error *err)
+{
+	struct ofl_proc cmd = OFL_PROC_INIT;
+	int rc = build(l, gi, clang, &cmd, err);
+	struct link_action *a = rc ? NULL : ofl_devlink_new_action(l, gi, true, &cmd, err);
+	ofl_proc_release(&cmd);
+	if (!a)
+		return rc ? rc : err->code;
+	a->output = l->groups[gi].output;
+	a->file = true;
+	/* its jobs say what code generation takes */
+	a->expand = true;
+	rc = seal(l, a, err);
+	rc = rc ? rc : ofl_partition_plan(l, gi, a, clang, err);
+	if (rc == 1)
+		ofl_devlink_drop_last(l);
+	return rc == 1 ? 0 : rc;
+}
+
+/* Group gi's device link (after its LTO step, for LLVM 19's bitcode; after
+ * its partitions); its output path goes to g->output. */
 static int plan_group(struct ofl_link *l, size_t gi, struct ofl_error *err)
 {
 	struct link_group *g = &l->groups[gi];
@@ -344,28 +447,17 @@ static int plan_group(struct ofl_link *l, size_t gi, struct ofl_error *err)
 		free(clang);
 		return OFL_NOMEM(err);
 	}
-	size_t slot = 0;
-	uint64_t h =
-	    XXH3_64bits(g->triple, strlen(g->triple)) ^ XXH3_64bits(g->arch, strlen(g->arch));
-	const char *fast = ofl_family(g->triple) == OFL_FAM_CPU && !ofl_llvm_form(l)
-	                       ? ofl_toolchain_cpu_linker(clang, l->o.search_path)
-	                       : NULL;
+	bool v19 = ofl_llvm_old_wrapper(g->llvm) && !g->legacy;
 	struct ofl_proc cmd = OFL_PROC_INIT;
-	int rc = push_head(l, g, clang, &cmd, &slot, err);
-	rc = rc ? rc : push_target(l, g, fast, &cmd, err);
-	rc = rc ? rc : push_inputs(l, gi, clang, &cmd, &h, err);
+	ofl_partition_count(l, gi, clang);
+	int rc = v19 || g->parts <= 1 ? 0 : plan_partitions(l, gi, clang, err);
+	rc = rc ? rc : build(l, gi, clang, &cmd, err);
 	if (rc == OFL_DEVLINK_EMBEDDED) {
 		/* the image is LTO's bitcode: no device link */
 		ofl_proc_release(&cmd);
 		free(clang);
 		return 0;
 	}
-	rc = rc ? rc : push_cpu_libs(l, g, &cmd, err);
-	rc = rc ? rc : ofl_devrt_push(l, g, clang, &cmd, err);
-	rc = rc ? rc : push_linker_args(l, g, &cmd, err);
-	rc = rc ? rc : push_compiler_args(l, g, &cmd, err);
-	rc = rc ? rc : name_output(l, g, h, &cmd, slot, err);
-	rc = rc || !fast || strcmp(fast, "gold") ? rc : push_gold_soname(g, &cmd, err);
 	struct link_action *a = rc ? NULL : ofl_devlink_new_action(l, gi, false, &cmd, err);
 	if (a) {
 		a->output = g->output;
@@ -373,10 +465,11 @@ static int plan_group(struct ofl_link *l, size_t gi, struct ofl_error *err)
 		/* fatbinary reads NVPTX images by name; kept temporaries are
 		 * files */
 		a->file = ofl_target_nvptx(g->triple) || l->o.save_temps;
+		rc = g->part_objs.n ? ofl_partition_deps(l, a, err) : 0;
 	}
 	ofl_proc_release(&cmd);
 	free(clang);
-	return a ? 0 : rc ? rc : err->code;
+	return a ? rc : rc ? rc : err->code;
 }
 
 /* The CUDA toolkit NVPTX device links get (l->cuda), from a link that
@@ -413,19 +506,6 @@ static void open_cache(struct ofl_link *l)
 	ofl_link_logf(l, OFL_LOG_WARNING, "no device-link cache: %s", msg);
 }
 
-/* Each action hermetic: its environment, what it runs, what it reads. */
-static int seal(struct ofl_link *l, struct ofl_error *err)
-{
-	int rc = 0;
-	for (size_t i = 0; !rc && i < l->nactions; i++) {
-		struct link_action *a = &l->actions[i];
-		rc = ofl_action_env(l, a, err);
-		rc = rc ? rc : ofl_expand(l, a, err);
-		rc = rc ? rc : ofl_declare(l, a, err);
-	}
-	return rc;
-}
-
 int ofl_devlink_plan(struct ofl_link *l, struct ofl_error *err)
 {
 	bool any = false;
@@ -437,5 +517,7 @@ int ofl_devlink_plan(struct ofl_link *l, struct ofl_error *err)
 	for (size_t g = 0; !rc && g < l->ngroups; g++)
 		if (l->groups[g].nimages)
 			rc = plan_group(l, g, err);
-	return rc ? rc : seal(l, err);
+	for (size_t i = 0; !rc && i < l->nactions; i++)
+		rc = l->actions[i].env ? 0 : seal(l, &l->actions[i], err);
+	return rc;
 }

@@ -351,7 +351,9 @@ int ofl_expand(struct ofl_link *l, struct link_action *a, struct ofl_error *err)
 {
 	const char *clang = a->cmd.argv[l->o.nlauncher], *bad = unmodeled(l, a);
 	const char *triple = l->groups[a->group].clang_triple;
-	if (!l->cache || l->o.dry_run || !is_clang(clang) || !strchr(clang, '/'))
+	/* without a cache or in a dry run, clang runs its jobs itself, unless
+	 * the plan reads them (a->expand) */
+	if (((!l->cache || l->o.dry_run) && !a->expand) || !is_clang(clang) || !strchr(clang, '/'))
 		return own_job(l, a, err);
 	const char *verbose = verbose_request(l, a);
 	if (verbose)
@@ -382,9 +384,9 @@ int ofl_expand(struct ofl_link *l, struct link_action *a, struct ofl_error *err)
 		                    "too deep") ||
 		       own_job(l, a, err);
 	}
-	bool known = !rc && ofl_cache_memo_get(l->cache, key, &memo);
+	bool known = !rc && l->cache && ofl_cache_memo_get(l->cache, key, &memo);
 	int asked = rc || known ? 0 : probe(l, a, &shape, &fresh, err);
-	if (asked == 0 && !rc && !known)
+	if (asked == 0 && !rc && !known && l->cache)
 		ofl_cache_memo_put(l->cache, key, fresh.data, fresh.len);
 	const uint8_t *m = known ? memo.data : fresh.data;
 	size_t n = known ? memo.size : fresh.len;

@@ -42,6 +42,27 @@ static char opt_level(const char *v)
 	return v && v[0] == 'O' && v[1] >= '0' && v[1] <= '3' && !v[2] ? v[1] : '\0';
 }
 
+/* --device-partitions's value: "auto" (0) or a count from 1 to
+ * OFL_MAX_PARTITIONS; false for anything else. */
+static bool partitions(const char *v, unsigned *n)
+{
+	char *end;
+	if (!strcmp(v, "auto")) {
+		*n = 0;
+		return true;
+	}
+	unsigned long k = v[0] >= '0' && v[0] <= '9' ? strtoul(v, &end, 10) : 0;
+	*n = (unsigned)k;
+	return k && !*end && k <= OFL_MAX_PARTITIONS;
+}
+
+static int bad_partitions(const char *from, const char *v, struct ofl_error *err)
+{
+	return ofl_error_set(err, OFL_EINVAL, NULL, OFL_NO_OFFSET,
+	                     "%s: expected 'auto' or a number of partitions from 1 to %d, got '%s'",
+	                     from, OFL_MAX_PARTITIONS, v);
+}
+
 int ofl_link_config_option(struct ofl_link_config *c, const struct ofl_ldarg *a,
                            struct ofl_error *err)
 {
@@ -62,6 +83,11 @@ int ofl_link_config_option(struct ofl_link_config *c, const struct ofl_ldarg *a,
 			    "--device-opt-level: expected O0, O1, O2 or O3, got '%s'", v);
 		snprintf(c->o.opt_level, sizeof(c->o.opt_level), "%c", opt_level(v));
 		return 0;
+	case OFL_LD_OWN_DEVICE_PARTITIONS:
+		c->o.device_partitions_from = "--device-partitions";
+		return partitions(v, &c->o.device_partitions)
+		           ? 0
+		           : bad_partitions("--device-partitions", v, err);
 	case OFL_LD_OWN_DEVICE_COMPILER:
 		free(c->device_compiler);
 		if (!(c->device_compiler = ofl_strdup(v)))
@@ -251,11 +277,22 @@ int ofl_link_config_env(struct ofl_link_config *c, char *const *env, pid_t drive
 	o->chained = chain && *chain;
 	o->tmpdir = tmp && *tmp ? tmp : NULL; /* NULL: ofl_link_new's /tmp */
 	o->search_path = ofl_proc_env_get(env, "PATH");
+
 	if (!o->cuda_path)
 		o->cuda_path = o->llvm_wrapper ? "" : ofl_proc_env_get(env, "CUDA_PATH");
 	struct ofl_driver d = OFL_DRIVER_INIT;
 	int rc = ofl_driver_read(driver, &d, err);
 	rc = rc ? rc : device_env(c, env, &d, driver, err);
+	const char *mem = ofl_proc_env_get(env, "OFFLINK_DEVICE_MEMORY");
+	if (!rc && mem && *mem && (rc = ofl_cache_parse_size(mem, &o->device_memory, err)))
+		ofl_error_prefix(err, "OFFLINK_DEVICE_MEMORY");
+	/* the option wins over the variable */
+	const char *parts = ofl_proc_env_get(env, "OFFLINK_DEVICE_PARTITIONS");
+	if (!rc && parts && *parts && !o->device_partitions_from) {
+		o->device_partitions_from = "OFFLINK_DEVICE_PARTITIONS";
+		if (!partitions(parts, &o->device_partitions))
+			rc = bad_partitions("OFFLINK_DEVICE_PARTITIONS", parts, err);
+	}
 	choose_opt_level(c, &d);
 	ofl_driver_release(&d);
 	/* a descriptor opened here lives until ofl_link_config_release */

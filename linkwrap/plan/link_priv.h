@@ -123,6 +123,27 @@ struct link_action {
 	size_t nfiles, capfiles;
 	char *uncached; /* why it is not cached (owned), or NULL */
 	unsigned track; /* its track in the time trace (run/sched.c), or 0 */
+	/* The actions whose outputs it reads: they run before it (the group's
+	 * previous action unless the plan says otherwise; owned) */
+	size_t *deps;
+	size_t ndeps;
+	/* Files it writes besides output (llvm-split's partitions), each
+	 * cached under a key of its own (the link's paths) */
+	const char **more;
+	size_t nmore;
+	/* What an output its jobs did not write holds (AMDGPU's splitter
+	 * writes fewer partitions than asked for when it finds fewer kernels:
+	 * an empty module); NULL: a missing output is an error (owned) */
+	char *fill;
+	/* Its jobs are what clang's driver runs even without a cache or in a
+	 * dry run: partition.c reads the code generation's options there */
+	bool expand;
+	/* Its peak memory, estimated when it is about to run from the size of
+	 * mem_input (a file of the link's): mem_base + mem_factor x size;
+	 * mem_input NULL: not estimated (partition.c) */
+	const char *mem_input;
+	uint64_t mem_base;
+	unsigned mem_factor;
 };
 
 /* Images that are linked together: one kind, triple and target ID. */
@@ -134,12 +155,11 @@ struct link_group {
 	 * NULL until its device link is planned */
 	char *clang_triple;
 	unsigned llvm;
-	size_t nimages;         /* of them taken */
-	size_t first, nall;     /* all its images: ofl_link.members[first .. first + nall) */
-	char *output;           /* linked image path (a temporary) */
-	char *runtime_dir;      /* <root>/llvm-<N>/lib with libomptarget, or NULL */
-	struct ofl_file linked; /* its bytes, once linked (mapped, or read) */
-	struct ofl_error err;
+	size_t nimages;                /* of them taken */
+	size_t first, nall;            /* all its images: ofl_link.members[first .. first + nall) */
+	char *output;                  /* linked image path (a temporary) */
+	char *runtime_dir;             /* <root>/llvm-<N>/lib with libomptarget, or NULL */
+	struct ofl_file linked;        /* its bytes, once linked (mapped, or read) */
 	size_t first_action, nactions; /* its actions in ofl_link.actions */
 	const char *llvm_why;          /* where llvm came from (ofl_plan_group) */
 	enum ofl_plan_runtime runtime; /* its OpenMP device runtime (devrt.c) */
@@ -154,6 +174,12 @@ struct link_group {
 		uint8_t *owned; /* data, when made for this write */
 	} * pending;
 	size_t npending, cappending;
+	/* Its code generation in partitions (partition.c): how many (1:
+	 * none), why, and the partitions' objects the device link takes
+	 * instead of the LTO's bitcode (the link's paths) */
+	unsigned parts;
+	char parts_why[256];
+	struct ofl_argv part_objs;
 };
 
 struct ofl_link {
@@ -245,6 +271,8 @@ char *ofl_link_log_command(struct ofl_link *l, const struct ofl_proc *cmd);
 const char *ofl_link_tmpdir(struct ofl_link *l, struct ofl_error *err);
 /* path lies in the link's directory: a file of the link's own. */
 bool ofl_link_owns(const struct ofl_link *l, const char *path);
+/* What an action owns, freed. */
+void ofl_action_release(struct link_action *a);
 /* Frees what the context holds and removes its temporaries (kept with
  * save_temps); ofl_link_free first waits for what runs. */
 void ofl_link_destroy(struct ofl_link *l);
@@ -329,6 +357,9 @@ char *ofl_devlink_input(struct ofl_link *l, size_t gi, const struct link_image *
                         struct ofl_error *err);
 /* The optimisation level of LLVM 19's device LTO and link: '0' to '3'. */
 char ofl_devlink_opt_level(const struct ofl_link *l);
+/* Takes back the plan's last action (a partitioned link that turned out
+ * not to be one, partition.c): freed, its group's count one less. */
+void ofl_devlink_drop_last(struct ofl_link *l);
 
 /* devrt.c: LLVM's OpenMP device runtime for GPU device links. */
 /* LLVM 19's libomptarget.devicertl.a added as an input for the groups
@@ -347,6 +378,25 @@ int ofl_devrt_push(struct ofl_link *l, struct link_group *g, const char *clang,
 #define OFL_DEVLINK_EMBEDDED 2
 int ofl_devlink_lto19(struct ofl_link *l, size_t gi, const char *clang, struct ofl_proc *link,
                       uint64_t *h, struct ofl_error *err);
+
+/* partition.c: device code generation in partitions (docs/design.md,
+ * "Partitions"). */
+/* Group gi's partition count (g->parts, g->parts_why), from the options
+ * and the size of its device bitcode; logged. */
+void ofl_partition_count(struct ofl_link *l, size_t gi, const char *clang);
+/* After lto, group gi's action that writes the optimised module before
+ * code generation (its jobs known: ofl_expand ran), the actions that
+ * split it, generate each partition's code (and assemble its PTX), their
+ * objects into g->part_objs for the device link; 1 when lto's words hold
+ * an option offlink does not map to code generation (nothing added,
+ * g->parts 1 and why). */
+int ofl_partition_plan(struct ofl_link *l, size_t gi, struct link_action *lto, const char *clang,
+                       struct ofl_error *err);
+/* <link dir>/<stem><suffix>, the stem group gi's (kind, triple, target
+ * ID): a name of its partitions' files, the same in every link. */
+char *ofl_partition_name(struct ofl_link *l, size_t gi, const char *suffix, struct ofl_error *err);
+/* The device link after the partitions waits for each of their objects. */
+int ofl_partition_deps(struct ofl_link *l, struct link_action *link, struct ofl_error *err);
 
 /* expand.c: what action a runs: the jobs clang's driver says it would run
  * for a->cmd (`clang -###`, whose answer the cache's directory keeps), so

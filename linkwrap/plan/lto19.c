@@ -126,6 +126,19 @@ static int push_features(struct lto *t, struct ofl_error *err)
 	return rc;
 }
 
+/* With partitions (partition.c): the module code generation would start
+ * from, written as saving temporaries writes it (<out>.0.5.precodegen.bc),
+ * and no code generation: it stops before its first pass, its output
+ * (<out>.0) empty. */
+static int push_precodegen(struct lto *t, struct ofl_error *err)
+{
+	return ofl_proc_push(&t->cmd, "--select-save-temps=precodegen", err) ||
+	               ofl_proc_push(&t->cmd, "--filetype=null", err) ||
+	               ofl_proc_push(&t->cmd, "--stop-before=pre-isel-intrinsic-lowering", err)
+	           ? err->code
+	           : 0;
+}
+
 /* llvm-lto2 beside clang, its options, and "-o" with an empty value
  * (filled once the inputs are known). */
 static int push_tool(struct lto *t, const char *clang, struct ofl_error *err)
@@ -146,13 +159,15 @@ static int push_tool(struct lto *t, const char *clang, struct ofl_error *err)
 	     ofl_proc_pushf(&t->cmd, err, "-O%c", level) ||
 	     (level != '2' && ofl_proc_pushf(&t->cmd, err, "--cg-opt-level=%c", level)) ||
 	     (t->l->o.embed_bitcode && ofl_proc_push(&t->cmd, "--select-save-temps=opt", err)) ||
+	     (g->parts > 1 && push_precodegen(t, err)) ||
 	     ofl_proc_push(&t->cmd, "--relocation-model=pic", err) ||
 	     /* the processor of an AMD target ID; its features come from the
 	      * images (push_features), as the wrapper's */
 	     (ofl_arch_given(g->arch) &&
 	      ofl_proc_pushf(&t->cmd, err, "-mcpu=%.*s", (int)strcspn(g->arch, ":"), g->arch)) ||
 	     push_features(t, err) ||
-	     (ofl_target_nvptx(g->triple) && ofl_proc_push(&t->cmd, "--filetype=asm", err)) ||
+	     (ofl_target_nvptx(g->triple) && g->parts <= 1 &&
+	      ofl_proc_push(&t->cmd, "--filetype=asm", err)) ||
 	     ofl_proc_push(&t->cmd, "-o", err) || ofl_proc_push(&t->cmd, "", err);
 	free(tool);
 	return rc ? err->code : 0;
@@ -214,13 +229,21 @@ static const char *build(struct lto *t, const char *clang, struct ofl_error *err
 		if (im && is_bitcode(im))
 			rc = push_bitcode(t, im, err);
 	}
+	/* with partitions, named by the group (the split's words the same
+	 * after an edit); else by the inputs */
+	bool parts = t->g->parts > 1;
 	char name[64];
 	snprintf(name, sizeof(name), "%016llx.lto", (unsigned long long)t->h);
-	char *out = rc ? NULL : ofl_link_temp(t->l, name, err);
+	char *out = rc      ? NULL
+	            : parts ? ofl_partition_name(t->l, t->gi, ".lto", err)
+	                    : ofl_link_temp(t->l, name, err);
 	/* llvm-lto2 writes task 0's output to <out>.0, its optimised module
-	 * to <out>.0.4.opt.bc */
-	snprintf(name, sizeof(name), "%016llx.lto.0%s", (unsigned long long)t->h,
-	         t->l->o.embed_bitcode ? ".4.opt.bc" : "");
+	 * to <out>.0.4.opt.bc, the module before code generation to
+	 * <out>.0.5.precodegen.bc */
+	snprintf(name, sizeof(name), "%s.0%s", out ? strrchr(out, '/') + 1 : "",
+	         t->l->o.embed_bitcode ? ".4.opt.bc"
+	         : parts               ? ".5.precodegen.bc"
+	                               : "");
 	const char *obj = out ? ofl_link_temp(t->l, name, err) : NULL;
 	if (!obj)
 		return NULL;
@@ -233,11 +256,15 @@ static const char *build(struct lto *t, const char *clang, struct ofl_error *err
 static int push_link_inputs(struct lto *t, const char *obj, struct ofl_proc *link, uint64_t *h,
                             struct ofl_error *err)
 {
-	bool as = ofl_target_nvptx(t->g->triple);
+	const struct ofl_argv *parts = &t->g->part_objs;
+	bool as = ofl_target_nvptx(t->g->triple) && !parts->n;
 	int rc =
 	    (as && (ofl_proc_push(link, "-x", err) || ofl_proc_push(link, "assembler", err))) ||
-	    ofl_proc_push(link, obj, err) ||
+	    (!parts->n && ofl_proc_push(link, obj, err)) ||
 	    (as && (ofl_proc_push(link, "-x", err) || ofl_proc_push(link, "none", err)));
+	/* with partitions, their objects (cubins) instead */
+	for (size_t k = 0; !rc && k < parts->n; k++)
+		rc = ofl_proc_push(link, parts->v[k], err);
 	*h = XXH3_64bits_withSeed(&t->h, sizeof(t->h), *h);
 	for (size_t k = 0; !rc && k < t->g->nall; k++) {
 		const struct link_image *im = ofl_group_image(t->l, t->gi, k);
@@ -249,6 +276,13 @@ static int push_link_inputs(struct lto *t, const char *obj, struct ofl_proc *lin
 		rc = err->code;
 	}
 	return rc ? err->code : 0;
+}
+
+static void lto_release(struct lto *t)
+{
+	ofl_proc_release(&t->cmd);
+	ofl_symset_release(&t->regular);
+	ofl_symset_release(&t->prevailing);
 }
 
 int ofl_devlink_lto19(struct ofl_link *l, size_t gi, const char *clang, struct ofl_proc *link,
@@ -276,12 +310,19 @@ int ofl_devlink_lto19(struct ofl_link *l, size_t gi, const char *clang, struct o
 		if (embed)
 			g->output = (char *)obj;
 	}
+	rc = rc ? rc : !a ? err->code : 0;
+	/* its code generation in partitions, or (the step's words not all
+	 * known) the group linked whole after all */
+	int parts = !rc && g->parts > 1 ? ofl_partition_plan(l, gi, a, clang, err) : 0;
+	if (parts == 1) {
+		ofl_devlink_drop_last(l);
+		lto_release(&t);
+		return ofl_devlink_lto19(l, gi, clang, link, h, err);
+	}
 	rc = rc      ? rc
-	     : !a    ? err->code
+	     : parts ? parts
 	     : embed ? OFL_DEVLINK_EMBEDDED
 	             : push_link_inputs(&t, obj, link, h, err);
-	ofl_proc_release(&t.cmd);
-	ofl_symset_release(&t.regular);
-	ofl_symset_release(&t.prevailing);
+	lto_release(&t);
 	return rc;
 }

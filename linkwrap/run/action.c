@@ -50,11 +50,12 @@ static int flush_inputs(struct ofl_link *l, size_t gi, const struct ofl_argv *cm
 			w->path = NULL; /* written */
 		}
 	}
-	pthread_mutex_unlock(&l->lock);
+	/* (a group's actions may run side by side: its partitions) */
 	for (size_t i = 0; i < g->npending; i++)
 		if (g->pending[i].path)
 			g->pending[left++] = g->pending[i];
 	g->npending = left;
+	pthread_mutex_unlock(&l->lock);
 	return rc;
 }
 
@@ -112,7 +113,7 @@ static void end_store(struct ofl_link *l, struct store *s)
  * mapped, not copied, written on a thread of its own, so that the link
  * does not wait for the store's disk or the remote. */
 static void store(struct ofl_link *l, const struct link_action *a, const uint8_t *key,
-                  const struct ofl_file *kept)
+                  const char *path, const struct ofl_file *kept)
 {
 	struct store *s = ofl_calloc(1, sizeof(*s));
 	struct ofl_error ignored = OFL_ERROR_INIT;
@@ -128,7 +129,7 @@ static void store(struct ofl_link *l, const struct link_action *a, const uint8_t
 		snprintf(name, sizeof(name), "%s: cache store", a->what);
 		s->track = ofl_trace_track(s->trace, name);
 	}
-	if (kept || !ofl_file_open(&s->own, a->output, &ignored)) {
+	if (kept || !ofl_file_open(&s->own, path, &ignored)) {
 		pthread_mutex_lock(&l->lock);
 		bool apart = !OFL_GROW(l->stores, l->capstores, l->nstores) &&
 		             !pthread_create(&s->thread, NULL, write_entry, s);
@@ -167,6 +168,36 @@ static bool use_hit(const char *output, bool file, struct ofl_file *entry, struc
 		*entry = (struct ofl_file)OFL_FILE_INIT;
 	}
 	return true;
+}
+
+/* The key of the k-th of an action's other outputs (llvm-split's
+ * partitions): each its own entry. */
+static void more_key(const uint8_t *key, size_t k, uint8_t out[OFL_CACHE_KEY_SIZE])
+{
+	struct ofl_cache_key h;
+	char n[32];
+	snprintf(n, sizeof(n), "%zu", k);
+	ofl_key_init(&h);
+	ofl_key_bytes(&h, "action", key, OFL_CACHE_KEY_SIZE);
+	ofl_key_str(&h, "output", n);
+	ofl_key_final(&h, out);
+}
+
+/* A's other outputs from the cache, each written: all there, or a miss. */
+static bool more_hits(struct ofl_link *l, const struct link_action *a, const uint8_t *key,
+                      char *note, size_t notesz)
+{
+	bool all = true;
+	for (size_t k = 0; all && k < a->nmore; k++) {
+		uint8_t mk[OFL_CACHE_KEY_SIZE];
+		struct ofl_file e = OFL_FILE_INIT;
+		struct ofl_error ignored = OFL_ERROR_INIT;
+		more_key(key, k, mk);
+		all = ofl_cache_get(l->cache, mk, &e, note, notesz) != OFL_CACHE_MISS &&
+		      !write_private(a->more[k], e.data, e.size, &ignored);
+		ofl_file_close(&e);
+	}
+	return all;
 }
 
 static bool cancelled(struct ofl_link *l)
@@ -266,6 +297,17 @@ static void trace_cache(struct ofl_link *l, const struct link_action *a, const c
 	ofl_trace_span(l->o.trace, a->track, name, begin, args, n);
 }
 
+/* The outputs a's jobs did not write, written with a->fill. */
+static int fill(const struct link_action *a, struct ofl_error *err)
+{
+	int rc = 0;
+	size_t n = a->fill ? strlen(a->fill) : 0;
+	for (size_t k = 0; !rc && a->fill && k <= a->nmore; k++)
+		rc =
+		    write_private(k ? a->more[k - 1] : a->output, (const uint8_t *)a->fill, n, err);
+	return rc;
+}
+
 static int cached_run(struct ofl_link *l, struct link_action *a, struct ofl_file *keep, int *slot,
                       struct ofl_proc *failed, struct ofl_error *err)
 {
@@ -280,7 +322,8 @@ static int cached_run(struct ofl_link *l, struct link_action *a, struct ofl_file
 	uint64_t asked = ofl_trace_now(l->o.trace);
 	enum ofl_cache_hit hit =
 	    cacheable ? ofl_cache_get(l->cache, key, &entry, note, sizeof(note)) : OFL_CACHE_MISS;
-	if (hit != OFL_CACHE_MISS && !use_hit(a->output, a->file, &entry, keep))
+	if (hit != OFL_CACHE_MISS && (!use_hit(a->output, a->file, &entry, keep) ||
+	                              !more_hits(l, a, key, note, sizeof(note))))
 		hit = OFL_CACHE_MISS; /* run it, then */
 	const char *said = cache_said(hit, cacheable);
 	if (cacheable)
@@ -290,12 +333,18 @@ static int cached_run(struct ofl_link *l, struct link_action *a, struct ofl_file
 	int rc = 0;
 	if (hit == OFL_CACHE_MISS) {
 		rc = run(l, a, slot, failed, err);
+		rc = rc ? rc : fill(a, err);
 		/* a kept output is the link's, read cached or not */
 		rc = rc || !keep ? rc : ofl_file_open(keep, a->output, err);
 		clock_gettime(CLOCK_MONOTONIC, &t1);
-		if (!rc && cacheable && ofl_action_unchanged(l, a, seen))
-			store(l, a, key, keep);
-		else if (!rc && cacheable)
+		if (!rc && cacheable && ofl_action_unchanged(l, a, seen)) {
+			store(l, a, key, a->output, keep);
+			for (size_t k = 0; k < a->nmore; k++) {
+				uint8_t mk[OFL_CACHE_KEY_SIZE];
+				more_key(key, k, mk);
+				store(l, a, mk, a->more[k], NULL);
+			}
+		} else if (!rc && cacheable)
 			ofl_link_logf(l, OFL_LOG_DECISION,
 			              "%s: not stored: a file it reads changed while it ran",
 			              a->what);

@@ -9,6 +9,7 @@
  * of each file is kept, to check after the command that nothing changed
  * while it ran (ofl_action_unchanged): what changed is not stored. */
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -53,15 +54,21 @@ static void key_word(struct ofl_cache_key *k, const char *tag, const char *w, co
 
 /* A file of the link's own: the bytes it will be written with, those it
  * has (an earlier action's output), or nothing yet (this one's). */
-static int key_own(struct ofl_cache_key *k, const struct ofl_link *l, const struct link_group *g,
+static int key_own(struct ofl_cache_key *k, struct ofl_link *l, const struct link_group *g,
                    const char *path)
 {
 	size_t next = 0;
-	const struct pending_write *w = ofl_devlink_pending(g, path, &next);
 	struct stat st;
+	/* under the lock: another action of the group (a partition's) may be
+	 * writing its pending files meanwhile, and freeing their bytes */
+	pthread_mutex_lock(&l->lock);
+	const struct pending_write *w = ofl_devlink_pending(g, path, &next);
 	if (w)
 		ofl_key_input(k, l->cache, "input", holder(l, w->data, w->size), w->data, w->size);
-	else if (!stat(path, &st))
+	pthread_mutex_unlock(&l->lock);
+	if (w)
+		return 0;
+	if (!stat(path, &st))
 		return ofl_key_content(k, path);
 	else
 		ofl_key_str(k, "output", strrchr(path, '/'));
@@ -84,8 +91,8 @@ static int key_other(struct ofl_cache_key *k, struct ofl_cache *c, const struct 
 	return ofl_key_file(k, c, f->path);
 }
 
-int ofl_action_key(const struct ofl_link *l, const struct link_action *a,
-                   uint8_t key[OFL_CACHE_KEY_SIZE], struct stat **seen)
+int ofl_action_key(struct ofl_link *l, const struct link_action *a, uint8_t key[OFL_CACHE_KEY_SIZE],
+                   struct stat **seen)
 {
 	struct ofl_cache_key k;
 	const struct link_group *g = &l->groups[a->group];

@@ -22,8 +22,8 @@ double ofl_devlink_elapsed(const struct timespec *t0);
  * ofl_action_unchanged; -1 when a file cannot be read (not cached) or no
  * memory. */
 struct stat;
-int ofl_action_key(const struct ofl_link *l, const struct link_action *a,
-                   uint8_t key[OFL_CACHE_KEY_SIZE], struct stat **seen);
+int ofl_action_key(struct ofl_link *l, const struct link_action *a, uint8_t key[OFL_CACHE_KEY_SIZE],
+                   struct stat **seen);
 /* Whether every file a's key told by identity or absence is as the key saw
  * it: else the action may have read other bytes, and its output is not
  * stored. */

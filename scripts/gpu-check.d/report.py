@@ -18,14 +18,14 @@ def read(path, default=None):
 
 def outcome(results, name, route, expected):
     """(verdict, what it printed): pass, link-failed, timeout, not-run,
-    exit N, wrong-output or missing."""
+    skipped (no GPU of its kind), exit N, wrong-output or missing."""
     base = os.path.join(results, "out", f"{name}.{route}")
     rc = read(base + ".rc")
     if rc is None:
         return "missing", None
     rc = rc.decode().strip()
     out = read(base + ".out", b"")
-    if rc in ("link-failed", "timeout", "not-run"):
+    if rc in ("link-failed", "timeout", "not-run", "skipped"):
         return rc, None
     if rc != "0":
         return f"exit {rc}", out

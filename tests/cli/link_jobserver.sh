@@ -5,7 +5,8 @@
 # hung when each waited for a token the other held); under make without a
 # jobserver one at a time unless -j says otherwise; without make, -j is the
 # bound; a make 4.4 fifo jobserver works as a pipe does, and every token
-# taken is given back.  A launcher counts the device links running at the
+# taken is given back; the same with each group's code generation in
+# partitions (actions of one group side by side).  A launcher counts the device links running at the
 # same time.
 source "$OFL_SRC/tests/lib.sh"
 # device links must run (counted, signalled): no device-link cache
@@ -52,6 +53,12 @@ run 1 make -s -j2
 printf 'all: a b\na:\n\t+%s -o liba.so -j4\nb:\n\t+%s -o libb.so -j4\n' "$LINK" "$LINK" >Makefile
 run 2 make -s -j2
 run 3 make -s -j3
+# code generation in partitions: a group's partitions run side by side,
+# within the tokens as the groups do
+PARTS="$LINK --device-partitions=3"
+printf 'all:\n\t+%s -o libh.so -j4\n' "$PARTS" >Makefile
+run 2 make -s -j2
+run 3 $PARTS -o libh.so -j3
 
 # The plugin in ld.bfd, the same way.  A sanitizer build's plugin needs its
 # runtime preloaded into the (uninstrumented) linker.

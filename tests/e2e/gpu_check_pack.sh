@@ -34,7 +34,7 @@ done
 [ ! -e pack/lib/libicudata.so.72 ] || fail "ICU data packed"
 [ -x pack/run ] || fail "run is not executable"
 
-[ "$(wc -l <pack/manifest.tsv)" = 44 ] || fail "11 programs x 4 routes"
+[ "$(wc -l <pack/manifest.tsv)" = 56 ] || fail "14 programs x 4 routes"
 while IFS=$'\t' read -r name _ route status; do
 	case $status in
 	linked) [ -x "pack/bin/$name.$route" ] || fail "$name.$route: no program" ;;
@@ -57,7 +57,7 @@ nm -D --defined-only pack/lib/libz3.so.4 | awk '$3 ~ /^Z3_/ {print $3}' | sort >
 
 # the expected outputs are what the programs print, run on the host
 ln -s libomp.so.5 l/libomp.so
-for p in omp_target omp_globals omp_archive omp_virtual omp_lto omp_notarget; do
+for p in omp_target omp_globals omp_archive omp_virtual omp_lto omp_notarget omp_parts; do
 	OMP_TARGET_OFFLOAD=DISABLED LD_LIBRARY_PATH=$PWD/l "pack/bin/$p.llvm" >$p.host ||
 		fail "$p on the host"
 	case $p in
@@ -65,6 +65,21 @@ for p in omp_target omp_globals omp_archive omp_virtual omp_lto omp_notarget; do
 	omp_notarget) sed -i 's/devices none/devices some/' $p.host ;;
 	esac
 	diff -u "pack/expected/$p.txt" $p.host || fail "$p: expected output"
+done
+
+# offlink's routes linked the *_parts programs in partitions, LLVM's not:
+# the string literal's global (a local of LLVM's image, ".str" renamed
+# for PTX) is one of the image's globals
+for r in llvm ld.offlink personality plugin; do
+	mkdir x.$r
+	(cd x.$r && "$OFFLINK" inspect --extract-all=img ../pack/bin/cuda_parts.$r >/dev/null) ||
+		fail "cuda_parts.$r: no image"
+	n=$("$LLVM22/llvm-readelf" -s x.$r/img/* | grep -c ' GLOBAL .* _\$_str$' || true)
+	if [ "$r" = llvm ]; then
+		[ "$n" = 0 ] || fail "cuda_parts: partitions in LLVM's link"
+	else
+		[ "$n" != 0 ] || fail "cuda_parts.$r: no partitions"
+	fi
 done
 
 # the link said what will fail at run time: LLVM 19's runtime, CUDA 13 cubins
@@ -75,7 +90,7 @@ python3 pack/run res >run.log 2>&1 || { cat run.log; fail "run"; }
 for row in $(awk '{print $1 "." $3}' pack/manifest.tsv); do
 	[ -s "res/out/$row.rc" ] || fail "$row: no result"
 done
-[ "$(grep -c rewritten res/shim.txt)" = 24 ] || { cat res/shim.txt; fail "shim: 24 programs"; }
+[ "$(grep -c rewritten res/shim.txt)" = 28 ] || { cat res/shim.txt; fail "shim: 28 programs"; }
 "$OFFLINK" inspect --runtime=19 --gpu=sm_90 pack/bin/omp_target.llvm >insp.out &&
 	fail "LLVM 19 loads the new header"
 "$OFFLINK" inspect --runtime=19 --gpu=sm_90 res/shim/omp_target.llvm >insp.out ||
@@ -84,5 +99,7 @@ rc=0
 "$GC" report res >report.txt || rc=$?
 cat report.txt
 [ $rc -le 1 ] || fail "report exit $rc"
-grep -q "shim: 24 OpenMP programs" report.txt || fail "report: no shim line"
-[ "$(grep -cE '^(omp|cuda)_' report.txt)" = 11 ] || fail "report: 11 programs"
+grep -q "shim: 28 OpenMP programs" report.txt || fail "report: no shim line"
+[ "$(grep -cE '^(omp|cuda|hip)_' report.txt)" = 14 ] || fail "report: 14 programs"
+# without an AMD GPU the HIP program is skipped, every route alike
+[ "$(cat res/out/hip_parts.*.rc | sort -u)" = skipped ] || fail "hip_parts: not skipped"

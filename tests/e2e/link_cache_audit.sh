@@ -17,7 +17,12 @@
 #   - AMDGPU OpenMP gfx90a: clang 22 -nogpulib; clang 19 with LLVM 19's
 #     device runtime (its LTO step an action too);
 #   - NVPTX OpenMP sm_90 with CUDA's tools, clang 19 with its runtime;
-#   - HIP (new driver, gfx90a) and CUDA (new driver, sm_90), clang 22.
+#   - HIP (new driver, gfx90a) and CUDA (new driver, sm_90), clang 22;
+#   - code generation in partitions (issue 38): CUDA sm_90 with
+#     -foffload-lto (the LTO step, the split, each partition's PTX names,
+#     code generation and ptxas, the link of their objects), HIP gfx90a
+#     (AMDGPU's splitter, which leaves partitions unwritten), gfx90a by
+#     clang 19 (llvm-lto2 stopped before code generation).
 # Every case runs; the failures are listed at the end, by case.
 source "$OFL_SRC/tests/lib.sh"
 need "$LLVM22/clang" "$LLVM22/ld.lld" "$LLVM22/llvm-ar" "$LLVM19/clang" "$LLVM19/llvm-lto2" \
@@ -152,6 +157,9 @@ if [ -x "$CUDA/bin/nvlink" ] && [ -x "$CUDA/bin/ptxas" ] && [ -x "$CUDA/bin/fatb
 		fail "compile for sm_90 (19)"
 	"$LLVM22/clang" -x cuda --offload-new-driver -fgpu-rdc -nocudainc -nocudalib --offload-arch=sm_90 \
 		-fPIC -c "$STUB/gpu.cu" -o cuda.o 2>/dev/null || fail "clang -x cuda"
+	"$LLVM22/clang" -x cuda --offload-new-driver -fgpu-rdc -foffload-lto -nocudainc -nocudalib \
+		--offload-arch=sm_90 -fPIC -c "$STUB/gpu.cu" -o cudalto.o 2>/dev/null ||
+		fail "clang -x cuda -foffload-lto"
 elif [ -n "${CI:-}${OFL_REQUIRE_TOOLS:-}" ]; then
 	fail "CUDA's tools missing in $CUDA"
 fi
@@ -173,9 +181,22 @@ if [ -n "$HAVE_CUDA" ]; then
 	LIBS=$RT22
 	audited cuda "$(gpurun 56 __cudaRegisterFunction)" "$LLVM22/clang" -fuse-ld=offlink \
 		-B"$OFL_BUILD/bin" stub.o cuda.o -rdynamic -ldl -Wl,--explain=@EXPLAIN@ -o @OUT@
+	audited cudap "$(gpurun 56 __cudaRegisterFunction)" "$LLVM22/clang" -fuse-ld=offlink \
+		-B"$OFL_BUILD/bin" stub.o cudalto.o -rdynamic -ldl -Wl,--device-partitions=3 \
+		-Wl,--explain=@EXPLAIN@ -o @OUT@
+	grep -q '^device action: ptxas of partition 3/3' cudap/explain1 || problem cudap "no partitions"
 else
 	echo "CUDA's tools not installed: the NVPTX and CUDA cases not run"
 fi
+audited hipp "$(gpurun 56 __hipRegisterFunction)" "$LLVM22/clang" -fuse-ld=offlink -B"$OFL_BUILD/bin" \
+	stub.o hip.o -L. -rdynamic -ldl -Wl,--device-partitions=4 -Wl,--explain=@EXPLAIN@ -o @OUT@
+grep -q '^device action: code generation of partition 4/4' hipp/explain1 || problem hipp "no partitions"
+LIBS=$RTLIB
+audited amdgpu19p "$(gpurun 32 __tgt_register_lib)" "$LLVM19/clang" -fopenmp -fuse-ld=offlink \
+	-B"$OFL_BUILD/bin" stub.o amd19.o -L"$RTLIB" -rdynamic -ldl -Wl,--device-partitions=3 \
+	-Wl,--explain=@EXPLAIN@ -o @OUT@
+grep -q '^device action: code generation of partition 3/3' amdgpu19p/explain1 ||
+	problem amdgpu19p "no partitions"
 
 check_all "device actions not audited clean"
 echo "device-link cache audit: every file a device action reads is in its key; every link cached"

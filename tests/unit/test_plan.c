@@ -550,7 +550,7 @@ static int offlink_wrap(const char *img)
 {
 	struct ofl_file f = OFL_FILE_INIT;
 	struct ofl_error e = OFL_ERROR_INIT;
-	struct ofl_wrap_opts o = {OFL_WRAP_OPENMP, OFL_WRAP_LLVM20, OFL_WRAP_X86_64, false};
+	struct ofl_wrap_opts o = {OFL_WRAP_OPENMP, OFL_WRAP_LLVM20, OFL_WRAP_X86_64, false, false};
 	if (ofl_file_open(&f, img, &e))
 		return -1;
 	struct ofl_wrap_image im = {f.data, f.size, 0, f.size, NULL, NULL};
@@ -741,13 +741,9 @@ static size_t linked_groups(const struct run *r)
 }
 
 /* Whether the device action of group g has word w. */
-static bool has_word(const struct run *r, const struct ofl_plan_group *g, const char *w)
+static bool group_has_word(const struct run *r, const struct ofl_plan_group *g, const char *w)
 {
-	const struct ofl_device_action *a = &r->p.actions[g->first_action + g->nactions - 1];
-	for (size_t i = 0; i < a->argc; i++)
-		if (!strcmp(a->argv[i], w))
-			return true;
-	return false;
+	return has_word(&r->p.actions[g->first_action + g->nactions - 1], w);
 }
 
 /* LLVM 22's rule: a gfx90a member the host link takes is linked into the
@@ -810,15 +806,15 @@ OFL_TEST(plan_amdgpu_spellings_main)
 	CHECK_EQ_U(linked_groups(&r), 1);
 	const struct ofl_plan_group *g = group(&r, "amdgpu9.0a-amd-amdhsa", "");
 	CHECK(g && g->nimages == 4);
-	CHECK(has_word(&r, g, "--target=amdgcn-amd-amdhsa") && has_word(&r, g, "-mcpu=gfx90a"));
+	CHECK(group_has_word(&r, g, "--target=amdgcn-amd-amdhsa") && group_has_word(&r, g, "-mcpu=gfx90a"));
 	done(&r);
 	/* a clang of main takes the triple as written, the processor from it */
 	CHECK(sh("rm -rf root/llvm-22") == 0 && fake_llvm(24) == 0);
 	plan(&r, "a.o b.o -o out", gpu_opts());
 	CHECK_EQ_U(r.rc, 0);
 	g = group(&r, "amdgpu9.0a-amd-amdhsa", "");
-	CHECK(g && has_word(&r, g, "--target=amdgpu9.0a-amd-amdhsa"));
-	CHECK(!has_word(&r, g, "-mcpu=gfx90a"));
+	CHECK(g && group_has_word(&r, g, "--target=amdgpu9.0a-amd-amdhsa"));
+	CHECK(!group_has_word(&r, g, "-mcpu=gfx90a"));
 	done(&r);
 }
 
@@ -885,8 +881,8 @@ OFL_TEST(plan_amdgpu_scoped_args_main)
 	plan(&r, "a.o -o out", o);
 	CHECK_EQ_U(r.rc, 0);
 	const struct ofl_plan_group *g = group(&r, "amdgpu9.0a-amd-amdhsa", "");
-	CHECK(g && has_word(&r, g, "--all-amd") && has_word(&r, g, "--legacy"));
-	CHECK(!has_word(&r, g, "--rdna2"));
+	CHECK(g && group_has_word(&r, g, "--all-amd") && group_has_word(&r, g, "--legacy"));
+	CHECK(!group_has_word(&r, g, "--rdna2"));
 	done(&r);
 	CHECK(amd_object("bad", "int main(void) { return 0; }", "amdgpu9.99-amd-amdhsa", "") == 0);
 	plan(&r, "bad.o -o out", gpu_opts());

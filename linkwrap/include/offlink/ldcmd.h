@@ -92,6 +92,7 @@ enum ofl_ldopt {
 	OFL_LD_OWN_NO_BYPASS_WARNING, /* --no-bypass-warning */
 	OFL_LD_OWN_DEVICE_OPT_LEVEL,  /* --device-opt-level=O<n>: device LTO and link */
 	OFL_LD_OWN_TIME_TRACE,        /* --time-trace[=FILE], --time-trace-file=FILE */
+	OFL_LD_OWN_DEVICE_PARTITIONS, /* --device-partitions=N|auto: device code generation */
 };
 
 /* Input state in effect at an argument. */

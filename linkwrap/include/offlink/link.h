@@ -38,6 +38,9 @@ OFL_API_BEGIN
 struct ofl_link;
 struct ofl_trace;
 
+/* The most partitions a device link's code generation is split into. */
+#define OFL_MAX_PARTITIONS 256
+
 enum ofl_link_log {
 	OFL_LOG_DECISION, /* which members and images were taken, and why */
 	OFL_LOG_COMMAND,  /* a command run (or, dry run, that would run) */
@@ -166,6 +169,18 @@ struct ofl_link_opts {
 	 * that driver passed it itself); old-driver HIP groups: -O<x> to the
 	 * device clang, as clang --hip-link gives its lld the level. */
 	char opt_level[8];
+	/* Device code generation of LTO links in partitions, each its own
+	 * cached action run beside the others (plan/partition.c): 0 decides
+	 * from the size of each group's device bitcode, 1 makes none (the link
+	 * LLVM runs, its bytes), N that many; never from the machine, so the
+	 * image is the same everywhere.  device_partitions_from says who gave
+	 * N ("--device-partitions", "OFFLINK_DEVICE_PARTITIONS"), for the log. */
+	unsigned device_partitions;
+	const char *device_partitions_from;
+	/* The memory the device actions may take at once, by their estimates
+	 * (OFFLINK_DEVICE_MEMORY); 0: what the machine has available when
+	 * they start.  A schedule's limit, never the bytes'. */
+	uint64_t device_memory;
 	/* Where opt_level came from, or why it is not known, for the log
 	 * (OFL_LOG_DECISION when device links run); NULL: nothing to say. */
 	const char *opt_level_why;
