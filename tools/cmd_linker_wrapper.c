@@ -34,7 +34,7 @@ enum wopt {
 	W_PRINT_MODULE,
 	W_OPT_LEVEL,
 	W_EMBED_BITCODE,
-	W_NO_CANONICAL,      /* 23's; 22 hands it to the host linker */
+	W_NO_CANONICAL, /* 23's; 22 hands it to the host linker */
 	W_TIME_TRACE,
 	W_DEVICE_PARTITIONS, /* offlink's: --device-partitions=N|auto */
 	W_LLVM_VERSION,      /* offlink's: the release to act as */

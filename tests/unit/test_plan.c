@@ -806,7 +806,8 @@ OFL_TEST(plan_amdgpu_spellings_main)
 	CHECK_EQ_U(linked_groups(&r), 1);
 	const struct ofl_plan_group *g = group(&r, "amdgpu9.0a-amd-amdhsa", "");
 	CHECK(g && g->nimages == 4);
-	CHECK(group_has_word(&r, g, "--target=amdgcn-amd-amdhsa") && group_has_word(&r, g, "-mcpu=gfx90a"));
+	CHECK(group_has_word(&r, g, "--target=amdgcn-amd-amdhsa") &&
+	      group_has_word(&r, g, "-mcpu=gfx90a"));
 	done(&r);
 	/* a clang of main takes the triple as written, the processor from it */
 	CHECK(sh("rm -rf root/llvm-22") == 0 && fake_llvm(24) == 0);
