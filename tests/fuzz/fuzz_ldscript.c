@@ -1,6 +1,6 @@
 /* Fuzzes the scan of linker scripts given as inputs: every name it hands
- * out lies inside the input, is not empty and holds no delimiter outside
- * quotes; the scan ends (linear: each step consumes a byte). */
+ * out (a file of INPUT, GROUP, EXTERN, INCLUDE) lies inside the input and
+ * is not empty; each scan ends (linear: each step consumes a byte). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,7 +17,7 @@ struct span {
 static int check(void *ctx, enum ofl_ldscript_kind kind, const char *name, size_t len)
 {
 	struct span *s = ctx;
-	if (kind > OFL_LDSCRIPT_EXTERN)
+	if (kind > OFL_LDSCRIPT_INCLUDE)
 		abort();
 	const uint8_t *p = (const uint8_t *)name;
 	if (!len || p < s->data || p + len > s->data + s->size || memchr(p, 0, len))
@@ -32,6 +32,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct span s = {data, size, 0};
 	struct ofl_error err = OFL_ERROR_INIT;
 	int rc = ofl_ldscript_inputs(data, size, check, &s, &err);
+	if (rc && rc != OFL_EINVAL)
+		abort();
+	s.names = 0;
+	rc = ofl_ldscript_includes(data, size, check, &s, &err);
 	if (rc && rc != OFL_EINVAL)
 		abort();
 	return 0;

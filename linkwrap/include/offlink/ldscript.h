@@ -17,9 +17,10 @@ extern "C" {
 OFL_API_BEGIN
 
 enum ofl_ldscript_kind {
-	OFL_LDSCRIPT_INPUT,  /* a file of INPUT(...) */
-	OFL_LDSCRIPT_GROUP,  /* a file of GROUP(...): scanned with the others */
-	OFL_LDSCRIPT_EXTERN, /* a symbol of EXTERN(...): undefined, as -u */
+	OFL_LDSCRIPT_INPUT,   /* a file of INPUT(...) */
+	OFL_LDSCRIPT_GROUP,   /* a file of GROUP(...): scanned with the others */
+	OFL_LDSCRIPT_EXTERN,  /* a symbol of EXTERN(...): undefined, as -u */
+	OFL_LDSCRIPT_INCLUDE, /* a script INCLUDE names: read in its place */
 };
 
 /* One name a script gives, as written ("-lname" for a library), len bytes
@@ -34,6 +35,13 @@ typedef int (*ofl_ldscript_fn)(void *ctx, enum ofl_ldscript_kind kind, const cha
  * unbalanced parenthesis or brace, an unterminated comment or string. */
 int ofl_ldscript_inputs(const uint8_t *d, size_t n, ofl_ldscript_fn fn, void *ctx,
                         struct ofl_error *err);
+
+/* Calls fn for the file name of every INCLUDE command of the script,
+ * wherever it is (at the top, in SECTIONS, MEMORY or an output section),
+ * in order.  OFL_EINVAL when d is no script: a NUL byte, an unterminated
+ * comment or string, an INCLUDE without a name. */
+int ofl_ldscript_includes(const uint8_t *d, size_t n, ofl_ldscript_fn fn, void *ctx,
+                          struct ofl_error *err);
 
 OFL_API_END
 #ifdef __cplusplus
