@@ -104,10 +104,13 @@ case_ rsp image "printf -- '--soname=two.so\n' >dev.rsp" -Wl,--device-linker=@"$
 case_ script image 'cp extra2.o scr_impl.o; settle' -Wl,--device-linker=-L"$PWD" \
 	-Wl,--device-linker=-lscr
 # the same file reached through a link that is moved to another file
-# while the first stays as it was (libfoo.so to a new version)
+# while the first stays as it was (libfoo.so to a new version; one no link
+# read before: bytes read before are the same key, a hit)
+printf 'int extra_marker = 3;\n' >extra3.c
+cc -fPIC -c extra3.c -o extra3.o || fail "compile extra3"
 rm scr_impl.o
 ln -s extra1.o scr_impl.o
-case_ symlink image 'ln -sfn extra2.o scr_impl.o' -Wl,--device-linker=-L"$PWD" \
+case_ symlink image 'ln -sfn extra3.o scr_impl.o' -Wl,--device-linker=-L"$PWD" \
 	-Wl,--device-linker=-lscr
 rm scr_impl.o
 cp extra1.o scr_impl.o
@@ -148,7 +151,7 @@ cp /usr/bin/ld.gold gold/ld.gold
 settle
 export PATH=$PWD/gold:$PATH22
 TREE=-Wl,--device-compiler="$PWD/tree/bin/clang"
-case_ gold key "touch gold/ld.gold; settle" "$TREE" $SONAME
+case_ gold key "printf x >>gold/ld.gold" "$TREE" $SONAME
 grep -q '"-fuse-ld=gold"' gold.1.explain || fail "the tree's link did not use gold"
 grep -q "key file: $PWD/gold/ld.gold" gold.1.explain || fail "not the gold PATH finds"
 # what the driver loads and reads to choose (its libraries, its resource
@@ -216,11 +219,13 @@ cmp x.1 x.2 || fail "personality: -Xoffload-linker extra.o rebuilt gave a stale 
 cmp -s x.0 x.2 && fail "personality: the rebuilt extra.o did not change the image"
 
 # clang's COMPILER_PATH, where it finds its linker before its own folder:
-# keyed, and what it finds there is what runs
+# what it finds there is what runs, and is keyed (the gold case's entry,
+# whose job it is, may answer)
 COMPILER_PATH=$PWD/gold olink cpath.1 "$TREE" $SONAME
 COMPILER_PATH=$PWD/gold olink cpath.2 "$TREE" $SONAME -Wl,--no-device-cache
 cmp cpath.1 cpath.2 || fail "COMPILER_PATH: stale image"
-grep -q 'device link for .*, cache miss' cpath.1.explain || { cat cpath.1.explain; fail "COMPILER_PATH: a hit"; }
+grep -q "runs: \"$PWD/gold/ld.gold\"" cpath.1.explain || { cat cpath.1.explain; fail "COMPILER_PATH: not its gold"; }
+grep -q "key file: $PWD/gold/ld.gold" cpath.1.explain || fail "COMPILER_PATH: its gold not keyed"
 # a response file that includes itself: bounded work, and the link fails
 # as clang fails it (not the cache's doing)
 printf '@a.rsp @a.rsp @a.rsp @a.rsp @a.rsp @a.rsp\n' >a.rsp
