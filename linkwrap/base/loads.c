@@ -204,7 +204,7 @@ int ofl_ldcache_lookup(const struct ofl_ldcache *c, const char *name, const char
 		else if (!found)
 			found = lc_str(c, ofl_le32(e + 8));
 	}
-	*path = found;
+	*path = by_cpu ? NULL : found;
 	return by_cpu ? 2 : found ? 0 : 1;
 }
 

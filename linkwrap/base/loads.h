@@ -70,7 +70,7 @@ struct ofl_ldcache {
 int ofl_ldcache_read(const uint8_t *data, size_t size, int32_t flags, struct ofl_ldcache *c);
 /* The path the cache gives for name, in *path (pointing into the bytes):
  * 0; 1 when it has none; 2 when it has entries for name that the loader
- * takes or leaves by the CPU's features (hwcaps). */
+ * takes or leaves by the CPU's features (hwcaps); *path NULL but for 0. */
 int ofl_ldcache_lookup(const struct ofl_ldcache *c, const char *name, const char **path);
 /* This machine's ABI's flags in the cache. */
 int32_t ofl_ldcache_abi(void);
