@@ -233,9 +233,12 @@ static int file_digest(struct ofl_cache *c, const char *path, struct stat *st,
 	if (fd < 0)
 		return -1;
 	bool regular = !fstat(fd, st) && S_ISREG(st->st_mode);
-	/* a small file is hashed sooner than its memo is read */
-	bool known = regular && c && (uint64_t)st->st_size >= CHUNK &&
-	             identity(fd, 0, (uint64_t)st->st_size, id, st);
+	/* a small file is hashed sooner than its memo is read, and read
+	 * sooner than mapped */
+	uint64_t n = regular ? (uint64_t)st->st_size : 0;
+	bool small = n < CHUNK, known = regular && c && !small && ofl_fs_kernel_ctime(fd);
+	if (known)
+		range_id(st, 0, n, id);
 	if (known && memo_get(c, id, sum, tree)) {
 		close(fd);
 		return 0;
@@ -243,11 +246,11 @@ static int file_digest(struct ofl_cache *c, const char *path, struct stat *st,
 	clock_gettime(CLOCK_REALTIME, &now);
 	struct ofl_file f = OFL_FILE_INIT;
 	struct ofl_error ignored = OFL_ERROR_INIT;
-	int rc =
-	    !regular ? -1
-	    : st->st_size && ofl_file_read_range(&f, fd, 0, (uint64_t)st->st_size, path, &ignored)
-	        ? -1
-	        : 0;
+	int rc = !regular ? -1
+	         : !n     ? 0
+	         : small  ? ofl_file_copy_range(&f, fd, 0, n, path, &ignored)
+	                  : ofl_file_read_range(&f, fd, 0, n, path, &ignored);
+	rc = rc ? -1 : 0;
 	if (!rc)
 		digest(f.data, f.size, sum, tree);
 	ofl_file_close(&f);

@@ -451,10 +451,32 @@ static int script_name(void *ctx, enum ofl_ldscript_kind kind, const char *name,
 	return rc;
 }
 
+/* Whether a script has a command offlink does not follow: SEARCH_DIR (a
+ * library folder for what comes after), STARTUP (an input), OUTPUT (the
+ * file it writes). */
+static bool unfollowed(const char *text)
+{
+	static const char *const words[] = {"SEARCH_DIR", "STARTUP", "OUTPUT"};
+	for (size_t i = 0; i < sizeof(words) / sizeof(*words); i++)
+		for (const char *p = strstr(text, words[i]); p; p = strstr(p + 1, words[i])) {
+			const char *e = p + strlen(words[i]);
+			while (*e == ' ' || *e == '\t' || *e == '\n')
+				e++;
+			if (*e == '(')
+				return true;
+		}
+	return false;
+}
+
 /* A linker script's names (INPUT, GROUP, and the scripts INCLUDE reads),
  * each found and declared. */
 static int script(struct decl *d, const char *path, const char *text, unsigned depth)
 {
+	if (unfollowed(text))
+		return uncached(d,
+		                "%s has a command offlink does not follow (SEARCH_DIR, STARTUP, "
+		                "OUTPUT)",
+		                path);
 	char *dir = ofl_strdup(path);
 	if (!dir)
 		return OFL_NOMEM(d->err);

@@ -29,6 +29,12 @@ printf 'INPUT(x.o)\n' >sd/libsd.so
 stale "script folder" script-folder "cp extra2.o sd/x.o" -Wl,--device-linker=-L"$PWD/sd" \
 	-Wl,--device-linker=-lsd
 
+# a command whose effect offlink does not follow (SEARCH_DIR: where the
+# library names after it are looked for): not cached
+printf 'SEARCH_DIR(%s)\nINPUT(-lsd)\n' "$PWD/sd" >sdir.ld
+olink sdir -Wl,--device-linker="$PWD/sdir.ld"
+not_cached_said sdir || failed_case "SEARCH_DIR" "a script with SEARCH_DIR was cached ($(state sdir))"
+
 # ---- INCLUDE: the script it reads, and what that names ---------------------
 # (ld.lld and ld.bfd find it in the working folder, then the library
 # folders; its INPUT beside it)
