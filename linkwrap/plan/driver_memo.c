@@ -221,6 +221,18 @@ static void key_path(struct dkey *d, const char *path, struct stat *st)
 	d->settled = d->settled && !recent(&st->st_mtim, &d->now) && !recent(&st->st_ctim, &d->now);
 }
 
+/* Only whether path is there, and what it is: a folder whose names do not
+ * matter (a prefix, whose subfolders are keyed themselves). */
+static void key_exists(struct dkey *d, const char *path)
+{
+	struct stat st;
+	char what[PATH_MAX + 16];
+	bool there = !stat(path, &st);
+	snprintf(what, sizeof(what), "%s %o", path, there ? (unsigned)(st.st_mode & S_IFMT) : 0u);
+	ofl_key_str(&d->k, "exists", what);
+	note(d, there ? "exists" : "absent", path);
+}
+
 static void key_one(struct dkey *d, const char *path)
 {
 	struct stat st;
@@ -283,7 +295,7 @@ static void key_gcc_prefix(struct dkey *d, const char *prefix)
 {
 	static const char *const libdirs[] = {"lib", "lib64", "lib32", "libx32"};
 	static const char *const subs[] = {"gcc", "gcc-cross"};
-	key_one(d, prefix);
+	key_exists(d, prefix);
 	key_joined(d, prefix, "include/c++");
 	for (size_t i = 0; i < sizeof(libdirs) / sizeof(*libdirs); i++) {
 		char lib[PATH_MAX];
@@ -394,7 +406,7 @@ static void key_rocm(struct dkey *d, const char *clangdir)
 	for (size_t i = 0; i < sizeof(fixed) / sizeof(*fixed); i++)
 		ofl_argv_push(&roots, fixed[i], NULL);
 	for (size_t i = 0; i < roots.n; i++) {
-		key_one(d, *roots.v[i] ? roots.v[i] : "/");
+		key_exists(d, *roots.v[i] ? roots.v[i] : "/");
 		for (size_t k = 0; k < sizeof(parts) / sizeof(*parts); k++)
 			key_joined(d, roots.v[i], parts[k]);
 	}
@@ -451,6 +463,14 @@ static void surroundings(struct dkey *d, const struct ofl_link *l, const struct 
 	for (size_t i = 0; i < sizeof(distro) / sizeof(*distro); i++)
 		key_one(d, distro[i]);
 	key_gcc(d, dir);
+	/* crt files it looks for in its prefix first (named: the prefix may be
+	 * a busy build folder) */
+	static const char *const crt[] = {"crt1.o",   "Scrt1.o",    "crti.o",
+	                                  "crtn.o",   "crtbegin.o", "crtbeginS.o",
+	                                  "crtend.o", "crtendS.o",  "crtbeginT.o"};
+	snprintf(p, sizeof(p), "%s/..", dir);
+	for (size_t i = 0; i < sizeof(crt) / sizeof(*crt); i++)
+		key_joined(d, p, crt[i]);
 	/* where it looks for programs (and <triple>-<program>) */
 	key_dirs(d, ofl_proc_env_get(a->env, "COMPILER_PATH"));
 	key_one(d, dir);

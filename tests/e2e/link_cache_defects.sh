@@ -56,9 +56,9 @@ OBJS=("${CPU[@]}")
 # PATH, before the plain ld.lld (Gentoo ships them in /usr/bin).  The
 # action must resolve its linker as clang does: every name clang tries, in
 # its order, is keyed (the one found) or keyed absent (those before it).
-# (a copy of lld with one byte changed: its version, which it writes into
+# (a copy of lld with one byte changed: its name, which it writes into
 # the image's .comment; a script would not be cached at all)
-LLDZ=("compatible with GNU linkers" "compatible with GNU linkerz")
+LLDZ=("Debian LLD 2" "Debian LLE 2")
 stale "defect 1" prefixed-cpu \
 	'flipped_copy "$(readlink -f "$LLVM22/ld.lld")" pbin/x86_64-pc-linux-gnu-ld.lld "${LLDZ[@]}"'
 rm pbin/x86_64-pc-linux-gnu-ld.lld

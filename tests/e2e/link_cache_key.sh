@@ -253,6 +253,7 @@ grep -q 'device link for .*, cache miss' rpath.2.explain || fail "a run path int
 # the loader's view: a folder more on LD_LIBRARY_PATH holding none of what
 # the tools load changes nothing; a library of theirs put there (lld's
 # libz, one byte changed) is another key
+olink ldp.0
 mkdir -p ldp
 export LD_LIBRARY_PATH=$PWD/ldp${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 olink ldp.1
