@@ -907,19 +907,27 @@ static bool has_prefix(const struct ofl_argv *job, const char *prefix)
 	return false;
 }
 
-/* What a job reads, by its tool's grammar; the variables each tool reads
+/* name ends with tail. */
+static bool ends(const char *name, const char *tail)
+{
+	size_t n = strlen(name), t = strlen(tail);
+	return n >= t && !strcmp(name + n - t, tail);
+}
+
+/* What a job reads, by its tool's grammar, told by the name of the file it
+ * runs (its real one: /usr/bin/ld is bfd or gold as the system chose, and
+ * a link named ld.gold may lead to bfd); the variables each tool reads
  * (lld's LLD_VERSION goes into the image's .comment; bfd takes
  * LD_RUN_PATH as -rpath and searches LD_LIBRARY_PATH for the libraries
  * its inputs need). */
-static int tool_files(struct decl *d, const struct ofl_argv *job)
+static int tool_files(struct decl *d, const struct ofl_argv *job, const char *b)
 {
-	const char *b = base_name(job->v[0]);
 	int rc = 0;
-	if (!strcmp(b, "ld.lld") || !strcmp(b, "lld"))
+	if (ends(b, "ld.lld") || !strcmp(b, "lld"))
 		return (rc = reads_env(d, "LLD_VERSION")) ? rc : ld_job(d, job, LD_LLD);
-	if (!strcmp(b, "ld.gold"))
+	if (ends(b, "ld.gold"))
 		return ld_job(d, job, LD_GOLD);
-	if (!strcmp(b, "ld.bfd") || !strcmp(b, "ld")) {
+	if (ends(b, "ld.bfd") || !strcmp(b, "ld")) {
 		static const char *const vars[] = {"LD_RUN_PATH", "LD_LIBRARY_PATH", "TMPDIR"};
 		for (size_t i = 0; !rc && i < sizeof(vars) / sizeof(*vars); i++)
 			rc = reads_env(d, vars[i]);
@@ -970,9 +978,10 @@ static int key_words(struct decl *d, size_t j)
 static int job_files(struct decl *d, size_t j)
 {
 	const struct ofl_argv *job = &d->a->jobs[j];
-	char *prog = find_program(d, job->v[0]);
+	char *prog = find_program(d, job->v[0]), real[PATH_MAX];
 	int rc = prog ? program(d, prog, true)
 	              : uncached(d, "the device tool %s is not there", base_name(job->v[0]));
+	const char *b = prog && realpath(prog, real) ? base_name(real) : base_name(job->v[0]);
 	free(prog);
 	if (rc || d->a->uncached)
 		return rc;
@@ -980,7 +989,7 @@ static int job_files(struct decl *d, size_t j)
 		return OFL_NOMEM(d->err);
 	for (size_t i = 1; i < job->n; i++)
 		d->at[i] = -1;
-	rc = tool_files(d, job);
+	rc = tool_files(d, job, b);
 	rc = rc || d->a->uncached ? rc : key_words(d, j);
 	free(d->at);
 	d->at = NULL;

@@ -136,10 +136,10 @@ cmp -s rw.1 rw.2 ||
 # Both must be in the action's environment (keyed: key env lines).
 stale "defect 6" lld-version "export LLD_VERSION=offlink-test-lld"
 unset LLD_VERSION
-# bfd: the tree's link (gold) with an ld.gold on PATH that runs bfd
+# bfd: the tree's link (gold) with an ld.gold on PATH that is bfd (a link:
+# the key reads the tool as the file it runs)
 mkdir -p bfd
-printf '#!/bin/sh\nexec /usr/bin/ld.bfd "$@"\n' >bfd/ld.gold
-chmod +x bfd/ld.gold
+ln -s /usr/bin/ld.bfd bfd/ld.gold
 PATH0=$PATH
 export PATH=$PWD/bfd:$PATH
 settle
