@@ -222,6 +222,10 @@ void ofl_key_input(struct ofl_cache_key *k, struct ofl_cache *c, const char *tag
  * first costs a stat and the memo's read, and within a link each file is
  * looked at once (struct ofl_digests). */
 
+/* Files from this size up have their digest remembered: hashing 32 KiB
+ * costs what reading a memo does. */
+#define MEMO_FILE_MIN ((uint64_t)32 << 10)
+
 /* The digest of the regular file path, its stat in *st; -1 when it is no
  * regular file or cannot be read. */
 static int file_digest(struct ofl_cache *c, const char *path, struct stat *st,
@@ -233,10 +237,11 @@ static int file_digest(struct ofl_cache *c, const char *path, struct stat *st,
 	if (fd < 0)
 		return -1;
 	bool regular = !fstat(fd, st) && S_ISREG(st->st_mode);
-	/* a small file is hashed sooner than its memo is read, and read
-	 * sooner than mapped */
+	/* a small file is hashed sooner than its memo is read; under CHUNK,
+	 * read sooner than mapped */
 	uint64_t n = regular ? (uint64_t)st->st_size : 0;
-	bool small = n < CHUNK, known = regular && c && !small && ofl_fs_kernel_ctime(fd);
+	bool small = n < CHUNK,
+	     known = regular && c && n >= MEMO_FILE_MIN && ofl_fs_kernel_ctime(fd);
 	if (known)
 		range_id(st, 0, n, id);
 	if (known && memo_get(c, id, sum, tree)) {
