@@ -255,6 +255,105 @@ hip_runtime_standin() {
 # (their last change 2 s ago: keyed by identity, not content)
 settle() { sleep 2.1; }
 
+# archive_omp_objects DIR CLANG [CFLAGS...]: an OpenMP program for the
+# x86_64 host device whose target regions lie in an archive's and a thin
+# archive's members, compiled by CLANG into DIR: DIR/amain.o, liba.a
+# (regular), libt.a (thin), libs.so (a linker script: INPUT(-lt)); the
+# sources in ./, and ./cpu.expected what it prints (link: -LDIR -la -ls)
+archive_omp_objects() {
+	local dir=$1 cc=$2 f
+	shift 2
+	printf '%s\n' '#include <stdio.h>' 'int from_archive(int x);' 'int from_thin(int x);' \
+		'int main(void)' '{' '	printf("%d %d\n", from_archive(1), from_thin(2));' \
+		'	return 0;' '}' >amain.c
+	for f in archive thin; do
+		printf '%s\n' '#include <omp.h>' "int from_$f(int x)" '{' '	int r = 0;' \
+			'#pragma omp target map(from : r) map(to : x)' \
+			"	r = x + ${#f} + (omp_is_initial_device() ? 1000 : 0);" '	return r;' '}' >a$f.c
+	done
+	printf '8 6\n' >cpu.expected
+	mkdir -p $dir
+	for f in main archive thin; do
+		"$cc" -fopenmp -fopenmp-targets=x86_64-pc-linux-gnu -fPIC "$@" -c a$f.c -o $dir/a$f.o ||
+			fail "$dir: compile a$f.c"
+	done
+	(cd $dir && "$LLVM22/llvm-ar" rcs liba.a aarchive.o && "$LLVM22/llvm-ar" rcs --thin libt.a athin.o &&
+		printf 'INPUT(-lt)\n' >libs.so) || fail "$dir: archives"
+}
+
+# flipped_copy FILE COPY OLD NEW: COPY, FILE's bytes with the first OLD in
+# them made NEW (as long: a tool or library that still works, with one
+# byte changed); COPY gets FILE's mode
+flipped_copy() {
+	python3 - "$@" <<'EOF' || fail "flipped_copy $*"
+import sys
+b = open(sys.argv[1], "rb").read()
+old, new = sys.argv[3].encode(), sys.argv[4].encode()
+assert len(old) == len(new) and old in b, sys.argv[1:]
+open(sys.argv[2], "wb").write(b.replace(old, new, 1))
+EOF
+	chmod --reference="$1" "$2"
+}
+
+# in_namespace VAR... -- SCRIPT: SCRIPT run by bash in a mount namespace of
+# its own (unshare -m, as root: what it mounts is its alone), with this
+# shell's functions and the variables named (a variable it sets comes back
+# only through a file)
+in_namespace() {
+	local vars=()
+	while [ "$1" != -- ]; do
+		vars+=("$1")
+		shift
+	done
+	{
+		declare -f
+		declare -p "${vars[@]}"
+	} >"$SCRATCH/namespace.sh"
+	unshare -m bash -c "set -euo pipefail; source '$SCRATCH/namespace.sh'; $2"
+}
+# has_namespaces: in_namespace can run here (else the test fails in CI,
+# and says so elsewhere)
+has_namespaces() {
+	[ "$(id -u)" = 0 ] && unshare -m true 2>/dev/null && return
+	[ -n "${CI:-}${OFL_REQUIRE_TOOLS:-}" ] && fail "no mount namespace (unshare -m, as root)"
+	return 1
+}
+
+# Cases of the device-link cache (link_cache_defects.sh, link_cache_review.sh):
+# links of OBJS through ld.offlink with the counting launcher (./launch,
+# counted_omp_program).
+# olink OUT ARGS...: a link and OUT.explain (./ran: the device links run);
+# --no-device-cache in ARGS: uncached; it must finish within a minute
+olink() {
+	local out=$1
+	shift
+	rm -f ran
+	timeout -k 5 60 "$LLVM22/clang" -fopenmp -fuse-ld=offlink -B"$OFL_BUILD/bin" "${OBJS[@]}" \
+		-Wl,--device-launcher="$PWD/launch" -Wl,--explain="$PWD/$out.explain" "$@" -o "$out" \
+		2>"$out.err" || { cat "$out.err" >&2; fail "link $out"; }
+}
+# uncached OUT ARGS...
+uncached() { olink "$@" -Wl,--no-device-cache; }
+# stale CASE NAME MUTATION ARGS...: fill the cache (a miss, or a hit of an
+# earlier case's entry), mutate, relink cached (NAME.1) and uncached
+# (NAME.2): the same bytes, else CASE failed; the mutation must change the
+# image (NAME.0 against NAME.2)
+stale() {
+	local case=$1 name=$2 mutation=$3
+	shift 3
+	olink $name.0 "$@"
+	eval "$mutation"
+	olink $name.1 "$@"
+	uncached $name.2 "$@"
+	cmp -s $name.0 $name.2 && fail "$name: the change did not reach the image (the case tests nothing)"
+	cmp -s $name.1 $name.2 ||
+		failed_case "$case" "$name: a stale hit: the cached relink ($(state $name.1)) differs from an uncached link"
+}
+# state OUT: what OUT.explain says of the cache (for messages)
+state() { grep -o 'cache hit\|cache miss\|not cached.*' "$1.explain" | head -1; }
+# not_cached_said OUT: the explain names a device action not cached, why
+not_cached_said() { grep -q '^  not cached: ..*' "$1.explain"; }
+
 # Failures collected, each said at once, the test failing at the end
 # (check_all WHAT): every case runs even after one fails.
 FAILED=()

@@ -250,3 +250,57 @@ int ofl_ldscript_inputs(const uint8_t *d, size_t n, ofl_ldscript_fn fn, void *ct
 		                     "not a linker script");
 	return rc;
 }
+
+/* A token's characters in a script: names, numbers, file names. */
+static bool word_char(uint8_t c)
+{
+	return ident_char(c, false) || c == '.' || c == '$';
+}
+
+int ofl_ldscript_includes(const uint8_t *d, size_t n, ofl_ldscript_fn fn, void *ctx,
+                          struct ofl_error *err)
+{
+	struct scan s = {d, d + n, memchr(d, 0, n) != NULL};
+	int rc = 0;
+	while (!rc && !s.bad) {
+		skip_space(&s);
+		if (s.p >= s.end)
+			break;
+		if (*s.p == '"') {
+			const uint8_t *q = memchr(s.p + 1, '"', (size_t)(s.end - s.p - 1));
+			s.bad = !q;
+			s.p = q ? q + 1 : s.end;
+			continue;
+		}
+		const uint8_t *w = s.p;
+		while (s.p < s.end && word_char(*s.p))
+			s.p++;
+		if (s.p == w) {
+			s.p++; /* an operator, a parenthesis, a brace */
+			continue;
+		}
+		if (s.p - w != 7 || memcmp(w, "INCLUDE", 7))
+			continue;
+		skip_space(&s);
+		const uint8_t *name = s.p;
+		size_t len = 0;
+		if (s.p < s.end && *s.p == '"') {
+			const uint8_t *q = memchr(s.p + 1, '"', (size_t)(s.end - s.p - 1));
+			name = s.p + 1;
+			len = q ? (size_t)(q - name) : 0;
+			s.p = q ? q + 1 : s.end;
+		} else {
+			while (s.p < s.end && !strchr(" \t\n\r\f;{}()\"", *s.p))
+				s.p++;
+			len = (size_t)(s.p - name);
+		}
+		if (!len)
+			s.bad = true;
+		else
+			rc = fn(ctx, OFL_LDSCRIPT_INCLUDE, (const char *)name, len);
+	}
+	if (!rc && s.bad)
+		return ofl_error_set(err, OFL_EINVAL, NULL, (uint64_t)(s.p - d),
+		                     "not a linker script");
+	return rc;
+}

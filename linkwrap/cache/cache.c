@@ -227,23 +227,35 @@ static bool entry_path(const struct ofl_cache *c, const uint8_t *key, const char
 	return v1_path(path, n, c->dir, rest);
 }
 
+/* Payloads smaller than this are read, not mapped: a memo costs one read
+ * instead of a mapping and its removal (which stops every thread of the
+ * process a moment). */
+#define MAP_MIN ((uint64_t)64 << 10)
+/* A hit refreshes the entry's modification time (its last use, for
+ * trimming) once it is this old: a write per hit would cost more than
+ * trimming by the minute gains. */
+#define REFRESH_S 600
+
 /* n bytes at off of fd as out: mapped (no copy, the page cache's pages)
  * on a local file system, else read (on NFS another machine's trim would
  * fault the mapping); -1 when they cannot be had. */
 static int payload(int fd, const char *path, uint64_t off, uint64_t n, struct ofl_file *out)
 {
 	struct ofl_error ignored = OFL_ERROR_INIT;
-	int rc = ofl_fs_kernel_ctime(fd) ? ofl_file_read_range(out, fd, off, n, path, &ignored)
-	                                 : ofl_file_copy_range(out, fd, off, n, path, &ignored);
+	bool map = n >= MAP_MIN && ofl_fs_kernel_ctime(fd);
+	int rc = map ? ofl_file_read_range(out, fd, off, n, path, &ignored)
+	             : ofl_file_copy_range(out, fd, off, n, path, &ignored);
 	return rc ? -1 : 0;
 }
 
 /* The payload of the entry open as fd, as out: 1; 0 another format; -1
  * corrupt. */
-static int read_entry(int fd, const char *path, const uint8_t *key, struct ofl_file *out)
+static int read_entry(int fd, const char *path, const uint8_t *key, struct ofl_file *out,
+                      struct stat *stp)
 {
 	struct stat st;
 	uint8_t head[HEAD], sum[SUM];
+	stp->st_mtime = 0;
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size < HEAD ||
 	    ofl_fd_pread_all(fd, head, HEAD, 0, NULL) || memcmp(head, MAGIC, 8))
 		return 0; /* a FIFO, a device, an empty or old file: never read */
@@ -253,6 +265,7 @@ static int read_entry(int fd, const char *path, const uint8_t *key, struct ofl_f
 	int rc = checksum(key, out->data, out->size, sum) ? 0 : memcmp(sum, head + 8, SUM) ? -1 : 1;
 	if (rc < 1)
 		ofl_file_close(out);
+	*stp = st;
 	return rc;
 }
 
@@ -269,8 +282,9 @@ static int local_get(struct ofl_cache *c, const uint8_t *key, const char *suffix
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
 	if (fd < 0)
 		return 0;
-	int rc = read_entry(fd, path, key, out);
-	if (rc > 0)
+	struct stat st;
+	int rc = read_entry(fd, path, key, out, &st);
+	if (rc > 0 && st.st_mtime < time(NULL) - REFRESH_S)
 		futimens(fd, NULL); /* its last use, for trimming */
 	else if (rc < 0)
 		unlink(path);

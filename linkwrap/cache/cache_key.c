@@ -5,17 +5,19 @@
  * hundreds of megabytes are hashed on every lookup) and, unlike libcrypto
  * (0.85 ms to its first digest: it loads its configuration and registers
  * process-wide cleanup inside the user's linker), keeps no global state. */
+#include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <linux/magic.h>
 #include <sys/stat.h>
-#include <sys/statfs.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cache_priv.h"
 #include "internal.h"
 #include "offlink/io.h"
+#include "symset.h"
 
 static void item(struct ofl_cache_key *k, const char *tag, const void *p, size_t n)
 {
@@ -29,9 +31,10 @@ static void item(struct ofl_cache_key *k, const char *tag, const void *p, size_t
 void ofl_key_init(struct ofl_cache_key *k)
 {
 	sha256_init(&k->ctx);
-	/* a new format of keys or entries starts over: 3, the planned
-	 * action's key (docs/design.md, "Device-link cache"), the image alone */
-	ofl_key_str(k, "offlink-device-link", "3");
+	/* a new format of keys or entries starts over: 4, the planned
+	 * action's key with every file by its bytes, the machine's places out
+	 * of it (docs/design.md, "Device-link cache"), the image alone */
+	ofl_key_str(k, "offlink-device-link", "4");
 }
 
 void ofl_key_str(struct ofl_cache_key *k, const char *tag, const char *s)
@@ -86,7 +89,7 @@ void ofl_key_bytes(struct ofl_cache_key *k, const char *tag, const uint8_t *p, s
 	add_digest(k, tag, sum, tree);
 }
 
-/* ---- remembered digests of large inputs ----------------------------------
+/* ---- remembered digests ----------------------------------------------------
  *
  * A memo is the identity of a file and the range of it hashed (device,
  * inode, size, modification and change times in seconds and nanoseconds,
@@ -94,7 +97,8 @@ void ofl_key_bytes(struct ofl_cache_key *k, const char *tag, const uint8_t *p, s
  * The identity stands for the bytes only where the change time moves on
  * every change and nobody can set it, and once no change can share the
  * change time of the bytes hashed (file systems keep it at a clock's tick,
- * 1 s on some): SETTLED_S after it. */
+ * 1 s on some): SETTLED_S after it.  Memos are the local store's own:
+ * the identity is this machine's, the digest what every machine keys. */
 enum { ID_SIZE = OFL_STAT_ID + 2 * 8, MEMO_SIZE = ID_SIZE + OFL_CACHE_KEY_SIZE + 1 };
 #define SETTLED_S 2
 
@@ -109,18 +113,21 @@ void ofl_stat_id(const struct stat *st, uint8_t id[OFL_STAT_ID])
 		ofl_put_le64(id + 8 * i, v[i]);
 }
 
-/* The identity of n bytes at off of the mapped file f, into id and st;
- * false where it does not tell the bytes (bytes copied when the file was
- * opened, another file system). */
-static bool identity(const struct ofl_file *f, uint64_t off, size_t n, uint8_t id[ID_SIZE],
-                     struct stat *st)
+static void range_id(const struct stat *st, uint64_t off, uint64_t n, uint8_t id[ID_SIZE])
 {
-	if (f->mapped != 1 || f->fd < 0 || fstat(f->fd, st) || !S_ISREG(st->st_mode) ||
-	    !ofl_fs_kernel_ctime(f->fd))
-		return false;
 	ofl_stat_id(st, id);
 	ofl_put_le64(id + OFL_STAT_ID, off);
 	ofl_put_le64(id + OFL_STAT_ID + 8, n);
+}
+
+/* The identity of n bytes at off of the file open as fd, into id and st;
+ * false where it does not tell the bytes (not a regular file, another
+ * file system). */
+static bool identity(int fd, uint64_t off, uint64_t n, uint8_t id[ID_SIZE], struct stat *st)
+{
+	if (fd < 0 || fstat(fd, st) || !S_ISREG(st->st_mode) || !ofl_fs_kernel_ctime(fd))
+		return false;
+	range_id(st, off, n, id);
 	return true;
 }
 
@@ -130,7 +137,9 @@ static bool settled(const struct timespec *t, const struct timespec *now)
 	       (t->tv_sec == now->tv_sec - SETTLED_S && t->tv_nsec <= now->tv_nsec);
 }
 
-bool ofl_key_settled(const struct stat *st, const struct timespec *now)
+/* The file st describes last changed long enough before now (realtime)
+ * that no later change can leave its times as they are. */
+static bool key_settled(const struct stat *st, const struct timespec *now)
 {
 	return settled(&st->st_ctim, now) && settled(&st->st_mtim, now);
 }
@@ -148,154 +157,179 @@ static void memo_key(const uint8_t id[ID_SIZE], uint8_t key[OFL_CACHE_KEY_SIZE])
 	ofl_key_final(&m, key);
 }
 
+/* The remembered digest of the bytes id stands for, into sum: true when
+ * the store has one. */
+static bool memo_get(struct ofl_cache *c, const uint8_t id[ID_SIZE],
+                     uint8_t sum[OFL_CACHE_KEY_SIZE], bool *tree)
+{
+	uint8_t key[OFL_CACHE_KEY_SIZE];
+	struct ofl_file had = OFL_FILE_INIT;
+	memo_key(id, key);
+	bool hit = ofl_cache_memo_get(c, key, &had) && had.size == MEMO_SIZE &&
+	           !memcmp(had.data, id, ID_SIZE) && had.data[MEMO_SIZE - 1] <= 1;
+	if (hit) {
+		memcpy(sum, had.data + ID_SIZE, OFL_CACHE_KEY_SIZE);
+		*tree = had.data[MEMO_SIZE - 1];
+	}
+	ofl_file_close(&had);
+	return hit;
+}
+
+/* Remembers sum for the bytes id stands for, when they are the ones
+ * hashed: the file had settled when the hashing began (st then, at now),
+ * and its identity held to the end (the file still open as fd). */
+static void memo_put(struct ofl_cache *c, int fd, const uint8_t id[ID_SIZE], const struct stat *st,
+                     const struct timespec *now, const uint8_t sum[OFL_CACHE_KEY_SIZE], bool tree)
+{
+	uint8_t after[ID_SIZE], memo[MEMO_SIZE], key[OFL_CACHE_KEY_SIZE];
+	struct stat now_st;
+	if (!key_settled(st, now) ||
+	    !identity(fd, ofl_le64(id + OFL_STAT_ID), ofl_le64(id + OFL_STAT_ID + 8), after,
+	              &now_st) ||
+	    memcmp(id, after, ID_SIZE))
+		return;
+	memcpy(memo, id, ID_SIZE);
+	memcpy(memo + ID_SIZE, sum, OFL_CACHE_KEY_SIZE);
+	memo[MEMO_SIZE - 1] = tree;
+	memo_key(id, key);
+	ofl_cache_memo_put(c, key, memo, sizeof(memo));
+}
+
 void ofl_key_input(struct ofl_cache_key *k, struct ofl_cache *c, const char *tag,
                    const struct ofl_file *f, const uint8_t *p, size_t n)
 {
-	uint8_t id[ID_SIZE], after[ID_SIZE], memo[MEMO_SIZE], key[OFL_CACHE_KEY_SIZE];
+	uint8_t id[ID_SIZE], sum[OFL_CACHE_KEY_SIZE];
 	struct stat st;
 	struct timespec now;
 	bool tree;
 	int64_t off = n >= OFL_KEY_MEMO_MIN && c ? ofl_file_offset_of(f, p, n) : -1;
-	bool known = off >= 0 && identity(f, (uint64_t)off, n, id, &st);
-	if (known)
-		memo_key(id, key);
-	struct ofl_file had = OFL_FILE_INIT;
-	bool hit = known && ofl_cache_memo_get(c, key, &had) && had.size == MEMO_SIZE &&
-	           !memcmp(had.data, id, ID_SIZE) && had.data[MEMO_SIZE - 1] <= 1;
-	if (hit)
-		add_digest(k, tag, had.data + ID_SIZE, had.data[MEMO_SIZE - 1]);
-	ofl_file_close(&had);
-	if (hit)
+	bool known = off >= 0 && f->mapped == 1 && identity(f->fd, (uint64_t)off, n, id, &st);
+	if (known && memo_get(c, id, sum, &tree)) {
+		add_digest(k, tag, sum, tree);
 		return;
-	clock_gettime(CLOCK_REALTIME, &now);
-	digest(p, n, memo + ID_SIZE, &tree);
-	add_digest(k, tag, memo + ID_SIZE, tree);
-	/* the bytes hashed are those the identity stands for: it held from
-	 * before to after the hashing, and no later change can keep it */
-	if (known && ofl_key_settled(&st, &now) && identity(f, (uint64_t)off, n, after, &st) &&
-	    !memcmp(id, after, ID_SIZE)) {
-		memcpy(memo, id, ID_SIZE);
-		memo[MEMO_SIZE - 1] = tree;
-		ofl_cache_memo_put(c, key, memo, sizeof(memo));
 	}
+	clock_gettime(CLOCK_REALTIME, &now);
+	digest(p, n, sum, &tree);
+	add_digest(k, tag, sum, tree);
+	if (known)
+		memo_put(c, f->fd, id, &st, &now, sum, tree);
 }
 
-int ofl_key_content(struct ofl_cache_key *k, const char *path)
-{
-	struct ofl_file f = OFL_FILE_INIT;
-	struct ofl_error ignored = OFL_ERROR_INIT;
-	if (ofl_file_open_regular(&f, path, &ignored))
-		return -1;
-	ofl_key_bytes(k, "content", f.data, f.size);
-	ofl_file_close(&f);
-	return 0;
-}
-
-/* Not the change time: it is when this machine installed the file, and
- * keys must match between machines sharing a remote. */
-static void add_identity(struct ofl_cache_key *k, const char *real, const struct stat *st)
-{
-	char id[PATH_MAX + 128];
-	snprintf(id, sizeof(id), "%s %lld %lld.%09ld", real, (long long)st->st_size,
-	         (long long)st->st_mtim.tv_sec, st->st_mtim.tv_nsec);
-	ofl_key_str(k, "identity", id);
-}
-
-/* ---- pinned digests of files that changed lately ------------------------
+/* ---- files an action may read --------------------------------------------
  *
- * A file that has not settled is keyed by its bytes, and by its identity
- * once it has: another key, so the entry a link stored right after a
- * library's rebuild would miss on the links after it.  A pin keeps that
- * digest under the file's identity (device, inode, size, modification and
- * change times); once the file has settled, the first link to find the
- * pin hashes the file again and, the bytes the same, marks the pin
- * checked: from then on the identity stands for those bytes, and the key
- * holds their digest as it did before the file settled. */
-enum { PIN_ID = OFL_STAT_ID, PIN_SIZE = PIN_ID + OFL_CACHE_KEY_SIZE + 2 };
+ * By their bytes, wherever they were installed and whenever: the digest
+ * is remembered under the file's identity (memo_get), so a link after the
+ * first costs a stat and the memo's read, and within a link each file is
+ * looked at once (struct ofl_digests). */
 
-static void pin_of(const struct stat *st, uint8_t id[PIN_ID], uint8_t key[OFL_CACHE_KEY_SIZE])
-{
-	ofl_stat_id(st, id);
-	struct ofl_cache_key m;
-	sha256_init(&m.ctx);
-	ofl_key_str(&m, "offlink-pinned-file", "1");
-	item(&m, "identity", id, PIN_ID);
-	ofl_key_final(&m, key);
-}
+/* Files from this size up have their digest remembered: hashing 32 KiB
+ * costs what reading a memo does. */
+#define MEMO_FILE_MIN ((uint64_t)32 << 10)
 
-/* The file's bytes hashed into pin (after its id), its identity the same
- * before and after (in *same); false when it cannot be read. */
-static bool hash_file(const char *path, const uint8_t id[PIN_ID], uint8_t pin[PIN_SIZE], bool *same,
-                      bool *kernel_ctime)
+/* The digest of the regular file path, its stat in *st; -1 when it is no
+ * regular file or cannot be read. */
+static int file_digest(struct ofl_cache *c, const char *path, struct stat *st,
+                       uint8_t sum[OFL_CACHE_KEY_SIZE], bool *tree)
 {
+	uint8_t id[ID_SIZE];
+	struct timespec now;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return -1;
+	bool regular = !fstat(fd, st) && S_ISREG(st->st_mode);
+	/* a small file is hashed sooner than its memo is read; under CHUNK,
+	 * read sooner than mapped */
+	uint64_t n = regular ? (uint64_t)st->st_size : 0;
+	bool small = n < CHUNK,
+	     known = regular && c && n >= MEMO_FILE_MIN && ofl_fs_kernel_ctime(fd);
+	if (known)
+		range_id(st, 0, n, id);
+	if (known && memo_get(c, id, sum, tree)) {
+		close(fd);
+		return 0;
+	}
+	clock_gettime(CLOCK_REALTIME, &now);
 	struct ofl_file f = OFL_FILE_INIT;
 	struct ofl_error ignored = OFL_ERROR_INIT;
-	struct stat st;
-	uint8_t after[PIN_ID], key[OFL_CACHE_KEY_SIZE];
-	bool tree;
-	if (ofl_file_open_regular(&f, path, &ignored))
-		return false;
-	digest(f.data, f.size, pin + PIN_ID, &tree);
-	pin[PIN_SIZE - 2] = tree;
-	*same = f.fd >= 0 && !fstat(f.fd, &st);
-	if (*same)
-		pin_of(&st, after, key);
-	*same = *same && !memcmp(id, after, PIN_ID);
-	*kernel_ctime = f.fd >= 0 && ofl_fs_kernel_ctime(f.fd);
+	int rc = !regular ? -1
+	         : !n     ? 0
+	         : small  ? ofl_file_copy_range(&f, fd, 0, n, path, &ignored)
+	                  : ofl_file_read_range(&f, fd, 0, n, path, &ignored);
+	rc = rc ? -1 : 0;
+	if (!rc)
+		digest(f.data, f.size, sum, tree);
 	ofl_file_close(&f);
-	return true;
+	if (!rc && known)
+		memo_put(c, fd, id, st, &now, sum, *tree);
+	close(fd);
+	return rc;
 }
 
-/* A settled file's pinned digest into k: 1 when added. */
-static int pinned(struct ofl_cache_key *k, struct ofl_cache *c, const char *real,
-                  const uint8_t id[PIN_ID], const uint8_t key[OFL_CACHE_KEY_SIZE])
-{
-	struct ofl_file had = OFL_FILE_INIT;
-	uint8_t pin[PIN_SIZE];
-	bool found = ofl_cache_memo_get(c, key, &had) && had.size == PIN_SIZE &&
-	             !memcmp(had.data, id, PIN_ID);
-	if (found)
-		memcpy(pin, had.data, PIN_SIZE);
-	ofl_file_close(&had);
-	if (!found)
-		return 0;
-	if (!pin[PIN_SIZE - 1]) {
-		uint8_t now[PIN_SIZE];
-		bool same, kernel_ctime;
-		if (!hash_file(real, id, now, &same, &kernel_ctime) || !same ||
-		    memcmp(now + PIN_ID, pin + PIN_ID, OFL_CACHE_KEY_SIZE + 1))
-			return 0;
-		pin[PIN_SIZE - 1] = 1;
-		ofl_cache_memo_put(c, key, pin, sizeof(pin));
-	}
-	add_digest(k, "content", pin + PIN_ID, pin[PIN_SIZE - 2]);
-	return 1;
-}
-
-int ofl_key_file(struct ofl_cache_key *k, struct ofl_cache *c, const char *path)
-{
-	char real[PATH_MAX];
+struct seen_file {
 	struct stat st;
-	struct timespec now;
-	uint8_t id[PIN_ID], key[OFL_CACHE_KEY_SIZE], pin[PIN_SIZE];
-	if (!realpath(path, real) || stat(real, &st) || !S_ISREG(st.st_mode))
+	uint8_t sum[OFL_CACHE_KEY_SIZE];
+	bool tree, bad; /* bad: no regular file, unreadable */
+};
+
+struct ofl_digests {
+	pthread_mutex_t lock;
+	struct ofl_symset paths; /* path -> its index in v */
+	struct seen_file *v;
+	size_t n, cap;
+};
+
+struct ofl_digests *ofl_digests_new(void)
+{
+	struct ofl_digests *d = ofl_calloc(1, sizeof(*d));
+	if (d)
+		pthread_mutex_init(&d->lock, NULL);
+	return d;
+}
+
+void ofl_digests_free(struct ofl_digests *d)
+{
+	if (!d)
+		return;
+	pthread_mutex_destroy(&d->lock);
+	ofl_symset_release(&d->paths);
+	free(d->v);
+	free(d);
+}
+
+/* What the link saw of path, looked at on its first use (the lock held);
+ * NULL when out of memory. */
+static const struct seen_file *seen(struct ofl_digests *d, struct ofl_cache *c, const char *path)
+{
+	struct ofl_symslot *slot;
+	bool added;
+	if (OFL_GROW(d->v, d->cap, d->n) ||
+	    ofl_symset_add(&d->paths, path, (uint32_t)d->n, &slot, &added))
+		return NULL;
+	if (!added)
+		return &d->v[slot->value];
+	struct seen_file *s = &d->v[d->n++];
+	s->bad = file_digest(c, path, &s->st, s->sum, &s->tree) != 0;
+	return s;
+}
+
+int ofl_key_file(struct ofl_cache_key *k, struct ofl_cache *c, struct ofl_digests *d,
+                 const char *path, struct stat *st)
+{
+	struct seen_file one;
+	const struct seen_file *s = NULL;
+	if (d) {
+		pthread_mutex_lock(&d->lock);
+		if ((s = seen(d, c, path)))
+			one = *s;
+		pthread_mutex_unlock(&d->lock);
+	}
+	if (!s) /* no memo of the link's, or no memory for it */
+		one.bad = file_digest(c, path, &one.st, one.sum, &one.tree) != 0;
+	if (one.bad)
 		return -1; /* gone, or no longer a file: nothing to key it by */
-	clock_gettime(CLOCK_REALTIME, &now);
-	pin_of(&st, id, key);
-	if (ofl_key_settled(&st, &now)) {
-		if (!c || !pinned(k, c, real, id, key))
-			add_identity(k, real, &st);
-		return 0;
-	}
-	bool same, kernel_ctime;
-	if (!hash_file(real, id, pin, &same, &kernel_ctime))
-		return -1;
-	add_digest(k, "content", pin + PIN_ID, pin[PIN_SIZE - 2]);
-	if (c && same && kernel_ctime) {
-		memcpy(pin, id, PIN_ID);
-		pin[PIN_SIZE - 1] = 0; /* checked once settled */
-		ofl_cache_memo_put(c, key, pin, sizeof(pin));
-	}
+	add_digest(k, "content", one.sum, one.tree);
+	if (st)
+		*st = one.st;
 	return 0;
 }
 

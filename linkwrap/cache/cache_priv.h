@@ -62,24 +62,23 @@ void ofl_key_bytes(struct ofl_cache_key *k, const char *tag, const uint8_t *p, s
  * changed at least 2 s before it was hashed. */
 void ofl_key_input(struct ofl_cache_key *k, struct ofl_cache *c, const char *tag,
                    const struct ofl_file *f, const uint8_t *p, size_t n);
-/* The file st describes last changed long enough before now (realtime)
- * that no later change can leave its times as they are (file systems keep
- * them at a clock's tick: 1 s on some): its identity stands for the bytes
- * it had then. */
-struct stat;
-bool ofl_key_settled(const struct stat *st, const struct timespec *now);
 /* A file's identity as the cache compares it: device, inode, size,
  * modification and change times, little-endian 64-bit each. */
+struct stat;
 enum { OFL_STAT_ID = 7 * 8 };
 void ofl_stat_id(const struct stat *st, uint8_t id[OFL_STAT_ID]);
-/* The SHA-256 of a regular file's bytes: an input of the link.  -1 when
- * it cannot be read (the link is then not cached). */
-int ofl_key_content(struct ofl_cache_key *k, const char *path);
-/* A file an action may read: its identity when it has settled, else its
- * bytes, pinned in c (when not NULL) so that the key stays the same once
- * it has settled (cache_key.c, "pinned digests").  0, or -1 when it is no
- * regular file or its bytes cannot be read (the action is then not cached). */
-int ofl_key_file(struct ofl_cache_key *k, struct ofl_cache *c, const char *path);
+/* What one link saw of the files its actions read: each file's stat and
+ * digest, taken on its first use (thread-safe). */
+struct ofl_digests;
+struct ofl_digests *ofl_digests_new(void);
+void ofl_digests_free(struct ofl_digests *d);
+/* A file an action may read, by the SHA-256 of its bytes (a tree's past
+ * 256 KiB), remembered in c (when not NULL) under its identity as large
+ * inputs are, and in d (when not NULL) for the rest of the link; *st (when
+ * not NULL) what was seen of it.  0, or -1 when it is no regular file or
+ * cannot be read (the action is then not cached). */
+int ofl_key_file(struct ofl_cache_key *k, struct ofl_cache *c, struct ofl_digests *d,
+                 const char *path, struct stat *st);
 void ofl_key_final(struct ofl_cache_key *k, uint8_t key[OFL_CACHE_KEY_SIZE]);
 
 /* fn(chunk, its length, sums + i * size) for the i-th of

@@ -9,8 +9,10 @@
  * action names.  A read that fails (no connection, a transfer stalled,
  * an answer that is not the protocol's) turns the remote off for the rest
  * of the link; an upload that fails turns off uploads only.  The timeout
- * bounds connecting and any time without a byte moving, never a whole
- * transfer, so a large image uploads over a slow link.  Credentials (the
+ * bounds connecting and each window in which a transfer moves less than
+ * MIN_RATE a second (a stall, a trickle), never a whole transfer, so a
+ * large image uploads over a slow link and a trickling remote costs one
+ * timeout.  Credentials (the
  * URL's user:password, a netrc file, a header) and its query (a token) go
  * to libcurl and into no message.  Transfers run on a multi handle polled
  * every POLL_MS, so a cancelled link (the flag stop) ends them at once
@@ -311,16 +313,30 @@ static int64_t now_ms(void)
 	return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
 }
 
-/* True while bytes move: the bytes that left for the remote (libcurl's
- * count of those sent less what the kernel still holds unacknowledged, so
- * that an upload into a large socket buffer is not done before the
- * network carried it) or came from it changed within the timeout.
- * Waiting for an answer counts as a stall too. */
-static bool moving(const struct ofl_remote *r, CURLM *m, CURL *h, curl_off_t *seen, int64_t *since)
+/* The least a transfer must move in each timeout's window while bytes
+ * are still to come (or all of them, when fewer are left): a remote that
+ * trickles costs one timeout, not the hours its bytes would take. */
+#define MIN_RATE (16u << 10) /* bytes a second */
+
+/* A transfer's progress: the window it is in. */
+struct pace {
+	curl_off_t at_start; /* bytes moved when the window began */
+	int64_t start;       /* when it began (ms) */
+	uint64_t size;       /* the bytes an upload sends; 0: a download's, as announced */
+};
+
+/* True while bytes move fast enough: in each window of the timeout, the
+ * bytes that left for the remote (libcurl's count of those sent less what
+ * the kernel still holds unacknowledged, so that an upload into a large
+ * socket buffer is not done before the network carried it) or came from
+ * it grew by MIN_RATE a second, or by what was left to move (at least a
+ * byte: waiting for an answer counts as a stall too). */
+static bool moving(const struct ofl_remote *r, CURLM *m, CURL *h, struct pace *p)
 {
-	curl_off_t up = 0, down = 0;
+	curl_off_t up = 0, down = 0, announced = -1;
 	r->curl.easy_getinfo(h, CURLINFO_SIZE_UPLOAD_T, &up);
 	r->curl.easy_getinfo(h, CURLINFO_SIZE_DOWNLOAD_T, &down);
+	r->curl.easy_getinfo(h, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &announced);
 	/* the transfer's sockets: those its multi handle waits on */
 	fd_set rd, wr, ex;
 	int max = -1;
@@ -334,30 +350,36 @@ static bool moving(const struct ofl_remote *r, CURLM *m, CURL *h, curl_off_t *se
 			up -= queued;
 	}
 	int64_t t = now_ms();
-	if (up + down != *seen) {
-		*seen = up + down;
-		*since = t;
-	}
-	return t - *since < r->timeout_ms;
+	if (t - p->start < r->timeout_ms)
+		return true;
+	curl_off_t moved = up + down, size = p->size ? (curl_off_t)p->size : announced;
+	curl_off_t want = (curl_off_t)((int64_t)MIN_RATE * r->timeout_ms / 1000);
+	if (size >= 0 && size - moved < want)
+		want = size - moved;
+	if (moved - p->at_start < (want > 0 ? want : 1))
+		return false;
+	p->at_start = moved;
+	p->start = t;
+	return true;
 }
 
 /* curl_easy_perform, ended at once when the link is cancelled (libcurl's
  * own loop looks at a progress callback once a second when the remote is
- * silent) or when no byte moved for the timeout. */
-static CURLcode perform(const struct ofl_remote *r, CURL *h)
+ * silent) or when it moves too slowly (moving); size: what an upload
+ * sends, 0 for a download. */
+static CURLcode perform(const struct ofl_remote *r, CURL *h, uint64_t size)
 {
 	CURLM *m = r->curl.multi_init();
 	CURLcode rc = CURLE_OUT_OF_MEMORY;
 	int running = 1, left;
-	curl_off_t seen = 0;
-	int64_t since = now_ms();
+	struct pace pace = {0, now_ms(), size};
 	if (!m || r->curl.multi_add_handle(m, h) != CURLM_OK) {
 		if (m)
 			r->curl.multi_cleanup(m);
 		return rc;
 	}
 	bool stalled = false;
-	while (running && !stopped(r) && !(stalled = !moving(r, m, h, &seen, &since)) &&
+	while (running && !stopped(r) && !(stalled = !moving(r, m, h, &pace)) &&
 	       r->curl.multi_perform(m, &running) == CURLM_OK &&
 	       (!running || r->curl.multi_poll(m, NULL, 0, POLL_MS, NULL) == CURLM_OK))
 		;
@@ -384,7 +406,7 @@ static int get(struct ofl_remote *r, const char *url, struct ofl_buf *out, uint6
 		return *why = "libcurl cannot start a request", -1;
 	r->curl.easy_setopt(h, CURLOPT_WRITEFUNCTION, on_data);
 	r->curl.easy_setopt(h, CURLOPT_WRITEDATA, &s);
-	CURLcode rc = perform(r, h);
+	CURLcode rc = perform(r, h, 0);
 	long status = 0;
 	r->curl.easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
 	r->curl.easy_cleanup(h);
@@ -424,7 +446,7 @@ static int put(struct ofl_remote *r, const char *url, const uint8_t *p, size_t n
 	r->curl.easy_setopt(h, CURLOPT_READFUNCTION, on_read);
 	r->curl.easy_setopt(h, CURLOPT_READDATA, &s);
 	r->curl.easy_setopt(h, CURLOPT_INFILESIZE_LARGE, (curl_off_t)n);
-	CURLcode rc = perform(r, h);
+	CURLcode rc = perform(r, h, n ? n : 1);
 	long status = 0;
 	r->curl.easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
 	r->curl.easy_cleanup(h);

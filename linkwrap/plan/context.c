@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "cache_priv.h"
 #include "link_priv.h"
 #include "tmpdir.h"
 
@@ -128,9 +129,10 @@ void ofl_action_release(struct link_action *a)
 	for (size_t j = 0; j < a->njobs; j++)
 		ofl_argv_release(&a->jobs[j]);
 	free(a->jobs);
-	for (char **e = a->env; e && *e; e++)
-		free(*e);
-	free(a->env);
+	for (size_t j = 0; a->keyjobs && j < a->njobs; j++)
+		ofl_argv_release(&a->keyjobs[j]);
+	free(a->keyjobs);
+	ofl_argv_release(&a->keyenv);
 	for (size_t j = 0; j < a->nfiles; j++)
 		free(a->files[j].path);
 	free(a->files);
@@ -139,6 +141,29 @@ void ofl_action_release(struct link_action *a)
 	free(a->more);
 	free(a->fill);
 	*a = (struct link_action){0};
+}
+
+static void release_memo(struct plan_memo *m)
+{
+	free(m->cwd);
+	ofl_symset_release(&m->modes);
+	ofl_symset_release(&m->programs);
+	for (size_t i = 0; i < m->nloads; i++) {
+		for (size_t k = 0; k < m->loads[i].n; k++)
+			free(m->loads[i].v[k].path);
+		free(m->loads[i].v);
+	}
+	free(m->loads);
+	ofl_symset_release(&m->drivers);
+	for (size_t i = 0; i < m->ndriver; i++)
+		ofl_argv_release(&m->driver[i].items);
+	free(m->driver);
+	ofl_symset_release(&m->cpu_linkers);
+	ofl_symset_release(&m->clangs);
+	ofl_argv_release(&m->clang_paths);
+	for (char **e = m->env; e && *e; e++)
+		free(*e);
+	free(m->env);
 }
 
 void ofl_link_destroy(struct ofl_link *l)
@@ -175,6 +200,8 @@ void ofl_link_destroy(struct ofl_link *l)
 	}
 	for (size_t i = 0; i < l->nactions; i++)
 		ofl_action_release(&l->actions[i]);
+	release_memo(&l->memo);
+	ofl_digests_free(l->digests);
 	free(l->actions);
 	free(l->pub_units);
 	free(l->pub_groups);

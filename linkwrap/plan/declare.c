@@ -1,13 +1,23 @@
-/* What a device action may read (link_priv.h, ofl_declare): its whole
- * environment, and every file its jobs may open, found as they find them,
- * by a grammar of each tool's words (ld.lld, gold and bfd; clang's
- * clang-nvlink-wrapper; ptxas; llvm-lto2; clang-sycl-linker).  A word a
- * grammar does not know, a side output, a file that is no regular one: the
- * action is not cached, and says why.  The key (run/key.c) is made of this
- * and the words alone, so a file the action reads that is not declared
- * here is a stale hit waiting to happen: scripts/cache-audit checks the
- * list against what the jobs open. */
+/* What a device action may read (link_priv.h, ofl_declare): every file its
+ * jobs (and the launcher in front of them) may open, found as they find
+ * them, by a grammar of each tool's words (ld.lld, gold and bfd; clang's
+ * clang-nvlink-wrapper; ptxas; llvm-lto2; clang-sycl-linker; llvm-split,
+ * opt and llc for partitions), each place a search looks at first and
+ * finds empty, and the environment variables each tool reads.
+ * A word a grammar does not know, a side output, a file that is no
+ * regular one: the action is not cached, and says why.  The key
+ * (run/key.c) is made of this and the words alone, so a file the action
+ * reads that is not declared here is a stale hit waiting to happen:
+ * scripts/cache-audit checks the list against what the jobs open.
+ *
+ * What a search finds is keyed, not where it looked first: a folder of
+ * PATH or LD_LIBRARY_PATH that holds none of the tools changes nothing,
+ * and a file appearing in one makes another answer (docs/design.md,
+ * "Device-link cache").  The link's own folder and its working folder are
+ * written @link and @cwd in the key's words where the bytes do not depend
+ * on them (a.keyjobs). */
 #include <ctype.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -15,6 +25,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cache_priv.h"
 #include "internal.h"
 #include "link_priv.h"
 #include "loads.h"
@@ -28,6 +39,9 @@
 /* A script larger than this is no linker script (libc.so's is 300 bytes). */
 #define MAX_SCRIPT (1u << 20)
 
+/* The linkers, which look for a script's names in different places. */
+enum linker { LD_LLD, LD_BFD, LD_GOLD };
+
 struct decl {
 	struct ofl_link *l;
 	struct link_action *a;
@@ -36,6 +50,10 @@ struct decl {
 	unsigned nread;          /* response files and scripts read */
 	const char *const *dirs; /* an ld job's library folders */
 	size_t ndirs;
+	enum linker ld;
+	/* Per word of the job read: where in it a path starts whose place the
+	 * bytes do not depend on (-L's folder, an input), or -1. */
+	int *at;
 };
 
 /* Why the action is not cached: the first reason stands. */
@@ -78,13 +96,36 @@ static int declare(struct decl *d, const char *path, enum act_how how)
 	return 0;
 }
 
+/* What stat says of path, asked once per link: its mode, 0 when there is
+ * nothing there. */
+static int mode_of(struct decl *d, const char *path, uint32_t *mode)
+{
+	struct ofl_symslot *s;
+	bool added;
+	if (ofl_symset_add(&d->l->memo.modes, path, 0, &s, &added))
+		return OFL_NOMEM(d->err);
+	struct stat st;
+	if (added)
+		s->value = stat(path, &st) ? 0 : (uint32_t)st.st_mode | 0x80000000u;
+	*mode = s->value & 0xffff;
+	return 0;
+}
+
+/* Whether there is something at path (a file, a folder). */
+static bool exists(struct decl *d, const char *path, int *rc)
+{
+	uint32_t m = 0;
+	*rc = mode_of(d, path, &m);
+	return m != 0;
+}
+
 /* ---- the environment ----------------------------------------------------- */
 
 /* What the device tools get of the link's environment: where programs and
  * libraries are found, the CUDA toolkit, gcc's driver variables clang
  * reads, what lld and bfd write into an image; CCC_OVERRIDE_OPTIONS, which
  * the plan does not model (the action is then not cached).  Nothing else
- * is inherited: the key holds all of it. */
+ * is inherited; of these the key holds what its tools read (reads_env). */
 static const char *const passed[] = {
     "PATH",        "LD_LIBRARY_PATH",   "LIBRARY_PATH",        "CUDA_PATH",
     "CUDA_HOME",   "COMPILER_PATH",     "GCC_EXEC_PREFIX",     "LLD_VERSION",
@@ -104,7 +145,7 @@ static bool listed(const char *list, const char *var)
 
 /* A launcher's variables: those OFFLINK_DEVICE_LAUNCHER_ENV names, and
  * those named after one of its programs (RECC_... for recc): it reads
- * them; the device tools under it get them too, keyed as all the others. */
+ * them; the device tools under it get them too. */
 static bool launcher_var(const struct ofl_link *l, const char *var)
 {
 	if (listed(l->o.launcher_env, var))
@@ -124,73 +165,193 @@ static bool launcher_var(const struct ofl_link *l, const char *var)
 	return false;
 }
 
-int ofl_action_env(struct ofl_link *l, struct link_action *a, struct ofl_error *err)
+/* Every action's environment, made once per link. */
+static int link_env(struct ofl_link *l, struct ofl_error *err)
 {
 	char *const *env = l->o.device_env;
-	size_t n = 0;
+	size_t n = 0, k = 0;
 	while (env && env[n])
 		n++;
-	if (!(a->env = ofl_calloc(n + sizeof(passed) / sizeof(*passed) + 3, sizeof(*a->env))))
+	char **v = ofl_calloc(n + sizeof(passed) / sizeof(*passed) + 3, sizeof(*v));
+	if (!(l->memo.env = v))
 		return OFL_NOMEM(err);
-	size_t k = 0;
 	for (size_t i = 0; i < sizeof(passed) / sizeof(*passed); i++) {
-		const char *v = ofl_proc_env_get(env, passed[i]);
-		if (v && asprintf(&a->env[k], "%s=%s", passed[i], v) < 0) {
-			a->env[k] = NULL;
-			return OFL_NOMEM(err);
-		}
-		k += v != NULL;
+		const char *val = ofl_proc_env_get(env, passed[i]);
+		if (val && asprintf(&v[k], "%s=%s", passed[i], val) < 0)
+			return v[k] = NULL, OFL_NOMEM(err);
+		k += val != NULL;
 	}
 	for (size_t i = 0; i < n; i++)
-		if (launcher_var(l, env[i]) && !(a->env[k++] = ofl_strdup(env[i])))
+		if (launcher_var(l, env[i]) && !(v[k++] = ofl_strdup(env[i])))
 			return OFL_NOMEM(err);
 	/* temporaries of the tools (clang-nvlink-wrapper's cubins) go with the
 	 * link's; messages in one language, whatever the user's */
 	const char *tmp = ofl_link_tmpdir(l, err);
 	if (!tmp)
 		return err->code;
-	if (asprintf(&a->env[k], "TMPDIR=%s", tmp) < 0) {
-		a->env[k] = NULL;
-		return OFL_NOMEM(err);
-	}
-	return (a->env[k + 1] = ofl_strdup("LC_ALL=C")) ? 0 : OFL_NOMEM(err);
+	if (asprintf(&v[k], "TMPDIR=%s", tmp) < 0)
+		return v[k] = NULL, OFL_NOMEM(err);
+	return (v[k + 1] = ofl_strdup("LC_ALL=C")) ? 0 : OFL_NOMEM(err);
+}
+
+int ofl_action_env(struct ofl_link *l, struct link_action *a, struct ofl_error *err)
+{
+	int rc = l->memo.env ? 0 : link_env(l, err);
+	a->env = l->memo.env;
+	return rc;
+}
+
+/* The variable name a tool of the action reads: keyed (with its value,
+ * or as unset). */
+static int reads_env(struct decl *d, const char *name)
+{
+	for (size_t i = 0; i < d->a->keyenv.n; i++)
+		if (!strcmp(d->a->keyenv.v[i], name))
+			return 0;
+	return ofl_argv_push(&d->a->keyenv, name, d->err);
 }
 
 /* ---- files ------------------------------------------------------------- */
 
-/* A file a job reads: the link's own by its bytes, any other by identity;
- * one that is no regular file makes the action uncached (a FIFO would
- * block the key, a device has no identity). */
+/* A file a job reads by the name it gives: the link's own or any other by
+ * its bytes, or as absent; one that is no regular file makes the action
+ * uncached (a FIFO would block the key, a device has no bytes to key). */
 static int read_file(struct decl *d, const char *path)
 {
-	struct stat st;
-	if (own(d, path))
-		return declare(d, path, ACT_CONTENT);
-	if (stat(path, &st))
+	uint32_t m = 0;
+	int rc = own(d, path) ? 0 : mode_of(d, path, &m);
+	if (rc || own(d, path))
+		return rc ? rc : declare(d, path, ACT_CONTENT);
+	if (!m)
 		return declare(d, path, ACT_ABSENT);
-	if (!S_ISREG(st.st_mode))
-		return uncached(d, "%s is no regular file", path);
-	char real[PATH_MAX];
-	return declare(d, realpath(path, real) ? real : path, ACT_IDENTITY);
+	return S_ISREG(m) ? declare(d, path, ACT_CONTENT)
+	                  : uncached(d, "%s is no regular file", path);
 }
 
-static int load(void *ctx, const char *path, bool found)
+/* ---- programs ------------------------------------------------------------ */
+
+/* What the loader does to start a program, walked once per link. */
+static int remember(void *ctx, enum ofl_load_kind kind, const char *path, const char *why)
 {
-	struct decl *d = ctx;
-	if (!found && strchr(path, '/'))
-		return declare(d, path, ACT_ABSENT);
-	return found ? declare(d, path, ACT_IDENTITY)
-	             : uncached(d, "a library the device tools load, %s, is missing", path);
+	struct program_loads *p = ctx;
+	if (OFL_GROW(p->v, p->cap, p->n))
+		return OFL_ENOMEM;
+	p->v[p->n] = (struct load_item){kind, ofl_strdup(path), why};
+	return p->v[p->n++].path ? 0 : OFL_ENOMEM;
 }
 
-/* A program a job runs: it, and what the loader reads to start it. */
-static int program(struct decl *d, const char *path)
+/* Whether the program at path is a script (#!): its interpreter runs it,
+ * and does what it says. */
+static bool is_script(const char *path)
 {
-	struct stat st;
-	if (stat(path, &st) || !S_ISREG(st.st_mode))
+	char h[2];
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	ssize_t n = fd < 0 ? -1 : pread(fd, h, sizeof(h), 0);
+	if (fd >= 0)
+		close(fd);
+	return n == 2 && h[0] == '#' && h[1] == '!';
+}
+
+static const struct program_loads *loads_of(struct decl *d, const char *path, int *rc)
+{
+	struct plan_memo *m = &d->l->memo;
+	struct ofl_symslot *s;
+	bool added;
+	if ((*rc = OFL_GROW(m->loads, m->caploads, m->nloads) ? OFL_NOMEM(d->err) : 0) ||
+	    (*rc = ofl_symset_add(&m->programs, path, (uint32_t)m->nloads, &s, &added)
+	               ? OFL_NOMEM(d->err)
+	               : 0))
+		return NULL;
+	if (!added)
+		return &m->loads[s->value];
+	struct program_loads *p = &m->loads[m->nloads++];
+	*p = (struct program_loads){0};
+	p->script = is_script(path);
+	*rc = ofl_program_loads(path, ofl_proc_env_get(d->a->env, "LD_LIBRARY_PATH"), remember, p,
+	                        d->err);
+	*rc = *rc == OFL_ENOMEM ? OFL_NOMEM(d->err) : *rc;
+	return *rc ? NULL : p;
+}
+
+/* A program the action runs (a tool, or the launcher): it, and what the
+ * loader reads to start it.  A tool that is a script runs what it says,
+ * which no grammar here knows. */
+static int program(struct decl *d, const char *path, bool tool)
+{
+	uint32_t m = 0;
+	int rc = mode_of(d, path, &m);
+	if (!rc && !S_ISREG(m))
 		return uncached(d, "the device tool %s is not there", path);
-	return ofl_program_loads(path, ofl_proc_env_get(d->a->env, "LD_LIBRARY_PATH"), load, d,
-	                         d->err);
+	const struct program_loads *p = rc ? NULL : loads_of(d, path, &rc);
+	if (p && tool && p->script)
+		return uncached(d,
+		                "the device tool %s is a script: what it runs is not known "
+		                "to offlink",
+		                path);
+	static const enum act_how as[] = {[OFL_LOAD_FILE] = ACT_CONTENT,
+	                                  [OFL_LOAD_LOOKED] = ACT_LOOKED,
+	                                  [OFL_LOAD_CACHE] = ACT_LOADER_CACHE};
+	for (size_t i = 0; p && !rc && !d->a->uncached && i < p->n; i++) {
+		const struct load_item *it = &p->v[i];
+		if (it->kind == OFL_LOAD_MISSING)
+			rc = uncached(d, "a library the device tools load, %s, is missing",
+			              it->path);
+		else if (it->kind == OFL_LOAD_UNKNOWN)
+			rc = uncached(d, "%s: %s", it->path, it->why);
+		else
+			rc = declare(d, it->path, as[it->kind]);
+	}
+	return rc;
+}
+
+/* The program a word names as exec finds it: with a '/' as it is, else
+ * on the action's PATH (owned; NULL: not found). */
+static char *find_program(struct decl *d, const char *word)
+{
+	return strchr(word, '/')
+	           ? ofl_strdup(word)
+	           : ofl_proc_find(word, NULL, 0, ofl_proc_env_get(d->a->env, "PATH"));
+}
+
+/* Launchers that run the command in another file system, whose files
+ * are not the ones the key holds. */
+bool ofl_launcher_elsewhere(const struct ofl_link *l)
+{
+	if (!l->o.nlauncher)
+		return false;
+	const char *prog = l->o.launcher[0];
+	static const char *const names[] = {
+	    "docker",   "podman",  "nerdctl",   "apptainer",    "singularity",    "chroot",
+	    "schroot",  "bwrap",   "nsenter",   "unshare",      "systemd-nspawn", "ssh",
+	    "firejail", "toolbox", "distrobox", "flatpak-spawn"};
+	const char *base = strrchr(prog, '/') ? strrchr(prog, '/') + 1 : prog;
+	for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++)
+		if (!strcmp(base, names[i]))
+			return true;
+	return false;
+}
+
+/* The launcher in front of every job: its program and its variables (its
+ * words are keyed as words). */
+static int launcher(struct decl *d)
+{
+	const struct ofl_link *l = d->l;
+	if (!l->o.nlauncher)
+		return 0;
+	if (ofl_launcher_elsewhere(l))
+		return uncached(d, "the launcher %s runs the tools in another file system",
+		                l->o.launcher[0]);
+	char *prog = find_program(d, l->o.launcher[0]);
+	int rc = prog ? program(d, prog, false)
+	              : uncached(d, "the launcher %s is not there", l->o.launcher[0]);
+	free(prog);
+	for (char *const *e = d->a->env; !rc && *e; e++)
+		if (launcher_var(l, *e)) {
+			char *name = ofl_strndup(*e, strcspn(*e, "="));
+			rc = name ? reads_env(d, name) : OFL_NOMEM(d->err);
+			free(name);
+		}
+	return rc;
 }
 
 /* ---- ld.lld, gold, bfd --------------------------------------------------- */
@@ -200,7 +361,7 @@ static int ld_file(struct decl *d, const char *path, unsigned depth);
 /* The file a name leads to in the job's library folders, as ld finds it:
  * "-lNAME" lib<NAME>.so (unless static_only) then lib<NAME>.a in each
  * folder in turn, "-l:NAME" NAME, a plain name itself; each candidate that
- * is not there declared absent (a library made there later must miss).
+ * is not there looked at (a library made there later is another answer).
  * Owned, or NULL (not found: the action is not cached). */
 static char *search(struct decl *d, const char *name, bool static_only, int *rc)
 {
@@ -217,9 +378,9 @@ static char *search(struct decl *d, const char *name, bool static_only, int *rc)
 		if (!lib)
 			snprintf(c[n++], PATH_MAX, "%s/%s", d->dirs[i], name);
 		for (size_t k = 0; !*rc && k < n; k++) {
-			if (!access(c[k], F_OK))
+			if (exists(d, c[k], rc))
 				return ofl_strdup(c[k]);
-			*rc = declare(d, c[k], ACT_ABSENT);
+			*rc = *rc ? *rc : declare(d, c[k], ACT_LOOKED);
 		}
 	}
 	/* the linker may know folders offlink does not (a sysroot's): the
@@ -230,55 +391,104 @@ static char *search(struct decl *d, const char *name, bool static_only, int *rc)
 	return NULL;
 }
 
+/* name, if there is something there; else looked at: *found. */
+static int try_path(struct decl *d, const char *name, char **found)
+{
+	int rc = 0;
+	if (exists(d, name, &rc))
+		return (*found = ofl_strdup(name)) ? 0 : OFL_NOMEM(d->err);
+	return rc ? rc : declare(d, name, ACT_LOOKED);
+}
+
 struct script {
 	struct decl *d;
-	const char *dir; /* the script's folder: a relative name is first looked for there */
+	const char *dir; /* the script's folder */
 	unsigned depth;
 };
+
+/* Where the linker finds a name a script gives: -lNAME as -l; an absolute
+ * path as it is; a relative one in the script's folder, then (ld.lld and
+ * ld.bfd, not gold) the working folder, then the library folders; for
+ * INCLUDE, the working folder then the library folders (ld.lld, ld.bfd
+ * and gold alike, tried).  Each place before the one that has it looked
+ * at.  Owned, or NULL. */
+static char *script_file(struct script *s, enum ofl_ldscript_kind kind, const char *w, int *rc)
+{
+	struct decl *d = s->d;
+	char *found = NULL, *p = NULL;
+	if (w[0] == '-' && w[1] == 'l' && kind != OFL_LDSCRIPT_INCLUDE)
+		return search(d, w, false, rc);
+	if (w[0] == '=') {
+		*rc = uncached(d, "%s: a name in the sysroot", w);
+		return NULL;
+	}
+	if (w[0] == '/')
+		return ofl_strdup(w);
+	if (kind != OFL_LDSCRIPT_INCLUDE) {
+		*rc = asprintf(&p, "%s/%s", s->dir, w) < 0 ? OFL_NOMEM(d->err)
+		                                           : try_path(d, p, &found);
+		free(p);
+	}
+	if (!*rc && !found && (kind == OFL_LDSCRIPT_INCLUDE || d->ld != LD_GOLD))
+		*rc = try_path(d, w, &found);
+	if (*rc || found)
+		return found;
+	*rc = asprintf(&p, "-l:%s", w) < 0 ? OFL_NOMEM(d->err) : 0;
+	found = *rc ? NULL : search(d, p, false, rc);
+	free(p);
+	return found;
+}
 
 static int script_name(void *ctx, enum ofl_ldscript_kind kind, const char *name, size_t len)
 {
 	struct script *s = ctx;
 	char *w = ofl_strndup(name, len), *path = NULL;
 	int rc = w ? 0 : OFL_NOMEM(s->d->err);
-	if (rc || kind == OFL_LDSCRIPT_EXTERN) {
-		free(w);
-		return rc;
-	}
-	if (w[0] == '/' || (w[0] != '-' && !access(w, F_OK)))
-		path = ofl_strdup(w);
-	else if (w[0] != '-' && asprintf(&path, "%s/%s", s->dir, w) >= 0 && access(path, F_OK)) {
-		rc = declare(s->d, path, ACT_ABSENT);
-		free(path);
-		path = NULL;
-	}
-	if (!path && !rc && w[0] != '/') {
-		char *colon = NULL;
-		bool lib = w[0] == '-';
-		if (!lib && asprintf(&colon, "-l:%s", w) < 0)
-			rc = OFL_NOMEM(s->d->err);
-		path = rc ? NULL : search(s->d, lib ? w : colon, false, &rc);
-		free(colon);
-	}
-	rc = rc ? rc : path ? ld_file(s->d, path, s->depth + 1) : declare(s->d, w, ACT_ABSENT);
+	if (!rc && kind != OFL_LDSCRIPT_EXTERN)
+		path = script_file(s, kind, w, &rc);
+	rc = rc || !path ? rc : ld_file(s->d, path, s->depth + 1);
 	free(path);
 	free(w);
 	return rc;
 }
 
-/* A linker script's names, each found and declared. */
+/* Whether a script has a command offlink does not follow: SEARCH_DIR (a
+ * library folder for what comes after), STARTUP (an input), OUTPUT (the
+ * file it writes). */
+static bool unfollowed(const char *text)
+{
+	static const char *const words[] = {"SEARCH_DIR", "STARTUP", "OUTPUT"};
+	for (size_t i = 0; i < sizeof(words) / sizeof(*words); i++)
+		for (const char *p = strstr(text, words[i]); p; p = strstr(p + 1, words[i])) {
+			const char *e = p + strlen(words[i]);
+			while (*e == ' ' || *e == '\t' || *e == '\n')
+				e++;
+			if (*e == '(')
+				return true;
+		}
+	return false;
+}
+
+/* A linker script's names (INPUT, GROUP, and the scripts INCLUDE reads),
+ * each found and declared. */
 static int script(struct decl *d, const char *path, const char *text, unsigned depth)
 {
+	if (unfollowed(text))
+		return uncached(d,
+		                "%s has a command offlink does not follow (SEARCH_DIR, STARTUP, "
+		                "OUTPUT)",
+		                path);
 	char *dir = ofl_strdup(path);
 	if (!dir)
 		return OFL_NOMEM(d->err);
 	char *slash = strrchr(dir, '/');
 	if (slash)
-		*slash = '\0';
+		*(slash == dir ? slash + 1 : slash) = '\0';
 	struct script s = {d, slash ? dir : ".", depth};
 	struct ofl_error ignored = OFL_ERROR_INIT;
-	int rc =
-	    ofl_ldscript_inputs((const uint8_t *)text, strlen(text), script_name, &s, &ignored);
+	const uint8_t *t = (const uint8_t *)text;
+	int rc = ofl_ldscript_inputs(t, strlen(text), script_name, &s, &ignored);
+	rc = rc ? rc : ofl_ldscript_includes(t, strlen(text), script_name, &s, &ignored);
 	free(dir);
 	return rc == OFL_EINVAL ? uncached(d, "%s is not a linker script offlink reads", path) : rc;
 }
@@ -403,10 +613,11 @@ static const char *const reads_file[] = {"version-script",
 static const char *const side_effect[] = {
     "out-implib", "error-handling-script", "audit", "depaudit", "P", "chroot", NULL};
 
-/* An LTO plugin option (--plugin-opt=V, clang-nvlink-wrapper's -mllvm=V):
- * those clang's driver and offlink give, which read and write no file.
- * Others (LLVM's -pass-remarks-output=, sample-profile=, obj-path=...) may
- * read a file or write one beside the image. */
+/* An LLVM option given to the linker's LTO (--plugin-opt=V, -mllvm V,
+ * clang-nvlink-wrapper's -mllvm=V): those clang's driver and offlink
+ * give, which read and write no file.  Others (LLVM's
+ * -pass-remarks-output=, -info-output-file=, sample-profile=,
+ * obj-path=...) may read a file or write one beside the image. */
 static bool quiet_plugin_opt(const char *v)
 {
 	static const char *const prefixes[] = {
@@ -415,6 +626,13 @@ static bool quiet_plugin_opt(const char *v)
 	if (v[0] == 'O' && v[1] && !v[2])
 		return true;
 	return prefixed(prefixes, v) || in(names, v);
+}
+
+static int lto_option(struct decl *d, const char *v)
+{
+	return quiet_plugin_opt(v)
+	           ? 0
+	           : uncached(d, "the LTO option '%s' is not one offlink models", v);
 }
 
 static int ld_option(struct decl *d, const struct ofl_ldcmd *c, const struct ofl_ldarg *a)
@@ -432,18 +650,18 @@ static int ld_option(struct decl *d, const struct ofl_ldcmd *c, const struct ofl
 		return rc;
 	}
 	case OFL_LD_PLUGIN:
-		return program(d, a->value);
+		return program(d, a->value, true);
 	case OFL_LD_DEPFILE:
 	case OFL_LD_REPORT:
 		return uncached(d, "it writes a report beside the image (%s)", w);
 	case OFL_LD_OTHER_WITH_ARG:
 		if (opt_in(side_effect, w))
 			return uncached(d, "the linker option %s writes or runs a file", w);
+		if (opt_in((const char *const[]){"mllvm", NULL}, w))
+			return lto_option(d, a->value);
 		return opt_in(reads_file, w) ? read_file(d, a->value) : 0;
 	case OFL_LD_PLUGIN_OPT:
-		return quiet_plugin_opt(a->value)
-		           ? 0
-		           : uncached(d, "the LTO option '%s' is not one offlink models", a->value);
+		return lto_option(d, a->value);
 	case OFL_LD_UNKNOWN:
 		return quiet_option(w) ? 0
 		                       : uncached(d,
@@ -460,20 +678,65 @@ static int declare_rsp(void *ctx, const char *path, const uint8_t *bytes, size_t
 	struct decl *d = ctx;
 	(void)bytes;
 	(void)n;
-	return declare(d, path, own(d, path) ? ACT_CONTENT : ACT_IDENTITY);
+	return declare(d, path, ACT_CONTENT);
 }
 
 /* Response files among a job's words (nested): each read, declared. */
 static int responses(struct decl *d, char *const *w, size_t n)
 {
-	int rc = ofl_rsp_files(w, n, declare_rsp, d, d->err);
+	bool any = false;
+	for (size_t i = 0; i < n && !any; i++)
+		any = w[i][0] == '@' || !strncmp(w[i], "-Wl,@", 5);
+	int rc = any ? ofl_rsp_files(w, n, declare_rsp, d, d->err) : 0;
 	return rc == 1 ? uncached(d, "a response file that is no regular file, or nested too deep")
 	               : rc;
 }
 
+/* A shared object without DT_SONAME: the path the linker is given is
+ * what the image needs (DT_NEEDED), so that place reaches the bytes. */
+static bool unnamed_shared(const char *path)
+{
+	struct ofl_file f = OFL_FILE_INIT;
+	struct ofl_error ignored = OFL_ERROR_INIT;
+	struct ofl_dynamic dyn;
+	if (ofl_file_open_regular(&f, path, &ignored))
+		return false;
+	bool unnamed = f.size > 18 && ofl_le16(f.data + 16) == ET_DYN &&
+	               !ofl_dynamic_read(f.data, f.size, &dyn, &ignored);
+	if (unnamed) {
+		unnamed = !dyn.soname;
+		ofl_dynamic_release(&dyn);
+	}
+	ofl_file_close(&f);
+	return unnamed;
+}
+
+/* Where the path an ld argument holds starts in its job word (the
+ * argument starting at word i), when the image does not depend on where
+ * it is: a library folder, a script, an input but a shared object
+ * without DT_SONAME. */
+static void mark_path(struct decl *d, const struct ofl_ldcmd *c, const struct ofl_ldarg *a,
+                      size_t i)
+{
+	const char *cwd = d->l->memo.cwd;
+	if (!a->value || !cwd || strncmp(a->value, cwd, strlen(cwd)))
+		return; /* only a path below the working folder is rewritten */
+	bool place_free = a->opt == OFL_LD_LIBPATH || a->opt == OFL_LD_SCRIPT ||
+	                  (a->opt == OFL_LD_OTHER_WITH_ARG && opt_in(reads_file, a->word[0]));
+	if (a->kind == OFL_LDARG_FILE) {
+		char *p = ofl_ldcmd_input_path(c, a);
+		place_free = p && !unnamed_shared(p);
+		free(p);
+	}
+	if (!place_free)
+		return;
+	size_t w = i + a->nwords - 1;
+	d->at[w] = (int)(a->value - a->word[a->nwords - 1]);
+}
+
 /* An ld job: its response files, inputs, libraries (the folders looked in
  * before the one that has it, and what it leads to) and options. */
-static int ld_job(struct decl *d, const struct ofl_argv *job, bool bfd)
+static int ld_job(struct decl *d, const struct ofl_argv *job, enum linker ld)
 {
 	struct ofl_ldcmd c = OFL_LDCMD_INIT;
 	struct ofl_argv dirs = OFL_ARGV_INIT;
@@ -484,6 +747,7 @@ static int ld_job(struct decl *d, const struct ofl_argv *job, bool bfd)
 	if (ofl_ldcmd_parse(&c, OFL_LDCMD_GNU, (int)job->n - 1, job->v + 1, &bad))
 		return bad.code == OFL_ENOMEM ? OFL_NOMEM(d->err)
 		                              : uncached(d, "its linker command: %s", bad.msg);
+	d->ld = ld;
 	for (size_t i = 0; !rc && i < c.nargs; i++)
 		if (c.args[i].opt == OFL_LD_LIBPATH) {
 			char *p = ofl_ldcmd_input_path(&c, &c.args[i]);
@@ -491,10 +755,17 @@ static int ld_job(struct decl *d, const struct ofl_argv *job, bool bfd)
 			free(p);
 		}
 	/* bfd's own search folders after the command's */
-	if (!rc && bfd)
+	if (!rc && ld == LD_BFD)
 		rc = ofl_ld_default_dirs(d->l->o.host_triple, &dirs, d->err);
 	d->dirs = (const char *const *)dirs.v;
 	d->ndirs = dirs.n;
+	/* words come one argument after another, unless a response file
+	 * gave some (its words are its bytes: keyed as they are) */
+	size_t words = 0;
+	for (size_t i = 0; i < c.nargs; i++)
+		words += c.args[i].nwords;
+	for (size_t i = 0, w = 1; words == job->n - 1 && i < c.nargs; w += c.args[i++].nwords)
+		mark_path(d, &c, &c.args[i], w);
 	for (size_t i = 0; !rc && !d->a->uncached && i < c.nargs; i++) {
 		const struct ofl_ldarg *a = &c.args[i];
 		char *p = NULL;
@@ -539,19 +810,22 @@ static int cuda_tools(struct decl *d, const char *dir)
 	int rc = 0;
 	for (size_t i = 0; !rc && i < 2; i++) {
 		char p[PATH_MAX];
+		uint32_t m = 0;
 		snprintf(p, sizeof(p), "%s/bin/%s", dir ? dir : "", tools[i]);
-		if (dir && !access(p, X_OK)) {
-			rc = program(d, p);
+		rc = dir ? mode_of(d, p, &m) : 0;
+		if (!rc && dir && S_ISREG(m) && !access(p, X_OK)) {
+			rc = program(d, p, true);
 			continue;
 		}
-		rc = dir ? declare(d, p, ACT_ABSENT) : 0;
+		rc = rc ? rc : dir ? declare(d, p, ACT_LOOKED) : 0;
 		char *on_path =
 		    rc ? NULL
 		       : ofl_proc_find(tools[i], NULL, 0, ofl_proc_env_get(d->a->env, "PATH"));
-		rc = rc ? rc : on_path ? program(d, on_path) : 0;
+		rc = rc ? rc : on_path ? program(d, on_path, true) : 0;
 		free(on_path);
 	}
-	return rc;
+	/* nvlink writes LIBRARY_PATH into the image */
+	return rc ? rc : reads_env(d, "LIBRARY_PATH");
 }
 
 /* Words of clang-nvlink-wrapper that carry an LTO option. */
@@ -564,8 +838,10 @@ static int list_job(struct decl *d, const struct ofl_argv *job, const struct gra
 	struct ofl_argv dirs = OFL_ARGV_INIT;
 	int rc = 0;
 	for (size_t i = 1; !rc && i < job->n; i++)
-		if (!strncmp(job->v[i], "-L", 2))
+		if (!strncmp(job->v[i], "-L", 2)) {
 			rc = ofl_argv_push(&dirs, job->v[i] + 2, d->err);
+			d->at[i] = 2;
+		}
 	d->dirs = (const char *const *)dirs.v;
 	d->ndirs = dirs.n;
 	for (size_t i = 1; !rc && !d->a->uncached && i < job->n; i++) {
@@ -579,13 +855,7 @@ static int list_job(struct decl *d, const struct ofl_argv *job, const struct gra
 		} else if (!strncmp(w, "--cuda-path=", 12)) {
 			rc = cuda_tools(d, w + 12);
 		} else if (prefixed(lto_words, w)) {
-			const char *v = strchr(w, '=') + 1;
-			rc = quiet_plugin_opt(v)
-			         ? 0
-			         : uncached(d,
-			                    "the LTO option '%s' is not one offlink "
-			                    "models",
-			                    v);
+			rc = lto_option(d, strchr(w, '=') + 1);
 		} else if (!strncmp(w, "-l", 2) && w[2]) {
 			char *p = search(d, w, true, &rc);
 			rc = rc ? rc : p ? read_file(d, p) : 0;
@@ -595,6 +865,7 @@ static int list_job(struct decl *d, const struct ofl_argv *job, const struct gra
 		} else if (w[0] == '@') {
 			rc = uncached(d, "%s reads the response file %s itself", job->v[0], w);
 		} else if (w[0] != '-' && g->inputs) {
+			d->at[i] = 0;
 			rc = read_file(d, w);
 		} else {
 			rc = uncached(d, "the word '%s' of %s is not one offlink models", w,
@@ -663,20 +934,32 @@ static bool has_prefix(const struct ofl_argv *job, const char *prefix)
 	return false;
 }
 
-static int job_files(struct decl *d, const struct ofl_argv *job)
+/* name ends with tail. */
+static bool ends(const char *name, const char *tail)
 {
-	const char *b = base_name(job->v[0]);
-	char *prog = strchr(job->v[0], '/')
-	                 ? ofl_strdup(job->v[0])
-	                 : ofl_proc_find(job->v[0], NULL, 0, ofl_proc_env_get(d->a->env, "PATH"));
-	int rc = prog ? program(d, prog) : uncached(d, "the device tool %s is not there", b);
-	free(prog);
-	if (rc || d->a->uncached)
-		return rc;
-	if (!strcmp(b, "ld.lld") || !strcmp(b, "ld.gold") || !strcmp(b, "lld"))
-		return ld_job(d, job, false);
-	if (!strcmp(b, "ld.bfd") || !strcmp(b, "ld"))
-		return ld_job(d, job, true);
+	size_t n = strlen(name), t = strlen(tail);
+	return n >= t && !strcmp(name + n - t, tail);
+}
+
+/* What a job reads, by its tool's grammar, told by the name of the file it
+ * runs (its real one: /usr/bin/ld is bfd or gold as the system chose, and
+ * a link named ld.gold may lead to bfd); the variables each tool reads
+ * (lld's LLD_VERSION goes into the image's .comment; bfd takes
+ * LD_RUN_PATH as -rpath and searches LD_LIBRARY_PATH for the libraries
+ * its inputs need). */
+static int tool_files(struct decl *d, const struct ofl_argv *job, const char *b)
+{
+	int rc = 0;
+	if (ends(b, "ld.lld") || !strcmp(b, "lld"))
+		return (rc = reads_env(d, "LLD_VERSION")) ? rc : ld_job(d, job, LD_LLD);
+	if (ends(b, "ld.gold"))
+		return ld_job(d, job, LD_GOLD);
+	if (ends(b, "ld.bfd") || !strcmp(b, "ld")) {
+		static const char *const vars[] = {"LD_RUN_PATH", "LD_LIBRARY_PATH", "TMPDIR"};
+		for (size_t i = 0; !rc && i < sizeof(vars) / sizeof(*vars); i++)
+			rc = reads_env(d, vars[i]);
+		return rc ? rc : ld_job(d, job, LD_BFD);
+	}
 	if (!strcmp(b, "clang-nvlink-wrapper")) {
 		/* without --cuda-path it runs ptxas and nvlink from PATH */
 		rc = list_job(d, job, &nvlink);
@@ -697,10 +980,61 @@ static int job_files(struct decl *d, const struct ofl_argv *job)
 	return uncached(d, "what %s reads is not known to offlink", b);
 }
 
+/* word with the folder dir at the front of it (a path ending there or
+ * going on below it) written as name; NULL when it is not. */
+static char *rewritten(const char *word, size_t at, const char *dir, const char *name)
+{
+	size_t n = dir ? strlen(dir) : 0;
+	char *s = NULL;
+	if (!n || strncmp(word + at, dir, n) || (word[at + n] && word[at + n] != '/'))
+		return NULL;
+	return asprintf(&s, "%.*s%s%s", (int)at, word, name, word + at + n) < 0 ? NULL : s;
+}
+
+/* The key's words of job j: the link's folder written @link (its files
+ * are keyed by their bytes), the working folder @cwd where a path's place
+ * does not reach the image (d->at). */
+static int key_words(struct decl *d, size_t j)
+{
+	const struct ofl_argv *job = &d->a->jobs[j];
+	struct ofl_argv *k = &d->a->keyjobs[j];
+	int rc = 0;
+	for (size_t i = 0; !rc && i < job->n; i++) {
+		const char *w = job->v[i], *t = strstr(w, d->l->tmpdir ? d->l->tmpdir : "\1");
+		char *s = t               ? rewritten(w, (size_t)(t - w), d->l->tmpdir, "@link")
+		          : d->at[i] >= 0 ? rewritten(w, (size_t)d->at[i], d->l->memo.cwd, "@cwd")
+		                          : NULL;
+		rc = ofl_argv_push(k, s ? s : w, d->err);
+		free(s);
+	}
+	return rc;
+}
+
+static int job_files(struct decl *d, size_t j)
+{
+	const struct ofl_argv *job = &d->a->jobs[j];
+	char *prog = find_program(d, job->v[0]), real[PATH_MAX];
+	int rc = prog ? program(d, prog, true)
+	              : uncached(d, "the device tool %s is not there", base_name(job->v[0]));
+	const char *b = prog && realpath(prog, real) ? base_name(real) : base_name(job->v[0]);
+	free(prog);
+	if (rc || d->a->uncached)
+		return rc;
+	if (!(d->at = ofl_calloc(job->n, sizeof(*d->at))))
+		return OFL_NOMEM(d->err);
+	for (size_t i = 1; i < job->n; i++)
+		d->at[i] = -1;
+	rc = tool_files(d, job, b);
+	rc = rc || d->a->uncached ? rc : key_words(d, j);
+	free(d->at);
+	d->at = NULL;
+	return rc;
+}
+
 /* The key's contents, for --explain and the audit (scripts/cache-audit). */
 static void log_key(struct ofl_link *l, const struct link_action *a)
 {
-	static const char *const how[] = {"file", "file", "absent"};
+	static const char *const how[] = {"file", "absent", "looked", "loader cache"};
 	ofl_link_logf(l, OFL_LOG_DECISION, "device action: %s -> %s", a->what, a->output);
 	for (size_t j = 0; j < a->njobs; j++) {
 		struct ofl_buf b = OFL_BUF_INIT;
@@ -712,21 +1046,38 @@ static void log_key(struct ofl_link *l, const struct link_action *a)
 		ofl_link_logf(l, OFL_LOG_DECISION, "  not cached: %s", a->uncached);
 		return;
 	}
-	for (size_t i = 0; i < a->nfiles; i++)
-		ofl_link_logf(l, OFL_LOG_DECISION, "  key %s: %s", how[a->files[i].how],
-		              a->files[i].path);
-	for (char *const *e = a->env; *e; e++)
-		ofl_link_logf(l, OFL_LOG_DECISION, "  key env: %.*s", (int)strcspn(*e, "="), *e);
+	for (size_t i = 0; i < a->nfiles; i++) {
+		const char *p = a->files[i].path;
+		/* the audit compares real paths: a relative name as the jobs,
+		 * which run in the working folder, find it */
+		bool rel = p[0] != '/' && l->memo.cwd;
+		ofl_link_logf(l, OFL_LOG_DECISION, "  key %s: %s%s%s", how[a->files[i].how],
+		              rel ? l->memo.cwd : "", rel ? "/" : "", p);
+	}
+	for (size_t i = 0; i < a->keyenv.n; i++)
+		ofl_link_logf(l, OFL_LOG_DECISION, "  key env: %s", a->keyenv.v[i]);
 }
 
 int ofl_declare(struct ofl_link *l, struct link_action *a, struct ofl_error *err)
 {
-	struct decl d = {l, a, err, OFL_SYMSET_INIT, 0, NULL, 0};
+	struct decl d = {l, a, err, OFL_SYMSET_INIT, 0, NULL, 0, LD_LLD, NULL};
 	int rc = 0;
 	if (!l->cache && !a->uncached)
 		rc = uncached(&d, "no device-link cache");
+	if (!rc && !a->uncached && !l->memo.cwd) {
+		char cwd[PATH_MAX];
+		if (getcwd(cwd, sizeof(cwd)) && !(l->memo.cwd = ofl_strdup(cwd)))
+			rc = OFL_NOMEM(err);
+	}
+	if (!rc && !a->uncached && !(a->keyjobs = ofl_calloc(a->njobs, sizeof(*a->keyjobs))))
+		rc = OFL_NOMEM(err);
+	/* what the keys see of files, looked at once per link (none when out
+	 * of memory: then once per action) */
+	if (!rc && !a->uncached && !l->digests)
+		l->digests = ofl_digests_new();
+	rc = rc || a->uncached ? rc : launcher(&d);
 	for (size_t i = 0; !rc && !a->uncached && i < a->njobs; i++)
-		rc = a->jobs[i].n ? job_files(&d, &a->jobs[i]) : uncached(&d, "an empty job");
+		rc = a->jobs[i].n ? job_files(&d, i) : uncached(&d, "an empty job");
 	ofl_symset_release(&d.seen);
 	if (!rc && l->cache)
 		log_key(l, a);

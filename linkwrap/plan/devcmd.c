@@ -373,6 +373,39 @@ static int name_output(struct ofl_link *l, struct link_group *g, uint64_t h, str
 	return 0;
 }
 
+/* The CPU linker clang's links use (ofl_toolchain_cpu_linker), looked for
+ * once per link; NULL when out of memory too. */
+static const char *cpu_linker(struct ofl_link *l, const char *clang)
+{
+	static const char *const names[] = {NULL, "lld", "gold"};
+	struct ofl_symslot *s;
+	bool added;
+	if (ofl_symset_add(&l->memo.cpu_linkers, clang, 0, &s, &added))
+		return NULL;
+	if (added) {
+		const char *found = ofl_toolchain_cpu_linker(clang, l->o.search_path);
+		s->value = !found ? 0 : !strcmp(found, "lld") ? 1 : 2;
+	}
+	return names[s->value];
+}
+
+/* The clang that links release llvm (ofl_toolchain_clang), looked for
+ * once per link; owned, NULL when there is none (or no memory). */
+static char *link_clang(struct ofl_link *l, unsigned llvm)
+{
+	char name[16];
+	struct ofl_symslot *s;
+	bool added;
+	snprintf(name, sizeof(name), "%u", llvm);
+	if (ofl_symset_add(&l->memo.clangs, name, 0, &s, &added))
+		return NULL;
+	char *c = added ? ofl_toolchain_clang(&l->tools, llvm) : NULL;
+	if (c && !ofl_argv_push(&l->memo.clang_paths, c, NULL))
+		s->value = (uint32_t)l->memo.clang_paths.n;
+	free(c);
+	return s->value ? ofl_strdup(l->memo.clang_paths.v[s->value - 1]) : NULL;
+}
+
 /* Group gi's device link command (LLVM 19's LTO step planned first; with
  * partitions, the LTO step that writes the module, or after them the
  * link of their objects), its output in g->output. */
@@ -383,9 +416,8 @@ static int build(struct ofl_link *l, size_t gi, const char *clang, struct ofl_pr
 	size_t slot = 0;
 	uint64_t h =
 	    XXH3_64bits(g->triple, strlen(g->triple)) ^ XXH3_64bits(g->arch, strlen(g->arch));
-	const char *fast = ofl_family(g->triple) == OFL_FAM_CPU && !ofl_llvm_form(l)
-	                       ? ofl_toolchain_cpu_linker(clang, l->o.search_path)
-	                       : NULL;
+	const char *fast =
+	    ofl_family(g->triple) == OFL_FAM_CPU && !ofl_llvm_form(l) ? cpu_linker(l, clang) : NULL;
 	int rc = push_head(l, g, clang, cmd, &slot, err);
 	rc = rc ? rc : push_target(l, g, fast, cmd, err);
 	rc = rc ? rc : push_inputs(l, gi, clang, cmd, &h, err);
@@ -434,7 +466,7 @@ static int plan_partitions(struct ofl_link *l, size_t gi, const char *clang, str
 static int plan_group(struct ofl_link *l, size_t gi, struct ofl_error *err)
 {
 	struct link_group *g = &l->groups[gi];
-	char *clang = ofl_toolchain_clang(&l->tools, g->llvm);
+	char *clang = link_clang(l, g->llvm);
 	if (!clang)
 		return ofl_error_set(err, OFL_ENOTFOUND, NULL, OFL_NO_OFFSET,
 		                     "no clang to link %s device code: looked for "

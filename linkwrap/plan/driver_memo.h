@@ -5,6 +5,7 @@
 #ifndef OFL_DRIVER_MEMO_H
 #define OFL_DRIVER_MEMO_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -33,5 +34,19 @@ int ofl_memo_of(const char *text, const char *probe, const struct ofl_argv *shap
  * memo of ours (nothing kept), OFL_ENOMEM. */
 int ofl_memo_jobs(const uint8_t *m, size_t n, char *const *own, size_t nown, const char *output,
                   struct ofl_argv **jobs, size_t *njobs, struct ofl_error *err);
+
+/* The memo's key for action a of l, whose command has the given shape
+ * (the words after the launcher, own files as placeholders), run by
+ * clang (an absolute path) for triple: everything the driver reads to
+ * choose its jobs (driver_memo.c), what a link's actions share of it
+ * looked at once per link.  items gets what was keyed, named ("dir: P",
+ * "file: P", "absent: P") for --explain and the audit; *settled whether
+ * none of it changed in the last 2 s (else the memo is not kept).  0; 1
+ * when a response file is none clang can read; OFL_ENOMEM. */
+struct ofl_link;
+struct link_action;
+int ofl_driver_key(struct ofl_link *l, const struct link_action *a, const struct ofl_argv *shape,
+                   const char *clang, const char *triple, uint8_t key[32], struct ofl_argv *items,
+                   bool *settled, struct ofl_error *err);
 
 #endif

@@ -7,7 +7,7 @@
  * nothing); its answer depends on the command's shape, not on the link's
  * temporary names, so it is asked once per shape, with placeholders for
  * them, and the answer is kept in the cache's directory under a key of
- * everything the driver reads to decide (the driver model below). */
+ * everything the driver reads to decide (driver_memo.c). */
 #include <dirent.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -31,8 +31,9 @@
 static bool modeled_word(const char *w, const char *prev)
 {
 	static const char *const with_value[] = {"-o", "-dumpdir", "-Xlinker", "-x", "-mllvm"};
-	static const char *const flags[] = {"--no-default-config", "-shared",    "-flto", "-v",
-	                                    "-nogpulib",           "--sycl-link"};
+	static const char *const flags[] = {
+	    "--no-default-config", "-shared", "-flto",    "-flto=full",
+	    "-flto=thin",          "-v",      "-nogpulib", "--sycl-link"};
 	static const char *const prefixes[] = {
 	    "--target=",    "-march=",           "-mcpu=", "-O", "-Wl,", "-L", "-l",
 	    "--cuda-path=", "-flto-partitions=", "-g"};
@@ -113,142 +114,6 @@ static int own_job(const struct ofl_link *l, struct link_action *a, struct ofl_e
 	return rc;
 }
 
-/* ---- the driver model: what clang reads to choose its jobs ------------ */
-
-static void key_path(struct ofl_cache_key *k, const char *path)
-{
-	struct stat st;
-	char id[PATH_MAX + 64];
-	if (stat(path, &st)) {
-		ofl_key_str(k, "absent", path);
-		return;
-	}
-	snprintf(id, sizeof(id), "%s %o %lld %lld.%09ld", path, (unsigned)st.st_mode,
-	         (long long)st.st_size, (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
-	ofl_key_str(k, "present", id);
-}
-
-/* The sorted names in dir, and in each folder of it with sub. */
-static void key_listing(struct ofl_cache_key *k, const char *dir, bool sub)
-{
-	struct dirent **ents = NULL;
-	int n = scandir(dir, &ents, NULL, alphasort);
-	ofl_key_str(k, "listing", dir);
-	for (int i = 0; i < n; i++) {
-		const char *e = ents[i]->d_name;
-		char p[PATH_MAX];
-		if (strcmp(e, ".") && strcmp(e, "..")) {
-			ofl_key_str(k, "entry", e);
-			if (sub && snprintf(p, sizeof(p), "%s/%s", dir, e) < (int)sizeof(p))
-				key_listing(k, p, false);
-		}
-		free(ents[i]);
-	}
-	free(ents);
-}
-
-static int key_load(void *ctx, const char *path, bool found)
-{
-	if (found)
-		key_path(ctx, path);
-	else
-		ofl_key_str(ctx, "not loaded", path);
-	return 0;
-}
-
-/* The programs the driver may run, looked for (<triple>-<name>, then
- * <name>) in its own folder, COMPILER_PATH and PATH: present or absent in
- * each. */
-static void key_programs(struct ofl_cache_key *k, const char *clangdir, const char *triple,
-                         char *const *env)
-{
-	static const char *const progs[] = {"ld.lld",
-	                                    "ld.gold",
-	                                    "ld.bfd",
-	                                    "ld",
-	                                    "lld",
-	                                    "ptxas",
-	                                    "nvlink",
-	                                    "fatbinary",
-	                                    "clang-nvlink-wrapper",
-	                                    "clang-sycl-linker"};
-	const char *lists[] = {clangdir, ofl_proc_env_get(env, "COMPILER_PATH"),
-	                       ofl_proc_env_get(env, "PATH")};
-	for (size_t l = 0; l < 3; l++)
-		for (const char *d = lists[l], *e; d && *d; d = *e ? e + 1 : e) {
-			e = strchr(d, ':');
-			e = e ? e : d + strlen(d);
-			for (size_t i = 0; i < sizeof(progs) / sizeof(*progs); i++) {
-				char p[PATH_MAX];
-				snprintf(p, sizeof(p), "%.*s/%s-%s", (int)(e - d), d, triple,
-				         progs[i]);
-				key_path(k, p);
-				snprintf(p, sizeof(p), "%.*s/%s", (int)(e - d), d, progs[i]);
-				key_path(k, p);
-			}
-		}
-}
-
-/* A response file clang reads for itself (it expands them before it reads
- * its options: a -Xlinker @FILE's words reach the job inlined). */
-static int key_rsp(void *ctx, const char *path, const uint8_t *bytes, size_t n)
-{
-	ofl_key_str(ctx, "response file", path);
-	ofl_key_bytes(ctx, "content", bytes, n);
-	return 0;
-}
-
-/* The memo's key: the clang (what it loads), the command's shape, its
- * environment, and what the driver reads to decide: its response files,
- * the distribution's release files (its linker defaults), the GCC
- * installations (crt files, library folders), the programs it looks for,
- * the CUDA toolkits.  1 when a response file is none it can read. */
-static int driver_key(const struct link_action *a, const struct ofl_argv *shape, const char *clang,
-                      const char *triple, uint8_t key[OFL_CACHE_KEY_SIZE], struct ofl_error *err)
-{
-	static const char *const distro[] = {
-	    "/etc/os-release",     "/usr/lib/os-release", "/etc/lsb-release",
-	    "/etc/debian_version", "/etc/redhat-release", "/etc/SuSE-release",
-	    "/etc/alpine-release", "/etc/gentoo-release", "/etc/arch-release"};
-	static const char *const gcc[] = {"/usr/lib/gcc", "/usr/lib64/gcc", "/usr/lib/gcc-cross"};
-	struct ofl_cache_key k;
-	char real[PATH_MAX], dir[PATH_MAX];
-	ofl_key_init(&k);
-	ofl_key_str(&k, "clang driver", "1");
-	int rc = ofl_program_loads(clang, ofl_proc_env_get(a->env, "LD_LIBRARY_PATH"), key_load, &k,
-	                           err);
-	for (size_t i = 0; i < shape->n; i++)
-		ofl_key_str(&k, "word", shape->v[i]);
-	rc = rc ? rc : ofl_rsp_files(shape->v, shape->n, key_rsp, &k, err);
-	/* TMPDIR, the link's directory: the driver's temporaries, mapped to
-	 * the link's names (OFL_MEMO_TEMP) */
-	for (char *const *e = a->env; *e; e++)
-		ofl_key_str(&k, "env", strncmp(*e, "TMPDIR=", 7) ? *e : "TMPDIR");
-	for (size_t i = 0; i < sizeof(distro) / sizeof(*distro); i++)
-		key_path(&k, distro[i]);
-	for (size_t i = 0; i < sizeof(gcc) / sizeof(*gcc); i++)
-		key_listing(&k, gcc[i], true);
-	snprintf(dir, sizeof(dir), "%s", realpath(clang, real) ? real : clang);
-	*strrchr(dir, '/') = '\0';
-	key_programs(&k, dir, triple, a->env);
-	/* its resource folders, and its lib/<triple> (LLVM 20+'s device
-	 * runtime, which it adds to the link's folders when there) */
-	char sub[PATH_MAX + 32];
-	snprintf(sub, sizeof(sub), "%s/../lib/clang", dir);
-	key_listing(&k, sub, true);
-	if (snprintf(sub, sizeof(sub), "%s/../lib/%s", dir, triple) < (int)sizeof(sub))
-		key_listing(&k, sub, false);
-	for (const char *const *c = ofl_cuda_candidates(); *c; c++) {
-		char p[PATH_MAX];
-		snprintf(p, sizeof(p), "%s/include/cuda.h", *c);
-		key_path(&k, p);
-		snprintf(p, sizeof(p), "%s/bin/ptxas", *c);
-		key_path(&k, p);
-	}
-	ofl_key_final(&k, key);
-	return rc;
-}
-
 /* ---- the driver asked -------------------------------------------------- */
 
 /* The index of the link's own file w names (a word of the command that
@@ -271,6 +136,16 @@ static char *placeholder(const char *probe, size_t i, const char *base)
 	const char *dot = strchr(base, '.');
 	char *p = NULL;
 	return asprintf(&p, "%s/p%zu%s", probe, i, dot ? dot : "") < 0 ? NULL : p;
+}
+
+/* The driver's key, for --explain and the audit (scripts/cache-audit
+ * checks what the probe looks at against it). */
+static void log_probe(struct ofl_link *l, const struct link_action *a, const struct ofl_argv *items)
+{
+	ofl_link_logf(l, OFL_LOG_DECISION, "driver probe: %s/probe-%zu (%s)", l->tmpdir,
+	              (size_t)(a - l->actions), a->what);
+	for (size_t i = 0; i < items->n; i++)
+		ofl_link_logf(l, OFL_LOG_DECISION, "  driver key %s", items->v[i]);
 }
 
 /* Asks clang: its jobs for the shape (own files as placeholders in a
@@ -296,6 +171,10 @@ static int probe(struct ofl_link *l, struct link_action *a, const struct ofl_arg
 		if (strncmp(a->env[i], "TMPDIR=", 7))
 			env[k++] = a->env[i], env[k] = tmpdir;
 	p.envp = env;
+	/* under the probe's launcher (scripts/cache-audit traces it) */
+	p.search_path = true;
+	for (size_t i = 0; !rc && i < l->o.nprobe_launcher; i++)
+		rc = ofl_proc_push(&p, l->o.probe_launcher[i], err);
 	for (size_t i = 0; !rc && i < shape->n; i++) {
 		const char *w = shape->v[i];
 		char *ph = w[0] == OFL_MEMO_OWN
@@ -370,23 +249,31 @@ int ofl_expand(struct ofl_link *l, struct link_action *a, struct ofl_error *err)
 	if (ofl_proc_env_get(a->env, "CCC_OVERRIDE_OPTIONS"))
 		return set_uncached(a, err, "CCC_OVERRIDE_OPTIONS changes clang's command line") ||
 		       own_job(l, a, err);
-	struct ofl_argv shape = OFL_ARGV_INIT;
+	if (ofl_launcher_elsewhere(l))
+		return own_job(l, a, err); /* said by ofl_declare */
+	struct ofl_argv shape = OFL_ARGV_INIT, items = OFL_ARGV_INIT;
 	struct ofl_file memo = OFL_FILE_INIT;
 	struct ofl_buf fresh = OFL_BUF_INIT;
 	uint8_t key[OFL_CACHE_KEY_SIZE];
+	bool settled = false;
 	int rc = shape_of(l, a, &shape, err);
-	rc = rc ? rc : driver_key(a, &shape, clang, triple, key, err);
+	rc = rc ? rc : ofl_driver_key(l, a, &shape, clang, triple, key, &items, &settled, err);
 	if (rc == 1) {
 		/* clang would read a FIFO or a device, or nest too deep */
 		ofl_argv_release(&shape);
+		ofl_argv_release(&items);
 		return set_uncached(a, err,
 		                    "a response file that is no regular file, or nested "
 		                    "too deep") ||
 		       own_job(l, a, err);
 	}
 	bool known = !rc && l->cache && ofl_cache_memo_get(l->cache, key, &memo);
+	if (!rc && !known)
+		log_probe(l, a, &items);
 	int asked = rc || known ? 0 : probe(l, a, &shape, &fresh, err);
-	if (asked == 0 && !rc && !known && l->cache)
+	/* kept once what it was asked about has settled: a change within the
+	 * clock's tick would leave the key as it was */
+	if (asked == 0 && !rc && !known && settled && l->cache)
 		ofl_cache_memo_put(l->cache, key, fresh.data, fresh.len);
 	const uint8_t *m = known ? memo.data : fresh.data;
 	size_t n = known ? memo.size : fresh.len;
@@ -402,5 +289,6 @@ int ofl_expand(struct ofl_link *l, struct link_action *a, struct ofl_error *err)
 	ofl_file_close(&memo);
 	ofl_buf_release(&fresh);
 	ofl_argv_release(&shape);
+	ofl_argv_release(&items);
 	return rc;
 }

@@ -270,6 +270,7 @@ int ofl_link_config_env(struct ofl_link_config *c, char *const *env, pid_t drive
 	struct ofl_link_opts *o = &c->o;
 	const char *tmp = ofl_proc_env_get(env, "TMPDIR");
 	const char *launcher = ofl_proc_env_get(env, "OFFLINK_DEVICE_LAUNCHER");
+	const char *probe = ofl_proc_env_get(env, "OFFLINK_PROBE_LAUNCHER");
 	o->launcher_env = ofl_proc_env_get(env, "OFFLINK_DEVICE_LAUNCHER_ENV");
 	const char *quiet = ofl_proc_env_get(env, "OFFLINK_NO_BYPASS_WARNING");
 	o->bypass_ok |= quiet && !strcmp(quiet, "1");
@@ -303,12 +304,16 @@ int ofl_link_config_env(struct ofl_link_config *c, char *const *env, pid_t drive
 	o->jobserver_wfd = c->js.wfd;
 	if (!rc && !c->launcher.n && launcher)
 		rc = push_words(&c->launcher, launcher, err);
+	if (!rc && probe)
+		rc = push_words(&c->probe_launcher, probe, err);
 	o->device_linker_args = (const char *const *)c->device_linker_args.v;
 	o->ndevice_linker_args = c->device_linker_args.n;
 	o->device_compiler_args = (const char *const *)c->device_compiler_args.v;
 	o->ndevice_compiler_args = c->device_compiler_args.n;
 	o->launcher = (const char *const *)c->launcher.v;
 	o->nlauncher = c->launcher.n;
+	o->probe_launcher = (const char *const *)c->probe_launcher.v;
+	o->nprobe_launcher = c->probe_launcher.n;
 	o->extract_archs = (const char *const *)c->extract.v;
 	o->nextract_archs = c->extract.n;
 	o->lto_opts = (const char *const *)c->lto_opts.v;
@@ -344,6 +349,7 @@ void ofl_link_config_release(struct ofl_link_config *c)
 	ofl_argv_release(&c->device_linker_args);
 	ofl_argv_release(&c->device_compiler_args);
 	ofl_argv_release(&c->launcher);
+	ofl_argv_release(&c->probe_launcher);
 	ofl_argv_release(&c->extract);
 	ofl_argv_release(&c->lto_opts);
 	ofl_argv_release(&c->mllvm);

@@ -20,6 +20,7 @@
 #include "symset.h"
 #include "syms.h"
 #include "entries.h"
+#include "loads.h"
 #include "target.h"
 #include "toolchain.h"
 
@@ -87,14 +88,16 @@ struct link_member {
 
 /* A file a device action may read, as its key holds it (declare.c). */
 enum act_how {
-	ACT_CONTENT,  /* its bytes: the link's own input, a file a word names */
-	ACT_IDENTITY, /* real path, size, modification time: an installed tool,
-	               * library, crt file (its bytes when it changed in the
-	               * last 2 s: ofl_key_settled) */
-	ACT_ABSENT,   /* looked for, and not there: a library's earlier folders */
+	ACT_CONTENT,      /* its bytes: an input, a tool, a library, a crt file */
+	ACT_ABSENT,       /* named by a word, and not there (keyed as absent) */
+	ACT_LOOKED,       /* looked at first by a search and empty: the search's
+	                   * answer is keyed, and the action cached while it stays
+	                   * so (a library made there later is another answer) */
+	ACT_LOADER_CACHE, /* the loader's cache: its answers are keyed, the
+	                   * libraries found */
 };
 struct act_file {
-	char *path; /* owned */
+	char *path; /* owned: the name the job uses, or where a search found it */
 	enum act_how how;
 };
 
@@ -118,11 +121,16 @@ struct link_action {
 	 * did not say. */
 	struct ofl_argv *jobs;
 	size_t njobs;
-	char **env;             /* the whole environment: NAME=value, owned, NULL-ended */
+	char **env;             /* the whole environment: NAME=value, NULL-ended (the
+	                         * link's, l->memo.env) */
 	struct act_file *files; /* declared, in the order the key holds them */
 	size_t nfiles, capfiles;
-	char *uncached; /* why it is not cached (owned), or NULL */
-	unsigned track; /* its track in the time trace (run/sched.c), or 0 */
+	/* The key's words of each job: the link's folder @link, the working
+	 * folder @cwd where the image does not depend on it. */
+	struct ofl_argv *keyjobs;
+	struct ofl_argv keyenv; /* the variables its tools read, by name */
+	char *uncached;         /* why it is not cached (owned), or NULL */
+	unsigned track;         /* its track in the time trace (run/sched.c), or 0 */
 	/* The actions whose outputs it reads: they run before it (the group's
 	 * previous action unless the plan says otherwise; owned) */
 	size_t *deps;
@@ -144,6 +152,43 @@ struct link_action {
 	const char *mem_input;
 	uint64_t mem_base;
 	unsigned mem_factor;
+};
+
+/* What the loader does to start a program (loads.h), as declare.c keeps
+ * it for every action that runs the program. */
+struct load_item {
+	enum ofl_load_kind kind;
+	char *path; /* owned */
+	const char *why;
+};
+struct program_loads {
+	struct load_item *v;
+	size_t n, cap;
+	bool script; /* the program is a script (#!) */
+};
+
+/* What planning a link learnt once for all its actions (declare.c,
+ * expand.c): a device action's cost does not grow with the actions
+ * before it. */
+struct plan_memo {
+	char *cwd;                  /* the working folder (jobs run there), or NULL */
+	struct ofl_symset modes;    /* path -> 1 << 31 | its st_mode; 0: nothing there */
+	struct ofl_symset programs; /* program -> its index in loads */
+	struct program_loads *loads;
+	size_t nloads, caploads;
+	/* what the driver of each clang (and triple) reads to choose its jobs
+	 * (driver_memo.c): hashed, and named for --explain */
+	struct ofl_symset drivers; /* "<clang>\n<triple>" -> its index in driver */
+	struct driver_seen {
+		uint8_t sum[32];
+		struct ofl_argv items;
+		bool settled; /* nothing in it changed in the last 2 s */
+	} * driver;
+	size_t ndriver, capdriver;
+	char **env;                    /* every action's environment (owned, NULL-ended) */
+	struct ofl_symset cpu_linkers; /* clang -> the CPU linker its links use (devcmd.c) */
+	struct ofl_symset clangs;      /* release -> 1 + its clang's index in clang_paths */
+	struct ofl_argv clang_paths;
 };
 
 /* Images that are linked together: one kind, triple and target ID. */
@@ -227,6 +272,8 @@ struct ofl_link {
 	 * triples */
 	bool main_rules;
 	struct ofl_cache *cache; /* or NULL */
+	struct plan_memo memo;
+	struct ofl_digests *digests; /* what the link's keys saw of files (run/key.c) */
 	/* entries being written (run/action.c), added under lock */
 	struct store **stores;
 	size_t nstores, capstores;
@@ -404,6 +451,9 @@ int ofl_partition_deps(struct ofl_link *l, struct link_action *link, struct ofl_
  * otherwise, and why not (a->uncached).  OFL_ENOMEM only. */
 int ofl_expand(struct ofl_link *l, struct link_action *a, struct ofl_error *err);
 
+/* declare.c: whether the launcher runs the device tools in another file
+ * system (a container's): what they read is not what the plan sees. */
+bool ofl_launcher_elsewhere(const struct ofl_link *l);
 /* declare.c: action a's whole environment (a->env): the variables of the
  * link's device environment the device tools read, TMPDIR the link's
  * directory, LC_ALL=C; a launcher's own variables. */

@@ -1,13 +1,15 @@
 /* The key of a device action (run_priv.h, ofl_action_key): the action the
  * plan declared, and nothing else (docs/design.md, "Device-link cache").
- * Its words, with the link's own files (named by their bytes' hash, in a
- * directory each link names anew) as their bytes; its whole environment;
- * every file it may read: the link's own by their bytes, any other by its
- * identity (real path, size, modification time), or by its bytes when it
- * changed in the last 2 s (a file just made by ar or a build: its
- * identity may not tell its bytes yet), or as absent.  What the key saw
- * of each file is kept, to check after the command that nothing changed
- * while it ran (ofl_action_unchanged): what changed is not stored. */
+ * The launcher's words and its jobs' words (the link's folder @link, the
+ * working folder @cwd where the image does not depend on it); the
+ * variables its tools read; every file it may read by its bytes, under
+ * the name it is read by, or as absent.  What a search looked at first
+ * and found empty is not in it (the search's answer is), but must still
+ * be empty.  What the key saw of each file is kept, to check after the
+ * command that nothing changed while it ran (ofl_action_unchanged): what
+ * changed is not stored.  Nothing in it is this machine's own (times,
+ * inodes, the loader cache's bytes): another machine with the same
+ * toolchain at the same places makes the same key. */
 #include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -36,20 +38,21 @@ static const struct ofl_file *holder(const struct ofl_link *l, const uint8_t *p,
 	return NULL;
 }
 
-/* A word, the link's directory in it as "@link" (its files are keyed by
- * their bytes, as declared: the name each link gives it does not
- * matter). */
-static void key_word(struct ofl_cache_key *k, const char *tag, const char *w, const char *tmp)
+/* A file's name in the key: the link's own by its name in the link's
+ * folder, one in the working folder below @cwd, any other as it is. */
+static void key_name(struct ofl_cache_key *k, const char *tag, const struct ofl_link *l,
+                     const char *path)
 {
-	const char *at = strstr(w, tmp);
-	if (!at) {
-		ofl_key_str(k, tag, w);
-		return;
-	}
-	struct ofl_buf b = OFL_BUF_INIT;
-	ofl_buf_printf(&b, "%.*s@link%s", (int)(at - w), w, at + strlen(tmp));
-	ofl_key_str(k, tag, b.data ? (const char *)b.data : w);
-	ofl_buf_release(&b);
+	const char *cwd = l->memo.cwd;
+	size_t n = cwd ? strlen(cwd) : 0;
+	char label[PATH_MAX + 16];
+	if (ofl_link_owns(l, path))
+		snprintf(label, sizeof(label), "@link%s", strrchr(path, '/'));
+	else if (n && !strncmp(path, cwd, n) && path[n] == '/')
+		snprintf(label, sizeof(label), "@cwd%s", path + n);
+	else
+		snprintf(label, sizeof(label), "%s", path);
+	ofl_key_str(k, tag, label);
 }
 
 /* A file of the link's own: the bytes it will be written with, those it
@@ -69,26 +72,49 @@ static int key_own(struct ofl_cache_key *k, struct ofl_link *l, const struct lin
 	if (w)
 		return 0;
 	if (!stat(path, &st))
-		return ofl_key_content(k, path);
+		return ofl_key_file(k, NULL, NULL, path, NULL);
 	else
 		ofl_key_str(k, "output", strrchr(path, '/'));
 	return 0;
 }
 
-/* Another file: its identity, or its bytes while it may still change
- * unseen (pinned: the same key once it has settled); absent; what the key
- * saw into s. */
-static int key_other(struct ofl_cache_key *k, struct ofl_cache *c, const struct act_file *f,
+/* Another file: by its bytes, as absent, or (looked at by a search) not
+ * at all, as long as it is still not there; what the key saw into s. */
+static int key_other(struct ofl_cache_key *k, const struct ofl_link *l, const struct act_file *f,
                      struct seen *s)
 {
+	if (f->how == ACT_LOADER_CACHE)
+		return 0;
+	if (f->how == ACT_CONTENT) {
+		key_name(k, "file", l, f->path);
+		return ofl_key_file(k, l->cache, l->digests, f->path, &s->st);
+	}
 	if (stat(f->path, &s->st)) {
 		s->st.st_ino = 0;
-		ofl_key_str(k, "absent", f->path);
+		if (f->how == ACT_ABSENT)
+			key_name(k, "absent", l, f->path);
 		return 0;
 	}
-	if (f->how == ACT_ABSENT)
-		ofl_key_str(k, "present", f->path); /* made since the plan */
-	return ofl_key_file(k, c, f->path);
+	if (f->how == ACT_LOOKED)
+		return -1;                  /* made since the plan: its search has another answer */
+	key_name(k, "present", l, f->path); /* made since the plan */
+	return ofl_key_file(k, l->cache, l->digests, f->path, &s->st);
+}
+
+/* The variable name as the tools get it, the link's folder @link. */
+static void key_env(struct ofl_cache_key *k, const struct ofl_link *l, const struct link_action *a,
+                    const char *name)
+{
+	const char *v = ofl_proc_env_get(a->env, name);
+	struct ofl_buf b = OFL_BUF_INIT;
+	if (!v) {
+		ofl_key_str(k, "unset", name);
+		return;
+	}
+	bool own = l->tmpdir && !strcmp(v, l->tmpdir);
+	ofl_buf_printf(&b, "%s=%s", name, own ? "@link" : v);
+	ofl_key_str(k, "env", b.data ? (const char *)b.data : name);
+	ofl_buf_release(&b);
 }
 
 int ofl_action_key(struct ofl_link *l, const struct link_action *a, uint8_t key[OFL_CACHE_KEY_SIZE],
@@ -97,23 +123,30 @@ int ofl_action_key(struct ofl_link *l, const struct link_action *a, uint8_t key[
 	struct ofl_cache_key k;
 	const struct link_group *g = &l->groups[a->group];
 	struct seen *s = ofl_calloc(a->nfiles + 1, sizeof(*s));
-	if (!s)
+	if (!s || !a->keyjobs) {
+		free(s);
 		return -1;
+	}
 	ofl_key_init(&k);
+	/* the launcher's own words: "env LLD_VERSION=B" is another link */
+	for (size_t i = 0; i < l->o.nlauncher; i++)
+		ofl_key_str(&k, "launcher", l->o.launcher[i]);
 	for (size_t j = 0; j < a->njobs; j++) {
 		ofl_key_str(&k, "job", "");
-		for (size_t i = 0; i < a->jobs[j].n; i++)
-			key_word(&k, "word", a->jobs[j].v[i], l->tmpdir);
+		for (size_t i = 0; i < a->keyjobs[j].n; i++)
+			ofl_key_str(&k, "word", a->keyjobs[j].v[i]);
 	}
-	for (char *const *e = a->env; *e; e++)
-		key_word(&k, "env", *e, l->tmpdir);
+	for (size_t i = 0; i < a->keyenv.n; i++)
+		key_env(&k, l, a, a->keyenv.v[i]);
 	int rc = 0;
 	for (size_t i = 0; !rc && i < a->nfiles; i++) {
 		const struct act_file *f = &a->files[i];
-		ofl_key_str(&k, "file",
-		            ofl_link_owns(l, f->path) ? strrchr(f->path, '/') : f->path);
-		rc = ofl_link_owns(l, f->path) ? key_own(&k, l, g, f->path)
-		                               : key_other(&k, l->cache, f, &s[i]);
+		if (ofl_link_owns(l, f->path)) {
+			key_name(&k, "file", l, f->path);
+			rc = key_own(&k, l, g, f->path);
+		} else {
+			rc = key_other(&k, l, f, &s[i]);
+		}
 	}
 	ofl_key_final(&k, key);
 	if (rc) {
@@ -130,7 +163,7 @@ bool ofl_action_unchanged(const struct ofl_link *l, const struct link_action *a,
 	for (size_t i = 0; i < a->nfiles; i++) {
 		const struct stat *was = &seen[i];
 		struct stat now;
-		if (ofl_link_owns(l, a->files[i].path))
+		if (ofl_link_owns(l, a->files[i].path) || a->files[i].how == ACT_LOADER_CACHE)
 			continue;
 		bool there = !stat(a->files[i].path, &now);
 		uint8_t a_id[OFL_STAT_ID], b_id[OFL_STAT_ID];

@@ -101,3 +101,13 @@ def make_inputs(work, count, size):
             f.write(real_code(lib, size, off))
         names.append(n)
     return names
+
+
+def clear_entries(cache):
+    """Removes a device-link cache's entries, keeping its memos (what a link
+    learnt of files and of clang's driver, this machine's): a miss as every
+    link after a machine's first meets it."""
+    for r, _, ns in os.walk(cache):
+        for n in ns:
+            if len(n) == 64 and all(c in "0123456789abcdef" for c in n):
+                os.unlink(os.path.join(r, n))

@@ -39,9 +39,11 @@ mkdir -p copy && cp "$(readlink -f "$LLVM22/clang")" copy/clang && touch -d "2 d
 olink tool1 -Wl,--device-compiler="$PWD/copy/clang"
 [ "$(ran)" = 1 ] || fail "another device compiler hit the cache"
 # a changed device compiler is asked again what it runs (clang -###, its
-# answer kept beside the entries as a memo); running the same linker
-# command, its link is the same action: a hit
+# answer kept beside the entries as a memo, once what it depends on has
+# settled); running the same linker command, its link is the same
+# action: a hit
 touch copy/clang
+settle
 memos() { cache_memos local | wc -l; }
 n=$(memos)
 olink tool2 -Wl,--device-compiler="$PWD/copy/clang"
@@ -94,17 +96,29 @@ expect_fail "$OFFLINK" cache trim --max-size=lots
 expect_err_line 'expected a size such as 5G'
 
 # past OFFLINK_CACHE_MAX_SIZE a link trims the store when it ends, the
-# least recently used entries first: a limit one byte short of three
-# entries drops the oldest (the third's size from a store of its own)
+# least recently used entries first: a limit one byte short of what the
+# store holds after a third link, less all that is older than the first
+# entry, drops that entry (what the third link adds: what a store of its
+# own holds that this one does not)
 rm -rf local
 OFFLINK_CACHE_DIR=$PWD/sizing olink lru0 -Wl,--device-linker=-O2
 olink lru1 -Wl,--device-linker=-O1
 oldest=$(cache_entries local)
-# (each link's command shape has a memo too, older than its entry: the
-# limit takes the oldest memo's size off, so the oldest entry goes with it)
-memo1=$(cache_memos local)
+# (memos are older than the entry: what the link learnt of its files and
+# of clang's driver on its way)
 olink lru2
-limit=$(($(cat local/v1/*/* sizing/v1/*/* | wc -c) - $(wc -c <"$memo1") - 1))
+limit=$(python3 - "$oldest" <<'EOF'
+import glob, os, sys
+local = {os.path.basename(p): p for p in glob.glob("local/v1/*/*")}
+sizing = {os.path.basename(p): p for p in glob.glob("sizing/v1/*/*")}
+first = os.stat(sys.argv[1]).st_mtime_ns
+size = lambda p: os.stat(p).st_size
+held = sum(size(p) for p in local.values())
+added = sum(size(p) for n, p in sizing.items() if n not in local)
+older = sum(size(p) for p in local.values() if os.stat(p).st_mtime_ns < first)
+print(held + added - older - 1)
+EOF
+)
 OFFLINK_CACHE_MAX_SIZE=$limit olink lru3 -Wl,--device-linker=-O2
 [ "$(ran)" = 1 ] || fail "the link past the limit did not run"
 [ ! -e "$oldest" ] && [ "$(cache_entries local | wc -l)" = 2 ] ||

@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
-# Issue 31's audit: every file a device action opens or executes is in its
-# key.  Everyday links run with scripts/cache-audit as their device
-# launcher (strace of each device action: what it opened and executed,
-# real paths), and `cache-audit check --cached` compares each action with
-# the `key file:` lines of its `device action:` block in --explain: a file
-# opened but not keyed, an action without a block or not cached, a file
+# Issue 31's audit, with issue 37's: every file a device action opens or
+# executes is in its key, and every place it looks for one and finds
+# empty; everything clang's driver looks at when asked what a device link
+# runs (`clang -###`) is in its memo's key.  Everyday links run with
+# scripts/cache-audit as their device and probe launcher (strace of each:
+# what it opened, executed, looked at, real paths), and `cache-audit check
+# --cached` compares each action with the `key file:`, `key looked:` lines
+# of its `device action:` block in --explain, each probe with the `driver
+# key` lines of its `driver probe:` block: a file opened or a place looked
+# at but not keyed, an action without a block or not cached, a file
 # written outside the action's directory is a failure.  Each link is also
 # one of the everyday-cached list of docs (PLAN31): a miss, then on a
 # relink a hit (no device action runs), the same bytes, no `not cached:`
@@ -29,6 +33,9 @@ need "$LLVM22/clang" "$LLVM22/ld.lld" "$LLVM22/llvm-ar" "$LLVM19/clang" "$LLVM19
 	strace python3 cc gcc ld.bfd cmp
 need_libomp19
 AUDIT=$OFL_SRC/scripts/cache-audit
+# the interpreter itself: a launcher of python's (pyenv's shim) would put
+# folders of its own first on the tools' PATH
+PY=$(python3 -c 'import sys; print(sys.executable)')
 STUB=$OFL_SRC/tests/interop/wrap_stub_src
 GCCDIR=$OFL_BUILD/libexec/offlink/gcc
 PLUGIN=$OFL_BUILD/lib/offlink-plugin.so
@@ -49,9 +56,10 @@ count() {
 
 # audited NAME RUN LINK...: LINK (its words; @OUT@ and @EXPLAIN@ stand for
 # the program and the --explain file) twice with an empty cache of its
-# own, each device action traced; RUN (evaluated, in NAME/, $PROG the
-# program) must succeed.  The first link: each action audited; the
-# second: a hit for every action, the same bytes.
+# own, each device action and the driver's probe traced (one launcher for
+# both links: its words are keyed); RUN (evaluated, in NAME/, $PROG the
+# program) must succeed.  The first link: each action and probe audited;
+# the second: a hit for every action, the same bytes.
 audited() {
 	local name=$1 run=$2 i w n
 	shift 2
@@ -63,24 +71,26 @@ audited() {
 			w=${w//@OUT@/$PWD/$name/prog$i}
 			cmd+=("${w//@EXPLAIN@/$PWD/$name/explain$i}")
 		done
-		OFFLINK_DEVICE_LAUNCHER="$AUDIT trace $PWD/$name/log$i" "${cmd[@]}" 2>$name/err$i ||
+		OFFLINK_DEVICE_LAUNCHER="$PY $AUDIT trace $PWD/$name/traces" \
+			OFFLINK_PROBE_LAUNCHER="$PY $AUDIT trace $PWD/$name/traces" "${cmd[@]}" 2>$name/err$i ||
 			{ cat $name/err$i; fail "$name: link $i"; }
 		[ -s $name/explain$i ] || fail "$name: link $i wrote no explain"
+		[ $i = 2 ] || n=$(count $name/traces trace)
 	done
 	# the trace step itself (today's code too): one record per action, each
 	# action as it would have run
-	n=$(count $name/log1 trace)
 	[ "$n" -gt 0 ] || fail "$name: no device action traced"
-	[ "$(count $name/log1 json)" = "$n" ] || fail "$name: an action traced, not recorded"
-	! grep -q '"status": [1-9]' $name/log1/*.json || fail "$name: a traced action failed"
+	[ "$(count $name/traces json)" = "$n" ] || fail "$name: an action traced, not recorded"
+	! grep -q '"status": [1-9]' $name/traces/*.json || fail "$name: a traced action failed"
+	grep -q '"probe": true' $name/traces/*.json || fail "$name: the driver's probe was not traced"
 	(cd $name && PROG=prog1 && eval "$run") || fail "$name: the program ($run)"
 	# the audit
-	"$AUDIT" check --cached $name/log1 $name/explain1 >$name/audit 2>&1 ||
+	"$AUDIT" check --cached $name/traces $name/explain1 >$name/audit 2>&1 ||
 		{ cat $name/audit >&2; problem $name "the audit (above)"; }
 	# cached: a miss, then a hit, the same bytes, never `not cached:`
 	! grep -q '^  not cached:' $name/explain1 $name/explain2 ||
 		problem $name "$(grep -h '^  not cached:' $name/explain1 $name/explain2 | sort -u | tr -s ' ')"
-	n=$(count $name/log2 trace)
+	n=$(($(count $name/traces trace) - n))
 	[ "$n" = 0 ] || problem $name "the relink ran $n device action(s): no hit"
 	cmp -s $name/prog1 $name/prog2 || problem $name "the relink's program differs from the first"
 }

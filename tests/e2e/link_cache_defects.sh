@@ -44,7 +44,6 @@ marked() {
 within2s() { [ $(($(date +%s%N) - $1)) -lt 1900000000 ]; }
 settle
 
-defect() { failed_case "defect $1" "$2"; }
 # the program links: CPU (main.o kern.o, libomp's), or AMDGPU (gfx90a
 # without a device runtime, its symbols left unresolved: the stub runtime
 # logs registration only)
@@ -52,48 +51,20 @@ CPU=(main.o kern.o -L"$RT")
 AMD=(stub.o gpu.o -rdynamic -ldl -Wl,--nogpulib
 	-Wl,--device-linker=amdgcn-amd-amdhsa=--unresolved-symbols=ignore-all)
 OBJS=("${CPU[@]}")
-# olink OUT ARGS...: a link through ld.offlink with the counting launcher
-# (./ran: the device links run) and OUT.explain; --no-device-cache in
-# ARGS: uncached; it must finish within a minute (defect 11 hung)
-olink() {
-	local out=$1
-	shift
-	rm -f ran
-	timeout -k 5 60 "$LLVM22/clang" -fopenmp -fuse-ld=offlink -B"$OFL_BUILD/bin" "${OBJS[@]}" \
-		-Wl,--device-launcher="$PWD/launch" -Wl,--explain="$PWD/$out.explain" "$@" -o "$out" \
-		2>"$out.err" || { cat "$out.err" >&2; fail "link $out"; }
-}
-# uncached OUT ARGS...
-uncached() { olink "$@" -Wl,--no-device-cache; }
-# stale N NAME MUTATION ARGS...: fill the cache (a miss, or a hit of an
-# earlier case's entry), mutate, relink cached
-# (NAME.1) and uncached (NAME.2): the same bytes, else defect N; the
-# mutation must change the image (NAME.0 against NAME.2)
-stale() {
-	local n=$1 name=$2 mutation=$3
-	shift 3
-	olink $name.0 "$@"
-	eval "$mutation"
-	olink $name.1 "$@"
-	uncached $name.2 "$@"
-	cmp -s $name.0 $name.2 && fail "$name: the change did not reach the image (the case tests nothing)"
-	cmp -s $name.1 $name.2 ||
-		defect $n "$name: a stale hit: the cached relink ($(state $name.1)) differs from an uncached link"
-}
-# state OUT: what OUT.explain says of the cache (for messages)
-state() { grep -o 'cache hit\|cache miss\|not cached.*' "$1.explain" | head -1; }
-# not_cached_said OUT: the explain names a device action not cached, why
-not_cached_said() { grep -q '^  not cached: ..*' "$1.explain"; }
-
 # ---- 1: a triple-prefixed linker on PATH ----------------------------------
 # clang's driver runs <triple>-ld.lld from its program folders, then from
 # PATH, before the plain ld.lld (Gentoo ships them in /usr/bin).  The
 # action must resolve its linker as clang does: every name clang tries, in
 # its order, is keyed (the one found) or keyed absent (those before it).
-stale 1 prefixed-cpu "marked pbin/x86_64-pc-linux-gnu-ld.lld $LLVM22/ld.lld 1"
+# (a copy of lld with one byte changed: its name, which it writes into
+# the image's .comment; a script would not be cached at all)
+LLDZ=("Debian LLD 2" "Debian LLE 2")
+stale "defect 1" prefixed-cpu \
+	'flipped_copy "$(readlink -f "$LLVM22/ld.lld")" pbin/x86_64-pc-linux-gnu-ld.lld "${LLDZ[@]}"'
 rm pbin/x86_64-pc-linux-gnu-ld.lld
 OBJS=("${AMD[@]}")
-stale 1 prefixed-amdgpu "marked pbin/amdgcn-amd-amdhsa-ld.lld $LLVM22/ld.lld 1"
+stale "defect 1" prefixed-amdgpu \
+	'flipped_copy "$(readlink -f "$LLVM22/ld.lld")" pbin/amdgcn-amd-amdhsa-ld.lld "${LLDZ[@]}"'
 rm pbin/amdgcn-amd-amdhsa-ld.lld
 OBJS=("${CPU[@]}")
 
@@ -105,10 +76,10 @@ OBJS=("${CPU[@]}")
 mkdir -p la lb
 cp libfoo1.so lb/libfoo.so
 settle
-stale 2 library-path "cp libfoo2.so la/libfoo.so" -Wl,--device-linker=--library-path="$PWD/la" \
+stale "defect 2" library-path "cp libfoo2.so la/libfoo.so" -Wl,--device-linker=--library-path="$PWD/la" \
 	-Wl,--device-linker=--library-path="$PWD/lb" -Wl,--device-linker=--library=foo
 rm la/libfoo.so
-stale 2 L-two-words "cp libfoo2.so la/libfoo.so" -Wl,--device-linker=-L -Wl,--device-linker="$PWD/la" \
+stale "defect 2" L-two-words "cp libfoo2.so la/libfoo.so" -Wl,--device-linker=-L -Wl,--device-linker="$PWD/la" \
 	-Wl,--device-linker=-L -Wl,--device-linker="$PWD/lb" -Wl,--device-linker=-lfoo
 rm la/libfoo.so
 # -Bstatic: ld then takes lib<name>.a only.  (Given in a response file:
@@ -118,7 +89,7 @@ cp libfoo1.so la/libbar.so
 cp libbar1.a lb/libbar.a
 printf -- '-Bstatic\n-Wl,--undefined=extra_marker -lbar -Wl,-Bdynamic\n' >static.rsp
 settle
-stale 2 Bstatic "cp libbar2.a la/libbar.a" -Wl,--device-linker=-L"$PWD/la" \
+stale "defect 2" Bstatic "cp libbar2.a la/libbar.a" -Wl,--device-linker=-L"$PWD/la" \
 	-Wl,--device-linker=-L"$PWD/lb" -Wl,--device-linker=@"$PWD/static.rsp"
 rm -r la lb
 
@@ -136,7 +107,7 @@ SONAME=-Wl,--device-linker=--soname=img.so
 printf 'INPUT(scr_impl.o)\n' >libscr.so
 cp extra1.o scr_impl.o
 settle
-stale 3 gold-script "cp extra2.o scr_impl.o; settle" "$TREE" $SONAME -Wl,--device-linker=-L"$PWD" \
+stale "defect 3" gold-script "cp extra2.o scr_impl.o; settle" "$TREE" $SONAME -Wl,--device-linker=-L"$PWD" \
 	-Wl,--device-linker=-lscr
 grep -q '"-fuse-ld=gold"' gold-script.2.explain || fail "gold-script: the tree's link did not use gold"
 
@@ -158,21 +129,21 @@ olink rw.1 -Wl,--device-launcher="$PWD/rewriting" -Wl,--device-linker="$PWD/extr
 uncached rw.2 -Wl,--device-linker="$PWD/extra.o"
 cmp -s rw.0 rw.2 && fail "rw: the rewrite did not reach the image"
 cmp -s rw.1 rw.2 ||
-	defect 4 "an input rewritten while the link ran: stored under its old bytes, the relink a stale $(state rw.1)"
+	failed_case "defect 4" "an input rewritten while the link ran: stored under its old bytes, the relink a stale $(state rw.1)"
 
 # ---- 6: LLD_VERSION and LD_RUN_PATH ------------------------------------------
 # lld writes LLD_VERSION into .comment; bfd takes LD_RUN_PATH as -rpath.
 # Both must be in the action's environment (keyed: key env lines).
-stale 6 lld-version "export LLD_VERSION=offlink-test-lld"
+stale "defect 6" lld-version "export LLD_VERSION=offlink-test-lld"
 unset LLD_VERSION
-# bfd: the tree's link (gold) with an ld.gold on PATH that runs bfd
+# bfd: the tree's link (gold) with an ld.gold on PATH that is bfd (a link:
+# the key reads the tool as the file it runs)
 mkdir -p bfd
-printf '#!/bin/sh\nexec /usr/bin/ld.bfd "$@"\n' >bfd/ld.gold
-chmod +x bfd/ld.gold
+ln -s /usr/bin/ld.bfd bfd/ld.gold
 PATH0=$PATH
 export PATH=$PWD/bfd:$PATH
 settle
-stale 6 ld-run-path "export LD_RUN_PATH=/offlink-test-run-path" "$TREE" $SONAME
+stale "defect 6" ld-run-path "export LD_RUN_PATH=/offlink-test-run-path" "$TREE" $SONAME
 unset LD_RUN_PATH
 export PATH=$PATH0
 
@@ -183,9 +154,9 @@ export PATH=$PATH0
 for i in 0 1 2; do
 	rm -f dev.map
 	olink map.$i -Wl,--device-linker=-Map="$PWD/dev.map"
-	[ -s dev.map ] || { defect 7 "link $i with -Map wrote no map (a hit)"; break; }
+	[ -s dev.map ] || { failed_case "defect 7" "link $i with -Map wrote no map (a hit)"; break; }
 done
-not_cached_said map.1 || defect 7 "a device link with -Map: no 'not cached:' line in --explain"
+not_cached_said map.1 || failed_case "defect 7" "a device link with -Map: no 'not cached:' line in --explain"
 
 # ---- 8: names lld normalises in its dependency file --------------------------
 # lld writes sym/../impl.o as impl.o, another file than the one it read
@@ -198,7 +169,7 @@ cp extra1.o n8/deep/impl.o
 cp extra1.o n8/impl.o
 printf 'INPUT(sym/../impl.o)\n' >n8/libn8.so
 settle
-stale 8 normalised "cp extra2.o n8/deep/impl.o; settle" -Wl,--device-linker=-L"$PWD/n8" \
+stale "defect 8" normalised "cp extra2.o n8/deep/impl.o; settle" -Wl,--device-linker=-L"$PWD/n8" \
 	-Wl,--device-linker=-ln8
 
 # ---- 9: a thin archive's members ---------------------------------------------
@@ -209,7 +180,7 @@ cp extra1.o thin1.o
 "$LLVM22/llvm-ar" rcs --thin libthin.a thin1.o || fail "thin archive"
 cp libthin.a libthin.before
 settle
-stale 9 thin "cp extra2.o thin1.o; settle" -Wl,--device-linker=--whole-archive \
+stale "defect 9" thin "cp extra2.o thin1.o; settle" -Wl,--device-linker=--whole-archive \
 	-Wl,--device-linker="$PWD/libthin.a" -Wl,--device-linker=--no-whole-archive
 cmp -s libthin.a libthin.before || fail "thin: the member's rebuild changed the archive"
 
@@ -227,12 +198,12 @@ timeout -k 5 20 "$LLVM22/clang" -fopenmp -fuse-ld=offlink -B"$OFL_BUILD/bin" "${
 kill $WRITER 2>/dev/null || true
 wait $WRITER 2>/dev/null || true
 if [ $rc = 124 ] || [ $rc = 137 ]; then
-	defect 11 "a FIFO response file: the link hung (killed after 20 s)"
+	failed_case "defect 11" "a FIFO response file: the link hung (killed after 20 s)"
 elif [ $rc != 0 ]; then
 	cat fifo.err >&2
-	defect 11 "a FIFO response file: the link failed (exit $rc)"
+	failed_case "defect 11" "a FIFO response file: the link failed (exit $rc)"
 else
-	not_cached_said fifo || defect 11 "a FIFO response file: no 'not cached:' line in --explain"
+	not_cached_said fifo || failed_case "defect 11" "a FIFO response file: no 'not cached:' line in --explain"
 fi
 
 # ---- 12: -B from CCC_OVERRIDE_OPTIONS ----------------------------------------
@@ -241,7 +212,7 @@ fi
 # must apply it (or refuse it: not cached) as for a -B word.
 mkdir -p bdir
 export CCC_OVERRIDE_OPTIONS="+-B$PWD/bdir"
-stale 12 ccc-override "marked bdir/ld.lld $LLVM22/ld.lld 1"
+stale "defect 12" ccc-override "marked bdir/ld.lld $LLVM22/ld.lld 1"
 unset CCC_OVERRIDE_OPTIONS
 
 # ---- 13: -B linker options ---------------------------------------------------
@@ -252,9 +223,9 @@ for b in -Bsymbolic -Bdynamic; do
 	olink b13$b.0 -Wl,--device-linker=$b
 	olink b13$b.1 -Wl,--device-linker=$b
 	[ "$(ran)" = 0 ] && ! not_cached_said b13$b.1 ||
-		defect 13 "--device-linker=$b: the relink was not a hit ($(state b13$b.1))"
+		failed_case "defect 13" "--device-linker=$b: the relink was not a hit ($(state b13$b.1))"
 	uncached b13$b.2 -Wl,--device-linker=$b
-	cmp -s b13$b.1 b13$b.2 || defect 13 "--device-linker=$b: the relink differs from an uncached link"
+	cmp -s b13$b.1 b13$b.2 || failed_case "defect 13" "--device-linker=$b: the relink differs from an uncached link"
 done
 
 # ---- a file that has not settled ---------------------------------------------
@@ -268,9 +239,9 @@ olink fresh.0 -L. -lfresh
 if within2s $t; then
 	olink fresh.1 -L. -lfresh
 	[ "$(ran)" = 0 ] ||
-		defect settle "a link right after ar: not stored ($(state fresh.0))"
+		failed_case "defect settle" "a link right after ar: not stored ($(state fresh.0))"
 	uncached fresh.2 -L. -lfresh
-	cmp -s fresh.1 fresh.2 || defect settle "a link right after ar: the relink differs from an uncached link"
+	cmp -s fresh.1 fresh.2 || failed_case "defect settle" "a link right after ar: the relink differs from an uncached link"
 else
 	echo "the link after ar came 2 s late (a slow machine): the case not judged"
 fi

@@ -104,10 +104,13 @@ case_ rsp image "printf -- '--soname=two.so\n' >dev.rsp" -Wl,--device-linker=@"$
 case_ script image 'cp extra2.o scr_impl.o; settle' -Wl,--device-linker=-L"$PWD" \
 	-Wl,--device-linker=-lscr
 # the same file reached through a link that is moved to another file
-# while the first stays as it was (libfoo.so to a new version)
+# while the first stays as it was (libfoo.so to a new version; one no link
+# read before: bytes read before are the same key, a hit)
+printf 'int extra_marker = 3;\n' >extra3.c
+cc -fPIC -c extra3.c -o extra3.o || fail "compile extra3"
 rm scr_impl.o
 ln -s extra1.o scr_impl.o
-case_ symlink image 'ln -sfn extra2.o scr_impl.o' -Wl,--device-linker=-L"$PWD" \
+case_ symlink image 'ln -sfn extra3.o scr_impl.o' -Wl,--device-linker=-L"$PWD" \
 	-Wl,--device-linker=-lscr
 rm scr_impl.o
 cp extra1.o scr_impl.o
@@ -148,7 +151,7 @@ cp /usr/bin/ld.gold gold/ld.gold
 settle
 export PATH=$PWD/gold:$PATH22
 TREE=-Wl,--device-compiler="$PWD/tree/bin/clang"
-case_ gold key "touch gold/ld.gold; settle" "$TREE" $SONAME
+case_ gold key "printf x >>gold/ld.gold" "$TREE" $SONAME
 grep -q '"-fuse-ld=gold"' gold.1.explain || fail "the tree's link did not use gold"
 grep -q "key file: $PWD/gold/ld.gold" gold.1.explain || fail "not the gold PATH finds"
 # what the driver loads and reads to choose (its libraries, its resource
@@ -216,11 +219,49 @@ cmp x.1 x.2 || fail "personality: -Xoffload-linker extra.o rebuilt gave a stale 
 cmp -s x.0 x.2 && fail "personality: the rebuilt extra.o did not change the image"
 
 # clang's COMPILER_PATH, where it finds its linker before its own folder:
-# keyed, and what it finds there is what runs
+# what it finds there is what runs, and is keyed (the gold case's entry,
+# whose job it is, may answer)
 COMPILER_PATH=$PWD/gold olink cpath.1 "$TREE" $SONAME
 COMPILER_PATH=$PWD/gold olink cpath.2 "$TREE" $SONAME -Wl,--no-device-cache
 cmp cpath.1 cpath.2 || fail "COMPILER_PATH: stale image"
-grep -q 'device link for .*, cache miss' cpath.1.explain || { cat cpath.1.explain; fail "COMPILER_PATH: a hit"; }
+grep -q "runs: \"$PWD/gold/ld.gold\"" cpath.1.explain || { cat cpath.1.explain; fail "COMPILER_PATH: not its gold"; }
+grep -q "key file: $PWD/gold/ld.gold" cpath.1.explain || fail "COMPILER_PATH: its gold not keyed"
+# the build folder: out of the key where the image does not depend on it
+# (the same objects and library linked from another folder hit), in it
+# where it does (a run path into it, which CPU device links take: another
+# image, a miss)
+TOP=$PWD
+# bflink DIR OUT ARGS...: a link run in DIR, its library folder DIR/lib
+bflink() {
+	local dir=$1 out=$2
+	shift 2
+	(cd $dir && "$LLVM22/clang" -fopenmp -fuse-ld=offlink -B"$OFL_BUILD/bin" $TOP/main.o $TOP/kern.o \
+		-L$RT -L"$TOP/$dir/lib" -lfoo -Wl,--explain="$TOP/$out.explain" "$@" -o "$TOP/$out") ||
+		fail "link $out"
+}
+mkdir -p bf1/lib bf2/lib
+cp libfoo1.so bf1/lib/libfoo.so
+cp libfoo1.so bf2/lib/libfoo.so
+bflink bf1 bf.1
+bflink bf2 bf.2
+grep -q 'device link for .*, cache hit' bf.2.explain || { cat bf.2.explain; fail "another build folder: a miss"; }
+bflink bf1 rpath.1 -Wl,-rpath,"$TOP/bf1/lib"
+bflink bf2 rpath.2 -Wl,-rpath,"$TOP/bf2/lib"
+bflink bf2 rpath.3 -Wl,-rpath,"$TOP/bf2/lib" -Wl,--no-device-cache
+cmp rpath.2 rpath.3 || fail "a run path into the build folder: a stale image"
+grep -q 'device link for .*, cache miss' rpath.2.explain || fail "a run path into the build folder: a hit"
+# the loader's view: a folder more on LD_LIBRARY_PATH holding none of what
+# the tools load changes nothing; a library of theirs put there (lld's
+# libz, one byte changed) is another key
+olink ldp.0
+mkdir -p ldp
+export LD_LIBRARY_PATH=$PWD/ldp${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+olink ldp.1
+grep -q 'device link for .*, cache hit' ldp.1.explain || { cat ldp.1.explain; fail "LD_LIBRARY_PATH: a miss"; }
+case_ ldpath key 'flipped_copy "$(readlink -f /lib/x86_64-linux-gnu/libz.so.1)" ldp/libz.so.1 Jean-loup Jean-Loup'
+grep -q "key file: $PWD/ldp/libz.so.1" ldpath.1.explain || fail "LD_LIBRARY_PATH: its libz not keyed"
+rm ldp/libz.so.1
+
 # a response file that includes itself: bounded work, and the link fails
 # as clang fails it (not the cache's doing)
 printf '@a.rsp @a.rsp @a.rsp @a.rsp @a.rsp @a.rsp\n' >a.rsp

@@ -265,6 +265,41 @@ grep -q "remote cache http://127.0.0.1:$port/c: GET: Timeout was reached; not us
 kill $STALL
 wait $STALL 2>/dev/null || true
 
+# ---- a remote that trickles: one timeout, not the hours its bytes take -------
+# Its answer comes a byte every 0.1 s, each sooner than the timeout (the
+# stall never fired: a 100 kB answer held the link for hours); a transfer
+# must move 16 kB a second over each timeout's window.
+port=$(free_port)
+python3 -c '
+import socket, sys, threading, time
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(8)
+open("trickle.ready", "w").close()
+def serve(c):
+    try:
+        c.recv(65536)
+        c.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 100000\r\n\r\n")
+        for _ in range(100000):
+            c.sendall(b"x")
+            time.sleep(0.1)
+    except OSError:
+        pass
+while True:
+    threading.Thread(target=serve, args=(s.accept()[0],), daemon=True).start()
+' "$port" &
+TRICKLE=$!
+wait_file trickle.ready
+rc=0
+OFFLINK_CACHE_DIR=$PWD/local-trickle OFFLINK_CACHE_REMOTE=http://127.0.0.1:$port/c \
+	OFFLINK_CACHE_REMOTE_TIMEOUT_MS=300 timeout -k 5 60 "$LLVM22/clang" -fopenmp -fuse-ld=offlink \
+	-B"$OFL_BUILD/bin" big.o -L$RT -o trickle 2>trickle.err || rc=$?
+kill $TRICKLE
+wait $TRICKLE 2>/dev/null || true
+[ $rc = 0 ] || fail "a trickling remote held the link (exit $rc: killed after 60 s)"
+grep -q "remote cache http://127.0.0.1:$port/c: GET: Timeout was reached; not used" trickle.err ||
+	{ cat trickle.err; fail "a trickling remote was not given up"; }
+[ "$(grep -c 'remote cache' trickle.err)" = 1 ] || { cat trickle.err; fail "said more than once"; }
+
 # ---- SIGTERM while the remote is silent: ld.offlink ends at once -------------
 port=$(free_port)
 python3 -c '

@@ -32,6 +32,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	inside(odd + 1, size, d.interp);
 	inside(odd + 1, size, d.rpath);
 	inside(odd + 1, size, d.runpath);
+	inside(odd + 1, size, d.soname);
 	for (size_t i = 0; i < d.nneeded; i++) {
 		if (!d.needed[i])
 			abort();

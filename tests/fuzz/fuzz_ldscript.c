@@ -1,7 +1,7 @@
 /* Fuzzes the scan of linker scripts given as inputs, and of an expression
- * (--defsym's): every name it hands out lies inside the input, is not
- * empty and holds no NUL; the scan ends (linear: each step consumes a
- * byte). */
+ * (--defsym's): every name it hands out (a file of INPUT, GROUP, INCLUDE, a
+ * symbol) lies inside the input, is not empty and holds no NUL; each scan
+ * ends (linear: each step consumes a byte). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,7 +18,7 @@ struct span {
 static int check(void *ctx, enum ofl_ldscript_kind kind, const char *name, size_t len)
 {
 	struct span *s = ctx;
-	if (kind > OFL_LDSCRIPT_EXTERN)
+	if (kind > OFL_LDSCRIPT_INCLUDE)
 		abort();
 	const uint8_t *p = (const uint8_t *)name;
 	if (!len || p < s->data || p + len > s->data + s->size || memchr(p, 0, len))
@@ -37,6 +37,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	s.names = 0;
 	if (ofl_ldscript_expr_symbols((const char *)data, size, check, &s))
+		abort();
+	s.names = 0;
+	rc = ofl_ldscript_includes(data, size, check, &s, &err);
+	if (rc && rc != OFL_EINVAL)
 		abort();
 	return 0;
 }

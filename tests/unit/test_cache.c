@@ -148,12 +148,13 @@ OFL_TEST(temporaries_counted_and_swept)
 	CHECK(!ofl_cache_stats("s", &s, &err) && s.entries == 1 && s.temporaries == 1);
 }
 
-/* An entry stored in parts is read back whole, mapped from the store. */
+/* An entry stored in parts is read back whole, mapped from the store
+ * (from 64 KiB on: a smaller one, a memo, is read). */
 OFL_TEST(store_parts_mapped_back)
 {
 	struct ofl_cache *c = open_store("s");
 	CHECK(c);
-	static uint8_t image[3 * 4096 + 7];
+	static uint8_t image[(64 << 10) + 7];
 	for (size_t i = 0; i < sizeof(image); i++)
 		image[i] = (uint8_t)(i * 31);
 	char note[256] = "";

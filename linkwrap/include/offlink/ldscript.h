@@ -17,10 +17,11 @@ extern "C" {
 OFL_API_BEGIN
 
 enum ofl_ldscript_kind {
-	OFL_LDSCRIPT_INPUT,  /* a file of INPUT(...) */
-	OFL_LDSCRIPT_GROUP,  /* a file of GROUP(...): scanned with the others */
-	OFL_LDSCRIPT_EXTERN, /* a symbol it references: EXTERN's, ENTRY's, a name in
-	                      * an assignment's expression: undefined, as -u */
+	OFL_LDSCRIPT_INPUT,   /* a file of INPUT(...) */
+	OFL_LDSCRIPT_GROUP,   /* a file of GROUP(...): scanned with the others */
+	OFL_LDSCRIPT_EXTERN,  /* a symbol it references: EXTERN's, ENTRY's, a name in
+	                       * an assignment's expression: undefined, as -u */
+	OFL_LDSCRIPT_INCLUDE, /* a script INCLUDE names: read in its place */
 };
 
 /* One name a script gives, as written ("-lname" for a library), len bytes
@@ -45,6 +46,12 @@ int ofl_ldscript_inputs(const uint8_t *d, size_t n, ofl_ldscript_fn fn, void *ct
  * numbers.  Returns what fn returned when not 0; what ld would refuse is
  * read as far as it goes (the host linker reports it). */
 int ofl_ldscript_expr_symbols(const char *e, size_t n, ofl_ldscript_fn fn, void *ctx);
+/* Calls fn for the file name of every INCLUDE command of the script,
+ * wherever it is (at the top, in SECTIONS, MEMORY or an output section),
+ * in order.  OFL_EINVAL when d is no script: a NUL byte, an unterminated
+ * comment or string, an INCLUDE without a name. */
+int ofl_ldscript_includes(const uint8_t *d, size_t n, ofl_ldscript_fn fn, void *ctx,
+                          struct ofl_error *err);
 
 OFL_API_END
 #ifdef __cplusplus

@@ -87,6 +87,10 @@ struct ofl_link_opts {
 	 * those the plan lists, with those named after a launcher's program
 	 * (RECC_... for recc); NULL: none. */
 	const char *launcher_env;
+	/* Prefix of the command that asks clang's driver what a device link
+	 * runs (`clang -###`; scripts/cache-audit traces it), or none. */
+	const char *const *probe_launcher;
+	size_t nprobe_launcher;
 	/* Archive members whose images have these archs are always taken. */
 	const char *const *extract_archs;
 	size_t nextract_archs;
@@ -357,8 +361,10 @@ struct ofl_plan_group {
 	size_t first_action, nactions;
 };
 
-/* A file a device action may read, as its key holds it. */
-enum ofl_plan_how { OFL_KEY_CONTENT, OFL_KEY_IDENTITY, OFL_KEY_ABSENT };
+/* A file a device action may read, as its key holds it: by its bytes;
+ * as absent (a word names it); looked at first by a search and empty (the
+ * search's answer is keyed); the loader's cache (its answers are keyed). */
+enum ofl_plan_how { OFL_KEY_CONTENT, OFL_KEY_ABSENT, OFL_KEY_LOOKED, OFL_KEY_LOADER_CACHE };
 struct ofl_plan_file {
 	const char *path;
 	enum ofl_plan_how how;

@@ -31,7 +31,7 @@ struct ofl_link_config {
 	struct ofl_link_opts o;
 	/* what o points into (o's list pointers are set by
 	 * ofl_link_config_env, once no list grows any more) */
-	struct ofl_argv device_linker_args, device_compiler_args, launcher, extract;
+	struct ofl_argv device_linker_args, device_compiler_args, launcher, probe_launcher, extract;
 	struct ofl_argv lto_opts, mllvm;
 	char *device_compiler;
 	bool no_device_cache; /* --no-device-cache: o.cache stays NULL */
@@ -63,7 +63,8 @@ int ofl_link_config_option(struct ofl_link_config *c, const struct ofl_ldarg *a,
  * offlink/driver.h reads it): tmpdir ($TMPDIR), search_path ($PATH),
  * cuda_path unless set ($CUDA_PATH; with llvm_wrapper none, as LLVM's
  * wrapper reads none: PATH alone), the launcher unless an option gave one
- * ($OFFLINK_DEVICE_LAUNCHER, words split on blanks), device_env (under
+ * ($OFFLINK_DEVICE_LAUNCHER, words split on blanks), the probe launcher
+ * ($OFFLINK_PROBE_LAUNCHER, likewise), device_env (under
  * gcc, the variables gcc rewrites for its linker as the user gave them to
  * gcc, so that the device links see what a link clang drives sees), jobs and
  * the jobserver ($MAKEFLAGS, with o.jobs as the front end's -j), the
