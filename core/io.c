@@ -358,6 +358,17 @@ int ofl_out_open(struct ofl_out *o, const char *path, struct ofl_error *err)
 	return 0;
 }
 
+bool ofl_file_head(const char *path, void *buf, size_t n)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	size_t got = 0;
+	if (fd < 0)
+		return false;
+	bool ok = !ofl_fd_pread_all(fd, buf, n, 0, &got) && got == n;
+	close(fd);
+	return ok;
+}
+
 int ofl_fd_pread_all(int fd, void *p, size_t n, uint64_t off, size_t *got)
 {
 	size_t done = 0;

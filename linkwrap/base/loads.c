@@ -3,7 +3,6 @@
 
 #include <ctype.h>
 #include <elf.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -247,11 +246,7 @@ static int walk_file(struct walk *w, const char *path, const struct chain *up, u
 static bool compatible(const char *p)
 {
 	uint8_t h[20];
-	int fd = open(p, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	ssize_t n = fd < 0 ? -1 : pread(fd, h, sizeof(h), 0);
-	if (fd >= 0)
-		close(fd);
-	return n == (ssize_t)sizeof(h) && !memcmp(h, ELFMAG, SELFMAG) &&
+	return ofl_file_head(p, h, sizeof(h)) && !memcmp(h, ELFMAG, SELFMAG) &&
 	       h[EI_CLASS] == ELFCLASS64 && h[EI_DATA] == ELFDATA2LSB &&
 	       ofl_le16(h + 18) == MACHINE;
 }

@@ -17,7 +17,6 @@
  * written @link and @cwd in the key's words where the bytes do not depend
  * on them (a.keyjobs). */
 #include <ctype.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -31,6 +30,7 @@
 #include "loads.h"
 #include "rsp.h"
 #include "offlink/archive.h"
+#include "offlink/io.h"
 #include "offlink/ldscript.h"
 
 /* Response files and scripts one action may read, nested and in all. */
@@ -245,11 +245,7 @@ static int remember(void *ctx, enum ofl_load_kind kind, const char *path, const 
 static bool is_script(const char *path)
 {
 	char h[2];
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	ssize_t n = fd < 0 ? -1 : pread(fd, h, sizeof(h), 0);
-	if (fd >= 0)
-		close(fd);
-	return n == 2 && h[0] == '#' && h[1] == '!';
+	return ofl_file_head(path, h, sizeof(h)) && h[0] == '#' && h[1] == '!';
 }
 
 static const struct program_loads *loads_of(struct decl *d, const char *path, int *rc)

@@ -5,7 +5,6 @@
  * inputs the link reads, what a CPU device link takes from the host link,
  * the host linker's argv with the wrapper objects, and which outputs of the
  * host linker would name a temporary. */
-#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,11 +39,7 @@ char *ofl_hostlink_find_library(const struct ofl_link *l, const struct ofl_ldarg
 static bool is_shared_object(const char *path)
 {
 	uint8_t h[18];
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	ssize_t n = fd < 0 ? -1 : pread(fd, h, sizeof(h), 0);
-	if (fd >= 0)
-		close(fd);
-	return n == (ssize_t)sizeof(h) && ofl_format_of(h, sizeof(h)) == OFL_FMT_ELF &&
+	return ofl_file_head(path, h, sizeof(h)) && ofl_format_of(h, sizeof(h)) == OFL_FMT_ELF &&
 	       (h[5] == 2 ? h[17] : h[16]) == 3;
 }
 

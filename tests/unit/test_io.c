@@ -160,3 +160,17 @@ OFL_TEST(io_character_devices_are_streams)
 	CHECK_EQ_U(ofl_file_open_regular(&f, "/dev/null", &e2), OFL_EIO);
 	CHECK_STR(e2.msg, "not a regular file");
 }
+
+/* ofl_file_head: the first bytes only when there are that many; a FIFO
+ * with no writer is no wait, a missing file no bytes. */
+OFL_TEST(file_head_peeks)
+{
+	struct ofl_error e = OFL_ERROR_INIT;
+	char h[4] = {0};
+	CHECK(ofl_write_file("s", "#!/bin/sh\n", 10, &e) == 0);
+	CHECK(ofl_file_head("s", h, 2) && h[0] == '#' && h[1] == '!');
+	CHECK(!ofl_file_head("s", h, 11));
+	CHECK(!ofl_file_head("absent", h, 2));
+	CHECK(mkfifo("fifo", 0600) == 0);
+	CHECK(!ofl_file_head("fifo", h, 2));
+}

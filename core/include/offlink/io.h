@@ -143,6 +143,11 @@ int ofl_file_is(const struct ofl_file *f, const char *path);
  * front end can refuse an output that would replace one of its inputs. */
 int ofl_same_file(const char *a, const char *b);
 
+/* Reads the first n bytes of the file at path into buf (a peek at its
+ * kind: ELF header, "#!"); true only when there were n to read.  Opens
+ * without blocking, so a FIFO is no wait. */
+bool ofl_file_head(const char *path, void *buf, size_t n);
+
 /* The file open as fd is on a local file system where the kernel alone
  * sets a file's change time, to the time of any change, and a file
  * removed while mapped stays readable: ext2/3/4, XFS, Btrfs, tmpfs (the
