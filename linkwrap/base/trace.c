@@ -156,7 +156,8 @@ static int metadata(struct ofl_buf *b, int pid, const char *what, unsigned track
 static int render(struct ofl_trace *t, struct ofl_buf *b)
 {
 	int pid = (int)getpid();
-	qsort(t->spans, t->nspans, sizeof(*t->spans), by_start);
+	if (t->nspans) /* none: spans is NULL, which qsort may not be given */
+		qsort(t->spans, t->nspans, sizeof(*t->spans), by_start);
 	int rc = ofl_buf_append_str(b, "{\"traceEvents\":[\n");
 	for (size_t i = 0; !rc && i < t->nspans; i++) {
 		const struct span *s = &t->spans[i];

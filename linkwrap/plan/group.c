@@ -291,7 +291,8 @@ static int by_group_then_image(const void *a, const void *b)
 static int list_members(struct grouping *gp, struct ofl_error *err)
 {
 	struct ofl_link *l = gp->l;
-	qsort(gp->pl, gp->npl, sizeof(*gp->pl), by_group_then_image);
+	if (gp->npl) /* no images: pl is NULL, which qsort may not be given */
+		qsort(gp->pl, gp->npl, sizeof(*gp->pl), by_group_then_image);
 	if (!(l->members = ofl_calloc(gp->npl + 1, sizeof(*l->members))))
 		return OFL_NOMEM(err);
 	for (size_t k = 0; k < gp->npl; k++) {
