@@ -182,9 +182,10 @@ int ofl_toolchain_cuda(const char *given, const char *search_path, char *out, si
 		free(p);
 		p = NULL;
 	}
+	char real[PATH_MAX];
 	const char *found = given ? given : p;
 	for (const char *const *c = ofl_cuda_candidates(); !found && *c; c++)
-		found = cuda_valid(*c) ? *c : NULL;
+		found = cuda_valid(*c) ? realpath(*c, real) : NULL;
 	int len = snprintf(out, n, "%s", found ? found : "");
 	int rc = len >= 0 && (size_t)len < n ? 0
 	                                     : ofl_error_set(err, OFL_EINVAL, found, OFL_NO_OFFSET,

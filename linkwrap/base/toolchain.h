@@ -53,8 +53,10 @@ const char *ofl_toolchain_cpu_linker(const char *clang, const char *search_path)
 /* The CUDA toolkit clang's driver would use (19 and 22 alike): given; the
  * directory above the bin/ of the ptxas on the search path (real path);
  * /usr/local/cuda, -8.0, -7.5, -7.0, /usr/lib/cuda; the first with bin/,
- * include/ and a libdevice in nvvm/libdevice/.  Into out ("" when none);
- * OFL_EINVAL when the path does not fit. */
+ * include/ and a libdevice in nvvm/libdevice/.  One found is named by its
+ * real path, whichever way it was found (the device links' words and the
+ * files their keys name: PATH never changes a key).  Into out ("" when
+ * none); OFL_EINVAL when the path does not fit. */
 int ofl_toolchain_cuda(const char *given, const char *search_path, char *out, size_t n,
                        struct ofl_error *err);
 /* The fixed places clang's driver looks in for a CUDA toolkit, in its

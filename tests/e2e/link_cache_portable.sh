@@ -5,7 +5,7 @@
 # machine's device links read is a byte-identical copy bound over the
 # original (another inode, other modification and change times: installed
 # at another time), the loader's cache made afresh by ldconfig (with a
-# folder more: other bytes), and PATH, HOME, USER, TMPDIR, the build
+# folder more: other bytes), and PATH (CUDA's bin/ on it), HOME, USER, TMPDIR, the build
 # folder and the local store others.  The remote is nginx's WebDAV on
 # 127.0.0.1.  There every everyday link is a remote hit giving the first
 # machine's program: OpenMP CPU with an archive, a thin archive, -l
@@ -28,6 +28,10 @@ STUB=$OFL_SRC/tests/interop/wrap_stub_src
 RT22=/usr/lib/llvm-22/lib
 PLUGIN=$OFL_BUILD/lib/offlink-plugin.so
 unset LIBRARY_PATH # nvlink writes it into the cubin: a setting both machines share
+# the first machine finds CUDA where clang looks by default (a CI image),
+# the second by the ptxas on its PATH (a developer's shell): one toolkit
+unset CUDA_PATH
+PATH=$(tr : '\n' <<<"$PATH" | grep -vx "$CUDA/bin" | paste -sd:)
 
 # ---- the first machine's build folder ---------------------------------------
 mkdir -p a/build
