@@ -17,6 +17,7 @@
 #include <plugin-api.h>
 
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -324,6 +325,16 @@ static void environment(void)
 	clock_gettime(CLOCK_MONOTONIC, &P.started);
 }
 
+/* The linker that loaded us, by its real file (gold looks for what a
+ * linker script names elsewhere than bfd); bfd when /proc does not say. */
+static enum ofl_linker host_linker(void)
+{
+	char self[PATH_MAX];
+	if (!realpath("/proc/self/exe", self))
+		return OFL_LINKER_BFD;
+	return ofl_linker_of(strrchr(self, '/') + 1);
+}
+
 /* The session, as ld.offlink starts it: not for ld -r or a line without
  * inputs (the linker's alone), and not with the environment or the command
  * line unreadable. */
@@ -343,6 +354,7 @@ static enum ld_plugin_status start(void)
 	snprintf(process, sizeof(process), "%s + offlink plugin", exe);
 	if (!P.c.o.chained && ofl_link_config_trace(&P.c, process, &err))
 		return fail(&err);
+	P.c.o.host_linker = host_linker();
 	return ofl_link_open(&P.link, &P.c.o, &err) ? fail(&err) : LDPS_OK;
 }
 

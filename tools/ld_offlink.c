@@ -114,24 +114,33 @@ static int linker_chain(struct link_job *j)
 	return 0;
 }
 
-/* The host linker, once the inputs are known (lld must read their bitcode):
- * the driver that called us is our parent. */
+/* How to find the host linker (the driver that called us is our parent):
+ * into q, its driver's path into driver. */
+static void linker_query(const struct link_job *j, unsigned llvm, struct ofl_host_linker_query *q,
+                         char driver[PATH_MAX])
+{
+	char exe[64];
+	snprintf(exe, sizeof(exe), "/proc/%d/exe", (int)getppid());
+	const char *choice = j->linker_choice ? j->linker_choice : getenv("OFFLINK_LINKER");
+	*q = (struct ofl_host_linker_query){choice ? choice : j->linker_named,
+	                                    j->linker_path,
+	                                    realpath(exe, driver) ? driver : NULL,
+	                                    getenv("PATH"),
+	                                    (const char *const *)j->skip.v,
+	                                    j->skip.n,
+	                                    llvm,
+	                                    j->c.o.llvm_roots,
+	                                    j->c.o.nllvm_roots};
+}
+
+/* The host linker, once the inputs are known (lld must read their
+ * bitcode). */
 static int resolve_linker(struct link_job *j, unsigned llvm)
 {
 	struct ofl_error err = OFL_ERROR_INIT;
-	char exe[64], driver[PATH_MAX];
-	snprintf(exe, sizeof(exe), "/proc/%d/exe", (int)getppid());
-	const char *choice = j->linker_choice ? j->linker_choice : getenv("OFFLINK_LINKER");
-	choice = choice ? choice : j->linker_named;
-	struct ofl_host_linker_query q = {choice,
-	                                  j->linker_path,
-	                                  realpath(exe, driver) ? driver : NULL,
-	                                  getenv("PATH"),
-	                                  (const char *const *)j->skip.v,
-	                                  j->skip.n,
-	                                  llvm,
-	                                  j->c.o.llvm_roots,
-	                                  j->c.o.nllvm_roots};
+	struct ofl_host_linker_query q;
+	char driver[PATH_MAX];
+	linker_query(j, llvm, &q, driver);
 	free(j->linker);
 	j->linker = ofl_find_host_linker(&q, &err);
 	return j->linker ? 0 : error_lib(&err);
@@ -278,6 +287,10 @@ static int finish_options(struct link_job *j)
 	j->c.o.output = j->cmd.output;
 	j->c.o.relocatable = j->offload_relocatable && j->cmd.relocatable;
 	j->c.o.host_cmd = &j->cmd;
+	struct ofl_host_linker_query q;
+	char driver[PATH_MAX];
+	linker_query(j, 0, &q, driver);
+	j->c.o.host_linker = ofl_host_linker_kind(&q);
 	j->c.o.log = log_line;
 	j->c.o.verbose = j->verbose;
 	j->c.o.log_ctx = j;

@@ -516,6 +516,23 @@ unsigned ofl_ld_jobs(const char *value)
 	return n && !*end && n <= 4096 ? (unsigned)n : 0;
 }
 
+static bool ends(const char *name, const char *tail)
+{
+	size_t n = strlen(name), t = strlen(tail);
+	return n >= t && !strcmp(name + n - t, tail);
+}
+
+enum ofl_linker ofl_linker_of(const char *base)
+{
+	if (ends(base, "ld.lld") || !strcmp(base, "lld"))
+		return OFL_LINKER_LLD;
+	if (ends(base, "ld.gold"))
+		return OFL_LINKER_GOLD;
+	if (ends(base, "ld.bfd") || !strcmp(base, "ld"))
+		return OFL_LINKER_BFD;
+	return OFL_LINKER_OTHER;
+}
+
 void ofl_ldcmd_release(struct ofl_ldcmd *c)
 {
 	for (size_t i = 0; i < c->nargs; i++) {

@@ -187,6 +187,20 @@ bool ofl_ldarg_is_own_typo(const struct ofl_ldarg *a, const char **meant);
  * any other value. */
 unsigned ofl_ld_jobs(const char *value);
 
+/* The GNU-style linkers, which differ in where they look for what a
+ * script names (ofl_ldscript_find) and in what else they read. */
+enum ofl_linker {
+	OFL_LINKER_BFD, /* GNU ld; also what a linker offlink does not know is taken for */
+	OFL_LINKER_LLD,
+	OFL_LINKER_GOLD,
+	OFL_LINKER_OTHER, /* none of these (mold, a program that is no linker) */
+};
+
+/* Which linker a program is, by the name of the file it runs (its real
+ * one: /usr/bin/ld is bfd or gold as the system chose, ld.lld-22 leads to
+ * lld): ld.bfd and ld, ld.gold, ld.lld and lld. */
+enum ofl_linker ofl_linker_of(const char *base);
+
 /* GNU ld's built-in search directories on Debian for a host triple (ld
  * --verbose's SEARCH_DIR): the multiarch ones, the lib64 ones of a 64-bit
  * host, then the generic ones; appended to dirs. */
