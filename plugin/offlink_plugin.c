@@ -45,6 +45,7 @@ struct plugin {
 	/* the linker's own command line, which the pipeline reads as
 	 * ld.offlink reads its own (libraries, run paths, dependency file) */
 	struct ofl_ldcmd host;
+	struct ofl_rsp_memo rsp; /* its response files, read once for the link */
 	char *cmdline;
 	bool failed;
 	bool loaded;             /* onload ran: a second one is the same .so loaded again */
@@ -133,7 +134,7 @@ static enum ld_plugin_status option(const char *opt)
 	char *argv[1] = {word};
 	snprintf(word, sizeof(word), "--%s", opt);
 	bool parsed = strlen(opt) < sizeof(word) - 2 &&
-	              !ofl_ldcmd_parse(&c, OFL_LDCMD_GNU, 1, argv, &err) && c.nargs == 1;
+	              !ofl_ldcmd_parse(&c, OFL_LDCMD_GNU, 1, argv, NULL, &err) && c.nargs == 1;
 	const struct ofl_ldarg *a = parsed ? &c.args[0] : NULL;
 	int rc = !a                             ? 1
 	         : a->opt == OFL_LD_OWN_EXPLAIN ? explain(a->value)
@@ -261,6 +262,7 @@ static enum ld_plugin_status cleanup(void)
 	if (!P.failed)
 		write_trace(LDPL_ERROR);
 	ofl_ldcmd_release(&P.host);
+	ofl_rsp_memo_release(&P.rsp);
 	free(P.cmdline);
 	ofl_link_config_release(&P.c);
 	if (P.explain)
@@ -297,8 +299,9 @@ static void read_command_line(void)
 	argc = 0;
 	for (size_t i = 0; i < n; i += strlen(P.cmdline + i) + 1)
 		argv[argc++] = P.cmdline + i;
-	if (!ofl_ldcmd_parse(&P.host, OFL_LDCMD_GNU, argc - 1, argv + 1, &err)) {
+	if (!ofl_ldcmd_parse(&P.host, OFL_LDCMD_GNU, argc - 1, argv + 1, &P.rsp, &err)) {
 		P.c.o.host_cmd = &P.host;
+		P.c.o.rsp = &P.rsp;
 		/* what the line tells the device link (another plugin's
 		 * -plugin-opt=O<n>), taken as ld.offlink takes it */
 		for (size_t i = 0; i < P.host.nargs; i++)

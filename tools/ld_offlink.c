@@ -287,6 +287,7 @@ static int finish_options(struct link_job *j)
 	j->c.o.output = j->cmd.output;
 	j->c.o.relocatable = j->offload_relocatable && j->cmd.relocatable;
 	j->c.o.host_cmd = &j->cmd;
+	j->c.o.rsp = &j->rsp;
 	struct ofl_host_linker_query q;
 	char driver[PATH_MAX];
 	linker_query(j, 0, &q, driver);
@@ -483,6 +484,7 @@ int link_job_run(struct link_job *j)
 void link_job_release(struct link_job *j)
 {
 	ofl_ldcmd_release(&j->cmd);
+	ofl_rsp_memo_release(&j->rsp);
 	free(j->linker);
 	free(j->chain_env);
 	free(j->host_env);
@@ -564,8 +566,9 @@ int cmd_ld_offlink(int argc, char **argv)
 	struct link_job j = {.cmd = OFL_LDCMD_INIT};
 	j.linker_named = linker_of_name(argv[0]);
 	struct ofl_error err = OFL_ERROR_INIT;
-	int rc = ofl_ldcmd_parse(&j.cmd, OFL_LDCMD_GNU, argc - 1, argv + 1, &err) ? error_lib(&err)
-	                                                                          : own_options(&j);
+	int rc = ofl_ldcmd_parse(&j.cmd, OFL_LDCMD_GNU, argc - 1, argv + 1, &j.rsp, &err)
+	             ? error_lib(&err)
+	             : own_options(&j);
 	if (!rc)
 		rc = link_job_run(&j);
 	link_job_release(&j);

@@ -386,12 +386,12 @@ static int parse_link_exe(struct parser *p, struct ofl_argv *w, size_t i, struct
 }
 
 int ofl_ldcmd_parse(struct ofl_ldcmd *c, enum ofl_ldcmd_style style, int argc, char *const *argv,
-                    struct ofl_error *err)
+                    struct ofl_rsp_memo *rsp, struct ofl_error *err)
 {
 	struct ofl_argv w = OFL_ARGV_INIT;
 	struct parser p = {.c = c};
 	int rc = 0;
-	rc = ofl_argv_expand(&w, argc, argv, err);
+	rc = ofl_argv_expand(&w, argc, argv, rsp, err);
 	for (size_t i = 0; i < w.n && !rc; i++)
 		rc = style == OFL_LDCMD_LINK_EXE ? parse_link_exe(&p, &w, i, err)
 		                                 : parse_one(&p, &w, &i, err);

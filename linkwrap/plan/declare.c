@@ -665,7 +665,7 @@ static int responses(struct decl *d, char *const *w, size_t n)
 	bool any = false;
 	for (size_t i = 0; i < n && !any; i++)
 		any = w[i][0] == '@' || !strncmp(w[i], "-Wl,@", 5);
-	int rc = any ? ofl_rsp_files(w, n, declare_rsp, d, d->err) : 0;
+	int rc = any ? ofl_rsp_files(w, n, d->l->memo.rsp, declare_rsp, d, d->err) : 0;
 	return rc == 1 ? uncached(d, "a response file that is no regular file, or nested too deep")
 	               : rc;
 }
@@ -722,7 +722,7 @@ static int ld_job(struct decl *d, const struct ofl_argv *job, enum ofl_linker ld
 	if (rc || d->a->uncached)
 		return rc;
 	struct ofl_error bad = OFL_ERROR_INIT;
-	if (ofl_ldcmd_parse(&c, OFL_LDCMD_GNU, (int)job->n - 1, job->v + 1, &bad))
+	if (ofl_ldcmd_parse(&c, OFL_LDCMD_GNU, (int)job->n - 1, job->v + 1, d->l->memo.rsp, &bad))
 		return bad.code == OFL_ENOMEM ? OFL_NOMEM(d->err)
 		                              : uncached(d, "its linker command: %s", bad.msg);
 	d->ld = ld;

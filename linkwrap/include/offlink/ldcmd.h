@@ -143,13 +143,14 @@ enum ofl_ldcmd_style {
 
 /* Parses argv[0..argc) (the words after the program name) in style.  @FILE words
  * are replaced by the words in FILE (shell-like quoting with ' " and \, as
- * GNU ld reads them), recursively up to a depth of 64; an @FILE that cannot
- * be read stays a word as ld keeps it.  Errors: an option missing its
- * value, --end-group without --start-group, --pop-state without a
+ * GNU ld reads them), recursively up to a depth of 64, each file read
+ * through rsp (NULL: a memo of its own; offlink/argv.h); an @FILE that
+ * cannot be read stays a word as ld keeps it.  Errors: an option missing
+ * its value, --end-group without --start-group, --pop-state without a
  * --push-state, a response file nested too deep (OFL_EINVAL, naming the
  * word); out of memory. */
 int ofl_ldcmd_parse(struct ofl_ldcmd *c, enum ofl_ldcmd_style style, int argc, char *const *argv,
-                    struct ofl_error *err);
+                    struct ofl_rsp_memo *rsp, struct ofl_error *err);
 
 /* Library search dirs in effect for an -l argument: every -L before or after
  * it (ld collects all -L first), in command-line order, with a leading '='

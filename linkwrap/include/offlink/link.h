@@ -100,6 +100,11 @@ struct ofl_link_opts {
 	 * -rpath, libraries by path) and which outputs name inputs; NULL:
 	 * nothing known. */
 	const struct ofl_ldcmd *host_cmd;
+	/* The response files read so far (host_cmd's, ofl_ldcmd_parse), which
+	 * the link's device actions read through, each file once per link
+	 * (borrowed, not shared with another link at once); NULL: the link
+	 * keeps its own. */
+	struct ofl_rsp_memo *rsp;
 	/* The host linker, which looks for what a linker script names where
 	 * it does (ofl_ldscript_find): gold in other places than bfd and lld
 	 * (OFL_LINKER_BFD, the default, is lld's way too). */
