@@ -6,22 +6,16 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "internal.h"
 
-/* A response file naming itself must end in an error, not in memory
- * exhaustion; 64 files deep is beyond any real build.  Files naming each
- * other many times grow exponentially, so the whole expansion is bounded
- * too: ld.bfd stops at 2000 response files; 256 MiB read and 16M words
- * are far beyond the largest real link lines. */
-#define RSP_MAX_DEPTH 64
-#define RSP_MAX_FILES 2000
-#define RSP_MAX_BYTES (256u << 20)
 #define RSP_MAX_WORDS (16u << 20)
 
 struct expansion {
 	struct ofl_argv *w;
+	struct ofl_rsp_memo *m;
 	unsigned files;
 	size_t bytes;
 	struct ofl_error *err;
@@ -46,51 +40,106 @@ int ofl_argv_push(struct ofl_argv *a, const char *s, struct ofl_error *err)
 	return 0;
 }
 
+/* ---- response files, each read once ------------------------------------ */
+
+const struct ofl_rsp_file *ofl_rsp_find(const struct ofl_rsp_memo *m, const char *path)
+{
+	for (size_t i = 0; m && i < m->n; i++)
+		if (!strcmp(m->v[i].path, path))
+			return &m->v[i];
+	return NULL;
+}
+
+/* What is at path: its bytes, NUL-terminated, into r.  Only a regular
+ * file is opened (a device may never end; opening a FIFO would let its
+ * writer go on, and the tool that reads it after wait for ever), and it is
+ * opened without blocking (one made there since). */
+static int read_file(struct ofl_rsp_file *r, const char *path, struct ofl_error *err)
+{
+	int fd = -1;
+	if (stat(path, &r->st) || S_ISDIR(r->st.st_mode))
+		r->state = OFL_RSP_NONE;
+	else if (!S_ISREG(r->st.st_mode))
+		r->state = OFL_RSP_SPECIAL;
+	else if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) < 0 || fstat(fd, &r->st))
+		r->state = OFL_RSP_NONE;
+	else
+		r->state = !S_ISREG(r->st.st_mode)                       ? OFL_RSP_SPECIAL
+		           : (uint64_t)r->st.st_size > OFL_RSP_MAX_BYTES ? OFL_RSP_HUGE
+		                                                         : OFL_RSP_READ;
+	size_t size = r->state == OFL_RSP_READ ? (size_t)r->st.st_size : 0;
+	if (r->state == OFL_RSP_READ && !(r->text = ofl_malloc(size + 1))) {
+		close(fd);
+		return OFL_NOMEM(err);
+	}
+	while (r->n < size) {
+		ssize_t got = read(fd, r->text + r->n, size - r->n);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0) /* shrank while read: what was there */
+			break;
+		r->n += (size_t)got;
+	}
+	if (r->text)
+		r->text[r->n] = '\0';
+	if (fd >= 0)
+		close(fd);
+	return 0;
+}
+
+int ofl_rsp_read(struct ofl_rsp_memo *m, const char *path, const struct ofl_rsp_file **out,
+                 struct ofl_error *err)
+{
+	if ((*out = ofl_rsp_find(m, path)))
+		return 0;
+	if (OFL_GROW(m->v, m->cap, m->n))
+		return OFL_NOMEM(err);
+	struct ofl_rsp_file *r = &m->v[m->n];
+	*r = (struct ofl_rsp_file){.path = ofl_strdup(path)};
+	int rc = r->path ? read_file(r, path, err) : OFL_NOMEM(err);
+	if (rc) {
+		free(r->path);
+		return rc;
+	}
+	*out = &m->v[m->n++];
+	return 0;
+}
+
+void ofl_rsp_memo_release(struct ofl_rsp_memo *m)
+{
+	for (size_t i = 0; i < m->n; i++) {
+		free(m->v[i].path);
+		free(m->v[i].text);
+	}
+	free(m->v);
+	*m = (struct ofl_rsp_memo)OFL_RSP_MEMO_INIT;
+}
+
 static int too_much(struct expansion *x, const char *path, const char *what)
 {
 	return ofl_error_set(x->err, OFL_EINVAL, path, OFL_NO_OFFSET, "response file %s", what);
 }
 
-/* The whole of path, NUL-terminated: 0; 1 when it cannot be opened (the
+/* The words of path, a copy to split: 0; 1 when it cannot be opened (the
  * @word then stays, as libiberty leaves it); an error for what is not a
  * regular file (a device may never end) or goes past the bounds. */
 static int read_rsp(struct expansion *x, const char *path, char **out)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	struct stat st;
-	if (fd < 0)
-		return 1;
-	int rc = fstat(fd, &st)         ? 1
-	         : S_ISDIR(st.st_mode)  ? 1
-	         : !S_ISREG(st.st_mode) ? too_much(x, path, "is not a regular file")
-	         : ++x->files > RSP_MAX_FILES
-	             ? too_much(x, path,
-	                        "is one too many: response files name each other over "
-	                        "2000 times")
-	         : (uint64_t)st.st_size > RSP_MAX_BYTES - x->bytes
-	             ? too_much(x, path, "makes the command line larger than 256 MiB")
-	             : 0;
-	char *buf = rc ? NULL : ofl_malloc((size_t)st.st_size + 1);
-	if (!rc && !buf)
-		rc = OFL_NOMEM(x->err);
-	size_t n = 0;
-	while (!rc && n < (size_t)st.st_size) {
-		ssize_t r = read(fd, buf + n, (size_t)st.st_size - n);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0) /* shrank while read: what was there */
-			break;
-		n += (size_t)r;
-	}
-	close(fd);
-	if (rc) {
-		free(buf);
+	const struct ofl_rsp_file *r;
+	int rc = ofl_rsp_read(x->m, path, &r, x->err);
+	rc = rc                               ? rc
+	     : r->state == OFL_RSP_NONE       ? 1
+	     : r->state == OFL_RSP_SPECIAL    ? too_much(x, path, "is not a regular file")
+	     : ++x->files > OFL_RSP_MAX_FILES ? too_much(x, path,
+	                                                 "is one too many: response files name "
+	                                                 "each other over 2000 times")
+	     : r->state == OFL_RSP_HUGE || r->n > OFL_RSP_MAX_BYTES - x->bytes
+	         ? too_much(x, path, "makes the command line larger than 256 MiB")
+	         : 0;
+	if (rc)
 		return rc;
-	}
-	buf[n] = '\0';
-	x->bytes += n;
-	*out = buf;
-	return 0;
+	x->bytes += r->n;
+	return (*out = ofl_strndup(r->text, r->n)) ? 0 : OFL_NOMEM(x->err);
 }
 
 static bool is_space(char ch)
@@ -131,7 +180,7 @@ static int expand(struct expansion *x, const char *word, unsigned depth)
 	int rc = word[0] == '@' ? read_rsp(x, word + 1, &buf) : 1;
 	if (rc)
 		return rc < 0 ? rc : push_word(x, word);
-	if (depth == RSP_MAX_DEPTH) {
+	if (depth == OFL_RSP_MAX_DEPTH) {
 		free(buf);
 		return ofl_error_set(x->err, OFL_EINVAL, NULL, OFL_NO_OFFSET,
 		                     "response files nested too deeply at '%s'", word);
@@ -143,12 +192,15 @@ static int expand(struct expansion *x, const char *word, unsigned depth)
 	return rc;
 }
 
-int ofl_argv_expand(struct ofl_argv *out, int argc, char *const *argv, struct ofl_error *err)
+int ofl_argv_expand(struct ofl_argv *out, int argc, char *const *argv, struct ofl_rsp_memo *m,
+                    struct ofl_error *err)
 {
-	struct expansion x = {out, 0, 0, err};
+	struct ofl_rsp_memo own = OFL_RSP_MEMO_INIT;
+	struct expansion x = {out, m ? m : &own, 0, 0, err};
 	int rc = 0;
 	for (int i = 0; i < argc && !rc; i++)
 		rc = expand(&x, argv[i], 0);
+	ofl_rsp_memo_release(&own);
 	return rc;
 }
 

@@ -1,5 +1,6 @@
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <linux/magic.h>
@@ -7,6 +8,7 @@
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -633,6 +635,34 @@ void ofl_outset_abort(struct ofl_outset *set)
 	*set = (struct ofl_outset)OFL_OUTSET_INIT;
 }
 
+/* A file of an overlay whose identity lasts as an ext4 file's does (the
+ * kernel's overlayfs.rst, "Inode properties"; docs/design.md).  The
+ * overlay is writable: a read-only one may be all images, whose times
+ * are the image's.  The file reports the overlay's device, as its folder
+ * does: only with all layers on one file system or with xino is st_dev
+ * uniform, and only then is st_ino persistent, across copy-up and
+ * remounts (elsewhere a file shows its layer's device and inode, which
+ * copy-up changes, of a file system not seen here).  Its inode number has
+ * none of the high bits where xino writes a layer's index (a lower layer
+ * on another file system: the index names another layer in another mount
+ * of the same device number): it is a file of the upper layer's file
+ * system, which sets change times itself (NFS cannot be an upper). */
+static bool overlay_identity(int fd, const struct statfs *fs)
+{
+	char link[64], path[PATH_MAX];
+	struct stat f, dir;
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	ssize_t n = readlink(link, path, sizeof(path) - 1);
+	if ((fs->f_flags & ST_RDONLY) || n <= 0 || n >= (ssize_t)sizeof(path) - 1 || fstat(fd, &f))
+		return false;
+	path[n] = '\0';
+	char *slash = strrchr(path, '/');
+	if (!slash)
+		return false;
+	*(slash == path ? slash + 1 : slash) = '\0';
+	return !stat(path, &dir) && dir.st_dev == f.st_dev && (uint64_t)f.st_ino >> 48 == 0;
+}
+
 bool ofl_fs_kernel_ctime(int fd)
 {
 	struct statfs fs;
@@ -644,6 +674,8 @@ bool ofl_fs_kernel_ctime(int fd)
 	case BTRFS_SUPER_MAGIC:
 	case TMPFS_MAGIC:
 		return true;
+	case OVERLAYFS_SUPER_MAGIC:
+		return overlay_identity(fd, &fs);
 	default:
 		return false;
 	}

@@ -17,6 +17,7 @@
 #include <plugin-api.h>
 
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,6 +45,7 @@ struct plugin {
 	/* the linker's own command line, which the pipeline reads as
 	 * ld.offlink reads its own (libraries, run paths, dependency file) */
 	struct ofl_ldcmd host;
+	struct ofl_rsp_memo rsp; /* its response files, read once for the link */
 	char *cmdline;
 	bool failed;
 	bool loaded;             /* onload ran: a second one is the same .so loaded again */
@@ -132,7 +134,7 @@ static enum ld_plugin_status option(const char *opt)
 	char *argv[1] = {word};
 	snprintf(word, sizeof(word), "--%s", opt);
 	bool parsed = strlen(opt) < sizeof(word) - 2 &&
-	              !ofl_ldcmd_parse(&c, OFL_LDCMD_GNU, 1, argv, &err) && c.nargs == 1;
+	              !ofl_ldcmd_parse(&c, OFL_LDCMD_GNU, 1, argv, NULL, &err) && c.nargs == 1;
 	const struct ofl_ldarg *a = parsed ? &c.args[0] : NULL;
 	int rc = !a                             ? 1
 	         : a->opt == OFL_LD_OWN_EXPLAIN ? explain(a->value)
@@ -260,6 +262,7 @@ static enum ld_plugin_status cleanup(void)
 	if (!P.failed)
 		write_trace(LDPL_ERROR);
 	ofl_ldcmd_release(&P.host);
+	ofl_rsp_memo_release(&P.rsp);
 	free(P.cmdline);
 	ofl_link_config_release(&P.c);
 	if (P.explain)
@@ -296,8 +299,9 @@ static void read_command_line(void)
 	argc = 0;
 	for (size_t i = 0; i < n; i += strlen(P.cmdline + i) + 1)
 		argv[argc++] = P.cmdline + i;
-	if (!ofl_ldcmd_parse(&P.host, OFL_LDCMD_GNU, argc - 1, argv + 1, &err)) {
+	if (!ofl_ldcmd_parse(&P.host, OFL_LDCMD_GNU, argc - 1, argv + 1, &P.rsp, &err)) {
 		P.c.o.host_cmd = &P.host;
+		P.c.o.rsp = &P.rsp;
 		/* what the line tells the device link (another plugin's
 		 * -plugin-opt=O<n>), taken as ld.offlink takes it */
 		for (size_t i = 0; i < P.host.nargs; i++)
@@ -324,6 +328,16 @@ static void environment(void)
 	clock_gettime(CLOCK_MONOTONIC, &P.started);
 }
 
+/* The linker that loaded us, by its real file (gold looks for what a
+ * linker script names elsewhere than bfd); bfd when /proc does not say. */
+static enum ofl_linker host_linker(void)
+{
+	char self[PATH_MAX];
+	if (!realpath("/proc/self/exe", self))
+		return OFL_LINKER_BFD;
+	return ofl_linker_of(strrchr(self, '/') + 1);
+}
+
 /* The session, as ld.offlink starts it: not for ld -r or a line without
  * inputs (the linker's alone), and not with the environment or the command
  * line unreadable. */
@@ -343,6 +357,7 @@ static enum ld_plugin_status start(void)
 	snprintf(process, sizeof(process), "%s + offlink plugin", exe);
 	if (!P.c.o.chained && ofl_link_config_trace(&P.c, process, &err))
 		return fail(&err);
+	P.c.o.host_linker = host_linker();
 	return ofl_link_open(&P.link, &P.c.o, &err) ? fail(&err) : LDPS_OK;
 }
 

@@ -341,7 +341,8 @@ int cmd_clang_linker_wrapper(int argc, char **argv)
 		no_canonical_prefixes(&j, argv[0], host, &nhost);
 	if (!rc && !j.linker_path)
 		rc = error("linker path missing, must pass 'linker-path'");
-	if (!rc && ofl_ldcmd_parse(&j.cmd, host_style(j.c.o.host_triple), nhost, host, &err))
+	if (!rc &&
+	    ofl_ldcmd_parse(&j.cmd, host_style(j.c.o.host_triple), nhost, host, &j.rsp, &err))
 		rc = error_lib(&err);
 	/* ld.offlink's options in the link flags ($(offlink --ldflags) users') */
 	for (size_t i = 0; !rc && i < j.cmd.nargs; i++)

@@ -114,24 +114,33 @@ static int linker_chain(struct link_job *j)
 	return 0;
 }
 
-/* The host linker, once the inputs are known (lld must read their bitcode):
- * the driver that called us is our parent. */
+/* How to find the host linker (the driver that called us is our parent):
+ * into q, its driver's path into driver. */
+static void linker_query(const struct link_job *j, unsigned llvm, struct ofl_host_linker_query *q,
+                         char driver[PATH_MAX])
+{
+	char exe[64];
+	snprintf(exe, sizeof(exe), "/proc/%d/exe", (int)getppid());
+	const char *choice = j->linker_choice ? j->linker_choice : getenv("OFFLINK_LINKER");
+	*q = (struct ofl_host_linker_query){choice ? choice : j->linker_named,
+	                                    j->linker_path,
+	                                    realpath(exe, driver) ? driver : NULL,
+	                                    getenv("PATH"),
+	                                    (const char *const *)j->skip.v,
+	                                    j->skip.n,
+	                                    llvm,
+	                                    j->c.o.llvm_roots,
+	                                    j->c.o.nllvm_roots};
+}
+
+/* The host linker, once the inputs are known (lld must read their
+ * bitcode). */
 static int resolve_linker(struct link_job *j, unsigned llvm)
 {
 	struct ofl_error err = OFL_ERROR_INIT;
-	char exe[64], driver[PATH_MAX];
-	snprintf(exe, sizeof(exe), "/proc/%d/exe", (int)getppid());
-	const char *choice = j->linker_choice ? j->linker_choice : getenv("OFFLINK_LINKER");
-	choice = choice ? choice : j->linker_named;
-	struct ofl_host_linker_query q = {choice,
-	                                  j->linker_path,
-	                                  realpath(exe, driver) ? driver : NULL,
-	                                  getenv("PATH"),
-	                                  (const char *const *)j->skip.v,
-	                                  j->skip.n,
-	                                  llvm,
-	                                  j->c.o.llvm_roots,
-	                                  j->c.o.nllvm_roots};
+	struct ofl_host_linker_query q;
+	char driver[PATH_MAX];
+	linker_query(j, llvm, &q, driver);
 	free(j->linker);
 	j->linker = ofl_find_host_linker(&q, &err);
 	return j->linker ? 0 : error_lib(&err);
@@ -278,6 +287,11 @@ static int finish_options(struct link_job *j)
 	j->c.o.output = j->cmd.output;
 	j->c.o.relocatable = j->offload_relocatable && j->cmd.relocatable;
 	j->c.o.host_cmd = &j->cmd;
+	j->c.o.rsp = &j->rsp;
+	struct ofl_host_linker_query q;
+	char driver[PATH_MAX];
+	linker_query(j, 0, &q, driver);
+	j->c.o.host_linker = ofl_host_linker_kind(&q);
 	j->c.o.log = log_line;
 	j->c.o.verbose = j->verbose;
 	j->c.o.log_ctx = j;
@@ -470,6 +484,7 @@ int link_job_run(struct link_job *j)
 void link_job_release(struct link_job *j)
 {
 	ofl_ldcmd_release(&j->cmd);
+	ofl_rsp_memo_release(&j->rsp);
 	free(j->linker);
 	free(j->chain_env);
 	free(j->host_env);
@@ -551,8 +566,9 @@ int cmd_ld_offlink(int argc, char **argv)
 	struct link_job j = {.cmd = OFL_LDCMD_INIT};
 	j.linker_named = linker_of_name(argv[0]);
 	struct ofl_error err = OFL_ERROR_INIT;
-	int rc = ofl_ldcmd_parse(&j.cmd, OFL_LDCMD_GNU, argc - 1, argv + 1, &err) ? error_lib(&err)
-	                                                                          : own_options(&j);
+	int rc = ofl_ldcmd_parse(&j.cmd, OFL_LDCMD_GNU, argc - 1, argv + 1, &j.rsp, &err)
+	             ? error_lib(&err)
+	             : own_options(&j);
 	if (!rc)
 		rc = link_job_run(&j);
 	link_job_release(&j);

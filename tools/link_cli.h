@@ -12,6 +12,7 @@
 
 struct link_job {
 	struct ofl_ldcmd cmd;      /* the host link's command line */
+	struct ofl_rsp_memo rsp;   /* the response files read, for the link's device actions too */
 	const char *linker_choice; /* --offlink-linker; NULL: OFFLINK_LINKER */
 	const char *linker_named;  /* the host linker the name we run as asks for (gcc's
 	                            * -fuse-ld=gold runs ld.gold: gold); NULL: ld */

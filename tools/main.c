@@ -163,7 +163,7 @@ int main(int argc, char **argv)
 		ofl_prog = argv[0];
 	if (p ? p->fn == cmd_ld_offlink : argc > 1 && !strcmp(argv[1], "link"))
 		return run(p, argc, argv);
-	if (ofl_argv_expand(&w, argc - 1, argv + 1, &err)) {
+	if (ofl_argv_expand(&w, argc - 1, argv + 1, NULL, &err)) {
 		ofl_argv_release(&w);
 		return error_lib(&err);
 	}

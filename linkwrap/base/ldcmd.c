@@ -386,12 +386,12 @@ static int parse_link_exe(struct parser *p, struct ofl_argv *w, size_t i, struct
 }
 
 int ofl_ldcmd_parse(struct ofl_ldcmd *c, enum ofl_ldcmd_style style, int argc, char *const *argv,
-                    struct ofl_error *err)
+                    struct ofl_rsp_memo *rsp, struct ofl_error *err)
 {
 	struct ofl_argv w = OFL_ARGV_INIT;
 	struct parser p = {.c = c};
 	int rc = 0;
-	rc = ofl_argv_expand(&w, argc, argv, err);
+	rc = ofl_argv_expand(&w, argc, argv, rsp, err);
 	for (size_t i = 0; i < w.n && !rc; i++)
 		rc = style == OFL_LDCMD_LINK_EXE ? parse_link_exe(&p, &w, i, err)
 		                                 : parse_one(&p, &w, &i, err);
@@ -514,6 +514,23 @@ unsigned ofl_ld_jobs(const char *value)
 	char *end;
 	unsigned long n = value[0] >= '0' && value[0] <= '9' ? strtoul(value, &end, 10) : 0;
 	return n && !*end && n <= 4096 ? (unsigned)n : 0;
+}
+
+static bool ends(const char *name, const char *tail)
+{
+	size_t n = strlen(name), t = strlen(tail);
+	return n >= t && !strcmp(name + n - t, tail);
+}
+
+enum ofl_linker ofl_linker_of(const char *base)
+{
+	if (ends(base, "ld.lld") || !strcmp(base, "lld"))
+		return OFL_LINKER_LLD;
+	if (ends(base, "ld.gold"))
+		return OFL_LINKER_GOLD;
+	if (ends(base, "ld.bfd") || !strcmp(base, "ld"))
+		return OFL_LINKER_BFD;
+	return OFL_LINKER_OTHER;
 }
 
 void ofl_ldcmd_release(struct ofl_ldcmd *c)

@@ -4,6 +4,8 @@
  * consumes at least one byte. */
 #include "offlink/ldscript.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
@@ -302,5 +304,47 @@ int ofl_ldscript_includes(const uint8_t *d, size_t n, ofl_ldscript_fn fn, void *
 	if (!rc && s.bad)
 		return ofl_error_set(err, OFL_EINVAL, NULL, (uint64_t)(s.p - d),
 		                     "not a linker script");
+	return rc;
+}
+
+/* name, when there is something there: *found. */
+static int try_path(const struct ofl_ldscript_search *s, const char *name, char **found,
+                    struct ofl_error *err)
+{
+	bool there = false;
+	int rc = s->exists(s->ctx, name, &there);
+	if (!rc && there && !(*found = ofl_strdup(name)))
+		rc = OFL_NOMEM(err);
+	return rc;
+}
+
+int ofl_ldscript_find(const struct ofl_ldscript_search *s, const char *path,
+                      enum ofl_ldscript_kind kind, const char *name, char **found,
+                      struct ofl_error *err)
+{
+	bool include = kind == OFL_LDSCRIPT_INCLUDE;
+	const char *slash = strrchr(path, '/');
+	char *p = NULL;
+	int rc = 0;
+	*found = NULL;
+	if (name[0] == '-' && name[1] == 'l' && !include)
+		return s->library(s->ctx, name, found);
+	if (name[0] == '/')
+		return (*found = ofl_strdup(name)) ? 0 : OFL_NOMEM(err);
+	/* the script's folder: the working one for a path without a slash */
+	if (!include) {
+		int dir = slash ? (int)(slash - path + 1) : 0;
+		rc = asprintf(&p, "%.*s%s", dir, path, name) < 0 ? OFL_NOMEM(err)
+		                                                 : try_path(s, p, found, err);
+		free(p);
+	}
+	if (!rc && !*found && (include || (slash && s->ld != OFL_LINKER_GOLD)))
+		rc = try_path(s, name, found, err);
+	if (rc || *found)
+		return rc;
+	if (asprintf(&p, "-l:%s", name) < 0)
+		return OFL_NOMEM(err);
+	rc = s->library(s->ctx, p, found);
+	free(p);
 	return rc;
 }

@@ -1,19 +1,19 @@
 /* Response files among a command's words (rsp.h). */
 #include "rsp.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "internal.h"
-#include "offlink/argv.h"
-#include "offlink/io.h"
 
 struct walk {
+	struct ofl_rsp_memo *m;
 	ofl_rsp_fn *fn;
 	void *ctx;
 	struct ofl_error *err;
 	unsigned nfiles;
+	size_t bytes;
 };
 
 static int walk(struct walk *w, char *const *words, size_t n, unsigned depth);
@@ -21,18 +21,22 @@ static int walk(struct walk *w, char *const *words, size_t n, unsigned depth);
 /* One response file: fn's call, then the files its words name. */
 static int file(struct walk *w, const char *path, unsigned depth)
 {
-	struct ofl_file f = OFL_FILE_INIT;
-	struct ofl_error ignored = OFL_ERROR_INIT;
-	struct stat st;
-	if (depth >= OFL_RSP_DEPTH || ++w->nfiles > OFL_RSP_MAX || stat(path, &st) ||
-	    !S_ISREG(st.st_mode) || ofl_file_open_regular(&f, path, &ignored))
+	const struct ofl_rsp_file *r;
+	if (depth >= OFL_RSP_MAX_DEPTH || ++w->nfiles > OFL_RSP_MAX_FILES)
 		return 1;
-	int rc = w->fn(w->ctx, path, f.data, f.size);
-	char *text =
-	    rc || memchr(f.data, 0, f.size) ? NULL : ofl_strndup((const char *)f.data, f.size);
-	ofl_file_close(&f);
-	if (rc || !text)
-		return rc ? rc : 1; /* a NUL hides the words after it */
+	int rc = ofl_rsp_read(w->m, path, &r, w->err);
+	if (rc)
+		return rc;
+	if (r->state != OFL_RSP_READ || r->n > OFL_RSP_MAX_BYTES - w->bytes)
+		return 1;
+	w->bytes += r->n;
+	bool nul = memchr(r->text, 0, r->n); /* it hides the words after it */
+	rc = w->fn(w->ctx, path, (const uint8_t *)r->text, r->n);
+	if (rc || nul)
+		return rc ? rc : 1;
+	char *text = ofl_strndup(r->text, r->n);
+	if (!text)
+		return OFL_NOMEM(w->err);
 	struct ofl_argv inner = OFL_ARGV_INIT;
 	char *p = text;
 	for (char *word; !rc && (word = ofl_argv_next_word(&p));)
@@ -56,8 +60,9 @@ static int walk(struct walk *w, char *const *words, size_t n, unsigned depth)
 	return rc;
 }
 
-int ofl_rsp_files(char *const *words, size_t n, ofl_rsp_fn *fn, void *ctx, struct ofl_error *err)
+int ofl_rsp_files(char *const *words, size_t n, struct ofl_rsp_memo *m, ofl_rsp_fn *fn, void *ctx,
+                  struct ofl_error *err)
 {
-	struct walk w = {fn, ctx, err, 0};
+	struct walk w = {m, fn, ctx, err, 0, 0};
 	return walk(&w, words, n, 0);
 }

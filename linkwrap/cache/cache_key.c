@@ -312,6 +312,14 @@ static const struct seen_file *seen(struct ofl_digests *d, struct ofl_cache *c, 
 	return s;
 }
 
+void ofl_key_content(struct ofl_cache_key *k, const uint8_t *p, size_t n)
+{
+	uint8_t sum[OFL_CACHE_KEY_SIZE];
+	bool tree;
+	digest(p, n, sum, &tree);
+	add_digest(k, "content", sum, tree);
+}
+
 int ofl_key_file(struct ofl_cache_key *k, struct ofl_cache *c, struct ofl_digests *d,
                  const char *path, struct stat *st)
 {

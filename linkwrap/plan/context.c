@@ -75,6 +75,7 @@ int ofl_link_new(struct ofl_link **out, const struct ofl_link_opts *o, struct of
 		l->o.llvm_roots = default_roots;
 		l->o.nllvm_roots = 1;
 	}
+	l->memo.rsp = o->rsp ? o->rsp : &l->memo.own_rsp;
 	l->tools = (struct ofl_toolchain){l->o.llvm_roots, l->o.nllvm_roots, l->o.device_compiler,
 	                                  l->o.search_path};
 	pthread_mutex_init(&l->lock, NULL);
@@ -161,6 +162,7 @@ static void release_memo(struct plan_memo *m)
 	ofl_symset_release(&m->cpu_linkers);
 	ofl_symset_release(&m->clangs);
 	ofl_argv_release(&m->clang_paths);
+	ofl_rsp_memo_release(&m->own_rsp);
 	for (char **e = m->env; e && *e; e++)
 		free(*e);
 	free(m->env);

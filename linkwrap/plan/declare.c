@@ -39,9 +39,6 @@
 /* A script larger than this is no linker script (libc.so's is 300 bytes). */
 #define MAX_SCRIPT (1u << 20)
 
-/* The linkers, which look for a script's names in different places. */
-enum linker { LD_LLD, LD_BFD, LD_GOLD };
-
 struct decl {
 	struct ofl_link *l;
 	struct link_action *a;
@@ -50,7 +47,7 @@ struct decl {
 	unsigned nread;          /* response files and scripts read */
 	const char *const *dirs; /* an ld job's library folders */
 	size_t ndirs;
-	enum linker ld;
+	enum ofl_linker ld;
 	/* Per word of the job read: where in it a path starts whose place the
 	 * bytes do not depend on (-L's folder, an input), or -1. */
 	int *at;
@@ -387,51 +384,39 @@ static char *search(struct decl *d, const char *name, bool static_only, int *rc)
 	return NULL;
 }
 
-/* name, if there is something there; else looked at: *found. */
-static int try_path(struct decl *d, const char *name, char **found)
-{
-	int rc = 0;
-	if (exists(d, name, &rc))
-		return (*found = ofl_strdup(name)) ? 0 : OFL_NOMEM(d->err);
-	return rc ? rc : declare(d, name, ACT_LOOKED);
-}
-
 struct script {
 	struct decl *d;
-	const char *dir; /* the script's folder */
+	const char *path; /* the script's */
 	unsigned depth;
 };
 
-/* Where the linker finds a name a script gives: -lNAME as -l; an absolute
- * path as it is; a relative one in the script's folder, then (ld.lld and
- * ld.bfd, not gold) the working folder, then the library folders; for
- * INCLUDE, the working folder then the library folders (ld.lld, ld.bfd
- * and gold alike, tried).  Each place before the one that has it looked
- * at.  Owned, or NULL. */
+/* Whether there is something at path; else it is looked at. */
+static int script_exists(void *ctx, const char *path, bool *there)
+{
+	struct decl *d = ctx;
+	int rc = 0;
+	*there = exists(d, path, &rc);
+	return rc || *there ? rc : declare(d, path, ACT_LOOKED);
+}
+
+static int script_library(void *ctx, const char *word, char **found)
+{
+	int rc = 0;
+	*found = search(ctx, word, false, &rc);
+	return rc;
+}
+
+/* Where the linker finds a name a script gives (ofl_ldscript_find), each
+ * place before the one that has it looked at.  Owned, or NULL. */
 static char *script_file(struct script *s, enum ofl_ldscript_kind kind, const char *w, int *rc)
 {
 	struct decl *d = s->d;
-	char *found = NULL, *p = NULL;
-	if (w[0] == '-' && w[1] == 'l' && kind != OFL_LDSCRIPT_INCLUDE)
-		return search(d, w, false, rc);
-	if (w[0] == '=') {
+	struct ofl_ldscript_search q = {script_exists, script_library, d, d->ld};
+	char *found = NULL;
+	if (w[0] == '=')
 		*rc = uncached(d, "%s: a name in the sysroot", w);
-		return NULL;
-	}
-	if (w[0] == '/')
-		return ofl_strdup(w);
-	if (kind != OFL_LDSCRIPT_INCLUDE) {
-		*rc = asprintf(&p, "%s/%s", s->dir, w) < 0 ? OFL_NOMEM(d->err)
-		                                           : try_path(d, p, &found);
-		free(p);
-	}
-	if (!*rc && !found && (kind == OFL_LDSCRIPT_INCLUDE || d->ld != LD_GOLD))
-		*rc = try_path(d, w, &found);
-	if (*rc || found)
-		return found;
-	*rc = asprintf(&p, "-l:%s", w) < 0 ? OFL_NOMEM(d->err) : 0;
-	found = *rc ? NULL : search(d, p, false, rc);
-	free(p);
+	else
+		*rc = ofl_ldscript_find(&q, s->path, kind, w, &found, d->err);
 	return found;
 }
 
@@ -474,18 +459,11 @@ static int script(struct decl *d, const char *path, const char *text, unsigned d
 		                "%s has a command offlink does not follow (SEARCH_DIR, STARTUP, "
 		                "OUTPUT)",
 		                path);
-	char *dir = ofl_strdup(path);
-	if (!dir)
-		return OFL_NOMEM(d->err);
-	char *slash = strrchr(dir, '/');
-	if (slash)
-		*(slash == dir ? slash + 1 : slash) = '\0';
-	struct script s = {d, slash ? dir : ".", depth};
+	struct script s = {d, path, depth};
 	struct ofl_error ignored = OFL_ERROR_INIT;
 	const uint8_t *t = (const uint8_t *)text;
 	int rc = ofl_ldscript_inputs(t, strlen(text), script_name, &s, &ignored);
 	rc = rc ? rc : ofl_ldscript_includes(t, strlen(text), script_name, &s, &ignored);
-	free(dir);
 	return rc == OFL_EINVAL ? uncached(d, "%s is not a linker script offlink reads", path) : rc;
 }
 
@@ -683,7 +661,7 @@ static int responses(struct decl *d, char *const *w, size_t n)
 	bool any = false;
 	for (size_t i = 0; i < n && !any; i++)
 		any = w[i][0] == '@' || !strncmp(w[i], "-Wl,@", 5);
-	int rc = any ? ofl_rsp_files(w, n, declare_rsp, d, d->err) : 0;
+	int rc = any ? ofl_rsp_files(w, n, d->l->memo.rsp, declare_rsp, d, d->err) : 0;
 	return rc == 1 ? uncached(d, "a response file that is no regular file, or nested too deep")
 	               : rc;
 }
@@ -732,7 +710,7 @@ static void mark_path(struct decl *d, const struct ofl_ldcmd *c, const struct of
 
 /* An ld job: its response files, inputs, libraries (the folders looked in
  * before the one that has it, and what it leads to) and options. */
-static int ld_job(struct decl *d, const struct ofl_argv *job, enum linker ld)
+static int ld_job(struct decl *d, const struct ofl_argv *job, enum ofl_linker ld)
 {
 	struct ofl_ldcmd c = OFL_LDCMD_INIT;
 	struct ofl_argv dirs = OFL_ARGV_INIT;
@@ -740,7 +718,7 @@ static int ld_job(struct decl *d, const struct ofl_argv *job, enum linker ld)
 	if (rc || d->a->uncached)
 		return rc;
 	struct ofl_error bad = OFL_ERROR_INIT;
-	if (ofl_ldcmd_parse(&c, OFL_LDCMD_GNU, (int)job->n - 1, job->v + 1, &bad))
+	if (ofl_ldcmd_parse(&c, OFL_LDCMD_GNU, (int)job->n - 1, job->v + 1, d->l->memo.rsp, &bad))
 		return bad.code == OFL_ENOMEM ? OFL_NOMEM(d->err)
 		                              : uncached(d, "its linker command: %s", bad.msg);
 	d->ld = ld;
@@ -751,7 +729,7 @@ static int ld_job(struct decl *d, const struct ofl_argv *job, enum linker ld)
 			free(p);
 		}
 	/* bfd's own search folders after the command's */
-	if (!rc && ld == LD_BFD)
+	if (!rc && ld == OFL_LINKER_BFD)
 		rc = ofl_ld_default_dirs(d->l->o.host_triple, &dirs, d->err);
 	d->dirs = (const char *const *)dirs.v;
 	d->ndirs = dirs.n;
@@ -930,13 +908,6 @@ static bool has_prefix(const struct ofl_argv *job, const char *prefix)
 	return false;
 }
 
-/* name ends with tail. */
-static bool ends(const char *name, const char *tail)
-{
-	size_t n = strlen(name), t = strlen(tail);
-	return n >= t && !strcmp(name + n - t, tail);
-}
-
 /* What a job reads, by its tool's grammar, told by the name of the file it
  * runs (its real one: /usr/bin/ld is bfd or gold as the system chose, and
  * a link named ld.gold may lead to bfd); the variables each tool reads
@@ -946,15 +917,16 @@ static bool ends(const char *name, const char *tail)
 static int tool_files(struct decl *d, const struct ofl_argv *job, const char *b)
 {
 	int rc = 0;
-	if (ends(b, "ld.lld") || !strcmp(b, "lld"))
-		return (rc = reads_env(d, "LLD_VERSION")) ? rc : ld_job(d, job, LD_LLD);
-	if (ends(b, "ld.gold"))
-		return ld_job(d, job, LD_GOLD);
-	if (ends(b, "ld.bfd") || !strcmp(b, "ld")) {
+	enum ofl_linker ld = ofl_linker_of(b);
+	if (ld == OFL_LINKER_LLD)
+		return (rc = reads_env(d, "LLD_VERSION")) ? rc : ld_job(d, job, ld);
+	if (ld == OFL_LINKER_GOLD)
+		return ld_job(d, job, ld);
+	if (ld == OFL_LINKER_BFD) {
 		static const char *const vars[] = {"LD_RUN_PATH", "LD_LIBRARY_PATH", "TMPDIR"};
 		for (size_t i = 0; !rc && i < sizeof(vars) / sizeof(*vars); i++)
 			rc = reads_env(d, vars[i]);
-		return rc ? rc : ld_job(d, job, LD_BFD);
+		return rc ? rc : ld_job(d, job, ld);
 	}
 	if (!strcmp(b, "clang-nvlink-wrapper")) {
 		/* without --cuda-path it runs ptxas and nvlink from PATH */
@@ -1056,7 +1028,7 @@ static void log_key(struct ofl_link *l, const struct link_action *a)
 
 int ofl_declare(struct ofl_link *l, struct link_action *a, struct ofl_error *err)
 {
-	struct decl d = {l, a, err, OFL_SYMSET_INIT, 0, NULL, 0, LD_LLD, NULL};
+	struct decl d = {l, a, err, OFL_SYMSET_INIT, 0, NULL, 0, OFL_LINKER_LLD, NULL};
 	int rc = 0;
 	if (!l->cache && !a->uncached)
 		rc = uncached(&d, "no device-link cache");

@@ -554,7 +554,7 @@ int ofl_driver_key(struct ofl_link *l, const struct link_action *a, const struct
 			key_joined(&d, shape->v[i] + 12, "bin");
 		}
 	}
-	int rc = ofl_rsp_files(shape->v, shape->n, key_rsp, &d, err);
+	int rc = ofl_rsp_files(shape->v, shape->n, l->memo.rsp, key_rsp, &d, err);
 	ofl_key_final(&d.k, key);
 	*settled = d.settled;
 	if (d.rc)

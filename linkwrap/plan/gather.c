@@ -573,23 +573,36 @@ struct script {
 	struct ofl_error *err;
 };
 
-/* Where ld finds a script's name: -lNAME as -l, a path as it is when it
- * exists (relative to the working directory), else in the library search
- * path (as -l:NAME).  Owned, or NULL when it is nowhere. */
-static char *script_file(struct script *s, const char *name)
+static int script_exists(void *ctx, const char *path, bool *there)
 {
+	(void)ctx;
+	*there = !access(path, F_OK);
+	return 0;
+}
+
+static int script_library(void *ctx, const char *word, char **found)
+{
+	struct script *s = ctx;
 	struct ofl_ldarg a = {0};
 	a.kind = OFL_LDARG_LIBRARY;
-	if (!strncmp(name, "-l", 2))
-		return a.value = name + 2, ofl_hostlink_find_library(s->l, &a, s->err);
-	if (name[0] == '/' || !access(name, F_OK))
-		return ofl_strdup(name);
-	char *colon = NULL;
-	if (asprintf(&colon, ":%s", name) < 0)
-		return NULL;
-	a.value = colon;
-	char *found = ofl_hostlink_find_library(s->l, &a, s->err);
-	free(colon);
+	a.value = word + 2;
+	*found = ofl_hostlink_find_library(s->l, &a, s->err);
+	return s->err->code;
+}
+
+/* Where the host linker finds a name the script gives (ofl_ldscript_find);
+ * a name in the sysroot there, as the command line's.  Owned, or NULL when
+ * it is nowhere. */
+static char *script_file(struct script *s, enum ofl_ldscript_kind kind, const char *name)
+{
+	struct ofl_ldscript_search q = {script_exists, script_library, s, s->l->o.host_linker};
+	struct ofl_ldarg a = {0};
+	char *found = NULL;
+	a.kind = OFL_LDARG_FILE;
+	a.value = name;
+	if (s->l->o.host_cmd && (name[0] == '=' || !strncmp(name, "$SYSROOT", 8)))
+		return ofl_ldcmd_input_path(s->l->o.host_cmd, &a);
+	ofl_ldscript_find(&q, s->parent.path, kind, name, &found, s->err);
 	return found;
 }
 
@@ -605,7 +618,7 @@ static int script_name(void *ctx, enum ofl_ldscript_kind kind, const char *name,
 		return rc;
 	}
 	bool group = kind == OFL_LDSCRIPT_GROUP;
-	char *path = script_file(s, word);
+	char *path = script_file(s, kind, word);
 	free(word);
 	if (s->err->code)
 		return s->err->code;

@@ -421,6 +421,19 @@ char *ofl_find_host_linker(const struct ofl_host_linker_query *q, struct ofl_err
 	return p;
 }
 
+enum ofl_linker ofl_host_linker_kind(const struct ofl_host_linker_query *q)
+{
+	struct ofl_error ignored = OFL_ERROR_INIT;
+	char *p = ofl_find_host_linker(q, &ignored), real[PATH_MAX];
+	const char *name = p && realpath(p, real)    ? real
+	                   : q->choice && *q->choice ? q->choice
+	                                             : "ld";
+	const char *slash = strrchr(name, '/');
+	enum ofl_linker ld = ofl_linker_of(slash ? slash + 1 : name);
+	free(p);
+	return ld;
+}
+
 unsigned ofl_link_bitcode_release(const struct ofl_link *l)
 {
 	unsigned v = 0;

@@ -189,6 +189,9 @@ struct plan_memo {
 	struct ofl_symset cpu_linkers; /* clang -> the CPU linker its links use (devcmd.c) */
 	struct ofl_symset clangs;      /* release -> 1 + its clang's index in clang_paths */
 	struct ofl_argv clang_paths;
+	/* response files, read once: the front end's (o.rsp, with the host
+	 * command line's), else the link's own */
+	struct ofl_rsp_memo *rsp, own_rsp;
 };
 
 /* Images that are linked together: one kind, triple and target ID. */

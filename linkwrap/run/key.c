@@ -86,8 +86,15 @@ static int key_other(struct ofl_cache_key *k, const struct ofl_link *l, const st
 	if (f->how == ACT_LOADER_CACHE)
 		return 0;
 	if (f->how == ACT_CONTENT) {
+		/* a response file: the bytes the plan read (the memo is the
+		 * plan's, read only once it is made) */
+		const struct ofl_rsp_file *r = ofl_rsp_find(l->memo.rsp, f->path);
 		key_name(k, "file", l, f->path);
-		return ofl_key_file(k, l->cache, l->digests, f->path, &s->st);
+		if (!r || r->state != OFL_RSP_READ)
+			return ofl_key_file(k, l->cache, l->digests, f->path, &s->st);
+		ofl_key_content(k, (const uint8_t *)r->text, r->n);
+		s->st = r->st;
+		return 0;
 	}
 	if (stat(f->path, &s->st)) {
 		s->st.st_ino = 0;

@@ -81,7 +81,7 @@ static void parse(enum ofl_ldcmd_style style, char **words, int n)
 	struct ofl_ldcmd c = OFL_LDCMD_INIT;
 	struct ofl_error err = OFL_ERROR_INIT;
 	int w = 0;
-	if (ofl_ldcmd_parse(&c, style, n, words, &err) == 0) {
+	if (ofl_ldcmd_parse(&c, style, n, words, NULL, &err) == 0) {
 		for (size_t i = 0; i < c.nargs; i++)
 			check_arg(&c, &c.args[i], words, n, &w);
 		if (w != n)

@@ -11,7 +11,7 @@ static void check_words(const char *text, const char *const *want, size_t n)
 	struct ofl_argv w = OFL_ARGV_INIT;
 	char *argv[] = {"@r"};
 	CHECK_EQ_U(ofl_write_file("r", text, strlen(text), &e), 0);
-	CHECK_EQ_U(ofl_argv_expand(&w, 1, argv, &e), 0);
+	CHECK_EQ_U(ofl_argv_expand(&w, 1, argv, NULL, &e), 0);
 	CHECK_EQ_U(w.n, n);
 	for (size_t i = 0; i < n && i < w.n; i++)
 		CHECK_STR(w.v[i], want[i]);

@@ -6,7 +6,7 @@
 #define ARGV(...) ((char *const[]){__VA_ARGS__})
 #define PARSE(c, e, ...)                                                                           \
 	ofl_ldcmd_parse((c), OFL_LDCMD_GNU, (int)(sizeof ARGV(__VA_ARGS__) / sizeof(char *)),      \
-	                ARGV(__VA_ARGS__), (e))
+	                ARGV(__VA_ARGS__), NULL, (e))
 
 static void write_file(const char *path, const char *text)
 {
@@ -538,7 +538,7 @@ OFL_TEST(ldcmd_link_exe_style)
 	char *const argv[] = {"a.obj",      "-libpath:./lib",      "/nologo",     "/usr/lib/x.lib",
 	                      "-OUT:b.exe", "-wholearchive:k.lib", "-entry:main", "-l",
 	                      "/out:c.exe"};
-	CHECK(!ofl_ldcmd_parse(&c, OFL_LDCMD_LINK_EXE, 9, argv, &err));
+	CHECK(!ofl_ldcmd_parse(&c, OFL_LDCMD_LINK_EXE, 9, argv, NULL, &err));
 	CHECK_EQ_U(c.nargs, 9);
 	CHECK_EQ_U(c.args[0].kind, OFL_LDARG_FILE);
 	check_opt(&c, 1, OFL_LD_LIBPATH, "-libpath:./lib", NULL, "./lib");

@@ -98,7 +98,7 @@ OFL_TEST(link_session_hints_and_plan)
 	char *argv[] = {"a.obin", "-o", "out"};
 	write_obin("a.obin");
 	write_obin("b.obin");
-	CHECK_EQ_U(ofl_ldcmd_parse(&c, OFL_LDCMD_GNU, 3, argv, &e), 0);
+	CHECK_EQ_U(ofl_ldcmd_parse(&c, OFL_LDCMD_GNU, 3, argv, NULL, &e), 0);
 	struct ofl_link_opts o = session_opts(&c, &log);
 	struct ofl_link *l = NULL;
 	CHECK_EQ_U(ofl_link_open(&l, &o, &e), 0);
@@ -136,7 +136,7 @@ OFL_TEST(link_session_plan_without_device_code)
 	CHECK(f != NULL);
 	fputs("not an object\n", f);
 	fclose(f);
-	CHECK_EQ_U(ofl_ldcmd_parse(&c, OFL_LDCMD_GNU, 1, argv, &e), 0);
+	CHECK_EQ_U(ofl_ldcmd_parse(&c, OFL_LDCMD_GNU, 1, argv, NULL, &e), 0);
 	struct ofl_link_opts o = session_opts(&c, NULL);
 	o.log = NULL;
 	struct ofl_link *l = NULL;
@@ -162,7 +162,7 @@ OFL_TEST(link_wanted)
 		struct ofl_ldcmd c = OFL_LDCMD_INIT;
 		struct ofl_error e = OFL_ERROR_INIT;
 		int n = lines[i][1] ? 2 : 1;
-		CHECK_EQ_U(ofl_ldcmd_parse(&c, OFL_LDCMD_GNU, n, lines[i], &e), 0);
+		CHECK_EQ_U(ofl_ldcmd_parse(&c, OFL_LDCMD_GNU, n, lines[i], NULL, &e), 0);
 		CHECK(ofl_link_wanted(&c, false) == want[i]);
 		CHECK(ofl_link_wanted(&c, true) == with_reloc[i]);
 		ofl_ldcmd_release(&c);
@@ -186,7 +186,7 @@ static int plan_log(int argc, char **argv, struct ofl_buf *log)
 	struct ofl_link_opts o = session_opts(&c, log);
 	struct ofl_link *l = NULL;
 	struct ofl_link_plan p;
-	int rc = ofl_ldcmd_parse(&c, OFL_LDCMD_GNU, argc, argv, &e);
+	int rc = ofl_ldcmd_parse(&c, OFL_LDCMD_GNU, argc, argv, NULL, &e);
 	rc = rc ? rc : ofl_link_open(&l, &o, &e);
 	rc = rc ? rc : ofl_link_plan(l, &p, &e);
 	if (rc)

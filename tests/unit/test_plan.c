@@ -118,7 +118,7 @@ static void plan(struct run *r, const char *line, struct ofl_link_opts o)
 	snprintf(root, sizeof(root), "%s/root", getcwd(cwd, sizeof(cwd)) ? cwd : ".");
 	const char *rootv[1] = {root};
 	*r = (struct run){OFL_LDCMD_INIT, NULL, {.action = OFL_PLAN_UNCHANGED}, OFL_ERROR_INIT, 0};
-	r->rc = ofl_ldcmd_parse(&r->c, OFL_LDCMD_GNU, argc, argv, &r->e);
+	r->rc = ofl_ldcmd_parse(&r->c, OFL_LDCMD_GNU, argc, argv, NULL, &r->e);
 	o.jobserver_rfd = o.jobserver_wfd = -1;
 	o.tmpdir = ".";
 	o.host_cmd = &r->c;

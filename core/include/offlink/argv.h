@@ -8,6 +8,7 @@
 #define OFFLINK_ARGV_H
 
 #include <stddef.h>
+#include <sys/stat.h>
 
 #include "offlink/error.h"
 
@@ -26,9 +27,57 @@ struct ofl_argv {
 		NULL, 0, 0                                                                         \
 	}
 
-/* Appends the expansion of argv[0..argc) to out.  Errors: OFL_ENOMEM, and
- * OFL_EINVAL for files nested more than 64 deep (a file naming itself). */
-int ofl_argv_expand(struct ofl_argv *out, int argc, char *const *argv, struct ofl_error *err);
+/* Response files are bounded alike wherever they are read: 64 files deep
+ * (one naming itself must end in an error, not in memory exhaustion),
+ * 2000 files (as ld.bfd stops) and 256 MiB read in one expansion (files
+ * naming each other many times grow exponentially), far beyond any real
+ * link line. */
+#define OFL_RSP_MAX_DEPTH 64
+#define OFL_RSP_MAX_FILES 2000u
+#define OFL_RSP_MAX_BYTES ((size_t)256 << 20)
+
+enum ofl_rsp_state {
+	OFL_RSP_READ,    /* its bytes */
+	OFL_RSP_NONE,    /* nothing to read: absent, unreadable, a folder */
+	OFL_RSP_SPECIAL, /* no regular file (a device may never end): not read */
+	OFL_RSP_HUGE,    /* larger than OFL_RSP_MAX_BYTES: not read */
+};
+
+/* A response file as read: what was there, its bytes (n and a NUL) and
+ * its stat when read. */
+struct ofl_rsp_file {
+	char *path;
+	enum ofl_rsp_state state;
+	char *text;
+	size_t n;
+	struct stat st;
+};
+
+/* Response files each read once, for whatever reads them after (a link:
+ * its command line's and its device actions'). */
+struct ofl_rsp_memo {
+	struct ofl_rsp_file *v;
+	size_t n, cap;
+};
+
+#define OFL_RSP_MEMO_INIT                                                                          \
+	{                                                                                          \
+		NULL, 0, 0                                                                         \
+	}
+
+/* path as m read it, read now when it did not: *out valid until m's next
+ * read.  0, or OFL_ENOMEM. */
+int ofl_rsp_read(struct ofl_rsp_memo *m, const char *path, const struct ofl_rsp_file **out,
+                 struct ofl_error *err);
+/* path as m read it; NULL when it did not (nothing is read). */
+const struct ofl_rsp_file *ofl_rsp_find(const struct ofl_rsp_memo *m, const char *path);
+void ofl_rsp_memo_release(struct ofl_rsp_memo *m);
+
+/* Appends the expansion of argv[0..argc) to out, its files read through m
+ * (NULL: a memo of its own).  Errors: OFL_ENOMEM, and OFL_EINVAL past the
+ * bounds (a file naming itself) or for a file that is no regular one. */
+int ofl_argv_expand(struct ofl_argv *out, int argc, char *const *argv, struct ofl_rsp_memo *m,
+                    struct ofl_error *err);
 /* Appends a copy of s.  OFL_ENOMEM or 0. */
 int ofl_argv_push(struct ofl_argv *a, const char *s, struct ofl_error *err);
 void ofl_argv_release(struct ofl_argv *a);

@@ -151,9 +151,12 @@ bool ofl_file_head(const char *path, void *buf, size_t n);
 /* The file open as fd is on a local file system where the kernel alone
  * sets a file's change time, to the time of any change, and a file
  * removed while mapped stays readable: ext2/3/4, XFS, Btrfs, tmpfs (the
- * four ccache's inode cache trusts).  Elsewhere (NFS: another client's
- * removal faults a mapping) the device-link cache maps nothing and
- * remembers nothing by a file's identity. */
+ * four ccache's inode cache trusts), and a writable overlay whose
+ * identity for the file is persistent (all layers on one file system, as
+ * a container's usually are; docs/design.md, "Device-link cache").
+ * Elsewhere (NFS: another client's removal faults a mapping) the
+ * device-link cache maps nothing and remembers nothing by a file's
+ * identity. */
 bool ofl_fs_kernel_ctime(int fd);
 
 OFL_API_END

@@ -143,13 +143,14 @@ enum ofl_ldcmd_style {
 
 /* Parses argv[0..argc) (the words after the program name) in style.  @FILE words
  * are replaced by the words in FILE (shell-like quoting with ' " and \, as
- * GNU ld reads them), recursively up to a depth of 64; an @FILE that cannot
- * be read stays a word as ld keeps it.  Errors: an option missing its
- * value, --end-group without --start-group, --pop-state without a
+ * GNU ld reads them), recursively up to a depth of 64, each file read
+ * through rsp (NULL: a memo of its own; offlink/argv.h); an @FILE that
+ * cannot be read stays a word as ld keeps it.  Errors: an option missing
+ * its value, --end-group without --start-group, --pop-state without a
  * --push-state, a response file nested too deep (OFL_EINVAL, naming the
  * word); out of memory. */
 int ofl_ldcmd_parse(struct ofl_ldcmd *c, enum ofl_ldcmd_style style, int argc, char *const *argv,
-                    struct ofl_error *err);
+                    struct ofl_rsp_memo *rsp, struct ofl_error *err);
 
 /* Library search dirs in effect for an -l argument: every -L before or after
  * it (ld collects all -L first), in command-line order, with a leading '='
@@ -186,6 +187,20 @@ bool ofl_ldarg_is_own_typo(const struct ofl_ldarg *a, const char **meant);
  * front ends' jobs options) names: a decimal number from 1 to 4096; 0 for
  * any other value. */
 unsigned ofl_ld_jobs(const char *value);
+
+/* The GNU-style linkers, which differ in where they look for what a
+ * script names (ofl_ldscript_find) and in what else they read. */
+enum ofl_linker {
+	OFL_LINKER_BFD, /* GNU ld; also what a linker offlink does not know is taken for */
+	OFL_LINKER_LLD,
+	OFL_LINKER_GOLD,
+	OFL_LINKER_OTHER, /* none of these (mold, a program that is no linker) */
+};
+
+/* Which linker a program is, by the name of the file it runs (its real
+ * one: /usr/bin/ld is bfd or gold as the system chose, ld.lld-22 leads to
+ * lld): ld.bfd and ld, ld.gold, ld.lld and lld. */
+enum ofl_linker ofl_linker_of(const char *base);
 
 /* GNU ld's built-in search directories on Debian for a host triple (ld
  * --verbose's SEARCH_DIR): the multiarch ones, the lib64 ones of a 64-bit

@@ -10,6 +10,7 @@
 
 #include "offlink/api.h"
 #include "offlink/error.h"
+#include "offlink/ldcmd.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -52,6 +53,29 @@ int ofl_ldscript_expr_symbols(const char *e, size_t n, ofl_ldscript_fn fn, void 
  * comment or string, an INCLUDE without a name. */
 int ofl_ldscript_includes(const uint8_t *d, size_t n, ofl_ldscript_fn fn, void *ctx,
                           struct ofl_error *err);
+
+/* How a linker's search is asked, for ofl_ldscript_find: whether there
+ * is something at a path (a place looked at and found empty is the
+ * caller's to note), and what a word of -l's ("-lNAME", "-l:NAME") finds
+ * in the library folders (owned; NULL: nothing).  Each returns 0 or an
+ * OFL_E* code (the caller's error filled), which stops the search. */
+struct ofl_ldscript_search {
+	int (*exists)(void *ctx, const char *path, bool *there);
+	int (*library)(void *ctx, const char *word, char **found);
+	void *ctx;
+	enum ofl_linker ld;
+};
+
+/* Where the linker finds a name (of kind) that the script at path gives,
+ * as ld.bfd 2.40, gold and ld.lld 19 and 22 do (tried): -lNAME as -l; an
+ * absolute path as it is; a relative one in the script's folder (that of
+ * path as given, a link's not its target's), then the working folder (not
+ * gold), then the library folders (as -l:NAME); for INCLUDE, the working
+ * folder then the library folders.  *found owned, NULL when it is
+ * nowhere; 0, the search's code or OFL_ENOMEM. */
+int ofl_ldscript_find(const struct ofl_ldscript_search *s, const char *path,
+                      enum ofl_ldscript_kind kind, const char *name, char **found,
+                      struct ofl_error *err);
 
 OFL_API_END
 #ifdef __cplusplus

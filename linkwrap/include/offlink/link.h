@@ -100,6 +100,15 @@ struct ofl_link_opts {
 	 * -rpath, libraries by path) and which outputs name inputs; NULL:
 	 * nothing known. */
 	const struct ofl_ldcmd *host_cmd;
+	/* The response files read so far (host_cmd's, ofl_ldcmd_parse), which
+	 * the link's device actions read through, each file once per link
+	 * (borrowed, not shared with another link at once); NULL: the link
+	 * keeps its own. */
+	struct ofl_rsp_memo *rsp;
+	/* The host linker, which looks for what a linker script names where
+	 * it does (ofl_ldscript_find): gold in other places than bfd and lld
+	 * (OFL_LINKER_BFD, the default, is lld's way too). */
+	enum ofl_linker host_linker;
 	/* The device-link cache (offlink/cache.h); NULL: none.  Opened when
 	 * the first device link runs; one that cannot be opened is a
 	 * warning, and the link goes on without. */
@@ -491,6 +500,11 @@ struct ofl_host_linker_query {
  * reads, else on search_path; any other name on search_path; a path as it
  * is.  Owned; NULL with err when there is none. */
 char *ofl_find_host_linker(const struct ofl_host_linker_query *q, struct ofl_error *err);
+
+/* Which linker q finds, before the link's inputs are read (its lld is
+ * chosen by their bitcode, but is lld): the file it leads to, by its real
+ * name; the name chosen when it finds none (the link then fails on it). */
+enum ofl_linker ofl_host_linker_kind(const struct ofl_host_linker_query *q);
 
 /* The newest LLVM release that made bitcode among the added inputs (host
  * LTO objects), 0 when none. */
