@@ -27,8 +27,8 @@ tools = {l.split()[0] for l in lines[1:] if " execve(" in l}
 print(sum(1 for l in lines if l.split()[0] not in tools and "openat(" in l and f'/{name}"' in l))
 PY
 }
-olink() { # OUT: the link, traced
-	strace -f -e trace=execve,openat -o $1.trace \
+olink() { # OUT: the link, traced (LeakSanitizer cannot check under ptrace)
+	strace -f -E ASAN_OPTIONS=detect_leaks=0 -e trace=execve,openat -o $1.trace \
 		ld.offlink hip.o @"$PWD/host.rsp" --device-linker=@"$PWD/common.rsp" \
 		--device-launcher="$PWD/launch" -o $1.so || fail "link $1"
 }

@@ -46,7 +46,8 @@ link() { # OUT LIBDIR LIBS...: a link reading LIBS from LIBDIR
 }
 stat -c '%n %d %i' merged/libbig.a merged/libup.a ro/libbig.a x/libbig.a >ids
 link first merged -lbig -lup
-strace -f -y -e trace=execve,read,pread64 -o relink.trace -- \
+# (LeakSanitizer cannot check under ptrace)
+strace -f -y -E ASAN_OPTIONS=detect_leaks=0 -e trace=execve,read,pread64 -o relink.trace -- \
 	"$LLVM22/clang" -fopenmp -fuse-ld=offlink -B"$OFL_BUILD/bin" main.o kern.o -L$RT \
 	-Wl,--device-launcher="$PWD/launch" -Lmerged -lbig -lup -o relink
 link readonly ro -lbig

@@ -166,7 +166,7 @@ OFL_TEST(io_character_devices_are_streams)
 OFL_TEST(file_head_peeks)
 {
 	struct ofl_error e = OFL_ERROR_INIT;
-	char h[4] = {0};
+	char h[16] = {0}; /* room for the 11 asked of a 10-byte file */
 	CHECK(ofl_write_file("s", "#!/bin/sh\n", 10, &e) == 0);
 	CHECK(ofl_file_head("s", h, 2) && h[0] == '#' && h[1] == '!');
 	CHECK(!ofl_file_head("s", h, 11));
