@@ -152,6 +152,11 @@ struct link_action {
 	const char *mem_input;
 	uint64_t mem_base;
 	unsigned mem_factor;
+	/* A partition's module (partition.c), whose size ranks the actions of
+	 * its chain when several of the group's are ready: the largest first,
+	 * so that the longest chain does not start last and run alone; NULL:
+	 * plan order */
+	const char *rank_input;
 };
 
 /* What the loader does to start a program (loads.h), as declare.c keeps

@@ -556,11 +556,12 @@ int ofl_partition_plan(struct ofl_link *l, size_t gi, struct link_action *lto, c
 	char **parts = ofl_calloc(g->parts, sizeof(*parts));
 	size_t at = 0;
 	int rc = parts ? split(l, gi, lto, clang, &c, parts, &at, err) : OFL_NOMEM(err);
-	/* partition after partition, so that the scheduler, taking the first
-	 * action that can run, assembles one before it generates the next */
+	/* partition after partition, each chain ranked by its module (the
+	 * scheduler starts the largest's first, and finishes a chain before it
+	 * starts the next of the same size) */
 	for (unsigned k = 0; !rc && k < g->parts; k++) {
 		char *in = parts[k], *s = NULL, *obj = NULL;
-		size_t dep = at;
+		size_t dep = at, from = l->nactions;
 		if (ptx) {
 			rc = rename_part(l, gi, clang, parts[k], k, at, &in, err);
 			dep = l->nactions - 1;
@@ -568,6 +569,8 @@ int ofl_partition_plan(struct ofl_link *l, size_t gi, struct link_action *lto, c
 		rc = rc ? rc : codegen(l, gi, clang, &c, in, k, dep, &s, err);
 		rc = rc || !ptx ? rc : assemble(l, gi, &c, s, k, l->nactions - 1, &obj, err);
 		rc = rc ? rc : ofl_argv_push(&g->part_objs, ptx ? obj : s, err);
+		for (size_t i = from; !rc && i < l->nactions; i++)
+			l->actions[i].rank_input = parts[k];
 	}
 	free(parts);
 	free(c.ptxas);

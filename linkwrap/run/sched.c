@@ -27,7 +27,8 @@ static bool cancelled(struct ofl_link *l)
 	return __atomic_load_n(&l->cancelled, __ATOMIC_SEQ_CST);
 }
 
-/* The actions, started in plan order as they become ready: by the calling
+/* The actions, started in plan order as they become ready (a group's
+ * partitions the largest first: ranked()): by the calling
  * thread, which holds make's implicit token, and by workers that each
  * hold a token from make's jobserver (when there is one) while they run
  * one.  A worker waits for ready work before it waits for a token, and
@@ -49,6 +50,7 @@ struct sched {
 	 * running actions are estimated to take, each one's estimate */
 	uint64_t mem_limit, mem_running, *mem;
 	bool mem_said;
+	uint64_t *rank; /* each action's (rank()); UINT64_MAX: not yet looked at */
 };
 
 struct worker {
@@ -134,8 +136,34 @@ static bool fits(struct sched *s, size_t i)
 	return false;
 }
 
-/* Under the lock: 1 and the first action that can start now in *i; 0 when
- * none can yet (some run); -1 when none will (all started, one failed, or
+/* Action i's rank (the size of its partition's module), looked at once
+ * it is ready (the module is written then); 0 when it has none. */
+static uint64_t rank(struct sched *s, size_t i)
+{
+	const struct link_action *a = &s->l->actions[i];
+	struct stat st;
+	if (s->rank[i] == UINT64_MAX)
+		s->rank[i] = a->rank_input && !stat(a->rank_input, &st) ? (uint64_t)st.st_size : 0;
+	return s->rank[i];
+}
+
+/* Of the actions of k's group after k, the ready one of the largest rank
+ * above k's that fits, or k: a group's partitions by their size, the
+ * largest first (the schedule only, never the bytes). */
+static size_t ranked(struct sched *s, size_t k)
+{
+	const struct link_action *v = s->l->actions;
+	size_t best = k;
+	for (size_t j = k + 1; v[k].rank_input && j < s->l->nactions && v[j].group == v[k].group;
+	     j++)
+		if (v[j].rank_input && ready(s, j) && rank(s, j) > rank(s, best) && fits(s, j))
+			best = j;
+	return best;
+}
+
+/* Under the lock: 1 and the action to start now in *i (the first in plan
+ * order that can, or its group's largest partition's); 0 when none can
+ * yet (some run); -1 when none will (all started, one failed, or
  * cancelled).  claim: mark it running. */
 static int pick(struct sched *s, size_t *i, bool claim)
 {
@@ -146,10 +174,10 @@ static int pick(struct sched *s, size_t *i, bool claim)
 		return -1;
 	for (size_t k = s->first; k < l->nactions; k++)
 		if (ready(s, k) && fits(s, k)) {
-			*i = k;
+			*i = ranked(s, k);
 			if (claim) {
-				s->state[k] = RUNNING;
-				s->mem_running += s->mem[k];
+				s->state[*i] = RUNNING;
+				s->mem_running += s->mem[*i];
 			}
 			return 1;
 		}
@@ -325,9 +353,12 @@ int ofl_devlink_run(struct ofl_link *l, struct ofl_error *err)
 	s.state = ofl_calloc(l->nactions + 1, sizeof(*s.state));
 	s.errs = ofl_calloc(l->nactions + 1, sizeof(*s.errs));
 	s.mem = ofl_calloc(l->nactions + 1, sizeof(*s.mem));
-	int rc = w && t && running && s.state && s.errs && s.mem ? 0 : OFL_NOMEM(err);
-	for (size_t i = 0; !rc && i < l->nactions; i++)
+	s.rank = ofl_calloc(l->nactions + 1, sizeof(*s.rank));
+	int rc = w && t && running && s.state && s.errs && s.mem && s.rank ? 0 : OFL_NOMEM(err);
+	for (size_t i = 0; !rc && i < l->nactions; i++) {
 		s.errs[i] = (struct ofl_error)OFL_ERROR_INIT;
+		s.rank[i] = UINT64_MAX;
+	}
 	s.mem_limit = l->o.dry_run         ? UINT64_MAX
 	              : l->o.device_memory ? l->o.device_memory
 	                                   : available_memory();
@@ -352,6 +383,7 @@ int ofl_devlink_run(struct ofl_link *l, struct ofl_error *err)
 		              l->nlinked, ofl_devlink_elapsed(&t0), l->ncached);
 	pthread_cond_destroy(&s.changed);
 	pthread_mutex_destroy(&s.lock);
+	free(s.rank);
 	free(s.mem);
 	free(s.errs);
 	free(s.state);

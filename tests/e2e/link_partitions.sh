@@ -11,7 +11,8 @@
 #     a relink after editing one source hits the unchanged partitions'
 #     actions (--explain says so) and writes the image a cold link does;
 #     with too little memory (OFFLINK_DEVICE_MEMORY) fewer run at once,
-#     --explain says so, the image the same;
+#     --explain says so, the image the same, the largest partition's
+#     actions first;
 #     --explain says how many partitions and why (auto, the option, the
 #     variable, which the option overrides); bad counts are errors;
 #   - OpenMP x86_64 with -foffload-lto, clang 22 (tests/e2e/wrap_openmp_src,
@@ -124,6 +125,26 @@ OFFLINK_CACHE=0 OFFLINK_DEVICE_MEMORY=1M link_ok mem "$LD" -shared "${CUOBJS[@]}
 grep -q "^memory: .* more than the 1 MiB available (OFFLINK_DEVICE_MEMORY, else the machine's): fewer run at once$" \
 	mem.explain || fail "explain: no memory line"
 same_images p4b.so mem.so
+# one at a time, the partitions' chains (PTX names, code generation,
+# ptxas) start the largest module's first and run each to its end: the
+# largest last would run alone while the other cores idle
+cat >order <<'SH'
+#!/bin/sh
+case "${1##*/}" in
+opt) eval "in=\${$#}" && echo "opt $(stat -c %s "$in")" >>"$ORDER_LOG" ;;
+llc | ptxas) echo "${1##*/}" >>"$ORDER_LOG" ;;
+esac
+exec "$@"
+SH
+chmod +x order
+ORDER_LOG=$PWD/order.log OFFLINK_CACHE=0 OFFLINK_DEVICE_MEMORY=1M link_ok order "$LD" -shared \
+	"${CUOBJS[@]}" -o order.so --device-partitions=4 --device-launcher="$PWD/order"
+same_images p4b.so order.so
+[ "$(tr '\n' ' ' <order.log | sed 's/[0-9]\+/N/g')" = "$(printf 'opt N llc ptxas %.0s' 1 2 3 4)" ] ||
+	fail "partitions' actions not chain by chain: $(tr '\n' ' ' <order.log)"
+sed -n 's/^opt //p' order.log >sizes
+sort -rn sizes | cmp -s - sizes || fail "partitions not the largest first: $(tr '\n' ' ' <sizes)"
+[ "$(sort -u sizes | wc -l)" -gt 1 ] || fail "partitions of one size: the order shows nothing"
 expect_fail env OFFLINK_DEVICE_MEMORY=lots "$LD" -shared k0.o -o bad.so
 grep -q "OFFLINK_DEVICE_MEMORY: 'lots': expected a size" err || { cat err; fail "bad memory size"; }
 
