@@ -2,7 +2,6 @@
  * GNU linker plugin's options and every offlink command and personality. */
 #include "offlink/argv.h"
 
-#include <errno.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <stdlib.h>
@@ -72,14 +71,8 @@ static int read_file(struct ofl_rsp_file *r, const char *path, struct ofl_error 
 		close(fd);
 		return OFL_NOMEM(err);
 	}
-	while (r->n < size) {
-		ssize_t got = read(fd, r->text + r->n, size - r->n);
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got <= 0) /* shrank while read: what was there */
-			break;
-		r->n += (size_t)got;
-	}
+	if (size) /* a file that shrank while read: what was there */
+		(void)ofl_fd_pread_all(fd, r->text, size, 0, &r->n);
 	if (r->text)
 		r->text[r->n] = '\0';
 	if (fd >= 0)

@@ -1167,7 +1167,7 @@ static int build_sycl_desc(struct gen *g, const struct ofl_wrap_image *img)
 	for (size_t i = 0; !rc && i < d.nimages; i++)
 		rc = sycl_image(g, &x, img, &d, i, &at[i]);
 	rc = rc ? rc : sycl_descriptor(g, &x, &d, at, &desc);
-	struct target t = at_sec(g, x.relro, desc);
+	struct target t = rc ? (struct target){0} : at_sec(g, x.relro, desc);
 	if (!rc && (sycl_desc_fn(g, "sycl.descriptor_reg", "__sycl_register_lib", t, &reg) ||
 	            sycl_desc_fn(g, "sycl.descriptor_unreg", "__sycl_unregister_lib", t, &unreg) ||
 	            array_slot(g, ".init_array.1", SHT_INIT_ARRAY, reg) ||
@@ -1190,7 +1190,7 @@ int ofl_wrap_check(const struct ofl_wrap_opts *o, size_t nimages, struct ofl_err
 		                     "sycl has LLVM %s registration only (llvm20 ABI), not "
 		                     "relocatable",
 		                     o->sycl_desc ? "22's" : "23's");
-	if (o->sycl_desc && (o->kind != OFL_WRAP_SYCL || o->machine == OFL_WRAP_X86_64_COFF))
+	if (o->sycl_desc && (o->kind != OFL_WRAP_SYCL || ofl_wrap_machine_coff(o->machine)))
 		return ofl_error_set(err, OFL_EINVAL, NULL, OFL_NO_OFFSET,
 		                     "LLVM 22's SYCL registration is a sycl one, for ELF hosts");
 	if (o->kind == OFL_WRAP_SYCL && nimages != 1)

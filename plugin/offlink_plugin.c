@@ -328,16 +328,6 @@ static void environment(void)
 	clock_gettime(CLOCK_MONOTONIC, &P.started);
 }
 
-/* The linker that loaded us, by its real file (gold looks for what a
- * linker script names elsewhere than bfd); bfd when /proc does not say. */
-static enum ofl_linker host_linker(void)
-{
-	char self[PATH_MAX];
-	if (!realpath("/proc/self/exe", self))
-		return OFL_LINKER_BFD;
-	return ofl_linker_of(strrchr(self, '/') + 1);
-}
-
 /* The session, as ld.offlink starts it: not for ld -r or a line without
  * inputs (the linker's alone), and not with the environment or the command
  * line unreadable. */
@@ -357,7 +347,10 @@ static enum ld_plugin_status start(void)
 	snprintf(process, sizeof(process), "%s + offlink plugin", exe);
 	if (!P.c.o.chained && ofl_link_config_trace(&P.c, process, &err))
 		return fail(&err);
-	P.c.o.host_linker = host_linker();
+	/* the linker that loaded us, by its real file, as ld.offlink tells
+	 * the one it runs (bfd when /proc does not say) */
+	P.c.o.host_linker =
+	    ofl_host_linker_kind(&(struct ofl_host_linker_query){.choice = "/proc/self/exe"});
 	return ofl_link_open(&P.link, &P.c.o, &err) ? fail(&err) : LDPS_OK;
 }
 

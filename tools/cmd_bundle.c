@@ -429,9 +429,9 @@ static int llvm_bundler(int argc, char **argv, struct bundle_args *a, const char
 	    {"###", OPT_FLAG, &a->print_only, NULL, NULL,
 	     "Print any external commands that are to be executed instead of actually executing "
 	     "them - for testing purposes."},
-	    {"offlink-llvm-version", OPT_UINT, &a->llvm_version, NULL, "19|22",
-	     "Behave like clang-offload-bundler 19 or 22 (default: 22, or 19 when invoked as "
-	     "*-19)"},
+	    {"offlink-llvm-version", OPT_UINT, &a->llvm_version, NULL, "19|22|23",
+	     "Behave like clang-offload-bundler 19, 22 or 23 (default: 22, or the release "
+	     "the name it is invoked by ends in)"},
 	    {"help", OPT_HELP, (void *)help_text, &help, NULL, "Display available options"},
 	    {"version", OPT_VERSION, "compatible with clang-offload-bundler 19 and 22", NULL, NULL,
 	     "Display the version of this program"},
@@ -452,14 +452,16 @@ static int llvm_bundler(int argc, char **argv, struct bundle_args *a, const char
 		warning("-inputs is deprecated, use -input instead");
 	if (a->outputs.n)
 		warning("-outputs is deprecated, use -output instead");
+	if (a->llvm_version && a->llvm_version != 19 && a->llvm_version != 22 &&
+	    a->llvm_version != 23)
+		return error("--offlink-llvm-version must be 19, 22 or 23");
 	int rc = llvm_check(a);
 	if (rc)
 		return rc;
 
 	struct ofl_bundler_options o = OFL_BUNDLER_OPTIONS_INIT;
-	o.dialect = dialect_of(a->llvm_version == 19 || a->llvm_version == 22
-	                           ? (unsigned)a->llvm_version
-	                           : personality_release(argv[0], 0));
+	o.dialect = dialect_of(a->llvm_version ? (unsigned)a->llvm_version
+	                                       : personality_release(argv[0], 0));
 	if (o.dialect == OFL_LLVM19)
 		o.ccob.version = 2;
 	llvm_env(a, &o);
@@ -529,11 +531,11 @@ static long online_cpus(void)
 static int sub_prepare(struct ofl_bundler_options *o, struct bundle_args *a, enum sub_mode m,
                        struct strlist *in)
 {
-	o->dialect = dialect_of(a->llvm_version ? (unsigned)a->llvm_version : 22);
-	o->all_or_nothing = true; /* native commands: every output or none */
 	if (a->llvm_version && a->llvm_version != 19 && a->llvm_version != 22 &&
 	    a->llvm_version != 23)
 		return error("--llvm-version must be 19, 22 or 23");
+	o->dialect = dialect_of(a->llvm_version ? (unsigned)a->llvm_version : 22);
+	o->all_or_nothing = true; /* native commands: every output or none */
 	o->compress = a->compress;
 	o->ccob.version = a->format_version          ? (int)a->format_version
 	                  : o->dialect == OFL_LLVM19 ? 2

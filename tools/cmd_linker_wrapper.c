@@ -243,13 +243,12 @@ static int take(struct link_job *j, const struct wspec *w, const char *v)
 		j->c.o.embed_bitcode = true;
 		break;
 	case W_TIME_TRACE:
-		free(j->c.time_trace_file);
-		j->c.time_trace = true;
-		return (j->c.time_trace_file = strdup(v)) ? 0 : error("out of memory");
 	case W_DEVICE_PARTITIONS: {
 		/* read as ld.offlink reads its option */
-		struct ofl_ldarg a = {
-		    .kind = OFL_LDARG_OPTION, .opt = OFL_LD_OWN_DEVICE_PARTITIONS, .value = v};
+		struct ofl_ldarg a = {.kind = OFL_LDARG_OPTION,
+		                      .opt = w->id == W_TIME_TRACE ? OFL_LD_OWN_TIME_TRACE
+		                                                   : OFL_LD_OWN_DEVICE_PARTITIONS,
+		                      .value = v};
 		struct ofl_error err = OFL_ERROR_INIT;
 		return ofl_link_config_option(&j->c, &a, &err) ? error_lib(&err) : 0;
 	}

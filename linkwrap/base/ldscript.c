@@ -253,12 +253,6 @@ int ofl_ldscript_inputs(const uint8_t *d, size_t n, ofl_ldscript_fn fn, void *ct
 	return rc;
 }
 
-/* A token's characters in a script: names, numbers, file names. */
-static bool word_char(uint8_t c)
-{
-	return ident_char(c, false) || c == '.' || c == '$';
-}
-
 int ofl_ldscript_includes(const uint8_t *d, size_t n, ofl_ldscript_fn fn, void *ctx,
                           struct ofl_error *err)
 {
@@ -275,7 +269,7 @@ int ofl_ldscript_includes(const uint8_t *d, size_t n, ofl_ldscript_fn fn, void *
 			continue;
 		}
 		const uint8_t *w = s.p;
-		while (s.p < s.end && word_char(*s.p))
+		while (s.p < s.end && name_char(*s.p, false) /* names, numbers, file names */)
 			s.p++;
 		if (s.p == w) {
 			s.p++; /* an operator, a parenthesis, a brace */

@@ -72,14 +72,14 @@ void ofl_stat_id(const struct stat *st, uint8_t id[OFL_STAT_ID]);
 struct ofl_digests;
 struct ofl_digests *ofl_digests_new(void);
 void ofl_digests_free(struct ofl_digests *d);
+/* A file's bytes read already (a response file the plan read), added as
+ * ofl_key_file adds the file's. */
+void ofl_key_content(struct ofl_cache_key *k, const uint8_t *p, size_t n);
 /* A file an action may read, by the SHA-256 of its bytes (a tree's past
  * 256 KiB), remembered in c (when not NULL) under its identity as large
  * inputs are, and in d (when not NULL) for the rest of the link; *st (when
  * not NULL) what was seen of it.  0, or -1 when it is no regular file or
  * cannot be read (the action is then not cached). */
-/* A file's bytes read already (a response file the plan read), added as
- * ofl_key_file adds the file's. */
-void ofl_key_content(struct ofl_cache_key *k, const uint8_t *p, size_t n);
 int ofl_key_file(struct ofl_cache_key *k, struct ofl_cache *c, struct ofl_digests *d,
                  const char *path, struct stat *st);
 void ofl_key_final(struct ofl_cache_key *k, uint8_t key[OFL_CACHE_KEY_SIZE]);

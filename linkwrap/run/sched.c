@@ -147,18 +147,18 @@ static uint64_t rank(struct sched *s, size_t i)
 	return s->rank[i];
 }
 
-/* Of the actions of k's group after k, the ready one of the largest rank
- * above k's that fits, or k: a group's partitions by their size, the
- * largest first (the schedule only, never the bytes). */
+/* Of the ready actions of k's group from k on, the one of the largest
+ * rank when it fits, else k (which fits): a group's partitions by their
+ * size, the largest first (the schedule only, never the bytes). */
 static size_t ranked(struct sched *s, size_t k)
 {
 	const struct link_action *v = s->l->actions;
 	size_t best = k;
 	for (size_t j = k + 1; v[k].rank_input && j < s->l->nactions && v[j].group == v[k].group;
 	     j++)
-		if (v[j].rank_input && ready(s, j) && rank(s, j) > rank(s, best) && fits(s, j))
+		if (v[j].rank_input && ready(s, j) && rank(s, j) > rank(s, best))
 			best = j;
-	return best;
+	return best == k || fits(s, best) ? best : k;
 }
 
 /* Under the lock: 1 and the action to start now in *i (the first in plan

@@ -93,4 +93,15 @@ expect_fail $BUNDLER -unbundle -type=bc -targets=$T -input=good.bundle -output=g
 same keep good.bundle
 expect_fail $BUNDLER -type=bc -bundle-align=0 -targets=$T -input=good.bundle -input=plain.bin -output=o
 expect_err_line "bundle-align"
+# the release it acts as: 23 reads main's amdgpu triples, 22 refuses them,
+# a release offlink does not play is an error (not 22 in silence)
+printf 'int h;\n' >h.i
+printf 'int d;\n' >d.i
+A=host-x86_64-unknown-linux-gnu,hip-amdgpu9.0a-amd-amdhsa--gfx90a
+$BUNDLER --offlink-llvm-version=23 -type=i -targets=$A -input=h.i -input=d.i -output=b23.i ||
+	fail "as 23: an amdgpu9.0a entry refused"
+expect_fail $BUNDLER --offlink-llvm-version=22 -type=i -targets=$A -input=h.i -input=d.i -output=b22.i
+expect_err_line "unknown target triple"
+expect_fail $BUNDLER --offlink-llvm-version=21 -type=i -targets=$A -input=h.i -input=d.i -output=b21.i
+expect_err_line "--offlink-llvm-version must be 19, 22 or 23"
 echo ok

@@ -187,10 +187,6 @@ int ofl_objdump_section_bundles(const uint8_t *file, size_t file_size, uint64_t 
                                 uint64_t sec_size, struct ofl_objdump_bundles *out,
                                 struct ofl_error *err);
 
-/* One object llvm-objdump --offloading reads: name is what it prints
- * ("lib.a(m.o)" for an archive member), fname what files extracted from
- * it are named after (the member's name, flattened: no directory), archive
- * the path of the archive holding it (NULL for the file itself). */
 /* name: "lib.a(m.o)" for a member, else the path; fname: the name files
  * extracted from it are named after (flattened); file: LLVM's file name of
  * the object (the member's name as stored, else the path); archive: the
