@@ -264,9 +264,8 @@ static int take(struct link_job *j, const struct wspec *w, const char *v)
 
 /* LLVM 23's --no-canonical-prefixes (#184160): its words leave the host
  * line (they stay there acting as 22, which has no such option and hands
- * unknown words to the linker); the device clang is the one beside this
- * program as invoked, its links not resolved (found on PATH when argv0
- * names no folder), else the usual one, and gets -no-canonical-prefixes. */
+ * unknown words to the linker); the link takes its device clang beside
+ * this program as invoked (offlink/link.h). */
 static void no_canonical_prefixes(struct link_job *j, const char *argv0, char **host, int *nhost)
 {
 	int k = 0;
@@ -278,20 +277,7 @@ static void no_canonical_prefixes(struct link_job *j, const char *argv0, char **
 	}
 	*nhost = k;
 	j->c.o.no_canonical_prefixes = true;
-	char *self =
-	    strchr(argv0, '/') ? strdup(argv0) : ofl_proc_find(argv0, NULL, 0, getenv("PATH"));
-	char *slash = self ? strrchr(self, '/') : NULL, *clang = NULL;
-	if (slash) {
-		*(slash == self ? slash + 1 : slash) = '\0'; /* "/x": the root */
-		const char *dirs[1] = {self};
-		clang = ofl_proc_find("clang", dirs, 1, NULL);
-	}
-	free(self);
-	if (clang) {
-		free(j->c.device_compiler);
-		j->c.device_compiler = clang;
-		j->c.o.device_compiler = clang;
-	}
+	j->c.o.invoked = argv0;
 }
 
 /* A Windows host other than MinGW links with lld-link or link.exe, whose

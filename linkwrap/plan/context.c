@@ -46,6 +46,22 @@ char *ofl_link_log_command(struct ofl_link *l, const struct ofl_proc *cmd)
 	return (char *)b.data;
 }
 
+/* The clang in the folder of program as invoked (found on search_path
+ * when it names none), its links not resolved; owned, or NULL. */
+static char *clang_beside(const char *program, const char *search_path)
+{
+	char *self = strchr(program, '/') ? ofl_strdup(program)
+	                                  : ofl_proc_find(program, NULL, 0, search_path);
+	char *slash = self ? strrchr(self, '/') : NULL, *clang = NULL;
+	if (slash) {
+		*(slash == self ? slash + 1 : slash) = '\0'; /* "/x": the root */
+		const char *dirs[1] = {self};
+		clang = ofl_proc_find("clang", dirs, 1, NULL);
+	}
+	free(self);
+	return clang;
+}
+
 int ofl_link_new(struct ofl_link **out, const struct ofl_link_opts *o, struct ofl_error *err)
 {
 	struct ofl_link *l = ofl_calloc(1, sizeof(*l));
@@ -75,6 +91,9 @@ int ofl_link_new(struct ofl_link **out, const struct ofl_link_opts *o, struct of
 		l->o.llvm_roots = default_roots;
 		l->o.nllvm_roots = 1;
 	}
+	if (l->o.no_canonical_prefixes && l->o.invoked &&
+	    (l->clang_beside_self = clang_beside(l->o.invoked, l->o.search_path)))
+		l->o.device_compiler = l->clang_beside_self;
 	l->memo.rsp = o->rsp ? o->rsp : &l->memo.own_rsp;
 	l->tools = (struct ofl_toolchain){l->o.llvm_roots, l->o.nllvm_roots, l->o.device_compiler,
 	                                  l->o.search_path};
@@ -180,6 +199,7 @@ void ofl_link_destroy(struct ofl_link *l)
 	ofl_ptrs_release(&l->temps);
 	free(l->tmpdir);
 	free(l->beside_output);
+	free(l->clang_beside_self);
 	for (size_t i = 0; i < l->nfiles; i++) {
 		struct link_file *f = &l->files[i];
 		ofl_archive_release(&f->ar);

@@ -256,6 +256,7 @@ struct ofl_link {
 	struct ofl_toolchain tools; /* where the link's tools are (from o) */
 	char *tmpdir;               /* made on first use */
 	char *beside_output;        /* its parent when kept beside the output */
+	char *clang_beside_self;    /* the device clang beside the wrapper (invoked) */
 	struct ofl_ptrs temps;      /* the paths handed out */
 	pthread_mutex_t lock;
 	/* Read and written atomically, also by ofl_link_cancel in a signal

@@ -71,8 +71,12 @@ struct ofl_link_opts {
 	int jobserver_rfd, jobserver_wfd;
 	const char *device_compiler; /* clang for device links; NULL: chosen */
 	/* Device clang commands get -no-canonical-prefixes, after --target
-	 * (clang-linker-wrapper 23's --no-canonical-prefixes, #184160). */
+	 * (clang-linker-wrapper 23's --no-canonical-prefixes, #184160), and
+	 * the device clang is the one beside invoked (the wrapper's argv[0],
+	 * on search_path when it names no folder; its links not resolved)
+	 * when there is one. */
 	bool no_canonical_prefixes;
+	const char *invoked;
 	/* Extra device link arguments, "[<triple>=]arg": linker arguments
 	 * (given to clang as -Xlinker arg) and clang arguments. */
 	const char *const *device_linker_args;
