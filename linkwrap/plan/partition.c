@@ -58,6 +58,7 @@ struct cg {
 	char ptxas_level;
 	bool ptxas_g, verbose;
 	char *ptxas;       /* owned */
+	char *opt, *llc;   /* beside the device clang (owned) */
 	char unknown[128]; /* the first word that may change code generation, or "" */
 };
 
@@ -95,6 +96,13 @@ static const char *whole(const struct ofl_link *l, const struct link_group *g, c
 	return NULL;
 }
 
+/* --explain's line on group g's partitions (g->parts_why). */
+static void say_parts(struct ofl_link *l, const struct link_group *g)
+{
+	ofl_link_logf(l, OFL_LOG_DECISION, "device partitions for %s%s%s: %s", g->triple,
+	              *g->arch ? " " : "", g->arch, g->parts_why);
+}
+
 void ofl_partition_count(struct ofl_link *l, size_t gi, const char *clang)
 {
 	struct link_group *g = &l->groups[gi];
@@ -124,8 +132,7 @@ void ofl_partition_count(struct ofl_link *l, size_t gi, const char *clang)
 		         g->parts, (unsigned long long)(bytes >> 10),
 		         (unsigned long long)(PART_BYTES >> 10), PART_AUTO_MAX);
 	}
-	ofl_link_logf(l, OFL_LOG_DECISION, "device partitions for %s%s%s: %s", g->triple,
-	              *g->arch ? " " : "", g->arch, g->parts_why);
+	say_parts(l, g);
 }
 
 /* ---- the LTO step's words ------------------------------------------------ */
@@ -432,22 +439,20 @@ static int rename_map(struct ofl_link *l, size_t gi, unsigned k, char **path, st
 }
 
 /* opt -passes=rewrite-symbols over partition k (NVPTX), by its map. */
-static int rename_part(struct ofl_link *l, size_t gi, const char *clang, const char *in, unsigned k,
-                       size_t dep, char **out, struct ofl_error *err)
+static int rename_part(struct ofl_link *l, size_t gi, const struct cg *c, const char *in,
+                       unsigned k, size_t dep, char **out, struct ofl_error *err)
 {
 	const struct link_group *g = &l->groups[gi];
 	char sfx[32], *map = NULL;
 	snprintf(sfx, sizeof(sfx), "-%u.ptxnames.bc", k);
-	char *tool = ofl_toolchain_beside(clang, "opt");
 	struct ofl_proc cmd = OFL_PROC_INIT;
 	*out = ofl_partition_name(l, gi, sfx, err);
-	int rc = tool && *out ? rename_map(l, gi, k, &map, err) : tool ? err->code : OFL_NOMEM(err);
-	rc = rc ? rc : head(l, &cmd, tool, err);
+	int rc = *out ? rename_map(l, gi, k, &map, err) : err->code;
+	rc = rc ? rc : head(l, &cmd, c->opt, err);
 	rc = rc || ofl_proc_push(&cmd, "-passes=rewrite-symbols,strip-dead-prototypes", err) ||
 	     ofl_proc_push(&cmd, "-rewrite-map-file", err) || ofl_proc_push(&cmd, map, err) ||
 	     ofl_proc_push(&cmd, "-o", err) || ofl_proc_push(&cmd, *out, err) ||
 	     ofl_proc_push(&cmd, in, err);
-	free(tool);
 	struct link_action *a = rc ? NULL : add(l, gi, &cmd, dep, *out, err);
 	if (a) {
 		describe(a, g, "PTX names", k);
@@ -462,17 +467,16 @@ static int rename_part(struct ofl_link *l, size_t gi, const char *clang, const c
 /* llc over partition k: its options the LTO step's (above); PTX for
  * NVPTX (without the comments llc adds by default and LTO does not), an
  * object for the others. */
-static int codegen(struct ofl_link *l, size_t gi, const char *clang, const struct cg *c,
-                   const char *in, unsigned k, size_t dep, char **out, struct ofl_error *err)
+static int codegen(struct ofl_link *l, size_t gi, const struct cg *c, const char *in, unsigned k,
+                   size_t dep, char **out, struct ofl_error *err)
 {
 	const struct link_group *g = &l->groups[gi];
 	bool ptx = ofl_target_nvptx(g->triple);
 	char sfx[32];
 	snprintf(sfx, sizeof(sfx), "-%u.%s", k, ptx ? "s" : "o");
-	char *tool = ofl_toolchain_beside(clang, "llc");
 	struct ofl_proc cmd = OFL_PROC_INIT;
 	*out = ofl_partition_name(l, gi, sfx, err);
-	int rc = tool && *out ? head(l, &cmd, tool, err) : tool ? err->code : OFL_NOMEM(err);
+	int rc = *out ? head(l, &cmd, c->llc, err) : err->code;
 	rc = rc || ofl_proc_pushf(&cmd, err, "-O%c", c->cg_level) ||
 	     ofl_proc_pushf(&cmd, err, "-relocation-model=%s", c->pic ? "pic" : "static") ||
 	     (*c->cpu && ofl_proc_pushf(&cmd, err, "-mcpu=%s", c->cpu)) ||
@@ -483,7 +487,6 @@ static int codegen(struct ofl_link *l, size_t gi, const char *clang, const struc
 	     ofl_proc_push(&cmd, ptx ? "--asm-verbose=false" : "-filetype=obj", err) ||
 	     ofl_proc_push(&cmd, "-o", err) || ofl_proc_push(&cmd, *out, err) ||
 	     ofl_proc_push(&cmd, in, err);
-	free(tool);
 	struct link_action *a = rc ? NULL : add(l, gi, &cmd, dep, *out, err);
 	if (a) {
 		describe(a, g, "code generation", k);
@@ -547,15 +550,18 @@ int ofl_partition_plan(struct ofl_link *l, size_t gi, struct link_action *lto, c
 		         : !*c.cpu && !cpu ? "no processor in the LTO step's words"
 		                           : "no ptxas to assemble the partitions",
 		         *c.unknown ? " may change code generation" : "");
-		ofl_link_logf(l, OFL_LOG_DECISION, "device partitions for %s%s%s: %s", g->triple,
-		              *g->arch ? " " : "", g->arch, g->parts_why);
+		say_parts(l, g);
 		g->parts = 1;
 		free(c.ptxas);
 		return 1;
 	}
 	char **parts = ofl_calloc(g->parts, sizeof(*parts));
 	size_t at = 0;
-	int rc = parts ? split(l, gi, lto, clang, &c, parts, &at, err) : OFL_NOMEM(err);
+	/* there (ofl_partition_count looked): NULL is out of memory */
+	c.llc = ofl_toolchain_beside(clang, "llc");
+	c.opt = ptx ? ofl_toolchain_beside(clang, "opt") : NULL;
+	int rc = parts && c.llc && (c.opt || !ptx) ? split(l, gi, lto, clang, &c, parts, &at, err)
+	                                           : OFL_NOMEM(err);
 	/* partition after partition, each chain ranked by its module (the
 	 * scheduler starts the largest's first, and finishes a chain before it
 	 * starts the next of the same size) */
@@ -563,10 +569,10 @@ int ofl_partition_plan(struct ofl_link *l, size_t gi, struct link_action *lto, c
 		char *in = parts[k], *s = NULL, *obj = NULL;
 		size_t dep = at, from = l->nactions;
 		if (ptx) {
-			rc = rename_part(l, gi, clang, parts[k], k, at, &in, err);
+			rc = rename_part(l, gi, &c, parts[k], k, at, &in, err);
 			dep = l->nactions - 1;
 		}
-		rc = rc ? rc : codegen(l, gi, clang, &c, in, k, dep, &s, err);
+		rc = rc ? rc : codegen(l, gi, &c, in, k, dep, &s, err);
 		rc = rc || !ptx ? rc : assemble(l, gi, &c, s, k, l->nactions - 1, &obj, err);
 		rc = rc ? rc : ofl_argv_push(&g->part_objs, ptx ? obj : s, err);
 		for (size_t i = from; !rc && i < l->nactions; i++)
@@ -574,6 +580,8 @@ int ofl_partition_plan(struct ofl_link *l, size_t gi, struct link_action *lto, c
 	}
 	free(parts);
 	free(c.ptxas);
+	free(c.llc);
+	free(c.opt);
 	return rc;
 }
 
