@@ -296,20 +296,31 @@ void ofl_digests_free(struct ofl_digests *d)
 	free(d);
 }
 
-/* What the link saw of path, looked at on its first use (the lock held);
- * NULL when out of memory. */
-static const struct seen_file *seen(struct ofl_digests *d, struct ofl_cache *c, const char *path)
+/* What the link saw of path, into *out: looked at on its first use, the
+ * file hashed without the lock (another action's key need not wait for
+ * it; two racing to hash one file keep the first's; out of memory, this
+ * call's own look). */
+static void seen(struct ofl_digests *d, struct ofl_cache *c, const char *path,
+                 struct seen_file *out)
 {
+	pthread_mutex_lock(&d->lock);
+	const struct ofl_symslot *had = ofl_symset_find(&d->paths, path);
+	if (had)
+		*out = d->v[had->value];
+	pthread_mutex_unlock(&d->lock);
+	if (had)
+		return;
+	out->bad = file_digest(c, path, &out->st, out->sum, &out->tree) != 0;
 	struct ofl_symslot *slot;
-	bool added;
-	if (OFL_GROW(d->v, d->cap, d->n) ||
-	    ofl_symset_add(&d->paths, path, (uint32_t)d->n, &slot, &added))
-		return NULL;
-	if (!added)
-		return &d->v[slot->value];
-	struct seen_file *s = &d->v[d->n++];
-	s->bad = file_digest(c, path, &s->st, s->sum, &s->tree) != 0;
-	return s;
+	bool added, ok;
+	pthread_mutex_lock(&d->lock);
+	ok = !OFL_GROW(d->v, d->cap, d->n) &&
+	     !ofl_symset_add(&d->paths, path, (uint32_t)d->n, &slot, &added);
+	if (ok && added)
+		d->v[d->n++] = *out;
+	else if (ok)
+		*out = d->v[slot->value];
+	pthread_mutex_unlock(&d->lock);
 }
 
 void ofl_key_content(struct ofl_cache_key *k, const uint8_t *p, size_t n)
@@ -324,14 +335,9 @@ int ofl_key_file(struct ofl_cache_key *k, struct ofl_cache *c, struct ofl_digest
                  const char *path, struct stat *st)
 {
 	struct seen_file one;
-	const struct seen_file *s = NULL;
-	if (d) {
-		pthread_mutex_lock(&d->lock);
-		if ((s = seen(d, c, path)))
-			one = *s;
-		pthread_mutex_unlock(&d->lock);
-	}
-	if (!s) /* no memo of the link's, or no memory for it */
+	if (d)
+		seen(d, c, path, &one);
+	else /* no memo of the link's */
 		one.bad = file_digest(c, path, &one.st, one.sum, &one.tree) != 0;
 	if (one.bad)
 		return -1; /* gone, or no longer a file: nothing to key it by */
