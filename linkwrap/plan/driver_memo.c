@@ -359,9 +359,8 @@ static void key_gcc(struct dkey *d, const char *clangdir)
 static void key_cuda(struct dkey *d, const char *root)
 {
 	static const char *const parts[] = {
-	    "bin",         "bin/ptxas",    "include",       "include/cuda.h",
-	    "version.txt", "version.json", "nvvm/libdevice"};
-	key_tree(d, root, 0);
+	    "bin", "bin/ptxas", "include", "include/cuda.h", "version.txt", "version.json"};
+	key_one(d, root);
 	for (size_t i = 0; i < sizeof(parts) / sizeof(*parts); i++)
 		key_joined(d, root, parts[i]);
 	char p[PATH_MAX];
@@ -548,11 +547,9 @@ int ofl_driver_key(struct ofl_link *l, const struct link_action *a, const struct
 			d.rc = OFL_ENOMEM;
 	for (size_t i = 0; i < shape->n; i++) {
 		ofl_key_str(&d.k, "word", shape->v[i]);
-		/* a toolkit it is given: its bin/ a folder of programs too */
-		if (!strncmp(shape->v[i], "--cuda-path=", 12)) {
+		/* a toolkit it is given (its bin/ a folder of programs too) */
+		if (!strncmp(shape->v[i], "--cuda-path=", 12))
 			key_cuda(&d, shape->v[i] + 12);
-			key_joined(&d, shape->v[i] + 12, "bin");
-		}
 	}
 	int rc = ofl_rsp_files(shape->v, shape->n, l->memo.rsp, key_rsp, &d, err);
 	ofl_key_final(&d.k, key);
