@@ -195,8 +195,8 @@ static void memo_put(struct ofl_cache *c, int fd, const uint8_t id[ID_SIZE], con
 	ofl_cache_memo_put(c, key, memo, sizeof(memo));
 }
 
-void ofl_key_input(struct ofl_cache_key *k, struct ofl_cache *c, const char *tag,
-                   const struct ofl_file *f, const uint8_t *p, size_t n)
+void ofl_key_input(struct ofl_cache_key *k, struct ofl_cache *c, const struct ofl_file *f,
+                   const uint8_t *p, size_t n)
 {
 	uint8_t id[ID_SIZE], sum[OFL_CACHE_KEY_SIZE];
 	struct stat st;
@@ -205,12 +205,12 @@ void ofl_key_input(struct ofl_cache_key *k, struct ofl_cache *c, const char *tag
 	int64_t off = n >= OFL_KEY_MEMO_MIN && c ? ofl_file_offset_of(f, p, n) : -1;
 	bool known = off >= 0 && f->mapped == 1 && identity(f->fd, (uint64_t)off, n, id, &st);
 	if (known && memo_get(c, id, sum, &tree)) {
-		add_digest(k, tag, sum, tree);
+		add_digest(k, "content", sum, tree);
 		return;
 	}
 	clock_gettime(CLOCK_REALTIME, &now);
 	digest(p, n, sum, &tree);
-	add_digest(k, tag, sum, tree);
+	add_digest(k, "content", sum, tree);
 	if (known)
 		memo_put(c, f->fd, id, &st, &now, sum, tree);
 }
@@ -321,14 +321,6 @@ static void seen(struct ofl_digests *d, struct ofl_cache *c, const char *path,
 	else if (ok)
 		*out = d->v[slot->value];
 	pthread_mutex_unlock(&d->lock);
-}
-
-void ofl_key_content(struct ofl_cache_key *k, const uint8_t *p, size_t n)
-{
-	uint8_t sum[OFL_CACHE_KEY_SIZE];
-	bool tree;
-	digest(p, n, sum, &tree);
-	add_digest(k, "content", sum, tree);
 }
 
 int ofl_key_file(struct ofl_cache_key *k, struct ofl_cache *c, struct ofl_digests *d,

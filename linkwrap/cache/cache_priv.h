@@ -50,18 +50,20 @@ struct ofl_cache_key {
 };
 void ofl_key_init(struct ofl_cache_key *k);
 void ofl_key_str(struct ofl_cache_key *k, const char *tag, const char *s);
-/* The SHA-256 of bytes (an input of the link not written yet) under tag. */
+/* The SHA-256 of bytes under tag (a tree's past 256 KiB). */
 void ofl_key_bytes(struct ofl_cache_key *k, const char *tag, const uint8_t *p, size_t n);
 /* Inputs from this size up are worth a memo (ofl_key_input). */
 #define OFL_KEY_MEMO_MIN ((size_t)1 << 20)
-/* The same for bytes of a mapped input file f (NULL: bytes made in
- * memory), added as ofl_key_bytes adds them.  The SHA-256 of a large
+/* A file's bytes, known before it is read (one the link writes, a
+ * response file the plan read), added as ofl_key_file adds a file's: the
+ * same key whether the file is read or these bytes.  f: the mapped input
+ * file holding them (NULL: bytes made in memory).  The SHA-256 of a large
  * input is remembered in c by its file's identity, and taken from there
  * while the file is unchanged (ccache's inode cache): on file systems
  * where the kernel alone sets a file's change time, for a file that
  * changed at least 2 s before it was hashed. */
-void ofl_key_input(struct ofl_cache_key *k, struct ofl_cache *c, const char *tag,
-                   const struct ofl_file *f, const uint8_t *p, size_t n);
+void ofl_key_input(struct ofl_cache_key *k, struct ofl_cache *c, const struct ofl_file *f,
+                   const uint8_t *p, size_t n);
 /* A file's identity as the cache compares it: device, inode, size,
  * modification and change times, little-endian 64-bit each. */
 struct stat;
@@ -72,9 +74,6 @@ void ofl_stat_id(const struct stat *st, uint8_t id[OFL_STAT_ID]);
 struct ofl_digests;
 struct ofl_digests *ofl_digests_new(void);
 void ofl_digests_free(struct ofl_digests *d);
-/* A file's bytes read already (a response file the plan read), added as
- * ofl_key_file adds the file's. */
-void ofl_key_content(struct ofl_cache_key *k, const uint8_t *p, size_t n);
 /* A file an action may read, by the SHA-256 of its bytes (a tree's past
  * 256 KiB), remembered in c (when not NULL) under its identity as large
  * inputs are, and in d (when not NULL) for the rest of the link; *st (when

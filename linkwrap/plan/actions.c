@@ -58,7 +58,7 @@ int ofl_devlink_defer(struct ofl_link *l, size_t gi, const char *path, const uin
 		free(owned);
 		return OFL_NOMEM(err);
 	}
-	g->pending[g->npending++] = (struct pending_write){path, data, size, owned};
+	g->pending[g->npending++] = (struct pending_write){path, data, size, owned, false};
 	return 0;
 }
 
@@ -67,7 +67,7 @@ struct pending_write *ofl_devlink_pending(const struct link_group *g, const char
 {
 	for (size_t n = 0; n < g->npending; n++) {
 		size_t i = (*next + n) % g->npending;
-		if (g->pending[i].path && !strcmp(g->pending[i].path, path)) {
+		if (!strcmp(g->pending[i].path, path)) {
 			*next = i + 1;
 			return &g->pending[i];
 		}

@@ -217,14 +217,16 @@ struct link_group {
 	const char *llvm_why;          /* where llvm came from (ofl_plan_group) */
 	enum ofl_plan_runtime runtime; /* its OpenMP device runtime (devrt.c) */
 	char *runtime_path;            /* the runtime's archive or folder, owned */
-	/* Inputs of its commands not written yet: written just before a
-	 * command runs, never for one the cache answers (creating files is
-	 * most of a cached link's time) */
+	/* The files of its commands the link writes: written just before a
+	 * command that reads them runs, never for one the cache answers
+	 * (creating files is most of a cached link's time); as planned to
+	 * the link's end (keys read them unlocked) */
 	struct pending_write {
 		const char *path; /* the link's temporary */
 		const uint8_t *data;
 		size_t size;
 		uint8_t *owned; /* data, when made for this write */
+		bool written;   /* by a command's run (under l->lock) */
 	} * pending;
 	size_t npending, cappending;
 	/* Its code generation in partitions (partition.c): how many (1:
@@ -402,8 +404,8 @@ struct link_action *ofl_devlink_new_action(struct ofl_link *l, size_t gi, bool l
  * (owned: freed once written, or with the group). */
 int ofl_devlink_defer(struct ofl_link *l, size_t gi, const char *path, const uint8_t *data,
                       size_t size, uint8_t *owned, struct ofl_error *err);
-/* The pending write of path among group g's, looked for from *next on
- * (they come in the command's order), or NULL. */
+/* The pending write of path among group g's, written or not, looked for
+ * from *next on (they come in the command's order), or NULL. */
 struct pending_write *ofl_devlink_pending(const struct link_group *g, const char *path,
                                           size_t *next);
 /* The path of the file of group gi's commands that holds the image's

@@ -335,12 +335,36 @@ static struct link_action *add(struct ofl_link *l, size_t gi, struct ofl_proc *c
 	return a;
 }
 
-/* "<step> of partition k+1/N for <triple> <arch>" */
-static void describe(struct link_action *a, const struct link_group *g, const char *step,
-                     unsigned k)
+/* A partition's step: what it is called, and its memory estimate from
+ * the file it reads. */
+struct step {
+	const char *what;
+	uint64_t mem_base;
+	unsigned mem_factor;
+};
+static const struct step RENAME = {"PTX names", LLC_BASE, LLC_FACTOR};
+static const struct step CODEGEN = {"code generation", LLC_BASE, LLC_FACTOR};
+static const struct step PTXAS = {"ptxas", PTXAS_BASE, PTXAS_FACTOR};
+
+/* The action of step st of partition k running cmd's words (rc: 0, or
+ * their push's failure), reading in, writing out, after the action dep;
+ * cmd released. */
+static int add_step(struct ofl_link *l, size_t gi, struct ofl_proc *cmd, int rc,
+                    const struct step *st, unsigned k, size_t dep, const char *in, const char *out,
+                    struct ofl_error *err)
 {
-	snprintf(a->what, sizeof(a->what), "%s of partition %u/%u for %s%s%s", step, k + 1,
-	         g->parts, g->triple, *g->arch ? " " : "", g->arch);
+	const struct link_group *g = &l->groups[gi];
+	struct link_action *a = rc ? NULL : add(l, gi, cmd, dep, out, err);
+	if (a) {
+		/* "<step> of partition k+1/N for <triple> <arch>" */
+		snprintf(a->what, sizeof(a->what), "%s of partition %u/%u for %s%s%s", st->what,
+		         k + 1, g->parts, g->triple, *g->arch ? " " : "", g->arch);
+		a->mem_input = in;
+		a->mem_base = st->mem_base;
+		a->mem_factor = st->mem_factor;
+	}
+	ofl_proc_release(cmd);
+	return rc ? (rc == 1 ? err->code : rc) : a ? 0 : err->code;
 }
 
 /* The launcher, then the tool. */
@@ -411,7 +435,7 @@ static int split(struct ofl_link *l, size_t gi, const struct link_action *lto, c
  * function added or removed elsewhere. */
 #define MAX_DOTS 8
 
-static int rename_map(struct ofl_link *l, size_t gi, unsigned k, char **path, struct ofl_error *err)
+static int rename_map(struct ofl_link *l, size_t gi, char **path, struct ofl_error *err)
 {
 	static const char *const kinds[] = {"function", "global variable", "global alias"};
 	/* a first part that is not "llvm": longer, shorter, or differing */
@@ -425,12 +449,7 @@ static int rename_map(struct ofl_link *l, size_t gi, unsigned k, char **path, st
 			               kinds[i], seg);
 	size_t n = 0;
 	uint8_t *text = b.data ? ofl_buf_detach(&b, &n) : NULL;
-	/* one for each partition: a file of the link's that several actions
-	 * read would be keyed by the bytes to write or by those written,
-	 * whichever ran first */
-	char sfx[32];
-	snprintf(sfx, sizeof(sfx), "-%u.rename.yaml", k);
-	*path = ofl_partition_name(l, gi, sfx, err);
+	*path = ofl_partition_name(l, gi, ".rename.yaml", err);
 	if (!text || !*path) {
 		free(text);
 		return text ? err->code : OFL_NOMEM(err);
@@ -438,30 +457,20 @@ static int rename_map(struct ofl_link *l, size_t gi, unsigned k, char **path, st
 	return ofl_devlink_defer(l, gi, *path, text, n, text, err);
 }
 
-/* opt -passes=rewrite-symbols over partition k (NVPTX), by its map. */
-static int rename_part(struct ofl_link *l, size_t gi, const struct cg *c, const char *in,
-                       unsigned k, size_t dep, char **out, struct ofl_error *err)
+/* opt -passes=rewrite-symbols over partition k (NVPTX), by the map. */
+static int rename_part(struct ofl_link *l, size_t gi, const struct cg *c, const char *map,
+                       const char *in, unsigned k, size_t dep, char **out, struct ofl_error *err)
 {
-	const struct link_group *g = &l->groups[gi];
-	char sfx[32], *map = NULL;
+	char sfx[32];
 	snprintf(sfx, sizeof(sfx), "-%u.ptxnames.bc", k);
 	struct ofl_proc cmd = OFL_PROC_INIT;
 	*out = ofl_partition_name(l, gi, sfx, err);
-	int rc = *out ? rename_map(l, gi, k, &map, err) : err->code;
-	rc = rc ? rc : head(l, &cmd, c->opt, err);
+	int rc = *out ? head(l, &cmd, c->opt, err) : err->code;
 	rc = rc || ofl_proc_push(&cmd, "-passes=rewrite-symbols,strip-dead-prototypes", err) ||
 	     ofl_proc_push(&cmd, "-rewrite-map-file", err) || ofl_proc_push(&cmd, map, err) ||
 	     ofl_proc_push(&cmd, "-o", err) || ofl_proc_push(&cmd, *out, err) ||
 	     ofl_proc_push(&cmd, in, err);
-	struct link_action *a = rc ? NULL : add(l, gi, &cmd, dep, *out, err);
-	if (a) {
-		describe(a, g, "PTX names", k);
-		a->mem_input = in;
-		a->mem_base = LLC_BASE;
-		a->mem_factor = LLC_FACTOR;
-	}
-	ofl_proc_release(&cmd);
-	return rc ? (rc == 1 ? err->code : rc) : a ? 0 : err->code;
+	return add_step(l, gi, &cmd, rc, &RENAME, k, dep, in, *out, err);
 }
 
 /* llc over partition k: its options the LTO step's (above); PTX for
@@ -487,15 +496,7 @@ static int codegen(struct ofl_link *l, size_t gi, const struct cg *c, const char
 	     ofl_proc_push(&cmd, ptx ? "--asm-verbose=false" : "-filetype=obj", err) ||
 	     ofl_proc_push(&cmd, "-o", err) || ofl_proc_push(&cmd, *out, err) ||
 	     ofl_proc_push(&cmd, in, err);
-	struct link_action *a = rc ? NULL : add(l, gi, &cmd, dep, *out, err);
-	if (a) {
-		describe(a, g, "code generation", k);
-		a->mem_input = in;
-		a->mem_base = LLC_BASE;
-		a->mem_factor = LLC_FACTOR;
-	}
-	ofl_proc_release(&cmd);
-	return rc ? (rc == 1 ? err->code : rc) : a ? 0 : err->code;
+	return add_step(l, gi, &cmd, rc, &CODEGEN, k, dep, in, *out, err);
 }
 
 /* ptxas over partition k's PTX, as the release's tools run it: LLVM 20+'s
@@ -523,15 +524,7 @@ static int assemble(struct ofl_link *l, size_t gi, const struct cg *c, const cha
 		     ofl_proc_pushf(&cmd, err, "-O%c", lvl) || ofl_proc_push(&cmd, "-arch", err) ||
 		     ofl_proc_push(&cmd, c->cpu, err) || ofl_proc_push(&cmd, "-o", err) ||
 		     ofl_proc_push(&cmd, *out, err);
-	struct link_action *a = rc ? NULL : add(l, gi, &cmd, dep, *out, err);
-	if (a) {
-		describe(a, g, "ptxas", k);
-		a->mem_input = in;
-		a->mem_base = PTXAS_BASE;
-		a->mem_factor = PTXAS_FACTOR;
-	}
-	ofl_proc_release(&cmd);
-	return rc ? (rc == 1 ? err->code : rc) : a ? 0 : err->code;
+	return add_step(l, gi, &cmd, rc, &PTXAS, k, dep, in, *out, err);
 }
 
 int ofl_partition_plan(struct ofl_link *l, size_t gi, struct link_action *lto, const char *clang,
@@ -560,8 +553,10 @@ int ofl_partition_plan(struct ofl_link *l, size_t gi, struct link_action *lto, c
 	/* there (ofl_partition_count looked): NULL is out of memory */
 	c.llc = ofl_toolchain_beside(clang, "llc");
 	c.opt = ptx ? ofl_toolchain_beside(clang, "opt") : NULL;
+	char *map = NULL;
 	int rc = parts && c.llc && (c.opt || !ptx) ? split(l, gi, lto, clang, &c, parts, &at, err)
 	                                           : OFL_NOMEM(err);
+	rc = rc || !ptx ? rc : rename_map(l, gi, &map, err);
 	/* partition after partition, each chain ranked by its module (the
 	 * scheduler starts the largest's first, and finishes a chain before it
 	 * starts the next of the same size) */
@@ -569,7 +564,7 @@ int ofl_partition_plan(struct ofl_link *l, size_t gi, struct link_action *lto, c
 		char *in = parts[k], *s = NULL, *obj = NULL;
 		size_t dep = at, from = l->nactions;
 		if (ptx) {
-			rc = rename_part(l, gi, &c, parts[k], k, at, &in, err);
+			rc = rename_part(l, gi, &c, map, parts[k], k, at, &in, err);
 			dep = l->nactions - 1;
 		}
 		rc = rc ? rc : codegen(l, gi, &c, in, k, dep, &s, err);

@@ -32,29 +32,25 @@ static int write_private(const char *path, const uint8_t *p, uint64_t n, struct 
 	return close(fd) ? ofl_error_errno(err, path, "cannot write") : 0;
 }
 
-/* Writes the pending inputs of group gi that a job's words name (no
- * other job may read them). */
+/* Writes the pending inputs of group gi that a job's words name, those
+ * not written yet (no other job may read them).  Their bytes stay to the
+ * link's end: another action's key reads them (key.c). */
 static int flush_inputs(struct ofl_link *l, size_t gi, const struct ofl_argv *cmd,
                         struct ofl_error *err)
 {
 	struct link_group *g = &l->groups[gi];
-	size_t next = 0, left = 0;
+	size_t next = 0;
 	int rc = 0;
-	/* under the lock: another group's worker may write the same bytes */
+	/* under the lock: another action of the group (its partitions) may
+	 * write the same file */
 	pthread_mutex_lock(&l->lock);
 	for (size_t i = 0; !rc && i < cmd->n; i++) {
 		struct pending_write *w = ofl_devlink_pending(g, cmd->v[i], &next);
-		if (w) {
+		if (w && !w->written) {
 			rc = write_private(w->path, w->data, w->size, err);
-			free(w->owned);
-			w->path = NULL; /* written */
+			w->written = true;
 		}
 	}
-	/* (a group's actions may run side by side: its partitions) */
-	for (size_t i = 0; i < g->npending; i++)
-		if (g->pending[i].path)
-			g->pending[left++] = g->pending[i];
-	g->npending = left;
 	pthread_mutex_unlock(&l->lock);
 	return rc;
 }

@@ -55,23 +55,20 @@ static void key_name(struct ofl_cache_key *k, const char *tag, const struct ofl_
 	ofl_key_str(k, tag, label);
 }
 
-/* A file of the link's own: the bytes it will be written with, those it
- * has (an earlier action's output), or nothing yet (this one's). */
+/* A file of the link's own: the bytes the link writes it with (the same
+ * key before and after it is written: another action of the group may
+ * have written it first), those it has (an earlier action's output), or
+ * nothing yet (this one's).  The plan's pending writes stay as planned
+ * while the link runs, so no lock is needed to read them. */
 static int key_own(struct ofl_cache_key *k, struct ofl_link *l, const struct link_group *g,
                    const char *path)
 {
 	size_t next = 0;
 	struct stat st;
-	/* under the lock: another action of the group (a partition's) may be
-	 * writing its pending files meanwhile, and freeing their bytes */
-	pthread_mutex_lock(&l->lock);
 	const struct pending_write *w = ofl_devlink_pending(g, path, &next);
 	if (w)
-		ofl_key_input(k, l->cache, "input", holder(l, w->data, w->size), w->data, w->size);
-	pthread_mutex_unlock(&l->lock);
-	if (w)
-		return 0;
-	if (!stat(path, &st))
+		ofl_key_input(k, l->cache, holder(l, w->data, w->size), w->data, w->size);
+	else if (!stat(path, &st))
 		return ofl_key_file(k, NULL, NULL, path, NULL);
 	else
 		ofl_key_str(k, "output", strrchr(path, '/'));
@@ -92,7 +89,7 @@ static int key_other(struct ofl_cache_key *k, const struct ofl_link *l, const st
 		key_name(k, "file", l, f->path);
 		if (!r || r->state != OFL_RSP_READ)
 			return ofl_key_file(k, l->cache, l->digests, f->path, &s->st);
-		ofl_key_content(k, (const uint8_t *)r->text, r->n);
+		ofl_key_input(k, NULL, NULL, (const uint8_t *)r->text, r->n);
 		s->st = r->st;
 		return 0;
 	}

@@ -8,7 +8,8 @@
 #     (clang-linker-wrapper's); 4 partitions write the same image under
 #     `taskset -c 0` as with every core, and in two links; every kernel and
 #     device global of the unpartitioned cubin is in the partitioned one;
-#     a relink after editing one source hits the unchanged partitions'
+#     the same link again is all cache hits; a relink after editing one
+#     source hits the unchanged partitions'
 #     actions (--explain says so) and writes the image a cold link does;
 #     with too little memory (OFFLINK_DEVICE_MEMORY) fewer run at once,
 #     --explain says so, the image the same, the largest partition's
@@ -119,6 +120,15 @@ same_images p4b.so p4c.so
 grep -q "^device partitions for nvptx64-nvidia-cuda sm_90: 4, as --device-partitions gives it$" \
 	p4b.explain || fail "explain: no partition count"
 all_kept cuda one.so p4b.so
+# the same link again: every action from the cache, whichever order the
+# first ran them in (the partitions' one rename map is keyed by its bytes,
+# written or still to be written)
+OFFLINK_CACHE_DIR=$PWD/ca link_ok p4d "$LD" -shared "${CUOBJS[@]}" -o p4d.so \
+	--device-partitions=4 --explain=p4d.explain
+[ "$(grep -c '^PTX names of partition [1-4]/4 .*cache hit' p4d.explain)" = 4 ] &&
+	! grep -q 'cache miss' p4d.explain ||
+	{ grep 'cache' p4d.explain; fail "the same link again: not every action from the cache"; }
+same_images p4b.so p4d.so
 # too little memory for two at once: one at a time, said; the same bytes
 OFFLINK_CACHE=0 OFFLINK_DEVICE_MEMORY=1M link_ok mem "$LD" -shared "${CUOBJS[@]}" -o mem.so \
 	--device-partitions=4 --explain=mem.explain

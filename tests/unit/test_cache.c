@@ -200,7 +200,7 @@ static void key_of(struct ofl_cache *c, const struct ofl_file *f, uint8_t key[OF
 {
 	struct ofl_cache_key k;
 	ofl_key_init(&k);
-	ofl_key_input(&k, c, "input", f, f->data, f->size);
+	ofl_key_input(&k, c, f, f->data, f->size);
 	ofl_key_final(&k, key);
 }
 
@@ -247,7 +247,7 @@ OFL_TEST(key_memo_of_large_inputs)
 	CHECK(c && !ofl_file_open(&f, "in", &err) && f.mapped == 1);
 	struct ofl_cache_key k;
 	ofl_key_init(&k);
-	ofl_key_bytes(&k, "input", big, n);
+	ofl_key_bytes(&k, "content", big, n);
 	ofl_key_final(&k, plain);
 	key_of(c, &f, k1); /* written just now: not remembered */
 	CHECK(!memcmp(k1, plain, sizeof(plain)) && memos() == 0);
@@ -290,7 +290,7 @@ OFL_TEST(key_memo_of_large_inputs)
 	CHECK(!ofl_file_open(&f, "in", &err));
 	key_of(c, &f, k3);
 	ofl_key_init(&k);
-	ofl_key_bytes(&k, "input", big, n);
+	ofl_key_bytes(&k, "content", big, n);
 	ofl_key_final(&k, plain);
 	CHECK(!memcmp(k3, plain, sizeof(plain)) && memcmp(k3, k2, sizeof(k2)));
 	ofl_file_close(&f);
