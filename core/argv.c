@@ -12,21 +12,15 @@
 
 #define RSP_MAX_WORDS (16u << 20)
 
-struct expansion {
-	struct ofl_argv *w;
+/* A walk over words and the response files they name, within the bounds
+ * of one expansion. */
+struct walk {
+	const struct ofl_rsp_walker *w;
 	struct ofl_rsp_memo *m;
 	unsigned files;
 	size_t bytes;
 	struct ofl_error *err;
 };
-
-static int push_word(struct expansion *x, const char *s)
-{
-	if (x->w->n >= RSP_MAX_WORDS)
-		return ofl_error_set(x->err, OFL_EINVAL, NULL, OFL_NO_OFFSET,
-		                     "response files expand to more than %u words", RSP_MAX_WORDS);
-	return ofl_argv_push(x->w, s, x->err);
-}
 
 int ofl_argv_push(struct ofl_argv *a, const char *s, struct ofl_error *err)
 {
@@ -108,15 +102,15 @@ void ofl_rsp_memo_release(struct ofl_rsp_memo *m)
 	*m = (struct ofl_rsp_memo)OFL_RSP_MEMO_INIT;
 }
 
-static int too_much(struct expansion *x, const char *path, const char *what)
+static int too_much(struct walk *x, const char *path, const char *what)
 {
 	return ofl_error_set(x->err, OFL_EINVAL, path, OFL_NO_OFFSET, "response file %s", what);
 }
 
-/* The words of path, a copy to split: 0; 1 when it cannot be opened (the
+/* The response file at path, as read: 0; 1 when it cannot be opened (the
  * @word then stays, as libiberty leaves it); an error for what is not a
  * regular file (a device may never end) or goes past the bounds. */
-static int read_rsp(struct expansion *x, const char *path, char **out)
+static int read_rsp(struct walk *x, const char *path, const struct ofl_rsp_file **out)
 {
 	const struct ofl_rsp_file *r;
 	int rc = ofl_rsp_read(x->m, path, &r, x->err);
@@ -132,7 +126,8 @@ static int read_rsp(struct expansion *x, const char *path, char **out)
 	if (rc)
 		return rc;
 	x->bytes += r->n;
-	return (*out = ofl_strndup(r->text, r->n)) ? 0 : OFL_NOMEM(x->err);
+	*out = r;
+	return 0;
 }
 
 static bool is_space(char ch)
@@ -144,7 +139,7 @@ static bool is_space(char ch)
  * never longer than its spelling); NULL at the end.  Quotes group; a
  * backslash escapes the next character everywhere, inside single quotes
  * too, and one that ends the text stays, as LLVM's GNU tokenizer has it. */
-char *ofl_argv_next_word(char **pp)
+static char *next_word(char **pp)
 {
 	char *r = *pp, quote = 0;
 	while (is_space(*r))
@@ -166,33 +161,68 @@ char *ofl_argv_next_word(char **pp)
 	return start;
 }
 
-/* Appends word, or the words of the file it names as @FILE. */
-static int expand(struct expansion *x, const char *word, unsigned depth)
+/* The response file a word names: @FILE, and -Wl,@FILE for a linker's. */
+static const char *named(const struct walk *x, const char *word)
 {
-	char *buf = NULL;
-	int rc = word[0] == '@' ? read_rsp(x, word + 1, &buf) : 1;
+	if (word[0] == '@')
+		return word + 1;
+	return x->w->linker_values && !strncmp(word, "-Wl,@", 5) ? word + 5 : NULL;
+}
+
+/* word, or the file it names and then its words. */
+static int walk_word(struct walk *x, const char *word, unsigned depth)
+{
+	const char *path = named(x, word);
+	const struct ofl_rsp_file *r = NULL;
+	int rc = path ? read_rsp(x, path, &r) : 1;
 	if (rc)
-		return rc < 0 ? rc : push_word(x, word);
-	if (depth == OFL_RSP_MAX_DEPTH) {
-		free(buf);
+		return rc < 0 ? rc : x->w->word(x->w->ctx, word, path != NULL);
+	if (depth == OFL_RSP_MAX_DEPTH)
 		return ofl_error_set(x->err, OFL_EINVAL, NULL, OFL_NO_OFFSET,
 		                     "response files nested too deeply at '%s'", word);
-	}
+	char *buf = ofl_strndup(r->text, r->n);
+	if (!buf)
+		return OFL_NOMEM(x->err);
+	rc = x->w->file ? x->w->file(x->w->ctx, path, r->text, r->n) : 0;
 	char *p = buf, *t;
-	while (!rc && (t = ofl_argv_next_word(&p)))
-		rc = expand(x, t, depth + 1);
+	while (!rc && (t = next_word(&p)))
+		rc = walk_word(x, t, depth + 1);
 	free(buf);
 	return rc;
+}
+
+int ofl_rsp_walk(const struct ofl_rsp_walker *w, char *const *words, size_t n,
+                 struct ofl_rsp_memo *m, struct ofl_error *err)
+{
+	struct walk x = {w, m, 0, 0, err};
+	int rc = 0;
+	for (size_t i = 0; i < n && !rc; i++)
+		rc = walk_word(&x, words[i], 0);
+	return rc;
+}
+
+struct expansion {
+	struct ofl_argv *w;
+	struct ofl_error *err;
+};
+
+static int push_word(void *ctx, const char *word, bool absent)
+{
+	struct expansion *x = ctx;
+	(void)absent; /* an @word naming nothing stays, as libiberty leaves it */
+	if (x->w->n >= RSP_MAX_WORDS)
+		return ofl_error_set(x->err, OFL_EINVAL, NULL, OFL_NO_OFFSET,
+		                     "response files expand to more than %u words", RSP_MAX_WORDS);
+	return ofl_argv_push(x->w, word, x->err);
 }
 
 int ofl_argv_expand(struct ofl_argv *out, int argc, char *const *argv, struct ofl_rsp_memo *m,
                     struct ofl_error *err)
 {
 	struct ofl_rsp_memo own = OFL_RSP_MEMO_INIT;
-	struct expansion x = {out, m ? m : &own, 0, 0, err};
-	int rc = 0;
-	for (int i = 0; i < argc && !rc; i++)
-		rc = expand(&x, argv[i], 0);
+	struct expansion x = {out, err};
+	const struct ofl_rsp_walker w = {push_word, NULL, &x, false};
+	int rc = ofl_rsp_walk(&w, argv, argc > 0 ? (size_t)argc : 0, m ? m : &own, err);
 	ofl_rsp_memo_release(&own);
 	return rc;
 }

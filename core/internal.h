@@ -102,10 +102,6 @@ void *ofl_malloc(size_t n);
 void *ofl_calloc(size_t n, size_t size);
 void *ofl_realloc(void *p, size_t n);
 char *ofl_strndup(const char *s, size_t n);
-/* The next word of a response file's text at *pp, unquoted in place as
- * GNU tools read @files (quotes group; a backslash escapes but inside
- * single quotes); NULL at the end (core/argv.c). */
-char *ofl_argv_next_word(char **pp);
 char *ofl_strdup(const char *s);
 
 /* The one growable array: makes room for element n of *v (capacity *cap,

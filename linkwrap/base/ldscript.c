@@ -40,22 +40,33 @@ static void skip_space(struct scan *s)
 	}
 }
 
+/* The string whose opening quote is at s->p: its text (*len bytes), s->p
+ * past its closing quote.  Unterminated: NULL, s->bad, s->p at the end. */
+static const uint8_t *string(struct scan *s, size_t *len)
+{
+	const uint8_t *w = s->p + 1, *q = memchr(w, '"', (size_t)(s->end - w));
+	s->bad |= !q;
+	s->p = q ? q + 1 : s->end;
+	*len = q ? (size_t)(q - w) : 0;
+	return q ? w : NULL;
+}
+
 /* Past the matching close of the open at *s->p (parenthesis or brace),
  * strings and comments included. */
 static void skip_balanced(struct scan *s)
 {
 	uint8_t open = *s->p, close = open == '(' ? ')' : '}';
-	size_t depth = 0;
+	size_t depth = 0, len;
 	while (s->p < s->end && !s->bad) {
 		skip_space(s);
 		if (s->p >= s->end)
 			break;
+		if (*s->p == '"') {
+			string(s, &len);
+			continue;
+		}
 		uint8_t c = *s->p++;
-		if (c == '"') {
-			const uint8_t *q = memchr(s->p, '"', (size_t)(s->end - s->p));
-			s->bad |= !q;
-			s->p = q ? q + 1 : s->end;
-		} else if (c == open) {
+		if (c == open) {
 			depth++;
 		} else if (c == close && !--depth) {
 			return;
@@ -82,13 +93,10 @@ static int expr(struct scan *s, ofl_ldscript_fn fn, void *ctx)
 		if (s->p >= s->end || *s->p == ';' || *s->p == '}' || (*s->p == ')' && !depth))
 			return 0;
 		const uint8_t *w = s->p;
+		size_t len;
 		if (*s->p == '"') {
-			const uint8_t *q = memchr(s->p + 1, '"', (size_t)(s->end - s->p - 1));
-			s->bad |= !q;
-			s->p = q ? q + 1 : s->end;
-			int rc = q && q > w + 1 ? fn(ctx, OFL_LDSCRIPT_EXTERN, (const char *)w + 1,
-			                             (size_t)(q - w - 1))
-			                        : 0;
+			w = string(s, &len);
+			int rc = len ? fn(ctx, OFL_LDSCRIPT_EXTERN, (const char *)w, len) : 0;
 			if (rc)
 				return rc;
 			continue;
@@ -102,7 +110,7 @@ static int expr(struct scan *s, ofl_ldscript_fn fn, void *ctx)
 		bool number = *s->p >= '0' && *s->p <= '9';
 		while (s->p < s->end && name_char(*s->p, s->p == w && !number))
 			s->p++;
-		size_t len = (size_t)(s->p - w);
+		len = (size_t)(s->p - w);
 		skip_space(s);
 		bool call = s->p < s->end && *s->p == '(';
 		int rc = number || call || (len == 1 && *w == '.')
@@ -174,13 +182,13 @@ static int names(struct scan *s, enum ofl_ldscript_kind kind, unsigned depth, of
 			s->p++;
 			continue;
 		}
-		const uint8_t *w = s->p;
+		const uint8_t *w = s->p, *quote = s->p;
 		size_t len;
 		if (*s->p == '"') {
-			const uint8_t *q = memchr(s->p + 1, '"', (size_t)(s->end - s->p - 1));
-			if (!q)
+			if (!(w = string(s, &len))) {
+				s->p = quote; /* the error's offset: the open quote */
 				break;
-			w = s->p + 1, len = (size_t)(q - w), s->p = q + 1;
+			}
 		} else {
 			while (s->p < s->end && !strchr(" \t\n\r\f,()\"", *s->p))
 				s->p++;
@@ -205,8 +213,15 @@ static int names(struct scan *s, enum ofl_ldscript_kind kind, unsigned depth, of
 	return 0;
 }
 
-int ofl_ldscript_inputs(const uint8_t *d, size_t n, ofl_ldscript_fn fn, void *ctx,
-                        struct ofl_error *err)
+/* One step of a walk over a script, at what follows blanks and comments
+ * (s->p before the end): at least one byte read, or s->bad.  fn's code,
+ * or 0. */
+typedef int step_fn(struct scan *s, ofl_ldscript_fn fn, void *ctx);
+
+/* The script d of n bytes read step by step: 0, fn's code, or OFL_EINVAL
+ * when it is no script. */
+static int walk(const uint8_t *d, size_t n, step_fn *step, ofl_ldscript_fn fn, void *ctx,
+                struct ofl_error *err)
 {
 	struct scan s = {d, d + n, memchr(d, 0, n) != NULL};
 	int rc = 0;
@@ -214,38 +229,7 @@ int ofl_ldscript_inputs(const uint8_t *d, size_t n, ofl_ldscript_fn fn, void *ct
 		skip_space(&s);
 		if (s.p >= s.end)
 			break;
-		const uint8_t *w = s.p;
-		while (s.p < s.end && ident_char(*s.p, s.p == w))
-			s.p++;
-		size_t len = (size_t)(s.p - w);
-		skip_space(&s);
-		bool open = s.p < s.end && *s.p == '(';
-		bool input = len == 5 && !memcmp(w, "INPUT", 5);
-		bool group = len == 5 && !memcmp(w, "GROUP", 5);
-		/* ENTRY's symbol is undefined as EXTERN's is (lld pulls it) */
-		bool ext =
-		    (len == 6 && !memcmp(w, "EXTERN", 6)) || (len == 5 && !memcmp(w, "ENTRY", 5));
-		bool prov = (len == 7 && !memcmp(w, "PROVIDE", 7)) ||
-		            (len == 14 && !memcmp(w, "PROVIDE_HIDDEN", 14)) ||
-		            (len == 6 && !memcmp(w, "HIDDEN", 6));
-		if (open && (input || group || ext)) {
-			s.p++;
-			rc = names(&s,
-			           ext     ? OFL_LDSCRIPT_EXTERN
-			           : group ? OFL_LDSCRIPT_GROUP
-			                   : OFL_LDSCRIPT_INPUT,
-			           0, fn, ctx);
-		} else if (open && prov) {
-			s.p++;
-			rc = provide(&s, fn, ctx);
-		} else if (len && assign_op(&s)) {
-			rc = expr(&s, fn, ctx);
-		} else if (s.p < s.end && (*s.p == '(' || *s.p == '{')) {
-			skip_balanced(&s);
-		} else if (!len && s.p < s.end) {
-			s.bad |= *s.p == ')' || *s.p == '}';
-			s.p++; /* ';', '=', an operator: nothing to read */
-		}
+		rc = step(&s, fn, ctx);
 	}
 	if (!rc && s.bad)
 		return ofl_error_set(err, OFL_EINVAL, NULL, (uint64_t)(s.p - d),
@@ -253,52 +237,89 @@ int ofl_ldscript_inputs(const uint8_t *d, size_t n, ofl_ldscript_fn fn, void *ct
 	return rc;
 }
 
+/* A command at the top of a script: its names, its expression's symbols;
+ * a block or another command's arguments skipped. */
+static int command(struct scan *s, ofl_ldscript_fn fn, void *ctx)
+{
+	const uint8_t *w = s->p;
+	while (s->p < s->end && ident_char(*s->p, s->p == w))
+		s->p++;
+	size_t len = (size_t)(s->p - w);
+	skip_space(s);
+	bool open = s->p < s->end && *s->p == '(';
+	bool input = len == 5 && !memcmp(w, "INPUT", 5);
+	bool group = len == 5 && !memcmp(w, "GROUP", 5);
+	/* ENTRY's symbol is undefined as EXTERN's is (lld pulls it) */
+	bool ext = (len == 6 && !memcmp(w, "EXTERN", 6)) || (len == 5 && !memcmp(w, "ENTRY", 5));
+	bool prov = (len == 7 && !memcmp(w, "PROVIDE", 7)) ||
+	            (len == 14 && !memcmp(w, "PROVIDE_HIDDEN", 14)) ||
+	            (len == 6 && !memcmp(w, "HIDDEN", 6));
+	if (open && (input || group || ext)) {
+		s->p++;
+		return names(s,
+		             ext     ? OFL_LDSCRIPT_EXTERN
+		             : group ? OFL_LDSCRIPT_GROUP
+		                     : OFL_LDSCRIPT_INPUT,
+		             0, fn, ctx);
+	}
+	if (open && prov) {
+		s->p++;
+		return provide(s, fn, ctx);
+	}
+	if (len && assign_op(s))
+		return expr(s, fn, ctx);
+	if (s->p < s->end && (*s->p == '(' || *s->p == '{')) {
+		skip_balanced(s);
+	} else if (!len && s->p < s->end) {
+		s->bad |= *s->p == ')' || *s->p == '}';
+		s->p++; /* ';', '=', an operator: nothing to read */
+	}
+	return 0;
+}
+
+int ofl_ldscript_inputs(const uint8_t *d, size_t n, ofl_ldscript_fn fn, void *ctx,
+                        struct ofl_error *err)
+{
+	return walk(d, n, command, fn, ctx, err);
+}
+
+/* A token anywhere in a script: INCLUDE's name, or nothing. */
+static int include(struct scan *s, ofl_ldscript_fn fn, void *ctx)
+{
+	size_t len = 0;
+	if (*s->p == '"') {
+		string(s, &len);
+		return 0;
+	}
+	const uint8_t *w = s->p;
+	while (s->p < s->end && name_char(*s->p, false) /* names, numbers, file names */)
+		s->p++;
+	if (s->p == w) {
+		s->p++; /* an operator, a parenthesis, a brace */
+		return 0;
+	}
+	if (s->p - w != 7 || memcmp(w, "INCLUDE", 7))
+		return 0;
+	skip_space(s);
+	const uint8_t *name = s->p;
+	if (s->p < s->end && *s->p == '"') {
+		name = string(s, &len);
+	} else {
+		while (s->p < s->end && !strchr(" \t\n\r\f;{}()\"", *s->p))
+			s->p++;
+		len = (size_t)(s->p - name);
+	}
+	if (!len) {
+		s->bad = true;
+		return 0;
+	}
+	return fn(ctx, OFL_LDSCRIPT_INCLUDE, (const char *)name, len);
+}
+
 int ofl_ldscript_includes(const uint8_t *d, size_t n, ofl_ldscript_fn fn, void *ctx,
                           struct ofl_error *err)
 {
-	struct scan s = {d, d + n, memchr(d, 0, n) != NULL};
-	int rc = 0;
-	while (!rc && !s.bad) {
-		skip_space(&s);
-		if (s.p >= s.end)
-			break;
-		if (*s.p == '"') {
-			const uint8_t *q = memchr(s.p + 1, '"', (size_t)(s.end - s.p - 1));
-			s.bad = !q;
-			s.p = q ? q + 1 : s.end;
-			continue;
-		}
-		const uint8_t *w = s.p;
-		while (s.p < s.end && name_char(*s.p, false) /* names, numbers, file names */)
-			s.p++;
-		if (s.p == w) {
-			s.p++; /* an operator, a parenthesis, a brace */
-			continue;
-		}
-		if (s.p - w != 7 || memcmp(w, "INCLUDE", 7))
-			continue;
-		skip_space(&s);
-		const uint8_t *name = s.p;
-		size_t len = 0;
-		if (s.p < s.end && *s.p == '"') {
-			const uint8_t *q = memchr(s.p + 1, '"', (size_t)(s.end - s.p - 1));
-			name = s.p + 1;
-			len = q ? (size_t)(q - name) : 0;
-			s.p = q ? q + 1 : s.end;
-		} else {
-			while (s.p < s.end && !strchr(" \t\n\r\f;{}()\"", *s.p))
-				s.p++;
-			len = (size_t)(s.p - name);
-		}
-		if (!len)
-			s.bad = true;
-		else
-			rc = fn(ctx, OFL_LDSCRIPT_INCLUDE, (const char *)name, len);
-	}
-	if (!rc && s.bad)
-		return ofl_error_set(err, OFL_EINVAL, NULL, (uint64_t)(s.p - d),
-		                     "not a linker script");
-	return rc;
+	return walk(d, n, include, fn, ctx, err);
 }
 
 /* name, when there is something there: *found. */

@@ -1,68 +1,40 @@
-/* Response files among a command's words (rsp.h). */
+/* Response files among a command's words (rsp.h): core's walk over them,
+ * each one offlink cannot follow ending it with 1. */
 #include "rsp.h"
 
 #include <stdbool.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
 
-struct walk {
-	struct ofl_rsp_memo *m;
+struct files {
 	ofl_rsp_fn *fn;
 	void *ctx;
-	struct ofl_error *err;
-	unsigned nfiles;
-	size_t bytes;
 };
 
-static int walk(struct walk *w, char *const *words, size_t n, unsigned depth);
-
-/* One response file: fn's call, then the files its words name. */
-static int file(struct walk *w, const char *path, unsigned depth)
+/* An @FILE naming nothing: the linker would take the word as it is. */
+static int word(void *ctx, const char *w, bool absent)
 {
-	const struct ofl_rsp_file *r;
-	if (depth >= OFL_RSP_MAX_DEPTH || ++w->nfiles > OFL_RSP_MAX_FILES)
-		return 1;
-	int rc = ofl_rsp_read(w->m, path, &r, w->err);
-	if (rc)
-		return rc;
-	if (r->state != OFL_RSP_READ || r->n > OFL_RSP_MAX_BYTES - w->bytes)
-		return 1;
-	w->bytes += r->n;
-	bool nul = memchr(r->text, 0, r->n); /* it hides the words after it */
-	rc = w->fn(w->ctx, path, (const uint8_t *)r->text, r->n);
-	if (rc || nul)
-		return rc ? rc : 1;
-	char *text = ofl_strndup(r->text, r->n);
-	if (!text)
-		return OFL_NOMEM(w->err);
-	struct ofl_argv inner = OFL_ARGV_INIT;
-	char *p = text;
-	for (char *word; !rc && (word = ofl_argv_next_word(&p));)
-		rc = *word ? ofl_argv_push(&inner, word, w->err) : 0;
-	rc = rc ? rc : walk(w, inner.v, inner.n, depth + 1);
-	ofl_argv_release(&inner);
-	free(text);
-	return rc;
+	(void)ctx;
+	(void)w;
+	return absent;
 }
 
-static int walk(struct walk *w, char *const *words, size_t n, unsigned depth)
+static int file(void *ctx, const char *path, const char *text, size_t n)
 {
-	int rc = 0;
-	for (size_t i = 0; !rc && i < n; i++) {
-		const char *at = words[i][0] == '@'               ? words[i]
-		                 : !strncmp(words[i], "-Wl,@", 5) ? words[i] + 4
-		                                                  : NULL;
-		if (at)
-			rc = file(w, at + 1, depth);
-	}
-	return rc;
+	struct files *f = ctx;
+	int rc = f->fn(f->ctx, path, (const uint8_t *)text, n);
+	/* a NUL hides the words after it */
+	return rc ? rc : memchr(text, 0, n) != NULL;
 }
 
 int ofl_rsp_files(char *const *words, size_t n, struct ofl_rsp_memo *m, ofl_rsp_fn *fn, void *ctx,
                   struct ofl_error *err)
 {
-	struct walk w = {m, fn, ctx, err, 0, 0};
-	return walk(&w, words, n, 0);
+	struct files f = {fn, ctx};
+	const struct ofl_rsp_walker w = {word, file, &f, true};
+	struct ofl_error bounds = OFL_ERROR_INIT;
+	int rc = ofl_rsp_walk(&w, words, n, m, &bounds);
+	/* past the bounds, no regular file: the walk's own error, not fn's */
+	return bounds.code == OFL_ENOMEM ? OFL_NOMEM(err) : bounds.code ? 1 : rc;
 }

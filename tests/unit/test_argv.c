@@ -40,3 +40,44 @@ OFL_TEST(argv_backslashes_as_llvm)
 	WORDS("x a\\", "x", "a\\");
 	WORDS("x 'a'\\", "x", "a\\");
 }
+
+/* What ofl_rsp_walk hands its callbacks, logged: "FILE:" a response file
+ * followed, "WORD" a word, "WORD?" an @FILE naming nothing. */
+static int log_word(void *ctx, const char *word, bool absent)
+{
+	strcat(strcat(strcat(ctx, word), absent ? "?" : ""), " ");
+	return !strcmp(word, "stop") ? 7 : 0;
+}
+
+static int log_file(void *ctx, const char *path, const char *text, size_t n)
+{
+	(void)text;
+	(void)n;
+	strcat(strcat(ctx, path), ": ");
+	return 0;
+}
+
+static int walk_log(char *const *words, size_t n, bool linker_values, char *log)
+{
+	struct ofl_error e = OFL_ERROR_INIT;
+	struct ofl_rsp_memo m = OFL_RSP_MEMO_INIT;
+	const struct ofl_rsp_walker w = {log_word, log_file, log, linker_values};
+	*log = '\0';
+	int rc = ofl_rsp_walk(&w, words, n, &m, &e);
+	ofl_rsp_memo_release(&m);
+	return rc;
+}
+
+/* -Wl,@FILE is followed only for a linker's words; a callback's code
+ * ends the walk. */
+OFL_TEST(argv_rsp_walk)
+{
+	struct ofl_error e = OFL_ERROR_INIT;
+	char *words[] = {"-Wl,@w1", "@absent", "x"}, log[256];
+	CHECK_EQ_U(ofl_write_file("w1", "y @w2 stop", 10, &e), 0);
+	CHECK_EQ_U(ofl_write_file("w2", "z", 1, &e), 0);
+	CHECK_EQ_U(walk_log(words, 3, false, log), 0);
+	CHECK_STR(log, "-Wl,@w1 @absent? x ");
+	CHECK_EQ_U(walk_log(words, 3, true, log), 7);
+	CHECK_STR(log, "w1: y w2: z stop ");
+}

@@ -7,6 +7,7 @@
 #ifndef OFFLINK_ARGV_H
 #define OFFLINK_ARGV_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/stat.h>
 
@@ -72,6 +73,26 @@ int ofl_rsp_read(struct ofl_rsp_memo *m, const char *path, const struct ofl_rsp_
 /* path as m read it; NULL when it did not (nothing is read). */
 const struct ofl_rsp_file *ofl_rsp_find(const struct ofl_rsp_memo *m, const char *path);
 void ofl_rsp_memo_release(struct ofl_rsp_memo *m);
+
+/* What a walk over words and their response files does with them. */
+struct ofl_rsp_walker {
+	/* a word not expanded: one naming no response file, or (absent) an
+	 * @FILE naming nothing there; 0 goes on */
+	int (*word)(void *ctx, const char *word, bool absent);
+	/* a response file expanded, its text (n bytes), before its words
+	 * (NULL: nothing); 0 goes on */
+	int (*file)(void *ctx, const char *path, const char *text, size_t n);
+	void *ctx;
+	bool linker_values; /* -Wl,@FILE names one too (clang hands it the linker) */
+};
+
+/* Walks words[0..n) depth first, each response file they name in the
+ * place of its word, read through m and within the bounds above (the
+ * one reader of response files).  0, the first non-zero a callback
+ * returned, OFL_ENOMEM, or OFL_EINVAL past the bounds (a file naming
+ * itself) or for a file that is no regular one. */
+int ofl_rsp_walk(const struct ofl_rsp_walker *w, char *const *words, size_t n,
+                 struct ofl_rsp_memo *m, struct ofl_error *err);
 
 /* Appends the expansion of argv[0..argc) to out, its files read through m
  * (NULL: a memo of its own).  Errors: OFL_ENOMEM, and OFL_EINVAL past the
