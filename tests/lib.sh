@@ -322,9 +322,9 @@ has_namespaces() {
 # Cases of the device-link cache (link_cache_defects.sh, link_cache_review.sh):
 # links of OBJS through ld.offlink with the counting launcher (./launch,
 # counted_omp_program).
-# olink OUT ARGS...: a link and OUT.explain (./ran: the device links run);
+# counted_link OUT ARGS...: a link and OUT.explain (./ran: the device links run);
 # --no-device-cache in ARGS: uncached; it must finish within a minute
-olink() {
+counted_link() {
 	local out=$1
 	shift
 	rm -f ran
@@ -332,8 +332,8 @@ olink() {
 		-Wl,--device-launcher="$PWD/launch" -Wl,--explain="$PWD/$out.explain" "$@" -o "$out" \
 		2>"$out.err" || { cat "$out.err" >&2; fail "link $out"; }
 }
-# uncached OUT ARGS...
-uncached() { olink "$@" -Wl,--no-device-cache; }
+# counted_uncached OUT ARGS...
+counted_uncached() { counted_link "$@" -Wl,--no-device-cache; }
 # stale CASE NAME MUTATION ARGS...: fill the cache (a miss, or a hit of an
 # earlier case's entry), mutate, relink cached (NAME.1) and uncached
 # (NAME.2): the same bytes, else CASE failed; the mutation must change the
@@ -341,10 +341,10 @@ uncached() { olink "$@" -Wl,--no-device-cache; }
 stale() {
 	local case=$1 name=$2 mutation=$3
 	shift 3
-	olink $name.0 "$@"
+	counted_link $name.0 "$@"
 	eval "$mutation"
-	olink $name.1 "$@"
-	uncached $name.2 "$@"
+	counted_link $name.1 "$@"
+	counted_uncached $name.2 "$@"
 	cmp -s $name.0 $name.2 && fail "$name: the change did not reach the image (the case tests nothing)"
 	cmp -s $name.1 $name.2 ||
 		failed_case "$case" "$name: a stale hit: the cached relink ($(state $name.1)) differs from an uncached link"

@@ -122,11 +122,11 @@ printf '#!/bin/sh\n[ -e %s/rewrite ] && /bin/cp %s/extra2.o %s/extra.o\necho run
 chmod +x rewriting
 cp extra1.o extra.o
 touch rewrite
-olink rw.0 -Wl,--device-launcher="$PWD/rewriting" -Wl,--device-linker="$PWD/extra.o"
+counted_link rw.0 -Wl,--device-launcher="$PWD/rewriting" -Wl,--device-linker="$PWD/extra.o"
 rm rewrite
 cp extra1.o extra.o
-olink rw.1 -Wl,--device-launcher="$PWD/rewriting" -Wl,--device-linker="$PWD/extra.o"
-uncached rw.2 -Wl,--device-linker="$PWD/extra.o"
+counted_link rw.1 -Wl,--device-launcher="$PWD/rewriting" -Wl,--device-linker="$PWD/extra.o"
+counted_uncached rw.2 -Wl,--device-linker="$PWD/extra.o"
 cmp -s rw.0 rw.2 && fail "rw: the rewrite did not reach the image"
 cmp -s rw.1 rw.2 ||
 	failed_case "defect 4" "an input rewritten while the link ran: stored under its old bytes, the relink a stale $(state rw.1)"
@@ -153,7 +153,7 @@ export PATH=$PATH0
 # device link with a side output is not cached, said in --explain.
 for i in 0 1 2; do
 	rm -f dev.map
-	olink map.$i -Wl,--device-linker=-Map="$PWD/dev.map"
+	counted_link map.$i -Wl,--device-linker=-Map="$PWD/dev.map"
 	[ -s dev.map ] || { failed_case "defect 7" "link $i with -Map wrote no map (a hit)"; break; }
 done
 not_cached_said map.1 || failed_case "defect 7" "a device link with -Map: no 'not cached:' line in --explain"
@@ -220,11 +220,11 @@ unset CCC_OVERRIDE_OPTIONS
 # them as the driver's -B<dir>, and cached no such link): cached, and
 # right.
 for b in -Bsymbolic -Bdynamic; do
-	olink b13$b.0 -Wl,--device-linker=$b
-	olink b13$b.1 -Wl,--device-linker=$b
+	counted_link b13$b.0 -Wl,--device-linker=$b
+	counted_link b13$b.1 -Wl,--device-linker=$b
 	[ "$(ran)" = 0 ] && ! not_cached_said b13$b.1 ||
 		failed_case "defect 13" "--device-linker=$b: the relink was not a hit ($(state b13$b.1))"
-	uncached b13$b.2 -Wl,--device-linker=$b
+	counted_uncached b13$b.2 -Wl,--device-linker=$b
 	cmp -s b13$b.1 b13$b.2 || failed_case "defect 13" "--device-linker=$b: the relink differs from an uncached link"
 done
 
@@ -235,12 +235,12 @@ done
 cp extra1.o fresh.o
 t=$(date +%s%N)
 "$LLVM22/llvm-ar" rcs libfresh.a fresh.o || fail "libfresh.a"
-olink fresh.0 -L. -lfresh
+counted_link fresh.0 -L. -lfresh
 if within2s $t; then
-	olink fresh.1 -L. -lfresh
+	counted_link fresh.1 -L. -lfresh
 	[ "$(ran)" = 0 ] ||
 		failed_case "defect settle" "a link right after ar: not stored ($(state fresh.0))"
-	uncached fresh.2 -L. -lfresh
+	counted_uncached fresh.2 -L. -lfresh
 	cmp -s fresh.1 fresh.2 || failed_case "defect settle" "a link right after ar: the relink differs from an uncached link"
 else
 	echo "the link after ar came 2 s late (a slow machine): the case not judged"

@@ -32,7 +32,7 @@ stale "script folder" script-folder "cp extra2.o sd/x.o" -Wl,--device-linker=-L"
 # a command whose effect offlink does not follow (SEARCH_DIR: where the
 # library names after it are looked for): not cached
 printf 'SEARCH_DIR(%s)\nINPUT(-lsd)\n' "$PWD/sd" >sdir.ld
-olink sdir -Wl,--device-linker="$PWD/sdir.ld"
+counted_link sdir -Wl,--device-linker="$PWD/sdir.ld"
 not_cached_said sdir || failed_case "SEARCH_DIR" "a script with SEARCH_DIR was cached ($(state sdir))"
 
 # ---- INCLUDE: the script it reads, and what that names ---------------------
@@ -118,8 +118,8 @@ done
 # (another folder first on PATH, holding none of the tools; a date and a
 # CUDA toolkit no CPU device link reads)
 mkdir empty-bin
-olink unread.0
-PATH=$PWD/empty-bin:$PATH SOURCE_DATE_EPOCH=1 CUDA_HOME=/nowhere olink unread.1
+counted_link unread.0
+PATH=$PWD/empty-bin:$PATH SOURCE_DATE_EPOCH=1 CUDA_HOME=/nowhere counted_link unread.1
 [ "$(ran)" = 0 ] || failed_case "unread variables" "a miss ($(state unread.1))"
 
 # ---- ld.lld's -mllvm: an option that writes a file is not cached -------------
@@ -132,7 +132,7 @@ OBJS=(stub.o gpu.o -rdynamic -ldl -Wl,--nogpulib
 	-Wl,--device-linker=amdgcn-amd-amdhsa=--unresolved-symbols=ignore-all)
 for i in 0 1; do
 	rm -f passes.txt
-	olink mllvm.$i -Wl,--device-linker=-mllvm=-time-passes \
+	counted_link mllvm.$i -Wl,--device-linker=-mllvm=-time-passes \
 		-Wl,--device-linker=-mllvm=-info-output-file="$PWD/passes.txt"
 	[ -s passes.txt ] || { failed_case "-mllvm" "link $i wrote no passes.txt ($(state mllvm.$i))"; break; }
 done
