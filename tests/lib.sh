@@ -251,6 +251,27 @@ hip_runtime_standin() {
 	cc -shared -fPIC hip_stand_in.c -o libamdhip64.so || fail "libamdhip64 stand-in"
 }
 
+# hip_rdc_kernel CLANG: an old-driver HIP program's parts, CLANG's: k.o, a
+# gfx90a -fgpu-rdc kernel (tests/e2e/opt_src/kern_o0.cu), stub.o, its host
+# caller, and the runtime's stand-in (link: stub.o k.o -L. -rdynamic -ldl)
+hip_rdc_kernel() {
+	cc -O1 -fPIC -c "$OFL_SRC/tests/interop/wrap_stub_src/stub.c" -o stub.o || fail "compile stub"
+	hip_runtime_standin
+	"$1" -O2 -x hip -fgpu-rdc -nogpuinc -nogpulib --offload-arch=gfx90a -fPIC \
+		-c "$OFL_SRC/tests/e2e/opt_src/kern_o0.cu" -o k.o || fail "$1 -x hip"
+}
+
+# hip_link NAME CMD...: NAME/prog linked by CMD, its images in NAME/img
+# (a gfx90a one among them)
+hip_link() {
+	local name=$1
+	shift
+	mkdir $name
+	"$@" -o $name/prog 2>$name.err || { cat $name.err; fail "$name: link"; }
+	(cd $name && "$OFFLINK" inspect --extract-all=img prog >/dev/null) || fail "$name: inspect"
+	ls $name/img | grep -q gfx90a || fail "$name: no gfx90a image"
+}
+
 # settle: files made before it have settled for the device-link cache
 # (their last change 2 s ago: keyed by identity, not content)
 settle() { sleep 2.1; }

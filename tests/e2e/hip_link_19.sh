@@ -10,21 +10,12 @@
 # 22's dialect).
 source "$OFL_SRC/tests/lib.sh"
 need cc objcopy "$LLVM19/clang" "$LLVM19/ld.lld"
-STUB=$OFL_SRC/tests/interop/wrap_stub_src
-cc -O1 -fPIC -c "$STUB/stub.c" -o stub.o || fail "compile stub"
-hip_runtime_standin
-"$LLVM19/clang" -O2 -x hip -fgpu-rdc -nogpuinc -nogpulib --offload-arch=gfx90a -fPIC \
-	-c "$OFL_SRC/tests/e2e/opt_src/kern_o0.cu" -o k.o || fail "clang-19 -x hip"
+hip_rdc_kernel "$LLVM19/clang"
 
-# link NAME CMD...: NAME/prog linked by CMD, its fat binary in NAME/fb,
-# its images in NAME/img
+# link NAME CMD...: hip_link, and the program's fat binary in NAME/fb
 link() {
-	local name=$1
-	shift
-	mkdir $name
-	"$@" -o $name/prog 2>$name.err || { cat $name.err; fail "$name: link"; }
-	objcopy -O binary --only-section=.hip_fatbin $name/prog $name/fb || fail "$name: objcopy"
-	(cd $name && "$OFFLINK" inspect --extract-all=img prog >/dev/null) || fail "$name: inspect"
+	hip_link "$@"
+	objcopy -O binary --only-section=.hip_fatbin $1/prog $1/fb || fail "$1: objcopy"
 }
 link ref "$LLVM19/clang" -O2 --hip-link -fgpu-rdc --offload-arch=gfx90a stub.o k.o -L. \
 	-rdynamic -ldl

@@ -8,23 +8,10 @@
 # image at -O2 (before, offlink linked at O2 while --explain said -O0).
 source "$OFL_SRC/tests/lib.sh"
 need cc ld.bfd "$LLVM22/clang" "$LLVM22/lld"
-STUB=$OFL_SRC/tests/interop/wrap_stub_src
-cc -O1 -fPIC -c "$STUB/stub.c" -o stub.o || fail "compile stub"
-hip_runtime_standin
-"$LLVM22/clang" -O2 -x hip -fgpu-rdc -nogpuinc -nogpulib --offload-arch=gfx90a -fPIC \
-	-c "$OFL_SRC/tests/e2e/opt_src/kern_o0.cu" -o k.o || fail "clang -x hip"
+hip_rdc_kernel "$LLVM22/clang"
 
-# link NAME CMD...: NAME/prog linked by CMD, its images in NAME/img
-link() {
-	local name=$1
-	shift
-	mkdir $name
-	"$@" -o $name/prog 2>$name.err || { cat $name.err; fail "$name: link"; }
-	(cd $name && "$OFFLINK" inspect --extract-all=img prog >/dev/null) || fail "$name: inspect"
-	ls $name/img | grep -q gfx90a || fail "$name: no gfx90a image"
-}
 for o in -O0 -O2; do
-	link ref$o "$LLVM22/clang" $o --hip-link -fgpu-rdc --offload-arch=gfx90a stub.o k.o -L. -rdynamic -ldl
+	hip_link ref$o "$LLVM22/clang" $o --hip-link -fgpu-rdc --offload-arch=gfx90a stub.o k.o -L. -rdynamic -ldl
 done
 ! diff -r ref-O0/img ref-O2/img >/dev/null || fail "the images at -O0 and -O2 are the same"
 
@@ -32,19 +19,19 @@ done
 # checked, the test failing at the end)
 same_o0() { diff -r ref-O0/img $1/img >/dev/null || failed_case $1 "not the image of clang --hip-link -O0"; }
 HOST=(stub.o k.o -rdynamic -ldl)
-link ld "$LLVM22/clang" -O0 -B"$OFL_BUILD/bin" -fuse-ld=offlink "${HOST[@]}" \
+hip_link ld "$LLVM22/clang" -O0 -B"$OFL_BUILD/bin" -fuse-ld=offlink "${HOST[@]}" \
 	-Wl,--explain="$PWD/ld.explain"
 same_o0 ld
 grep -q '^device code optimisation: -O0, the -O0 of the compiler driver' ld.explain &&
 	grep '^run: .*--target=amdgcn-amd-amdhsa' ld.explain | grep -q '"-O0"' ||
 	{ cat ld.explain; failed_case ld "-O0 not said or not given to the device link"; }
-link plugin plink "$LLVM22/clang" -O0 -fuse-ld=bfd -Wl,-plugin,"$OFL_BUILD/lib/offlink-plugin.so" \
+hip_link plugin plink "$LLVM22/clang" -O0 -fuse-ld=bfd -Wl,-plugin,"$OFL_BUILD/lib/offlink-plugin.so" \
 	"${HOST[@]}"
 same_o0 plugin
-link given "$LLVM22/clang" -O2 -B"$OFL_BUILD/bin" -fuse-ld=offlink "${HOST[@]}" \
+hip_link given "$LLVM22/clang" -O2 -B"$OFL_BUILD/bin" -fuse-ld=offlink "${HOST[@]}" \
 	-Wl,--device-opt-level=O0
 same_o0 given
-link personality "$OFL_COMPAT/clang-linker-wrapper" --opt-level=O0 \
+hip_link personality "$OFL_COMPAT/clang-linker-wrapper" --opt-level=O0 \
 	--host-triple=x86_64-pc-linux-gnu --linker-path=/usr/bin/ld -shared k.o
 same_o0 personality
 check_all "routes linking at another level"
