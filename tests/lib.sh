@@ -272,6 +272,28 @@ hip_link() {
 	ls $name/img | grep -q gfx90a || fail "$name: no gfx90a image"
 }
 
+# stub_gpu_objects: device objects of tests/interop/wrap_stub_src, whose
+# stub runtime logs registration (no GPU needed): stub.o, the HIP
+# runtime's stand-in, OpenMP gfx90a by clang 22 (amd22.o) and 19
+# (amd19.o), new-driver HIP gfx90a -fgpu-rdc (hip.o); with CUDA, nv19.o
+# (OpenMP sm_90, clang 19) and cuda.o (CUDA sm_90 -fgpu-rdc, clang 22)
+stub_gpu_objects() {
+	local stub=$OFL_SRC/tests/interop/wrap_stub_src
+	cc -O1 -fPIC -c "$stub/stub.c" -o stub.o || fail "compile stub"
+	hip_runtime_standin
+	"$LLVM22/clang" -fopenmp --offload-arch=gfx90a -nogpulib -fPIC -c "$stub/omp.c" -o amd22.o ||
+		fail "compile for gfx90a (22)"
+	"$LLVM19/clang" -fopenmp --offload-arch=gfx90a -nogpulib -fPIC -c "$stub/omp.c" -o amd19.o ||
+		fail "compile for gfx90a (19)"
+	"$LLVM22/clang" -x hip --offload-new-driver -fgpu-rdc -nogpuinc -nogpulib --offload-arch=gfx90a \
+		-fPIC -c "$stub/gpu.cu" -o hip.o || fail "clang -x hip"
+	[ -n "${HAVE_CUDA:-}" ] || return 0
+	"$LLVM19/clang" -fopenmp --offload-arch=sm_90 -nogpulib -fPIC -c "$stub/omp.c" -o nv19.o ||
+		fail "compile for sm_90 (19)"
+	"$LLVM22/clang" -x cuda --offload-new-driver -fgpu-rdc -nocudainc -nocudalib --offload-arch=sm_90 \
+		-fPIC -c "$stub/gpu.cu" -o cuda.o 2>/dev/null || fail "clang -x cuda"
+}
+
 # settle: files made before it have settled for the device-link cache
 # (their last change 2 s ago: keyed by identity, not content)
 settle() { sleep 2.1; }

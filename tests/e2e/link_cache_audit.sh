@@ -96,37 +96,9 @@ audited() {
 }
 
 # ---- CPU: an archive, a thin archive, a linker script -----------------------
-cat >amain.c <<'EOF'
-#include <stdio.h>
-int from_archive(int x);
-int from_thin(int x);
-int main(void)
-{
-	printf("%d %d\n", from_archive(1), from_thin(2));
-	return 0;
-}
-EOF
-for f in archive thin; do
-	printf '%s\n' '#include <omp.h>' "int from_$f(int x)" '{' '	int r = 0;' \
-		'#pragma omp target map(from : r) map(to : x)' \
-		"	r = x + ${#f} + (omp_is_initial_device() ? 1000 : 0);" '	return r;' '}' >a$f.c
-done
-printf '8 6\n' >cpu.expected
-# cpu_objs DIR CLANG [CFLAGS...]: the objects by CLANG in DIR; liba.a
-# (regular), libt.a (thin), libs.so a script: INPUT(-lt)
-cpu_objs() {
-	local dir=$1 cc=$2 f
-	shift 2
-	mkdir -p $dir
-	for f in main archive thin; do
-		"$cc" -fopenmp -fopenmp-targets=$T -fPIC "$@" -c a$f.c -o $dir/a$f.o || fail "$dir: compile a$f.c"
-	done
-	(cd $dir && "$LLVM22/llvm-ar" rcs liba.a aarchive.o && "$LLVM22/llvm-ar" rcs --thin libt.a athin.o &&
-		printf 'INPUT(-lt)\n' >libs.so) || fail "$dir: archives"
-}
-cpu_objs c22 "$LLVM22/clang"
+archive_omp_objects c22 "$LLVM22/clang"
 # (Debian's LLVM 19 has no omp.h of its own: the unpacked runtime's)
-cpu_objs c19 "$LLVM19/clang" -isystem "${RTLIB%/lib}/lib/clang/19/include"
+archive_omp_objects c19 "$LLVM19/clang" -isystem "${RTLIB%/lib}/lib/clang/19/include"
 # gold, the CPU linker wherever clang-N has no lld-N beside it: a clang
 # 22 of its own without ld.lld beside it, a copy of the binary (RUNPATH
 # $ORIGIN/../lib)
@@ -150,29 +122,18 @@ audited plugin "$CPURUN" plink gcc -fuse-ld=bfd c22/amain.o -Lc22 -la -ls -L$RT2
 	-Wl,-plugin,"$PLUGIN" -Wl,-plugin-opt,explain=@EXPLAIN@ -o @OUT@
 
 # ---- GPUs: the stub runtime logs registration --------------------------------
-cc -O1 -fPIC -c "$STUB/stub.c" -o stub.o || fail "compile stub"
-hip_runtime_standin
 # gpurun ENTRYSIZE PATTERN: the program registers, its log has PATTERN
 gpurun() { echo "STUB_ENTRY=$1 LD_LIBRARY_PATH=..:\$LIBS ./\$PROG >log && grep -Eq '$2' log"; }
-"$LLVM22/clang" -fopenmp --offload-arch=gfx90a -nogpulib -fPIC -c "$STUB/omp.c" -o amd22.o ||
-	fail "compile for gfx90a (22)"
-"$LLVM19/clang" -fopenmp --offload-arch=gfx90a -nogpulib -fPIC -c "$STUB/omp.c" -o amd19.o ||
-	fail "compile for gfx90a (19)"
-"$LLVM22/clang" -x hip --offload-new-driver -fgpu-rdc -nogpuinc -nogpulib --offload-arch=gfx90a -fPIC \
-	-c "$STUB/gpu.cu" -o hip.o || fail "clang -x hip"
 HAVE_CUDA=
 if [ -x "$CUDA/bin/nvlink" ] && [ -x "$CUDA/bin/ptxas" ] && [ -x "$CUDA/bin/fatbinary" ]; then
 	HAVE_CUDA=1
-	"$LLVM19/clang" -fopenmp --offload-arch=sm_90 -nogpulib -fPIC -c "$STUB/omp.c" -o nv19.o ||
-		fail "compile for sm_90 (19)"
-	"$LLVM22/clang" -x cuda --offload-new-driver -fgpu-rdc -nocudainc -nocudalib --offload-arch=sm_90 \
-		-fPIC -c "$STUB/gpu.cu" -o cuda.o 2>/dev/null || fail "clang -x cuda"
 	"$LLVM22/clang" -x cuda --offload-new-driver -fgpu-rdc -foffload-lto -nocudainc -nocudalib \
 		--offload-arch=sm_90 -fPIC -c "$STUB/gpu.cu" -o cudalto.o 2>/dev/null ||
 		fail "clang -x cuda -foffload-lto"
 elif [ -n "${CI:-}${OFL_REQUIRE_TOOLS:-}" ]; then
 	fail "CUDA's tools missing in $CUDA"
 fi
+stub_gpu_objects
 sleep 2.1
 LIBS=$RT22
 audited amdgpu22 "$(gpurun 56 __tgt_register_lib)" "$LLVM22/clang" -fopenmp -fuse-ld=offlink \

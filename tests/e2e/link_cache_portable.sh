@@ -24,7 +24,6 @@ need_libomp19
 has_namespaces || skip "no mount namespace (unshare -m, as root)"
 CUDA=${CUDA_PATH:-/usr/local/cuda}
 need "$CUDA/bin/ptxas" "$CUDA/bin/nvlink" "$CUDA/bin/fatbinary"
-STUB=$OFL_SRC/tests/interop/wrap_stub_src
 RT22=/usr/lib/llvm-22/lib
 PLUGIN=$OFL_BUILD/lib/offlink-plugin.so
 unset LIBRARY_PATH # nvlink writes it into the cubin: a setting both machines share
@@ -51,18 +50,7 @@ for f in main kern; do
 		--image=file=$f.img,triple=x86_64-pc-linux-gnu,arch=generic,kind=openmp || fail "pack $f as 23"
 	"$LLVM22/llvm-objcopy" --update-section .llvm.offloading=$f.bin $f.o ${f}23.o || fail "${f}23.o"
 done
-cc -O1 -fPIC -c "$STUB/stub.c" -o stub.o || fail "compile stub"
-hip_runtime_standin
-"$LLVM22/clang" -fopenmp --offload-arch=gfx90a -nogpulib -fPIC -c "$STUB/omp.c" -o amd22.o ||
-	fail "compile for gfx90a (22)"
-"$LLVM19/clang" -fopenmp --offload-arch=gfx90a -nogpulib -fPIC -c "$STUB/omp.c" -o amd19.o ||
-	fail "compile for gfx90a (19)"
-"$LLVM19/clang" -fopenmp --offload-arch=sm_90 -nogpulib -fPIC -c "$STUB/omp.c" -o nv19.o ||
-	fail "compile for sm_90 (19)"
-"$LLVM22/clang" -x hip --offload-new-driver -fgpu-rdc -nogpuinc -nogpulib --offload-arch=gfx90a -fPIC \
-	-c "$STUB/gpu.cu" -o hip.o || fail "clang -x hip"
-"$LLVM22/clang" -x cuda --offload-new-driver -fgpu-rdc -nocudainc -nocudalib --offload-arch=sm_90 \
-	-fPIC -c "$STUB/gpu.cu" -o cuda.o 2>/dev/null || fail "clang -x cuda"
+HAVE_CUDA=1 stub_gpu_objects
 cd ../..
 # LLVM 22 with an AMDGPU device runtime (Debian ships none: a stand-in)
 standin_llvm22 llvm22 amdgcn-amd-amdhsa
