@@ -26,7 +26,7 @@ static Elf *open_mem(const uint8_t *data, size_t size, size_t *shstrndx, struct 
 	}
 	if (elf_getshdrstrndx(e, shstrndx) != 0) {
 		elf_fail(err, "cannot read section names");
-		elf_end(e);
+		ofl_elf_end(e, data);
 		return NULL;
 	}
 	return e;
@@ -61,7 +61,7 @@ static int llvm_reads(const uint8_t *data, size_t size, struct ofl_error *err)
 			                   (unsigned long long)sh.sh_size, size);
 	}
 	if (e)
-		elf_end(e);
+		ofl_elf_end(e, data);
 	return rc;
 }
 
@@ -106,7 +106,7 @@ int ofl_bundle_object_scan(struct ofl_bundle *b, const uint8_t *data, size_t siz
 		    (struct ofl_bundle_entry){sid, sh.sh_offset, len, sh.sh_offset, stub};
 		b->found = true;
 	}
-	elf_end(e);
+	ofl_elf_end(e, data);
 	return rc;
 }
 

@@ -502,7 +502,7 @@ int ofl_elf_edit_add_copy(int fd, const uint8_t *data, size_t size, const struct
 	if (!rc && elf_update(out, ELF_C_WRITE) < 0)
 		rc = elf_fail(err, "cannot write object");
 	elf_end(out);
-	elf_end(m.in);
+	ofl_elf_end(m.in, data);
 	for (size_t i = 0; i < m.owned.len / sizeof(void *); i++)
 		free(((void **)m.owned.data)[i]);
 	ofl_buf_release(&m.owned);
