@@ -391,7 +391,7 @@ static int member_symbols(const struct ofl_ar_input *m, struct sym_list *sl, uin
 		return ofl_error_set(err, OFL_EFORMAT, NULL, OFL_NO_OFFSET,
 		                     "member '%s': cannot read ELF: %s", m->name, elf_errmsg(-1));
 	int rc = elf_symbols(elf, m->name, sl, count, err);
-	elf_end(elf);
+	ofl_elf_end(elf, m->data);
 	return rc;
 }
 

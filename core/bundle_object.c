@@ -26,43 +26,25 @@ static Elf *open_mem(const uint8_t *data, size_t size, size_t *shstrndx, struct 
 	}
 	if (elf_getshdrstrndx(e, shstrndx) != 0) {
 		elf_fail(err, "cannot read section names");
-		elf_end(e);
+		ofl_elf_end(e, data);
 		return NULL;
 	}
 	return e;
 }
 
-bool ofl_bundle_is_object(const uint8_t *data, size_t size)
-{
-	struct ofl_error err = OFL_ERROR_INIT;
-	return ofl_is_elf(data, size) && ofl_elf_llvm_check(data, size, &err) == 0;
-}
-
-/* What LLVM's reader and llvm-objcopy (which reads every section) refuse
- * is refused here too, in their words: libelf would copy a truncated object
- * into a broken one. */
+/* What LLVM's reader refuses is refused here too, in its words (the
+ * sections llvm-objcopy reads: ofl_elf_edit_add_copy). */
 static int llvm_reads(const uint8_t *data, size_t size, struct ofl_error *err)
 {
 	if (!ofl_is_elf(data, size))
 		return ofl_error_set(err, OFL_EFORMAT, NULL, 0, "not an ELF object");
-	int rc = ofl_elf_llvm_check(data, size, err);
-	Elf *e = rc ? NULL : ofl_elf_memory(data, size, ELF_K_ELF);
-	if (!rc && !e)
-		return elf_fail(err, "not an ELF object");
-	for (Elf_Scn *s = NULL; !rc && (s = elf_nextscn(e, s));) {
-		GElf_Shdr sh;
-		if (!gelf_getshdr(s, &sh))
-			rc = elf_fail(err, "cannot read section header");
-		else if (sh.sh_type != SHT_NOBITS && !ofl_range_ok(sh.sh_offset, sh.sh_size, size))
-			rc = ofl_error_set(err, OFL_EFORMAT, NULL, sh.sh_offset,
-			                   "section [index %zu] has a sh_offset (0x%llx) + sh_size "
-			                   "(0x%llx) that is greater than the file size (0x%zx)",
-			                   elf_ndxscn(s), (unsigned long long)sh.sh_offset,
-			                   (unsigned long long)sh.sh_size, size);
-	}
-	if (e)
-		elf_end(e);
-	return rc;
+	return ofl_elf_llvm_check(data, size, err);
+}
+
+bool ofl_bundle_is_object(const uint8_t *data, size_t size)
+{
+	struct ofl_error err = OFL_ERROR_INIT;
+	return llvm_reads(data, size, &err) == 0;
 }
 
 static const char *bundle_id_of(Elf *e, size_t shstrndx, const GElf_Shdr *sh)
@@ -106,7 +88,7 @@ int ofl_bundle_object_scan(struct ofl_bundle *b, const uint8_t *data, size_t siz
 		    (struct ofl_bundle_entry){sid, sh.sh_offset, len, sh.sh_offset, stub};
 		b->found = true;
 	}
-	elf_end(e);
+	ofl_elf_end(e, data);
 	return rc;
 }
 

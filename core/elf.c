@@ -1,5 +1,6 @@
 /* ELF recognition and libelf set-up. */
 #include <gelf.h>
+#include <stdlib.h>
 
 #include "elf_priv.h"
 #include "internal.h"
@@ -20,7 +21,9 @@ static uint64_t field(const uint8_t *p, unsigned n, bool msb)
 	return v;
 }
 
-bool ofl_elf_sectionless(const uint8_t *d)
+/* e_shoff is 0: the file has no section table, whatever e_shnum says (LLVM
+ * reads none).  d is an ELF file ofl_is_elf accepts. */
+static bool sectionless(const uint8_t *d)
 {
 	bool c64 = d[EI_CLASS] == ELFCLASS64;
 	return field(d + (c64 ? 0x28 : 0x20), c64 ? 8 : 4, d[EI_DATA] == ELFDATA2MSB) == 0;
@@ -46,7 +49,7 @@ int ofl_elf_llvm_check(const uint8_t *d, size_t size, struct ofl_error *err)
 	uint64_t shoff = field(d + (c64 ? 0x28 : 0x20), w, msb);
 	unsigned entsize = (unsigned)field(d + (c64 ? 0x3a : 0x2e), 2, msb);
 	uint64_t num = field(d + (c64 ? 0x3c : 0x30), 2, msb), end;
-	if (ofl_elf_sectionless(d))
+	if (sectionless(d))
 		return 0;
 	if (entsize != shsize)
 		return ofl_error_set(err, OFL_EFORMAT, NULL, c64 ? 0x3a : 0x2e,
@@ -80,7 +83,7 @@ int ofl_elf_llvm_check(const uint8_t *d, size_t size, struct ofl_error *err)
 
 bool ofl_elf64_shtab(const uint8_t *d, size_t size, struct ofl_elf64_shtab *t)
 {
-	if (size < 64)
+	if (size < 64 || sectionless(d))
 		return false;
 	uint64_t shoff = ofl_le64(d + 0x28);
 	t->entsize = ofl_le16(d + 0x3a);
@@ -107,15 +110,42 @@ static void setup(void)
 	elf_version(EV_CURRENT);
 }
 
+/* libelf takes the ELF header for the table of a file whose e_shoff is 0
+ * and e_shnum is not (LLVM reads no sections); it reads a copy of the file
+ * whose header says there are none.  NULL when memory runs out. */
+static Elf *sectionless_memory(const uint8_t *data, size_t size)
+{
+	bool c64 = data[EI_CLASS] == ELFCLASS64;
+	uint8_t *copy = ofl_malloc(size);
+	if (!copy)
+		return NULL;
+	memcpy(copy, data, size);
+	memset(copy + (c64 ? 0x3c : 0x30), 0, 4); /* e_shnum, e_shstrndx */
+	Elf *e = elf_memory((char *)copy, size);
+	if (!e)
+		free(copy);
+	return e;
+}
+
 Elf *ofl_elf_memory(const uint8_t *data, size_t size, Elf_Kind kind)
 {
 	setup();
-	Elf *e = elf_memory((char *)(uintptr_t)data, size);
+	bool copy = kind == ELF_K_ELF && ofl_is_elf(data, size) &&
+	            size >= (data[EI_CLASS] == ELFCLASS64 ? 64 : 52) && sectionless(data);
+	Elf *e = copy ? sectionless_memory(data, size) : elf_memory((char *)(uintptr_t)data, size);
 	if (e && elf_kind(e) != kind) {
-		elf_end(e);
+		ofl_elf_end(e, data);
 		return NULL;
 	}
 	return e;
+}
+
+void ofl_elf_end(Elf *e, const uint8_t *data)
+{
+	char *image = e ? elf_rawfile(e, NULL) : NULL;
+	elf_end(e);
+	if (image != (const char *)data)
+		free(image);
 }
 
 Elf *ofl_elf_begin(int fd, Elf_Cmd cmd)

@@ -17,6 +17,7 @@ struct edit {
 	const struct ofl_elf_add *add;
 	size_t nadd;
 	Elf *in;
+	size_t size; /* of the input */
 	size_t n;
 	size_t *to; /* old index -> new index; 0 for removed sections */
 	size_t shstrndx, strtab;
@@ -48,6 +49,9 @@ static const char *renamed(const struct ofl_elf_rename *r, size_t n, const char 
 	return name;
 }
 
+/* The sections kept and their new indices and names.  What llvm-objcopy
+ * (which reads every section) refuses is refused, in its words: libelf
+ * would copy a truncated object into a broken one. */
 static int build_map(struct edit *m)
 {
 	if (elf_getshdrnum(m->in, &m->n) != 0 || elf_getshdrstrndx(m->in, &m->shstrndx) != 0)
@@ -61,6 +65,13 @@ static int build_map(struct edit *m)
 		Elf_Scn *s = elf_getscn(m->in, i);
 		if (!s || !gelf_getshdr(s, &sh))
 			return elf_fail(m->err, "cannot read section header");
+		if (sh.sh_type != SHT_NOBITS && !ofl_range_ok(sh.sh_offset, sh.sh_size, m->size))
+			return ofl_error_set(
+			    m->err, OFL_EFORMAT, NULL, sh.sh_offset,
+			    "section [index %zu] has a sh_offset (0x%llx) + sh_size "
+			    "(0x%llx) that is greater than the file size (0x%zx)",
+			    i, (unsigned long long)sh.sh_offset, (unsigned long long)sh.sh_size,
+			    m->size);
 		const char *name = elf_strptr(m->in, m->shstrndx, sh.sh_name);
 		bool drop = m->ed->drop && m->ed->drop(m->ed->ctx, name, &sh);
 		m->to[i] = drop ? 0 : next++;
@@ -482,6 +493,7 @@ int ofl_elf_edit_add_copy(int fd, const uint8_t *data, size_t size, const struct
 	                 add,
 	                 nadd,
 	                 NULL,
+	                 size,
 	                 0,
 	                 NULL,
 	                 0,
@@ -502,7 +514,7 @@ int ofl_elf_edit_add_copy(int fd, const uint8_t *data, size_t size, const struct
 	if (!rc && elf_update(out, ELF_C_WRITE) < 0)
 		rc = elf_fail(err, "cannot write object");
 	elf_end(out);
-	elf_end(m.in);
+	ofl_elf_end(m.in, data);
 	for (size_t i = 0; i < m.owned.len / sizeof(void *); i++)
 		free(((void **)m.owned.data)[i]);
 	ofl_buf_release(&m.owned);

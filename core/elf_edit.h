@@ -50,6 +50,8 @@ struct ofl_elf_edit {
  *    as in clang's objects), each once, in StringTableBuilder's tail-merged
  *    order (ofl_strtab_layout), every sh_name and st_name following;
  *  - GRP_COMDAT dropped from each group whose signature symbol is local.
+ * A section whose contents lie outside the file is OFL_EFORMAT, in
+ * llvm-objcopy's words.
  * The nadd sections of add go after the kept ones; adding to an object
  * without a section-name table (or a compressed one) is OFL_EFORMAT:
  * llvm-objcopy would lose their names. */

@@ -377,7 +377,7 @@ static int read_elf(struct ictx *c, struct ofl_node *p)
 	}
 done:
 	if (elf)
-		elf_end(elf);
+		ofl_elf_end(elf, p->data);
 	return rc;
 }
 

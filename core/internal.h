@@ -60,8 +60,8 @@ static inline bool ofl_mul_overflow(uint64_t a, uint64_t b, uint64_t *r)
 
 /* The section table of an ELF64 little-endian file read from its bytes:
  * the headers (entsize bytes each, at least 64) and the section-name
- * string table, both inside the file.  Callers check the header's class
- * and byte order first. */
+ * string table, both inside the file; false for a file with none (e_shoff
+ * 0).  Callers check the header's class and byte order first. */
 struct ofl_elf64_shtab {
 	const uint8_t *sh;
 	unsigned n, entsize, strndx;

@@ -150,7 +150,9 @@ static int open_file(struct ofl_file *f, const char *path, bool regular, struct 
 			ofl_file_close(f);
 		return rc;
 	}
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* only a regular file is taken: opening any other (a FIFO) must not
+	 * wait for a writer */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | (regular ? O_NONBLOCK : 0));
 	struct stat st;
 	if (fd < 0 || fstat(fd, &st) < 0) {
 		int rc = ofl_error_set(err, OFL_EIO, path, OFL_NO_OFFSET, "%s", strerror(errno));

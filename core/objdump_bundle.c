@@ -147,8 +147,6 @@ int ofl_objdump_bundles(const uint8_t *data, size_t size, struct ofl_objdump_bun
                         struct ofl_error *err)
 {
 	*out = (struct ofl_objdump_bundles)OFL_OBJDUMP_BUNDLES_INIT;
-	if (ofl_is_elf(data, size) && ofl_elf_sectionless(data))
-		return 0;
 	Elf *elf = ofl_elf_memory(data, size, ELF_K_ELF);
 	int rc = 0;
 	if (!elf) {
@@ -164,7 +162,7 @@ int ofl_objdump_bundles(const uint8_t *data, size_t size, struct ofl_objdump_bun
 	}
 done:
 	if (elf)
-		elf_end(elf);
+		ofl_elf_end(elf, data);
 	if (rc)
 		ofl_objdump_bundles_release(out);
 	return rc;

@@ -122,8 +122,6 @@ int ofl_elf_offload_sections(const uint8_t *data, size_t size, unsigned how,
 	*out = (struct ofl_elf_sections)OFL_ELF_SECTIONS_INIT;
 	if (!ofl_is_elf(data, size))
 		return ofl_error_set(err, OFL_EFORMAT, NULL, 0, "not an ELF file");
-	if (ofl_elf_sectionless(data))
-		return 0;
 	int direct = direct_sections(data, size, how, out, err);
 	if (direct != 1)
 		return direct;
@@ -150,7 +148,7 @@ int ofl_elf_offload_sections(const uint8_t *data, size_t size, unsigned how,
 	}
 done:
 	if (elf)
-		elf_end(elf);
+		ofl_elf_end(elf, data);
 	if (rc)
 		ofl_elf_sections_release(out);
 	return rc;

@@ -656,9 +656,46 @@ static void cuda_module(struct ofl_ir_module *m, const struct ofl_wrap_opts *o,
 	cuda_walk(m, o, &nm, &f);
 }
 
-/* LLVM 23's SYCL module: the OffloadBinary whole, and
- * __sycl_(un)register_lib(ptr, i64 size) from a constructor and a
- * destructor at priority 1, each declared after the function calling it. */
+/* sycl.descriptor_reg and sycl.descriptor_unreg, a constructor and a
+ * destructor at priority 1 calling __sycl_register_lib and
+ * __sycl_unregister_lib, each declared after the function calling it:
+ * LLVM 22's form (ptr arg, the descriptor; size NULL) or 23's (ptr arg, the
+ * binary, and i64 *size).  vv and lib_t: the two kinds of functions'
+ * types, made where each form's module makes them (their order is in the
+ * bitcode). */
+static void sycl_register(struct ofl_ir_module *m, uint32_t vv, uint32_t lib_t, uint32_t arg,
+                          const uint64_t *size)
+{
+	uint32_t reg = add_func(m, add_name(m, "sycl.descriptor_reg"), vv, true);
+	uint32_t reg_lib = add_func(m, add_name(m, "__sycl_register_lib"), lib_t, false);
+	uint32_t unreg = add_func(m, add_name(m, "sycl.descriptor_unreg"), vv, true);
+	uint32_t unreg_lib = add_func(m, add_name(m, "__sycl_unregister_lib"), lib_t, false);
+	structor(m, "llvm.global_ctors", 1, reg);
+	structor(m, "llvm.global_dtors", 1, unreg);
+	uint32_t args[2] = {arg, size ? c_int(m, m->i64_t, (int64_t)*size) : 0};
+	block(m, reg, "entry");
+	call(m, reg_lib, args, size ? 2 : 1);
+	ret(m);
+	block(m, unreg, "entry");
+	call(m, unreg_lib, args, size ? 2 : 1);
+	ret(m);
+}
+
+static uint32_t sycl_global(struct ofl_ir_module *m, uint32_t name, uint32_t init, uint32_t t,
+                            const char *section, unsigned align)
+{
+	return add_global(m, (struct ofl_ir_global){.name = name,
+	                                            .type = t,
+	                                            .linkage = OFL_L_INTERNAL,
+	                                            .constant = true,
+	                                            .unnamed_addr = true,
+	                                            .section = section,
+	                                            .align = align,
+	                                            .init = init});
+}
+
+/* LLVM 23's SYCL module: the OffloadBinary whole, registered with its
+ * size. */
 static void sycl_module(struct ofl_ir_module *m, const struct ofl_wrap_image *img)
 {
 	scalar_types(m);
@@ -667,26 +704,8 @@ static void sycl_module(struct ofl_ir_module *m, const struct ofl_wrap_image *im
 	uint32_t vpi = ty_func(m, m->void_t, (uint32_t[]){P, I64}, 2);
 	uint32_t t, c = bytes(m, img->data, img->size, img->file, &t);
 	uint32_t bin =
-	    add_global(m, (struct ofl_ir_global){.name = add_name(m, ".sycl_offloading.binary"),
-	                                         .type = t,
-	                                         .linkage = OFL_L_INTERNAL,
-	                                         .constant = true,
-	                                         .unnamed_addr = true,
-	                                         .section = ".llvm.offloading",
-	                                         .init = c});
-	uint32_t reg = add_func(m, add_name(m, "sycl.descriptor_reg"), vv, true);
-	uint32_t reg_lib = add_func(m, add_name(m, "__sycl_register_lib"), vpi, false);
-	uint32_t unreg = add_func(m, add_name(m, "sycl.descriptor_unreg"), vv, true);
-	uint32_t unreg_lib = add_func(m, add_name(m, "__sycl_unregister_lib"), vpi, false);
-	structor(m, "llvm.global_ctors", 1, reg);
-	structor(m, "llvm.global_dtors", 1, unreg);
-	uint32_t args[2] = {bin, c_int(m, I64, (int64_t)img->size)};
-	block(m, reg, "entry");
-	call(m, reg_lib, args, 2);
-	ret(m);
-	block(m, unreg, "entry");
-	call(m, unreg_lib, args, 2);
-	ret(m);
+	    sycl_global(m, add_name(m, ".sycl_offloading.binary"), c, t, ".llvm.offloading", 0);
+	sycl_register(m, vv, vpi, bin, &(uint64_t){img->size});
 }
 
 /* getelementptr (t, ptr base, i64 0, i64 n) past the n elements of array
@@ -696,22 +715,10 @@ static uint32_t c_end(struct ofl_ir_module *m, uint32_t base, uint64_t n)
 	return c_byte_gep(m, m->globals[OFL_V_INDEX(base)].type, base, n);
 }
 
-static uint32_t sycl_global(struct ofl_ir_module *m, uint32_t name, uint32_t init, uint32_t t,
-                            const char *section)
-{
-	return add_global(m, (struct ofl_ir_global){.name = name,
-	                                            .type = t,
-	                                            .linkage = OFL_L_INTERNAL,
-	                                            .constant = true,
-	                                            .unnamed_addr = true,
-	                                            .section = section,
-	                                            .init = init});
-}
-
 static uint32_t sycl_string(struct ofl_ir_module *m, const char *s, const char *what, size_t i)
 {
 	uint32_t t, c = bytes(m, (const uint8_t *)s, strlen(s) + 1, NULL, &t);
-	return sycl_global(m, add_name(m, ".sycl_offloading.%s.%zu", what, i), c, t, NULL);
+	return sycl_global(m, add_name(m, ".sycl_offloading.%s.%zu", what, i), c, t, NULL, 0);
 }
 
 /* Image i's kernels: for each its name, its weak entry in
@@ -734,16 +741,9 @@ static uint32_t sycl_kernels(struct ofl_ir_module *m, const struct ofl_sycl_desc
 		                                 .kind = OFL_C_BYTES,
 		                                 .type = t = ty_array(m, kn->len + 1, m->i8_t),
 		                                 .data = (const uint8_t *)kn->name});
-		uint32_t name = add_global(
-		    m, (struct ofl_ir_global){.name = add_name(m, ".offloading.entry_name%s",
-		                                               ofl_sycl_suffix(kn->name_sfx, s1)),
-		                              .type = t,
-		                              .linkage = OFL_L_INTERNAL,
-		                              .constant = true,
-		                              .unnamed_addr = true,
-		                              .section = ".llvm.rodata.offloading",
-		                              .align = 1,
-		                              .init = c});
+		uint32_t name = sycl_global(
+		    m, add_name(m, ".offloading.entry_name%s", ofl_sycl_suffix(kn->name_sfx, s1)),
+		    c, t, ".llvm.rodata.offloading", 1);
 		uint32_t v[9] = {c_int(m, I64, 0), c_int(m, I16, 1), c_int(m, I16, OFL_OFK_SYCL),
 		                 c_int(m, I32, 0), c_null(m, P),     name,
 		                 c_int(m, I64, 0), c_int(m, I64, 0), c_null(m, P)};
@@ -785,8 +785,8 @@ static uint32_t sycl_image(struct ofl_ir_module *m, const struct ofl_sycl_desc *
 	uint32_t compile = sycl_string(m, "", "opts.compile", i);
 	uint32_t link = sycl_string(m, "", "opts.link", i);
 	uint32_t t, c = bytes(m, b->image, b->image_size, img->file, &t);
-	uint32_t data =
-	    sycl_global(m, add_name(m, ".sycl_offloading.%zu.data", i), c, t, ".llvm.offloading");
+	uint32_t data = sycl_global(m, add_name(m, ".sycl_offloading.%zu.data", i), c, t,
+	                            ".llvm.offloading", 0);
 	uint32_t arr = sycl_kernels(m, d, i, entry_t);
 	if (m->nomem)
 		return 0;
@@ -825,8 +825,9 @@ static void sycl22_module(struct ofl_ir_module *m, const struct ofl_sycl_desc *d
 	for (size_t i = 0; i < d->nimages && !m->nomem; i++)
 		imgs[i] = sycl_image(m, d, i, img, img_t, entry_t);
 	uint32_t arr_t = ty_array(m, d->nimages, img_t);
-	uint32_t arr = sycl_global(m, add_name(m, ".sycl_offloading.device_images"),
-	                           m->nomem ? 0 : c_agg(m, arr_t, imgs, d->nimages), arr_t, NULL);
+	uint32_t arr =
+	    sycl_global(m, add_name(m, ".sycl_offloading.device_images"),
+	                m->nomem ? 0 : c_agg(m, arr_t, imgs, d->nimages), arr_t, NULL, 0);
 	free(imgs);
 	uint32_t v[5] = {c_int(m, I16, 1), c_int(m, I16, (int64_t)d->nimages), arr, c_null(m, P),
 	                 c_null(m, P)};
@@ -837,18 +838,7 @@ static void sycl22_module(struct ofl_ir_module *m, const struct ofl_sycl_desc *d
 	                                         .constant = true,
 	                                         .init = c_agg(m, desc_t, v, 5)});
 	uint32_t vv = ty_func(m, m->void_t, NULL, 0), vp = ty_func(m, m->void_t, &P, 1);
-	uint32_t reg = add_func(m, add_name(m, "sycl.descriptor_reg"), vv, true);
-	uint32_t reg_lib = add_func(m, add_name(m, "__sycl_register_lib"), vp, false);
-	uint32_t unreg = add_func(m, add_name(m, "sycl.descriptor_unreg"), vv, true);
-	uint32_t unreg_lib = add_func(m, add_name(m, "__sycl_unregister_lib"), vp, false);
-	structor(m, "llvm.global_ctors", 1, reg);
-	structor(m, "llvm.global_dtors", 1, unreg);
-	block(m, reg, "entry");
-	call(m, reg_lib, &desc, 1);
-	ret(m);
-	block(m, unreg, "entry");
-	call(m, unreg_lib, &desc, 1);
-	ret(m);
+	sycl_register(m, vv, vp, desc, NULL);
 }
 
 int ofl_ir_build(struct ofl_ir_module *m, const struct ofl_wrap_opts *o, const char *triple,

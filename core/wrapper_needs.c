@@ -104,6 +104,6 @@ int ofl_wrap_needs_of_object(const uint8_t *data, size_t size, struct ofl_wrap_n
 		rc = bad(err, 0, "unreadable ELF header");
 	else if (eh.e_type == ET_REL)
 		rc = scan_sections(e, size, needs, err);
-	elf_end(e);
+	ofl_elf_end(e, data);
 	return rc;
 }

@@ -956,20 +956,32 @@ static int cg_u64_arg1(struct gen *g, uint64_t v)
 	return rc;
 }
 
-/* fn() { rt(&binary, size); } */
-static int sycl_fn(struct gen *g, const char *name, const char *rt, struct target bin,
-                   uint64_t size, uint64_t *at)
+/* sycl.descriptor_reg() { __sycl_register_lib(&arg); } from .init_array.1
+ * and sycl.descriptor_unreg() { __sycl_unregister_lib(&arg); } from
+ * .fini_array.1: LLVM 22's form (arg the descriptor, size NULL), or 23's
+ * (arg the binary, *size its size a second argument). */
+static int sycl_register(struct gen *g, struct target arg, const uint64_t *size)
 {
-	return cg_begin_fn(g, at) || cg_enter(g) || cg_addr_arg0(g, bin) || cg_u64_arg1(g, size) ||
-	       cg_call(g, undef(g, rt, STV_DEFAULT)) || cg_leave(g) ||
-	       cg_end_fn(g, name, *at, NULL);
+	static const char *const fn[2][2] = {{"sycl.descriptor_reg", "__sycl_register_lib"},
+	                                     {"sycl.descriptor_unreg", "__sycl_unregister_lib"}};
+	uint64_t at[2];
+	for (int k = 0; k < 2; k++)
+		if (cg_begin_fn(g, &at[k]) || cg_enter(g) || cg_addr_arg0(g, arg) ||
+		    (size && cg_u64_arg1(g, *size)) ||
+		    cg_call(g, undef(g, fn[k][1], STV_DEFAULT)) || cg_leave(g) ||
+		    cg_end_fn(g, fn[k][0], at[k], NULL))
+			return g->o.err->code;
+	return array_slot(g, ".init_array.1", SHT_INIT_ARRAY, at[0]) ||
+	               array_slot(g, ".fini_array.1", SHT_FINI_ARRAY, at[1])
+	           ? g->o.err->code
+	           : 0;
 }
 
 /* The OffloadBinary whole (no ImageStart inside it: the runtime reads the
  * binary), 16-aligned as LLVM aligns a large global without an alignment. */
 static int build_sycl(struct gen *g, const struct ofl_wrap_image *img)
 {
-	uint64_t off, reg, unreg;
+	uint64_t off;
 	int s = ofl_ew_section(&g->o, ".llvm.offloading", SHT_LLVM_OFFLOADING, SHF_ALLOC, 16);
 	if (s < 0 ||
 	    ofl_ew_piece(&g->o, s, img->data, img->size, 16, image_fd(img), image_fd_off(img),
@@ -977,13 +989,8 @@ static int build_sycl(struct gen *g, const struct ofl_wrap_image *img)
 	    !ofl_ew_symbol(&g->o, ".sycl_offloading.binary", STB_LOCAL, STT_OBJECT, STV_DEFAULT, s,
 	                   off, img->size))
 		return g->o.err->code;
-	struct target bin = at_sec(g, s, off);
-	if (sycl_fn(g, "sycl.descriptor_reg", "__sycl_register_lib", bin, img->size, &reg) ||
-	    sycl_fn(g, "sycl.descriptor_unreg", "__sycl_unregister_lib", bin, img->size, &unreg) ||
-	    array_slot(g, ".init_array.1", SHT_INIT_ARRAY, reg) ||
-	    array_slot(g, ".fini_array.1", SHT_FINI_ARRAY, unreg))
-		return g->o.err->code;
-	return finish_sections(g);
+	int rc = sycl_register(g, at_sec(g, s, off), &(uint64_t){img->size});
+	return rc ? rc : finish_sections(g);
 }
 
 /* ---- SYCL (LLVM 22) ------------------------------------------------------- */
@@ -1131,15 +1138,6 @@ static int sycl_descriptor(struct gen *g, const struct sycl_secs *x, const struc
 	return rc ? g->o.err->code : 0;
 }
 
-/* fn() { rt(&desc); } */
-static int sycl_desc_fn(struct gen *g, const char *name, const char *rt, struct target desc,
-                        uint64_t *at)
-{
-	return cg_begin_fn(g, at) || cg_enter(g) || cg_addr_arg0(g, desc) ||
-	       cg_call(g, undef(g, rt, STV_DEFAULT)) || cg_leave(g) ||
-	       cg_end_fn(g, name, *at, NULL);
-}
-
 /* LLVM 22's registration (wrapper_sycl.h; clang-linker-wrapper 22's
  * module, read in its --save-temps bitcode): a __sycl.tgt_device_image per
  * image, __sycl_register_lib(&desc) from .init_array.1 and
@@ -1150,7 +1148,7 @@ static int build_sycl_desc(struct gen *g, const struct ofl_wrap_image *img)
 	struct ofl_sycl_desc d;
 	struct sycl_secs x;
 	struct sycl_at *at = NULL;
-	uint64_t desc = 0, reg, unreg;
+	uint64_t desc = 0;
 	int rc = ofl_sycl_desc_read(img, &d, g->o.err);
 	if (rc)
 		return rc;
@@ -1167,12 +1165,7 @@ static int build_sycl_desc(struct gen *g, const struct ofl_wrap_image *img)
 	for (size_t i = 0; !rc && i < d.nimages; i++)
 		rc = sycl_image(g, &x, img, &d, i, &at[i]);
 	rc = rc ? rc : sycl_descriptor(g, &x, &d, at, &desc);
-	struct target t = rc ? (struct target){0} : at_sec(g, x.relro, desc);
-	if (!rc && (sycl_desc_fn(g, "sycl.descriptor_reg", "__sycl_register_lib", t, &reg) ||
-	            sycl_desc_fn(g, "sycl.descriptor_unreg", "__sycl_unregister_lib", t, &unreg) ||
-	            array_slot(g, ".init_array.1", SHT_INIT_ARRAY, reg) ||
-	            array_slot(g, ".fini_array.1", SHT_FINI_ARRAY, unreg)))
-		rc = g->o.err->code;
+	rc = rc ? rc : sycl_register(g, at_sec(g, x.relro, desc), NULL);
 	free(at);
 	ofl_sycl_desc_release(&d);
 	return rc ? rc : finish_sections(g);

@@ -239,16 +239,34 @@ static int unknown(struct walk *w, const char *path, const char *why)
 	return rc ? rc : 1;
 }
 
-static int walk_file(struct walk *w, const char *path, const struct chain *up, unsigned depth);
+static int walk_file(struct walk *w, const char *path, const struct ofl_file *opened,
+                     const struct chain *up, unsigned depth);
 
-/* Whether the file at p is one the loader takes for this machine: a
- * 64-bit little-endian ELF file of its CPU (it passes over others). */
-static bool compatible(const char *p)
+/* Whether f is a file the loader takes for this machine: a 64-bit
+ * little-endian ELF file of its CPU (it passes over others). */
+static bool compatible(const struct ofl_file *f)
 {
-	uint8_t h[20];
-	return ofl_file_head(p, h, sizeof(h)) && !memcmp(h, ELFMAG, SELFMAG) &&
-	       h[EI_CLASS] == ELFCLASS64 && h[EI_DATA] == ELFDATA2LSB &&
-	       ofl_le16(h + 18) == MACHINE;
+	const uint8_t *h = f->data;
+	return f->size >= 20 && !memcmp(h, ELFMAG, SELFMAG) && h[EI_CLASS] == ELFCLASS64 &&
+	       h[EI_DATA] == ELFDATA2LSB && ofl_le16(h + 18) == MACHINE;
+}
+
+/* The library at path, a place where the loader looks for one: 1 found
+ * (walked), 0 not there or another CPU's (read and passed over, as the
+ * loader does), <0 on error. */
+static int lib_at(struct walk *w, const char *path, const struct chain *up, unsigned depth)
+{
+	if (access(path, F_OK))
+		return say(w, OFL_LOAD_LOOKED, path, NULL);
+	struct ofl_file f = OFL_FILE_INIT;
+	struct ofl_error ignored = OFL_ERROR_INIT;
+	int rc;
+	if (ofl_file_open_regular(&f, path, &ignored) || !compatible(&f))
+		rc = say(w, OFL_LOAD_FILE, path, NULL);
+	else if (!(rc = walk_file(w, path, &f, up, depth + 1)))
+		rc = 1;
+	ofl_file_close(&f);
+	return rc;
 }
 
 /* A folder searched: its CPU subfolders, each looked at (once per
@@ -292,13 +310,7 @@ static int in_dir(struct walk *w, const char *dir, const char *name, const struc
 		return rc == 2 ? 0 : rc;
 	if (snprintf(p, sizeof(p), "%s/%s", dir, name) >= (int)sizeof(p))
 		return 0;
-	if (access(p, F_OK))
-		return say(w, OFL_LOAD_LOOKED, p, NULL);
-	/* another CPU's library is read and passed over */
-	if (!compatible(p))
-		return say(w, OFL_LOAD_FILE, p, NULL);
-	rc = walk_file(w, p, up, depth + 1);
-	return rc ? rc : 1;
+	return lib_at(w, p, up, depth);
 }
 
 /* One folder of a list, its dynamic string tokens expanded into out:
@@ -373,12 +385,7 @@ static int in_cache(struct walk *w, const char *name, const struct chain *up, un
 		return 0;
 	/* a file it names that is gone or another CPU's: the loader goes on
 	 * to its folders */
-	if (access(path, F_OK))
-		return say(w, OFL_LOAD_LOOKED, path, NULL);
-	if (!compatible(path))
-		return say(w, OFL_LOAD_FILE, path, NULL);
-	int rc = walk_file(w, path, up, depth + 1);
-	return rc ? rc : 1;
+	return lib_at(w, path, up, depth);
 }
 
 /* One library an object (me) names, found as the loader finds it. */
@@ -387,7 +394,7 @@ static int find_lib(struct walk *w, const char *name, const struct chain *me, un
 	int rc = 0;
 	if (strchr(name, '/'))
 		return access(name, F_OK) ? say(w, OFL_LOAD_MISSING, name, NULL)
-		                          : walk_file(w, name, me, depth + 1);
+		                          : walk_file(w, name, NULL, me, depth + 1);
 	for (const struct chain *c = me; !rc && !me->runpath && c; c = c->up)
 		rc = c->rpath ? in_list(w, c->rpath, c->origin, name, me, depth) : 0;
 	rc = rc || !w->ldpath ? rc : in_list(w, w->ldpath, w->exe_origin, name, me, depth);
@@ -442,8 +449,10 @@ static char *interpreter(const struct ofl_file *f)
 
 /* A file the loader (or, for a program, the kernel) reads, and what it
  * needs; a program (up NULL at depth 0, or a script's interpreter) has
- * its interpreter and the preloaded libraries too. */
-static int walk_file(struct walk *w, const char *path, const struct chain *up, unsigned depth)
+ * its interpreter and the preloaded libraries too.  opened: the file, as
+ * the caller read it (NULL: opened here, once it is known to be new). */
+static int walk_file(struct walk *w, const char *path, const struct ofl_file *opened,
+                     const struct chain *up, unsigned depth)
 {
 	char real[PATH_MAX];
 	const char *rp = realpath(path, real) ? real : path;
@@ -451,16 +460,17 @@ static int walk_file(struct walk *w, const char *path, const struct chain *up, u
 	if (rc)
 		return rc > 0 ? 0 : rc;
 	bool program = depth < MAX_SCRIPTS && !up;
-	struct ofl_file f = OFL_FILE_INIT;
+	struct ofl_file own = OFL_FILE_INIT;
+	const struct ofl_file *f = opened ? opened : &own;
 	struct ofl_error ignored = OFL_ERROR_INIT;
 	struct ofl_dynamic d;
-	if (depth > 32 || ofl_file_open_regular(&f, rp, &ignored))
+	if (depth > 32 || (!opened && ofl_file_open_regular(&own, rp, &ignored)))
 		return 0;
-	char *script = program ? interpreter(&f) : NULL;
-	if (script || (rc = ofl_dynamic_read(f.data, f.size, &d, w->err))) {
-		rc = script ? walk_file(w, script, NULL, depth + 1) : rc < 0 ? rc : 0;
+	char *script = program ? interpreter(f) : NULL;
+	if (script || (rc = ofl_dynamic_read(f->data, f->size, &d, w->err))) {
+		rc = script ? walk_file(w, script, NULL, NULL, depth + 1) : rc < 0 ? rc : 0;
 		free(script);
-		ofl_file_close(&f);
+		ofl_file_close(&own);
 		return rc; /* a script, or no ELF: its name alone */
 	}
 	/* $ORIGIN: the program's real folder, a library's as the loader
@@ -476,14 +486,14 @@ static int walk_file(struct walk *w, const char *path, const struct chain *up, u
 	if (program && !w->exe_origin)
 		w->exe_origin = origin;
 	if (program && d.interp)
-		rc = walk_file(w, d.interp, NULL, MAX_SCRIPTS);
+		rc = walk_file(w, d.interp, NULL, NULL, MAX_SCRIPTS);
 	rc = rc || !program || !d.interp ? rc : preload(w, &me, depth);
 	for (size_t i = 0; !rc && i < d.nneeded; i++)
 		rc = find_lib(w, d.needed[i], &me, depth);
 	if (w->exe_origin == origin)
 		w->exe_origin = NULL;
 	ofl_dynamic_release(&d);
-	ofl_file_close(&f);
+	ofl_file_close(&own);
 	return rc;
 }
 
@@ -498,7 +508,7 @@ int ofl_program_loads(const char *exe, const char *ld_library_path, ofl_load_fn 
 	struct stat st;
 	w.system =
 	    !stat("/lib/" MULTIARCH, &st) && S_ISDIR(st.st_mode) ? multiarch_dirs : lib64_dirs;
-	int rc = walk_file(&w, exe, NULL, 0);
+	int rc = walk_file(&w, exe, NULL, NULL, 0);
 	ofl_symset_release(&w.seen);
 	ofl_symset_release(&w.dirs);
 	ofl_file_close(&w.cache_file);

@@ -44,7 +44,7 @@ int ofl_elf_global_symbols(const uint8_t *data, size_t size, ofl_sym_fn fn, void
 	Elf *e = ofl_elf_memory(data, size, ELF_K_ELF);
 	GElf_Ehdr eh;
 	if (!e || !gelf_getehdr(e, &eh)) {
-		elf_end(e);
+		ofl_elf_end(e, data);
 		return ofl_error_set(err, OFL_EFORMAT, NULL, 0, "not a readable ELF file");
 	}
 	bool dyn = eh.e_type == ET_DYN;
@@ -54,7 +54,7 @@ int ofl_elf_global_symbols(const uint8_t *data, size_t size, ofl_sym_fn fn, void
 		if (gelf_getshdr(s, &sh) && sh.sh_type == (dyn ? SHT_DYNSYM : SHT_SYMTAB))
 			rc = symbols_of(e, s, &sh, fn, ctx);
 	}
-	elf_end(e);
+	ofl_elf_end(e, data);
 	return failed(rc, err);
 }
 
@@ -69,7 +69,7 @@ int ofl_archive_index(const uint8_t *data, size_t size, ofl_arsym_fn fn, void *c
 	for (size_t i = 0; !rc && i + 1 < n; i++)
 		if (syms[i].as_name)
 			rc = fn(ctx, syms[i].as_name, (uint64_t)syms[i].as_off);
-	elf_end(e);
+	ofl_elf_end(e, data);
 	return failed(rc, err);
 }
 
@@ -108,7 +108,7 @@ unsigned ofl_elf_clang_version(const uint8_t *data, size_t size)
 	unsigned v = 0;
 	for (p = p ? p + sizeof(tag) - 1 : end; p < end && *p >= '0' && *p <= '9' && v < 1000; p++)
 		v = v * 10 + (unsigned)(*p - '0');
-	elf_end(e);
+	ofl_elf_end(e, data);
 	return v;
 }
 
@@ -121,7 +121,7 @@ bool ofl_elf_by_offlink(const uint8_t *data, size_t size)
 	/* a string of its own, as compilers and linkers write them */
 	for (; p && p < end && !ours; p += strnlen(p, (size_t)(end - p)) + 1)
 		ours = (size_t)(end - p) >= n && !memcmp(p, OFL_WRAP_COMMENT, n);
-	elf_end(e);
+	ofl_elf_end(e, data);
 	return ours;
 }
 
@@ -162,7 +162,7 @@ enum ofl_fatbin_reg ofl_elf_fatbin_registration(const uint8_t *data, size_t size
 			symtab = s;
 	enum ofl_fatbin_reg r =
 	    symtab ? fatbin_symbols(e, symtab, &symsh, elf_ndxscn(fb)) : OFL_FATBIN_NONE;
-	elf_end(e);
+	ofl_elf_end(e, data);
 	return r;
 }
 

@@ -159,6 +159,11 @@ OFL_TEST(io_character_devices_are_streams)
 	struct ofl_error e2 = OFL_ERROR_INIT;
 	CHECK_EQ_U(ofl_file_open_regular(&f, "/dev/null", &e2), OFL_EIO);
 	CHECK_STR(e2.msg, "not a regular file");
+	/* nor a FIFO, which is no wait for a writer */
+	ofl_error_clear(&e2);
+	CHECK(mkfifo("fifo", 0600) == 0);
+	CHECK_EQ_U(ofl_file_open_regular(&f, "fifo", &e2), OFL_EIO);
+	CHECK_STR(e2.msg, "not a regular file");
 }
 
 /* ofl_file_head: the first bytes only when there are that many; a FIFO

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "harness.h"
 #include "../../linkwrap/base/loads.h"
@@ -131,6 +132,14 @@ OFL_TEST(loads_as_the_loader_finds)
 	s.n = 0;
 	CHECK(ofl_program_loads("prog", "ld", note, &s, &err) == 0);
 	CHECK(has(&s, "file", "ld/liba.so", 0) < 0 && has(&s, "file", "/a/liba.so", 0) > 0);
+	/* a FIFO where liba.so is looked for first: passed over, no wait for a
+	 * writer */
+	CHECK(mkfifo("b/liba.so", 0600) == 0);
+	s.n = 0;
+	CHECK(ofl_program_loads("prog", NULL, note, &s, &err) == 0);
+	long fifo = has(&s, "file", "/b/liba.so", 0);
+	CHECK(fifo > 0 && has(&s, "file", "/a/liba.so", (size_t)fifo) > fifo);
+	CHECK(unlink("b/liba.so") == 0);
 	/* a folder with glibc-hwcaps/: the loader's choice by the CPU */
 	CHECK(sh("mkdir -p b/glibc-hwcaps") == 0);
 	s.n = 0;

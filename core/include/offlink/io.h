@@ -45,7 +45,8 @@ struct ofl_file {
  * their end, up to OFL_STREAM_MAX; a block device is refused. */
 int ofl_file_open(struct ofl_file *f, const char *path, struct ofl_error *err);
 /* The same for a file named by an input (a thin archive member): only a
- * regular file, whose size is known before reading, is opened. */
+ * regular file, whose size is known before reading, is opened; a FIFO is
+ * no wait. */
 int ofl_file_open_regular(struct ofl_file *f, const char *path, struct ofl_error *err);
 void ofl_file_close(struct ofl_file *f);
 /* mkdir -p: each missing level of path made with mode (the kernel applies
