@@ -492,9 +492,10 @@ static int write_entry(const char *path, const struct ofl_file *src, const struc
 	int rc = ofl_out_open(&out, path, err);
 	if (rc)
 		return rc;
-	if (e->host_stub)
+	if (e->host_stub) {
 		rc = ofl_bundle_object_strip(out.fd, b->data, b->size, err);
-	else if (!b->compressed)
+		ofl_error_locate(err, src->path, 0); /* the fat object's fault */
+	} else if (!b->compressed)
 		rc = ofl_out_copy(&out, src, e->offset, e->size, err);
 	else
 		rc = ofl_out_write(&out, b->data + e->offset, (size_t)e->size, err);

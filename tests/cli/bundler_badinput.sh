@@ -93,6 +93,23 @@ expect_fail $BUNDLER -unbundle -type=bc -targets=$T -input=good.bundle -output=g
 same keep good.bundle
 expect_fail $BUNDLER -type=bc -bundle-align=0 -targets=$T -input=good.bundle -input=plain.bin -output=o
 expect_err_line "bundle-align"
+# a fat object whose host part is bad: the error names the fat object
+printf 'int f(void) { return 1; }\n' >h.c
+printf 'dev' >d.bin
+cc -c h.c -o h.o || fail "compile h.c"
+$BUNDLER -type=o -targets=$T -input=h.o -input=d.bin -output=fat.o || fail "bundle fat.o"
+python3 - <<'PY'
+import struct
+b = bytearray(open("fat.o", "rb").read())
+shoff, = struct.unpack_from("<Q", b, 0x28)
+entsize, = struct.unpack_from("<H", b, 0x3a)
+struct.pack_into("<Q", b, shoff + 2 * entsize + 0x18, len(b) + 1000)  # section 2's sh_offset
+open("badfat.o", "wb").write(b)
+PY
+expect_fail $BUNDLER -unbundle -type=o -targets=host-x86_64-unknown-linux-gnu -input=badfat.o -output=ho
+expect_err_line "error: badfat.o: section \[index 2\] .* greater than the file size .* at offset [0-9]+$"
+[ ! -e ho ] || fail "host object written from a bad fat object"
+
 # the release it acts as: 23 reads main's amdgpu triples, 22 refuses them,
 # a release offlink does not play is an error (not 22 in silence)
 printf 'int h;\n' >h.i
