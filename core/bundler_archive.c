@@ -167,20 +167,22 @@ static int scan_member(const struct ofl_bundler_options *o, const struct targets
 	uint64_t size = 0;
 	struct ofl_bundle *b = &s->bundles[k];
 	int rc = member_bytes(s, k, &data, &size, err);
-	if (!rc) {
-		rc = ofl_bundle_read(b, data, (size_t)size, &object, err);
-		if (rc)
-			ofl_error_prefix(err, "archive member '%s'", m->name);
-		ofl_error_locate(err, s->archive.path, s->ar.thin ? 0 : m->data_offset);
-	}
-	if (!rc && o->check_input_archive)
-		rc = check_member_conflicts(o, b, m->name, err);
+	if (rc)
+		return rc;
+	rc = ofl_bundle_read(b, data, (size_t)size, &object, err);
+	if (!rc && o->check_input_archive && (rc = check_member_conflicts(o, b, m->name, err)))
+		return rc;
 	size_t *order = rc || !b->n ? NULL : ofl_calloc(b->n, sizeof *order);
 	if (!rc && b->n)
 		rc = order ? ofl_bl_entry_order(b, order, err) : OFL_NOMEM(err);
 	for (size_t i = 0; !rc && i < b->n; i++)
 		rc = route_entry(o, t, s, b, &b->entries[order[i]], m->name, err);
 	free(order);
+	/* the member's fault: its bundle, its entries, a fat object's host */
+	if (rc && rc != OFL_ENOMEM) {
+		ofl_error_prefix(err, "archive member '%s'", m->name);
+		ofl_error_locate(err, s->archive.path, s->ar.thin ? 0 : m->data_offset);
+	}
 	return rc;
 }
 

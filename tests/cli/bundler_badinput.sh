@@ -109,6 +109,10 @@ PY
 expect_fail $BUNDLER -unbundle -type=o -targets=host-x86_64-unknown-linux-gnu -input=badfat.o -output=ho
 expect_err_line "error: badfat.o: section \[index 2\] .* greater than the file size .* at offset [0-9]+$"
 [ ! -e ho ] || fail "host object written from a bad fat object"
+ar rc badlib.a badfat.o 2>/dev/null || fail "ar badlib.a"
+expect_fail $BUNDLER -unbundle -type=a -targets=host-x86_64-unknown-linux-gnu -input=badlib.a -output=ha
+expect_err_line "error: badlib.a: archive member 'badfat.o': section \[index 2\] .* at offset [0-9]+$"
+[ ! -e ha ] || fail "archive written from a bad fat object"
 
 # the release it acts as: 23 reads main's amdgpu triples, 22 refuses them,
 # a release offlink does not play is an error (not 22 in silence)
