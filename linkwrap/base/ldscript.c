@@ -322,6 +322,11 @@ int ofl_ldscript_includes(const uint8_t *d, size_t n, ofl_ldscript_fn fn, void *
 	return walk(d, n, include, fn, ctx, err);
 }
 
+const char *ofl_ldscript_included_place(enum ofl_linker ld, const char *into, const char *path)
+{
+	return ld == OFL_LINKER_LLD ? path : into;
+}
+
 /* name, when there is something there: *found. */
 static int try_path(const struct ofl_ldscript_search *s, const char *name, char **found,
                     struct ofl_error *err)

@@ -349,7 +349,7 @@ static int launcher(struct decl *d)
 
 /* ---- ld.lld, gold, bfd --------------------------------------------------- */
 
-static int ld_file(struct decl *d, const char *path, unsigned depth);
+static int ld_file(struct decl *d, const char *path, const char *beside, unsigned depth);
 
 /* The file a name leads to in the job's library folders, as ld finds it:
  * "-lNAME" lib<NAME>.so (unless static_only) then lib<NAME>.a in each
@@ -386,7 +386,7 @@ static char *search(struct decl *d, const char *name, bool static_only, int *rc)
 
 struct script {
 	struct decl *d;
-	const char *path; /* the script's */
+	const char *path; /* the script whose folder its names are found in */
 	unsigned depth;
 };
 
@@ -427,7 +427,10 @@ static int script_name(void *ctx, enum ofl_ldscript_kind kind, const char *name,
 	int rc = w ? 0 : OFL_NOMEM(s->d->err);
 	if (!rc && kind != OFL_LDSCRIPT_EXTERN)
 		path = script_file(s, kind, w, &rc);
-	rc = rc || !path ? rc : ld_file(s->d, path, s->depth + 1);
+	const char *beside = kind == OFL_LDSCRIPT_INCLUDE
+	                         ? ofl_ldscript_included_place(s->d->ld, s->path, path)
+	                         : NULL;
+	rc = rc || !path ? rc : ld_file(s->d, path, beside, s->depth + 1);
 	free(path);
 	free(w);
 	return rc;
@@ -451,15 +454,16 @@ static bool unfollowed(const char *text)
 }
 
 /* A linker script's names (INPUT, GROUP, and the scripts INCLUDE reads),
- * each found and declared. */
-static int script(struct decl *d, const char *path, const char *text, unsigned depth)
+ * each found (beside the script `beside`) and declared. */
+static int script(struct decl *d, const char *path, const char *beside, const char *text,
+                  unsigned depth)
 {
 	if (unfollowed(text))
 		return uncached(d,
 		                "%s has a command offlink does not follow (SEARCH_DIR, STARTUP, "
 		                "OUTPUT)",
 		                path);
-	struct script s = {d, path, depth};
+	struct script s = {d, beside, depth};
 	struct ofl_error ignored = OFL_ERROR_INIT;
 	const uint8_t *t = (const uint8_t *)text;
 	int rc = ofl_ldscript_inputs(t, strlen(text), script_name, &s, &ignored);
@@ -487,8 +491,9 @@ static int thin_members(struct decl *d, const char *path, const struct ofl_file 
 }
 
 /* An input of an ld job: the file, and what it leads to (a script's
- * names, a thin archive's members). */
-static int ld_file(struct decl *d, const char *path, unsigned depth)
+ * names, found beside the script `beside`, NULL: path; a thin archive's
+ * members). */
+static int ld_file(struct decl *d, const char *path, const char *beside, unsigned depth)
 {
 	if (depth > MAX_NESTED)
 		return uncached(d, "linker scripts nested deeper than %d", MAX_NESTED);
@@ -509,7 +514,7 @@ static int ld_file(struct decl *d, const char *path, unsigned depth)
 		rc = OFL_NOMEM(d->err);
 	ofl_file_close(&f);
 	if (t)
-		rc = script(d, path, t, depth);
+		rc = script(d, path, beside ? beside : path, t, depth);
 	free(t);
 	return rc;
 }
@@ -619,7 +624,7 @@ static int ld_option(struct decl *d, const struct ofl_ldcmd *c, const struct ofl
 		return own(d, a->value) ? 0 : uncached(d, "it writes %s", a->value);
 	case OFL_LD_SCRIPT: {
 		char *p = ofl_ldcmd_input_path(c, a);
-		int rc = p ? ld_file(d, p, 0) : OFL_NOMEM(d->err);
+		int rc = p ? ld_file(d, p, NULL, 0) : OFL_NOMEM(d->err);
 		free(p);
 		return rc;
 	}
@@ -745,12 +750,12 @@ static int ld_job(struct decl *d, const struct ofl_argv *job, enum ofl_linker ld
 		char *p = NULL;
 		if (a->kind == OFL_LDARG_FILE) {
 			p = ofl_ldcmd_input_path(&c, a);
-			rc = p ? ld_file(d, p, 0) : OFL_NOMEM(d->err);
+			rc = p ? ld_file(d, p, NULL, 0) : OFL_NOMEM(d->err);
 		} else if (a->kind == OFL_LDARG_LIBRARY) {
 			char lib[PATH_MAX];
 			snprintf(lib, sizeof(lib), "-l%s", a->value);
 			p = search(d, lib, a->state.static_only, &rc);
-			rc = rc ? rc : p ? ld_file(d, p, 0) : 0;
+			rc = rc ? rc : p ? ld_file(d, p, NULL, 0) : 0;
 		} else {
 			rc = ld_option(d, &c, a);
 		}

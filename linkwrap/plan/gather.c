@@ -563,14 +563,29 @@ int ofl_link_add(struct ofl_link *l, const struct ofl_link_input *in, struct ofl
 
 /* Scripts inside scripts, as deep as ld takes them in practice. */
 #define MAX_SCRIPT_DEPTH 16
+/* Scripts read in one link: scripts naming or including others several
+ * times over stop here rather than read without end. */
+#define MAX_SCRIPTS 1000
 /* A script larger than this is no input script (libc.so's is 300 bytes). */
 #define MAX_SCRIPT_SIZE (1u << 20)
+
+/* The INCLUDEs of a script's text, each read in its place among the
+ * other names: where it stands (its name is in the text), the next to read. */
+struct includes {
+	struct include {
+		const char *name;
+		size_t len;
+	} * v;
+	size_t n, cap, next;
+};
 
 struct script {
 	struct ofl_link *l;
 	struct ofl_link_input parent;
-	unsigned group; /* this script's GROUP number, 0 until one is met */
+	const char *beside; /* the script whose folder relative names are looked in */
+	unsigned group;     /* this script's GROUP number, 0 until one is met */
 	struct ofl_error *err;
+	struct includes *inc; /* the text being read's */
 };
 
 static int script_exists(void *ctx, const char *path, bool *there)
@@ -602,13 +617,33 @@ static char *script_file(struct script *s, enum ofl_ldscript_kind kind, const ch
 	a.value = name;
 	if (s->l->o.host_cmd && (name[0] == '=' || !strncmp(name, "$SYSROOT", 8)))
 		return ofl_ldcmd_input_path(s->l->o.host_cmd, &a);
-	ofl_ldscript_find(&q, s->parent.path, kind, name, &found, s->err);
+	ofl_ldscript_find(&q, s->beside, kind, name, &found, s->err);
 	return found;
 }
 
-static int script_name(void *ctx, enum ofl_ldscript_kind kind, const char *name, size_t len)
+static int read_script(struct script *s, const uint8_t *d, size_t n);
+
+/* The script an INCLUDE names, at path, read in its place, its names
+ * found where the host linker finds them (ofl_ldscript_included_place).
+ * One it cannot open is the host linker's to report. */
+static int include(struct script *s, const char *path)
 {
-	struct script *s = ctx;
+	struct ofl_file f = OFL_FILE_INIT;
+	struct ofl_error ignored = OFL_ERROR_INIT;
+	if (ofl_file_open_regular(&f, path, &ignored))
+		return 0;
+	const char *beside = s->beside;
+	s->beside = ofl_ldscript_included_place(s->l->o.host_linker, beside, path);
+	int rc = read_script(s, f.data, f.size);
+	s->beside = beside;
+	ofl_file_close(&f);
+	return rc;
+}
+
+/* A name of kind the script gives: an input added, an INCLUDE read, an
+ * EXTERN kept. */
+static int script_word(struct script *s, enum ofl_ldscript_kind kind, const char *name, size_t len)
+{
 	char *word = ofl_strndup(name, len);
 	if (!word)
 		return OFL_NOMEM(s->err);
@@ -627,29 +662,77 @@ static int script_name(void *ctx, enum ofl_ldscript_kind kind, const char *name,
 	struct ofl_link_input in = {
 	    path, -1, 0, 0, s->parent.whole_archive, group ? s->group : s->parent.group, false};
 	/* a name it cannot find is the host linker's to report */
-	int rc = path ? ofl_link_add(s->l, &in, s->err) : 0;
+	int rc = !path                          ? 0
+	         : kind == OFL_LDSCRIPT_INCLUDE ? include(s, path)
+	                                        : ofl_link_add(s->l, &in, s->err);
 	free(path);
 	return rc;
+}
+
+/* The INCLUDEs standing before the name at `at` (NULL: all that are
+ * left), read. */
+static int includes_before(struct script *s, const char *at)
+{
+	struct includes *inc = s->inc;
+	int rc = 0;
+	while (!rc && inc->next < inc->n && (!at || inc->v[inc->next].name < at)) {
+		const struct include *i = &inc->v[inc->next++];
+		rc = script_word(s, OFL_LDSCRIPT_INCLUDE, i->name, i->len);
+	}
+	return rc;
+}
+
+static int script_name(void *ctx, enum ofl_ldscript_kind kind, const char *name, size_t len)
+{
+	struct script *s = ctx;
+	int rc = includes_before(s, name);
+	return rc ? rc : script_word(s, kind, name, len);
+}
+
+static int note_include(void *ctx, enum ofl_ldscript_kind kind, const char *name, size_t len)
+{
+	struct script *s = ctx;
+	struct includes *inc = s->inc;
+	(void)kind;
+	if (OFL_GROW(inc->v, inc->cap, inc->n))
+		return OFL_NOMEM(s->err);
+	inc->v[inc->n++] = (struct include){name, len};
+	return 0;
+}
+
+/* The names of the script d of n bytes, in their order, those of the
+ * scripts it INCLUDEs in their place.  Text of another kind is the host
+ * linker's. */
+static int read_script(struct script *s, const uint8_t *d, size_t n)
+{
+	struct ofl_link *l = s->l;
+	struct ofl_error ignored = OFL_ERROR_INIT;
+	if (!n || n > MAX_SCRIPT_SIZE || memchr(d, 0, n))
+		return 0;
+	if (l->script_depth >= MAX_SCRIPT_DEPTH)
+		return ofl_error_set(s->err, OFL_EUNSUPPORTED, s->parent.path, OFL_NO_OFFSET,
+		                     "linker scripts nested more than %d deep", MAX_SCRIPT_DEPTH);
+	if (++l->scripts_read > MAX_SCRIPTS)
+		return ofl_error_set(s->err, OFL_EUNSUPPORTED, s->parent.path, OFL_NO_OFFSET,
+		                     "more than %d linker scripts read", MAX_SCRIPTS);
+	struct includes inc = {NULL, 0, 0, 0}, *outer = s->inc;
+	s->inc = &inc;
+	l->script_depth++;
+	int rc = ofl_ldscript_includes(d, n, note_include, s, &ignored);
+	rc = rc ? rc : ofl_ldscript_inputs(d, n, script_name, s, &ignored);
+	rc = rc ? rc : includes_before(s, NULL);
+	l->script_depth--;
+	s->inc = outer;
+	free(inc.v);
+	return s->err->code ? s->err->code : rc == OFL_EINVAL ? 0 : rc;
 }
 
 static int add_script(struct ofl_link *l, size_t fi, struct ofl_error *err)
 {
 	struct link_file *f = &l->files[fi];
-	const uint8_t *d = f->f.data;
-	size_t n = f->f.size;
-	struct ofl_error ignored = OFL_ERROR_INIT;
 	/* the bytes and the input stay valid; f does not (files grow) */
-	struct script s = {l, f->in, 0, err};
-	if (!n || n > MAX_SCRIPT_SIZE || memchr(d, 0, n))
-		return 0;
-	if (l->script_depth >= MAX_SCRIPT_DEPTH)
-		return ofl_error_set(err, OFL_EUNSUPPORTED, s.parent.path, OFL_NO_OFFSET,
-		                     "linker scripts nested more than %d deep", MAX_SCRIPT_DEPTH);
-	l->script_depth++;
-	int rc = ofl_ldscript_inputs(d, n, script_name, &s, &ignored);
-	l->script_depth--;
-	/* not a script after all (text of another kind): the host linker's */
-	return err->code ? err->code : rc == OFL_EINVAL ? 0 : rc;
+	struct script s = {l, f->in, f->in.path, 0, err, NULL};
+	return read_script(&s, f->f.data, f->f.size);
 }
 
 int ofl_link_add_host_inputs(struct ofl_link *l, struct ofl_error *err)

@@ -308,6 +308,7 @@ struct ofl_link {
 	struct ofl_argv cpu_args; /* what CPU device links take from the host link */
 	bool host_inputs;         /* the inputs came from o.host_cmd (ofl_link_add_host_inputs) */
 	unsigned script_depth;    /* linker scripts being read, one inside another */
+	unsigned scripts_read;    /* linker scripts read in all */
 	unsigned script_groups;   /* GROUP(...)s of scripts numbered so far */
 	struct ofl_argv script_externs; /* EXTERN(...)s of scripts: undefined, as -u */
 	struct ofl_link_result res;

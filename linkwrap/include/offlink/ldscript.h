@@ -77,6 +77,13 @@ int ofl_ldscript_find(const struct ofl_ldscript_search *s, const char *path,
                       enum ofl_ldscript_kind kind, const char *name, char **found,
                       struct ofl_error *err);
 
+/* The script whose folder the names of a script INCLUDE reads (at path)
+ * are found in, as ofl_ldscript_find's path: ld.bfd reads its text as if
+ * it stood in the script that includes it (into, whose own such folder
+ * that is), ld.lld finds them beside path (tried with ld.bfd 2.40, ld.lld
+ * 19 and 22; gold 2.40 crashes on INCLUDE in an input script). */
+const char *ofl_ldscript_included_place(enum ofl_linker ld, const char *into, const char *path);
+
 OFL_API_END
 #ifdef __cplusplus
 }
