@@ -405,3 +405,37 @@ failed_case() {
 	FAILED+=("$1")
 }
 check_all() { [ ${#FAILED[@]} = 0 ] || fail "$1: ${FAILED[*]}"; }
+
+# Host-offload OpenMP programs that say whose device code was linked
+# (e2e/link_script*.sh).  kern_value NAME VALUE: NAME.o, whose kernel k()
+# computes VALUE on the device; kern_main: main.o, which prints k()'s
+# result; run_k NAME EXPECTED ARGS...: ${MAIN:-main.o} and ARGS linked by
+# clang 22 -fopenmp, run with the environment's OMP_TARGET_OFFLOAD, must
+# print k=EXPECTED.
+kern_value() {
+	sed "s/VALUE/$2/" >$1.c <<'C'
+#include <omp.h>
+int k(void)
+{
+	int r = 0;
+#pragma omp target map(from : r)
+	r = omp_is_initial_device() ? -1 : VALUE;
+	return r;
+}
+C
+	"$LLVM22/clang" -fopenmp -fopenmp-targets=x86_64-pc-linux-gnu -c $1.c -o $1.o ||
+		fail "compile $1"
+}
+kern_main() {
+	printf '#include <stdio.h>\nint k(void);\nint main(void) { printf("k=%%d\\n", k()); return 0; }\n' >main.c
+	"$LLVM22/clang" -fopenmp -fopenmp-targets=x86_64-pc-linux-gnu -c main.c ||
+		fail "compile main.c"
+}
+run_k() {
+	local name=$1 want=$2
+	shift 2
+	plink "$LLVM22/clang" -fopenmp ${MAIN:-main.o} "$@" -L/usr/lib/llvm-22/lib -o $name \
+		>$name.log 2>&1 || { cat $name.log; fail "$name: link"; }
+	./$name >$name.out 2>$name.err || { cat $name.err; fail "$name: the program failed"; }
+	[ "$(cat $name.out)" = "k=$want" ] || fail "$name: printed $(cat $name.out), not k=$want"
+}

@@ -86,7 +86,8 @@ static const struct optdef opts[] = {
 	{"sort-section", ARG, V_SEP}, {"section-start", ARG, V_SEP},
 	{"Ttext", ARG, V_SEP}, {"Tdata", ARG, V_SEP}, {"Tbss", ARG, V_SEP},
 	{"Ttext-segment", ARG, V_SEP}, {"Trodata-segment", ARG, V_SEP},
-	{"Tldata-segment", ARG, V_SEP}, {"dT", ARG, V_SEP}, {"default-script", ARG, V_SEP},
+	{"Tldata-segment", ARG, V_SEP},
+	{"dT", OFL_LD_DEFAULT_SCRIPT, V_SEP}, {"default-script", OFL_LD_DEFAULT_SCRIPT, V_SEP},
 	{"thread-count", ARG, V_SEP}, {"dependency-file", OFL_LD_DEPFILE, V_SEP},
 	{"package-metadata", ARG, V_SEP}, {"just-symbols", ARG, V_SEP},
 	{"out-implib", ARG, V_SEP}, {"error-limit", ARG, V_SEP}, {"chroot", ARG, V_SEP},
@@ -322,10 +323,10 @@ static int parse_one(struct parser *p, struct ofl_argv *w, size_t *i, struct ofl
 	}
 	if (a->opt == OFL_LD_OTHER_WITH_ARG && !a->value)
 		a->opt = OFL_LD_OTHER_FLAG; /* --build-id alone */
-	if (a->opt == OFL_LD_LIBRARY) {
+	if (a->opt == OFL_LD_LIBRARY)
 		a->kind = OFL_LDARG_LIBRARY;
-		a->state = p->st;
-	}
+	if (a->opt == OFL_LD_LIBRARY || a->opt == OFL_LD_SCRIPT)
+		a->state = p->st; /* what the library or the script's INPUTs are read in */
 	apply_summary(p->c, a, d);
 	return apply_state(p, a, err);
 }

@@ -251,6 +251,8 @@ static int command(struct scan *s, ofl_ldscript_fn fn, void *ctx)
 	bool group = len == 5 && !memcmp(w, "GROUP", 5);
 	/* ENTRY's symbol is undefined as EXTERN's is (lld pulls it) */
 	bool ext = (len == 6 && !memcmp(w, "EXTERN", 6)) || (len == 5 && !memcmp(w, "ENTRY", 5));
+	if (len == 6 && !memcmp(w, "INSERT", 6))
+		return fn(ctx, OFL_LDSCRIPT_INSERT, (const char *)w, len);
 	bool prov = (len == 7 && !memcmp(w, "PROVIDE", 7)) ||
 	            (len == 14 && !memcmp(w, "PROVIDE_HIDDEN", 14)) ||
 	            (len == 6 && !memcmp(w, "HIDDEN", 6));
@@ -325,6 +327,11 @@ int ofl_ldscript_includes(const uint8_t *d, size_t n, ofl_ldscript_fn fn, void *
 const char *ofl_ldscript_included_place(enum ofl_linker ld, const char *into, const char *path)
 {
 	return ld == OFL_LINKER_LLD ? path : into;
+}
+
+const char *ofl_ldscript_option_place(enum ofl_linker ld, const char *path)
+{
+	return ld == OFL_LINKER_LLD ? path : "";
 }
 
 /* name, when there is something there: *found. */

@@ -425,7 +425,7 @@ static int script_name(void *ctx, enum ofl_ldscript_kind kind, const char *name,
 	struct script *s = ctx;
 	char *w = ofl_strndup(name, len), *path = NULL;
 	int rc = w ? 0 : OFL_NOMEM(s->d->err);
-	if (!rc && kind != OFL_LDSCRIPT_EXTERN)
+	if (!rc && kind != OFL_LDSCRIPT_EXTERN && kind != OFL_LDSCRIPT_INSERT)
 		path = script_file(s, kind, w, &rc);
 	const char *beside = kind == OFL_LDSCRIPT_INCLUDE
 	                         ? ofl_ldscript_included_place(s->d->ld, s->path, path)
@@ -581,8 +581,6 @@ static const char *const reads_file[] = {"version-script",
                                          "retain-symbols-file",
                                          "just-symbols",
                                          "export-dynamic-symbol-list",
-                                         "default-script",
-                                         "dT",
                                          "c",
                                          "mri-script",
                                          NULL};
@@ -614,7 +612,7 @@ static int lto_option(struct decl *d, const char *v)
 	           : uncached(d, "the LTO option '%s' is not one offlink models", v);
 }
 
-static int ld_option(struct decl *d, const struct ofl_ldcmd *c, const struct ofl_ldarg *a)
+static int ld_option(struct decl *d, const struct ofl_ldarg *a)
 {
 	const char *w = a->word[0];
 	if (ofl_ldarg_is_own(a))
@@ -622,9 +620,13 @@ static int ld_option(struct decl *d, const struct ofl_ldcmd *c, const struct ofl
 	switch (a->opt) {
 	case OFL_LD_OUTPUT:
 		return own(d, a->value) ? 0 : uncached(d, "it writes %s", a->value);
-	case OFL_LD_SCRIPT: {
-		char *p = ofl_ldcmd_input_path(c, a);
-		int rc = p ? ld_file(d, p, NULL, 0) : OFL_NOMEM(d->err);
+	case OFL_LD_SCRIPT:
+	case OFL_LD_DEFAULT_SCRIPT: {
+		/* found where INCLUDE's is (ofl_ldscript_find) */
+		struct script s = {d, "", 0};
+		int rc = 0;
+		char *p = script_file(&s, OFL_LDSCRIPT_INCLUDE, a->value, &rc);
+		rc = rc || !p ? rc : ld_file(d, p, ofl_ldscript_option_place(d->ld, p), 0);
 		free(p);
 		return rc;
 	}
@@ -701,6 +703,7 @@ static void mark_path(struct decl *d, const struct ofl_ldcmd *c, const struct of
 	if (!a->value || !cwd || strncmp(a->value, cwd, strlen(cwd)))
 		return; /* only a path below the working folder is rewritten */
 	bool place_free = a->opt == OFL_LD_LIBPATH || a->opt == OFL_LD_SCRIPT ||
+	                  a->opt == OFL_LD_DEFAULT_SCRIPT ||
 	                  (a->opt == OFL_LD_OTHER_WITH_ARG && opt_in(reads_file, a->word[0]));
 	if (a->kind == OFL_LDARG_FILE) {
 		char *p = ofl_ldcmd_input_path(c, a);
@@ -757,7 +760,7 @@ static int ld_job(struct decl *d, const struct ofl_argv *job, enum ofl_linker ld
 			p = search(d, lib, a->state.static_only, &rc);
 			rc = rc ? rc : p ? ld_file(d, p, NULL, 0) : 0;
 		} else {
-			rc = ld_option(d, &c, a);
+			rc = ld_option(d, a);
 		}
 		free(p);
 	}

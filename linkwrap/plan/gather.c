@@ -685,6 +685,10 @@ static int includes_before(struct script *s, const char *at)
 static int script_name(void *ctx, enum ofl_ldscript_kind kind, const char *name, size_t len)
 {
 	struct script *s = ctx;
+	if (kind == OFL_LDSCRIPT_INSERT) {
+		s->l->script_inserts = true;
+		return 0;
+	}
 	int rc = includes_before(s, name);
 	return rc ? rc : script_word(s, kind, name, len);
 }
@@ -731,17 +735,76 @@ static int add_script(struct ofl_link *l, size_t fi, struct ofl_error *err)
 {
 	struct link_file *f = &l->files[fi];
 	/* the bytes and the input stay valid; f does not (files grow) */
-	struct script s = {l, f->in, f->in.path, 0, err, NULL};
+	struct script s = {l, f->in, l->script_place ? l->script_place : f->in.path, 0, err, NULL};
+	l->script_place = NULL; /* the scripts it names are found as input scripts */
 	return read_script(&s, f->f.data, f->f.size);
+}
+
+/* The file at path (owned here) as the host link's input for argument i
+ * of its line, with what it leads to (a script's names). */
+static int add_host_file(struct ofl_link *l, size_t i, char *path, struct ofl_ldstate st,
+                         struct ofl_error *err)
+{
+	struct ofl_link_input in = {path, -1, 0, 0, st.whole_archive, st.group, false};
+	size_t at = l->nfiles; /* a script's files come after it, of its argument */
+	int rc = path ? ofl_link_add(l, &in, err) : err->code;
+	for (size_t k = at; !rc && k < l->nfiles; k++)
+		l->files[k].host_arg = i + 1;
+	free(path);
+	return rc;
+}
+
+/* The script -T or --default-script names (argument i), read in state
+ * st: found where INCLUDE's is (the working folder, then the library
+ * folders; tried with ld.bfd 2.40 and ld.lld 22), its names found where
+ * the host linker finds them (ofl_ldscript_option_place). */
+static int add_option_script(struct ofl_link *l, size_t i, struct ofl_ldstate st,
+                             struct ofl_error *err)
+{
+	struct script s = {l, {NULL, -1, 0, 0, false, 0, false}, "", 0, err, NULL};
+	char *path = script_file(&s, OFL_LDSCRIPT_INCLUDE, l->o.host_cmd->args[i].value);
+	l->script_place = path ? ofl_ldscript_option_place(l->o.host_linker, path) : NULL;
+	int rc = add_host_file(l, i, path, st, err);
+	l->script_place = NULL; /* a script that is not read */
+	return rc;
+}
+
+/* The last --default-script's script (index + 1 of its argument; 0:
+ * none), read as the line ends, where ld.bfd and ld.lld read it (its
+ * INPUTs come after every input of the line, --whole-archive and groups
+ * closed), when no -T is given; ld.bfd reads it also after -T scripts that
+ * all INSERT (they add to the default script, not replace it): tried with
+ * ld.bfd 2.40 and ld.lld 22.  gold has no --default-script. */
+static int add_default_script(struct ofl_link *l, size_t dflt, bool replaced, struct ofl_error *err)
+{
+	const struct ofl_ldarg *a = &l->o.host_cmd->args[dflt - 1];
+	if (replaced) {
+		ofl_link_logf(l, OFL_LOG_DECISION, "%s: not read: a -T script replaces it",
+		              a->value);
+		return 0;
+	}
+	return add_option_script(l, dflt - 1, (struct ofl_ldstate){false, false, false, 0}, err);
 }
 
 int ofl_link_add_host_inputs(struct ofl_link *l, struct ofl_error *err)
 {
 	const struct ofl_ldcmd *c = l->o.host_cmd;
 	int rc = 0;
+	size_t dflt = 0;
+	bool replaced = false; /* by a -T script: --default-script's is not read */
 	l->host_inputs = true;
 	for (size_t i = 0; c && !rc && i < c->nargs; i++) {
 		const struct ofl_ldarg *a = &c->args[i];
+		if (a->opt == OFL_LD_DEFAULT_SCRIPT)
+			dflt = i + 1;
+		if (a->opt == OFL_LD_SCRIPT) {
+			/* its INPUTs come where it stands (tried with ld.bfd 2.40,
+			 * ld.lld 22), found as an input script's */
+			l->script_inserts = false;
+			rc = add_option_script(l, i, a->state, err);
+			replaced |= l->o.host_linker == OFL_LINKER_LLD || !l->script_inserts;
+			continue;
+		}
 		char *path = a->kind == OFL_LDARG_FILE      ? ofl_ldcmd_input_path(c, a)
 		             : a->kind == OFL_LDARG_LIBRARY ? ofl_hostlink_find_library(l, a, err)
 		                                            : NULL;
@@ -752,15 +815,12 @@ int ofl_link_add_host_inputs(struct ofl_link *l, struct ofl_error *err)
 		else if (a->kind == OFL_LDARG_LIBRARY && !path && l->o.llvm_wrapper)
 			rc = ofl_error_set(err, OFL_ENOTFOUND, NULL, OFL_NO_OFFSET,
 			                   "unable to find library -l%s", a->value);
-		struct ofl_link_input in = {path,           -1,   0, 0, a->state.whole_archive,
-		                            a->state.group, false};
-		size_t at = l->nfiles; /* a script's files come after it, of its argument */
-		if (!rc && path && !(rc = ofl_link_add(l, &in, err)))
-			for (size_t k = at; k < l->nfiles; k++)
-				l->files[k].host_arg = i + 1;
-		free(path);
+		if (rc)
+			free(path);
+		else
+			rc = add_host_file(l, i, path, a->state, err);
 	}
-	return rc;
+	return rc || !dflt ? rc : add_default_script(l, dflt, replaced, err);
 }
 
 /* The unit of archive f whose bytes start at offset in it (the linker names

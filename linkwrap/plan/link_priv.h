@@ -310,6 +310,10 @@ struct ofl_link {
 	unsigned script_depth;    /* linker scripts being read, one inside another */
 	unsigned scripts_read;    /* linker scripts read in all */
 	unsigned script_groups;   /* GROUP(...)s of scripts numbered so far */
+	bool script_inserts;      /* a script read since this was cleared has INSERT */
+	/* where the names of the script ofl_link_add reads next are found, its
+	 * ofl_ldscript_find path (a -T script's); NULL: beside it */
+	const char *script_place;
 	struct ofl_argv script_externs; /* EXTERN(...)s of scripts: undefined, as -u */
 	struct ofl_link_result res;
 	struct ofl_argv runtime_libs, runtime_dirs; /* res's libraries and libdirs */

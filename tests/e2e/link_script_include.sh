@@ -16,27 +16,12 @@ PLUGIN=$OFL_BUILD/lib/offlink-plugin.so
 export OMP_TARGET_OFFLOAD=MANDATORY LD_LIBRARY_PATH=$RT OFFLINK_CACHE=0
 OMP=(-fopenmp -fopenmp-targets=x86_64-pc-linux-gnu)
 
-# kern NAME VALUE: NAME.o, whose kernel k() computes VALUE on the device
-kern() {
-	sed "s/VALUE/$2/" >$1.c <<'C'
-#include <omp.h>
-int k(void)
-{
-	int r = 0;
-#pragma omp target map(from : r)
-	r = omp_is_initial_device() ? -1 : VALUE;
-	return r;
-}
-C
-	"$LLVM22/clang" "${OMP[@]}" -c $1.c -o $1.o || fail "compile $1"
-}
-printf '#include <stdio.h>\nint k(void);\nint main(void) { printf("k=%%d\\n", k()); return 0; }\n' >main.c
-"$LLVM22/clang" "${OMP[@]}" -c main.c || fail "compile main.c"
+kern_main
 mkdir -p sub inc lib
-kern ar 5 && ar rcs libk.a ar.o
-kern sub/k 42 # beside the input script
-kern inc/k 7  # beside the included one
-kern lib/k 99 # beside the one found in a library folder
+kern_value ar 5 && ar rcs libk.a ar.o
+kern_value sub/k 42 # beside the input script
+kern_value inc/k 7  # beside the included one
+kern_value lib/k 99 # beside the one found in a library folder
 printf 'INCLUDE group.ld\n' >libkk.so
 printf 'GROUP ( libk.a )\n' >group.ld
 printf 'INCLUDE inc/i.ld\n' >sub/s.ld
@@ -45,27 +30,17 @@ printf 'INCLUDE l.ld\n' >sub/t.ld
 printf 'INPUT(k.o)\n' >lib/l.ld
 printf 'INPUT(none.o)\n' >sub/l.ld # beside the script: not where INCLUDE looks
 
-# olink NAME EXPECTED ARGS...: $MAIN and ARGS linked, run on the device
-MAIN=main.o
-olink() {
-	local name=$1 want=$2
-	shift 2
-	plink "$LLVM22/clang" -fopenmp $MAIN "$@" -L$RT -o $name >$name.log 2>&1 ||
-		{ cat $name.log; fail "$name: link"; }
-	./$name >$name.out 2>$name.err || { cat $name.err; fail "$name: the program failed"; }
-	[ "$(cat $name.out)" = "k=$want" ] || fail "$name: printed $(cat $name.out), not k=$want"
-}
 LD=(-fuse-ld=offlink -B"$OFL_BUILD/bin")
 for ld in bfd lld; do
-	olink group-$ld 5 "${LD[@]}" -Wl,--offlink-linker=$ld -L. -lkk
+	run_k group-$ld 5 "${LD[@]}" -Wl,--offlink-linker=$ld -L. -lkk
 done
-olink group-personality 5 "${OMP[@]}" -B"$OFL_COMPAT" -L. -lkk
-olink group-plugin 5 -fuse-ld=bfd -Wl,-plugin,"$PLUGIN" -L. -lkk
-olink beside-bfd 42 "${LD[@]}" -Wl,--offlink-linker=bfd sub/s.ld
-olink beside-lld 7 "${LD[@]}" -Wl,--offlink-linker=lld sub/s.ld
-olink beside-plugin 42 -fuse-ld=bfd -Wl,-plugin,"$PLUGIN" sub/s.ld
-olink libdir-bfd 42 "${LD[@]}" -Wl,--offlink-linker=bfd -Llib sub/t.ld
-olink libdir-lld 99 "${LD[@]}" -Wl,--offlink-linker=lld -Llib sub/t.ld
+run_k group-personality 5 "${OMP[@]}" -B"$OFL_COMPAT" -L. -lkk
+run_k group-plugin 5 -fuse-ld=bfd -Wl,-plugin,"$PLUGIN" -L. -lkk
+run_k beside-bfd 42 "${LD[@]}" -Wl,--offlink-linker=bfd sub/s.ld
+run_k beside-lld 7 "${LD[@]}" -Wl,--offlink-linker=lld sub/s.ld
+run_k beside-plugin 42 -fuse-ld=bfd -Wl,-plugin,"$PLUGIN" sub/s.ld
+run_k libdir-bfd 42 "${LD[@]}" -Wl,--offlink-linker=bfd -Llib sub/t.ld
+run_k libdir-lld 99 "${LD[@]}" -Wl,--offlink-linker=lld -Llib sub/t.ld
 
 # a device link run by ld.bfd (the personality's device clang told
 # -fuse-ld=bfd) keys the libx.a bfd reads: beside the input script
@@ -78,7 +53,7 @@ printf 'INPUT(libx.a)\n' >inc/ix.ld
 printf '#!/bin/sh\nexec %s/clang-linker-wrapper --device-compiler=-fuse-ld=bfd "$@"\n' "$OFL_COMPAT" \
 	>pw/clang-linker-wrapper
 chmod +x pw/clang-linker-wrapper
-OFFLINK_CACHE=1 olink key-bfd 5 "${OMP[@]}" -B"$PWD/pw" -L. -lkk -Lsub -lss -Wl,--explain=key-bfd.explain
+OFFLINK_CACHE=1 run_k key-bfd 5 "${OMP[@]}" -B"$PWD/pw" -L. -lkk -Lsub -lss -Wl,--explain=key-bfd.explain
 for w in 'runs: "/usr/bin/ld.bfd"' "key file: $PWD/inc/ix.ld" "key file: $PWD/sub/libx.a"; do
 	grep -qF "$w" key-bfd.explain || { cat key-bfd.explain; fail "key-bfd: no '$w'"; }
 done
@@ -91,14 +66,14 @@ printf '#include <stdio.h>\nint u(void);\nint main(void) { printf("k=%%d\\n", u(
 printf 'INCLUDE u.ld\nINPUT(libk.a)\n' >order.ld
 printf 'INPUT(u.o)\n' >u.ld
 for ld in bfd lld; do
-	MAIN=mainu.o olink order-$ld 5 "${LD[@]}" -Wl,--offlink-linker=$ld order.ld \
+	MAIN=mainu.o run_k order-$ld 5 "${LD[@]}" -Wl,--offlink-linker=$ld order.ld \
 		-Wl,--explain=order-$ld.explain
 	grep -q "libk.a(ar.o): device code taken: the host link pulls it" order-$ld.explain ||
 		{ cat order-$ld.explain; fail "order-$ld: not in its place"; }
 done
 
 # the device link reads the script too (-lkk): its key holds what it includes
-OFFLINK_CACHE=1 olink explain 5 "${LD[@]}" -Wl,--offlink-linker=lld -L. -lkk -Wl,--explain=explain.txt
+OFFLINK_CACHE=1 run_k explain 5 "${LD[@]}" -Wl,--offlink-linker=lld -L. -lkk -Wl,--explain=explain.txt
 for w in "libk.a(ar.o): device code taken" "key file: $PWD/group.ld" "key file: $PWD/libk.a"; do
 	grep -qF "$w" explain.txt || { cat explain.txt; fail "explain: no '$w'"; }
 done

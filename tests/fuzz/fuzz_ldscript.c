@@ -1,6 +1,6 @@
 /* Fuzzes the scan of linker scripts given as inputs, and of an expression
  * (--defsym's): every name it hands out (a file of INPUT, GROUP, INCLUDE, a
- * symbol) lies inside the input, is not empty and holds no NUL; each scan
+ * symbol, INSERT) lies inside the input, is not empty and holds no NUL; each scan
  * ends (linear: each step consumes a byte). */
 #include <stdint.h>
 #include <stdlib.h>
@@ -18,7 +18,7 @@ struct span {
 static int check(void *ctx, enum ofl_ldscript_kind kind, const char *name, size_t len)
 {
 	struct span *s = ctx;
-	if (kind > OFL_LDSCRIPT_INCLUDE)
+	if (kind > OFL_LDSCRIPT_INSERT)
 		abort();
 	const uint8_t *p = (const uint8_t *)name;
 	if (!len || p < s->data || p + len > s->data + s->size || memchr(p, 0, len))

@@ -54,6 +54,7 @@ enum ofl_ldopt {
 	OFL_LD_PIE,         /* -pie, --pie, --pic-executable */
 	OFL_LD_NO_PIE,
 	OFL_LD_SCRIPT,         /* -T, --script */
+	OFL_LD_DEFAULT_SCRIPT, /* -dT, --default-script */
 	OFL_LD_PLUGIN,         /* -plugin, --plugin */
 	OFL_LD_PLUGIN_OPT,     /* -plugin-opt, --plugin-opt */
 	OFL_LD_EMULATION,      /* -m */
@@ -114,7 +115,7 @@ struct ofl_ldarg {
 	 * an option with a value: the value (joined or separate); else NULL.
 	 * Points into word[]. */
 	const char *value;
-	struct ofl_ldstate state; /* for FILE and LIBRARY */
+	struct ofl_ldstate state; /* for FILE, LIBRARY and OFL_LD_SCRIPT */
 };
 
 struct ofl_ldcmd {

@@ -23,6 +23,9 @@ enum ofl_ldscript_kind {
 	OFL_LDSCRIPT_EXTERN,  /* a symbol it references: EXTERN's, ENTRY's, a name in
 	                       * an assignment's expression: undefined, as -u */
 	OFL_LDSCRIPT_INCLUDE, /* a script INCLUDE names: read in its place */
+	OFL_LDSCRIPT_INSERT,  /* INSERT (name: the word): the script adds to the
+	                       * linker's default script, as -T, rather than
+	                       * replacing it */
 };
 
 /* One name a script gives, as written ("-lname" for a library), len bytes
@@ -33,8 +36,8 @@ typedef int (*ofl_ldscript_fn)(void *ctx, enum ofl_ldscript_kind kind, const cha
 
 /* Calls fn for every name of the script's INPUT(...), GROUP(...)
  * (AS_NEEDED(...) in them included), EXTERN(...) and ENTRY(...) commands,
- * and the symbols of its assignments' expressions (SYM = EXPR; SYM += EXPR;
- * PROVIDE(SYM = EXPR), PROVIDE_HIDDEN, HIDDEN), in order; other commands
+ * the symbols of its assignments' expressions (SYM = EXPR; SYM += EXPR;
+ * PROVIDE(SYM = EXPR), PROVIDE_HIDDEN, HIDDEN) and its INSERT, in order; other commands
  * and blocks (SECTIONS {...}) are skipped.  OFL_EINVAL when d is no script:
  * a NUL byte, an unbalanced parenthesis or brace, an unterminated comment
  * or string. */
@@ -83,6 +86,12 @@ int ofl_ldscript_find(const struct ofl_ldscript_search *s, const char *path,
  * that is), ld.lld finds them beside path (tried with ld.bfd 2.40, ld.lld
  * 19 and 22; gold 2.40 crashes on INCLUDE in an input script). */
 const char *ofl_ldscript_included_place(enum ofl_linker ld, const char *into, const char *path);
+
+/* The same for the script -T or --default-script names (at path): ld.lld
+ * finds its names beside it, ld.bfd as if it stood in the working folder
+ * ("": the working folder, then the library folders; tried with ld.bfd
+ * 2.40 and ld.lld 22). */
+const char *ofl_ldscript_option_place(enum ofl_linker ld, const char *path);
 
 OFL_API_END
 #ifdef __cplusplus
