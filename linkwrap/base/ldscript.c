@@ -253,6 +253,13 @@ static int command(struct scan *s, ofl_ldscript_fn fn, void *ctx)
 	bool ext = (len == 6 && !memcmp(w, "EXTERN", 6)) || (len == 5 && !memcmp(w, "ENTRY", 5));
 	if (len == 6 && !memcmp(w, "INSERT", 6))
 		return fn(ctx, OFL_LDSCRIPT_INSERT, (const char *)w, len);
+	/* one folder (file) each: AS_NEEDED( is no name there */
+	bool dir = len == 10 && !memcmp(w, "SEARCH_DIR", 10);
+	bool startup = len == 7 && !memcmp(w, "STARTUP", 7);
+	if (open && (dir || startup)) {
+		s->p++;
+		return names(s, dir ? OFL_LDSCRIPT_SEARCH_DIR : OFL_LDSCRIPT_STARTUP, 1, fn, ctx);
+	}
 	bool prov = (len == 7 && !memcmp(w, "PROVIDE", 7)) ||
 	            (len == 14 && !memcmp(w, "PROVIDE_HIDDEN", 14)) ||
 	            (len == 6 && !memcmp(w, "HIDDEN", 6));

@@ -245,6 +245,8 @@ void ofl_link_destroy(struct ofl_link *l)
 	free(l->registered);
 	free(l->groups);
 	ofl_argv_release(&l->libdirs);
+	ofl_argv_release(&l->script_dirs);
+	ofl_argv_release(&l->script_dirs_late);
 	ofl_argv_release(&l->cpu_args);
 	ofl_argv_release(&l->script_externs);
 	free(l->members);

@@ -425,7 +425,8 @@ static int script_name(void *ctx, enum ofl_ldscript_kind kind, const char *name,
 	struct script *s = ctx;
 	char *w = ofl_strndup(name, len), *path = NULL;
 	int rc = w ? 0 : OFL_NOMEM(s->d->err);
-	if (!rc && kind != OFL_LDSCRIPT_EXTERN && kind != OFL_LDSCRIPT_INSERT)
+	if (!rc && (kind == OFL_LDSCRIPT_INPUT || kind == OFL_LDSCRIPT_GROUP ||
+	            kind == OFL_LDSCRIPT_INCLUDE))
 		path = script_file(s, kind, w, &rc);
 	const char *beside = kind == OFL_LDSCRIPT_INCLUDE
 	                         ? ofl_ldscript_included_place(s->d->ld, s->path, path)

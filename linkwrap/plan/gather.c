@@ -586,6 +586,11 @@ struct script {
 	unsigned group;     /* this script's GROUP number, 0 until one is met */
 	struct ofl_error *err;
 	struct includes *inc; /* the text being read's */
+	bool option;          /* -T's (--default-script's) script, or one it INCLUDEs */
+	/* the first walk over the option scripts, for their SEARCH_DIRs and
+	 * STARTUP only (ld.bfd, gold: read_option_dirs): where STARTUP's name
+	 * goes; NULL in the walk that adds inputs */
+	char **startup;
 };
 
 static int script_exists(void *ctx, const char *path, bool *there)
@@ -623,6 +628,45 @@ static char *script_file(struct script *s, enum ofl_ldscript_kind kind, const ch
 
 static int read_script(struct script *s, const uint8_t *d, size_t n);
 
+/* A SEARCH_DIR's folder or STARTUP's file (word, owned here) where the host
+ * linker takes it (tried with ld.bfd 2.40, ld.lld 22, gold 2.40; all look
+ * in the -L folders first, a relative folder is the working folder's):
+ * ld.bfd and gold read an option script's before they look for any
+ * library (the first walk), ld.bfd its folders before the built-in ones,
+ * an input script's after them; ld.lld each where it reads it; gold none
+ * from an input script (it warns).  Only ld.bfd has STARTUP, from an
+ * option script alone (an input script's it ignores). */
+static int script_command(struct script *s, enum ofl_ldscript_kind kind, char *word)
+{
+	struct ofl_link *l = s->l;
+	enum ofl_linker ld = l->o.host_linker;
+	bool first = s->option && (ld == OFL_LINKER_BFD || ld == OFL_LINKER_GOLD);
+	bool startup = kind == OFL_LDSCRIPT_STARTUP;
+	int rc = 0;
+	if (first != (s->startup != NULL)) {
+		free(word); /* the other walk's */
+		return 0;
+	}
+	if (startup && first && ld == OFL_LINKER_BFD) {
+		if (!*s->startup) { /* a second is ld.bfd's error */
+			*s->startup = word;
+			word = NULL;
+		}
+	} else if (startup || (ld == OFL_LINKER_GOLD && !s->option)) {
+		ofl_link_logf(l, OFL_LOG_DECISION, "%s: %s(%s) not followed: %s",
+		              s->parent.path ? s->parent.path : "a script",
+		              startup ? "STARTUP" : "SEARCH_DIR", word,
+		              startup ? "only ld.bfd links it, from a -T script"
+		                      : "gold takes it from a -T script only");
+	} else {
+		rc = ofl_argv_push(first || ld != OFL_LINKER_BFD ? &l->script_dirs
+		                                                 : &l->script_dirs_late,
+		                   word, s->err);
+	}
+	free(word);
+	return rc;
+}
+
 /* The script an INCLUDE names, at path, read in its place, its names
  * found where the host linker finds them (ofl_ldscript_included_place).
  * One it cannot open is the host linker's to report. */
@@ -644,9 +688,14 @@ static int include(struct script *s, const char *path)
  * EXTERN kept. */
 static int script_word(struct script *s, enum ofl_ldscript_kind kind, const char *name, size_t len)
 {
+	bool command = kind == OFL_LDSCRIPT_SEARCH_DIR || kind == OFL_LDSCRIPT_STARTUP;
+	if (s->startup && !command && kind != OFL_LDSCRIPT_INCLUDE)
+		return 0; /* the first walk adds no input */
 	char *word = ofl_strndup(name, len);
 	if (!word)
 		return OFL_NOMEM(s->err);
+	if (command)
+		return script_command(s, kind, word);
 	if (kind == OFL_LDSCRIPT_EXTERN) {
 		int rc = ofl_argv_push(&s->l->script_externs, word, s->err);
 		free(word);
@@ -735,8 +784,17 @@ static int add_script(struct ofl_link *l, size_t fi, struct ofl_error *err)
 {
 	struct link_file *f = &l->files[fi];
 	/* the bytes and the input stay valid; f does not (files grow) */
-	struct script s = {l, f->in, l->script_place ? l->script_place : f->in.path, 0, err, NULL};
-	l->script_place = NULL; /* the scripts it names are found as input scripts */
+	struct script s = {l,
+	                   f->in,
+	                   l->script_place ? l->script_place : f->in.path,
+	                   0,
+	                   err,
+	                   NULL,
+	                   l->script_option,
+	                   NULL};
+	/* the scripts it names are found and read as input scripts */
+	l->script_place = NULL;
+	l->script_option = false;
 	return read_script(&s, f->f.data, f->f.size);
 }
 
@@ -761,11 +819,74 @@ static int add_host_file(struct ofl_link *l, size_t i, char *path, struct ofl_ld
 static int add_option_script(struct ofl_link *l, size_t i, struct ofl_ldstate st,
                              struct ofl_error *err)
 {
-	struct script s = {l, {NULL, -1, 0, 0, false, 0, false}, "", 0, err, NULL};
+	struct script s = {l, {NULL, -1, 0, 0, false, 0, false}, "", 0, err, NULL, true, NULL};
 	char *path = script_file(&s, OFL_LDSCRIPT_INCLUDE, l->o.host_cmd->args[i].value);
 	l->script_place = path ? ofl_ldscript_option_place(l->o.host_linker, path) : NULL;
+	l->script_option = path != NULL;
 	int rc = add_host_file(l, i, path, st, err);
 	l->script_place = NULL; /* a script that is not read */
+	l->script_option = false;
+	return rc;
+}
+
+/* Whether the -T script just read replaces the default script (which
+ * --default-script's then is): ld.lld's always, ld.bfd's unless it
+ * INSERTs. */
+static bool replaces_default(const struct ofl_link *l)
+{
+	return l->o.host_linker == OFL_LINKER_LLD || !l->script_inserts;
+}
+
+/* The option script of argument i read for its SEARCH_DIRs and STARTUP
+ * only (script_command), STARTUP's name put in *startup, and *arg set to
+ * i when it is this script's. */
+static int option_dirs(struct ofl_link *l, size_t i, char **startup, size_t *arg,
+                       struct ofl_error *err)
+{
+	struct script s = {l, {NULL, -1, 0, 0, false, 0, false}, "", 0, err, NULL, true, startup};
+	char *path = script_file(&s, OFL_LDSCRIPT_INCLUDE, l->o.host_cmd->args[i].value);
+	bool had = *startup != NULL;
+	s.parent.path = path;
+	int rc = path ? include(&s, path) : err->code;
+	if (!had && *startup)
+		*arg = i;
+	free(path);
+	return rc;
+}
+
+/* ld.bfd and gold read the option scripts as they read the line, before
+ * they look for any library, and ld.bfd links the file the STARTUP of one
+ * names first of all (found as INCLUDE's; tried with ld.bfd 2.40, gold
+ * 2.40): their SEARCH_DIRs taken (the -T scripts, then --default-script's
+ * where it is read), STARTUP's file added. */
+static int read_option_dirs(struct ofl_link *l, struct ofl_error *err)
+{
+	const struct ofl_ldcmd *c = l->o.host_cmd;
+	enum ofl_linker ld = l->o.host_linker;
+	bool early = ld == OFL_LINKER_BFD || ld == OFL_LINKER_GOLD;
+	char *startup = NULL;
+	size_t dflt = 0, arg = 0;
+	bool replaced = false;
+	int rc = 0;
+	for (size_t i = 0; early && c && !rc && i < c->nargs; i++) {
+		if (c->args[i].opt == OFL_LD_DEFAULT_SCRIPT)
+			dflt = i + 1;
+		if (c->args[i].opt != OFL_LD_SCRIPT)
+			continue;
+		l->script_inserts = false;
+		rc = option_dirs(l, i, &startup, &arg, err);
+		replaced |= replaces_default(l);
+	}
+	if (!rc && dflt && !replaced)
+		rc = option_dirs(l, dflt - 1, &startup, &arg, err);
+	if (!rc && startup) {
+		struct script s = {l,   {NULL, -1, 0, 0, false, 0, false}, "", 0, err, NULL, true,
+		                   NULL};
+		rc = add_host_file(l, arg, script_file(&s, OFL_LDSCRIPT_INCLUDE, startup),
+		                   (struct ofl_ldstate){false, false, false, 0}, err);
+		l->startup = l->nfiles;
+	}
+	free(startup);
 	return rc;
 }
 
@@ -789,10 +910,10 @@ static int add_default_script(struct ofl_link *l, size_t dflt, bool replaced, st
 int ofl_link_add_host_inputs(struct ofl_link *l, struct ofl_error *err)
 {
 	const struct ofl_ldcmd *c = l->o.host_cmd;
-	int rc = 0;
 	size_t dflt = 0;
 	bool replaced = false; /* by a -T script: --default-script's is not read */
 	l->host_inputs = true;
+	int rc = read_option_dirs(l, err);
 	for (size_t i = 0; c && !rc && i < c->nargs; i++) {
 		const struct ofl_ldarg *a = &c->args[i];
 		if (a->opt == OFL_LD_DEFAULT_SCRIPT)
@@ -802,7 +923,7 @@ int ofl_link_add_host_inputs(struct ofl_link *l, struct ofl_error *err)
 			 * ld.lld 22), found as an input script's */
 			l->script_inserts = false;
 			rc = add_option_script(l, i, a->state, err);
-			replaced |= l->o.host_linker == OFL_LINKER_LLD || !l->script_inserts;
+			replaced |= replaces_default(l);
 			continue;
 		}
 		char *path = a->kind == OFL_LDARG_FILE      ? ofl_ldcmd_input_path(c, a)

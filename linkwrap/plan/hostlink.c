@@ -26,13 +26,32 @@ static int pushf(struct ofl_argv *v, struct ofl_error *err, const char *a, const
 	return rc;
 }
 
-/* The library an -l argument names, or NULL.  clang-linker-wrapper looks
- * in the -L directories only (and requires every library there). */
+/* The library an -l argument names, or NULL: after the -L folders, the
+ * scripts' SEARCH_DIRs and the built-in folders, in the host linker's
+ * order.  clang-linker-wrapper looks in no built-in folder (and requires
+ * every library of the line in the others).  A lookup the host linker
+ * makes before a SEARCH_DIR is read finds what this one does, or nothing
+ * (its link fails): each folder comes after those it saw. */
 char *ofl_hostlink_find_library(const struct ofl_link *l, const struct ofl_ldarg *a,
                                 struct ofl_error *err)
 {
-	return ofl_ldcmd_find_library(l->o.host_cmd, a, (const char *const *)l->libdirs.v,
-	                              l->o.llvm_wrapper ? 0 : l->libdirs.n, err);
+	const struct ofl_argv *parts[] = {&l->script_dirs, l->o.llvm_wrapper ? NULL : &l->libdirs,
+	                                  &l->script_dirs_late};
+	size_t n = 0;
+	for (size_t i = 0; i < 3; i++)
+		n += parts[i] ? parts[i]->n : 0;
+	const char **dirs = ofl_malloc((n ? n : 1) * sizeof(*dirs));
+	if (!dirs) {
+		OFL_NOMEM(err);
+		return NULL;
+	}
+	n = 0;
+	for (size_t i = 0; i < 3; i++)
+		for (size_t k = 0; parts[i] && k < parts[i]->n; k++)
+			dirs[n++] = parts[i]->v[k];
+	char *found = ofl_ldcmd_find_library(l->o.host_cmd, a, dirs, n, err);
+	free(dirs);
+	return found;
 }
 
 /* A shared object, told by its first bytes. */
@@ -67,6 +86,31 @@ static int push_library(struct ofl_link *l, const struct ofl_ldarg *a, const str
 	return rc || !plain ? rc : ofl_argv_push(&l->cpu_args, "-Wl,--whole-archive", err);
 }
 
+/* The folder of a library found at path when it is a script's SEARCH_DIR,
+ * pushed as -L: a CPU device link reads no -T script.  0 or an OFL_E*
+ * code. */
+static int push_script_dir(struct ofl_link *l, const char *path, struct ofl_error *err)
+{
+	const struct ofl_argv *lists[] = {&l->script_dirs, &l->script_dirs_late};
+	const char *slash = strrchr(path, '/');
+	size_t n = slash ? (size_t)(slash - path) : 0;
+	for (size_t i = 0; n && i < 2; i++)
+		for (size_t k = 0; k < lists[i]->n; k++) {
+			struct ofl_ldarg d = {0};
+			d.kind = OFL_LDARG_FILE;
+			d.value = lists[i]->v[k];
+			char *dir = ofl_ldcmd_input_path(l->o.host_cmd, &d);
+			bool here = dir && strlen(dir) == n && !memcmp(dir, path, n);
+			int rc = !dir   ? OFL_NOMEM(err)
+			         : here ? pushf(&l->cpu_args, err, "-L", dir)
+			                : 0;
+			free(dir);
+			if (rc || here)
+				return rc;
+		}
+	return 0;
+}
+
 /* One argument of the host link as a CPU device link takes it, in the
  * host line's order as clang-linker-wrapper replays it: library dirs,
  * libraries found, run paths, archives and shared objects given by path,
@@ -95,9 +139,12 @@ static int cpu_arg(struct ofl_link *l, const struct ofl_ldarg *a, const struct l
 			return err->code;
 		free(found);
 		char *word = NULL;
+		int rc = in ? push_script_dir(l, in->in.path, err) : 0;
+		if (rc)
+			return rc;
 		if (asprintf(&word, "-l%s", a->value) < 0)
 			return OFL_NOMEM(err);
-		int rc = push_library(l, a, in, word, err);
+		rc = push_library(l, a, in, word, err);
 		free(word);
 		return rc;
 	}
@@ -112,8 +159,9 @@ int ofl_hostlink_cpu_args(struct ofl_link *l, struct ofl_error *err)
 {
 	const struct ofl_ldcmd *c = l->o.host_cmd;
 	int rc = 0;
-	/* the files of the host inputs are in their arguments' order */
-	for (size_t i = 0, f = 0; c && !rc && i < c->nargs; i++) {
+	/* the files of the host inputs are in their arguments' order, after
+	 * STARTUP's (an object: nothing for a CPU device link) */
+	for (size_t i = 0, f = l->startup; c && !rc && i < c->nargs; i++) {
 		while (f < l->nfiles && l->files[f].host_arg < i + 1)
 			f++;
 		bool added = f < l->nfiles && l->files[f].host_arg == i + 1;

@@ -314,7 +314,14 @@ struct ofl_link {
 	/* where the names of the script ofl_link_add reads next are found, its
 	 * ofl_ldscript_find path (a -T script's); NULL: beside it */
 	const char *script_place;
+	bool script_option;             /* the script ofl_link_add reads next is -T's */
 	struct ofl_argv script_externs; /* EXTERN(...)s of scripts: undefined, as -u */
+	/* the SEARCH_DIRs of the scripts read, as written: searched after the
+	 * -L folders, before the built-in ones (dirs) or after them (late) */
+	struct ofl_argv script_dirs, script_dirs_late;
+	/* files[0, startup): the file a -T script's STARTUP names, which
+	 * ld.bfd links first */
+	size_t startup;
 	struct ofl_link_result res;
 	struct ofl_argv runtime_libs, runtime_dirs; /* res's libraries and libdirs */
 	unsigned nllvm_names;    /* LLVM-form temporary names made (llvm_form.c) */

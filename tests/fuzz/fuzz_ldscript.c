@@ -1,7 +1,8 @@
 /* Fuzzes the scan of linker scripts given as inputs, and of an expression
- * (--defsym's): every name it hands out (a file of INPUT, GROUP, INCLUDE, a
- * symbol, INSERT) lies inside the input, is not empty and holds no NUL; each scan
- * ends (linear: each step consumes a byte). */
+ * (--defsym's): every name it hands out (a file of INPUT, GROUP, INCLUDE,
+ * STARTUP, a folder of SEARCH_DIR, a symbol, INSERT) lies inside the
+ * input, is not empty and holds no NUL; each scan ends (linear: each step
+ * consumes a byte). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,7 +19,7 @@ struct span {
 static int check(void *ctx, enum ofl_ldscript_kind kind, const char *name, size_t len)
 {
 	struct span *s = ctx;
-	if (kind > OFL_LDSCRIPT_INSERT)
+	if (kind > OFL_LDSCRIPT_STARTUP)
 		abort();
 	const uint8_t *p = (const uint8_t *)name;
 	if (!len || p < s->data || p + len > s->data + s->size || memchr(p, 0, len))

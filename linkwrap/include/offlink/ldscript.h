@@ -18,14 +18,16 @@ extern "C" {
 OFL_API_BEGIN
 
 enum ofl_ldscript_kind {
-	OFL_LDSCRIPT_INPUT,   /* a file of INPUT(...) */
-	OFL_LDSCRIPT_GROUP,   /* a file of GROUP(...): scanned with the others */
-	OFL_LDSCRIPT_EXTERN,  /* a symbol it references: EXTERN's, ENTRY's, a name in
-	                       * an assignment's expression: undefined, as -u */
-	OFL_LDSCRIPT_INCLUDE, /* a script INCLUDE names: read in its place */
-	OFL_LDSCRIPT_INSERT,  /* INSERT (name: the word): the script adds to the
-	                       * linker's default script, as -T, rather than
-	                       * replacing it */
+	OFL_LDSCRIPT_INPUT,      /* a file of INPUT(...) */
+	OFL_LDSCRIPT_GROUP,      /* a file of GROUP(...): scanned with the others */
+	OFL_LDSCRIPT_EXTERN,     /* a symbol it references: EXTERN's, ENTRY's, a name in
+	                          * an assignment's expression: undefined, as -u */
+	OFL_LDSCRIPT_INCLUDE,    /* a script INCLUDE names: read in its place */
+	OFL_LDSCRIPT_INSERT,     /* INSERT (name: the word): the script adds to the
+	                          * linker's default script, as -T, rather than
+	                          * replacing it */
+	OFL_LDSCRIPT_SEARCH_DIR, /* a library folder SEARCH_DIR adds, as written */
+	OFL_LDSCRIPT_STARTUP,    /* the file STARTUP names: ld.bfd links it first */
 };
 
 /* One name a script gives, as written ("-lname" for a library), len bytes
@@ -35,10 +37,11 @@ typedef int (*ofl_ldscript_fn)(void *ctx, enum ofl_ldscript_kind kind, const cha
                                size_t len);
 
 /* Calls fn for every name of the script's INPUT(...), GROUP(...)
- * (AS_NEEDED(...) in them included), EXTERN(...) and ENTRY(...) commands,
- * the symbols of its assignments' expressions (SYM = EXPR; SYM += EXPR;
- * PROVIDE(SYM = EXPR), PROVIDE_HIDDEN, HIDDEN) and its INSERT, in order; other commands
- * and blocks (SECTIONS {...}) are skipped.  OFL_EINVAL when d is no script:
+ * (AS_NEEDED(...) in them included), EXTERN(...), ENTRY(...),
+ * SEARCH_DIR(...) and STARTUP(...) commands, the symbols of its
+ * assignments' expressions (SYM = EXPR; SYM += EXPR; PROVIDE(SYM = EXPR),
+ * PROVIDE_HIDDEN, HIDDEN) and its INSERT, in order; other commands and
+ * blocks (SECTIONS {...}) are skipped.  OFL_EINVAL when d is no script:
  * a NUL byte, an unbalanced parenthesis or brace, an unterminated comment
  * or string. */
 int ofl_ldscript_inputs(const uint8_t *d, size_t n, ofl_ldscript_fn fn, void *ctx,
