@@ -426,6 +426,16 @@ C
 	"$LLVM22/clang" -fopenmp -fopenmp-targets=x86_64-pc-linux-gnu -c $1.c -o $1.o ||
 		fail "compile $1"
 }
+# kern_setup: the linker-script tests' surroundings: RT (LLVM 22's
+# runtime), PLUGIN, OMP (the compile's offload flags), programs run with
+# offloading mandatory and uncached links; main.o (kern_main)
+kern_setup() {
+	RT=/usr/lib/llvm-22/lib
+	PLUGIN=$OFL_BUILD/lib/offlink-plugin.so
+	OMP=(-fopenmp -fopenmp-targets=x86_64-pc-linux-gnu)
+	export OMP_TARGET_OFFLOAD=MANDATORY LD_LIBRARY_PATH=$RT OFFLINK_CACHE=0
+	kern_main
+}
 kern_main() {
 	printf '#include <stdio.h>\nint k(void);\nint main(void) { printf("k=%%d\\n", k()); return 0; }\n' >main.c
 	"$LLVM22/clang" -fopenmp -fopenmp-targets=x86_64-pc-linux-gnu -c main.c ||

@@ -13,12 +13,8 @@
 # the plugin (bfd).
 source "$OFL_SRC/tests/lib.sh"
 need "$LLVM22/clang" ld.bfd ld.lld ar
-RT=/usr/lib/llvm-22/lib
-PLUGIN=$OFL_BUILD/lib/offlink-plugin.so
-export OMP_TARGET_OFFLOAD=MANDATORY LD_LIBRARY_PATH=$RT OFFLINK_CACHE=0
-OMP=(-fopenmp -fopenmp-targets=x86_64-pc-linux-gnu)
+kern_setup
 
-kern_main
 mkdir -p sub
 kern_value k5 5 && ar rcs libk.a k5.o
 kern_value k7 7 && ar rcs libk7.a k7.o

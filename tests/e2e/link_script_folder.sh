@@ -8,12 +8,8 @@
 # plugin in bfd and gold.
 source "$OFL_SRC/tests/lib.sh"
 need "$LLVM22/clang" ld.bfd ld.gold
-RT=/usr/lib/llvm-22/lib
-PLUGIN=$OFL_BUILD/lib/offlink-plugin.so
-export OMP_TARGET_OFFLOAD=MANDATORY LD_LIBRARY_PATH=$RT OFFLINK_CACHE=0
-OMP=(-fopenmp -fopenmp-targets=x86_64-pc-linux-gnu)
+kern_setup
 
-kern_main
 mkdir -p beside lone lib
 kern_value beside/k 42    # beside the script that names it
 kern_value k 7            # the working folder's

@@ -11,12 +11,8 @@
 # An INCLUDE cycle is an error, no hang; so are too many scripts.
 source "$OFL_SRC/tests/lib.sh"
 need "$LLVM22/clang" ld.bfd ar
-RT=/usr/lib/llvm-22/lib
-PLUGIN=$OFL_BUILD/lib/offlink-plugin.so
-export OMP_TARGET_OFFLOAD=MANDATORY LD_LIBRARY_PATH=$RT OFFLINK_CACHE=0
-OMP=(-fopenmp -fopenmp-targets=x86_64-pc-linux-gnu)
+kern_setup
 
-kern_main
 mkdir -p sub inc lib
 kern_value ar 5 && ar rcs libk.a ar.o
 kern_value sub/k 42 # beside the input script

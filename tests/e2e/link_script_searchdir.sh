@@ -12,12 +12,8 @@
 # personality and the plugin (bfd).
 source "$OFL_SRC/tests/lib.sh"
 need "$LLVM22/clang" ld.bfd ld.lld ld.gold ar
-RT=/usr/lib/llvm-22/lib
-PLUGIN=$OFL_BUILD/lib/offlink-plugin.so
-export OMP_TARGET_OFFLOAD=MANDATORY LD_LIBRARY_PATH=$RT OFFLINK_CACHE=0
-OMP=(-fopenmp -fopenmp-targets=x86_64-pc-linux-gnu)
+kern_setup
 
-kern_main
 mkdir -p libs sub/libs B st
 kern_value libs/k 5 && ar rcs libs/libk.a libs/k.o
 kern_value B/k 2 && ar rcs B/libk.a B/k.o         # an -L folder's: first
