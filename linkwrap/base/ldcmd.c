@@ -417,8 +417,11 @@ static const char *sysroot_split(const struct ofl_ldcmd *c, const char *path, co
 char *ofl_ldcmd_input_path(const struct ofl_ldcmd *c, const struct ofl_ldarg *a)
 {
 	const char *v = a->value ? a->value : a->word[0];
-	if (a->kind != OFL_LDARG_FILE)
-		return ofl_strdup(v);
+	return a->kind == OFL_LDARG_FILE ? ofl_ldcmd_sysroot_path(c, v) : ofl_strdup(v);
+}
+
+char *ofl_ldcmd_sysroot_path(const struct ofl_ldcmd *c, const char *v)
+{
 	const char *rest, *root = sysroot_split(c, v, &rest);
 	size_t n = strlen(root), m = strlen(rest);
 	char *s = ofl_malloc(n + m + 1);

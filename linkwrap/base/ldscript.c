@@ -368,8 +368,13 @@ int ofl_ldscript_find(const struct ofl_ldscript_search *s, const char *path,
 	/* the script's folder: the working one for a path without a slash */
 	if (!include) {
 		int dir = slash ? (int)(slash - path + 1) : 0;
+		bool there = false;
 		rc = asprintf(&p, "%.*s%s", dir, path, name) < 0 ? OFL_NOMEM(err)
-		                                                 : try_path(s, p, found, err);
+		                                                 : s->exists(s->ctx, p, &there);
+		if (!rc && there) {
+			*found = p;
+			p = NULL;
+		}
 		free(p);
 	}
 	if (!rc && !*found && (include || (slash && s->ld != OFL_LINKER_GOLD)))

@@ -616,14 +616,20 @@ static int script_library(void *ctx, const char *word, char **found)
 static char *script_file(struct script *s, enum ofl_ldscript_kind kind, const char *name)
 {
 	struct ofl_ldscript_search q = {script_exists, script_library, s, s->l->o.host_linker};
-	struct ofl_ldarg a = {0};
 	char *found = NULL;
-	a.kind = OFL_LDARG_FILE;
-	a.value = name;
 	if (s->l->o.host_cmd && (name[0] == '=' || !strncmp(name, "$SYSROOT", 8)))
-		return ofl_ldcmd_input_path(s->l->o.host_cmd, &a);
+		return ofl_ldcmd_sysroot_path(s->l->o.host_cmd, name);
 	ofl_ldscript_find(&q, s->beside, kind, name, &found, s->err);
 	return found;
+}
+
+/* Where the host linker finds the script an option names, or the file a
+ * STARTUP names: as INCLUDE's (the working folder, then the library
+ * folders).  Owned, or NULL. */
+static char *option_file(struct ofl_link *l, const char *name, struct ofl_error *err)
+{
+	struct script s = {.l = l, .parent = {.fd = -1}, .beside = "", .err = err, .option = true};
+	return script_file(&s, OFL_LDSCRIPT_INCLUDE, name);
 }
 
 static int read_script(struct script *s, const uint8_t *d, size_t n);
@@ -659,9 +665,14 @@ static int script_command(struct script *s, enum ofl_ldscript_kind kind, char *w
 		              startup ? "only ld.bfd links it, from a -T script"
 		                      : "gold takes it from a -T script only");
 	} else {
-		rc = ofl_argv_push(first || ld != OFL_LINKER_BFD ? &l->script_dirs
-		                                                 : &l->script_dirs_late,
-		                   word, s->err);
+		/* kept as searched: '=' in the sysroot */
+		char *dir =
+		    l->o.host_cmd ? ofl_ldcmd_sysroot_path(l->o.host_cmd, word) : ofl_strdup(word);
+		rc = !dir ? OFL_NOMEM(s->err)
+		          : ofl_argv_push(first || ld != OFL_LINKER_BFD ? &l->script_dirs
+		                                                        : &l->script_dirs_late,
+		                          dir, s->err);
+		free(dir);
 	}
 	free(word);
 	return rc;
@@ -819,8 +830,7 @@ static int add_host_file(struct ofl_link *l, size_t i, char *path, struct ofl_ld
 static int add_option_script(struct ofl_link *l, size_t i, struct ofl_ldstate st,
                              struct ofl_error *err)
 {
-	struct script s = {l, {NULL, -1, 0, 0, false, 0, false}, "", 0, err, NULL, true, NULL};
-	char *path = script_file(&s, OFL_LDSCRIPT_INCLUDE, l->o.host_cmd->args[i].value);
+	char *path = option_file(l, l->o.host_cmd->args[i].value, err);
 	l->script_place = path ? ofl_ldscript_option_place(l->o.host_linker, path) : NULL;
 	l->script_option = path != NULL;
 	int rc = add_host_file(l, i, path, st, err);
@@ -843,8 +853,13 @@ static bool replaces_default(const struct ofl_link *l)
 static int option_dirs(struct ofl_link *l, size_t i, char **startup, size_t *arg,
                        struct ofl_error *err)
 {
-	struct script s = {l, {NULL, -1, 0, 0, false, 0, false}, "", 0, err, NULL, true, startup};
-	char *path = script_file(&s, OFL_LDSCRIPT_INCLUDE, l->o.host_cmd->args[i].value);
+	struct script s = {.l = l,
+	                   .parent = {.fd = -1},
+	                   .beside = "",
+	                   .err = err,
+	                   .option = true,
+	                   .startup = startup};
+	char *path = option_file(l, l->o.host_cmd->args[i].value, err);
 	bool had = *startup != NULL;
 	s.parent.path = path;
 	int rc = path ? include(&s, path) : err->code;
@@ -868,7 +883,9 @@ static int read_option_dirs(struct ofl_link *l, struct ofl_error *err)
 	size_t dflt = 0, arg = 0;
 	bool replaced = false;
 	int rc = 0;
-	for (size_t i = 0; early && c && !rc && i < c->nargs; i++) {
+	if (!early || !c)
+		return 0; /* ld.lld reads each script where it stands */
+	for (size_t i = 0; !rc && i < c->nargs; i++) {
 		if (c->args[i].opt == OFL_LD_DEFAULT_SCRIPT)
 			dflt = i + 1;
 		if (c->args[i].opt != OFL_LD_SCRIPT)
@@ -880,9 +897,7 @@ static int read_option_dirs(struct ofl_link *l, struct ofl_error *err)
 	if (!rc && dflt && !replaced)
 		rc = option_dirs(l, dflt - 1, &startup, &arg, err);
 	if (!rc && startup) {
-		struct script s = {l,   {NULL, -1, 0, 0, false, 0, false}, "", 0, err, NULL, true,
-		                   NULL};
-		rc = add_host_file(l, arg, script_file(&s, OFL_LDSCRIPT_INCLUDE, startup),
+		rc = add_host_file(l, arg, option_file(l, startup, err),
 		                   (struct ofl_ldstate){false, false, false, 0}, err);
 		l->startup = l->nfiles;
 	}

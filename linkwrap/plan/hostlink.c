@@ -96,17 +96,9 @@ static int push_script_dir(struct ofl_link *l, const char *path, struct ofl_erro
 	size_t n = slash ? (size_t)(slash - path) : 0;
 	for (size_t i = 0; n && i < 2; i++)
 		for (size_t k = 0; k < lists[i]->n; k++) {
-			struct ofl_ldarg d = {0};
-			d.kind = OFL_LDARG_FILE;
-			d.value = lists[i]->v[k];
-			char *dir = ofl_ldcmd_input_path(l->o.host_cmd, &d);
-			bool here = dir && strlen(dir) == n && !memcmp(dir, path, n);
-			int rc = !dir   ? OFL_NOMEM(err)
-			         : here ? pushf(&l->cpu_args, err, "-L", dir)
-			                : 0;
-			free(dir);
-			if (rc || here)
-				return rc;
+			const char *dir = lists[i]->v[k]; /* in the sysroot already */
+			if (strlen(dir) == n && !memcmp(dir, path, n))
+				return pushf(&l->cpu_args, err, "-L", dir);
 		}
 	return 0;
 }

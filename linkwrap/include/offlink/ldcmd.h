@@ -173,6 +173,10 @@ int ofl_ldcmd_find_in_dir(const char *dir, const char *name, bool static_only, c
 /* A path as the linker reads it: a FILE that starts with '=' (or $SYSROOT)
  * with the sysroot in front.  Owned; NULL on allocation failure. */
 char *ofl_ldcmd_input_path(const struct ofl_ldcmd *c, const struct ofl_ldarg *a);
+/* path with a leading '=' or $SYSROOT made the sysroot's, as a file
+ * argument's (a linker script's name, a SEARCH_DIR); malloc'ed, NULL when
+ * out of memory. */
+char *ofl_ldcmd_sysroot_path(const struct ofl_ldcmd *c, const char *path);
 
 /* True for an argument that belongs to ld.offlink, not the host linker. */
 bool ofl_ldarg_is_own(const struct ofl_ldarg *a);
@@ -192,10 +196,12 @@ unsigned ofl_ld_jobs(const char *value);
 /* The GNU-style linkers, which differ in where they look for what a
  * script names (ofl_ldscript_find) and in what else they read. */
 enum ofl_linker {
-	OFL_LINKER_BFD, /* GNU ld; also what a linker offlink does not know is taken for */
+	OFL_LINKER_BFD, /* GNU ld; the default of a link that names no linker */
 	OFL_LINKER_LLD,
 	OFL_LINKER_GOLD,
-	OFL_LINKER_OTHER, /* none of these (mold, a program that is no linker) */
+	/* none of these (mold, a program that is no linker): a script's
+	 * names looked for as GNU ld does, its SEARCH_DIRs taken where read */
+	OFL_LINKER_OTHER,
 };
 
 /* Which linker a program is, by the name of the file it runs (its real
