@@ -2,6 +2,7 @@
  * GNU linker plugin's options and every offlink command and personality. */
 #include "offlink/argv.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <stdlib.h>
@@ -65,8 +66,13 @@ static int read_file(struct ofl_rsp_file *r, const char *path, struct ofl_error 
 		close(fd);
 		return OFL_NOMEM(err);
 	}
-	if (size) /* a file that shrank while read: what was there */
-		(void)ofl_fd_pread_all(fd, r->text, size, 0, &r->n);
+	/* a file that shrank while read: what was there; one that cannot be
+	 * read is an error (its words would be lost) */
+	if (size && ofl_fd_pread_all(fd, r->text, size, 0, &r->n) && errno) {
+		int rc = ofl_error_errno(err, path, "cannot read");
+		close(fd);
+		return rc;
+	}
 	if (r->text)
 		r->text[r->n] = '\0';
 	if (fd >= 0)
@@ -74,8 +80,10 @@ static int read_file(struct ofl_rsp_file *r, const char *path, struct ofl_error 
 	return 0;
 }
 
-int ofl_rsp_read(struct ofl_rsp_memo *m, const char *path, const struct ofl_rsp_file **out,
-                 struct ofl_error *err)
+/* path as m read it, read now when it did not: *out valid until m's next
+ * read.  0, or OFL_ENOMEM, or OFL_EIO when it cannot be read. */
+static int rsp_read(struct ofl_rsp_memo *m, const char *path, const struct ofl_rsp_file **out,
+                    struct ofl_error *err)
 {
 	if ((*out = ofl_rsp_find(m, path)))
 		return 0;
@@ -86,6 +94,7 @@ int ofl_rsp_read(struct ofl_rsp_memo *m, const char *path, const struct ofl_rsp_
 	int rc = r->path ? read_file(r, path, err) : OFL_NOMEM(err);
 	if (rc) {
 		free(r->path);
+		free(r->text);
 		return rc;
 	}
 	*out = &m->v[m->n++];
@@ -113,7 +122,7 @@ static int too_much(struct walk *x, const char *path, const char *what)
 static int read_rsp(struct walk *x, const char *path, const struct ofl_rsp_file **out)
 {
 	const struct ofl_rsp_file *r;
-	int rc = ofl_rsp_read(x->m, path, &r, x->err);
+	int rc = rsp_read(x->m, path, &r, x->err);
 	rc = rc                               ? rc
 	     : r->state == OFL_RSP_NONE       ? 1
 	     : r->state == OFL_RSP_SPECIAL    ? too_much(x, path, "is not a regular file")

@@ -489,21 +489,13 @@ static int copy_sections(struct edit *m, Elf *out)
 int ofl_elf_edit_add_copy(int fd, const uint8_t *data, size_t size, const struct ofl_elf_edit *ed,
                           const struct ofl_elf_add *add, size_t nadd, struct ofl_error *err)
 {
-	struct edit m = {ed,
-	                 add,
-	                 nadd,
-	                 NULL,
-	                 size,
-	                 0,
-	                 NULL,
-	                 0,
-	                 0,
-	                 NULL,
-	                 NULL,
-	                 0,
-	                 {OFL_BUF_INIT, OFL_BUF_INIT},
-	                 OFL_BUF_INIT,
-	                 err};
+	struct edit m = {.ed = ed,
+	                 .add = add,
+	                 .nadd = nadd,
+	                 .size = size,
+	                 .tabs = {OFL_BUF_INIT, OFL_BUF_INIT},
+	                 .owned = OFL_BUF_INIT,
+	                 .err = err};
 	m.in = ofl_elf_memory(data, size, ELF_K_ELF);
 	if (!m.in)
 		return ofl_error_set(err, OFL_EFORMAT, NULL, 0, "not an ELF object");

@@ -150,10 +150,15 @@ static int open_file(struct ofl_file *f, const char *path, bool regular, struct 
 			ofl_file_close(f);
 		return rc;
 	}
-	/* only a regular file is taken: opening any other (a FIFO) must not
-	 * wait for a writer */
-	int fd = open(path, O_RDONLY | O_CLOEXEC | (regular ? O_NONBLOCK : 0));
+	/* only a regular file is taken: any other (a FIFO) is not opened, as
+	 * opening it would let its writer go on (and the tool that reads it
+	 * after wait for ever), nor waited for (one made there since) */
 	struct stat st;
+	if (regular && !stat(path, &st) && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+		ofl_file_close(f);
+		return ofl_error_set(err, OFL_EIO, path, OFL_NO_OFFSET, "not a regular file");
+	}
+	int fd = open(path, O_RDONLY | O_CLOEXEC | (regular ? O_NONBLOCK : 0));
 	if (fd < 0 || fstat(fd, &st) < 0) {
 		int rc = ofl_error_set(err, OFL_EIO, path, OFL_NO_OFFSET, "%s", strerror(errno));
 		if (err)

@@ -66,10 +66,6 @@ struct ofl_rsp_memo {
 		NULL, 0, 0                                                                         \
 	}
 
-/* path as m read it, read now when it did not: *out valid until m's next
- * read.  0, or OFL_ENOMEM. */
-int ofl_rsp_read(struct ofl_rsp_memo *m, const char *path, const struct ofl_rsp_file **out,
-                 struct ofl_error *err);
 /* path as m read it; NULL when it did not (nothing is read). */
 const struct ofl_rsp_file *ofl_rsp_find(const struct ofl_rsp_memo *m, const char *path);
 void ofl_rsp_memo_release(struct ofl_rsp_memo *m);
