@@ -413,7 +413,8 @@ int ofl_group_runtime_libs(struct ofl_link *l, struct ofl_error *err);
 struct link_action *ofl_devlink_new_action(struct ofl_link *l, size_t gi, bool lto,
                                            struct ofl_proc *cmd, struct ofl_error *err);
 /* The bytes of a file of group gi's commands, to write before they run
- * (owned: freed once written, or with the group). */
+ * (owned: freed with the group; kept to the link's end, as keys read
+ * them unlocked). */
 int ofl_devlink_defer(struct ofl_link *l, size_t gi, const char *path, const uint8_t *data,
                       size_t size, uint8_t *owned, struct ofl_error *err);
 /* The pending write of path among group g's, written or not, looked for

@@ -76,7 +76,12 @@ static uint64_t bitcode_bytes(const struct ofl_link *l, size_t gi)
 /* Why group gi is linked whole whatever its size, or NULL. */
 static const char *whole(const struct ofl_link *l, const struct link_group *g, const char *clang)
 {
-	static const char *const tools[] = {"llvm-split", "llc", "opt"};
+	static const char *const tools[][2] = {
+	    {"llvm-split", "no llvm-split beside the device clang"},
+	    {"llc", "no llc beside the device clang"},
+	    {"opt", "no opt beside the device clang"}};
+	/* opt renames NVPTX's names alone */
+	size_t ntools = ofl_target_nvptx(g->triple) ? 3 : 2;
 	if (g->legacy)
 		return "the old HIP driver's link";
 	if (l->o.embed_bitcode)
@@ -85,13 +90,11 @@ static const char *whole(const struct ofl_link *l, const struct link_group *g, c
 		return "LLVM's commands shown";
 	if (ofl_family(g->triple) == OFL_FAM_SPIRV || ofl_family(g->triple) == OFL_FAM_UNKNOWN)
 		return "no code generation offlink splits for this target";
-	for (size_t i = 0; i < sizeof(tools) / sizeof(*tools); i++) {
-		char *p = ofl_toolchain_beside(clang, tools[i]);
+	for (size_t i = 0; i < ntools; i++) {
+		char *p = ofl_toolchain_beside(clang, tools[i][0]);
 		free(p);
 		if (!p)
-			return i == 0   ? "no llvm-split beside the device clang"
-			       : i == 1 ? "no llc beside the device clang"
-			                : "no opt beside the device clang";
+			return tools[i][1];
 	}
 	return NULL;
 }

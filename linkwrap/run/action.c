@@ -41,8 +41,8 @@ static int flush_inputs(struct ofl_link *l, size_t gi, const struct ofl_argv *cm
 	struct link_group *g = &l->groups[gi];
 	size_t next = 0;
 	int rc = 0;
-	/* under the lock: another action of the group (its partitions) may
-	 * write the same file */
+	/* under the lock: another action (this group's partitions, another
+	 * group's: inputs are named by their bytes) may write the same file */
 	pthread_mutex_lock(&l->lock);
 	for (size_t i = 0; !rc && i < cmd->n; i++) {
 		struct pending_write *w = ofl_devlink_pending(g, cmd->v[i], &next);

@@ -115,15 +115,23 @@ static bool ready(const struct sched *s, size_t i)
 	return true;
 }
 
-/* Whether action i's estimate fits beside those running; said once when
- * it does not (the link then runs fewer at once). */
-static bool fits(struct sched *s, size_t i)
+/* Whether action i fits beside those running, its estimate into mem[i]
+ * (silent: ranked() asks of actions it may pass over). */
+static bool fit_now(struct sched *s, size_t i)
 {
 	uint64_t m = estimate(&s->l->actions[i]);
 	s->mem[i] = m;
-	if (!m || !s->mem_running ||
-	    (s->mem_running <= s->mem_limit && m <= s->mem_limit - s->mem_running))
+	return !m || !s->mem_running ||
+	       (s->mem_running <= s->mem_limit && m <= s->mem_limit - s->mem_running);
+}
+
+/* The same, said once when it does not (the link then runs fewer at
+ * once). */
+static bool fits(struct sched *s, size_t i)
+{
+	if (fit_now(s, i))
 		return true;
+	uint64_t m = s->mem[i];
 	if (!s->mem_said)
 		ofl_link_logf(s->l, OFL_LOG_DECISION,
 		              "memory: %s would take about %llu MiB beside the %llu MiB estimated "
@@ -154,11 +162,12 @@ static size_t ranked(struct sched *s, size_t k)
 {
 	const struct link_action *v = s->l->actions;
 	size_t best = k;
-	for (size_t j = k + 1; v[k].rank_input && j < s->l->nactions && v[j].group == v[k].group;
-	     j++)
+	if (!v[k].rank_input)
+		return k;
+	for (size_t j = k + 1; j < s->l->nactions && v[j].group == v[k].group; j++)
 		if (v[j].rank_input && ready(s, j) && rank(s, j) > rank(s, best))
 			best = j;
-	return best == k || fits(s, best) ? best : k;
+	return best == k || fit_now(s, best) ? best : k;
 }
 
 /* Under the lock: 1 and the action to start now in *i (the first in plan
@@ -174,7 +183,7 @@ static int pick(struct sched *s, size_t *i, bool claim)
 		return -1;
 	for (size_t k = s->first; k < l->nactions; k++)
 		if (ready(s, k) && fits(s, k)) {
-			*i = ranked(s, k);
+			*i = claim ? ranked(s, k) : k; /* asked only whether one can start */
 			if (claim) {
 				s->state[*i] = RUNNING;
 				s->mem_running += s->mem[*i];
