@@ -433,8 +433,8 @@ static int llvm_bundler(int argc, char **argv, struct bundle_args *a, const char
 	     "Behave like clang-offload-bundler 19, 22 or 23 (default: 22, or the release "
 	     "the name it is invoked by ends in)"},
 	    {"help", OPT_HELP, (void *)help_text, &help, NULL, "Display available options"},
-	    {"version", OPT_VERSION, "compatible with clang-offload-bundler 19 and 22", NULL, NULL,
-	     "Display the version of this program"},
+	    {"version", OPT_VERSION, "compatible with clang-offload-bundler 19, 22 and 23", NULL,
+	     NULL, "Display the version of this program"},
 	    {NULL, 0, NULL, NULL, NULL, NULL},
 	};
 	int prc =

@@ -11,9 +11,10 @@
 /* fn(ctx, path, bytes, n) for each response file the words name (a word
  * "@FILE", and one given as a value: "-Wl,@FILE", "-Xlinker" "@FILE" reach
  * the linker so), then for those its words name, depth first, each read
- * through m (once per memo); 1 when one is no regular file or goes past
- * the bounds every reader of response files keeps (offlink/argv.h: the
- * caller does not follow them then); fn's code, or OFL_ENOMEM. */
+ * through m (once per memo); 1 when one is absent, no regular file,
+ * unreadable, holds a NUL or goes past the bounds every reader of
+ * response files keeps (offlink/argv.h: the caller does not follow them
+ * then); fn's code, or OFL_ENOMEM. */
 typedef int ofl_rsp_fn(void *ctx, const char *path, const uint8_t *bytes, size_t n);
 int ofl_rsp_files(char *const *words, size_t n, struct ofl_rsp_memo *m, ofl_rsp_fn *fn, void *ctx,
                   struct ofl_error *err);

@@ -666,11 +666,9 @@ static int declare_rsp(void *ctx, const char *path, const uint8_t *bytes, size_t
 /* Response files among a job's words (nested): each read, declared. */
 static int responses(struct decl *d, char *const *w, size_t n)
 {
-	bool any = false;
-	for (size_t i = 0; i < n && !any; i++)
-		any = w[i][0] == '@' || !strncmp(w[i], "-Wl,@", 5);
-	int rc = any ? ofl_rsp_files(w, n, d->l->memo.rsp, declare_rsp, d, d->err) : 0;
-	return rc == 1 ? uncached(d, "a response file that is no regular file, or nested too deep")
+	int rc = ofl_rsp_files(w, n, d->l->memo.rsp, declare_rsp, d, d->err);
+	return rc == 1 ? uncached(d, "a response file offlink does not follow (no regular file, "
+	                             "absent, unreadable, or past the bounds)")
 	               : rc;
 }
 
